@@ -1,0 +1,66 @@
+/*
+ * The two seams between the zip collective algorithms and the outside world:
+ * a byte transport (the PML in the component, threads and queues in unit tests) and
+ * a codec (libzipcodec in the component, a toy codec in unit tests).
+ *
+ * Plain C so that the Open MPI glue can fill these structs; the algorithms are C++.
+ */
+#ifndef ZIP_COLL_ALGO_TRANSPORT_H
+#define ZIP_COLL_ALGO_TRANSPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Error codes returned by the algorithms; the glue maps them to OMPI_ERR_*. Transport and
+ * codec callbacks return 0 on success and any nonzero value on failure; the algorithms keep
+ * the first failing value in the result so the glue can report it. */
+enum {
+    ZIP_ALGO_OK = 0,
+    ZIP_ALGO_ERR_TRANSPORT = -1, /* a send, receive or wait failed */
+    ZIP_ALGO_ERR_CODEC = -2,     /* a frame did not decode to the expected length */
+    ZIP_ALGO_ERR_NOMEM = -3,
+    ZIP_ALGO_ERR_ARG = -4
+};
+
+/* An opaque request handle. After a wait completes it, the transport may overwrite the handle
+ * with any value it treats as inactive; the algorithms never touch a completed handle again. */
+typedef void *zip_req_t;
+
+typedef struct zip_transport {
+    void *ctx;
+    int rank;
+    int size;
+    int (*isend)(void *ctx, const void *buf, size_t len, int peer, int tag, zip_req_t *req);
+    int (*irecv)(void *ctx, void *buf, size_t cap, int peer, int tag, zip_req_t *req);
+    /* Blocks until *req completes; for a receive stores the received length in *len
+     * (len may be NULL for sends). */
+    int (*wait)(void *ctx, zip_req_t *req, size_t *len);
+    /* Blocks until one of the active handles in reqs[0..n) completes. Stores its index in
+     * *index (or n when none is active) and, for a receive, the received length in *len. */
+    int (*waitany)(void *ctx, size_t n, zip_req_t *reqs, size_t *index, size_t *len);
+} zip_transport_t;
+
+/* Element type hint for the codec; values match zip_elem_type_t in zip/zip.h. */
+enum { ZIP_ALGO_BYTES = 0, ZIP_ALGO_F32 = 1, ZIP_ALGO_F64 = 2 };
+
+typedef struct zip_codec_ops {
+    void *ctx;
+    /* Compress `bytes` bytes of `elem_type` elements into dst. Must fail (nonzero) rather
+     * than write more than dst_cap bytes; the algorithms pass dst_cap < bytes so that a
+     * frame is only ever used when it is smaller than the raw data. */
+    int (*compress)(void *ctx, int elem_type, const void *src, size_t bytes, void *dst,
+                    size_t dst_cap, size_t *frame_len);
+    /* Decode a frame into dst; *raw_len receives the decoded length. */
+    int (*decompress)(void *ctx, const void *frame, size_t frame_len, void *dst, size_t dst_cap,
+                      size_t *raw_len);
+} zip_codec_ops_t;
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ZIP_COLL_ALGO_TRANSPORT_H */

@@ -1,0 +1,73 @@
+/*
+ * Entry points of the compressed collective algorithms. Every buffer is a contiguous byte
+ * view: the glue packs derived datatypes before and unpacks after.
+ *
+ * Wire rule shared by all algorithms: a receiver always knows the raw length of what it
+ * receives (MPI makes counts consistent), so it posts a receive of the raw length. A sender
+ * uses a frame only when it is strictly smaller than the raw data, so the received length
+ * alone tells a frame (shorter) from raw data (equal). No header, no extra round.
+ */
+#ifndef ZIP_COLL_ALGO_ZIP_ALGO_H
+#define ZIP_COLL_ALGO_ZIP_ALGO_H
+
+#include "transport.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* What one call did, for the statistics. */
+typedef struct zip_algo_result {
+    size_t bytes_in;    /* raw bytes this rank put on the wire or would have */
+    size_t bytes_out;   /* bytes this rank actually put on the wire */
+    int compressed;     /* nonzero if this rank sent or received at least one frame */
+    int peer_error;     /* transport or codec error value, 0 if none */
+} zip_algo_result_t;
+
+typedef struct zip_bcast_args {
+    void *buf;            /* byte view of the message on every rank */
+    size_t bytes;         /* identical on every rank */
+    int root;
+    int tag;
+    int elem_type;        /* root only: ZIP_ALGO_F64 / F32 / BYTES */
+    int try_compress;     /* root only: zero sends everything raw */
+    size_t segment_bytes; /* identical on every rank; rounded down to a multiple of 8 */
+    int topology;         /* ZIP_BCAST_AUTO, ZIP_BCAST_CHAIN or ZIP_BCAST_BINOMIAL */
+} zip_bcast_args_t;
+
+enum { ZIP_BCAST_AUTO = 0, ZIP_BCAST_CHAIN = 1, ZIP_BCAST_BINOMIAL = 2 };
+
+int zip_algo_bcast(const zip_transport_t *t, const zip_codec_ops_t *codec,
+                   const zip_bcast_args_t *args, zip_algo_result_t *result);
+
+/* One block going to, or coming from, one peer. */
+typedef struct zip_block {
+    void *ptr;
+    size_t bytes;
+} zip_block_t;
+
+typedef struct zip_exchange_args {
+    const zip_block_t *send;  /* alltoallv: size entries; gatherv: one block (ignored at root) */
+    const zip_block_t *recv;  /* size entries (gatherv: root only, else NULL) */
+    int tag;
+    int elem_type;            /* of this rank's send data */
+    int try_compress;         /* zero sends everything raw */
+    size_t threshold;         /* blocks below this many bytes are never compressed; identical
+                                 on every rank, so receivers of such blocks skip the frame check */
+} zip_exchange_args_t;
+
+/* Alltoallv: every rank sends send[p] to p and receives recv[p] from p (self excluded:
+ * the glue copies the local block itself). */
+int zip_algo_alltoallv(const zip_transport_t *t, const zip_codec_ops_t *codec,
+                       const zip_exchange_args_t *args, zip_algo_result_t *result);
+
+/* Gatherv: non-roots send send[0] to the root; the root receives recv[p] from every other p
+ * (the root's own block is the glue's business, like MPI_IN_PLACE). */
+int zip_algo_gatherv(const zip_transport_t *t, const zip_codec_ops_t *codec, int root,
+                     const zip_exchange_args_t *args, zip_algo_result_t *result);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ZIP_COLL_ALGO_ZIP_ALGO_H */
