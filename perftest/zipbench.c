@@ -1,0 +1,180 @@
+/* zipbench: latency sweeps of MPI_Bcast, MPI_Alltoallv and MPI_Gatherv over message sizes and
+ * data sets, for comparing Open MPI with and without the zip coll component.
+ *
+ * Whether zip is on, and which tuned algorithm is forced, is decided by the MCA parameters of
+ * the job; --mode only labels the rows (perftest/zipsweep runs the modes in alternation and
+ * merges them). "bytes" is the size of the buffer each rank passes: the broadcast buffer, the
+ * alltoallv send buffer (split over all peers), the average gatherv contribution. */
+#include <math.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "zipbench_data.h"
+#include "zipbench_ops.h"
+#include "zipbench_ratio.h"
+#include "zipbench_timing.h"
+
+typedef struct options {
+    char ops[256], datasets[512], sizes[1024];
+    const char *mode, *link, *csv, *codec;
+    long min_bytes, max_bytes, step;
+    int require_zip;
+    zb_timing_opts t;
+} options;
+
+static void usage(void)
+{
+    printf("usage: zipbench [options]\n"
+           "  --ops LIST        %s (default bcast,alltoallv,gatherv)\n"
+           "  --datasets LIST   %s (default all)\n"
+           "  --min B --max B --step F   sizes B..B in bytes, times F (default 1024..16777216, x2)\n"
+           "  --sizes LIST      explicit sizes in bytes (overrides --min/--max/--step)\n"
+           "  --mode LABEL      row label: default, tuned-bcast-6, zip, ... (default: default)\n"
+           "  --link LABEL      network label (default $NETEMU_LINK or 'local')\n"
+           "  --csv FILE        append rows op,dataset,ranks,link,bytes,mode,latency_us,ratio\n"
+           "  --codec SPEC      codec whose ratio zip rows report (default $ZIPBENCH_CODEC or fast)\n"
+           "  --require-zip     fail unless the zip coll component is loaded\n"
+           "  --budget S --rse X --warmup N --min-reps N --max-reps N   stopping rule\n"
+           "                    (default 1.0 s, 0.02, 2, 5, 1000)\n",
+           zb_op_names, zb_dataset_names);
+}
+
+static int parse(int argc, char **argv, options *o)
+{
+    const char *env_link = getenv("NETEMU_LINK"), *env_codec = getenv("ZIPBENCH_CODEC");
+    *o = (options){.mode = "default", .link = env_link ? env_link : "local",
+                   .codec = env_codec ? env_codec : "fast", .min_bytes = 1024,
+                   .max_bytes = 16 << 20, .step = 2,
+                   .t = {.warmup = 2, .min_reps = 5, .max_reps = 1000, .rse = 0.02, .budget_s = 1.0}};
+    snprintf(o->ops, sizeof o->ops, "bcast,alltoallv,gatherv");
+    snprintf(o->datasets, sizeof o->datasets, "%s", zb_dataset_names);
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+#define ARG(name) (!strcmp(a, name) && v && ++i)
+        if (ARG("--ops")) snprintf(o->ops, sizeof o->ops, "%s", v);
+        else if (ARG("--datasets")) snprintf(o->datasets, sizeof o->datasets, "%s", v);
+        else if (ARG("--sizes")) snprintf(o->sizes, sizeof o->sizes, "%s", v);
+        else if (ARG("--min")) o->min_bytes = atol(v);
+        else if (ARG("--max")) o->max_bytes = atol(v);
+        else if (ARG("--step")) o->step = atol(v);
+        else if (ARG("--mode")) o->mode = v;
+        else if (ARG("--link")) o->link = v;
+        else if (ARG("--csv")) o->csv = v;
+        else if (ARG("--codec")) o->codec = v;
+        else if (ARG("--budget")) o->t.budget_s = atof(v);
+        else if (ARG("--rse")) o->t.rse = atof(v);
+        else if (ARG("--warmup")) o->t.warmup = atoi(v);
+        else if (ARG("--min-reps")) o->t.min_reps = atoi(v);
+        else if (ARG("--max-reps")) o->t.max_reps = atoi(v);
+        else if (!strcmp(a, "--require-zip")) o->require_zip = 1;
+        else return -1;
+#undef ARG
+    }
+    if (o->min_bytes < 8 || o->max_bytes < o->min_bytes || o->step < 2 || o->t.min_reps < 1 ||
+        o->t.max_reps < o->t.min_reps)
+        return -1;
+    return 0;
+}
+
+/* The zip component registers its MCA variables when it is opened; if coll_zip_priority is
+ * unknown to MPI_T, the component is not there and a "zip" row would silently be the default. */
+static int zip_loaded(void)
+{
+    int provided, idx;
+    MPI_T_init_thread(MPI_THREAD_SINGLE, &provided);
+    int rc = MPI_T_cvar_get_index("coll_zip_priority", &idx);
+    MPI_T_finalize();
+    return rc == MPI_SUCCESS;
+}
+
+static long next_size(const options *o, long cur, const char **cursor)
+{
+    if (o->sizes[0]) {
+        if (!**cursor) return -1;
+        char *end;
+        long s = strtol(*cursor, &end, 10);
+        *cursor = *end == ',' ? end + 1 : end;
+        return s;
+    }
+    cur = cur < 0 ? o->min_bytes : cur * o->step;
+    return cur <= o->max_bytes ? cur : -1;
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    int rank, size;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    options o;
+    if (parse(argc, argv, &o)) {
+        if (!rank) usage();
+        MPI_Finalize();
+        return 2;
+    }
+    if (o.require_zip && !zip_loaded()) {
+        if (!rank)
+            fprintf(stderr, "zipbench: --require-zip: the zip coll component is not loaded "
+                            "(check mca_base_component_path)\n");
+        MPI_Finalize();
+        return 4;
+    }
+    FILE *csv = NULL;
+    if (!rank && o.csv) {
+        csv = fopen(o.csv, "a");
+        if (!csv) { perror(o.csv); MPI_Abort(MPI_COMM_WORLD, 2); }
+        if (ftell(csv) == 0) fprintf(csv, "op,dataset,ranks,link,bytes,mode,latency_us,ratio\n");
+    }
+    int is_zip = !strncmp(o.mode, "zip", 3);
+    if (!rank)
+        printf("# zipbench ranks=%d link=%s mode=%s\n%-10s %-14s %10s %-14s %12s %9s %5s %7s\n",
+               size, o.link, o.mode, "op", "dataset", "bytes", "mode", "latency_us", "stderr",
+               "reps", "ratio");
+    long failures = 0;
+    char dsl[sizeof o.datasets], *dsave = NULL;
+    snprintf(dsl, sizeof dsl, "%s", o.datasets);
+    for (char *ds = strtok_r(dsl, ",", &dsave); ds; ds = strtok_r(NULL, ",", &dsave)) {
+        const char *cursor = o.sizes;
+        for (long bytes = next_size(&o, -1, &cursor); bytes > 0; bytes = next_size(&o, bytes, &cursor)) {
+            size_t n = (size_t)bytes / sizeof(double);
+            double *F = malloc(n * sizeof *F);
+            if (!F || zb_fill(ds, F, n)) {
+                if (!rank) fprintf(stderr, "zipbench: unknown data set '%s'\n", ds);
+                MPI_Abort(MPI_COMM_WORLD, 2);
+            }
+            double ratio = is_zip && !rank ? zb_ratio(o.codec, F, n) : 1.0;
+            char opl[sizeof o.ops], *osave = NULL;
+            snprintf(opl, sizeof opl, "%s", o.ops);
+            for (char *name = strtok_r(opl, ",", &osave); name; name = strtok_r(NULL, ",", &osave)) {
+                zb_op *op = zb_op_create(name, F, n, MPI_COMM_WORLD);
+                if (!op) {
+                    if (!rank) fprintf(stderr, "zipbench: unknown operation '%s'\n", name);
+                    MPI_Abort(MPI_COMM_WORLD, 2);
+                }
+                zb_timing r = zb_measure(op, &o.t, MPI_COMM_WORLD);
+                zb_op_destroy(op);
+                if (rank) continue;
+                if (r.bad_elements > 0) {
+                    /* A wrong result has no meaningful latency: report it, write no row. */
+                    fprintf(stderr, "zipbench: VERIFY FAILED %s %s %ld bytes mode %s: %.0f wrong elements\n",
+                            name, ds, bytes, o.mode, r.bad_elements);
+                    failures++;
+                    continue;
+                }
+                printf("%-10s %-14s %10ld %-14s %12.1f %9.1f %5d %7.3f\n", name, ds, bytes, o.mode,
+                       r.mean_us, r.stderr_us, r.reps, ratio);
+                fflush(stdout);
+                if (csv)
+                    fprintf(csv, "%s,%s,%d,%s,%ld,%s,%.3f,%.4f\n", name, ds, size, o.link, bytes,
+                            o.mode, r.mean_us, ratio);
+            }
+            free(F);
+        }
+    }
+    if (csv) fclose(csv);
+    MPI_Bcast(&failures, 1, MPI_LONG, 0, MPI_COMM_WORLD);
+    MPI_Finalize();
+    return failures ? 3 : 0;
+}

@@ -1,0 +1,223 @@
+/* Each rank's payload is the data set rotated by a rank-dependent shift: every rank sends
+ * different bytes (so a bug that delivers the wrong block is caught) while the data keep the
+ * smoothness of the data set. Receivers rebuild the expected bytes from F locally. */
+#include "zipbench_ops.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+const char *const zb_op_names = "bcast,alltoallv,gatherv,pingpong";
+
+enum kind { BCAST, ALLTOALLV, GATHERV, PINGPONG };
+
+struct zb_op {
+    enum kind kind;
+    MPI_Comm comm;
+    int rank, size;
+    const double *F;
+    size_t n;
+    double *sbuf, *rbuf;
+    int *scount, *sdispl, *rcount, *rdispl; /* per peer, in doubles */
+};
+
+/* 0xFF bytes are a NaN pattern that no data set produces, so stale buffers cannot pass. */
+#define POISON 0xFF
+
+static size_t shift_of(const zb_op *op, int r) { return ((size_t)r * (op->n / 7 + 13)) % op->n; }
+
+/* dst[k] = rotated(F, s)[start + k] for k < len, where rotated(F, s)[i] = F[(i + s) % n]. */
+static void rot_copy(double *dst, const double *F, size_t n, size_t s, size_t start, size_t len)
+{
+    size_t from = (start + s) % n, first = n - from < len ? n - from : len;
+    memcpy(dst, F + from, first * sizeof *F);
+    if (len > first) memcpy(dst + first, F, (len - first) * sizeof *F);
+}
+
+static size_t rot_mismatch(const double *got, const double *F, size_t n, size_t s, size_t start,
+                           size_t len)
+{
+    size_t from = (start + s) % n, first = n - from < len ? n - from : len, bad = 0;
+    /* memcmp, not ==: a codec must return the exact bits (and -0.0 / NaN compare badly). */
+    for (size_t k = 0; k < len; k++) {
+        const double *want = k < first ? F + from + k : F + (k - first);
+        bad += memcmp(got + k, want, sizeof *got) != 0;
+    }
+    return bad;
+}
+
+static void *xmalloc(size_t bytes)
+{
+    void *p = malloc(bytes ? bytes : 1);
+    if (!p) MPI_Abort(MPI_COMM_WORLD, 2);
+    return p;
+}
+
+/* Alltoallv block sizes: alternating q +- q/4 so the "v" matters, last block takes the rest. */
+static int a2a_count(size_t n, int p, int i, int j)
+{
+    size_t q = n / (size_t)p, d = q / 4, sum = 0;
+    for (int k = 0; k < p - 1; k++) {
+        size_t c = ((i + k) & 1) ? q + d : q - d;
+        if (k == j) return (int)c;
+        sum += c;
+    }
+    return (int)(n - sum);
+}
+
+/* Gatherv contributions: odd ranks send n + n/8, even ranks n - n/8 (the last even rank of an
+ * odd-sized communicator sends n), so the root's total is size * n. */
+static int gv_count(size_t n, int p, int i)
+{
+    if ((p & 1) && i == p - 1) return (int)n;
+    return (int)((i & 1) ? n + n / 8 : n - n / 8);
+}
+
+zb_op *zb_op_create(const char *name, const double *F, size_t n, MPI_Comm comm)
+{
+    zb_op *op = calloc(1, sizeof *op);
+    if (!op) MPI_Abort(MPI_COMM_WORLD, 2);
+    if (!strcmp(name, "bcast")) op->kind = BCAST;
+    else if (!strcmp(name, "alltoallv")) op->kind = ALLTOALLV;
+    else if (!strcmp(name, "gatherv")) op->kind = GATHERV;
+    else if (!strcmp(name, "pingpong")) op->kind = PINGPONG;
+    else { free(op); return NULL; }
+    op->comm = comm;
+    MPI_Comm_rank(comm, &op->rank);
+    MPI_Comm_size(comm, &op->size);
+    op->F = F;
+    op->n = n;
+    int p = op->size;
+    op->scount = xmalloc(4 * (size_t)p * sizeof(int));
+    op->sdispl = op->scount + p;
+    op->rcount = op->sdispl + p;
+    op->rdispl = op->rcount + p;
+    switch (op->kind) {
+    case BCAST:
+    case PINGPONG:
+        op->sbuf = xmalloc(n * sizeof(double));
+        break;
+    case ALLTOALLV: {
+        int s = 0, r = 0;
+        for (int j = 0; j < p; j++) {
+            op->scount[j] = a2a_count(n, p, op->rank, j);
+            op->sdispl[j] = s;
+            s += op->scount[j];
+            op->rcount[j] = a2a_count(n, p, j, op->rank);
+            op->rdispl[j] = r;
+            r += op->rcount[j];
+        }
+        op->sbuf = xmalloc(n * sizeof(double));
+        op->rbuf = xmalloc((size_t)r * sizeof(double));
+        break;
+    }
+    case GATHERV: {
+        int r = 0;
+        for (int j = 0; j < p; j++) {
+            op->rcount[j] = gv_count(n, p, j);
+            op->rdispl[j] = r;
+            r += op->rcount[j];
+        }
+        op->sbuf = xmalloc((size_t)op->rcount[op->rank] * sizeof(double));
+        op->rbuf = xmalloc((size_t)r * sizeof(double));
+        break;
+    }
+    }
+    return op;
+}
+
+void zb_op_destroy(zb_op *op)
+{
+    if (!op) return;
+    free(op->sbuf);
+    free(op->rbuf);
+    free(op->scount);
+    free(op);
+}
+
+int zb_op_rooted(const zb_op *op) { return op->kind == BCAST || op->kind == GATHERV; }
+
+void zb_op_prepare(zb_op *op, int root)
+{
+    size_t n = op->n;
+    int p = op->size;
+    switch (op->kind) {
+    case BCAST:
+        if (op->rank == root) rot_copy(op->sbuf, op->F, n, shift_of(op, root), 0, n);
+        else memset(op->sbuf, POISON, n * sizeof(double));
+        break;
+    case PINGPONG:
+        if (op->rank == 0) rot_copy(op->sbuf, op->F, n, 0, 0, n);
+        else memset(op->sbuf, POISON, n * sizeof(double));
+        break;
+    case ALLTOALLV:
+        rot_copy(op->sbuf, op->F, n, shift_of(op, op->rank), 0, n);
+        memset(op->rbuf, POISON, (size_t)(op->rdispl[p - 1] + op->rcount[p - 1]) * sizeof(double));
+        break;
+    case GATHERV:
+        rot_copy(op->sbuf, op->F, n, shift_of(op, op->rank), 0, (size_t)op->rcount[op->rank]);
+        if (op->rank == root)
+            memset(op->rbuf, POISON, (size_t)(op->rdispl[p - 1] + op->rcount[p - 1]) * sizeof(double));
+        break;
+    }
+}
+
+void zb_op_run(zb_op *op, int root)
+{
+    int n = (int)op->n;
+    switch (op->kind) {
+    case BCAST:
+        MPI_Bcast(op->sbuf, n, MPI_DOUBLE, root, op->comm);
+        break;
+    case ALLTOALLV:
+        MPI_Alltoallv(op->sbuf, op->scount, op->sdispl, MPI_DOUBLE, op->rbuf, op->rcount,
+                      op->rdispl, MPI_DOUBLE, op->comm);
+        break;
+    case GATHERV:
+        MPI_Gatherv(op->sbuf, op->rcount[op->rank], MPI_DOUBLE, op->rbuf, op->rcount, op->rdispl,
+                    MPI_DOUBLE, root, op->comm);
+        break;
+    case PINGPONG: {
+        /* One way plus a one-byte ack, so rank 0's clock sees the end of the transfer. */
+        char ack = 0;
+        if (op->rank == 0) {
+            MPI_Send(op->sbuf, n, MPI_DOUBLE, 1, 0, op->comm);
+            MPI_Recv(&ack, 1, MPI_CHAR, 1, 1, op->comm, MPI_STATUS_IGNORE);
+        } else if (op->rank == 1) {
+            MPI_Recv(op->sbuf, n, MPI_DOUBLE, 0, 0, op->comm, MPI_STATUS_IGNORE);
+            MPI_Send(&ack, 1, MPI_CHAR, 0, 1, op->comm);
+        }
+        break;
+    }
+    }
+}
+
+/* Where sender i's block for this rank starts in i's send buffer. */
+static int a2a_sdispl_of(const zb_op *op, int i)
+{
+    int d = 0;
+    for (int k = 0; k < op->rank; k++) d += a2a_count(op->n, op->size, i, k);
+    return d;
+}
+
+size_t zb_op_verify(const zb_op *op, int root)
+{
+    size_t n = op->n, bad = 0;
+    switch (op->kind) {
+    case BCAST:
+        return rot_mismatch(op->sbuf, op->F, n, shift_of(op, root), 0, n);
+    case PINGPONG:
+        return op->rank == 1 ? rot_mismatch(op->sbuf, op->F, n, 0, 0, n) : 0;
+    case ALLTOALLV:
+        for (int i = 0; i < op->size; i++)
+            bad += rot_mismatch(op->rbuf + op->rdispl[i], op->F, n, shift_of(op, i),
+                                (size_t)a2a_sdispl_of(op, i), (size_t)op->rcount[i]);
+        return bad;
+    case GATHERV:
+        if (op->rank != root) return 0;
+        for (int i = 0; i < op->size; i++)
+            bad += rot_mismatch(op->rbuf + op->rdispl[i], op->F, n, shift_of(op, i), 0,
+                                (size_t)op->rcount[i]);
+        return bad;
+    }
+    return 0;
+}

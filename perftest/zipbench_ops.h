@@ -1,0 +1,28 @@
+/* The collectives zipbench measures, each with its buffers, its per-repetition preparation
+ * (refill send data, poison receive buffers) and a check of what arrived. */
+#ifndef ZIPBENCH_OPS_H
+#define ZIPBENCH_OPS_H
+
+#include <mpi.h>
+#include <stddef.h>
+
+typedef struct zb_op zb_op;
+
+/* Names accepted by zb_op_create ("pingpong" is a rank 0 -> 1 transfer for link checks). */
+extern const char *const zb_op_names;
+
+/* Sets up `name` for `n` doubles per rank, drawing data from field F[0..n) (kept by the
+ * caller). Returns NULL for an unknown name; aborts on allocation failure. */
+zb_op *zb_op_create(const char *name, const double *F, size_t n, MPI_Comm comm);
+void zb_op_destroy(zb_op *op);
+
+/* Untimed: put fresh data in send buffers and poison receive buffers for a run with `root`. */
+void zb_op_prepare(zb_op *op, int root);
+/* Timed: the collective itself. */
+void zb_op_run(zb_op *op, int root);
+/* Untimed: number of wrong elements this rank received in the last run (0 = correct). */
+size_t zb_op_verify(const zb_op *op, int root);
+/* Whether the operation has a root that should rotate between repetitions. */
+int zb_op_rooted(const zb_op *op);
+
+#endif

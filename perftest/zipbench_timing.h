@@ -1,0 +1,26 @@
+/* SKaMPI-style measurement of one (operation, size) point: warm-up, then repetitions until the
+ * standard error of the mean is small or the time budget is spent. Each repetition's time is
+ * the maximum over ranks, and every repetition's received data are verified. */
+#ifndef ZIPBENCH_TIMING_H
+#define ZIPBENCH_TIMING_H
+
+#include "zipbench_ops.h"
+
+typedef struct zb_timing_opts {
+    int warmup;        /* untimed repetitions first */
+    int min_reps;      /* never fewer timed repetitions */
+    int max_reps;      /* never more */
+    double rse;        /* stop when stderr / mean falls below this */
+    double budget_s;   /* stop when the timed repetitions add up to this */
+} zb_timing_opts;
+
+typedef struct zb_timing {
+    double mean_us, stderr_us, min_us;
+    int reps;
+    double bad_elements;  /* wrong elements summed over repetitions (max over ranks) */
+} zb_timing;
+
+/* Collective over the op's communicator; every rank returns the same result. */
+zb_timing zb_measure(zb_op *op, const zb_timing_opts *o, MPI_Comm comm);
+
+#endif
