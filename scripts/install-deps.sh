@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Installs the Debian packages ompi-zip needs to build, test and benchmark.
+# Idempotent: only missing packages are installed. Needs root (or sudo) and apt.
+set -euo pipefail
+
+packages=(
+  build-essential autoconf automake libtool pkg-config
+  openmpi-bin libopenmpi-dev libucx-dev
+  liblz4-dev libzstd-dev libblosc-dev libxxhash-dev
+  libgtest-dev clang libclang-rt-14-dev
+  iproute2 gnuplot-nox
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all packages present"
+  exit 0
+fi
+
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
