@@ -1,0 +1,254 @@
+// Leading-zero-nibble coding of prediction residuals, shared by the dfcm and xorlz codecs
+// (cMPI, Ke et al. SC 2004 section 2.2; Kumar et al. 2008 section 4.1). The codecs differ only in
+// the predictor; this file holds the block format's residual part and the hot loops.
+//
+// Residual coding (both codecs): x = v ^ prediction (W-bit words, W = 64 or 32).
+//   64-bit words: nz = leading zero nibbles of x (0..16).
+//     code = 15        if x == 0              (no EBits)
+//     code = min(nz,14) otherwise            (EBits = the low 64 - 4*code bits of x)
+//     So code 14 covers 14 and 15 leading zero nibbles (8 EBits). The paper's plain "4*LZC
+//     zeros" cannot say "all 64 bits zero"; exact predictions are far more common than residuals
+//     in 1..15, so code 15 is spent on them (4 bits instead of 8).
+//   32-bit words: code = nz (0..8), EBits = the low 32 - 4*code bits; codes 9..15 are invalid.
+// Block bytes: [headers: ceil(words/2) bytes][EBits stream][tail: n % (W/8) raw bytes]
+//   headers: the 4-bit code of word 2k in the low nibble of byte k, word 2k+1 in the high
+//     nibble; if words is odd the last high nibble is 0.
+//   EBits stream: each word's EBits appended LSB-first (bit i of the stream is bit i%8 of byte
+//     i/8; a word's lowest EBit comes first); zero padding up to the next byte.
+//   The block length must equal headers + EBits bytes + tail exactly, and padding must be zero.
+#pragma once
+
+#include <algorithm>
+
+#include "bitio.hpp"
+
+namespace zip::lzn {
+
+using bitio::BlockLayout;
+using bitio::load_le;
+using bitio::store_le;
+
+template <class W> struct LznWord;
+
+template <> struct LznWord<uint64_t> {
+    using Wide = unsigned __int128;  // holds <= 7 pending bits + 64 new ones
+    static constexpr unsigned kValidCodes = 16;
+    static unsigned code(uint64_t x)
+    {
+        unsigned nibbles = bitio::leading_zeros(x) / 4;
+        return std::min(nibbles, 14u) + unsigned(x == 0);
+    }
+    static constexpr uint8_t kBits[16] = {64, 60, 56, 52, 48, 44, 40, 36,
+                                          32, 28, 24, 20, 16, 12, 8,  0};
+};
+
+template <> struct LznWord<uint32_t> {
+    using Wide = uint64_t;  // <= 7 pending bits + 32 new ones
+    static constexpr unsigned kValidCodes = 9;
+    static unsigned code(uint32_t x) { return bitio::leading_zeros(x) / 4; }
+    // Codes 9..15 are invalid; 0 keeps the reader in bounds until the block is rejected.
+    static constexpr uint8_t kBits[16] = {32, 28, 24, 20, 16, 12, 8, 4, 0, 0, 0, 0, 0, 0, 0, 0};
+};
+
+template <class W> inline W low_bits_mask(unsigned bits)
+{
+    return bits >= sizeof(W) * 8 ? ~W(0) : W((W(1) << bits) - 1);
+}
+
+// Appends bit fields LSB-first. The fast path stores 8 bytes per field, so it needs 8 writable
+// bytes at the current position; the careful path writes only the bytes the stream occupies.
+template <class W> class BitWriter {
+    using Wide = typename LznWord<W>::Wide;
+
+public:
+    explicit BitWriter(uint8_t *p) : p_(p) {}
+
+    uint8_t *pos() const { return p_; }
+
+    void put_fast(W x, unsigned bits)  // x < 2^bits
+    {
+        Wide t = Wide(pending_) | Wide(x) << fill_;
+        store_le<uint64_t>(p_, uint64_t(t));
+        unsigned total = fill_ + bits;
+        p_ += total >> 3;
+        pending_ = uint64_t(t >> (total & ~7u));
+        fill_ = total & 7;
+    }
+
+    bool put_careful(W x, unsigned bits, uint8_t *end)
+    {
+        unsigned total = fill_ + bits;
+        if (size_t(end - p_) < (total + 7) / 8)
+            return false;
+        Wide t = Wide(pending_) | Wide(x) << fill_;
+        uint64_t low = bitio::byteswap_if_big(uint64_t(t));
+        std::memcpy(p_, &low, std::min<size_t>(8, size_t(end - p_)));
+        p_ += total >> 3;
+        pending_ = uint64_t(t >> (total & ~7u));
+        fill_ = total & 7;
+        return true;
+    }
+
+    // Flushes the last partial byte; returns the end of the stream, or nullptr if it does not fit.
+    uint8_t *finish(uint8_t *end)
+    {
+        if (fill_ == 0)
+            return p_;
+        if (p_ >= end)
+            return nullptr;
+        *p_ = uint8_t(pending_);
+        return p_ + 1;
+    }
+
+private:
+    uint8_t *p_;
+    uint64_t pending_ = 0;  // fill_ bits not yet complete in a byte
+    unsigned fill_ = 0;
+};
+
+// Reads bit fields LSB-first from [begin, end).
+template <class W> class BitReader {
+public:
+    BitReader(const uint8_t *begin, const uint8_t *end) : begin_(begin), end_(end) {}
+
+    // Bytes left from the current byte on; the fast path needs 9 of them.
+    size_t bytes_left() const { return size_t(end_ - begin_) - (bit_ >> 3); }
+
+    W get_fast(unsigned bits)
+    {
+        W x = extract(begin_ + (bit_ >> 3), bit_ & 7, bits);
+        bit_ += bits;
+        return x;
+    }
+
+    // Near the end: copies the remaining bytes into a zero-padded buffer first.
+    bool get_careful(unsigned bits, W &x)
+    {
+        if (bits > size_t(end_ - begin_) * 8 - bit_)
+            return false;
+        uint8_t buf[9] = {};
+        std::memcpy(buf, begin_ + (bit_ >> 3), std::min<size_t>(sizeof buf, bytes_left()));
+        x = extract(buf, bit_ & 7, bits);
+        bit_ += bits;
+        return true;
+    }
+
+    // True if the stream ended exactly at end_ with zero padding bits.
+    bool at_clean_end() const
+    {
+        if ((bit_ + 7) / 8 != size_t(end_ - begin_))
+            return false;
+        return (bit_ & 7) == 0 || (end_[-1] >> (bit_ & 7)) == 0;
+    }
+
+private:
+    // The field of `bits` bits starting `shift` bits into p[0]; reads 8 bytes (9 for W = 64).
+    static W extract(const uint8_t *p, unsigned shift, unsigned bits)
+    {
+        uint64_t v = load_le<uint64_t>(p) >> shift;
+        if constexpr (sizeof(W) == 8)  // a 64-bit field at shift s ends in the 9th byte
+            v |= (uint64_t(p[8]) << 1) << (63 - shift);
+        return W(v) & low_bits_mask<W>(bits);
+    }
+
+    const uint8_t *begin_;
+    const uint8_t *end_;
+    size_t bit_ = 0;
+};
+
+// Words per stretch of the hot loop between bound checks; even so header bytes stay whole.
+constexpr size_t kChunkWords = 256;
+
+// Predictor concept: W predict(); void update(W actual); called alternately, once per word.
+template <class W, class Predictor>
+size_t encode_block(Predictor &pred, const uint8_t *src, const BlockLayout &layout, uint8_t *dst,
+                    size_t cap)
+{
+    constexpr size_t w = sizeof(W);
+    if (layout.header_bytes + layout.tail > cap)
+        return 0;
+    uint8_t *header = dst;
+    uint8_t *const end = dst + cap - layout.tail;
+    BitWriter<W> out(dst + layout.header_bytes);
+    auto residual = [&](size_t i, unsigned &code) {
+        W v = load_le<W>(src + i * w);
+        W x = v ^ pred.predict();
+        pred.update(v);
+        code = LznWord<W>::code(x);
+        return x;
+    };
+    size_t i = 0;
+    while (i < layout.words) {
+        size_t stop = std::min(layout.words, i + kChunkWords);
+        if (size_t(end - out.pos()) >= (stop - i) * w + 8) {
+            for (; i < stop; i += 2) {  // a missing odd word at the end reads as code 0 below
+                unsigned lo, hi = 0;
+                W x = residual(i, lo);
+                out.put_fast(x, LznWord<W>::kBits[lo]);
+                if (i + 1 < stop) {
+                    x = residual(i + 1, hi);
+                    out.put_fast(x, LznWord<W>::kBits[hi]);
+                }
+                header[i / 2] = uint8_t(lo | hi << 4);
+            }
+        } else {
+            for (; i < stop; ++i) {
+                unsigned code;
+                W x = residual(i, code);
+                if (!out.put_careful(x, LznWord<W>::kBits[code], end))
+                    return 0;
+                header[i / 2] = uint8_t((i & 1) ? header[i / 2] | code << 4 : code);
+            }
+        }
+    }
+    uint8_t *p = out.finish(end);
+    if (!p)
+        return 0;
+    std::memcpy(p, src + layout.words * w, layout.tail);
+    return size_t(p - dst) + layout.tail;
+}
+
+template <class W, class Predictor>
+zip_status_t decode_block(Predictor &pred, const uint8_t *src, size_t len,
+                          const BlockLayout &layout, uint8_t *dst)
+{
+    constexpr size_t w = sizeof(W);
+    if (len < layout.header_bytes + layout.tail)
+        return ZIP_E_CORRUPT;
+    const uint8_t *header = src;
+    const uint8_t *const end = src + len - layout.tail;
+    BitReader<W> in(src + layout.header_bytes, end);
+    auto emit = [&](size_t i, W x) {
+        W v = x ^ pred.predict();
+        pred.update(v);
+        store_le<W>(dst + i * w, v);
+    };
+    unsigned invalid_codes = 0;  // only the 32-bit variant has unused codes; checked at the end
+    size_t i = 0;
+    while (i < layout.words) {
+        size_t stop = std::min(layout.words, i + kChunkWords);
+        if (in.bytes_left() >= (stop - i) * w + 9) {
+            for (; i + 1 < stop; i += 2) {
+                unsigned lo = header[i / 2] & 15, hi = header[i / 2] >> 4;
+                invalid_codes |= (lo >= LznWord<W>::kValidCodes) | (hi >= LznWord<W>::kValidCodes);
+                emit(i, in.get_fast(LznWord<W>::kBits[lo]));
+                emit(i + 1, in.get_fast(LznWord<W>::kBits[hi]));
+            }
+        }
+        for (; i < stop; ++i) {  // careful path, and the odd last word
+            unsigned code = (header[i / 2] >> (4 * (i & 1))) & 15;
+            W x;
+            if (code >= LznWord<W>::kValidCodes || !in.get_careful(LznWord<W>::kBits[code], x))
+                return ZIP_E_CORRUPT;
+            emit(i, x);
+        }
+    }
+    if (invalid_codes || !in.at_clean_end())
+        return ZIP_E_CORRUPT;
+    if ((layout.words & 1) && (header[layout.header_bytes - 1] >> 4) != 0)
+        return ZIP_E_CORRUPT;
+    std::memcpy(dst + layout.words * w, end, layout.tail);
+    return ZIP_OK;
+}
+
+}  // namespace zip::lzn
