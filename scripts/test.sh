@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# Sets up a fresh machine and runs every ompi-zip test: the unit tests (optimised build), the
+# same unit tests under ASan+UBSan, the MPI integration tests under mpirun, and a short fuzzing
+# run of every decoder. Ends with one line: "N passed, M failed".
+#   scripts/test.sh            everything
+#   FUZZ_SECONDS=300 scripts/test.sh   longer fuzzing
+set -uo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+jobs=$(nproc 2>/dev/null || echo 2)
+logdir="$top/build/test-logs"
+passed=0
+failed=0
+failures=()
+
+note_fail() { failed=$((failed + 1)); failures+=("$1"); echo "FAIL: $1"; }
+
+# Counts GoogleTest results from a log: one per test case.
+count_gtest() {
+    local log=$1 name=$2 ok bad
+    ok=$(grep -c '^\[       OK \]' "$log" || true)
+    bad=$(grep -E '^\[  FAILED  \] [A-Za-z0-9_/.]+\.[A-Za-z0-9_/]+' "$log" | grep -v ' listed below' | sort -u | wc -l)
+    passed=$((passed + ok))
+    failed=$((failed + bad))
+    [ "$bad" -eq 0 ] || failures+=("$name: $bad failing tests (see $log)")
+    if [ "$ok" -eq 0 ] && [ "$bad" -eq 0 ]; then note_fail "$name: no test ran (see $log)"; fi
+    echo "$name: $ok passed, $bad failed"
+}
+
+"$top/scripts/install-deps.sh" || { echo "0 passed, 1 failed"; exit 1; }
+[ -x configure ] || ./autogen.sh > /dev/null 2>&1 || { echo "autogen failed"; echo "0 passed, 1 failed"; exit 1; }
+
+build() {  # build <dir> <configure args...>
+    local dir=$1; shift
+    mkdir -p "$dir"
+    (cd "$dir" && { [ -f Makefile ] || "$top/configure" "$@" > configure.log 2>&1; } &&
+        make -j"$jobs" > make.log 2>&1 && make -j"$jobs" check TESTS= > make-check.log 2>&1)
+}
+
+mkdir -p "$logdir"
+echo "== build (optimised)"
+if build "$top/build"; then
+    echo "== unit tests"
+    "$top/build/tests/unit/zip_unit_tests" > "$logdir/unit.log" 2>&1
+    count_gtest "$logdir/unit.log" "unit tests"
+    for t in "$top"/build/tests/unit/*_tests; do
+        [ "$(basename "$t")" = zip_unit_tests ] && continue
+        [ -x "$t" ] || continue
+        "$t" > "$logdir/$(basename "$t").log" 2>&1
+        count_gtest "$logdir/$(basename "$t").log" "$(basename "$t")"
+    done
+    if [ -x "$top/tests/mpi/run-mpi-tests.sh" ]; then
+        echo "== MPI integration tests"
+        BUILD_DIR="$top/build" "$top/tests/mpi/run-mpi-tests.sh" > "$logdir/mpi.log" 2>&1
+        p=$(grep -c '^PASS: ' "$logdir/mpi.log" || true)
+        f=$(grep -c '^FAIL: ' "$logdir/mpi.log" || true)
+        passed=$((passed + p)); failed=$((failed + f))
+        [ "$f" -eq 0 ] || failures+=("MPI: $f failing (see $logdir/mpi.log)")
+        [ "$p" -gt 0 ] || [ "$f" -gt 0 ] || note_fail "MPI tests: none ran (see $logdir/mpi.log)"
+        echo "MPI tests: $p passed, $f failed"
+    fi
+else
+    note_fail "optimised build (see $top/build/*.log)"
+    tail -30 "$top"/build/make*.log 2>/dev/null
+fi
+
+echo "== unit tests under ASan+UBSan"
+if build "$top/build-asan" --enable-sanitizers; then
+    ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
+        "$top/build-asan/tests/unit/zip_unit_tests" > "$logdir/unit-asan.log" 2>&1
+    rc=$?
+    count_gtest "$logdir/unit-asan.log" "unit tests (ASan+UBSan)"
+    if grep -q -E 'ERROR: (Address|Leak)Sanitizer|runtime error:' "$logdir/unit-asan.log"; then
+        note_fail "sanitizer reported errors (see $logdir/unit-asan.log)"
+    elif [ $rc -ne 0 ] && ! grep -q '^\[  FAILED  \]' "$logdir/unit-asan.log"; then
+        note_fail "sanitized unit tests exited with $rc (see $logdir/unit-asan.log)"
+    fi
+else
+    note_fail "sanitizer build (see $top/build-asan/*.log)"
+    tail -30 "$top"/build-asan/make*.log 2>/dev/null
+fi
+
+echo "== fuzzing (${FUZZ_SECONDS:-15} s per decoder)"
+FUZZ_SECONDS=${FUZZ_SECONDS:-15} "$top/tests/fuzz/run-fuzz.sh" > "$logdir/fuzz.log" 2>&1
+p=$(grep -c '^PASS: ' "$logdir/fuzz.log" || true)
+f=$(grep -c '^FAIL: ' "$logdir/fuzz.log" || true)
+passed=$((passed + p)); failed=$((failed + f))
+[ "$f" -eq 0 ] || failures+=("fuzz: $f failing (see $logdir/fuzz.log)")
+[ "$p" -gt 0 ] || [ "$f" -gt 0 ] || note_fail "fuzzing: no target ran (see $logdir/fuzz.log)"
+echo "fuzz targets: $p passed, $f failed"
+
+for f in "${failures[@]}"; do echo "  failed: $f"; done
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# Builds one libFuzzer target per block decoder plus one for the whole frame path (clang++,
+# ASan+UBSan), seeds each corpus with real frames and blocks, and fuzzes each for FUZZ_SECONDS
+# (default 15). Prints "PASS: fuzz-<name>" or "FAIL: fuzz-<name>" per target.
+# Longer runs: FUZZ_SECONDS=3600 tests/fuzz/run-fuzz.sh, or run a built target by hand:
+#   build/fuzz/fuzz-fpc -max_total_time=3600 build/fuzz/corpus-fpc
+set -uo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+out=${FUZZ_DIR:-$top/build/fuzz}
+seconds=${FUZZ_SECONDS:-15}
+mkdir -p "$out"
+CXX=${FUZZ_CXX:-clang++}
+if ! command -v "$CXX" > /dev/null; then
+    echo "FAIL: fuzz-build ($CXX not found; install clang)"
+    exit 1
+fi
+flags="-std=c++20 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined"
+incs="-I$top/codecs/include -I$top/codecs/src $(pkg-config --cflags liblz4 libzstd libxxhash)"
+libs="$(pkg-config --libs liblz4 libzstd libxxhash)"
+srcs=$(ls "$top"/codecs/src/*.cpp)
+
+# The engine once, as objects shared by every target.
+objs=()
+for s in $srcs; do
+    o="$out/$(basename "${s%.cpp}").o"
+    if ! $CXX $flags -fsanitize=fuzzer-no-link -c $incs "$s" -o "$o" 2> "$out/build.log"; then
+        echo "FAIL: fuzz-build ($(basename "$s"), see $out/build.log)"
+        cat "$out/build.log" | head -20
+        exit 1
+    fi
+    objs+=("$o")
+done
+
+# Seed corpora: real frames from the codec benchmark's data, so fuzzing starts from valid input.
+seedgen="$out/make-seeds"
+cat > "$out/make_seeds.cpp" <<'CPP'
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <vector>
+#include "zip/zip.h"
+int main(int argc, char **argv) {
+    std::string dir = argv[1];
+    std::vector<double> v(3000);
+    for (size_t i = 0; i < v.size(); ++i) v[i] = std::exp(-1e-4 * double(i * i % 7919)) + 1e-3 * double(i);
+    const char *specs[] = {"fast", "fpc", "dfcm", "xorlz", "lz4", "zstd", "temporal", "f32+fast", "trunc:20+fpc"};
+    int k = 0;
+    for (const char *spec : specs) {
+        zip_ctx_t *c = zip_ctx_create(spec, nullptr);
+        zip_ctx_set_block_size(c, 4096);
+        std::vector<unsigned char> f(zip_compress_bound(v.size() * 8));
+        size_t len = 0;
+        zip_compress(c, 1, ZIP_TYPE_F64, v.data(), 1 + size_t(k) * 300, f.data(), f.size(), &len);
+        std::string p = dir + "/seed" + std::to_string(k++);
+        FILE *fp = std::fopen(p.c_str(), "wb"); std::fwrite(f.data(), 1, len, fp); std::fclose(fp);
+        zip_ctx_destroy(c);
+    }
+    (void)argc;
+    return 0;
+}
+CPP
+$CXX -std=c++20 -O1 -fsanitize=address,undefined $incs "$out/make_seeds.cpp" \
+    $(for s in $srcs; do echo "$s"; done) $libs -o "$seedgen" 2>> "$out/build.log" || {
+    echo "FAIL: fuzz-build (seed generator, see $out/build.log)"; exit 1; }
+
+run_target() {  # run_target <name> <source> [defines]
+    local name=$1 src=$2 def=${3:-}
+    local bin="$out/fuzz-$name" corpus="$out/corpus-$name"
+    mkdir -p "$corpus"
+    if ! $CXX $flags $def $incs "$src" "${objs[@]}" $libs -o "$bin" 2>> "$out/build.log"; then
+        echo "FAIL: fuzz-$name (build, see $out/build.log)"
+        return
+    fi
+    "$seedgen" "$corpus"
+    if "$bin" -max_total_time="$seconds" -rss_limit_mb=2048 -print_final_stats=1 \
+        -artifact_prefix="$out/crash-$name-" "$corpus" > "$out/fuzz-$name.log" 2>&1; then
+        echo "PASS: fuzz-$name ($(grep -m1 -o 'stat::number_of_executed_units: *[0-9]*' "$out/fuzz-$name.log" | grep -o '[0-9]*$') inputs in ${seconds}s)"
+    else
+        echo "FAIL: fuzz-$name (see $out/fuzz-$name.log)"
+        grep -m5 -E 'ERROR|SUMMARY|runtime error' "$out/fuzz-$name.log"
+    fi
+}
+
+run_target frame "$top/tests/fuzz/fuzz_frame.cpp"
+for codec in fast fpc dfcm xorlz lz4 zstd; do
+    run_target "$codec" "$top/tests/fuzz/fuzz_block_decoder.cpp" "-DFUZZ_CODEC=\"$codec\""
+done

@@ -1,0 +1,137 @@
+// The temporal codec (Kumar's inter-step scheme): sender and receiver keep the previous message
+// of each stream; a receiver without the right reference gets ZIP_E_STATE, never wrong data.
+#include <gtest/gtest.h>
+
+#include "test_support.hpp"
+
+namespace {
+
+using ziptest::dataset_bytes;
+
+class Temporal : public ::testing::Test {
+protected:
+    void SetUp() override
+    {
+        enc_ = zip_ctx_create("temporal", nullptr);
+        dec_ = zip_ctx_create("temporal", nullptr);
+        ASSERT_NE(enc_, nullptr);
+        ASSERT_NE(dec_, nullptr);
+    }
+    void TearDown() override
+    {
+        zip_ctx_destroy(enc_);
+        zip_ctx_destroy(dec_);
+    }
+    std::vector<uint8_t> compress(uint64_t stream, const std::vector<uint8_t> &src)
+    {
+        std::vector<uint8_t> frame(zip_compress_bound(src.size()));
+        size_t len = 0;
+        EXPECT_EQ(zip_compress(enc_, stream, ZIP_TYPE_F64, src.data(), src.size() / 8, frame.data(),
+                               frame.size(), &len),
+                  ZIP_OK);
+        frame.resize(len);
+        return frame;
+    }
+    zip_status_t decompress(uint64_t stream, const std::vector<uint8_t> &frame,
+                            std::vector<uint8_t> &out)
+    {
+        size_t len = 0;
+        return zip_decompress(dec_, stream, frame.data(), frame.size(), out.data(), out.size(), &len);
+    }
+    zip_ctx_t *enc_ = nullptr, *dec_ = nullptr;
+};
+
+TEST_F(Temporal, ConsecutiveStepsRoundTripAndLaterStepsCompressBetter)
+{
+    const size_t n = 6 * 128 * 128;
+    size_t first = 0, later = 0;
+    for (uint64_t step = 1; step <= 5; ++step) {
+        auto src = dataset_bytes("heat3d-halo", ZIP_TYPE_F64, n, step);
+        auto frame = compress(3, src);
+        std::vector<uint8_t> out(src.size());
+        ASSERT_EQ(decompress(3, frame, out), ZIP_OK) << zip_ctx_last_error(dec_);
+        ASSERT_EQ(out, src) << "step " << step;
+        (step == 1 ? first : later) = frame.size();
+    }
+    EXPECT_LT(later, first) << "a delta frame should be smaller than the key frame";
+}
+
+TEST_F(Temporal, MissingReferenceIsAStateErrorNotWrongData)
+{
+    auto a = dataset_bytes("heat3d-halo", ZIP_TYPE_F64, 4096, 1);
+    auto b = dataset_bytes("heat3d-halo", ZIP_TYPE_F64, 4096, 2);
+    compress(9, a);  // receiver never sees this key frame
+    auto delta = compress(9, b);
+    std::vector<uint8_t> out(b.size());
+    EXPECT_EQ(decompress(9, delta, out), ZIP_E_STATE);
+}
+
+TEST_F(Temporal, WrongReferenceIsDetected)
+{
+    auto a = dataset_bytes("heat3d-halo", ZIP_TYPE_F64, 4096, 1);
+    auto b = dataset_bytes("heat3d-halo", ZIP_TYPE_F64, 4096, 2);
+    std::vector<uint8_t> out(a.size());
+    // Receiver holds b as reference for stream 4; sender deltas against a.
+    ASSERT_EQ(decompress(4, compress(5, b), out), ZIP_OK);
+    auto key = compress(4, a);
+    auto delta = compress(4, b);
+    EXPECT_EQ(decompress(4, delta, out), ZIP_E_STATE);
+    (void)key;
+}
+
+TEST_F(Temporal, SizeChangeResyncsWithAKeyFrame)
+{
+    auto a = dataset_bytes("heat3d-halo", ZIP_TYPE_F64, 4096, 1);
+    auto b = dataset_bytes("heat3d-halo", ZIP_TYPE_F64, 2048, 2);
+    std::vector<uint8_t> out(a.size());
+    ASSERT_EQ(decompress(1, compress(1, a), out), ZIP_OK);
+    std::vector<uint8_t> out_b(b.size());
+    ASSERT_EQ(decompress(1, compress(1, b), out_b), ZIP_OK);
+    EXPECT_EQ(out_b, b);
+}
+
+TEST_F(Temporal, StreamsAreIndependent)
+{
+    auto a1 = dataset_bytes("heat3d-halo", ZIP_TYPE_F64, 4096, 1);
+    auto b1 = dataset_bytes("random", ZIP_TYPE_F64, 4096, 1);
+    auto a2 = dataset_bytes("heat3d-halo", ZIP_TYPE_F64, 4096, 2);
+    std::vector<uint8_t> out(a1.size());
+    ASSERT_EQ(decompress(1, compress(1, a1), out), ZIP_OK);
+    ASSERT_EQ(decompress(2, compress(2, b1), out), ZIP_OK);
+    ASSERT_EQ(decompress(1, compress(1, a2), out), ZIP_OK);
+    EXPECT_EQ(out, a2);
+}
+
+TEST_F(Temporal, MemoryCapEvictsOldStreamsOnBothEnds)
+{
+    const size_t bytes = 4096 * 8;
+    ASSERT_EQ(zip_ctx_set_memory_cap(enc_, 2 * bytes), ZIP_OK);
+    ASSERT_EQ(zip_ctx_set_memory_cap(dec_, 2 * bytes), ZIP_OK);
+    std::vector<uint8_t> out(bytes);
+    for (uint64_t step = 1; step <= 3; ++step)
+        for (uint64_t stream = 1; stream <= 3; ++stream) {
+            auto src = dataset_bytes("heat3d-halo", ZIP_TYPE_F64, 4096, step + stream);
+            ASSERT_EQ(decompress(stream, compress(stream, src), out), ZIP_OK);
+            ASSERT_EQ(out, src);
+        }
+    EXPECT_LE(zip_ctx_memory_used(enc_), 2 * bytes + 4 * 65536 + (1u << 20));
+}
+
+TEST_F(Temporal, KeyFrameEveryIntervalLetsALateReceiverJoin)
+{
+    zip_ctx_destroy(enc_);
+    enc_ = zip_ctx_create("temporal:key=3", nullptr);
+    std::vector<uint8_t> out(4096 * 8);
+    zip_status_t last = ZIP_E_STATE;
+    for (uint64_t step = 1; step <= 4; ++step) {
+        auto src = dataset_bytes("heat3d-halo", ZIP_TYPE_F64, 4096, step);
+        auto frame = compress(1, src);
+        if (step >= 3)  // receiver joins late: step 3 is a delta, step 4 a key frame
+            last = decompress(1, frame, out);
+        if (step == 3)
+            EXPECT_EQ(last, ZIP_E_STATE);
+    }
+    EXPECT_EQ(last, ZIP_OK);
+}
+
+}  // namespace
