@@ -1,0 +1,73 @@
+/*
+ * MPI_Bcast: payloads of at least `threshold` bytes take the compressed pipeline; smaller
+ * ones go to the previous component untouched. count * type size is the same on every rank,
+ * so every rank takes the same branch.
+ */
+#include "ompi_config.h"
+
+#include "opal/util/output.h"
+
+#include "mpi.h"
+#include "ompi/constants.h"
+#include "ompi/datatype/ompi_datatype.h"
+#include "ompi/mca/coll/base/coll_tags.h"
+
+#include "coll_zip.h"
+#include "coll_zip_view.h"
+#include "algo/zip_algo.h"
+
+int mca_coll_zip_bcast(void *buff, int count, struct ompi_datatype_t *datatype, int root,
+                       struct ompi_communicator_t *comm, mca_coll_base_module_t *module)
+{
+    mca_coll_zip_module_t *m = (mca_coll_zip_module_t *) module;
+    mca_coll_zip_component_t *z = &mca_coll_zip_component;
+    size_t type_size = 0;
+
+    ompi_datatype_type_size(datatype, &type_size);
+    const size_t bytes = type_size * (size_t) (count > 0 ? count : 0);
+    if (bytes == 0 || bytes < z->threshold) {
+        mca_coll_zip_stats_add(COLL_ZIP_OP_BCAST, 1, 0, 0, 0, 0);
+        return m->previous_bcast(buff, count, datatype, root, comm, m->previous_bcast_module);
+    }
+
+    const int rank = ompi_comm_rank(comm);
+    mca_coll_zip_view_t view;
+    int rc = (rank == root) ? mca_coll_zip_view_send(&view, buff, count, datatype)
+                            : mca_coll_zip_view_recv(&view, buff, count, datatype);
+    if (OMPI_SUCCESS != rc) {
+        mca_coll_zip_view_free(&view);
+        return mca_coll_zip_algo_error(ZIP_ALGO_ERR_NOMEM, "MPI_Bcast", comm);
+    }
+
+    zip_transport_t transport;
+    zip_codec_ops_t codec;
+    mca_coll_zip_codec_binding_t binding;
+    mca_coll_zip_transport_init(&transport, comm);
+    mca_coll_zip_codec_init(&codec, &binding, m);
+
+    const zip_bcast_args_t args = {
+        .buf = view.bytes,
+        .bytes = bytes,
+        .root = root,
+        .tag = MCA_COLL_BASE_TAG_BCAST,
+        .elem_type = mca_coll_zip_elem_type(datatype),
+        .try_compress = 1,
+        .segment_bytes = z->segment_size,
+        .topology = ZIP_BCAST_AUTO,
+    };
+    zip_algo_result_t result;
+    int algo_rc = zip_algo_bcast(&transport, &codec, &args, &result);
+    if (ZIP_ALGO_OK == algo_rc && rank != root) {
+        rc = mca_coll_zip_view_deliver(&view);
+    }
+    mca_coll_zip_view_free(&view);
+
+    mca_coll_zip_stats_add(COLL_ZIP_OP_BCAST, 0, result.compressed, result.bytes_in,
+                           result.bytes_out, binding.codec_ns);
+    opal_output_verbose(10, z->output, "coll:zip: bcast %zu bytes root %d on %s: sent %zu as %zu",
+                        bytes, root, comm->c_name, result.bytes_in, result.bytes_out);
+    if (ZIP_ALGO_OK != algo_rc) {
+        return mca_coll_zip_algo_error(algo_rc, "MPI_Bcast", comm);
+    }
+    return rc;
+}

@@ -1,0 +1,154 @@
+/*
+ * coll/zip component: identity, MCA parameters, open and close.
+ */
+#include "ompi_config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "opal/util/output.h"
+#include "opal/util/printf.h"
+
+#include "mpi.h"
+#include "ompi/constants.h"
+#include "coll_zip.h"
+
+const char *mca_coll_zip_component_version_string =
+    "ompi-zip compressing collective MCA component version 1.0.0";
+
+static int zip_register(void);
+static int zip_open(void);
+static int zip_close(void);
+
+mca_coll_zip_component_t mca_coll_zip_component = {
+    .super = {
+        .collm_version = {
+            MCA_COLL_BASE_VERSION_2_0_0,
+            .mca_component_name = "zip",
+            MCA_BASE_MAKE_VERSION(component, 1, 0, 0),
+            .mca_open_component = zip_open,
+            .mca_close_component = zip_close,
+            .mca_register_component_params = zip_register,
+        },
+        .collm_data = {
+            MCA_BASE_METADATA_PARAM_CHECKPOINT
+        },
+        .collm_init_query = mca_coll_zip_init_query,
+        .collm_comm_query = mca_coll_zip_comm_query,
+    },
+    .output = -1,
+};
+
+static int zip_register(void)
+{
+    mca_base_component_t *c = &mca_coll_zip_component.super.collm_version;
+    mca_coll_zip_component_t *z = &mca_coll_zip_component;
+
+    z->priority = 0;
+    (void) mca_base_component_var_register(c, "priority",
+        "Priority of the zip coll component. 0 (default) turns zip off; any value above the "
+        "priority of coll/tuned (30), e.g. 40, turns it on: zip then compresses MPI_Bcast, "
+        "MPI_Alltoallv and MPI_Gatherv payloads and passes everything else to tuned/basic",
+        MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_2, MCA_BASE_VAR_SCOPE_READONLY,
+        &z->priority);
+
+    z->codec = "fast";
+    (void) mca_base_component_var_register(c, "codec",
+        "Lossless codec spec used for payloads: fast (default), fpc, dfcm, xorlz, lz4, zstd, "
+        "raw, with options as in \"zstd:level=3\". Must be the same on every rank",
+        MCA_BASE_VAR_TYPE_STRING, NULL, 0, 0, OPAL_INFO_LVL_3, MCA_BASE_VAR_SCOPE_READONLY,
+        &z->codec);
+
+    z->lossy = "";
+    (void) mca_base_component_var_register(c, "lossy",
+        "Lossy stage applied to MPI_DOUBLE/MPI_FLOAT payloads before the codec, e.g. "
+        "\"trunc:20\" (drop 20 mantissa bits), \"f32\", \"abs:1e-6\", \"rel:1e-4\". Empty "
+        "(default) keeps results bit-identical. Changes results: use only where the application "
+        "tolerates it",
+        MCA_BASE_VAR_TYPE_STRING, NULL, 0, 0, OPAL_INFO_LVL_3, MCA_BASE_VAR_SCOPE_READONLY,
+        &z->lossy);
+
+    /* 16 KiB: below it a message is latency bound, and the codec's fixed cost (a few us)
+     * would be a visible share of the transfer time; above it bandwidth dominates. */
+    z->threshold = 16384;
+    (void) mca_base_component_var_register(c, "threshold",
+        "Smallest payload in bytes worth compressing (per message for bcast, per block for "
+        "alltoallv/gatherv). Smaller bcasts go to the previous component unchanged. Must be the "
+        "same on every rank",
+        MCA_BASE_VAR_TYPE_SIZE_T, NULL, 0, 0, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY,
+        &z->threshold);
+
+    z->block_size = 0;
+    (void) mca_base_component_var_register(c, "block_size",
+        "Codec block size in bytes (0: codec default, 64 KiB)",
+        MCA_BASE_VAR_TYPE_SIZE_T, NULL, 0, 0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY,
+        &z->block_size);
+
+    z->segment_size = 262144;
+    (void) mca_base_component_var_register(c, "segment_size",
+        "Bcast pipeline segment in bytes: each segment is compressed into its own frame and "
+        "forwarded by interior ranks as soon as it arrives. Must be the same on every rank",
+        MCA_BASE_VAR_TYPE_SIZE_T, NULL, 0, 0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY,
+        &z->segment_size);
+
+    z->verbose = 0;
+    (void) mca_base_component_var_register(c, "verbose",
+        "Verbosity: 1 reports why zip steps aside on a communicator and per-rank statistics, "
+        "10 traces every call",
+        MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_LOCAL,
+        &z->verbose);
+
+    z->stats = 0;
+    (void) mca_base_component_var_register(c, "stats",
+        "1: print a compression summary (calls, calls compressed, bytes in/out, ratio, codec "
+        "seconds per collective) from rank 0 at MPI_Finalize; with verbose >= 1 every rank "
+        "prints its own",
+        MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_LOCAL,
+        &z->stats);
+
+    z->force_local = false;
+    (void) mca_base_component_var_register(c, "force_local",
+        "Compress even on communicators whose ranks all share one node (shared memory is "
+        "faster than any codec there; meant for testing)",
+        MCA_BASE_VAR_TYPE_BOOL, NULL, 0, 0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY,
+        &z->force_local);
+
+    return OMPI_SUCCESS;
+}
+
+static int zip_open(void)
+{
+    mca_coll_zip_component_t *z = &mca_coll_zip_component;
+
+    z->output = opal_output_open(NULL);
+    opal_output_set_verbosity(z->output, z->verbose);
+
+    const char *codec = (NULL != z->codec && '\0' != z->codec[0]) ? z->codec : "fast";
+    if (NULL != z->lossy && '\0' != z->lossy[0]) {
+        if (opal_asprintf(&z->codec_spec, "%s+%s", z->lossy, codec) < 0) {
+            return OMPI_ERR_OUT_OF_RESOURCE;
+        }
+    } else {
+        z->codec_spec = strdup(codec);
+        if (NULL == z->codec_spec) {
+            return OMPI_ERR_OUT_OF_RESOURCE;
+        }
+    }
+    memset(z->op_stats, 0, sizeof(z->op_stats));
+    return OMPI_SUCCESS;
+}
+
+static int zip_close(void)
+{
+    mca_coll_zip_component_t *z = &mca_coll_zip_component;
+
+    mca_coll_zip_stats_report();
+    free(z->codec_spec);
+    z->codec_spec = NULL;
+    if (z->output >= 0) {
+        opal_output_close(z->output);
+        z->output = -1;
+    }
+    return OMPI_SUCCESS;
+}

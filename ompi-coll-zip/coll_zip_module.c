@@ -1,0 +1,202 @@
+/*
+ * coll/zip module life cycle: whether to run on a communicator (comm_query), what to stand
+ * in front of (enable), and releasing it again (destructor).
+ */
+#include "ompi_config.h"
+
+#include <string.h>
+
+#include "opal/util/argv.h"
+#include "opal/util/output.h"
+
+#include "mpi.h"
+#include "ompi/constants.h"
+#include "ompi/communicator/communicator.h"
+#include "ompi/group/group.h"
+#include "ompi/mca/coll/base/base.h"
+#include "ompi/mca/rte/rte.h"
+
+#include "coll_zip.h"
+#include "coll_zip_help.h"
+
+static int zip_module_enable(mca_coll_base_module_t *module, struct ompi_communicator_t *comm);
+
+static void zip_module_construct(mca_coll_zip_module_t *m)
+{
+    m->previous_bcast = NULL;
+    m->previous_bcast_module = NULL;
+    m->previous_alltoallv = NULL;
+    m->previous_alltoallv_module = NULL;
+    m->previous_gatherv = NULL;
+    m->previous_gatherv_module = NULL;
+    m->codec = NULL;
+}
+
+static void zip_module_destruct(mca_coll_zip_module_t *m)
+{
+    if (NULL != m->previous_bcast_module) OBJ_RELEASE(m->previous_bcast_module);
+    if (NULL != m->previous_alltoallv_module) OBJ_RELEASE(m->previous_alltoallv_module);
+    if (NULL != m->previous_gatherv_module) OBJ_RELEASE(m->previous_gatherv_module);
+    if (NULL != m->codec) zip_ctx_destroy(m->codec);
+}
+
+OBJ_CLASS_INSTANCE(mca_coll_zip_module_t, mca_coll_base_module_t, zip_module_construct,
+                   zip_module_destruct);
+
+/* "--mca coll zip" keeps every other coll component from opening, and zip cannot run alone. */
+static bool coll_framework_excludes_fallbacks(const char *selection)
+{
+    if (NULL == selection || '\0' == selection[0] || '^' == selection[0]) {
+        return false;
+    }
+    char **names = opal_argv_split(selection, ',');
+    bool has_fallback = false;
+    for (int i = 0; NULL != names && NULL != names[i]; ++i) {
+        if (0 == strcmp(names[i], "basic") || 0 == strcmp(names[i], "tuned")) {
+            has_fallback = true;
+        }
+    }
+    opal_argv_free(names);
+    return !has_fallback;
+}
+
+/* The temporal codec keys frames to the previous message of a stream, which the receivers of
+ * a collective do not share. */
+static void reject_temporal_codec(void)
+{
+    mca_coll_zip_component_t *z = &mca_coll_zip_component;
+    if (NULL == strstr(z->codec_spec, "temporal")) {
+        return;
+    }
+    mca_coll_zip_show_help("temporal codec",
+                           "codec spec \"%s\" uses the temporal codec, which collectives cannot "
+                           "use; using \"fast\"",
+                           z->codec_spec);
+    free(z->codec_spec);
+    z->codec_spec = strdup("fast");
+}
+
+int mca_coll_zip_init_query(bool enable_progress_threads, bool enable_mpi_threads)
+{
+    mca_coll_zip_component_t *z = &mca_coll_zip_component;
+    (void) enable_progress_threads;
+    (void) enable_mpi_threads;
+
+    mca_coll_zip_help_init();
+    mca_coll_zip_stats_set_rank((int) OMPI_PROC_MY_NAME->vpid);
+    if (coll_framework_excludes_fallbacks(ompi_coll_base_framework.framework_selection)) {
+        mca_coll_zip_show_help("coll zip alone",
+                               "the coll framework was restricted to \"%s\"; zip needs "
+                               "coll/tuned and coll/basic to fall back on. Do not use "
+                               "\"--mca coll zip\"; type \"--mca coll_zip_priority 40\" instead",
+                               ompi_coll_base_framework.framework_selection);
+        return OMPI_ERR_NOT_AVAILABLE;
+    }
+    if (z->priority <= 0) {
+        return OMPI_SUCCESS; /* off: comm_query says no without further checks */
+    }
+
+    reject_temporal_codec();
+    if (NULL == z->codec_spec) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    /* Validate the spec once, so a typo gives one message instead of one per communicator. */
+    zip_status_t status = ZIP_OK;
+    zip_ctx_t *probe = zip_ctx_create(z->codec_spec, &status);
+    if (NULL == probe) {
+        mca_coll_zip_show_help("bad codec", "cannot create codec \"%s\": %s; zip is disabled",
+                               z->codec_spec, zip_spec_error());
+        return OMPI_ERR_NOT_AVAILABLE;
+    }
+    zip_ctx_destroy(probe);
+    return OMPI_SUCCESS;
+}
+
+static bool all_ranks_on_this_node(struct ompi_communicator_t *comm)
+{
+    return !ompi_group_have_remote_peers(comm->c_local_group);
+}
+
+mca_coll_base_module_t *mca_coll_zip_comm_query(struct ompi_communicator_t *comm, int *priority)
+{
+    mca_coll_zip_component_t *z = &mca_coll_zip_component;
+    const char *no = NULL;
+    int level = 1; /* reasons a user who turned zip on may want to know */
+
+    if (z->priority <= 0) {
+        no = "coll_zip_priority is 0 (off)";
+        level = 10;
+    } else if (OMPI_COMM_IS_INTER(comm)) {
+        no = "inter-communicator";
+    } else if (comm == &ompi_mpi_comm_self.comm || ompi_comm_size(comm) < 2) {
+        no = "single-rank communicator";
+        level = 10;
+    } else if (!z->force_local && all_ranks_on_this_node(comm)) {
+        no = "all ranks share one node (shared memory beats compression; "
+             "coll_zip_force_local 1 overrides)";
+    }
+    if (NULL != no) {
+        opal_output_verbose(level, z->output, "coll:zip: not used on %s (cid %d): %s",
+                            comm->c_name, comm->c_contextid, no);
+        return NULL;
+    }
+
+    mca_coll_zip_module_t *m = OBJ_NEW(mca_coll_zip_module_t);
+    if (NULL == m) {
+        return NULL;
+    }
+    *priority = z->priority;
+    m->super.coll_module_enable = zip_module_enable;
+    m->super.coll_bcast = mca_coll_zip_bcast;
+    m->super.coll_alltoallv = mca_coll_zip_alltoallv;
+    m->super.coll_gatherv = mca_coll_zip_gatherv;
+    opal_output_verbose(10, z->output, "coll:zip: offered on %s (cid %d) with priority %d",
+                        comm->c_name, comm->c_contextid, *priority);
+    return &m->super;
+}
+
+static int zip_module_enable(mca_coll_base_module_t *module, struct ompi_communicator_t *comm)
+{
+    mca_coll_zip_component_t *z = &mca_coll_zip_component;
+    mca_coll_zip_module_t *m = (mca_coll_zip_module_t *) module;
+    const char *missing = NULL;
+
+    /* Modules are enabled in increasing priority, so c_coll holds what zip replaces. */
+#define ZIP_SAVE_PREVIOUS(name)                                             \
+    do {                                                                    \
+        if (NULL == comm->c_coll->coll_##name##_module) {                   \
+            missing = #name;                                                \
+        } else {                                                            \
+            m->previous_##name = comm->c_coll->coll_##name;                 \
+            m->previous_##name##_module = comm->c_coll->coll_##name##_module; \
+            OBJ_RETAIN(m->previous_##name##_module);                        \
+        }                                                                   \
+    } while (0)
+
+    ZIP_SAVE_PREVIOUS(bcast);
+    ZIP_SAVE_PREVIOUS(alltoallv);
+    ZIP_SAVE_PREVIOUS(gatherv);
+#undef ZIP_SAVE_PREVIOUS
+
+    if (NULL != missing) {
+        mca_coll_zip_show_help("missing collective",
+                               "on host %s with priority %d no lower-priority component "
+                               "provides %s to fall back on; zip is not used",
+                               ompi_process_info.nodename, z->priority, missing);
+        return OMPI_ERR_NOT_FOUND; /* the destructor releases what was retained */
+    }
+
+    zip_status_t status = ZIP_OK;
+    m->codec = zip_ctx_create(z->codec_spec, &status);
+    if (NULL == m->codec) {
+        opal_output(0, "coll:zip: cannot create codec \"%s\" for %s: %s", z->codec_spec,
+                    comm->c_name, zip_spec_error());
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    if (0 != z->block_size) {
+        (void) zip_ctx_set_block_size(m->codec, z->block_size);
+    }
+    opal_output_verbose(10, z->output, "coll:zip: enabled on %s (cid %d), codec %s", comm->c_name,
+                        comm->c_contextid, zip_ctx_spec(m->codec));
+    return OMPI_SUCCESS;
+}

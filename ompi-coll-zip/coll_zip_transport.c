@@ -1,0 +1,82 @@
+/*
+ * The algorithms' byte transport on top of the PML, the way coll/base talks to it. Messages
+ * carry MPI_BYTE; their length is capped by the int count of the PML interface.
+ */
+#include "ompi_config.h"
+
+#include <limits.h>
+
+#include "mpi.h"
+#include "ompi/constants.h"
+#include "ompi/communicator/communicator.h"
+#include "ompi/datatype/ompi_datatype.h"
+#include "ompi/mca/pml/pml.h"
+#include "ompi/request/request.h"
+
+#include "coll_zip.h"
+#include "algo/transport.h"
+
+static int pml_isend(void *ctx, const void *buf, size_t len, int peer, int tag, zip_req_t *req)
+{
+    if (len > INT_MAX) {
+        return OMPI_ERR_BAD_PARAM;
+    }
+    ompi_request_t *r = MPI_REQUEST_NULL;
+    int rc = MCA_PML_CALL(isend(buf, (int) len, MPI_BYTE, peer, tag, MCA_PML_BASE_SEND_STANDARD,
+                                (struct ompi_communicator_t *) ctx, &r));
+    *req = r;
+    return rc;
+}
+
+static int pml_irecv(void *ctx, void *buf, size_t cap, int peer, int tag, zip_req_t *req)
+{
+    if (cap > INT_MAX) {
+        return OMPI_ERR_BAD_PARAM;
+    }
+    ompi_request_t *r = MPI_REQUEST_NULL;
+    int rc = MCA_PML_CALL(irecv(buf, (int) cap, MPI_BYTE, peer, tag,
+                                (struct ompi_communicator_t *) ctx, &r));
+    *req = r;
+    return rc;
+}
+
+static int pml_wait(void *ctx, zip_req_t *req, size_t *len)
+{
+    ompi_status_public_t status;
+    ompi_request_t *r = (ompi_request_t *) *req;
+    (void) ctx;
+    int rc = ompi_request_wait(&r, &status);
+    *req = r;
+    if (NULL != len) {
+        *len = status._ucount;
+    }
+    return OMPI_SUCCESS != rc ? rc : status.MPI_ERROR;
+}
+
+static int pml_waitany(void *ctx, size_t n, zip_req_t *reqs, size_t *index, size_t *len)
+{
+    ompi_status_public_t status;
+    int which = MPI_UNDEFINED;
+    (void) ctx;
+    /* zip_req_t and ompi_request_t * are both plain object pointers. */
+    int rc = ompi_request_wait_any(n, (ompi_request_t **) reqs, &which, &status);
+    *index = MPI_UNDEFINED == which ? n : (size_t) which;
+    if (NULL != len) {
+        *len = status._ucount;
+    }
+    if (OMPI_SUCCESS != rc) {
+        return rc;
+    }
+    return MPI_UNDEFINED == which ? OMPI_SUCCESS : status.MPI_ERROR;
+}
+
+void mca_coll_zip_transport_init(struct zip_transport *t, struct ompi_communicator_t *comm)
+{
+    t->ctx = comm;
+    t->rank = ompi_comm_rank(comm);
+    t->size = ompi_comm_size(comm);
+    t->isend = pml_isend;
+    t->irecv = pml_irecv;
+    t->wait = pml_wait;
+    t->waitany = pml_waitany;
+}
