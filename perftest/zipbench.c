@@ -34,7 +34,7 @@ static void usage(void)
            "  --mode LABEL      row label: default, tuned-bcast-6, zip, ... (default: default)\n"
            "  --link LABEL      network label (default $NETEMU_LINK or 'local')\n"
            "  --csv FILE        append rows op,dataset,ranks,link,bytes,mode,latency_us,ratio\n"
-           "  --codec SPEC      codec whose ratio zip rows report (default $ZIPBENCH_CODEC or fast)\n"
+           "  --codec SPEC      codec whose ratio zip rows report (default: the zip component's)\n"
            "  --require-zip     fail unless the zip coll component is loaded\n"
            "  --budget S --rse X --warmup N --min-reps N --max-reps N   stopping rule\n"
            "                    (default 1.0 s, 0.02, 2, 5, 1000)\n",
@@ -43,9 +43,9 @@ static void usage(void)
 
 static int parse(int argc, char **argv, options *o)
 {
-    const char *env_link = getenv("NETEMU_LINK"), *env_codec = getenv("ZIPBENCH_CODEC");
+    const char *env_link = getenv("NETEMU_LINK");
     *o = (options){.mode = "default", .link = env_link ? env_link : "local",
-                   .codec = env_codec ? env_codec : "fast", .min_bytes = 1024,
+                   .min_bytes = 1024,
                    .max_bytes = 16 << 20, .step = 2,
                    .t = {.warmup = 2, .min_reps = 5, .max_reps = 1000, .rse = 0.02, .budget_s = 1.0}};
     snprintf(o->ops, sizeof o->ops, "bcast,alltoallv,gatherv");
@@ -89,6 +89,33 @@ static int zip_loaded(void)
     return rc == MPI_SUCCESS;
 }
 
+/* Reads a string MCA variable through MPI_T into buf; returns 0 when it exists. */
+static int read_cvar(const char *name, char *buf, int len)
+{
+    int provided, idx, count, rc = -1;
+    MPI_T_cvar_handle h;
+    MPI_T_init_thread(MPI_THREAD_SINGLE, &provided);
+    if (MPI_T_cvar_get_index(name, &idx) == MPI_SUCCESS &&
+        MPI_T_cvar_handle_alloc(idx, NULL, &h, &count) == MPI_SUCCESS) {
+        buf[0] = 0;
+        if (count <= len && MPI_T_cvar_read(h, buf) == MPI_SUCCESS) rc = 0;
+        MPI_T_cvar_handle_free(&h);
+    }
+    MPI_T_finalize();
+    return rc;
+}
+
+/* The codec spec the zip component runs with, so that the ratio column describes it. */
+static void zip_codec_spec(char *spec, size_t len)
+{
+    char codec[256] = "", lossy[256] = "";
+    if (read_cvar("coll_zip_codec", codec, sizeof codec) || !codec[0]) snprintf(codec, sizeof codec, "fast");
+    if (!read_cvar("coll_zip_lossy", lossy, sizeof lossy) && lossy[0] && strcmp(lossy, "none"))
+        snprintf(spec, len, "%s+%s", lossy, codec);
+    else
+        snprintf(spec, len, "%s", codec);
+}
+
 static long next_size(const options *o, long cur, const char **cursor)
 {
     if (o->sizes[0]) {
@@ -128,9 +155,13 @@ int main(int argc, char **argv)
         if (ftell(csv) == 0) fprintf(csv, "op,dataset,ranks,link,bytes,mode,latency_us,ratio\n");
     }
     int is_zip = !strncmp(o.mode, "zip", 3);
+    char spec[600];
+    if (o.codec) snprintf(spec, sizeof spec, "%s", o.codec);
+    else if (is_zip) zip_codec_spec(spec, sizeof spec);
+    else snprintf(spec, sizeof spec, "fast");
     if (!rank)
-        printf("# zipbench ranks=%d link=%s mode=%s\n%-10s %-14s %10s %-14s %12s %9s %5s %7s\n",
-               size, o.link, o.mode, "op", "dataset", "bytes", "mode", "latency_us", "stderr",
+        printf("# zipbench ranks=%d link=%s mode=%s codec=%s\n%-10s %-14s %10s %-14s %12s %9s %5s %7s\n",
+               size, o.link, o.mode, is_zip ? spec : "-", "op", "dataset", "bytes", "mode", "latency_us", "stderr",
                "reps", "ratio");
     long failures = 0;
     char dsl[sizeof o.datasets], *dsave = NULL;
@@ -144,7 +175,7 @@ int main(int argc, char **argv)
                 if (!rank) fprintf(stderr, "zipbench: unknown data set '%s'\n", ds);
                 MPI_Abort(MPI_COMM_WORLD, 2);
             }
-            double ratio = is_zip && !rank ? zb_ratio(o.codec, F, n) : 1.0;
+            double ratio = is_zip && !rank ? zb_ratio(spec, F, n) : 1.0;
             char opl[sizeof o.ops], *osave = NULL;
             snprintf(opl, sizeof opl, "%s", o.ops);
             for (char *name = strtok_r(opl, ",", &osave); name; name = strtok_r(NULL, ",", &osave)) {
