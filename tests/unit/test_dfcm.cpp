@@ -1,0 +1,164 @@
+// Unit tests of the dfcm block codec (codecs/src/dfcm.cpp), through the BlockCodec interface.
+#include "block_codec_checks.hpp"
+#include "codec_registry.hpp"
+#include "dfcm.hpp"
+
+using namespace codectest;
+
+namespace {
+
+std::unique_ptr<zip::BlockCodec> dfcm_default() { return zip::make_dfcm(std::string_view{}); }
+CodecFactory dfcm_bits(unsigned bits)
+{
+    return [bits] { return zip::make_dfcm("bits=" + std::to_string(bits)); };
+}
+
+}  // namespace
+
+TEST(Dfcm, RoundTripsSmoothDoublesAndShrinksThem)
+{
+    Bytes raw = smooth(ZIP_TYPE_F64, 8192);
+    size_t len = expect_round_trip(dfcm_default, raw, ZIP_TYPE_F64);
+    EXPECT_LT(len, raw.size() * 3 / 4);
+}
+
+TEST(Dfcm, PredictsAConstantStrideExactlyAfterWarmUp)
+{
+    // Equal integer differences of the bit patterns: after warm-up every prediction is exact and
+    // costs one 4-bit code (code 15, no EBits).
+    std::vector<uint64_t> v(8192);
+    for (size_t i = 0; i < v.size(); ++i)
+        v[i] = 0x4000000000000000ull + 12345 * i;
+    size_t len = expect_round_trip(dfcm_default, as_bytes(v), ZIP_TYPE_F64);
+    EXPECT_LT(len, v.size() / 2 + 200);
+}
+
+TEST(Dfcm, CorrectsDriftWhenStoredDeltasAgree)
+{
+    // Second differences constant: the drift correction predicts d'' + (d'' - d') exactly.
+    std::vector<uint64_t> v(8192);
+    for (size_t i = 0; i < v.size(); ++i)
+        v[i] = 0x4000000000000000ull + 3 * i * i;
+    size_t len = expect_round_trip(dfcm_default, as_bytes(v), ZIP_TYPE_F64);
+    EXPECT_LT(len, v.size());
+}
+
+TEST(Dfcm, RoundTripsRandomBits)
+{
+    for (zip_elem_type_t type : {ZIP_TYPE_F64, ZIP_TYPE_F32, ZIP_TYPE_BYTES})
+        expect_round_trip(dfcm_default, random_bytes(65536, 3), type);
+}
+
+TEST(Dfcm, RoundTripsNanPayloadsBitExact)
+{
+    expect_round_trip(dfcm_default, as_bytes(special_f64_bits()), ZIP_TYPE_F64);
+    expect_round_trip(dfcm_default, as_bytes(special_f32_bits()), ZIP_TYPE_F32);
+}
+
+TEST(Dfcm, RoundTripsSignedZerosInfinitiesAndDenormals)
+{
+    std::vector<double> d;
+    for (int i = 0; i < 300; ++i)
+        for (double v : {0.0, -0.0, std::numeric_limits<double>::infinity(),
+                         -std::numeric_limits<double>::infinity(),
+                         std::numeric_limits<double>::denorm_min() * (i + 1),
+                         -std::numeric_limits<double>::denorm_min() * i,
+                         std::numeric_limits<double>::min(), std::numeric_limits<double>::max()})
+            d.push_back(v);
+    expect_round_trip(dfcm_default, as_bytes(d), ZIP_TYPE_F64);
+}
+
+TEST(Dfcm, RoundTripsTinyAndOddSizesOfEveryType)
+{
+    for (zip_elem_type_t type : {ZIP_TYPE_F64, ZIP_TYPE_F32, ZIP_TYPE_BYTES})
+        for (size_t count : {0, 1, 2, 3, 7, 8, 9, 15, 16, 17, 255, 256, 257, 511, 513, 1000}) {
+            SCOPED_TRACE(testing::Message() << "type " << type << " count " << count);
+            expect_round_trip(dfcm_default, smooth(type, count), type);
+            expect_round_trip(dfcm_default, random_bytes(count * elem_size(type), count), type);
+        }
+}
+
+TEST(Dfcm, RoundTripsOneMillionDoublesInOneBlock)
+{
+    expect_round_trip(dfcm_default, smooth(ZIP_TYPE_F64, 1 << 20), ZIP_TYPE_F64);
+}
+
+TEST(Dfcm, RoundTripsAtEveryAlignment)
+{
+    for (zip_elem_type_t type : {ZIP_TYPE_F64, ZIP_TYPE_F32, ZIP_TYPE_BYTES})
+        for (size_t src_off = 0; src_off < 8; ++src_off)
+            for (size_t dst_off = 0; dst_off < 8; dst_off += 3)
+                expect_round_trip(dfcm_default, smooth(type, 1001), type, src_off, dst_off);
+}
+
+TEST(Dfcm, RoundTripsWithEveryTableSize)
+{
+    for (unsigned bits = zip::DfcmCodec::kMinBits; bits <= zip::DfcmCodec::kMaxBits; ++bits)
+        expect_round_trip(dfcm_bits(bits), smooth(ZIP_TYPE_F64, 5000), ZIP_TYPE_F64);
+}
+
+TEST(Dfcm, NeverWritesPastCapAndFailsCleanlyWhenTooSmall)
+{
+    expect_capacity_respected(dfcm_default, smooth(ZIP_TYPE_F64, 1000), ZIP_TYPE_F64);
+    expect_capacity_respected(dfcm_default, random_bytes(4001, 5), ZIP_TYPE_BYTES);
+    expect_capacity_respected(dfcm_default, smooth(ZIP_TYPE_F32, 999), ZIP_TYPE_F32);
+}
+
+TEST(Dfcm, RejectsEveryTruncationOfABlock)
+{
+    expect_every_truncation_rejected(dfcm_default, smooth(ZIP_TYPE_F64, 61), ZIP_TYPE_F64);
+    expect_every_truncation_rejected(dfcm_default, smooth(ZIP_TYPE_F32, 61), ZIP_TYPE_F32);
+    expect_every_truncation_rejected(dfcm_default, random_bytes(99, 1), ZIP_TYPE_BYTES);
+}
+
+TEST(Dfcm, SurvivesBitFlipsAndGarbageWithoutStrayAccess)
+{
+    expect_corruption_survived(dfcm_default, smooth(ZIP_TYPE_F64, 300), ZIP_TYPE_F64, 1);
+    expect_corruption_survived(dfcm_default, smooth(ZIP_TYPE_F32, 301), ZIP_TYPE_F32, 2);
+    expect_corruption_survived(dfcm_default, random_bytes(1003, 3), ZIP_TYPE_BYTES, 3);
+}
+
+TEST(Dfcm, RejectsNonZeroPaddingAndThe32BitVariantsUnusedCodes)
+{
+    auto codec = dfcm_default();
+    // One double, code 14 (8 EBits), one EBits byte: valid. Codes in the unused high nibble or
+    // an extra byte are not.
+    EXPECT_EQ(decode_exact(*codec, {0x0e, 0x5a}, ZIP_TYPE_F64, 8), ZIP_OK);
+    EXPECT_EQ(decode_exact(*codec, {0x1e, 0x5a}, ZIP_TYPE_F64, 8), ZIP_E_CORRUPT);
+    EXPECT_EQ(decode_exact(*codec, {0x0e, 0x5a, 0x00}, ZIP_TYPE_F64, 8), ZIP_E_CORRUPT);
+    // One double, code 13 (12 EBits): the top 4 bits of the second byte are padding.
+    EXPECT_EQ(decode_exact(*codec, {0x0d, 0x5a, 0x05}, ZIP_TYPE_F64, 8), ZIP_OK);
+    EXPECT_EQ(decode_exact(*codec, {0x0d, 0x5a, 0x15}, ZIP_TYPE_F64, 8), ZIP_E_CORRUPT);
+    // One float, code 9: more zero nibbles than a float has.
+    EXPECT_EQ(decode_exact(*codec, {0x09}, ZIP_TYPE_F32, 4), ZIP_E_CORRUPT);
+}
+
+TEST(Dfcm, CodesEachBlockIndependently)
+{
+    expect_blocks_independent(dfcm_default, ZIP_TYPE_F64);
+    expect_blocks_independent(dfcm_default, ZIP_TYPE_F32);
+}
+
+TEST(Dfcm, ParsesTableBitsAndRejectsBadOptions)
+{
+    EXPECT_EQ(zip::make_dfcm("bits=12")->param(), 12u);
+    EXPECT_EQ(dfcm_default()->param(), 15u);
+    EXPECT_THROW(zip::make_dfcm("bits=3"), zip::SpecError);
+    EXPECT_THROW(zip::make_dfcm("bits=21"), zip::SpecError);
+    EXPECT_THROW(zip::make_dfcm("order=3"), zip::SpecError);
+}
+
+TEST(Dfcm, BuildsFromFrameParamAndRefusesInvalidOnes)
+{
+    EXPECT_EQ(zip::make_dfcm(0u)->param(), 15u);
+    EXPECT_EQ(zip::make_dfcm(10u)->param(), 10u);
+    EXPECT_EQ(zip::make_dfcm(3u), nullptr);
+    EXPECT_EQ(zip::make_dfcm(21u), nullptr);
+    EXPECT_EQ(zip::make_dfcm(0x10fu), nullptr);
+}
+
+TEST(Dfcm, ReportsItsTableMemory)
+{
+    // The paper's 2^15 lines of two 64-bit deltas: 512 KiB.
+    EXPECT_EQ(dfcm_default()->memory_bytes(), 512u * 1024u);
+}

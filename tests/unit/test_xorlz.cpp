@@ -1,0 +1,123 @@
+// Unit tests of the xorlz block codec (codecs/src/xorlz.cpp), through the BlockCodec interface.
+#include "block_codec_checks.hpp"
+#include "codec_registry.hpp"
+#include "xorlz.hpp"
+
+using namespace codectest;
+
+namespace {
+
+std::unique_ptr<zip::BlockCodec> xorlz() { return zip::make_xorlz(std::string_view{}); }
+
+}  // namespace
+
+TEST(XorLz, RoundTripsSmoothDoublesAndShrinksThem)
+{
+    Bytes raw = smooth(ZIP_TYPE_F64, 8192);
+    size_t len = expect_round_trip(xorlz, raw, ZIP_TYPE_F64);
+    EXPECT_LT(len, raw.size() * 9 / 10);
+}
+
+TEST(XorLz, CodesARepeatedValueInFourBits)
+{
+    std::vector<double> d(8192, 3.25);
+    size_t len = expect_round_trip(xorlz, as_bytes(d), ZIP_TYPE_F64);
+    EXPECT_EQ(len, d.size() / 2 + 8);  // headers + the first value's 64 bits
+}
+
+TEST(XorLz, MatchesTheFormatOnAHandWorkedExample)
+{
+    // 1.0 = 0x3ff0000000000000: XOR with 0 has no leading zero nibble -> code 0, 64 EBits.
+    // 1.5 = 0x3ff8000000000000: XOR with 1.0 = 0x0008000000000000 -> code 3, 52 EBits.
+    std::vector<double> d = {1.0, 1.5};
+    auto codec = xorlz();
+    Bytes block = compress(*codec, as_bytes(d), ZIP_TYPE_F64, 64);
+    Bytes expected = {0x30,                                            // headers: 0 | 3 << 4
+                      0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xf0, 0x3f,  // 1.0, LSB first
+                      0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x08};       // 52 bits, 4 bits padding
+    EXPECT_EQ(block, expected);
+}
+
+TEST(XorLz, RoundTripsRandomBits)
+{
+    for (zip_elem_type_t type : {ZIP_TYPE_F64, ZIP_TYPE_F32, ZIP_TYPE_BYTES})
+        expect_round_trip(xorlz, random_bytes(65536, 3), type);
+}
+
+TEST(XorLz, RoundTripsNanPayloadsBitExact)
+{
+    expect_round_trip(xorlz, as_bytes(special_f64_bits()), ZIP_TYPE_F64);
+    expect_round_trip(xorlz, as_bytes(special_f32_bits()), ZIP_TYPE_F32);
+}
+
+TEST(XorLz, RoundTripsSignedZerosInfinitiesAndDenormals)
+{
+    std::vector<double> d;
+    for (int i = 0; i < 300; ++i)
+        for (double v : {0.0, -0.0, std::numeric_limits<double>::infinity(),
+                         -std::numeric_limits<double>::infinity(),
+                         std::numeric_limits<double>::denorm_min() * (i + 1),
+                         -std::numeric_limits<double>::denorm_min() * i,
+                         std::numeric_limits<double>::min(), std::numeric_limits<double>::max()})
+            d.push_back(v);
+    expect_round_trip(xorlz, as_bytes(d), ZIP_TYPE_F64);
+}
+
+TEST(XorLz, RoundTripsTinyAndOddSizesOfEveryType)
+{
+    for (zip_elem_type_t type : {ZIP_TYPE_F64, ZIP_TYPE_F32, ZIP_TYPE_BYTES})
+        for (size_t count : {0, 1, 2, 3, 7, 8, 9, 15, 16, 17, 255, 256, 257, 511, 513, 1000}) {
+            SCOPED_TRACE(testing::Message() << "type " << type << " count " << count);
+            expect_round_trip(xorlz, smooth(type, count), type);
+            expect_round_trip(xorlz, random_bytes(count * elem_size(type), count), type);
+        }
+}
+
+TEST(XorLz, RoundTripsOneMillionDoublesInOneBlock)
+{
+    expect_round_trip(xorlz, smooth(ZIP_TYPE_F64, 1 << 20), ZIP_TYPE_F64);
+}
+
+TEST(XorLz, RoundTripsAtEveryAlignment)
+{
+    for (zip_elem_type_t type : {ZIP_TYPE_F64, ZIP_TYPE_F32, ZIP_TYPE_BYTES})
+        for (size_t src_off = 0; src_off < 8; ++src_off)
+            for (size_t dst_off = 0; dst_off < 8; dst_off += 3)
+                expect_round_trip(xorlz, smooth(type, 1001), type, src_off, dst_off);
+}
+
+TEST(XorLz, NeverWritesPastCapAndFailsCleanlyWhenTooSmall)
+{
+    expect_capacity_respected(xorlz, smooth(ZIP_TYPE_F64, 1000), ZIP_TYPE_F64);
+    expect_capacity_respected(xorlz, random_bytes(4001, 5), ZIP_TYPE_BYTES);
+    expect_capacity_respected(xorlz, smooth(ZIP_TYPE_F32, 999), ZIP_TYPE_F32);
+}
+
+TEST(XorLz, RejectsEveryTruncationOfABlock)
+{
+    expect_every_truncation_rejected(xorlz, smooth(ZIP_TYPE_F64, 61), ZIP_TYPE_F64);
+    expect_every_truncation_rejected(xorlz, smooth(ZIP_TYPE_F32, 61), ZIP_TYPE_F32);
+    expect_every_truncation_rejected(xorlz, random_bytes(99, 1), ZIP_TYPE_BYTES);
+}
+
+TEST(XorLz, SurvivesBitFlipsAndGarbageWithoutStrayAccess)
+{
+    expect_corruption_survived(xorlz, smooth(ZIP_TYPE_F64, 300), ZIP_TYPE_F64, 1);
+    expect_corruption_survived(xorlz, smooth(ZIP_TYPE_F32, 301), ZIP_TYPE_F32, 2);
+    expect_corruption_survived(xorlz, random_bytes(1003, 3), ZIP_TYPE_BYTES, 3);
+}
+
+TEST(XorLz, CodesEachBlockIndependently)
+{
+    expect_blocks_independent(xorlz, ZIP_TYPE_F64);
+    expect_blocks_independent(xorlz, ZIP_TYPE_BYTES);
+}
+
+TEST(XorLz, TakesNoOptionsAndOnlyParamZero)
+{
+    EXPECT_EQ(xorlz()->param(), 0u);
+    EXPECT_EQ(xorlz()->memory_bytes(), 0u);
+    EXPECT_THROW(zip::make_xorlz("bits=12"), zip::SpecError);
+    EXPECT_NE(zip::make_xorlz(0u), nullptr);
+    EXPECT_EQ(zip::make_xorlz(1u), nullptr);
+}
