@@ -90,7 +90,8 @@ size_t table_bytes(unsigned bits) { return (size_t(1) << bits) * 2 * sizeof(uint
 }  // namespace
 
 DfcmCodec::DfcmCodec(unsigned table_bits)
-    : table_bits_(table_bits), table_(std::make_unique_for_overwrite<uint8_t[]>(table_bytes(table_bits)))
+    : table_bits_(table_bits),
+      table_(std::make_unique_for_overwrite<uint8_t[]>(table_bytes(table_bits)))
 {
 }
 

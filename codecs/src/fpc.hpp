@@ -14,7 +14,7 @@ public:
     static constexpr unsigned kMaxBits = 24;
     static constexpr unsigned kDefaultBits = 12;  // why 12: measurements in fpc.cpp
 
-    // table_bits in [kMinBits, kMaxBits]: each of the two predictor tables has 2^table_bits entries.
+    // table_bits in [kMinBits, kMaxBits]: each predictor table has 2^table_bits entries.
     explicit FpcCodec(unsigned table_bits);
 
     CodecId id() const override { return CodecId::Fpc; }
