@@ -34,6 +34,7 @@
 #include <algorithm>
 #include <cstring>
 #include <limits>
+#include <cstdlib>
 
 #include "codec_registry.hpp"
 #include "fast_transpose.hpp"
@@ -46,10 +47,13 @@ struct FastCodec::Lz4State {
 
 namespace {
 
-using fast_detail::transposer;
+using fast_detail::kernels;
 
 constexpr unsigned kMaxAccel = 64;
-enum PlaneMode : unsigned { kZero = 0, kRaw = 1, kLz4 = 2 };
+// A residual plane goes to LZ4 only if at least this share (in 1/256) of its bytes repeat the
+// byte before; see repeat_share(). Measurements in docs/fast-codec.md.
+unsigned kMinRepeatShare = getenv("FAST_REP") ? atoi(getenv("FAST_REP")) : 128;
+enum PlaneMode : unsigned { kZero = 0, kRaw = 1, kLz4 = 2, kPacked = 3 };
 
 size_t element_width(zip_elem_type_t type)
 {
@@ -92,76 +96,46 @@ template <class U> inline U load(const uint8_t *p)
 }
 template <class U> inline void store(uint8_t *p, U v) { std::memcpy(p, &v, sizeof v); }
 
-template <class U> inline U zigzag(U d)
+// Undoes the prediction in place on the (already un-zigzagged) residuals stored, unaligned, at
+// buf; seed is x[0]. The residuals are computed by the split kernels (fast_transpose.cpp):
+// zigzag(x[i] - prediction) with x[-1] = x[-2] = x[0], so the block header carries x[0] and the
+// first residuals are small too (a large one would spoil the all-zero high planes).
+template <class U> void unpredict(uint8_t *buf, size_t count, FastPredictor pred, U seed)
 {
-    using S = std::make_signed_t<U>;
-    return static_cast<U>((d << 1) ^ static_cast<U>(static_cast<S>(d) >> (8 * sizeof(U) - 1)));
-}
-template <class U> inline U unzigzag(U r) { return static_cast<U>((r >> 1) ^ (U{0} - (r & 1))); }
-
-// Residuals of `count` elements at src into out; returns the OR of all residuals, whose zero
-// bytes mark the all-zero planes.
-template <class U>
-U predict(const uint8_t *src, size_t count, FastPredictor pred, U *out)
-{
-    U any = 0;
-    U p1 = 0, p2 = 0;
-    switch (pred) {
-    case FastPredictor::None:
+    if (pred == FastPredictor::Delta1) {
+        U x = seed;
         for (size_t i = 0; i < count; ++i) {
-            U x = load<U>(src + i * sizeof(U));
-            out[i] = x;
-            any |= x;
-        }
-        break;
-    case FastPredictor::Delta1:
-        for (size_t i = 0; i < count; ++i) {
-            U x = load<U>(src + i * sizeof(U));
-            U r = zigzag<U>(x - p1);
-            p1 = x;
-            out[i] = r;
-            any |= r;
-        }
-        break;
-    case FastPredictor::Delta2:
-        for (size_t i = 0; i < count; ++i) {
-            U x = load<U>(src + i * sizeof(U));
-            U r = zigzag<U>(x - (2 * p1 - p2));
-            p2 = p1;
-            p1 = x;
-            out[i] = r;
-            any |= r;
-        }
-        break;
-    }
-    return any;
-}
-
-// Inverse of predict(), in place on the residuals stored (unaligned) at buf.
-template <class U> void unpredict(uint8_t *buf, size_t count, FastPredictor pred)
-{
-    switch (pred) {
-    case FastPredictor::None:
-        break;
-    case FastPredictor::Delta1: {
-        U x = 0;
-        for (size_t i = 0; i < count; ++i) {
-            x += unzigzag<U>(load<U>(buf + i * sizeof(U)));
+            x += load<U>(buf + i * sizeof(U));
             store<U>(buf + i * sizeof(U), x);
         }
-        break;
-    }
-    case FastPredictor::Delta2: {
+    } else if (pred == FastPredictor::Delta2) {
         // x[i] - x[i-1] = d[i] = d[i-1] + residual: two running sums, one add of latency each.
-        U x = 0, d = 0;
+        U x = seed, d = 0;
         for (size_t i = 0; i < count; ++i) {
-            d += unzigzag<U>(load<U>(buf + i * sizeof(U)));
+            d += load<U>(buf + i * sizeof(U));
             x += d;
             store<U>(buf + i * sizeof(U), x);
         }
-        break;
     }
+}
+
+// What the coder needs to know about a plane: the share (in 1/256) of bytes equal to the byte
+// before them, and the OR of all bytes (its bit length is the packed width). LZ4 gains on
+// residual planes come from such runs: measured, LZ4 output/input ~ 2.5 (1 - share) at most.
+struct PlaneStats {
+    unsigned repeat_share;
+    unsigned bits;  // 0..8
+};
+
+PlaneStats plane_stats(const uint8_t *p, size_t count)
+{
+    size_t same = 0;
+    unsigned any = p[0];
+    for (size_t i = 1; i < count; ++i) {
+        same += p[i] == p[i - 1];
+        any |= p[i];
     }
+    return {static_cast<unsigned>(same * 256 / count), any ? 32u - __builtin_clz(any) : 0u};
 }
 
 }  // namespace
@@ -194,7 +168,6 @@ FastCodec::~FastCodec() = default;
 void FastCodec::reserve(size_t n)
 {
     if (planes_.size() < n) {
-        residuals_.resize((n + 7) / 8);
         planes_.resize(n);
         zeros_.resize(n / 4);
     }
@@ -202,44 +175,66 @@ void FastCodec::reserve(size_t n)
 
 size_t FastCodec::memory_bytes() const
 {
-    return sizeof(Lz4State) + residuals_.size() * sizeof(uint64_t) + planes_.size() +
-           zeros_.size();
+    return sizeof(Lz4State) + planes_.size() + zeros_.size();
 }
 
-// Writes the block (header and planes[width-1] .. planes[0]) into dst; 0 if it exceeds cap.
+// Writes the block (header, seed, planes[width-1] .. planes[0]) into dst; 0 if over cap.
 size_t FastCodec::compress_planes(const uint8_t *const *planes, size_t width, size_t count,
-                                  uint64_t nonzero_bytes, FastPredictor pred, uint8_t *dst,
-                                  size_t cap)
+                                  uint64_t nonzero_bytes, FastPredictor pred, const uint8_t *seed,
+                                  uint8_t *dst, size_t cap)
 {
     const size_t nmode = mode_bytes(width), lenbytes = length_field_bytes(count);
-    size_t pos = 1 + nmode;
+    const size_t nseed = seed ? width : 0;
+    size_t pos = 1 + nmode + nseed;
     if (pos > cap)
         return 0;
     dst[0] = static_cast<uint8_t>(pred);
     std::memset(dst + 1, 0, nmode);
-    // LZ4 must save at least 1/16 of a plane to be worth its decode time; planes that do not
-    // reach it are mantissa noise and so are all less significant ones.
+    if (nseed)
+        std::memcpy(dst + 1 + nmode, seed, nseed);
+    // LZ4 must save at least 1/16 of a plane to be worth its decode time.
     const size_t lz4_limit = count - count / 16;
     const bool lz4_usable = count >= 16 && count <= static_cast<size_t>(LZ4_MAX_INPUT_SIZE);
-    bool try_lz4 = lz4_usable;
+    bool analyse = true;  // false once a plane was noise: the lower ones are noisier still
     for (size_t k = width; k-- > 0;) {
         unsigned mode = kZero;
         if ((nonzero_bytes >> (8 * k)) & 0xff) {
             mode = kRaw;
-            if (try_lz4 && cap - pos > lenbytes) {
+            bool lz4 = false;
+            unsigned bits = 8;
+            if (width == 1) {
+                lz4 = lz4_usable;  // bytes: repeats need not be adjacent, always try
+            } else if (analyse) {
+                PlaneStats st = plane_stats(planes[k], count);
+                bits = st.bits;
+                // Bit packing is exact and several times faster than LZ4 both ways: prefer it
+                // unless LZ4 promises (estimate 2.5 (1 - share)) to be 1.5x smaller.
+                size_t lz4_estimate = count * 5 * (256 - st.repeat_share) / 512;
+                bool pack = bits < 8 && 2 * fast_detail::packed_size(count, bits) <= 3 * lz4_estimate;
+                lz4 = !pack && lz4_usable && st.repeat_share >= kMinRepeatShare;
+                analyse = bits < 8 || lz4;
+            }
+            if (lz4 && cap - pos > lenbytes) {
                 size_t room = std::min(cap - pos - lenbytes, lz4_limit);
+                LZ4_resetStream_fast(&lz4_->stream);  // no memset: stale entries are out of range
                 int got = LZ4_compress_fast_continue(
-                    (LZ4_resetStream_fast(&lz4_->stream), &lz4_->stream),
-                    reinterpret_cast<const char *>(planes[k]),
+                    &lz4_->stream, reinterpret_cast<const char *>(planes[k]),
                     reinterpret_cast<char *>(dst + pos + lenbytes), static_cast<int>(count),
                     static_cast<int>(room), static_cast<int>(options_.accel));
                 if (got > 0) {
                     put_le(dst + pos, static_cast<size_t>(got), lenbytes);
                     pos += lenbytes + static_cast<size_t>(got);
                     mode = kLz4;
-                } else {
-                    try_lz4 = false;
                 }
+            }
+            if (mode == kRaw && bits < 8) {
+                size_t packed = fast_detail::packed_size(count, bits);
+                if (cap - pos < 1 + packed)
+                    return 0;
+                dst[pos] = static_cast<uint8_t>(bits);
+                kernels().pack_bits(planes[k], count, bits, dst + pos + 1);
+                pos += 1 + packed;
+                mode = kPacked;
             }
             if (mode == kRaw) {
                 if (cap - pos < count)
@@ -263,23 +258,19 @@ size_t FastCodec::compress(const uint8_t *src, size_t n, zip_elem_type_t type, u
     if (width == 1) {
         uint64_t nonzero = std::any_of(src, src + n, [](uint8_t b) { return b != 0; }) ? 1 : 0;
         const uint8_t *plane = src;
-        return compress_planes(&plane, 1, count, nonzero, FastPredictor::None, dst, cap);
+        return compress_planes(&plane, 1, count, nonzero, FastPredictor::None, nullptr, dst, cap);
     }
     reserve(n);
-    const auto &t = transposer();
     const uint8_t *planes[8];
     for (size_t k = 0; k < width; ++k)
         planes[k] = planes_.data() + k * count;
-    uint64_t nonzero;
-    if (width == 8) {
-        nonzero = predict<uint64_t>(src, count, options_.predictor, residuals_.data());
-        t.split8(residuals_.data(), count, planes_.data());
-    } else {
-        auto *r32 = reinterpret_cast<uint32_t *>(residuals_.data());
-        nonzero = predict<uint32_t>(src, count, options_.predictor, r32);
-        t.split4(r32, count, planes_.data());
-    }
-    return compress_planes(planes, width, count, nonzero, options_.predictor, dst, cap);
+    const auto &t = kernels();
+    const unsigned pred = static_cast<unsigned>(options_.predictor);
+    uint64_t nonzero = width == 8 ? t.split8(src, count, pred, planes_.data())
+                                  : t.split4(src, count, pred, planes_.data());
+    const bool seeded = options_.predictor != FastPredictor::None && count > 0;
+    return compress_planes(planes, width, count, nonzero, options_.predictor,
+                           seeded ? src : nullptr, dst, cap);
 }
 
 zip_status_t FastCodec::decompress(const uint8_t *src, size_t len, zip_elem_type_t type,
@@ -295,11 +286,15 @@ zip_status_t FastCodec::decompress(const uint8_t *src, size_t len, zip_elem_type
     const auto pred = static_cast<FastPredictor>(src[0]);
     if (width == 1 && (src[1] >> 2) != 0)
         return ZIP_E_CORRUPT;
+    const size_t nseed = pred != FastPredictor::None && count > 0 ? width : 0;
+    if (len - (1 + nmode) < nseed)
+        return ZIP_E_CORRUPT;
+    const uint8_t *seed = src + 1 + nmode;
     if (width > 1)
         reserve(raw_n);
 
     const uint8_t *planes[8];
-    size_t pos = 1 + nmode;
+    size_t pos = 1 + nmode + nseed;
     for (size_t k = width; k-- > 0;) {
         unsigned mode = (src[1 + k / 4] >> (2 * (k % 4))) & 3;
         // BYTES decodes its single plane straight into dst; wider types into scratch planes.
@@ -334,21 +329,30 @@ zip_status_t FastCodec::decompress(const uint8_t *src, size_t len, zip_elem_type
             pos += clen;
             break;
         }
-        default:
-            return ZIP_E_CORRUPT;
+        case kPacked: {
+            if (len - pos < 1 || width == 1)
+                return ZIP_E_CORRUPT;
+            unsigned bits = src[pos++];
+            if (bits < 1 || bits > 7 || len - pos < fast_detail::packed_size(count, bits))
+                return ZIP_E_CORRUPT;
+            kernels().unpack_bits(src + pos, count, bits, out);
+            planes[k] = out;
+            pos += fast_detail::packed_size(count, bits);
+            break;
+        }
         }
     }
     if (pos != len)
         return ZIP_E_CORRUPT;
     if (width == 1)
         return ZIP_OK;
-    const auto &t = transposer();
+    const auto &t = kernels();
     if (width == 8) {
-        t.join8(planes, count, dst);
-        unpredict<uint64_t>(dst, count, pred);
+        t.join8(planes, count, pred != FastPredictor::None, dst);
+        unpredict<uint64_t>(dst, count, pred, nseed ? load<uint64_t>(seed) : 0);
     } else {
-        t.join4(planes, count, dst);
-        unpredict<uint32_t>(dst, count, pred);
+        t.join4(planes, count, pred != FastPredictor::None, dst);
+        unpredict<uint32_t>(dst, count, pred, nseed ? load<uint32_t>(seed) : 0);
     }
     return ZIP_OK;
 }

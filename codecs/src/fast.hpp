@@ -49,15 +49,15 @@ private:
     struct Lz4State;
 
     size_t compress_planes(const uint8_t *const *planes, size_t width, size_t count,
-                           uint64_t nonzero_bytes, FastPredictor pred, uint8_t *dst, size_t cap);
+                           uint64_t nonzero_bytes, FastPredictor pred, const uint8_t *seed,
+                           uint8_t *dst, size_t cap);
     void reserve(size_t n);
 
     FastOptions options_;
     std::unique_ptr<Lz4State> lz4_;
     // Scratch, grown (once per larger block size) and then reused: no allocation per block.
-    std::vector<uint64_t> residuals_;  // residuals of one block, element order
-    std::vector<uint8_t> planes_;      // byte planes of one block (compress and decompress)
-    std::vector<uint8_t> zeros_;       // an all-zero plane, read by the decoder for empty planes
+    std::vector<uint8_t> planes_;  // byte planes of one block (compress and decompress)
+    std::vector<uint8_t> zeros_;   // an all-zero plane, read by the decoder for empty planes
 };
 
 }  // namespace zip

@@ -2,10 +2,18 @@
 // codec. Plane k holds byte k (little-endian) of every element, so a block of `count` elements of
 // `width` bytes becomes `width` planes of `count` bytes each.
 //
-// split_planes: elements (u64 or u32 words, in a scratch array) -> planes (one contiguous buffer,
-//               plane k at planes + k * count).
-// join_planes:  planes (each at its own pointer: some are read straight from the compressed
-//               block, some from scratch) -> elements (written to any address, any alignment).
+// split:  elements (any alignment) -> prediction residuals (predictor 0 None, 1 Delta1,
+//         2 Delta2, as in fast.cpp) -> planes (one contiguous buffer, plane k at planes +
+//         k * count). Returns the OR of all residuals (its zero bytes mark all-zero planes).
+//         Prediction is fused in because it is a pure function of x[i], x[i-1], x[i-2].
+// join:   planes (each at its own pointer: some are read straight from the compressed block,
+//         some from scratch) -> residuals, un-zigzagged when `unzig`, written to any address.
+//         Undoing the prediction is a running sum; fast.cpp does that scan.
+//
+// pack_bits / unpack_bits: a plane whose bytes all fit in `bits` (1..7) low bits, stored as
+//               groups of 8 bytes -> `bits` bytes (byte j of a group at bit bits*j of the
+//               little-endian group); the last group is zero-padded. packed_size() gives the
+//               size. unpack writes exactly `count` bytes and reads exactly packed_size bytes.
 //
 // The AVX2 kernels move 32 elements per iteration; the scalar loops handle what is left and
 // serve CPUs without AVX2. Dispatch is decided once at run time (CI machines may lack AVX2).
@@ -16,18 +24,24 @@
 
 namespace zip::fast_detail {
 
-using SplitFn = void (*)(const void *elems, size_t count, uint8_t *planes);
-using JoinFn = void (*)(const uint8_t *const *planes, size_t count, uint8_t *elems);
+using SplitFn = uint64_t (*)(const uint8_t *elems, size_t count, unsigned pred, uint8_t *planes);
+using JoinFn = void (*)(const uint8_t *const *planes, size_t count, bool unzig, uint8_t *elems);
+using PackFn = void (*)(const uint8_t *plane, size_t count, unsigned bits, uint8_t *out);
+using UnpackFn = void (*)(const uint8_t *in, size_t count, unsigned bits, uint8_t *plane);
 
-struct Transposer {
+struct Kernels {
     SplitFn split8, split4;
     JoinFn join8, join4;
+    PackFn pack_bits;      // BMI2 pext where available
+    UnpackFn unpack_bits;  // BMI2 pdep where available
 };
 
+inline size_t packed_size(size_t count, unsigned bits) { return (count + 7) / 8 * bits; }
+
 // The best kernels this CPU supports.
-const Transposer &transposer();
+const Kernels &kernels();
 
 // The portable kernels (also used by the tests to cross-check the SIMD ones).
-const Transposer &scalar_transposer();
+const Kernels &scalar_kernels();
 
 }  // namespace zip::fast_detail
