@@ -42,7 +42,7 @@ static int pml_irecv(void *ctx, void *buf, size_t cap, int peer, int tag, zip_re
 
 static int pml_wait(void *ctx, zip_req_t *req, size_t *len)
 {
-    ompi_status_public_t status;
+    ompi_status_public_t status = {0};
     ompi_request_t *r = (ompi_request_t *) *req;
     (void) ctx;
     int rc = ompi_request_wait(&r, &status);
@@ -50,12 +50,12 @@ static int pml_wait(void *ctx, zip_req_t *req, size_t *len)
     if (NULL != len) {
         *len = status._ucount;
     }
-    return OMPI_SUCCESS != rc ? rc : status.MPI_ERROR;
+    return rc; /* MPI_Wait semantics: the status' MPI_ERROR field is not set */
 }
 
 static int pml_waitany(void *ctx, size_t n, zip_req_t *reqs, size_t *index, size_t *len)
 {
-    ompi_status_public_t status;
+    ompi_status_public_t status = {0};
     int which = MPI_UNDEFINED;
     (void) ctx;
     /* zip_req_t and ompi_request_t * are both plain object pointers. */
@@ -64,10 +64,7 @@ static int pml_waitany(void *ctx, size_t n, zip_req_t *reqs, size_t *index, size
     if (NULL != len) {
         *len = status._ucount;
     }
-    if (OMPI_SUCCESS != rc) {
-        return rc;
-    }
-    return MPI_UNDEFINED == which ? OMPI_SUCCESS : status.MPI_ERROR;
+    return rc;
 }
 
 void mca_coll_zip_transport_init(struct zip_transport *t, struct ompi_communicator_t *comm)

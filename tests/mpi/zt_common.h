@@ -1,0 +1,78 @@
+/*
+ * Shared helpers of the coll/zip integration tests: deterministic data that any rank can
+ * regenerate for any other rank, bit-exact comparison, and failure reporting.
+ */
+#ifndef ZT_COMMON_H
+#define ZT_COMMON_H
+
+#include <math.h>
+#include <mpi.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum zt_kind { ZT_SMOOTH = 0, ZT_RANDOM = 1, ZT_KINDS = 2 };
+
+static const char *const zt_kind_name[ZT_KINDS] = {"smooth", "random"};
+
+static inline uint64_t zt_mix(uint64_t x)
+{
+    x += 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
+/* Element i of the data that `owner` contributes in case `salt`. Smooth data compresses
+ * well; random data (any 64-bit pattern, NaNs included) does not. Never constant. */
+static inline double zt_value(int kind, int owner, uint64_t salt, size_t i)
+{
+    if (ZT_SMOOTH == kind) {
+        return 1000.0 * sin(1e-3 * (double) i + 0.1 * owner + (double) salt) + 0.5 * (double) i;
+    }
+    uint64_t bits = zt_mix(((uint64_t) owner << 48) ^ (salt << 32) ^ i);
+    double d;
+    memcpy(&d, &bits, sizeof d);
+    return d;
+}
+
+static inline void zt_fill(double *buf, size_t n, int kind, int owner, uint64_t salt)
+{
+    for (size_t i = 0; i < n; ++i) buf[i] = zt_value(kind, owner, salt, i);
+}
+
+static int zt_failures = 0;
+
+static inline void zt_check(int ok, const char *what, int rank)
+{
+    if (!ok) {
+        ++zt_failures;
+        if (zt_failures <= 10) fprintf(stderr, "rank %d: MISMATCH %s\n", rank, what);
+    }
+}
+
+/* Every test calls this last: prints one line on rank 0 and returns the exit code. */
+static inline int zt_finish(const char *name)
+{
+    int mine = zt_failures, total = 0, rank = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Allreduce(&mine, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    if (0 == rank) printf("%s: %s (%d mismatches)\n", total ? "FAIL" : "PASS", name, total);
+    MPI_Finalize();
+    return total ? 1 : 0;
+}
+
+/* Error codes must come back through MPI, never abort the job. */
+static inline void zt_call(int rc, const char *what, int rank)
+{
+    if (MPI_SUCCESS != rc) {
+        char msg[MPI_MAX_ERROR_STRING];
+        int len = 0;
+        MPI_Error_string(rc, msg, &len);
+        fprintf(stderr, "rank %d: %s returned %s\n", rank, what, msg);
+        ++zt_failures;
+    }
+}
+
+#endif
