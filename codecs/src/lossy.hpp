@@ -1,6 +1,7 @@
 // Opt-in lossy stages that run before the lossless codec. Each is chosen explicitly in the codec
 // spec ("trunc:20+fast", "f32+fpc", "abs:1e-6+fast", "rel:1e-4+zstd") and never otherwise.
 //   trunc:N   zero the N low mantissa bits (Kumar's DP-Lossy_N); relative error < 2^-(52-N)
+//             (subnormals: absolute error < 2^(N-1074))
 //   f32       doubles travel as floats (DP-SP); relative error <= 2^-24 within float range
 //   abs:E     |decoded - original| <= E for every finite value
 //   rel:R     |decoded - original| <= R * |original| for every finite value
