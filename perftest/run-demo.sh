@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# run-demo.sh: from a fresh checkout to figures. Installs the packages, builds ompi-zip, brings
+# up an emulated 1 Gbit/s cluster (perftest/netemu), checks that traffic really crosses the
+# shaped links, sweeps MPI_Bcast / MPI_Alltoallv / MPI_Gatherv with zip off (Open MPI default
+# and the best forced tuned algorithm) and on, and prints a summary and where the plots are.
+#
+#   perftest/run-demo.sh            short sweep, 4 ranks, 1 KiB..4 MiB, 5 data sets (~5 min)
+#   perftest/run-demo.sh --full     8 ranks, 1 KiB..16 MiB, all data sets and tuned algorithms,
+#                                   2 rounds, at 1gbit, 500mbit and 100mbit, then 2 ranks at
+#                                   10gbit (several hours on 2 cores)
+# Options: --out DIR (default perftest/results/demo or .../full), --ranks N, --rate R,
+#          --no-build (use an existing build), --zipbench BIN and --zip-dir DIR (use these
+#          instead of the tree's build). Needs root (network namespaces, tc).
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/.." && pwd)
+full=0 build=1 out="" ranks="" rate="" zipbench="" zipdir=""
+while (($#)); do
+    case $1 in
+        --full) full=1; shift ;;
+        --no-build) build=0; shift ;;
+        --out) out=$2; shift 2 ;;
+        --ranks) ranks=$2; shift 2 ;;
+        --rate) rate=$2; shift 2 ;;
+        --zipbench) zipbench=$2; build=0; shift 2 ;;
+        --zip-dir) zipdir=$2; shift 2 ;;
+        -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        *) echo "run-demo: unknown option $1" >&2; exit 2 ;;
+    esac
+done
+step() { printf '\n=== run-demo: %s\n' "$*"; }
+[[ $(id -u) == 0 ]] || { echo "run-demo: needs root (network namespaces and tc)" >&2; exit 1; }
+
+if ((build)); then
+    step "installing packages (scripts/install-deps.sh)"
+    "$top/scripts/install-deps.sh"
+    step "building (autogen, configure, make)"
+    cd "$top"
+    log="$top/run-demo-build.log"
+    if ! { ./autogen.sh && ./configure && make -j"$(nproc)"; } >"$log" 2>&1; then
+        tail -20 "$log"
+        echo "run-demo: the build failed; full log in $log" >&2
+        exit 1
+    fi
+fi
+zipbench=${zipbench:-$top/perftest/zipbench}
+[[ -x $zipbench ]] || { echo "run-demo: no zipbench at $zipbench (build first)" >&2; exit 1; }
+if [[ -z $zipdir ]]; then
+    so=$(find "$top/ompi-coll-zip" -name mca_coll_zip.so -path '*/.libs/*' 2>/dev/null | head -1)
+    zipdir=${so:+$(dirname "$so")}
+fi
+[[ -n $zipdir && -f $zipdir/mca_coll_zip.so ]] ||
+    echo "run-demo: WARNING: mca_coll_zip.so not found: only the baselines will be measured" >&2
+
+# Sweep parameters. The short sweep keeps the sizes where a 1 Gbit/s link dominates and a
+# representative subset of the tuned bcast algorithms (pipeline, binomial, knomial,
+# scatter-allgather); --full tries them all.
+if ((full)); then
+    out=${out:-$here/results/full}
+    configs=("${ranks:-8}:${rate:-1gbit}" "${ranks:-8}:500mbit" "${ranks:-8}:100mbit" "2:10gbit")
+    [[ -n $rate ]] && configs=("${ranks:-8}:$rate")
+    sweep=(--rounds 2)
+    bench=(--min 1024 --max 16777216 --step 2)
+else
+    out=${out:-$here/results/demo}
+    configs=("${ranks:-4}:${rate:-1gbit}")
+    sweep=(--datasets linear,gauss,sincos-sorted,heat,random --bcast-algs 3,6,7,8)
+    bench=(--min 1024 --max 4194304 --step 4 --warmup 1 --min-reps 3 --budget 0.5)
+fi
+rm -rf "$out"
+mkdir -p "$out"
+
+trap '"$here/netemu" down' EXIT INT TERM
+for cfg in "${configs[@]}"; do
+    n=${cfg%%:*} r=${cfg#*:}
+    step "emulated network: $n ranks, every link $r"
+    "$here/netemu" up --ranks "$n" --rate "$r"
+    "$here/netemu" check | tee -a "$out/network-check.txt"
+    # The same 16 MiB through MPI: proves the ranks' TCP traffic goes through the shaper too.
+    "$here/netemu" run -- -np 2 "$zipbench" --ops pingpong --datasets random --sizes 16777216 \
+        --min-reps 3 --warmup 1 | tee -a "$out/network-check.txt"
+    step "sweep ($n ranks, $r): default, tuned algorithms, zip, in alternation"
+    "$here/zipbench-sweep" --zipbench "$zipbench" --zip-dir "$zipdir" --out "$out" "${sweep[@]}" \
+        -- "${bench[@]}" || echo "run-demo: some jobs failed, see $out/sweep.log" >&2
+    "$here/netemu" down
+done
+
+step "summary (all latencies in microseconds)"
+"$here/zipbench-merge" "$out/raw.csv" "$out" | tee "$out/summary.txt"
+step "plots"
+"$here/plot_zipbench.sh" "$out/results.csv" "$out"
+echo
+echo "run-demo: results in $out: results.csv (merged), raw.csv, summary.txt, *.png"
