@@ -2,6 +2,7 @@
 
 #include <cfloat>
 #include <cmath>
+#include <cstdio>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -93,8 +94,9 @@ Verdict verify_lossy(const std::string &spec, const double *original, const void
         bool within = b.abs > 0 ? err <= b.abs : (!in_range || err <= b.rel * mag);
         if (!within) {
             v.ok = false;
-            v.error = "value " + std::to_string(k) + " outside the " + spec.substr(0, spec.find('+')) +
-                      " bound (" + std::to_string(o) + " -> " + std::to_string(d) + ")";
+            char values[64];
+            std::snprintf(values, sizeof values, " (%.17g -> %.17g)", o, d);
+            v.error = "value " + std::to_string(k) + " outside the " + spec.substr(0, spec.find('+')) + " bound" + values;
         }
     }
     return v;
