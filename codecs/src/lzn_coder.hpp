@@ -31,7 +31,6 @@ using bitio::store_le;
 template <class W> struct LznWord;
 
 template <> struct LznWord<uint64_t> {
-    using Wide = unsigned __int128;  // holds <= 7 pending bits + 64 new ones
     static constexpr unsigned kValidCodes = 16;
     static unsigned code(uint64_t x)
     {
@@ -43,7 +42,6 @@ template <> struct LznWord<uint64_t> {
 };
 
 template <> struct LznWord<uint32_t> {
-    using Wide = uint64_t;  // <= 7 pending bits + 32 new ones
     static constexpr unsigned kValidCodes = 9;
     static unsigned code(uint32_t x) { return bitio::leading_zeros(x) / 4; }
     // Codes 9..15 are invalid; 0 keeps the reader in bounds until the block is rejected.
@@ -57,9 +55,9 @@ template <class W> inline W low_bits_mask(unsigned bits)
 
 // Appends bit fields LSB-first. The fast path stores 8 bytes per field, so it needs 8 writable
 // bytes at the current position; the careful path writes only the bytes the stream occupies.
+// Plain 64-bit registers: fewer than 8 bits are pending between fields, so a field of up to 64
+// bits spills at most 7 bits past the 64-bit word stored at the current byte.
 template <class W> class BitWriter {
-    using Wide = typename LznWord<W>::Wide;
-
 public:
     explicit BitWriter(uint8_t *p) : p_(p) {}
 
@@ -67,25 +65,19 @@ public:
 
     void put_fast(W x, unsigned bits)  // x < 2^bits
     {
-        Wide t = Wide(pending_) | Wide(x) << fill_;
-        store_le<uint64_t>(p_, uint64_t(t));
-        unsigned total = fill_ + bits;
-        p_ += total >> 3;
-        pending_ = uint64_t(t >> (total & ~7u));
-        fill_ = total & 7;
+        uint64_t word = pending_ | uint64_t(x) << fill_;
+        store_le<uint64_t>(p_, word);
+        advance(x, bits, word);
     }
 
     bool put_careful(W x, unsigned bits, uint8_t *end)
     {
-        unsigned total = fill_ + bits;
-        if (size_t(end - p_) < (total + 7) / 8)
+        if (size_t(end - p_) < (fill_ + bits + 7) / 8)
             return false;
-        Wide t = Wide(pending_) | Wide(x) << fill_;
-        uint64_t low = bitio::byteswap_if_big(uint64_t(t));
-        std::memcpy(p_, &low, std::min<size_t>(8, size_t(end - p_)));
-        p_ += total >> 3;
-        pending_ = uint64_t(t >> (total & ~7u));
-        fill_ = total & 7;
+        uint64_t word = pending_ | uint64_t(x) << fill_;
+        uint64_t le = bitio::byteswap_if_big(word);
+        std::memcpy(p_, &le, std::min<size_t>(8, size_t(end - p_)));
+        advance(x, bits, word);
         return true;
     }
 
@@ -101,6 +93,22 @@ public:
     }
 
 private:
+    // Moves past the whole bytes just completed; keeps the rest (< 8 bits) pending.
+    void advance(W x, unsigned bits, uint64_t word)
+    {
+        unsigned total = fill_ + bits;
+        p_ += total >> 3;
+        uint64_t rest = word >> (total & 56);
+        if constexpr (sizeof(W) == 8) {
+            // total >= 64: the pending bits are those of x that did not fit in `word`
+            // ((x >> 1) >> (63 - fill) is x >> (64 - fill), and 0 for fill == 0).
+            uint64_t spilled = (uint64_t(x) >> 1) >> (63 - fill_);
+            rest = total >= 64 ? spilled : rest;
+        }
+        pending_ = rest;
+        fill_ = total & 7;
+    }
+
     uint8_t *p_;
     uint64_t pending_ = 0;  // fill_ bits not yet complete in a byte
     unsigned fill_ = 0;
