@@ -34,7 +34,6 @@
 #include <algorithm>
 #include <cstring>
 #include <limits>
-#include <cstdlib>
 
 #include "codec_registry.hpp"
 #include "fast_transpose.hpp"
@@ -52,7 +51,7 @@ using fast_detail::kernels;
 constexpr unsigned kMaxAccel = 64;
 // A residual plane goes to LZ4 only if at least this share (in 1/256) of its bytes repeat the
 // byte before; see repeat_share(). Measurements in docs/fast-codec.md.
-unsigned kMinRepeatShare = getenv("FAST_REP") ? atoi(getenv("FAST_REP")) : 128;
+constexpr unsigned kMinRepeatShare = 128;
 enum PlaneMode : unsigned { kZero = 0, kRaw = 1, kLz4 = 2, kPacked = 3 };
 
 size_t element_width(zip_elem_type_t type)
@@ -252,7 +251,7 @@ size_t FastCodec::compress(const uint8_t *src, size_t n, zip_elem_type_t type, u
                            size_t cap)
 {
     const size_t width = element_width(type);
-    if (n % width != 0)  // callers never pass this; the frame would store the block raw
+    if (n == 0 || n % width != 0)  // nothing to code / never passed: the frame stores it raw
         return 0;
     const size_t count = n / width;
     if (width == 1) {
@@ -279,6 +278,8 @@ zip_status_t FastCodec::decompress(const uint8_t *src, size_t len, zip_elem_type
     const size_t width = element_width(type);
     if (raw_n % width != 0)
         return ZIP_E_CORRUPT;
+    if (raw_n == 0 && len == 0)
+        return ZIP_OK;  // an empty block round-trips as nothing
     const size_t count = raw_n / width;
     const size_t nmode = mode_bytes(width), lenbytes = length_field_bytes(count);
     if (len < 1 + nmode || src[0] > 2 || (width == 1 && src[0] != 0))

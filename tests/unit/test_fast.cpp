@@ -1,0 +1,292 @@
+// Unit tests of the fast block codec (codecs/src/fast.cpp) and its kernels
+// (codecs/src/fast_transpose.cpp), through the BlockCodec interface where possible.
+#include "block_codec_checks.hpp"
+#include "codec_registry.hpp"
+#include "fast.hpp"
+#include "fast_transpose.hpp"
+
+using namespace codectest;
+
+namespace {
+
+std::unique_ptr<zip::BlockCodec> fast_default() { return zip::make_fast(std::string_view{}); }
+CodecFactory fast_spec(std::string options)
+{
+    return [options] { return zip::make_fast(options); };
+}
+
+// exp(-x^2) exp(-y^2) on [-2,2)^2, row-major: the smooth field the codec is tuned for.
+Bytes gauss(size_t side, size_t count)
+{
+    std::vector<double> d(count);
+    for (size_t k = 0; k < count; ++k) {
+        double x = -2.0 + 4.0 * double(k % side) / double(side);
+        double y = -2.0 + 4.0 * double(k / side % side) / double(side);
+        d[k] = std::exp(-x * x) * std::exp(-y * y);
+    }
+    return as_bytes(d);
+}
+
+// Mode of plane k in a block (2 bits per plane after the predictor byte).
+unsigned plane_mode(const Bytes &block, size_t k) { return (block[1 + k / 4] >> (2 * (k % 4))) & 3; }
+
+}  // namespace
+
+TEST(FastCodec, RoundTripsSmoothDoublesAndShrinksThem)
+{
+    Bytes raw = smooth(ZIP_TYPE_F64, 8192);
+    size_t len = expect_round_trip(fast_default, raw, ZIP_TYPE_F64);
+    EXPECT_LT(len, raw.size() * 3 / 4);
+}
+
+TEST(FastCodec, BeatsThreeQuartersOnAGaussianBlock)
+{
+    size_t len = expect_round_trip(fast_default, gauss(1024, 8192), ZIP_TYPE_F64);
+    EXPECT_LT(len, 65536u * 3 / 4);
+}
+
+TEST(FastCodec, RoundTripsSmoothFloats)
+{
+    Bytes raw = smooth(ZIP_TYPE_F32, 16384);
+    size_t len = expect_round_trip(fast_default, raw, ZIP_TYPE_F32);
+    EXPECT_LT(len, raw.size());
+}
+
+TEST(FastCodec, RoundTripsRandomBitsOfEveryType)
+{
+    for (zip_elem_type_t type : {ZIP_TYPE_F64, ZIP_TYPE_F32, ZIP_TYPE_BYTES})
+        expect_round_trip(fast_default, random_bytes(65536, 3), type);
+}
+
+TEST(FastCodec, RoundTripsNanPayloadsBitExact)
+{
+    expect_round_trip(fast_default, as_bytes(special_f64_bits()), ZIP_TYPE_F64);
+    expect_round_trip(fast_default, as_bytes(special_f32_bits()), ZIP_TYPE_F32);
+}
+
+TEST(FastCodec, RoundTripsDenormalsBitExact)
+{
+    std::vector<double> d;
+    std::vector<float> f;
+    for (int i = 0; i < 1000; ++i) {
+        d.push_back(std::numeric_limits<double>::denorm_min() * (i * 37 % 1001));
+        d.push_back(-std::numeric_limits<double>::denorm_min() * i);
+        f.push_back(std::numeric_limits<float>::denorm_min() * float(i % 97));
+    }
+    expect_round_trip(fast_default, as_bytes(d), ZIP_TYPE_F64);
+    expect_round_trip(fast_default, as_bytes(f), ZIP_TYPE_F32);
+}
+
+TEST(FastCodec, RoundTripsSignedZerosAndInfinities)
+{
+    std::vector<double> d;
+    for (int i = 0; i < 300; ++i)
+        for (double v : {0.0, -0.0, std::numeric_limits<double>::infinity(),
+                         -std::numeric_limits<double>::infinity(),
+                         std::numeric_limits<double>::min(), std::numeric_limits<double>::max(),
+                         -std::numeric_limits<double>::max(), double(i)})
+            d.push_back(v);
+    expect_round_trip(fast_default, as_bytes(d), ZIP_TYPE_F64);
+}
+
+TEST(FastCodec, RoundTripsTinyAndOddSizesOfEveryType)
+{
+    for (zip_elem_type_t type : {ZIP_TYPE_F64, ZIP_TYPE_F32, ZIP_TYPE_BYTES})
+        for (size_t count : {0, 1, 2, 3, 7, 8, 9, 15, 16, 17, 31, 32, 33, 34, 63, 64, 65, 255,
+                             256, 257, 511, 513, 1000}) {
+            SCOPED_TRACE(testing::Message() << "type " << type << " count " << count);
+            expect_round_trip(fast_default, smooth(type, count), type);
+            expect_round_trip(fast_default, random_bytes(count * elem_size(type), count), type);
+        }
+}
+
+TEST(FastCodec, RoundTripsOneMillionElementsInOneBlock)
+{
+    expect_round_trip(fast_default, smooth(ZIP_TYPE_F64, 1 << 20), ZIP_TYPE_F64);
+    expect_round_trip(fast_default, smooth(ZIP_TYPE_F32, 1 << 20), ZIP_TYPE_F32);
+    expect_round_trip(fast_default, random_bytes(1 << 20, 9), ZIP_TYPE_BYTES);
+}
+
+TEST(FastCodec, RoundTripsAtEveryAlignment)
+{
+    for (zip_elem_type_t type : {ZIP_TYPE_F64, ZIP_TYPE_F32, ZIP_TYPE_BYTES})
+        for (size_t src_off = 0; src_off < 8; ++src_off)
+            for (size_t dst_off = 0; dst_off < 8; dst_off += 3)
+                expect_round_trip(fast_default, smooth(type, 1001), type, src_off, dst_off);
+}
+
+TEST(FastCodec, RoundTripsWithEveryPredictorAndAcceleration)
+{
+    for (const char *opt : {"pred=0", "pred=1", "pred=2", "accel=1", "accel=64", "pred=1,accel=8"})
+        for (zip_elem_type_t type : {ZIP_TYPE_F64, ZIP_TYPE_F32}) {
+            SCOPED_TRACE(opt);
+            expect_round_trip(fast_spec(opt), smooth(type, 5000), type);
+            expect_round_trip(fast_spec(opt), as_bytes(special_f64_bits()), type);
+        }
+}
+
+TEST(FastCodec, CodesAConstantBlockInAFewBytes)
+{
+    // Every residual is zero: all planes are flagged empty, only the header and x[0] remain.
+    std::vector<double> d(8192, 3.25);
+    EXPECT_EQ(expect_round_trip(fast_default, as_bytes(d), ZIP_TYPE_F64), 1u + 2u + 8u);
+}
+
+TEST(FastCodec, BitPacksPlanesOfSmallValues)
+{
+    // An integer ramp with step 1..3: delta2 residuals are tiny, so the low plane is packed
+    // (mode 3) in 2..3 bits a byte and the others are empty.
+    std::vector<uint64_t> v(4096);
+    uint64_t x = 1;
+    for (size_t i = 0; i < v.size(); ++i)
+        v[i] = x += 1 + (i * 7919 % 3);
+    auto codec = fast_default();
+    Bytes block = compress(*codec, as_bytes(v), ZIP_TYPE_F64, roomy_cap(v.size() * 8));
+    ASSERT_FALSE(block.empty());
+    EXPECT_EQ(plane_mode(block, 0), 3u);
+    for (size_t k = 1; k < 8; ++k)
+        EXPECT_EQ(plane_mode(block, k), 0u) << "plane " << k;
+    EXPECT_LT(block.size(), v.size() / 2);
+    expect_round_trip(fast_default, as_bytes(v), ZIP_TYPE_F64);
+}
+
+TEST(FastCodec, CompressesRepetitiveBytesWithLz4)
+{
+    Bytes b(65536);
+    for (size_t i = 0; i < b.size(); ++i)
+        b[i] = uint8_t("ompi-zip compresses MPI messages "[i % 33]);
+    size_t len = expect_round_trip(fast_default, b, ZIP_TYPE_BYTES);
+    EXPECT_LT(len, b.size() / 20);
+}
+
+TEST(FastCodec, NeverWritesPastCapAndFailsCleanlyWhenTooSmall)
+{
+    expect_capacity_respected(fast_default, smooth(ZIP_TYPE_F64, 1000), ZIP_TYPE_F64);
+    expect_capacity_respected(fast_default, gauss(64, 1000), ZIP_TYPE_F64);
+    expect_capacity_respected(fast_default, random_bytes(4001, 5), ZIP_TYPE_BYTES);
+    expect_capacity_respected(fast_default, smooth(ZIP_TYPE_F32, 999), ZIP_TYPE_F32);
+}
+
+TEST(FastCodec, RejectsEveryTruncationOfABlock)
+{
+    expect_every_truncation_rejected(fast_default, smooth(ZIP_TYPE_F64, 61), ZIP_TYPE_F64);
+    expect_every_truncation_rejected(fast_default, gauss(32, 700), ZIP_TYPE_F64);
+    expect_every_truncation_rejected(fast_default, smooth(ZIP_TYPE_F32, 61), ZIP_TYPE_F32);
+    Bytes text(999);
+    for (size_t i = 0; i < text.size(); ++i)
+        text[i] = uint8_t(i % 17);
+    expect_every_truncation_rejected(fast_default, text, ZIP_TYPE_BYTES);
+}
+
+TEST(FastCodec, SurvivesBitFlipsAndGarbageWithoutStrayAccess)
+{
+    expect_corruption_survived(fast_default, smooth(ZIP_TYPE_F64, 300), ZIP_TYPE_F64, 1);
+    expect_corruption_survived(fast_default, gauss(64, 2000), ZIP_TYPE_F64, 4);
+    expect_corruption_survived(fast_default, smooth(ZIP_TYPE_F32, 301), ZIP_TYPE_F32, 2);
+    expect_corruption_survived(fast_default, random_bytes(1003, 3), ZIP_TYPE_BYTES, 3);
+}
+
+TEST(FastCodec, RejectsBlocksDecodedWithTheWrongSizeOrType)
+{
+    auto codec = fast_default();
+    Bytes raw = gauss(64, 512);
+    Bytes block = compress(*codec, raw, ZIP_TYPE_F64, roomy_cap(raw.size()));
+    ASSERT_FALSE(block.empty());
+    EXPECT_EQ(decode_exact(*codec, block, ZIP_TYPE_F64, raw.size() - 8), ZIP_E_CORRUPT);
+    EXPECT_EQ(decode_exact(*codec, block, ZIP_TYPE_F64, raw.size() + 8), ZIP_E_CORRUPT);
+    EXPECT_EQ(decode_exact(*codec, block, ZIP_TYPE_F64, raw.size() + 1), ZIP_E_CORRUPT);
+    EXPECT_EQ(decode_exact(*codec, block, ZIP_TYPE_BYTES, raw.size()), ZIP_E_CORRUPT);
+}
+
+TEST(FastCodec, CodesEachBlockIndependently)
+{
+    expect_blocks_independent(fast_default, ZIP_TYPE_F64);
+    expect_blocks_independent(fast_default, ZIP_TYPE_F32);
+    expect_blocks_independent(fast_default, ZIP_TYPE_BYTES);
+}
+
+TEST(FastCodec, IsDeterministicAcrossManyBlocksOnOneInstance)
+{
+    // LZ4's stream state is reused without clearing; its output must not depend on history.
+    auto warm = fast_default();
+    Bytes raw = gauss(1024, 8192);
+    Bytes first = compress(*warm, raw, ZIP_TYPE_F64, raw.size() - 1);
+    for (int i = 0; i < 300; ++i)
+        compress(*warm, random_bytes(65536, uint64_t(i)), ZIP_TYPE_BYTES, 65535);
+    EXPECT_EQ(compress(*warm, raw, ZIP_TYPE_F64, raw.size() - 1), first);
+    EXPECT_EQ(compress(*fast_default(), raw, ZIP_TYPE_F64, raw.size() - 1), first);
+}
+
+TEST(FastCodec, ParsesOptionsAndPacksThemIntoTheParam)
+{
+    EXPECT_EQ(fast_default()->param(), 0u);
+    EXPECT_GT(fast_default()->memory_bytes(), 65536u);
+    auto c = zip::make_fast("accel=8,pred=1");
+    uint32_t p = c->param();
+    EXPECT_NE(p, 0u);
+    auto again = zip::make_fast(p);
+    ASSERT_NE(again, nullptr);
+    EXPECT_EQ(again->param(), p);
+    EXPECT_THROW(zip::make_fast("accel=0"), zip::SpecError);
+    EXPECT_THROW(zip::make_fast("accel=65"), zip::SpecError);
+    EXPECT_THROW(zip::make_fast("pred=3"), zip::SpecError);
+    EXPECT_THROW(zip::make_fast("level=3"), zip::SpecError);
+    EXPECT_THROW(zip::make_fast("accel"), zip::SpecError);
+    EXPECT_NE(zip::make_fast(0u), nullptr);
+    EXPECT_EQ(zip::make_fast(65u), nullptr);         // accel out of range
+    EXPECT_EQ(zip::make_fast(1u << 10), nullptr);    // unknown bits
+    EXPECT_EQ(zip::make_fast(0xffffffffu), nullptr);
+}
+
+TEST(FastKernels, SimdAndScalarSplitJoinAndPackAgree)
+{
+    using namespace zip::fast_detail;
+    const Kernels &best = kernels(), &plain = scalar_kernels();
+    for (size_t count : {0, 1, 2, 3, 31, 32, 33, 34, 66, 1000, 4099}) {
+        Bytes src = random_bytes(count * 8 + 8, count);
+        for (unsigned pred = 0; pred < 3; ++pred)
+            for (size_t width : {4, 8}) {
+                SCOPED_TRACE(testing::Message() << "count " << count << " pred " << pred
+                                                << " width " << width);
+                Bytes a(count * width), b(count * width);
+                const uint8_t *in = src.data() + 1;  // misaligned on purpose
+                uint64_t or_a = width == 8 ? best.split8(in, count, pred, a.data())
+                                           : best.split4(in, count, pred, a.data());
+                uint64_t or_b = width == 8 ? plain.split8(in, count, pred, b.data())
+                                           : plain.split4(in, count, pred, b.data());
+                EXPECT_EQ(a, b);
+                EXPECT_EQ(or_a, or_b);
+                const uint8_t *planes[8];
+                for (size_t k = 0; k < width; ++k)
+                    planes[k] = a.data() + k * count;
+                Bytes ja(count * width + 1), jb(count * width + 1);
+                for (bool unzig : {false, true}) {
+                    if (width == 8) {
+                        best.join8(planes, count, unzig, ja.data() + 1);
+                        plain.join8(planes, count, unzig, jb.data() + 1);
+                    } else {
+                        best.join4(planes, count, unzig, ja.data() + 1);
+                        plain.join4(planes, count, unzig, jb.data() + 1);
+                    }
+                    EXPECT_EQ(ja, jb);
+                    if (pred == 0 && !unzig) {  // split then join is the identity
+                        EXPECT_EQ(0, std::memcmp(ja.data() + 1, in, count * width));
+                    }
+                }
+            }
+        for (unsigned bits = 1; bits < 8; ++bits) {
+            Bytes plane(count);
+            for (size_t i = 0; i < count; ++i)
+                plane[i] = uint8_t(src[i] & ((1u << bits) - 1));
+            Bytes pa(packed_size(count, bits)), pb(packed_size(count, bits));
+            best.pack_bits(plane.data(), count, bits, pa.data());
+            plain.pack_bits(plane.data(), count, bits, pb.data());
+            EXPECT_EQ(pa, pb) << "bits " << bits;
+            Bytes back(count);
+            best.unpack_bits(pa.data(), count, bits, back.data());
+            EXPECT_EQ(back, plane) << "bits " << bits;
+            plain.unpack_bits(pa.data(), count, bits, back.data());
+            EXPECT_EQ(back, plane) << "bits " << bits;
+        }
+    }
+}
