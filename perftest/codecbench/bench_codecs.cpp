@@ -134,6 +134,17 @@ std::unique_ptr<BenchCodec> make_zip_codec(const std::string &spec, size_t block
 
 }  // namespace
 
+std::string describe_libraries()
+{
+    std::string s = std::string("zip codecs: ") + zip_codec_list();
+#ifdef CODECBENCH_HAVE_BLOSC
+    s += std::string("; blosc ") + BLOSC_VERSION_STRING;
+#else
+    s += "; no blosc";
+#endif
+    return s;
+}
+
 std::unique_ptr<BenchCodec> make_bench_codec(const std::string &spec, size_t block_size, std::string *why_not)
 {
     if (spec == "memcpy") return std::make_unique<MemcpyCodec>();

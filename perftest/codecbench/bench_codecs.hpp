@@ -38,4 +38,7 @@ private:
 std::unique_ptr<BenchCodec> make_bench_codec(const std::string &spec, size_t block_size,
                                              std::string *why_not);
 
+// One line naming what the figures were measured with (library versions), for the report header.
+std::string describe_libraries();
+
 }  // namespace codecbench

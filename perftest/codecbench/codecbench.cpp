@@ -119,8 +119,9 @@ int main(int argc, char **argv)
 
     std::printf("codecbench: one thread, GB/s = 1e9 raw bytes/s (both directions), median of %d samples of "
                 ">= %.3g s total per point; ratio = raw/compressed; a size below a data set's size takes its "
-                "first bytes; zipdata seed/step %llu\n\n",
+                "first bytes; zipdata seed/step %llu\n",
                 o.repeats, o.min_time, static_cast<unsigned long long>(o.seed));
+    std::printf("%s\n\n", describe_libraries().c_str());
     print_table(stdout, rows, failed);
     for (const std::string &s : skipped) std::printf("\nskipped codec %s", s.c_str());
     for (const std::string &n : notes) std::printf("\nnote: %s", n.c_str());
