@@ -31,6 +31,10 @@
 
 #include <lz4.h>
 
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
 #include <algorithm>
 #include <cstring>
 #include <limits>
@@ -96,25 +100,46 @@ template <class U> inline U load(const uint8_t *p)
 template <class U> inline void store(uint8_t *p, U v) { std::memcpy(p, &v, sizeof v); }
 
 // Undoes the prediction in place on the (already un-zigzagged) residuals stored, unaligned, at
-// buf; seed is x[0]. The residuals are computed by the split kernels (fast_transpose.cpp):
-// zigzag(x[i] - prediction) with x[-1] = x[-2] = x[0], so the block header carries x[0] and the
-// first residuals are small too (a large one would spoil the all-zero high planes).
-template <class U> void unpredict(uint8_t *buf, size_t count, FastPredictor pred, U seed)
+// buf, carrying the running state (x = x[i-1], d = x[i-1] - x[i-2]) from chunk to chunk.
+template <class U> void unpredict(uint8_t *buf, size_t count, FastPredictor pred, U &x, U &d)
 {
     if (pred == FastPredictor::Delta1) {
-        U x = seed;
         for (size_t i = 0; i < count; ++i) {
             x += load<U>(buf + i * sizeof(U));
             store<U>(buf + i * sizeof(U), x);
         }
     } else if (pred == FastPredictor::Delta2) {
         // x[i] - x[i-1] = d[i] = d[i-1] + residual: two running sums, one add of latency each.
-        U x = seed, d = 0;
         for (size_t i = 0; i < count; ++i) {
             d += load<U>(buf + i * sizeof(U));
             x += d;
             store<U>(buf + i * sizeof(U), x);
         }
+    }
+}
+
+// Planes -> elements at dst. The residuals come from the split kernels (fast_transpose.cpp):
+// zigzag(x[i] - prediction) with x[-1] = x[-2] = x[0] (the seed in the block header), so the
+// first residuals are small too (a large one would spoil the all-zero high planes). Works in
+// chunks of 8 KiB so that the running sums read what the transpose just wrote, still in L1.
+template <class U>
+void join_and_unpredict(const uint8_t *const *planes, size_t count, FastPredictor pred,
+                        const uint8_t *seed, uint8_t *dst)
+{
+    constexpr size_t kChunk = 8192 / sizeof(U);
+    const auto &t = kernels();
+    const bool unzig = pred != FastPredictor::None;
+    U x = unzig ? load<U>(seed) : 0, d = 0;
+    const uint8_t *at[8];
+    for (size_t i = 0; i < count; i += kChunk) {
+        size_t n = std::min(kChunk, count - i);
+        for (size_t k = 0; k < sizeof(U); ++k)
+            at[k] = planes[k] + i;
+        if (sizeof(U) == 8)
+            t.join8(at, n, unzig, dst + i * sizeof(U));
+        else
+            t.join4(at, n, unzig, dst + i * sizeof(U));
+        unpredict<U>(dst + i * sizeof(U), n, pred, x, d);
     }
 }
 
@@ -128,9 +153,30 @@ struct PlaneStats {
 
 PlaneStats plane_stats(const uint8_t *p, size_t count)
 {
-    size_t same = 0;
+    size_t same = 0, i = 1;
     unsigned any = p[0];
-    for (size_t i = 1; i < count; ++i) {
+#ifdef __SSE2__
+    // 16 bytes a step (SSE2 is baseline on x86-64): compare with the bytes one before, count the
+    // equal ones per lane (at most 255 steps between flushes) and OR everything.
+    __m128i ors = _mm_setzero_si128();
+    while (i + 16 <= count) {
+        __m128i counts = _mm_setzero_si128();
+        for (size_t steps = 0; steps < 255 && i + 16 <= count; ++steps, i += 16) {
+            __m128i cur = _mm_loadu_si128(reinterpret_cast<const __m128i *>(p + i));
+            __m128i prev = _mm_loadu_si128(reinterpret_cast<const __m128i *>(p + i - 1));
+            counts = _mm_sub_epi8(counts, _mm_cmpeq_epi8(cur, prev));  // equal lanes are -1
+            ors = _mm_or_si128(ors, cur);
+        }
+        __m128i sums = _mm_sad_epu8(counts, _mm_setzero_si128());
+        same += static_cast<size_t>(_mm_cvtsi128_si32(sums)) +
+                static_cast<size_t>(_mm_cvtsi128_si32(_mm_srli_si128(sums, 8)));
+    }
+    alignas(16) uint8_t lanes[16];
+    _mm_store_si128(reinterpret_cast<__m128i *>(lanes), ors);
+    for (uint8_t b : lanes)
+        any |= b;
+#endif
+    for (; i < count; ++i) {
         same += p[i] == p[i - 1];
         any |= p[i];
     }
@@ -347,14 +393,10 @@ zip_status_t FastCodec::decompress(const uint8_t *src, size_t len, zip_elem_type
         return ZIP_E_CORRUPT;
     if (width == 1)
         return ZIP_OK;
-    const auto &t = kernels();
-    if (width == 8) {
-        t.join8(planes, count, pred != FastPredictor::None, dst);
-        unpredict<uint64_t>(dst, count, pred, nseed ? load<uint64_t>(seed) : 0);
-    } else {
-        t.join4(planes, count, pred != FastPredictor::None, dst);
-        unpredict<uint32_t>(dst, count, pred, nseed ? load<uint32_t>(seed) : 0);
-    }
+    if (width == 8)
+        join_and_unpredict<uint64_t>(planes, count, pred, seed, dst);
+    else
+        join_and_unpredict<uint32_t>(planes, count, pred, seed, dst);
     return ZIP_OK;
 }
 
