@@ -12,20 +12,23 @@ namespace {
 
 // The floor of any codec's cost: copying the bytes.
 class MemcpyCodec final : public BenchCodec {
-public:
+  public:
     MemcpyCodec() : BenchCodec("memcpy") {}
     size_t bound(size_t raw_bytes) const override { return raw_bytes; }
-    bool compress(const void *src, size_t n, void *dst, size_t cap, size_t *out, std::string *err) override
+    bool compress(const void *src, size_t n, void *dst, size_t cap, size_t *out,
+                  std::string *err) override
     {
         return copy(src, n, dst, cap, out, err);
     }
-    bool decompress(const void *src, size_t n, void *dst, size_t cap, size_t *out, std::string *err) override
+    bool decompress(const void *src, size_t n, void *dst, size_t cap, size_t *out,
+                    std::string *err) override
     {
         return copy(src, n, dst, cap, out, err);
     }
 
-private:
-    static bool copy(const void *src, size_t n, void *dst, size_t cap, size_t *out, std::string *err)
+  private:
+    static bool copy(const void *src, size_t n, void *dst, size_t cap, size_t *out,
+                     std::string *err)
     {
         if (n > cap) {
             *err = "destination too small";
@@ -40,10 +43,11 @@ private:
 #ifdef CODECBENCH_HAVE_BLOSC
 // The established general-purpose alternative: byte shuffle + lz4, clevel 5, one thread.
 class BloscCodec final : public BenchCodec {
-public:
+  public:
     BloscCodec() : BenchCodec("blosc-shuffle-lz4") {}
     size_t bound(size_t raw_bytes) const override { return raw_bytes + BLOSC_MAX_OVERHEAD; }
-    bool compress(const void *src, size_t n, void *dst, size_t cap, size_t *out, std::string *err) override
+    bool compress(const void *src, size_t n, void *dst, size_t cap, size_t *out,
+                  std::string *err) override
     {
         int r = blosc_compress_ctx(5, BLOSC_SHUFFLE, sizeof(double), n, src, dst, cap, "lz4", 0, 1);
         if (r <= 0) {
@@ -53,7 +57,8 @@ public:
         *out = static_cast<size_t>(r);
         return true;
     }
-    bool decompress(const void *src, size_t, void *dst, size_t cap, size_t *out, std::string *err) override
+    bool decompress(const void *src, size_t, void *dst, size_t cap, size_t *out,
+                    std::string *err) override
     {
         int r = blosc_decompress_ctx(src, dst, cap, 1);
         if (r < 0) {
@@ -69,7 +74,7 @@ public:
 // An ompi-zip codec. Two warm contexts, created once: the sender's and the receiver's, as in a
 // real exchange (a context also carries per-stream state that belongs to one side).
 class ZipCodec final : public BenchCodec {
-public:
+  public:
     ZipCodec(const std::string &spec, zip_ctx_t *enc, zip_ctx_t *dec)
         : BenchCodec(spec), enc_(enc), dec_(dec), lossy_(spec.find('+') != std::string::npos)
     {
@@ -81,21 +86,25 @@ public:
     }
     bool lossy() const override { return lossy_; }
     size_t bound(size_t raw_bytes) const override { return zip_compress_bound(raw_bytes); }
-    bool compress(const void *src, size_t n, void *dst, size_t cap, size_t *out, std::string *err) override
+    bool compress(const void *src, size_t n, void *dst, size_t cap, size_t *out,
+                  std::string *err) override
     {
-        zip_status_t st = zip_compress(enc_, 0, ZIP_TYPE_F64, src, n / sizeof(double), dst, cap, out);
+        zip_status_t st =
+            zip_compress(enc_, 0, ZIP_TYPE_F64, src, n / sizeof(double), dst, cap, out);
         return check(st, enc_, "zip_compress", err);
     }
-    bool decompress(const void *src, size_t len, void *dst, size_t cap, size_t *out, std::string *err) override
+    bool decompress(const void *src, size_t len, void *dst, size_t cap, size_t *out,
+                    std::string *err) override
     {
         zip_status_t st = zip_decompress(dec_, 0, src, len, dst, cap, out);
         return check(st, dec_, "zip_decompress", err);
     }
 
-private:
+  private:
     static bool check(zip_status_t st, const zip_ctx_t *ctx, const char *what, std::string *err)
     {
-        if (st == ZIP_OK) return true;
+        if (st == ZIP_OK)
+            return true;
         *err = std::string(what) + ": " + zip_status_str(st) + " (" + zip_ctx_last_error(ctx) + ")";
         return false;
     }
@@ -103,7 +112,8 @@ private:
     bool lossy_;
 };
 
-std::unique_ptr<BenchCodec> make_zip_codec(const std::string &spec, size_t block_size, std::string *why_not)
+std::unique_ptr<BenchCodec> make_zip_codec(const std::string &spec, size_t block_size,
+                                           std::string *why_not)
 {
     if (spec.rfind("temporal", 0) == 0 || spec.find("+temporal") != std::string::npos) {
         // Its ratio depends on the message sequence, which a repeat loop over one buffer fakes.
@@ -113,12 +123,14 @@ std::unique_ptr<BenchCodec> make_zip_codec(const std::string &spec, size_t block
     zip_status_t st = ZIP_OK;
     zip_ctx_t *enc = zip_ctx_create(spec.c_str(), &st);
     if (!enc) {
-        *why_not = std::string("zip_ctx_create failed: ") + zip_status_str(st) + ": " + zip_spec_error();
+        *why_not =
+            std::string("zip_ctx_create failed: ") + zip_status_str(st) + ": " + zip_spec_error();
         return nullptr;
     }
     zip_ctx_t *dec = zip_ctx_create(spec.c_str(), &st);
     if (!dec) {
-        *why_not = std::string("zip_ctx_create failed: ") + zip_status_str(st) + ": " + zip_spec_error();
+        *why_not =
+            std::string("zip_ctx_create failed: ") + zip_status_str(st) + ": " + zip_spec_error();
         zip_ctx_destroy(enc);
         return nullptr;
     }
@@ -145,9 +157,11 @@ std::string describe_libraries()
     return s;
 }
 
-std::unique_ptr<BenchCodec> make_bench_codec(const std::string &spec, size_t block_size, std::string *why_not)
+std::unique_ptr<BenchCodec> make_bench_codec(const std::string &spec, size_t block_size,
+                                             std::string *why_not)
 {
-    if (spec == "memcpy") return std::make_unique<MemcpyCodec>();
+    if (spec == "memcpy")
+        return std::make_unique<MemcpyCodec>();
     if (spec == "blosc-shuffle-lz4") {
 #ifdef CODECBENCH_HAVE_BLOSC
         return std::make_unique<BloscCodec>();

@@ -9,7 +9,7 @@
 namespace codecbench {
 
 class BenchCodec {
-public:
+  public:
     virtual ~BenchCodec() = default;
 
     const std::string &name() const { return name_; }
@@ -26,10 +26,10 @@ public:
     virtual bool decompress(const void *src, size_t len, void *dst, size_t cap, size_t *out_len,
                             std::string *error) = 0;
 
-protected:
+  protected:
     explicit BenchCodec(std::string name) : name_(std::move(name)) {}
 
-private:
+  private:
     std::string name_;
 };
 

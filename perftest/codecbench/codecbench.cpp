@@ -50,8 +50,8 @@ std::vector<size_t> sizes_for(const Options &o, const std::string &dataset, std:
             *note += " " + format_size(s);
     }
     if (!note->empty())
-        *note = "skipped" + *note + ": larger than the data set (" + format_size(natural * sizeof(double)) +
-                "; --tile measures it repeated)";
+        *note = "skipped" + *note + ": larger than the data set (" +
+                format_size(natural * sizeof(double)) + "; --tile measures it repeated)";
     return sizes;
 }
 
@@ -70,14 +70,17 @@ int main(int argc, char **argv)
 {
     Options o;
     int rc = parse_options(argc, argv, &o);
-    if (rc) return rc == 1 ? 0 : rc;
-    if (o.pin_cpu >= 0) pin_to_cpu(o.pin_cpu);
+    if (rc)
+        return rc == 1 ? 0 : rc;
+    if (o.pin_cpu >= 0)
+        pin_to_cpu(o.pin_cpu);
 
     std::vector<std::string> skipped, notes;
     std::vector<Candidate> codecs = create_codecs(o, &skipped);
     if (codecs.empty()) {
         std::fprintf(stderr, "codecbench: no codec could be created\n");
-        for (const std::string &s : skipped) std::fprintf(stderr, "  %s\n", s.c_str());
+        for (const std::string &s : skipped)
+            std::fprintf(stderr, "  %s\n", s.c_str());
         return 1;
     }
 
@@ -91,13 +94,16 @@ int main(int argc, char **argv)
         ++done;
         std::string note;
         std::vector<size_t> sizes = sizes_for(o, dataset, &note);
-        if (!note.empty()) notes.push_back(dataset + ": " + note);
-        if (sizes.empty()) continue;
+        if (!note.empty())
+            notes.push_back(dataset + ": " + note);
+        if (sizes.empty())
+            continue;
         // One buffer per data set; each size is its prefix (value k does not depend on n).
         std::vector<double> data(*std::max_element(sizes.begin(), sizes.end()) / sizeof(double));
         int fill_rc = zipdata_fill(dataset.c_str(), data.data(), data.size(), o.seed);
         if (fill_rc != ZIPDATA_OK) {
-            notes.push_back(dataset + ": zipdata_fill failed (" + std::to_string(fill_rc) + "), not measured");
+            notes.push_back(dataset + ": zipdata_fill failed (" + std::to_string(fill_rc) +
+                            "), not measured");
             continue;
         }
         std::fprintf(stderr, "[%zu/%zu] %s\n", done, o.datasets.size(), dataset.c_str());
@@ -106,8 +112,9 @@ int main(int argc, char **argv)
                 Row row{c.spec, dataset, size, c.codec->lossy(), {}};
                 row.result = measure_point(*c.codec, data.data(), size, timing, buffers);
                 if (!row.result.ok)
-                    std::fprintf(stderr, "  FAIL %s on %s at %s: %s\n", c.spec.c_str(), dataset.c_str(),
-                                 format_size(size).c_str(), row.result.error.c_str());
+                    std::fprintf(stderr, "  FAIL %s on %s at %s: %s\n", c.spec.c_str(),
+                                 dataset.c_str(), format_size(size).c_str(),
+                                 row.result.error.c_str());
                 rows.push_back(std::move(row));
             }
     }
@@ -117,16 +124,22 @@ int main(int argc, char **argv)
         if (!r.result.ok && std::find(failed.begin(), failed.end(), r.codec) == failed.end())
             failed.push_back(r.codec);
 
-    std::printf("codecbench: one thread, GB/s = 1e9 raw bytes/s (both directions), median of %d samples of "
-                ">= %.3g s total per point; ratio = raw/compressed; a size below a data set's size takes its "
-                "first bytes; zipdata seed/step %llu\n",
-                o.repeats, o.min_time, static_cast<unsigned long long>(o.seed));
+    std::printf(
+        "codecbench: one thread, GB/s = 1e9 raw bytes/s (both directions), median of %d samples of "
+        ">= %.3g s total per point; ratio = raw/compressed; a size below a data set's size takes "
+        "its "
+        "first bytes; zipdata seed/step %llu\n",
+        o.repeats, o.min_time, static_cast<unsigned long long>(o.seed));
     std::printf("%s\n\n", describe_libraries().c_str());
     print_table(stdout, rows, failed);
-    for (const std::string &s : skipped) std::printf("\nskipped codec %s", s.c_str());
-    for (const std::string &n : notes) std::printf("\nnote: %s", n.c_str());
+    for (const std::string &s : skipped)
+        std::printf("\nskipped codec %s", s.c_str());
+    for (const std::string &n : notes)
+        std::printf("\nnote: %s", n.c_str());
     for (const std::string &f : failed)
-        std::printf("\nFAILED: %s failed a round trip (see stderr); none of its figures are reported", f.c_str());
+        std::printf(
+            "\nFAILED: %s failed a round trip (see stderr); none of its figures are reported",
+            f.c_str());
     std::printf("\n");
 
     if (!o.csv_path.empty() && !write_csv(o.csv_path, rows, failed)) {

@@ -31,9 +31,11 @@ double median(std::vector<double> v)
 template <class Call> double median_gbps(Call call, size_t raw_bytes, const Timing &t)
 {
     for (int i = 0; i < t.warmup; ++i)
-        if (!call()) return -1;
+        if (!call())
+            return -1;
     double t0 = now_seconds();
-    if (!call()) return -1;
+    if (!call())
+        return -1;
     double single = std::max(now_seconds() - t0, 1e-9);
     double per_sample = t.min_time / t.repeats;
     long iterations = std::max(1L, static_cast<long>(std::ceil(per_sample / single)));
@@ -42,23 +44,27 @@ template <class Call> double median_gbps(Call call, size_t raw_bytes, const Timi
     for (int s = 0; s < t.repeats; ++s) {
         double start = now_seconds();
         for (long i = 0; i < iterations; ++i)
-            if (!call()) return -1;
+            if (!call())
+                return -1;
         double elapsed = std::max(now_seconds() - start, 1e-9);
-        gbps.push_back(static_cast<double>(raw_bytes) * static_cast<double>(iterations) / elapsed / 1e9);
+        gbps.push_back(static_cast<double>(raw_bytes) * static_cast<double>(iterations) / elapsed /
+                       1e9);
     }
     return median(gbps);
 }
 
-Verdict verify(BenchCodec &codec, const double *data, size_t raw_bytes, const Buffers &b, size_t decoded_len)
+Verdict verify(BenchCodec &codec, const double *data, size_t raw_bytes, const Buffers &b,
+               size_t decoded_len)
 {
-    return codec.lossy() ? verify_lossy(codec.name(), data, b.decoded.data(), decoded_len, raw_bytes)
-                         : verify_lossless(data, b.decoded.data(), decoded_len, raw_bytes);
+    return codec.lossy()
+               ? verify_lossy(codec.name(), data, b.decoded.data(), decoded_len, raw_bytes)
+               : verify_lossless(data, b.decoded.data(), decoded_len, raw_bytes);
 }
 
 }  // namespace
 
-PointResult measure_point(BenchCodec &codec, const double *data, size_t raw_bytes, const Timing &timing,
-                          Buffers &b)
+PointResult measure_point(BenchCodec &codec, const double *data, size_t raw_bytes,
+                          const Timing &timing, Buffers &b)
 {
     PointResult r;
     b.frame.resize(std::max(b.frame.size(), codec.bound(raw_bytes)));
@@ -70,8 +76,8 @@ PointResult measure_point(BenchCodec &codec, const double *data, size_t raw_byte
         return codec.compress(data, raw_bytes, b.frame.data(), b.frame.size(), &frame_len, &error);
     };
     auto decompress = [&] {
-        return codec.decompress(b.frame.data(), frame_len, b.decoded.data(), b.decoded.size(), &decoded_len,
-                                &error);
+        return codec.decompress(b.frame.data(), frame_len, b.decoded.data(), b.decoded.size(),
+                                &decoded_len, &error);
     };
 
     // Round trip before timing: a codec that fails is not timed at all.

@@ -18,12 +18,12 @@ struct Timing {
 
 struct PointResult {
     bool ok = false;
-    std::string error;            // why not ok: no figure may be reported then
+    std::string error;  // why not ok: no figure may be reported then
     size_t compressed_bytes = 0;
-    double ratio = 0;             // raw bytes / compressed bytes
-    double compress_gbps = 0;     // raw bytes per second / 1e9, median of the samples
+    double ratio = 0;          // raw bytes / compressed bytes
+    double compress_gbps = 0;  // raw bytes per second / 1e9, median of the samples
     double decompress_gbps = 0;
-    double max_rel_error = 0;     // lossy codecs only
+    double max_rel_error = 0;  // lossy codecs only
 };
 
 // Scratch buffers reused across points so that the timed loops never allocate.
@@ -31,7 +31,7 @@ struct Buffers {
     std::vector<unsigned char> frame, decoded;
 };
 
-PointResult measure_point(BenchCodec &codec, const double *data, size_t raw_bytes, const Timing &timing,
-                          Buffers &buffers);
+PointResult measure_point(BenchCodec &codec, const double *data, size_t raw_bytes,
+                          const Timing &timing, Buffers &buffers);
 
 }  // namespace codecbench

@@ -22,35 +22,41 @@ std::vector<std::string> split_commas(const std::string &s)
     std::vector<std::string> parts;
     std::stringstream in(s);
     for (std::string item; std::getline(in, item, ',');)
-        if (!item.empty()) parts.push_back(item);
+        if (!item.empty())
+            parts.push_back(item);
     return parts;
 }
 
 void usage(FILE *to)
 {
-    std::fprintf(to,
+    std::fprintf(
+        to,
         "usage: codecbench [options]\n"
         "Single-core compress/decompress speed (GB/s of raw data, median of repeats) and ratio of\n"
-        "every codec on every zipdata data set, with memcpy and Blosc (shuffle+lz4) as references.\n"
+        "every codec on every zipdata data set, with memcpy and Blosc (shuffle+lz4) as "
+        "references.\n"
         "  --codecs a,b      codec specs (default %s)\n"
         "  --datasets x,y    zipdata data sets (default: all; see --list)\n"
         "  --sizes 4K,1M     message sizes (default %s; a size below a data set's size takes its\n"
         "                    first bytes)\n"
-        "  --tile            also measure sizes beyond a data set's natural size (the data repeat)\n"
+        "  --tile            also measure sizes beyond a data set's natural size (the data "
+        "repeat)\n"
         "  --min-time S      seconds of timed work per point and direction (default 0.05)\n"
         "  --repeats N       timed samples per point, median reported (default 7)\n"
         "  --quick           sizes %s, 3 repeats, --min-time 0.01: about a minute\n"
         "  --seed N          seed of random/special, time step of heat3d* (default 20)\n"
         "  --block-size B    zip block size (default: the library's)\n"
         "  --pin CPU         pin the benchmark to one CPU\n"
-        "  --csv FILE        also write codec,dataset,size_bytes,ratio,compress_GBps,decompress_GBps\n"
+        "  --csv FILE        also write "
+        "codec,dataset,size_bytes,ratio,compress_GBps,decompress_GBps\n"
         "  --list            list codecs and data sets\n",
         kDefaultCodecs, kDefaultSizes, kQuickSizes);
 }
 
 void list_all()
 {
-    std::printf("codecs (zip specs, see zip.h; lossy stages as \"stage+codec\"): %s\n", zip_codec_list());
+    std::printf("codecs (zip specs, see zip.h; lossy stages as \"stage+codec\"): %s\n",
+                zip_codec_list());
     std::printf("references: memcpy, blosc-shuffle-lz4\n\ndata sets:\n");
     for (size_t i = 0; i < zipdata_count(); ++i)
         std::printf("  %-20s %s\n", zipdata_name(i), zipdata_description(zipdata_name(i)));
@@ -76,18 +82,24 @@ bool parse_long(const char *s, long lo, long hi, long *v)
 
 bool parse_size(const std::string &text, size_t *bytes)
 {
-    if (text.empty()) return false;
+    if (text.empty())
+        return false;
     size_t mult = 1;
     std::string digits = text;
     switch (text.back()) {
-    case 'K': case 'k': mult = size_t{1} << 10; break;
-    case 'M': case 'm': mult = size_t{1} << 20; break;
-    case 'G': case 'g': mult = size_t{1} << 30; break;
+    case 'K':
+    case 'k': mult = size_t{1} << 10; break;
+    case 'M':
+    case 'm': mult = size_t{1} << 20; break;
+    case 'G':
+    case 'g': mult = size_t{1} << 30; break;
     default: break;
     }
-    if (mult != 1) digits.pop_back();
+    if (mult != 1)
+        digits.pop_back();
     long v;
-    if (!parse_long(digits.c_str(), 1, 1L << 40, &v)) return false;
+    if (!parse_long(digits.c_str(), 1, 1L << 40, &v))
+        return false;
     *bytes = static_cast<size_t>(v) * mult;
     return true;
 }
@@ -154,29 +166,35 @@ int parse_options(int argc, char **argv, Options *o)
             ok = false;
         }
         if (!ok) {
-            std::fprintf(stderr, "codecbench: bad option or value: %s %s\n", a.c_str(), value ? value : "");
+            std::fprintf(stderr, "codecbench: bad option or value: %s %s\n", a.c_str(),
+                         value ? value : "");
             usage(stderr);
             return 2;
         }
         ++i;  // consumed the value
     }
     if (o->quick) {
-        if (!min_time_given) o->min_time = 0.01;
-        if (!repeats_given) o->repeats = 3;
+        if (!min_time_given)
+            o->min_time = 0.01;
+        if (!repeats_given)
+            o->repeats = 3;
     }
-    if (sizes.empty()) sizes = o->quick ? kQuickSizes : kDefaultSizes;
+    if (sizes.empty())
+        sizes = o->quick ? kQuickSizes : kDefaultSizes;
 
     o->codecs = split_commas(codecs);
     for (const std::string &s : split_commas(sizes)) {
         size_t bytes;
         if (!parse_size(s, &bytes) || bytes % sizeof(double)) {
-            std::fprintf(stderr, "codecbench: bad size '%s' (a multiple of 8 bytes, e.g. 4K, 1M)\n", s.c_str());
+            std::fprintf(stderr, "codecbench: bad size '%s' (a multiple of 8 bytes, e.g. 4K, 1M)\n",
+                         s.c_str());
             return 2;
         }
         o->sizes.push_back(bytes);
     }
     if (datasets.empty()) {
-        for (size_t i = 0; i < zipdata_count(); ++i) o->datasets.emplace_back(zipdata_name(i));
+        for (size_t i = 0; i < zipdata_count(); ++i)
+            o->datasets.emplace_back(zipdata_name(i));
     } else {
         o->datasets = split_commas(datasets);
     }

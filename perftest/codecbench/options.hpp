@@ -9,7 +9,8 @@
 namespace codecbench {
 
 struct Options {
-    std::vector<std::string> codecs;    // zip specs, plus the references "memcpy", "blosc-shuffle-lz4"
+    std::vector<std::string>
+        codecs;  // zip specs, plus the references "memcpy", "blosc-shuffle-lz4"
     std::vector<std::string> datasets;  // zipdata names
     std::vector<size_t> sizes;          // message sizes in bytes (multiples of 8)
     double min_time = 0.05;             // seconds of timed work per point and direction
@@ -18,7 +19,7 @@ struct Options {
     size_t block_size = 0;              // zip_ctx_set_block_size; 0 keeps the library default
     bool tile = false;                  // allow sizes beyond a data set's natural size
     bool quick = false;
-    int pin_cpu = -1;                   // pin the process to this CPU (-1: leave it to the OS)
+    int pin_cpu = -1;  // pin the process to this CPU (-1: leave it to the OS)
     std::string csv_path;
 };
 

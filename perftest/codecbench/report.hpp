@@ -21,6 +21,7 @@ void print_table(FILE *out, const std::vector<Row> &rows, const std::vector<std:
 
 // Writes codec,dataset,size_bytes,ratio,compress_GBps,decompress_GBps (same rows as the table).
 // Returns false if the file cannot be written.
-bool write_csv(const std::string &path, const std::vector<Row> &rows, const std::vector<std::string> &failed);
+bool write_csv(const std::string &path, const std::vector<Row> &rows,
+               const std::vector<std::string> &failed);
 
 }  // namespace codecbench

@@ -13,9 +13,11 @@ namespace {
 
 bool size_matches(size_t decoded_bytes, size_t raw_bytes, Verdict *v)
 {
-    if (decoded_bytes == raw_bytes) return true;
+    if (decoded_bytes == raw_bytes)
+        return true;
     v->ok = false;
-    v->error = "decoded " + std::to_string(decoded_bytes) + " bytes, expected " + std::to_string(raw_bytes);
+    v->error = "decoded " + std::to_string(decoded_bytes) + " bytes, expected " +
+               std::to_string(raw_bytes);
     return false;
 }
 
@@ -23,7 +25,7 @@ bool size_matches(size_t decoded_bytes, size_t raw_bytes, Verdict *v)
 // absolute bound on every finite value.
 struct Bound {
     bool known = false;
-    double rel = 0, abs = 0;  // one of them is used
+    double rel = 0, abs = 0;                        // one of them is used
     double range_lo = DBL_MIN, range_hi = DBL_MAX;  // magnitudes the relative bound applies to
 };
 
@@ -52,15 +54,18 @@ Bound bound_of(const std::string &spec)
 
 }  // namespace
 
-Verdict verify_lossless(const double *original, const void *decoded, size_t decoded_bytes, size_t raw_bytes)
+Verdict verify_lossless(const double *original, const void *decoded, size_t decoded_bytes,
+                        size_t raw_bytes)
 {
     Verdict v;
-    if (!size_matches(decoded_bytes, raw_bytes, &v)) return v;
+    if (!size_matches(decoded_bytes, raw_bytes, &v))
+        return v;
     if (std::memcmp(original, decoded, raw_bytes) != 0) {
         const unsigned char *a = reinterpret_cast<const unsigned char *>(original);
         const unsigned char *b = static_cast<const unsigned char *>(decoded);
         size_t i = 0;
-        while (a[i] == b[i]) ++i;
+        while (a[i] == b[i])
+            ++i;
         v.ok = false;
         v.error = "round trip differs from the input at byte " + std::to_string(i) + " (double " +
                   std::to_string(i / sizeof(double)) + ")";
@@ -72,7 +77,8 @@ Verdict verify_lossy(const std::string &spec, const double *original, const void
                      size_t decoded_bytes, size_t raw_bytes)
 {
     Verdict v;
-    if (!size_matches(decoded_bytes, raw_bytes, &v)) return v;
+    if (!size_matches(decoded_bytes, raw_bytes, &v))
+        return v;
     const size_t n = raw_bytes / sizeof(double);
     std::vector<double> out(n);
     std::memcpy(out.data(), decoded, raw_bytes);  // `decoded` may be unaligned
@@ -89,14 +95,17 @@ Verdict verify_lossy(const std::string &spec, const double *original, const void
         }
         double err = std::fabs(d - o), mag = std::fabs(o);
         bool in_range = mag >= b.range_lo && mag <= b.range_hi;
-        if (in_range && mag > 0) v.max_rel_error = std::fmax(v.max_rel_error, err / mag);
-        if (!b.known) continue;
+        if (in_range && mag > 0)
+            v.max_rel_error = std::fmax(v.max_rel_error, err / mag);
+        if (!b.known)
+            continue;
         bool within = b.abs > 0 ? err <= b.abs : (!in_range || err <= b.rel * mag);
         if (!within) {
             v.ok = false;
             char values[64];
             std::snprintf(values, sizeof values, " (%.17g -> %.17g)", o, d);
-            v.error = "value " + std::to_string(k) + " outside the " + spec.substr(0, spec.find('+')) + " bound" + values;
+            v.error = "value " + std::to_string(k) + " outside the " +
+                      spec.substr(0, spec.find('+')) + " bound" + values;
         }
     }
     return v;

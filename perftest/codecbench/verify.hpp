@@ -14,7 +14,8 @@ struct Verdict {
 };
 
 // Lossless: decoded must equal original byte for byte.
-Verdict verify_lossless(const double *original, const void *decoded, size_t decoded_bytes, size_t raw_bytes);
+Verdict verify_lossless(const double *original, const void *decoded, size_t decoded_bytes,
+                        size_t raw_bytes);
 
 // Lossy: sizes must match, NaN and infinities must come back unchanged in kind, and finite values
 // within the bound of the spec's lossy stage (trunc:N, f32, abs:E, rel:R as in zip.h's specs; an

@@ -18,7 +18,10 @@ struct Domain {
     double lo, hi;
 };
 
-Domain domain_of(Surface s) { return s == Surface::Gauss ? Domain{-2.0, 2.0} : Domain{-6.0, 6.0}; }
+Domain domain_of(Surface s)
+{
+    return s == Surface::Gauss ? Domain{-2.0, 2.0} : Domain{-6.0, 6.0};
+}
 
 // Both surfaces are separable, f(x, y) = fx(x) * fy(y): tabulate the two factors once per axis.
 // Computing the product per point gives the same bits as calling f per point.
@@ -44,7 +47,8 @@ void axis_factors(Surface s, size_t npts, std::vector<double> &fx, std::vector<d
 // order of equal-comparing values does not depend on the sort implementation.
 bool ascending(double a, double b)
 {
-    if (a != b) return a < b;
+    if (a != b)
+        return a < b;
     return std::signbit(a) && !std::signbit(b);
 }
 
@@ -65,9 +69,11 @@ int fill_grid2d(Surface surface, size_t npts, bool sorted, double *out, size_t n
             return ZIPDATA_OK;
         }
         std::vector<double> all(grid);
-        for (size_t g = 0; g < grid; ++g) all[g] = fx[g % npts] * fy[g / npts];
+        for (size_t g = 0; g < grid; ++g)
+            all[g] = fx[g % npts] * fy[g / npts];
         std::sort(all.begin(), all.end(), ascending);
-        for (size_t k = 0; k < n; k += grid) std::memcpy(out + k, all.data(), std::min(grid, n - k) * sizeof(double));
+        for (size_t k = 0; k < n; k += grid)
+            std::memcpy(out + k, all.data(), std::min(grid, n - k) * sizeof(double));
         return ZIPDATA_OK;
     } catch (const std::bad_alloc &) {
         return ZIPDATA_E_NOMEM;

@@ -27,10 +27,16 @@ constexpr size_t kCells = E * E * E;
 constexpr double kDiffusion = 0.125;  // alpha * dt / dx^2
 constexpr double kTwoPi = 6.283185307179586;
 
-size_t at(size_t x, size_t y, size_t z) { return (z * E + y) * E + x; }
+size_t at(size_t x, size_t y, size_t z)
+{
+    return (z * E + y) * E + x;
+}
 
 // Position of cell i along an axis in [0, 1), and its periodic distance to c.
-double coord(size_t i) { return static_cast<double>(i) / static_cast<double>(E); }
+double coord(size_t i)
+{
+    return static_cast<double>(i) / static_cast<double>(E);
+}
 double periodic_distance(double p, double c)
 {
     double d = std::fabs(p - c);
@@ -76,7 +82,8 @@ void initial_field(std::vector<double> &u)
     // Cell-scale roughness (sensor-like noise, +-0.05 K) that the diffusion smooths out over the
     // first steps: early steps have noisy low bits, later ones do not.
     Xoshiro256 rng(0x4EA73D);
-    for (size_t i = 0; i < kCells; ++i) u[i] += 0.1 * (rng.unit() - 0.5);
+    for (size_t i = 0; i < kCells; ++i)
+        u[i] += 0.1 * (rng.unit() - 0.5);
 }
 
 void stencil_step(const std::vector<double> &u, std::vector<double> &next)
@@ -136,13 +143,14 @@ double halo_value(const std::vector<double> &u, size_t k)
     size_t a = k % E, b = k / E % E;
     size_t plane = face % 2 == 0 ? d : E - 1 - d;
     switch (face / 2) {
-    case 0: return u[at(plane, a, b)];  // x = plane, y = a, z = b
-    case 1: return u[at(a, plane, b)];  // y = plane, x = a, z = b
-    default: return u[at(a, b, plane)]; // z = plane, x = a, y = b
+    case 0: return u[at(plane, a, b)];   // x = plane, y = a, z = b
+    case 1: return u[at(a, plane, b)];   // y = plane, x = a, z = b
+    default: return u[at(a, b, plane)];  // z = plane, x = a, y = b
     }
 }
 
-template <class Extract> int fill_from_simulation(double *out, size_t n, uint64_t step, Extract extract)
+template <class Extract>
+int fill_from_simulation(double *out, size_t n, uint64_t step, Extract extract)
 {
     Simulation &sim = simulation();
     std::lock_guard<std::mutex> lock(sim.mutex);
@@ -152,7 +160,8 @@ template <class Extract> int fill_from_simulation(double *out, size_t n, uint64_
         sim.ready = false;
         return ZIPDATA_E_NOMEM;
     }
-    for (size_t k = 0; k < n; ++k) out[k] = extract(sim.field, k);
+    for (size_t k = 0; k < n; ++k)
+        out[k] = extract(sim.field, k);
     return ZIPDATA_OK;
 }
 
@@ -160,8 +169,8 @@ template <class Extract> int fill_from_simulation(double *out, size_t n, uint64_
 
 int fill_heat3d_field(double *out, size_t n, uint64_t step)
 {
-    return fill_from_simulation(out, n, step,
-                                [](const std::vector<double> &u, size_t k) { return u[k % kCells]; });
+    return fill_from_simulation(
+        out, n, step, [](const std::vector<double> &u, size_t k) { return u[k % kCells]; });
 }
 
 int fill_heat3d_halo(double *out, size_t n, uint64_t step)

@@ -9,7 +9,8 @@ namespace zipdata {
 
 int fill_linear(double *out, size_t n)
 {
-    for (size_t k = 0; k < n; ++k) out[k] = ZIPDATA_LINEAR_A * static_cast<double>(k);
+    for (size_t k = 0; k < n; ++k)
+        out[k] = ZIPDATA_LINEAR_A * static_cast<double>(k);
     return ZIPDATA_OK;
 }
 

@@ -26,7 +26,8 @@ struct InverseFactorials {
     {
         double fact = 1.0;
         for (int i = 0; i < kTerms; ++i) {
-            if (i > 1) fact *= i;
+            if (i > 1)
+                fact *= i;
             v[i] = 1.0 / fact;
         }
     }
@@ -36,21 +37,24 @@ constexpr InverseFactorials kInvFact;
 double exp_reduced(double r)  // |r| <= ln2/2: sum r^i/i! to i = 17 (truncation error < 1e-19)
 {
     double sum = 0.0;
-    for (int i = 17; i >= 0; --i) sum = sum * r + kInvFact.v[i];
+    for (int i = 17; i >= 0; --i)
+        sum = sum * r + kInvFact.v[i];
     return sum;
 }
 
 double sin_reduced(double r)  // |r| <= pi/4: r - r^3/3! + ... - r^19/19!
 {
     double r2 = r * r, sum = 0.0;
-    for (int i = 19; i >= 1; i -= 2) sum = sum * r2 + ((i / 2) % 2 ? -kInvFact.v[i] : kInvFact.v[i]);
+    for (int i = 19; i >= 1; i -= 2)
+        sum = sum * r2 + ((i / 2) % 2 ? -kInvFact.v[i] : kInvFact.v[i]);
     return sum * r;
 }
 
 double cos_reduced(double r)  // |r| <= pi/4: 1 - r^2/2! + ... + r^20/20!
 {
     double r2 = r * r, sum = 0.0;
-    for (int i = 20; i >= 0; i -= 2) sum = sum * r2 + ((i / 2) % 2 ? -kInvFact.v[i] : kInvFact.v[i]);
+    for (int i = 20; i >= 0; i -= 2)
+        sum = sum * r2 + ((i / 2) % 2 ? -kInvFact.v[i] : kInvFact.v[i]);
     return sum;
 }
 
@@ -72,8 +76,10 @@ double sin_quadrant(double x, int q)
 
 double portable_exp(double x)
 {
-    if (x > 709.8) return HUGE_VAL;
-    if (x < -745.2) return 0.0;
+    if (x > 709.8)
+        return HUGE_VAL;
+    if (x < -745.2)
+        return 0.0;
     // x = k ln2 + r with |r| <= ln2/2; exp(r) by its Taylor series.
     double k = std::floor(x * kInvLn2 + 0.5);
     double r = (x - k * kLn2Hi) - k * kLn2Lo;
@@ -84,7 +90,13 @@ double portable_exp(double x)
     return std::ldexp(std::ldexp(e, ki / 2), ki - ki / 2);
 }
 
-double portable_sin(double x) { return sin_quadrant(x, 0); }
-double portable_cos(double x) { return sin_quadrant(x, 1); }
+double portable_sin(double x)
+{
+    return sin_quadrant(x, 0);
+}
+double portable_cos(double x)
+{
+    return sin_quadrant(x, 1);
+}
 
 }  // namespace zipdata

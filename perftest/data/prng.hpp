@@ -15,10 +15,11 @@ inline uint64_t splitmix64(uint64_t &state)
 }
 
 class Xoshiro256 {
-public:
+  public:
     explicit Xoshiro256(uint64_t seed)
     {
-        for (auto &w : s_) w = splitmix64(seed);  // never all zero: splitmix64 is a bijection
+        for (auto &w : s_)
+            w = splitmix64(seed);  // never all zero: splitmix64 is a bijection
     }
 
     uint64_t next()
@@ -40,7 +41,7 @@ public:
     // Uniform in [0, bound) for bound > 0 (multiply-shift; the bias is below 2^-32 for our bounds).
     uint64_t below(uint64_t bound) { return static_cast<uint64_t>((next() >> 32) * bound >> 32); }
 
-private:
+  private:
     static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
     uint64_t s_[4];
 };

@@ -49,12 +49,12 @@ uint64_t random_special(Xoshiro256 &rng)
     uint64_t sign = rng.next() & kSign;
     uint64_t payload = rng.next() & (kMantissa >> 1);  // below the quiet bit
     switch (rng.below(6)) {
-    case 0: return sign;                                            // +-0
-    case 1: return sign | kExpAll;                                  // +-inf
-    case 2: return sign | kExpAll | kQuiet | payload;               // quiet NaN
-    case 3: return sign | kExpAll | (payload ? payload : 1);        // signalling NaN
-    case 4: return sign | (payload ? payload : 1);                  // denormal
-    default: return sign | (0x7FEull << 52) | payload;              // huge normal
+    case 0: return sign;                                      // +-0
+    case 1: return sign | kExpAll;                            // +-inf
+    case 2: return sign | kExpAll | kQuiet | payload;         // quiet NaN
+    case 3: return sign | kExpAll | (payload ? payload : 1);  // signalling NaN
+    case 4: return sign | (payload ? payload : 1);            // denormal
+    default: return sign | (0x7FEull << 52) | payload;        // huge normal
     }
 }
 

@@ -28,12 +28,14 @@ void zipdata_to_f32(const double *in, float *out, size_t n)
 
 int zipdata_fill_f32(const char *name, float *out, size_t n, uint64_t seed_or_step)
 {
-    if (!out && n > 0) return zipdata_description(name) ? ZIPDATA_E_ARG : ZIPDATA_E_NAME;
+    if (!out && n > 0)
+        return zipdata_description(name) ? ZIPDATA_E_ARG : ZIPDATA_E_NAME;
     try {
         // Generated as doubles and then narrowed, so the f32 set is the f64 set rounded.
         std::vector<double> scratch(n);
         int rc = zipdata_fill(name, scratch.data(), n, seed_or_step);
-        if (rc != ZIPDATA_OK) return rc;
+        if (rc != ZIPDATA_OK)
+            return rc;
         zipdata_to_f32(scratch.data(), out, n);
         return ZIPDATA_OK;
     } catch (const std::bad_alloc &) {

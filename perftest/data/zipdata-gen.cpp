@@ -17,14 +17,17 @@ constexpr size_t kDefaultCount = 131072;
 
 void usage(FILE *to)
 {
-    std::fprintf(to,
-                 "usage: zipdata-gen --list\n"
-                 "       zipdata-gen NAME [-n COUNT | --bytes SIZE] [--seed S | --step T] [--f32] [-o FILE]\n"
-                 "  Writes data set NAME as raw little-endian doubles (floats with --f32) to FILE or stdout.\n"
-                 "  -n COUNT     number of values (default: the set's natural size, else %zu)\n"
-                 "  --bytes SIZE size in bytes, with optional K/M/G suffix (powers of 1024)\n"
-                 "  --seed S, --step T   seed_or_step (seed of random/special, time step of heat3d*)\n",
-                 kDefaultCount);
+    std::fprintf(
+        to,
+        "usage: zipdata-gen --list\n"
+        "       zipdata-gen NAME [-n COUNT | --bytes SIZE] [--seed S | --step T] [--f32] [-o "
+        "FILE]\n"
+        "  Writes data set NAME as raw little-endian doubles (floats with --f32) to FILE or "
+        "stdout.\n"
+        "  -n COUNT     number of values (default: the set's natural size, else %zu)\n"
+        "  --bytes SIZE size in bytes, with optional K/M/G suffix (powers of 1024)\n"
+        "  --seed S, --step T   seed_or_step (seed of random/special, time step of heat3d*)\n",
+        kDefaultCount);
 }
 
 bool parse_u64(const char *s, uint64_t *v)
@@ -32,7 +35,8 @@ bool parse_u64(const char *s, uint64_t *v)
     char *end;
     errno = 0;
     unsigned long long x = std::strtoull(s, &end, 0);
-    if (errno || end == s || *end || *s == '-') return false;
+    if (errno || end == s || *end || *s == '-')
+        return false;
     *v = x;
     return true;
 }
@@ -44,12 +48,16 @@ bool parse_size(const char *s, uint64_t *v)
     uint64_t mult = 1;
     if (!text.empty()) {
         switch (text.back()) {
-        case 'K': case 'k': mult = 1ull << 10; break;
-        case 'M': case 'm': mult = 1ull << 20; break;
-        case 'G': case 'g': mult = 1ull << 30; break;
+        case 'K':
+        case 'k': mult = 1ull << 10; break;
+        case 'M':
+        case 'm': mult = 1ull << 20; break;
+        case 'G':
+        case 'g': mult = 1ull << 30; break;
         default: break;
         }
-        if (mult != 1) text.pop_back();
+        if (mult != 1)
+            text.pop_back();
     }
     return parse_u64(text.c_str(), v) && (*v *= mult, true);
 }
@@ -75,7 +83,8 @@ template <class T> void to_little_endian(std::vector<T> &v)
         for (T &x : v) {
             unsigned char b[sizeof(T)];
             std::memcpy(b, &x, sizeof b);
-            for (size_t i = 0; i < sizeof b / 2; ++i) std::swap(b[i], b[sizeof b - 1 - i]);
+            for (size_t i = 0; i < sizeof b / 2; ++i)
+                std::swap(b[i], b[sizeof b - 1 - i]);
             std::memcpy(&x, b, sizeof b);
         }
     }
@@ -141,7 +150,8 @@ int main(int argc, char **argv)
         return 2;
     }
     const size_t elem = f32 ? sizeof(float) : sizeof(double);
-    if (bytes) count = bytes / elem;
+    if (bytes)
+        count = bytes / elem;
     if (!count) {
         size_t natural = zipdata_natural_count(name);
         count = natural == ZIPDATA_UNBOUNDED ? kDefaultCount : natural;
@@ -151,11 +161,13 @@ int main(int argc, char **argv)
     if (f32) {
         std::vector<float> v(count);
         rc = zipdata_fill_f32(name, v.data(), v.size(), seed);
-        if (rc == ZIPDATA_OK) return write_all(v, out_path);
+        if (rc == ZIPDATA_OK)
+            return write_all(v, out_path);
     } else {
         std::vector<double> v(count);
         rc = zipdata_fill(name, v.data(), v.size(), seed);
-        if (rc == ZIPDATA_OK) return write_all(v, out_path);
+        if (rc == ZIPDATA_OK)
+            return write_all(v, out_path);
     }
     std::fprintf(stderr, "zipdata-gen: generating %s failed (code %d)\n", name, rc);
     return 1;

@@ -23,27 +23,41 @@ struct DataSet {
 constexpr DataSet kSets[] = {
     {"linear", Family::Linear, Surface::Gauss, 0, false,
      "f(x) = 0.5*x at x = 0, 1, 2, ...: exact values, constant stride (best case)"},
-    {"gauss-256", Family::Grid, Surface::Gauss, 256, false, "exp(-x^2)exp(-y^2) on [-2,2)^2, 256^2 points, row-major"},
-    {"gauss-256-sorted", Family::Grid, Surface::Gauss, 256, true, "exp(-x^2)exp(-y^2) on [-2,2)^2, 256^2 points, ascending"},
-    {"gauss-512", Family::Grid, Surface::Gauss, 512, false, "exp(-x^2)exp(-y^2) on [-2,2)^2, 512^2 points, row-major"},
-    {"gauss-512-sorted", Family::Grid, Surface::Gauss, 512, true, "exp(-x^2)exp(-y^2) on [-2,2)^2, 512^2 points, ascending"},
-    {"gauss-1024", Family::Grid, Surface::Gauss, 1024, false, "exp(-x^2)exp(-y^2) on [-2,2)^2, 1024^2 points, row-major"},
-    {"gauss-1024-sorted", Family::Grid, Surface::Gauss, 1024, true, "exp(-x^2)exp(-y^2) on [-2,2)^2, 1024^2 points, ascending"},
-    {"sincos-256", Family::Grid, Surface::SinCos, 256, false, "sin(x)cos(y) on [-6,6)^2, 256^2 points, row-major"},
-    {"sincos-256-sorted", Family::Grid, Surface::SinCos, 256, true, "sin(x)cos(y) on [-6,6)^2, 256^2 points, ascending"},
-    {"sincos-512", Family::Grid, Surface::SinCos, 512, false, "sin(x)cos(y) on [-6,6)^2, 512^2 points, row-major"},
-    {"sincos-512-sorted", Family::Grid, Surface::SinCos, 512, true, "sin(x)cos(y) on [-6,6)^2, 512^2 points, ascending"},
-    {"sincos-1024", Family::Grid, Surface::SinCos, 1024, false, "sin(x)cos(y) on [-6,6)^2, 1024^2 points, row-major"},
-    {"sincos-1024-sorted", Family::Grid, Surface::SinCos, 1024, true, "sin(x)cos(y) on [-6,6)^2, 1024^2 points, ascending"},
+    {"gauss-256", Family::Grid, Surface::Gauss, 256, false,
+     "exp(-x^2)exp(-y^2) on [-2,2)^2, 256^2 points, row-major"},
+    {"gauss-256-sorted", Family::Grid, Surface::Gauss, 256, true,
+     "exp(-x^2)exp(-y^2) on [-2,2)^2, 256^2 points, ascending"},
+    {"gauss-512", Family::Grid, Surface::Gauss, 512, false,
+     "exp(-x^2)exp(-y^2) on [-2,2)^2, 512^2 points, row-major"},
+    {"gauss-512-sorted", Family::Grid, Surface::Gauss, 512, true,
+     "exp(-x^2)exp(-y^2) on [-2,2)^2, 512^2 points, ascending"},
+    {"gauss-1024", Family::Grid, Surface::Gauss, 1024, false,
+     "exp(-x^2)exp(-y^2) on [-2,2)^2, 1024^2 points, row-major"},
+    {"gauss-1024-sorted", Family::Grid, Surface::Gauss, 1024, true,
+     "exp(-x^2)exp(-y^2) on [-2,2)^2, 1024^2 points, ascending"},
+    {"sincos-256", Family::Grid, Surface::SinCos, 256, false,
+     "sin(x)cos(y) on [-6,6)^2, 256^2 points, row-major"},
+    {"sincos-256-sorted", Family::Grid, Surface::SinCos, 256, true,
+     "sin(x)cos(y) on [-6,6)^2, 256^2 points, ascending"},
+    {"sincos-512", Family::Grid, Surface::SinCos, 512, false,
+     "sin(x)cos(y) on [-6,6)^2, 512^2 points, row-major"},
+    {"sincos-512-sorted", Family::Grid, Surface::SinCos, 512, true,
+     "sin(x)cos(y) on [-6,6)^2, 512^2 points, ascending"},
+    {"sincos-1024", Family::Grid, Surface::SinCos, 1024, false,
+     "sin(x)cos(y) on [-6,6)^2, 1024^2 points, row-major"},
+    {"sincos-1024-sorted", Family::Grid, Surface::SinCos, 1024, true,
+     "sin(x)cos(y) on [-6,6)^2, 1024^2 points, ascending"},
     {"heat3d", Family::HeatField, Surface::Gauss, 0, false,
      "3-D heat simulation, periodic 128^3 box, whole field at time step <seed>"},
     {"heat3d-halo", Family::HeatHalo, Surface::Gauss, 0, false,
      "3-D heat simulation, the 6 face planes (depth 0, 1, ...) at time step <seed>"},
     {"random", Family::RandomBits, Surface::Gauss, 0, false,
      "random bit patterns of finite doubles (incompressible), seeded"},
-    {"random-unit", Family::RandomUnit, Surface::Gauss, 0, false, "uniform doubles in [0,1), seeded"},
+    {"random-unit", Family::RandomUnit, Surface::Gauss, 0, false,
+     "uniform doubles in [0,1), seeded"},
     {"special", Family::Special, Surface::Gauss, 0, false,
-     "NaNs with payloads (quiet, signalling, both signs), +-0, +-inf, denormals, mixed with normals"},
+     "NaNs with payloads (quiet, signalling, both signs), +-0, +-inf, denormals, mixed with "
+     "normals"},
 };
 constexpr size_t kSetCount = sizeof kSets / sizeof kSets[0];
 
@@ -52,20 +66,21 @@ struct Alias {
     const char *alias, *target;
 };
 constexpr Alias kAliases[] = {
-    {"gauss", "gauss-1024"},
-    {"gauss-sorted", "gauss-1024-sorted"},
-    {"sincos", "sincos-1024"},
-    {"sincos-sorted", "sincos-1024-sorted"},
+    {"gauss", "gauss-1024"},   {"gauss-sorted", "gauss-1024-sorted"},
+    {"sincos", "sincos-1024"}, {"sincos-sorted", "sincos-1024-sorted"},
     {"heat", "heat3d"},
 };
 
 const DataSet *find(const char *name)
 {
-    if (!name) return nullptr;
+    if (!name)
+        return nullptr;
     for (const Alias &a : kAliases)
-        if (std::strcmp(name, a.alias) == 0) name = a.target;
+        if (std::strcmp(name, a.alias) == 0)
+            name = a.target;
     for (const DataSet &s : kSets)
-        if (std::strcmp(name, s.name) == 0) return &s;
+        if (std::strcmp(name, s.name) == 0)
+            return &s;
     return nullptr;
 }
 
@@ -76,9 +91,15 @@ using namespace zipdata;
 
 extern "C" {
 
-size_t zipdata_count(void) { return kSetCount; }
+size_t zipdata_count(void)
+{
+    return kSetCount;
+}
 
-const char *zipdata_name(size_t i) { return i < kSetCount ? kSets[i].name : nullptr; }
+const char *zipdata_name(size_t i)
+{
+    return i < kSetCount ? kSets[i].name : nullptr;
+}
 
 const char *zipdata_description(const char *name)
 {
@@ -89,7 +110,8 @@ const char *zipdata_description(const char *name)
 size_t zipdata_natural_count(const char *name)
 {
     const DataSet *s = find(name);
-    if (!s) return 0;
+    if (!s)
+        return 0;
     switch (s->family) {
     case Family::Grid: return s->points * s->points;
     case Family::HeatField: return kHeatEdge * kHeatEdge * kHeatEdge;
@@ -107,14 +129,17 @@ int zipdata_uses_seed(const char *name)
 int zipdata_fill(const char *name, double *out, size_t n, uint64_t seed_or_step)
 {
     const DataSet *s = find(name);
-    if (!s) return ZIPDATA_E_NAME;
-    if (!out && n > 0) return ZIPDATA_E_ARG;
+    if (!s)
+        return ZIPDATA_E_NAME;
+    if (!out && n > 0)
+        return ZIPDATA_E_ARG;
     switch (s->family) {
     case Family::Linear: return fill_linear(out, n);
     case Family::Grid: return fill_grid2d(s->surface, s->points, s->sorted, out, n);
     case Family::HeatField:
     case Family::HeatHalo:
-        if (seed_or_step > ZIPDATA_MAX_STEP) return ZIPDATA_E_ARG;
+        if (seed_or_step > ZIPDATA_MAX_STEP)
+            return ZIPDATA_E_ARG;
         return s->family == Family::HeatField ? fill_heat3d_field(out, n, seed_or_step)
                                               : fill_heat3d_halo(out, n, seed_or_step);
     case Family::RandomBits: return fill_random_bits(out, n, seed_or_step);
@@ -124,6 +149,9 @@ int zipdata_fill(const char *name, double *out, size_t n, uint64_t seed_or_step)
     return ZIPDATA_E_NAME;
 }
 
-void zipdata_release(void) { release_heat3d(); }
+void zipdata_release(void)
+{
+    release_heat3d();
+}
 
 }  // extern "C"

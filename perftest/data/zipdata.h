@@ -17,12 +17,11 @@
  *                       -0.0 before +0.0). n != N*N: value k is grid value k mod N*N (crop when
  *                       n < N*N, repeat the whole grid when n > N*N).
  *   heat3d              3-D explicit heat equation on a periodic 128^3 box (7-point stencil),
- *                       whole field at time step seed_or_step, x fastest then y then z. Temperatures
- *                       ~ 280..400. Tiled like the grids beyond 128^3 values (16 MiB).
- *   heat3d-halo         the halo-exchange message of the same simulation at step seed_or_step: the
- *                       six face planes of the box (x=d, x=127-d, y=d, y=127-d, z=d, z=127-d, each
- *                       128^2 values) for depth d = 0, then d = 1, ... (a halo of width w is the
- *                       first w*6*128^2 values); repeats after d = 63. Consecutive steps give
+ *                       whole field at time step seed_or_step, x fastest then y then z.
+ * Temperatures ~ 280..400. Tiled like the grids beyond 128^3 values (16 MiB). heat3d-halo the
+ * halo-exchange message of the same simulation at step seed_or_step: the six face planes of the box
+ * (x=d, x=127-d, y=d, y=127-d, z=d, z=127-d, each 128^2 values) for depth d = 0, then d = 1, ... (a
+ * halo of width w is the first w*6*128^2 values); repeats after d = 63. Consecutive steps give
  *                       similar messages (the temporal codec's case).
  *   random              uniformly random bit patterns of finite doubles (NaN/inf patterns are
  *                       drawn again): incompressible. xoshiro256** seeded with seed_or_step.

@@ -41,7 +41,8 @@ uint64_t fingerprint(const std::vector<double> &v)
     uint64_t h = 0xcbf29ce484222325ull;
     for (double d : v) {
         uint64_t b = bits_of(d);
-        for (int i = 0; i < 8; ++i) h = (h ^ ((b >> (8 * i)) & 0xFF)) * 0x100000001b3ull;
+        for (int i = 0; i < 8; ++i)
+            h = (h ^ ((b >> (8 * i)) & 0xFF)) * 0x100000001b3ull;
     }
     return h;
 }
@@ -54,7 +55,8 @@ bool same_bits(const std::vector<double> &a, const std::vector<double> &b)
 std::vector<std::string> all_names()
 {
     std::vector<std::string> names;
-    for (size_t i = 0; i < zipdata_count(); ++i) names.emplace_back(zipdata_name(i));
+    for (size_t i = 0; i < zipdata_count(); ++i)
+        names.emplace_back(zipdata_name(i));
     return names;
 }
 
@@ -67,11 +69,13 @@ TEST(ZipData, ListsTheIssueDataSets)
     std::vector<std::string> names = all_names();
     std::set<std::string> unique(names.begin(), names.end());
     EXPECT_EQ(unique.size(), names.size());
-    for (const char *want : {"linear", "gauss-256", "gauss-512-sorted", "gauss-1024", "sincos-256-sorted",
-                             "sincos-1024", "heat3d", "heat3d-halo", "random", "random-unit", "special"})
+    for (const char *want :
+         {"linear", "gauss-256", "gauss-512-sorted", "gauss-1024", "sincos-256-sorted",
+          "sincos-1024", "heat3d", "heat3d-halo", "random", "random-unit", "special"})
         EXPECT_TRUE(unique.count(want)) << want;
     EXPECT_EQ(zipdata_name(zipdata_count()), nullptr);
-    for (const std::string &n : names) EXPECT_NE(zipdata_description(n.c_str()), nullptr) << n;
+    for (const std::string &n : names)
+        EXPECT_NE(zipdata_description(n.c_str()), nullptr) << n;
 }
 
 TEST(ZipData, RejectsUnknownNamesAndNullBuffers)
@@ -93,7 +97,8 @@ TEST(ZipData, EverySetIsDeterministicAndNotConstant)
         std::vector<double> a = fill(name.c_str(), n, 3), b = fill(name.c_str(), n, 3);
         EXPECT_TRUE(same_bits(a, b)) << name;
         std::set<uint64_t> distinct;
-        for (double d : a) distinct.insert(bits_of(d));
+        for (double d : a)
+            distinct.insert(bits_of(d));
         EXPECT_GT(distinct.size(), n / 16) << name << " is (nearly) constant";
     }
 }
@@ -132,7 +137,8 @@ TEST(ZipData, FingerprintsAreStable)
 TEST(ZipData, LinearIsAx)
 {
     std::vector<double> v = fill("linear", 131072);
-    for (size_t k = 0; k < v.size(); ++k) ASSERT_EQ(v[k], ZIPDATA_LINEAR_A * static_cast<double>(k));
+    for (size_t k = 0; k < v.size(); ++k)
+        ASSERT_EQ(v[k], ZIPDATA_LINEAR_A * static_cast<double>(k));
 }
 
 TEST(ZipData, GaussPeaksAtOneInTheCentre)
@@ -146,7 +152,8 @@ TEST(ZipData, GaussPeaksAtOneInTheCentre)
         // Corner (-2, -2): exp(-4) exp(-4); edges are symmetric about the centre.
         EXPECT_NEAR(v[0], std::exp(-8.0), 1e-16) << name;
         EXPECT_EQ(v[1], v[npts - 1]) << name;  // x = -2 + dx and x = 2 - dx
-        for (double d : v) ASSERT_GT(d, 0.0);
+        for (double d : v)
+            ASSERT_GT(d, 0.0);
     }
 }
 
@@ -161,18 +168,23 @@ TEST(ZipData, SinCosMatchesLibmOnTheGrid)
             ASSERT_NEAR(v[j * npts + i], std::sin(x) * std::cos(y), 4e-16) << i << "," << j;
         }
     EXPECT_EQ(v[(npts / 2) * npts + npts / 2], 0.0);  // sin(0) cos(0)
-    for (double d : v) ASSERT_LE(std::fabs(d), 1.0);
+    for (double d : v)
+        ASSERT_LE(std::fabs(d), 1.0);
 }
 
 TEST(ZipData, SortedIsTheAscendingPermutationOfNatural)
 {
     for (std::string base : {"gauss-512", "sincos-256", "sincos-1024"}) {
         size_t n = zipdata_natural_count(base.c_str());
-        std::vector<double> natural = fill(base.c_str(), n), sorted = fill((base + "-sorted").c_str(), n);
-        for (size_t k = 1; k < n; ++k) ASSERT_LE(sorted[k - 1], sorted[k]) << base << " at " << k;
+        std::vector<double> natural = fill(base.c_str(), n),
+                            sorted = fill((base + "-sorted").c_str(), n);
+        for (size_t k = 1; k < n; ++k)
+            ASSERT_LE(sorted[k - 1], sorted[k]) << base << " at " << k;
         std::vector<uint64_t> a, b;
-        for (double d : natural) a.push_back(bits_of(d));
-        for (double d : sorted) b.push_back(bits_of(d));
+        for (double d : natural)
+            a.push_back(bits_of(d));
+        for (double d : sorted)
+            b.push_back(bits_of(d));
         std::sort(a.begin(), a.end());
         std::sort(b.begin(), b.end());
         EXPECT_EQ(a, b) << base;
@@ -187,7 +199,8 @@ TEST(ZipData, GridsRepeatBeyondTheirSize)
     const size_t grid = 256 * 256;
     for (const char *name : {"gauss-256", "sincos-256-sorted"}) {
         std::vector<double> v = fill(name, grid + 1000);
-        for (size_t k = 0; k < 1000; ++k) ASSERT_EQ(bits_of(v[grid + k]), bits_of(v[k])) << name;
+        for (size_t k = 0; k < 1000; ++k)
+            ASSERT_EQ(bits_of(v[grid + k]), bits_of(v[k])) << name;
     }
 }
 
@@ -207,7 +220,8 @@ TEST(ZipData, RandomIsFiniteAndVaried)
         exponents.insert(bits_of(d) >> 52);
     }
     EXPECT_GT(exponents.size(), 1000u);  // all of the exponent range, not just [0,1)
-    for (double d : fill("random-unit", 65536, 9)) ASSERT_TRUE(d >= 0.0 && d < 1.0);
+    for (double d : fill("random-unit", 65536, 9))
+        ASSERT_TRUE(d >= 0.0 && d < 1.0);
 }
 
 TEST(ZipData, SpecialHasEveryKindOfCornerCase)
@@ -233,7 +247,8 @@ TEST(ZipData, SpecialHasEveryKindOfCornerCase)
             normal++;
         }
     }
-    for (size_t count : {qnan_pos, qnan_neg, snan_pos, snan_neg, payload, neg_zero, pos_zero, inf, denormal})
+    for (size_t count :
+         {qnan_pos, qnan_neg, snan_pos, snan_neg, payload, neg_zero, pos_zero, inf, denormal})
         EXPECT_GT(count, 20u);
     EXPECT_GT(normal, v.size() / 3);  // mixed with ordinary values
     // The fixed catalogue at the start.
@@ -255,8 +270,8 @@ TEST(ZipData, HeatStepsDifferButStayClose)
         sum += s5[k];
     }
     EXPECT_GT(max_diff, 0.0);
-    EXPECT_LT(max_diff, 2.0);            // one step moves a temperature by at most a few K
-    EXPECT_GT(lo, 250.0);                // ~300 K background, a cold and two hot spots
+    EXPECT_LT(max_diff, 2.0);  // one step moves a temperature by at most a few K
+    EXPECT_GT(lo, 250.0);      // ~300 K background, a cold and two hot spots
     EXPECT_LT(hi, 420.0);
     EXPECT_GT(hi - lo, 50.0);
     // Going back to an earlier step recomputes it exactly.
@@ -266,7 +281,8 @@ TEST(ZipData, HeatStepsDifferButStayClose)
 TEST(ZipData, HaloIsTheFacePlanesOfTheField)
 {
     const size_t face = kEdge * kEdge;
-    std::vector<double> field = fill("heat3d", kEdge * face, 4), halo = fill("heat3d-halo", 12 * face, 4);
+    std::vector<double> field = fill("heat3d", kEdge * face, 4),
+                        halo = fill("heat3d-halo", 12 * face, 4);
     auto at = [&](size_t x, size_t y, size_t z) { return field[(z * kEdge + y) * kEdge + x]; };
     for (size_t b = 0; b < kEdge; b += 7)
         for (size_t a = 0; a < kEdge; a += 5) {
@@ -293,9 +309,11 @@ TEST(ZipData, FloatVariantRoundsAndKeepsNaNs)
             ASSERT_EQ(bits_of(f[k]), bits_of(static_cast<float>(d[k]))) << k;
         }
     }
-    EXPECT_EQ(bits_of(f[7]), 0xFFC00000u | static_cast<uint32_t>((0xFFFC0123456789ABull >> 29) & 0x3FFFFF));
+    EXPECT_EQ(bits_of(f[7]),
+              0xFFC00000u | static_cast<uint32_t>((0xFFFC0123456789ABull >> 29) & 0x3FFFFF));
     std::vector<float> g(1000);
     ASSERT_EQ(zipdata_fill_f32("gauss-256", g.data(), g.size(), 0), ZIPDATA_OK);
     std::vector<double> gd = fill("gauss-256", 1000);
-    for (size_t k = 0; k < g.size(); ++k) ASSERT_EQ(g[k], static_cast<float>(gd[k]));
+    for (size_t k = 0; k < g.size(); ++k)
+        ASSERT_EQ(g[k], static_cast<float>(gd[k]));
 }
