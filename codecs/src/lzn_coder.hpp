@@ -39,6 +39,10 @@ template <> struct LznWord<uint64_t> {
     }
     static constexpr uint8_t kBits[16] = {64, 60, 56, 52, 48, 44, 40, 36,
                                           32, 28, 24, 20, 16, 12, 8,  0};
+    static constexpr uint64_t kMask[16] = {
+        ~0ull,          ~0ull >> 4,  ~0ull >> 8,  ~0ull >> 12, ~0ull >> 16, ~0ull >> 20,
+        ~0ull >> 24,    ~0ull >> 28, ~0ull >> 32, ~0ull >> 36, ~0ull >> 40, ~0ull >> 44,
+        ~0ull >> 48,    ~0ull >> 52, ~0ull >> 56, 0};
 };
 
 template <> struct LznWord<uint32_t> {
@@ -46,12 +50,11 @@ template <> struct LznWord<uint32_t> {
     static unsigned code(uint32_t x) { return bitio::leading_zeros(x) / 4; }
     // Codes 9..15 are invalid; 0 keeps the reader in bounds until the block is rejected.
     static constexpr uint8_t kBits[16] = {32, 28, 24, 20, 16, 12, 8, 4, 0, 0, 0, 0, 0, 0, 0, 0};
+    static constexpr uint32_t kMask[16] = {~0u,        ~0u >> 4,  ~0u >> 8,  ~0u >> 12,
+                                           ~0u >> 16,  ~0u >> 20, ~0u >> 24, ~0u >> 28,
+                                           0,          0,         0,         0,
+                                           0,          0,         0,         0};
 };
-
-template <class W> inline W low_bits_mask(unsigned bits)
-{
-    return bits >= sizeof(W) * 8 ? ~W(0) : W((W(1) << bits) - 1);
-}
 
 // Appends bit fields LSB-first. The fast path stores 8 bytes per field, so it needs 8 writable
 // bytes at the current position; the careful path writes only the bytes the stream occupies.
@@ -122,22 +125,23 @@ public:
     // Bytes left from the current byte on; the fast path needs 9 of them.
     size_t bytes_left() const { return size_t(end_ - begin_) - (bit_ >> 3); }
 
-    W get_fast(unsigned bits)
+    // The EBits of a word whose header code is `code` (< 16).
+    W get_fast(unsigned code)
     {
-        W x = extract(begin_ + (bit_ >> 3), bit_ & 7, bits);
-        bit_ += bits;
+        W x = extract(begin_ + (bit_ >> 3), bit_ & 7, code);
+        bit_ += LznWord<W>::kBits[code];
         return x;
     }
 
     // Near the end: copies the remaining bytes into a zero-padded buffer first.
-    bool get_careful(unsigned bits, W &x)
+    bool get_careful(unsigned code, W &x)
     {
-        if (bits > size_t(end_ - begin_) * 8 - bit_)
+        if (LznWord<W>::kBits[code] > size_t(end_ - begin_) * 8 - bit_)
             return false;
         uint8_t buf[9] = {};
         std::memcpy(buf, begin_ + (bit_ >> 3), std::min<size_t>(sizeof buf, bytes_left()));
-        x = extract(buf, bit_ & 7, bits);
-        bit_ += bits;
+        x = extract(buf, bit_ & 7, code);
+        bit_ += LznWord<W>::kBits[code];
         return true;
     }
 
@@ -150,13 +154,13 @@ public:
     }
 
 private:
-    // The field of `bits` bits starting `shift` bits into p[0]; reads 8 bytes (9 for W = 64).
-    static W extract(const uint8_t *p, unsigned shift, unsigned bits)
+    // The EBits field of `code` starting `shift` bits into p[0]; reads 8 bytes (9 for W = 64).
+    static W extract(const uint8_t *p, unsigned shift, unsigned code)
     {
         uint64_t v = load_le<uint64_t>(p) >> shift;
         if constexpr (sizeof(W) == 8)  // a 64-bit field at shift s ends in the 9th byte
             v |= (uint64_t(p[8]) << 1) << (63 - shift);
-        return W(v) & low_bits_mask<W>(bits);
+        return W(v) & LznWord<W>::kMask[code];
     }
 
     const uint8_t *begin_;
@@ -239,14 +243,14 @@ zip_status_t decode_block(Predictor &pred, const uint8_t *src, size_t len,
             for (; i + 1 < stop; i += 2) {
                 unsigned lo = header[i / 2] & 15, hi = header[i / 2] >> 4;
                 invalid_codes |= (lo >= LznWord<W>::kValidCodes) | (hi >= LznWord<W>::kValidCodes);
-                emit(i, in.get_fast(LznWord<W>::kBits[lo]));
-                emit(i + 1, in.get_fast(LznWord<W>::kBits[hi]));
+                emit(i, in.get_fast(lo));
+                emit(i + 1, in.get_fast(hi));
             }
         }
         for (; i < stop; ++i) {  // careful path, and the odd last word
             unsigned code = (header[i / 2] >> (4 * (i & 1))) & 15;
             W x;
-            if (code >= LznWord<W>::kValidCodes || !in.get_careful(LznWord<W>::kBits[code], x))
+            if (code >= LznWord<W>::kValidCodes || !in.get_careful(code, x))
                 return ZIP_E_CORRUPT;
             emit(i, x);
         }
