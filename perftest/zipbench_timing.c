@@ -1,6 +1,13 @@
 #include "zipbench_timing.h"
 
 #include <math.h>
+#include <stdlib.h>
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
 
 /* One repetition: returns {max over ranks of the time, max over ranks of wrong elements}. */
 static void one_rep(zb_op *op, int root, MPI_Comm comm, double out[2])
@@ -20,8 +27,10 @@ zb_timing zb_measure(zb_op *op, const zb_timing_opts *o, MPI_Comm comm)
 {
     int size;
     MPI_Comm_size(comm, &size);
-    zb_timing r = {0, 0, INFINITY, 0, 0};
+    zb_timing r = {0, 0, INFINITY, 0, 0, 0};
     double v[2], sum = 0, sumsq = 0;
+    double *times = malloc((size_t)o->max_reps * sizeof *times);
+    if (!times) MPI_Abort(comm, 2);
     int rep = 0;
     /* Root rotation runs through warm-up too, so that each root's path is warm. */
     for (int w = 0; w < o->warmup; w++, rep++) {
@@ -32,6 +41,7 @@ zb_timing zb_measure(zb_op *op, const zb_timing_opts *o, MPI_Comm comm)
     for (int k = 1; k <= o->max_reps; k++, rep++) {
         one_rep(op, zb_op_rooted(op) ? rep % size : 0, comm, v);
         r.bad_elements += v[1];
+        times[k - 1] = v[0];
         sum += v[0];
         sumsq += v[0] * v[0];
         if (v[0] < r.min_us) r.min_us = v[0];
@@ -44,5 +54,9 @@ zb_timing zb_measure(zb_op *op, const zb_timing_opts *o, MPI_Comm comm)
         if (k >= o->min_reps && (se < o->rse * mean || sum >= o->budget_s)) break;
     }
     r.min_us *= 1e6;
+    qsort(times, (size_t)r.reps, sizeof *times, cmp_double);
+    r.median_us = 1e6 * (r.reps & 1 ? times[r.reps / 2]
+                                    : 0.5 * (times[r.reps / 2 - 1] + times[r.reps / 2]));
+    free(times);
     return r;
 }

@@ -15,7 +15,8 @@ typedef struct zb_timing_opts {
 } zb_timing_opts;
 
 typedef struct zb_timing {
-    double mean_us, stderr_us, min_us;
+    /* median: what the CSV reports, robust to the odd descheduled repetition on a shared host */
+    double mean_us, stderr_us, min_us, median_us;
     int reps;
     double bad_elements;  /* wrong elements summed over repetitions (max over ranks) */
 } zb_timing;
