@@ -255,7 +255,8 @@ size_t FastCodec::compress_planes(const uint8_t *const *planes, size_t width, si
                 // Bit packing is exact and several times faster than LZ4 both ways: prefer it
                 // unless LZ4 promises (estimate 2.5 (1 - share)) to be 1.5x smaller.
                 size_t lz4_estimate = count * 5 * (256 - st.repeat_share) / 512;
-                bool pack = bits < 8 && 2 * fast_detail::packed_size(count, bits) <= 3 * lz4_estimate;
+                size_t packed = fast_detail::packed_size(count, bits);
+                bool pack = bits < 8 && 2 * packed <= 3 * lz4_estimate;
                 lz4 = !pack && lz4_usable && st.repeat_share >= kMinRepeatShare;
                 analyse = bits < 8 || lz4;
             }

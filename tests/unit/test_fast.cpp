@@ -28,7 +28,10 @@ Bytes gauss(size_t side, size_t count)
 }
 
 // Mode of plane k in a block (2 bits per plane after the predictor byte).
-unsigned plane_mode(const Bytes &block, size_t k) { return (block[1 + k / 4] >> (2 * (k % 4))) & 3; }
+unsigned plane_mode(const Bytes &block, size_t k)
+{
+    return (block[1 + k / 4] >> (2 * (k % 4))) & 3;
+}
 
 }  // namespace
 
