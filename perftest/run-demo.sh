@@ -50,8 +50,6 @@ if [[ -z $zipdir ]]; then
     so=$(find "$top/ompi-coll-zip" -name mca_coll_zip.so -path '*/.libs/*' 2>/dev/null | head -1)
     zipdir=${so:+$(dirname "$so")}
 fi
-[[ -n $zipdir && -f $zipdir/mca_coll_zip.so ]] ||
-    echo "run-demo: WARNING: mca_coll_zip.so not found: only the baselines will be measured" >&2
 
 # Sweep parameters. The short sweep keeps the sizes where a 1 Gbit/s link dominates and a
 # representative subset of the tuned bcast algorithms (pipeline, binomial, knomial,
@@ -68,8 +66,19 @@ else
     sweep=(--datasets linear,gauss,sincos-sorted,heat,random --bcast-algs 3,6,7,8)
     bench=(--min 1024 --max 4194304 --step 4 --warmup 1 --min-reps 3 --budget 0.5)
 fi
-rm -rf "$out"
 mkdir -p "$out"
+# Only what a previous run wrote: --out may point at a directory holding other files.
+rm -rf "$out/plotdata" "$out/mca"
+rm -f "$out"/{raw,results,best-tuned-algs}.csv "$out"/{sweep.log,summary.txt,network-check.txt} "$out"/*.png
+if [[ -n $zipdir && -f $zipdir/mca_coll_zip.so ]]; then
+    # Open MPI tries to dlopen every file in a component directory; libtool's .libs also holds
+    # objects, which makes it print a warning per object. A directory with just the DSO is quiet.
+    mkdir -p "$out/mca"
+    cp "$zipdir/mca_coll_zip.so" "$out/mca/"
+    zipdir="$out/mca"
+else
+    echo "run-demo: WARNING: mca_coll_zip.so not found: only the baselines will be measured" >&2
+fi
 
 trap '"$here/netemu" down' EXIT INT TERM
 for cfg in "${configs[@]}"; do
