@@ -201,6 +201,11 @@ ZIP_AVX2 inline __m256i load_lanes(const uint8_t *lo, const uint8_t *hi)
     return _mm256_inserti128_si256(_mm256_castsi128_si256(a), b, 1);
 }
 
+ZIP_AVX2 inline __m256i load256(const uint8_t *p)
+{
+    return _mm256_loadu_si256(reinterpret_cast<const __m256i *>(p));
+}
+
 ZIP_AVX2 inline void store_lanes(uint8_t *lo, uint8_t *hi, __m256i v)
 {
     _mm_storeu_si128(reinterpret_cast<__m128i *>(lo), _mm256_castsi256_si128(v));
@@ -279,14 +284,23 @@ ZIP_AVX2 uint64_t split8_avx2(const uint8_t *e, size_t count, unsigned pred, uin
     __m256i acc = _mm256_setzero_si256();
     for (; i + 32 <= count; i += 32) {
         const uint8_t *b = e + 8 * i;
-        __m256i r[8];
-        for (int j = 0; j < 8; ++j) {
-            const uint8_t *lo = b + 16 * j, *hi = b + 128 + 16 * j;
-            __m256i v = load_lanes(lo, hi);
+        // Residuals of elements 4m..4m+3 with whole-register loads (the earlier elements are
+        // the same loads shifted by 8 and 16 bytes), then regroup: register j takes elements
+        // 2j, 2j+1 (from m = j/2) in lane 0 and 16+2j, 17+2j (from m = 4 + j/2) in lane 1.
+        __m256i nat[8];
+        for (int m = 0; m < 8; ++m) {
+            const uint8_t *at = b + 32 * m;
+            __m256i v = load256(at);
             if (pred != 0)
-                v = residual64(v, load_lanes(lo - 8, hi - 8), load_lanes(lo - 16, hi - 16), pred);
+                v = residual64(v, load256(at - 8), load256(at - 16), pred);
             acc = _mm256_or_si256(acc, v);
-            r[j] = _mm256_shuffle_epi8(v, pair);
+            nat[m] = v;
+        }
+        __m256i r[8];
+        for (int j = 0; j < 8; j += 2) {
+            __m256i lo = nat[j / 2], hi = nat[4 + j / 2];
+            r[j] = _mm256_shuffle_epi8(_mm256_permute2x128_si256(lo, hi, 0x20), pair);
+            r[j + 1] = _mm256_shuffle_epi8(_mm256_permute2x128_si256(lo, hi, 0x31), pair);
         }
         transpose_8x8_u16(r);
         for (int k = 0; k < 8; ++k)
