@@ -1,0 +1,154 @@
+// The compressed broadcast on the in-process transport: every root, both topologies,
+// segment sizes that split messages unevenly, compressible and incompressible data.
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "test_coll_algo_support.hpp"
+#include "tree.hpp"
+#include "zip_algo.h"
+
+using algotest::ToyCodec;
+using algotest::World;
+
+namespace {
+
+struct Outcome {
+    std::vector<int> rc;
+    std::vector<zip_algo_result_t> result;
+};
+
+Outcome bcast(World &w, ToyCodec &codec, const std::vector<char> &data, int root, size_t segment,
+              int topology, int try_compress, std::vector<std::vector<char>> &bufs)
+{
+    Outcome out;
+    out.rc.assign(w.size(), -100);
+    out.result.resize(w.size());
+    bufs.assign(w.size(), std::vector<char>(data.size(), '\x5a'));
+    bufs[root] = data;
+    const zip_codec_ops_t ops = codec.ops();
+    w.run([&](int rank, const zip_transport_t &t) {
+        zip_bcast_args_t a{};
+        a.buf = bufs[rank].data();
+        a.bytes = data.size();
+        a.root = root;
+        a.tag = 7;
+        a.elem_type = ZIP_ALGO_BYTES;
+        a.try_compress = try_compress;
+        a.segment_bytes = segment;
+        a.topology = topology;
+        out.rc[rank] = zip_algo_bcast(&t, &ops, &a, &out.result[rank]);
+    });
+    return out;
+}
+
+}  // namespace
+
+TEST(CollAlgoTree, EveryRankHasOneParentAndTheRootNone)
+{
+    for (int size = 1; size <= 17; ++size) {
+        for (int root = 0; root < size; ++root) {
+            for (int chain = 0; chain < 2; ++chain) {
+                std::multiset<int> reached;
+                for (int r = 0; r < size; ++r) {
+                    const auto n = chain ? zipcoll::chain_node(r, size, root)
+                                         : zipcoll::binomial_node(r, size, root);
+                    EXPECT_EQ(n.parent == -1, r == root);
+                    for (int c : n.children) {
+                        reached.insert(c);
+                        const auto cn = chain ? zipcoll::chain_node(c, size, root)
+                                              : zipcoll::binomial_node(c, size, root);
+                        EXPECT_EQ(cn.parent, r);
+                    }
+                }
+                EXPECT_EQ(reached.size(), size_t(size - 1));
+                EXPECT_EQ(std::set<int>(reached.begin(), reached.end()).size(), size_t(size - 1));
+                EXPECT_EQ(reached.count(root), 0u);
+            }
+        }
+    }
+}
+
+class CollAlgoBcast : public ::testing::TestWithParam<std::tuple<int, int, size_t>> {};
+
+TEST_P(CollAlgoBcast, DeliversExactBytesFromEveryRoot)
+{
+    const auto [size, topology, segment] = GetParam();
+    World w(size);
+    ToyCodec codec;
+    for (size_t bytes : {size_t(1), size_t(9), size_t(1000), size_t(65536 + 3), size_t(300001)}) {
+        for (int compressible = 0; compressible < 2; ++compressible) {
+            const auto data = algotest::make_data(bytes, compressible, bytes + size);
+            for (int root = 0; root < size; ++root) {
+                std::vector<std::vector<char>> bufs;
+                const Outcome o = bcast(w, codec, data, root, segment, topology, 1, bufs);
+                for (int r = 0; r < size; ++r) {
+                    ASSERT_EQ(o.rc[r], ZIP_ALGO_OK) << "rank " << r << " root " << root;
+                    ASSERT_TRUE(bufs[r] == data) << "rank " << r << " root " << root << " bytes "
+                                                 << bytes;
+                }
+                if (compressible && bytes >= 1000 && size > 1) {
+                    EXPECT_TRUE(o.result[root].compressed);
+                    EXPECT_LT(o.result[root].bytes_out, o.result[root].bytes_in);
+                }
+                ASSERT_EQ(w.unreceived(), 0u);
+            }
+        }
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Shapes, CollAlgoBcast,
+    ::testing::Combine(::testing::Values(1, 2, 3, 5, 8),
+                       ::testing::Values(ZIP_BCAST_AUTO, ZIP_BCAST_CHAIN, ZIP_BCAST_BINOMIAL),
+                       ::testing::Values(size_t(64), size_t(4096), size_t(262144))));
+
+TEST(CollAlgoBcastRaw, IncompressibleOrDisabledTravelsRaw)
+{
+    World w(4);
+    ToyCodec codec;
+    std::vector<std::vector<char>> bufs;
+    const auto random = algotest::make_data(100000, false, 5);
+    Outcome o = bcast(w, codec, random, 1, 8192, ZIP_BCAST_AUTO, 1, bufs);
+    for (int r = 0; r < 4; ++r) {
+        EXPECT_EQ(o.rc[r], ZIP_ALGO_OK);
+        EXPECT_TRUE(bufs[r] == random);
+        EXPECT_FALSE(o.result[r].compressed);
+        EXPECT_EQ(o.result[r].bytes_out, o.result[r].bytes_in);
+    }
+    const auto smooth = algotest::make_data(100000, true, 5);
+    o = bcast(w, codec, smooth, 2, 8192, ZIP_BCAST_AUTO, 0, bufs);
+    for (int r = 0; r < 4; ++r) {
+        EXPECT_TRUE(bufs[r] == smooth);
+        EXPECT_FALSE(o.result[r].compressed);
+    }
+}
+
+TEST(CollAlgoBcastErrors, CorruptFrameIsReportedNotHidden)
+{
+    World w(5);
+    ToyCodec codec;
+    codec.fail_decode = true;
+    std::vector<std::vector<char>> bufs;
+    const auto smooth = algotest::make_data(50000, true, 9);
+    const Outcome o = bcast(w, codec, smooth, 0, 4096, ZIP_BCAST_BINOMIAL, 1, bufs);
+    EXPECT_EQ(o.rc[0], ZIP_ALGO_OK);  // the root decodes nothing
+    for (int r = 1; r < 5; ++r) EXPECT_EQ(o.rc[r], ZIP_ALGO_ERR_CODEC) << "rank " << r;
+    EXPECT_EQ(w.unreceived(), 0u);  // frames were still forwarded: nobody hangs
+}
+
+TEST(CollAlgoBcastErrors, BadRootIsAnArgumentError)
+{
+    World w(2);
+    ToyCodec codec;
+    const zip_codec_ops_t ops = codec.ops();
+    char b[16] = {};
+    zip_transport_t t = w.transport(0);
+    zip_bcast_args_t a{};
+    a.buf = b;
+    a.bytes = sizeof b;
+    a.root = 5;
+    a.segment_bytes = 8;
+    zip_algo_result_t res;
+    EXPECT_EQ(zip_algo_bcast(&t, &ops, &a, &res), ZIP_ALGO_ERR_ARG);
+}

@@ -1,0 +1,71 @@
+// In-process stand-ins for the coll/zip algorithms' seams: a transport made of threads and
+// per-(receiver, sender, tag) queues with MPI's matching order, and a small run-length codec.
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <tuple>
+#include <vector>
+
+#include "transport.h"
+
+namespace algotest {
+
+class World {
+public:
+    explicit World(int size) : size_(size) {}
+    int size() const { return size_; }
+
+    // The transport of one rank; valid while the World lives.
+    zip_transport_t transport(int rank);
+
+    // Runs body(rank, transport) on `size` threads and joins them.
+    void run(const std::function<void(int, const zip_transport_t &)> &body);
+
+    // Messages that were sent but never received: must be 0 after every collective.
+    size_t unreceived() const;
+
+private:
+    using Key = std::tuple<int, int, int>;  // receiver, sender, tag
+    struct Request {
+        bool is_recv = false;
+        Key key{};
+        size_t seq = 0;
+        void *buf = nullptr;
+        size_t cap = 0;
+    };
+    struct Endpoint {
+        World *world;
+        int rank;
+    };
+
+    static int isend(void *ctx, const void *buf, size_t len, int peer, int tag, zip_req_t *req);
+    static int irecv(void *ctx, void *buf, size_t cap, int peer, int tag, zip_req_t *req);
+    static int wait(void *ctx, zip_req_t *req, size_t *len);
+    static int waitany(void *ctx, size_t n, zip_req_t *reqs, size_t *index, size_t *len);
+    // Completes *r if its message is there; caller holds mu_.
+    int try_complete(Request *r, bool *done, size_t *len);
+
+    int size_;
+    mutable std::mutex mu_;
+    std::condition_variable cv_;
+    std::map<Key, std::vector<std::vector<char>>> sent_;  // in send order
+    std::map<Key, size_t> delivered_;                     // how many of sent_ were taken
+    std::map<Key, size_t> posted_;                        // receives posted so far
+    std::vector<Endpoint> endpoints_;
+};
+
+// Run-length codec: compresses runs of equal bytes, so "smooth" test data shrinks and random
+// data does not. `fail_decode` makes every decode fail, to test the error path.
+struct ToyCodec {
+    bool fail_decode = false;
+    zip_codec_ops_t ops();
+};
+
+// Data that compresses with ToyCodec (runs) or not (random bytes), never constant.
+std::vector<char> make_data(size_t n, bool compressible, uint64_t seed);
+
+}  // namespace algotest
