@@ -1,0 +1,136 @@
+/*
+ * Staging buffers and codec contexts, reused across messages. A fresh malloc of a large
+ * message buffer is an mmap and a page fault per page: on a 1 MiB message that costs as much
+ * as the codec. Both pools are shared by all threads under one lock; a context is used by one
+ * thread at a time, which is all the codec engine asks.
+ */
+#include "ompi_config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "opal/util/output.h"
+
+#include "pml_zip.h"
+
+#define ZIP_POOL_SLOTS 16
+
+/* Each buffer is preceded by its capacity; 64 bytes keep the payload cache-line aligned. */
+#define ZIP_BUF_PREFIX 64
+
+static opal_mutex_t pool_lock = OPAL_MUTEX_STATIC_INIT;
+static void *free_bufs[ZIP_POOL_SLOTS];
+static int n_free_bufs;
+static zip_ctx_t *free_ctxs[ZIP_POOL_SLOTS];
+static int n_free_ctxs;
+static bool ctx_failed_reported;
+
+static size_t buf_capacity(void *buf)
+{
+    return *(size_t *) ((char *) buf - ZIP_BUF_PREFIX);
+}
+
+void *mca_pml_zip_buf_get(size_t bytes)
+{
+    void *found = NULL;
+
+    opal_mutex_lock(&pool_lock);
+    for (int i = 0; i < n_free_bufs; ++i) {
+        if (buf_capacity(free_bufs[i]) >= bytes) {
+            found = free_bufs[i];
+            free_bufs[i] = free_bufs[--n_free_bufs];
+            break;
+        }
+    }
+    opal_mutex_unlock(&pool_lock);
+    if (NULL != found) {
+        return found;
+    }
+    /* Round up so that slightly different sizes reuse one buffer. */
+    size_t cap = (bytes + 4095) & ~(size_t) 4095;
+    char *raw = malloc(cap + ZIP_BUF_PREFIX);
+    if (NULL == raw) {
+        return NULL;
+    }
+    *(size_t *) raw = cap;
+    return raw + ZIP_BUF_PREFIX;
+}
+
+void mca_pml_zip_buf_put(void *buf)
+{
+    if (NULL == buf) {
+        return;
+    }
+    opal_mutex_lock(&pool_lock);
+    if (n_free_bufs < ZIP_POOL_SLOTS) {
+        free_bufs[n_free_bufs++] = buf;
+        buf = NULL;
+    } else {
+        /* Keep the larger one: large buffers are the expensive ones to fault in. */
+        for (int i = 0; i < n_free_bufs; ++i) {
+            if (buf_capacity(free_bufs[i]) < buf_capacity(buf)) {
+                void *smaller = free_bufs[i];
+                free_bufs[i] = buf;
+                buf = smaller;
+                break;
+            }
+        }
+    }
+    opal_mutex_unlock(&pool_lock);
+    if (NULL != buf) {
+        free((char *) buf - ZIP_BUF_PREFIX);
+    }
+}
+
+zip_ctx_t *mca_pml_zip_ctx_get(void)
+{
+    zip_ctx_t *ctx = NULL;
+
+    opal_mutex_lock(&pool_lock);
+    if (n_free_ctxs > 0) {
+        ctx = free_ctxs[--n_free_ctxs];
+    }
+    opal_mutex_unlock(&pool_lock);
+    if (NULL != ctx) {
+        return ctx;
+    }
+    const char *spec = mca_pml_zip_component.codec;
+    zip_status_t st = ZIP_OK;
+    ctx = zip_ctx_create((NULL != spec && '\0' != spec[0]) ? spec : "fast", &st);
+    if (NULL == ctx && !ctx_failed_reported) {
+        ctx_failed_reported = true;
+        opal_output(0, "pml:zip: codec \"%s\" unavailable (%s): sending uncompressed",
+                    spec, zip_spec_error());
+    }
+    return ctx;
+}
+
+void mca_pml_zip_ctx_put(zip_ctx_t *ctx)
+{
+    if (NULL == ctx) {
+        return;
+    }
+    opal_mutex_lock(&pool_lock);
+    if (n_free_ctxs < ZIP_POOL_SLOTS) {
+        free_ctxs[n_free_ctxs++] = ctx;
+        ctx = NULL;
+    }
+    opal_mutex_unlock(&pool_lock);
+    if (NULL != ctx) {
+        zip_ctx_destroy(ctx);
+    }
+}
+
+void mca_pml_zip_buffers_fini(void)
+{
+    opal_mutex_lock(&pool_lock);
+    for (int i = 0; i < n_free_bufs; ++i) {
+        free((char *) free_bufs[i] - ZIP_BUF_PREFIX);
+    }
+    n_free_bufs = 0;
+    for (int i = 0; i < n_free_ctxs; ++i) {
+        zip_ctx_destroy(free_ctxs[i]);
+    }
+    n_free_ctxs = 0;
+    opal_mutex_unlock(&pool_lock);
+}

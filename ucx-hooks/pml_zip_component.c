@@ -1,0 +1,189 @@
+/*
+ * pml/zip component: MCA parameters, and how it gets in front of the selected PML.
+ *
+ * Open MPI has no stacking of PMLs; an interposer gets in the way pml/monitoring does. Its init
+ * returns a module with priority 0, so it never wins selection. The base then closes every
+ * component that lost, us included: that close is our cue to save the winner's module and
+ * component and put ours in their place. We keep ourselves loaded (a retained repository
+ * reference), and our finalize puts the winner back before finalizing it.
+ */
+#include "ompi_config.h"
+
+#include <string.h>
+
+#include "opal/mca/base/mca_base_component_repository.h"
+#include "opal/runtime/opal_progress.h"
+#include "opal/util/output.h"
+
+#include "ompi/constants.h"
+#include "ompi/mca/pml/base/base.h"
+
+#include "pml_zip.h"
+
+const char *mca_pml_zip_component_version_string =
+    "ompi-zip compressing point-to-point PML interposer version 1.0.0";
+
+mca_pml_base_component_t mca_pml_zip_wrapped_component;
+mca_pml_base_module_t mca_pml_zip_wrapped;
+
+static int zip_register(void);
+static int zip_open(void);
+static int zip_close(void);
+static mca_pml_base_module_t *zip_init(int *priority, bool progress_threads, bool mpi_threads);
+static int zip_finalize(void);
+static void zip_stats_report(void);
+
+mca_pml_zip_component_t mca_pml_zip_component = {
+    .super = {
+        .pmlm_version = {
+            MCA_PML_BASE_VERSION_2_0_0,
+            .mca_component_name = "zip",
+            MCA_BASE_MAKE_VERSION(component, 1, 0, 0),
+            .mca_open_component = zip_open,
+            .mca_close_component = zip_close,
+            .mca_register_component_params = zip_register,
+        },
+        .pmlm_data = {
+            MCA_BASE_METADATA_PARAM_CHECKPOINT
+        },
+        .pmlm_init = zip_init,
+        .pmlm_finalize = zip_finalize,
+    },
+    .output = -1,
+};
+
+static int zip_register(void)
+{
+    mca_base_component_t *c = &mca_pml_zip_component.super.pmlm_version;
+    mca_pml_zip_component_t *z = &mca_pml_zip_component;
+
+    z->enable = 0;
+    (void) mca_base_component_var_register(c, "enable",
+        "1: compress application point-to-point MPI_FLOAT/MPI_DOUBLE payloads on every "
+        "communicator; 0 (default): only on communicators whose MPI_Info has zip_p2p=true. "
+        "Open MPI opens this component only if it is in the pml list: use e.g. "
+        "--mca pml ucx,zip or --mca pml ob1,zip (the real PML first). Must be the same on every rank",
+        MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_2, MCA_BASE_VAR_SCOPE_READONLY,
+        &z->enable);
+
+    z->codec = "fast";
+    (void) mca_base_component_var_register(c, "codec",
+        "Codec spec for payloads (fast, fpc, dfcm, xorlz, lz4, zstd, ...; a lossy stage as in "
+        "\"trunc:20+fast\" changes results). Any rank decodes any codec",
+        MCA_BASE_VAR_TYPE_STRING, NULL, 0, 0, OPAL_INFO_LVL_3, MCA_BASE_VAR_SCOPE_READONLY,
+        &z->codec);
+
+    /* 64 KiB: below it the codec's fixed cost is a visible share of the transfer even on a
+     * slow network, and latency, not bandwidth, dominates. */
+    z->threshold = 65536;
+    (void) mca_base_component_var_register(c, "threshold",
+        "Smallest payload in bytes that is compressed; smaller float/double messages are sent "
+        "raw behind the zip header",
+        MCA_BASE_VAR_TYPE_SIZE_T, NULL, 0, 0, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY,
+        &z->threshold);
+
+    z->verbose = 0;
+    (void) mca_base_component_var_register(c, "verbose",
+        "Verbosity: 1 reports installation and decode failures",
+        MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_LOCAL,
+        &z->verbose);
+
+    z->stats = 0;
+    (void) mca_base_component_var_register(c, "stats",
+        "1: every rank prints its point-to-point compression counters at MPI_Finalize",
+        MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_LOCAL,
+        &z->stats);
+    return OMPI_SUCCESS;
+}
+
+static int zip_open(void)
+{
+    mca_pml_zip_component.output = opal_output_open(NULL);
+    opal_output_set_verbosity(mca_pml_zip_component.output, mca_pml_zip_component.verbose);
+    /* The base only initializes the PMLs named in its include list. Add ourselves, as
+     * pml/monitoring does; the winner must still be first in "--mca pml X,zip". */
+    opal_pointer_array_add(&mca_pml_base_pml, strdup("zip"));
+    return OMPI_SUCCESS;
+}
+
+static mca_pml_base_module_t *zip_init(int *priority, bool progress_threads, bool mpi_threads)
+{
+    (void) progress_threads;
+    (void) mpi_threads;
+    *priority = 0; /* present, but never the winner */
+    return &mca_pml_zip_module;
+}
+
+/* Called twice: by the selection when we lose (install), and by MPI_Finalize (no-op). */
+static int zip_close(void)
+{
+    mca_pml_zip_component_t *z = &mca_pml_zip_component;
+
+    if (z->active || NULL == mca_pml.pml_send || mca_pml.pml_send == mca_pml_zip_module.pml_send) {
+        return OMPI_SUCCESS;
+    }
+    /* Stay loaded after the base unloads the losers. */
+    if (OPAL_SUCCESS != mca_base_component_repository_retain_component("pml", "zip")) {
+        return OMPI_ERROR;
+    }
+    mca_pml_zip_wrapped_component = mca_pml_base_selected_component;
+    mca_pml_zip_wrapped = mca_pml;
+
+    mca_pml_base_selected_component = mca_pml_zip_component.super;
+    mca_pml = mca_pml_zip_module;
+    /* The wrapped PML's progress, limits and flags stay in force. Progress itself is
+     * registered by the base from mca_pml.pml_progress after we return. */
+    mca_pml.pml_progress = mca_pml_zip_wrapped.pml_progress;
+    mca_pml.pml_max_contextid = mca_pml_zip_wrapped.pml_max_contextid;
+    mca_pml.pml_max_tag = mca_pml_zip_wrapped.pml_max_tag;
+    mca_pml.pml_flags = mca_pml_zip_wrapped.pml_flags;
+    /* Ours completes zip requests whose wrapped request has completed. */
+    opal_progress_register(mca_pml_zip_progress);
+    z->active = true;
+    memset(&z->counters, 0, sizeof(z->counters));
+    opal_output_verbose(1, z->output, "pml:zip: interposed in front of pml/%s (enable=%d)",
+                        mca_pml_zip_wrapped_component.pmlm_version.mca_component_name,
+                        z->enable);
+    return OMPI_SUCCESS;
+}
+
+static int zip_finalize(void)
+{
+    mca_pml_zip_component_t *z = &mca_pml_zip_component;
+
+    if (!z->active) {
+        return OMPI_SUCCESS; /* finalized as a loser before installation */
+    }
+    zip_stats_report();
+    opal_progress_unregister(mca_pml_zip_progress);
+    mca_pml_zip_stash_fini();
+    mca_pml_zip_buffers_fini();
+    /* Put the original table back, then let the original PML finalize itself. */
+    mca_pml_base_selected_component = mca_pml_zip_wrapped_component;
+    mca_pml = mca_pml_zip_wrapped;
+    z->active = false;
+    if (z->output >= 0) {
+        opal_output_close(z->output);
+        z->output = -1;
+    }
+    if (NULL != mca_pml_zip_wrapped_component.pmlm_finalize) {
+        return mca_pml_zip_wrapped_component.pmlm_finalize();
+    }
+    return OMPI_SUCCESS;
+}
+
+static void zip_stats_report(void)
+{
+    const mca_pml_zip_stats_t *s = &mca_pml_zip_component.counters;
+
+    if (!mca_pml_zip_component.stats) {
+        return;
+    }
+    double ratio = s->bytes_wire ? (double) s->bytes_raw / (double) s->bytes_wire : 0.0;
+    opal_output(0,
+                "pml:zip stats (rank %d): sent %" PRIu64 " zip messages (%" PRIu64
+                " compressed), %" PRIu64 " raw bytes -> %" PRIu64 " wire bytes (ratio %.2f); "
+                "received %" PRIu64 "; probes peeked %" PRIu64,
+                ompi_comm_rank(&ompi_mpi_comm_world.comm), s->msgs_sent, s->msgs_compressed,
+                s->bytes_raw, s->bytes_wire, ratio, s->msgs_received, s->probes_peeked);
+}

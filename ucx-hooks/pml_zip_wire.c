@@ -1,0 +1,171 @@
+/*
+ * The zip message: a fixed header, then either the data itself (RAW) or a zip frame (FRAME).
+ * Every float/double application message on an enabled communicator carries the header, small
+ * or incompressible ones too: that is how the sender's decision travels with the message,
+ * because the receiver only knows an upper bound of the count.
+ */
+#include "ompi_config.h"
+
+#include <string.h>
+
+#include "opal/util/output.h"
+
+#include "pml_zip.h"
+
+/* Start of the data of count x dtype when it is one contiguous block. */
+static bool contiguous_base(const void *buf, size_t count, ompi_datatype_t *dtype,
+                            const char **base)
+{
+    if (!ompi_datatype_is_contiguous_memory_layout(dtype, (int32_t) count)) {
+        return false;
+    }
+    *base = (const char *) buf + dtype->super.true_lb;
+    return true;
+}
+
+int mca_pml_zip_encode(const void *buf, size_t count, ompi_datatype_t *dtype, int elem,
+                       void **wire, size_t *wire_len)
+{
+    const size_t bytes = dtype->super.size * count;
+    const char *src = NULL;
+    void *packed = NULL;
+
+    if (!contiguous_base(buf, count, dtype, &src)) {
+        packed = mca_pml_zip_buf_get(bytes);
+        if (NULL == packed) {
+            return OMPI_ERR_OUT_OF_RESOURCE;
+        }
+        (void) ompi_datatype_sndrcv(buf, (int32_t) count, dtype, packed, (int32_t) bytes,
+                                    MPI_PACKED);
+        src = packed;
+    }
+
+    mca_pml_zip_hdr_t hdr = {.magic = MCA_PML_ZIP_MAGIC, .kind = MCA_PML_ZIP_KIND_RAW,
+                             .elem = (uint32_t) elem, .raw_bytes = bytes, .wire_bytes = bytes};
+    char *out = NULL;
+    if (bytes >= mca_pml_zip_component.threshold && bytes > 0) {
+        const size_t cap = zip_compress_bound(bytes);
+        out = mca_pml_zip_buf_get(MCA_PML_ZIP_HDR_BYTES + cap);
+        zip_ctx_t *ctx = (NULL != out) ? mca_pml_zip_ctx_get() : NULL;
+        if (NULL != ctx) {
+            size_t frame_len = 0;
+            zip_status_t st = zip_compress(ctx, 0, (zip_elem_type_t) elem, src,
+                                           bytes / zip_elem_size((zip_elem_type_t) elem),
+                                           out + MCA_PML_ZIP_HDR_BYTES, cap, &frame_len);
+            mca_pml_zip_ctx_put(ctx);
+            /* A frame that does not shrink the data is not worth the receiver's decode. */
+            if (ZIP_OK == st && frame_len < bytes) {
+                hdr.kind = MCA_PML_ZIP_KIND_FRAME;
+                hdr.wire_bytes = frame_len;
+            }
+        }
+    }
+    if (MCA_PML_ZIP_KIND_RAW == hdr.kind) {
+        if (NULL == out) {
+            out = mca_pml_zip_buf_get(MCA_PML_ZIP_HDR_BYTES + bytes);
+        }
+        if (NULL != out && bytes > 0) {
+            memcpy(out + MCA_PML_ZIP_HDR_BYTES, src, bytes);
+        }
+    }
+    mca_pml_zip_buf_put(packed);
+    if (NULL == out) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    memcpy(out, &hdr, sizeof(hdr));
+    *wire = out;
+    *wire_len = MCA_PML_ZIP_HDR_BYTES + hdr.wire_bytes;
+
+    mca_pml_zip_stats_t *s = &mca_pml_zip_component.counters;
+    opal_atomic_add_fetch_64((volatile int64_t *) &s->msgs_sent, 1);
+    if (MCA_PML_ZIP_KIND_FRAME == hdr.kind) {
+        opal_atomic_add_fetch_64((volatile int64_t *) &s->msgs_compressed, 1);
+    }
+    opal_atomic_add_fetch_64((volatile int64_t *) &s->bytes_raw, (int64_t) bytes);
+    opal_atomic_add_fetch_64((volatile int64_t *) &s->bytes_wire, (int64_t) *wire_len);
+    return OMPI_SUCCESS;
+}
+
+int mca_pml_zip_parse(const void *wire, size_t wire_len, mca_pml_zip_hdr_t *hdr)
+{
+    if (wire_len < MCA_PML_ZIP_HDR_BYTES) {
+        return 0;
+    }
+    memcpy(hdr, wire, sizeof(*hdr));
+    if (MCA_PML_ZIP_MAGIC != hdr->magic || hdr->wire_bytes != wire_len - MCA_PML_ZIP_HDR_BYTES) {
+        return 0;
+    }
+    if (MCA_PML_ZIP_KIND_RAW == hdr->kind) {
+        return hdr->raw_bytes == hdr->wire_bytes;
+    }
+    return MCA_PML_ZIP_KIND_FRAME == hdr->kind && hdr->wire_bytes < hdr->raw_bytes;
+}
+
+int mca_pml_zip_unpack_bytes(const void *bytes, size_t len, void *buf, size_t count,
+                             ompi_datatype_t *dtype)
+{
+    const size_t cap = dtype->super.size * count;
+    const size_t n = len < cap ? len : cap;
+    const char *base = NULL;
+
+    if (contiguous_base(buf, count, dtype, &base)) {
+        if (n > 0) {
+            memcpy((char *) base, bytes, n);
+        }
+    } else if (n > 0) {
+        (void) ompi_datatype_sndrcv(bytes, (int32_t) n, MPI_PACKED, buf, (int32_t) count, dtype);
+    }
+    return len > cap ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
+}
+
+int mca_pml_zip_decode(const void *wire, size_t wire_len, void *buf, size_t count,
+                       ompi_datatype_t *dtype, size_t *raw_bytes)
+{
+    mca_pml_zip_hdr_t hdr;
+
+    if (!mca_pml_zip_parse(wire, wire_len, &hdr)) {
+        /* Not a zip message: the sender did not see this communicator as enabled, or sent a
+         * different type class. Deliver the bytes as they are. */
+        *raw_bytes = wire_len;
+        opal_output_verbose(1, mca_pml_zip_component.output,
+                            "pml:zip: a %zu-byte message for a float/double receive has no zip "
+                            "header (is zip on for this communicator on every rank?)", wire_len);
+        return mca_pml_zip_unpack_bytes(wire, wire_len, buf, count, dtype);
+    }
+    const char *payload = (const char *) wire + MCA_PML_ZIP_HDR_BYTES;
+    *raw_bytes = hdr.raw_bytes;
+    opal_atomic_add_fetch_64((volatile int64_t *) &mca_pml_zip_component.counters.msgs_received,
+                             1);
+    if (MCA_PML_ZIP_KIND_RAW == hdr.kind) {
+        return mca_pml_zip_unpack_bytes(payload, hdr.raw_bytes, buf, count, dtype);
+    }
+
+    const size_t cap = dtype->super.size * count;
+    if (hdr.raw_bytes > cap) {
+        return MPI_ERR_TRUNCATE;
+    }
+    const char *base = NULL;
+    const bool direct = contiguous_base(buf, count, dtype, &base);
+    void *dst = direct ? (void *) base : mca_pml_zip_buf_get(hdr.raw_bytes);
+    if (NULL == dst) {
+        return MPI_ERR_NO_MEM;
+    }
+    zip_ctx_t *ctx = mca_pml_zip_ctx_get();
+    size_t got = 0;
+    zip_status_t st = (NULL == ctx) ? ZIP_E_UNSUPPORTED
+                                    : zip_decompress(ctx, 0, payload, hdr.wire_bytes, dst,
+                                                     hdr.raw_bytes, &got);
+    if (ZIP_OK != st) {
+        opal_output(0, "pml:zip: a %" PRIu64 "-byte frame did not decode: %s (%s)",
+                    hdr.wire_bytes, zip_status_str(st), ctx ? zip_ctx_last_error(ctx) : "");
+    }
+    mca_pml_zip_ctx_put(ctx);
+    int rc = (ZIP_OK == st && got == hdr.raw_bytes) ? MPI_SUCCESS : MPI_ERR_OTHER;
+    if (!direct) {
+        if (MPI_SUCCESS == rc) {
+            rc = mca_pml_zip_unpack_bytes(dst, hdr.raw_bytes, buf, count, dtype);
+        }
+        mca_pml_zip_buf_put(dst);
+    }
+    return rc;
+}
