@@ -5,27 +5,37 @@
 // Pipeline (F64 / F32, element width w = 8 / 4 bytes, count = n / w elements):
 //   1. predict: each element's bit pattern x[i] (as an unsigned integer) becomes the residual
 //      zigzag(x[i] - prediction), prediction per the block's predictor (None: 0; Delta1: x[i-1];
-//      Delta2: 2 x[i-1] - x[i-2]; x[-1] = x[-2] = 0; arithmetic mod 2^(8w)). zigzag(d) =
+//      Delta2: 2 x[i-1] - x[i-2]; x[-1] = x[-2] = x[0]; arithmetic mod 2^(8w)). zigzag(d) =
 //      (d << 1) ^ (d >> (8w-1)) turns small negative differences into small positive numbers,
-//      so on smooth data the high bytes of the residuals are zero or nearly so.
-//   2. split the residuals into w byte planes (plane k = byte k of every residual).
-//   3. code each plane on its own: all-zero planes cost nothing, planes that LZ4 shrinks by at
-//      least 1/16 are LZ4 blocks, the rest are copied raw. Planes are tried from the most
-//      significant down; after the first plane that does not shrink, the lower (noisier) planes
-//      are stored raw without trying (they are mantissa noise), which saves most of LZ4's time.
+//      so on smooth data the high bytes of the residuals are zero or nearly so. Integer
+//      arithmetic: bit-exact for every pattern and independent of the FPU mode and the CPU.
+//   2. split the residuals into w byte planes (plane k = byte k of every residual); fused with
+//      step 1 in the AVX2 kernels (fast_transpose.cpp), which also OR all residuals so that the
+//      all-zero planes are known without another pass.
+//   3. code each plane on its own, most significant first: all-zero planes cost nothing; planes
+//      whose bytes all fit in b < 8 bits are bit-packed; planes rich in byte runs (at least half
+//      the bytes equal their predecessor) go to LZ4 if it saves 1/16; the rest are raw. Once a
+//      plane is noise (no runs, all 8 bits used) the lower planes are stored raw unexamined.
 // BYTES blocks are one plane (w = 1, predictor None): zero, raw or plain LZ4.
 //
 // Block byte format (all integers little-endian):
 //   byte 0        predictor: 0 None, 1 Delta1, 2 Delta2 (bits 2..7 zero). Always 0 for BYTES.
 //   modes         ceil(2w / 8) bytes: 2 bits per plane, plane k at bits 2(k%4) of byte k/4;
-//                 0 = zero plane, 1 = raw, 2 = LZ4, 3 invalid; unused high bits zero.
+//                 0 = zero plane, 1 = raw, 2 = LZ4, 3 = packed (not for BYTES); unused high
+//                 bits zero.
+//   seed          x[0], w bytes, present when the predictor is not None.
 //   planes        in order k = w-1 down to 0 (most significant first):
-//                   zero: nothing
-//                   raw:  count bytes
-//                   LZ4:  L (length field of `lenbytes` bytes) then L bytes of one LZ4 block
-//                         (LZ4_decompress_safe format) that decodes to exactly count bytes.
-//                 lenbytes = bytes needed to write count: 1 (< 2^8), 2 (< 2^16), 3 (< 2^24), 4.
+//                   zero:   nothing
+//                   raw:    count bytes
+//                   LZ4:    L (length field of `lenbytes` bytes, L > 0) then L bytes of one LZ4
+//                           block (LZ4_decompress_safe format) that decodes to exactly count
+//                           bytes. lenbytes = bytes needed to write count: 1 (< 2^8),
+//                           2 (< 2^16), 3 (< 2^24), else 4.
+//                   packed: one byte b (1..7), then ceil(count / 8) groups of b bytes: group g
+//                           holds plane bytes 8g..8g+7, byte j in bits b*j .. b*j+b-1 of the
+//                           little-endian group; the last group is padded with zero bytes.
 //   The block ends exactly after the last plane; anything else is corrupt.
+// An empty block (n = 0) is not coded (compress returns 0, decompress accepts len 0).
 // The decoder derives w and count from the element type and raw size the frame gives it.
 #include "fast.hpp"
 
@@ -54,7 +64,7 @@ using fast_detail::kernels;
 
 constexpr unsigned kMaxAccel = 64;
 // A residual plane goes to LZ4 only if at least this share (in 1/256) of its bytes repeat the
-// byte before; see repeat_share(). Measurements in docs/fast-codec.md.
+// byte before; see plane_stats(). Measurements in docs/fast-codec.md.
 constexpr unsigned kMinRepeatShare = 128;
 enum PlaneMode : unsigned { kZero = 0, kRaw = 1, kLz4 = 2, kPacked = 3 };
 
