@@ -47,17 +47,18 @@ constexpr unsigned kHashBits = 14;  // the paper's 14 most significant bits of e
 
 template <class W> class DfcmPredictor {
 public:
-    DfcmPredictor(uint8_t *table, unsigned bits) : table_(table), mask_((size_t(1) << bits) - 1)
+    DfcmPredictor(uint8_t *table, unsigned bits)
+        : table_(table), mask_((size_t(1) << bits) - 1),
+          newest_mask_((mask_ * kLineBytes) & (kTop14Mask * kLineBytes))
     {
         std::memset(table_, 0, (mask_ + 1) * kLineBytes);
     }
 
     W predict()
     {
-        line_ = (d2_ ^ (d1_ << 5) ^ (d0_ << 10)) & mask_;
-        std::memcpy(&recent_, table_ + line_ * kLineBytes, sizeof(W));
+        std::memcpy(&recent_, table_ + line_offset_, sizeof(W));
         W older;
-        std::memcpy(&older, table_ + line_ * kLineBytes + sizeof(W), sizeof(W));
+        std::memcpy(&older, table_ + line_offset_ + sizeof(W), sizeof(W));
         W drift = top14(W(recent_ ^ older)) == 0 ? W(recent_ - older) : W(0);
         return W(last_ + recent_ + drift);
     }
@@ -65,22 +66,32 @@ public:
     void update(W v)
     {
         W d = W(v - last_);
-        std::memcpy(table_ + line_ * kLineBytes, &d, sizeof(W));
-        std::memcpy(table_ + line_ * kLineBytes + sizeof(W), &recent_, sizeof(W));
+        std::memcpy(table_ + line_offset_, &d, sizeof(W));
+        std::memcpy(table_ + line_offset_ + sizeof(W), &recent_, sizeof(W));
         d0_ = d1_;
         d1_ = d2_;
         d2_ = size_t(top14(d));
         last_ = v;
+        // Byte offset of the next line, hash * kLineBytes. The decoder's loop-carried chain
+        // runs through here, so the older deltas' part is combined first and the newest delta
+        // goes straight from d to a scaled, masked offset: top14(d) * kLineBytes & mask*kLineBytes
+        // is one shift and one AND.
+        size_t older_part = (((d1_ << 5) ^ (d0_ << 10)) & mask_) * kLineBytes;
+        size_t newest_part = size_t(d >> (sizeof(W) * 8 - kHashBits - kLineShift)) & newest_mask_;
+        line_offset_ = newest_part ^ older_part;
     }
 
 private:
     static constexpr size_t kLineBytes = 2 * sizeof(W);
+    static constexpr unsigned kLineShift = sizeof(W) == 8 ? 4 : 3;  // log2(kLineBytes)
+    static constexpr size_t kTop14Mask = (size_t(1) << kHashBits) - 1;
     static W top14(W d) { return W(d >> (sizeof(W) * 8 - kHashBits)); }
 
     uint8_t *table_;
     size_t mask_;
-    size_t line_ = 0;  // line used by the current word, between predict() and update()
-    W recent_ = 0;     // its most recent delta
+    size_t newest_mask_;      // (mask_ & kTop14Mask) * kLineBytes
+    size_t line_offset_ = 0;  // hash(D0, D1, D2) * kLineBytes: the line of the next word
+    W recent_ = 0;            // the current line's most recent delta, from predict() to update()
     W last_ = 0;
     size_t d0_ = 0, d1_ = 0, d2_ = 0;
 };
