@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # plot_zipbench.sh RESULTS.csv OUTDIR: PNG figures from zipbench-merge's results.csv:
-#   latency-<op>.png     latency vs size: default and best-tuned (data-independent, drawn for
-#                        one data set) and zip for every data set
+#   latency-<op>.png     latency vs size: default, best-tuned and zip-raw (data-independent,
+#                        drawn for one data set) and zip for every data set
 #   speedup-<ds>.png     best-tuned latency / zip latency vs size, one line per operation
 # Needs gnuplot (gnuplot-nox). Prints the files it wrote.
 set -euo pipefail
@@ -26,8 +26,8 @@ END {
         ref = ""
         for (d in ds) if ((op, tag, d) in sd && (ref == "" || d == "random")) ref = d
         for (s in sz) {
-            for (m = 1; m <= 2; m++) {
-                mode = m == 1 ? "default" : "best-tuned"
+            for (m = 1; m <= 3; m++) {
+                mode = m == 1 ? "default" : m == 2 ? "best-tuned" : "zip-raw"
                 if ((op, tag, ref, mode, s) in lat)
                     print s, lat[op, tag, ref, mode, s] | ("sort -n > " dir "/lat_" op "_" tag "_" mode ".dat")
             }

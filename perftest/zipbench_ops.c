@@ -134,6 +134,11 @@ void zb_op_destroy(zb_op *op)
     free(op);
 }
 
+size_t zb_op_message_bytes(const zb_op *op)
+{
+    return (op->kind == ALLTOALLV ? op->n / (size_t)op->size : op->n) * sizeof(double);
+}
+
 int zb_op_rooted(const zb_op *op) { return op->kind == BCAST || op->kind == GATHERV; }
 
 void zb_op_prepare(zb_op *op, int root)

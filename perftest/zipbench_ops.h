@@ -22,6 +22,9 @@ void zb_op_prepare(zb_op *op, int root);
 void zb_op_run(zb_op *op, int root);
 /* Untimed: number of wrong elements this rank received in the last run (0 = correct). */
 size_t zb_op_verify(const zb_op *op, int root);
+/* Bytes of one message the operation hands to the network: the broadcast buffer, one
+ * alltoallv block, one gatherv contribution. Compression decisions are made per message. */
+size_t zb_op_message_bytes(const zb_op *op);
 /* Whether the operation has a root that should rotate between repetitions. */
 int zb_op_rooted(const zb_op *op);
 
