@@ -1,4 +1,7 @@
 // Unit tests of the dfcm block codec (codecs/src/dfcm.cpp), through the BlockCodec interface.
+#include <algorithm>
+#include <array>
+
 #include "block_codec_checks.hpp"
 #include "codec_registry.hpp"
 #include "dfcm.hpp"
@@ -161,4 +164,81 @@ TEST(Dfcm, ReportsItsTableMemory)
 {
     // The paper's 2^15 lines of two 64-bit deltas: 512 KiB.
     EXPECT_EQ(dfcm_default()->memory_bytes(), 512u * 1024u);
+}
+
+namespace {
+
+// Packs 4-bit codes (two per byte, low nibble first) followed by an LSB-first bit stream.
+Bytes pack_block(const std::vector<unsigned> &codes, const std::vector<bool> &bits)
+{
+    Bytes out((codes.size() + 1) / 2, 0);
+    for (size_t i = 0; i < codes.size(); ++i)
+        out[i / 2] |= uint8_t(codes[i] << (4 * (i & 1)));
+    size_t base = out.size();
+    out.resize(base + (bits.size() + 7) / 8, 0);
+    for (size_t i = 0; i < bits.size(); ++i)
+        out[base + i / 8] |= uint8_t(bits[i] << (i % 8));
+    return out;
+}
+
+// Leading-zero-nibble code of a 64-bit residual and its EBits, as documented in lzn_coder.hpp.
+void append_lzn(uint64_t r, std::vector<unsigned> &codes, std::vector<bool> &bits)
+{
+    unsigned nibbles = r == 0 ? 16 : unsigned(__builtin_clzll(r)) / 4;
+    unsigned code = r == 0 ? 15 : std::min(nibbles, 14u);
+    codes.push_back(code);
+    unsigned n = code == 15 ? 0 : 64 - 4 * code;
+    for (unsigned b = 0; b < n; ++b)
+        bits.push_back((r >> b) & 1);
+}
+
+// The paper's predictor written as plainly as possible, for 64-bit words and 2^table_bits lines.
+Bytes reference_dfcm(const std::vector<uint64_t> &v, unsigned table_bits)
+{
+    std::vector<std::array<uint64_t, 2>> table(size_t(1) << table_bits);  // {recent, older}
+    uint64_t last = 0, delta0 = 0, delta1 = 0, delta2 = 0;               // delta2 = newest
+    std::vector<unsigned> codes;
+    std::vector<bool> bits;
+    for (uint64_t x : v) {
+        size_t h = (delta2 ^ (delta1 << 5) ^ (delta0 << 10)) & (table.size() - 1);
+        uint64_t recent = table[h][0], older = table[h][1];
+        uint64_t dp = (recent >> 50) != (older >> 50) ? recent : recent + (recent - older);
+        append_lzn(x ^ (last + dp), codes, bits);
+        table[h] = {x - last, recent};
+        delta0 = delta1;
+        delta1 = delta2;
+        delta2 = (x - last) >> 50;
+        last = x;
+    }
+    return pack_block(codes, bits);
+}
+
+std::vector<uint64_t> words_of(const Bytes &b)
+{
+    std::vector<uint64_t> w(b.size() / 8);
+    std::memcpy(w.data(), b.data(), w.size() * 8);
+    return w;
+}
+
+}  // namespace
+
+TEST(Dfcm, MatchesAPlainReferenceOfThePapersPredictor)
+{
+    // Effective table bits: min(15, max(4, ceil_log2(words) + 1)).
+    struct Case {
+        Bytes raw;
+        unsigned table_bits;
+    };
+    std::vector<Case> cases = {{smooth(ZIP_TYPE_F64, 1000), 11},
+                               {smooth(ZIP_TYPE_F64, 8192), 14},
+                               {smooth(ZIP_TYPE_F64, 65536), 15},
+                               {random_bytes(8 * 3000, 9), 13},
+                               {as_bytes(special_f64_bits()), 10},
+                               {smooth(ZIP_TYPE_F64, 5), 4}};
+    for (const Case &c : cases) {
+        auto codec = dfcm_default();
+        EXPECT_EQ(compress(*codec, c.raw, ZIP_TYPE_F64, roomy_cap(c.raw.size())),
+                  reference_dfcm(words_of(c.raw), c.table_bits))
+            << c.raw.size() << " bytes";
+    }
 }
