@@ -77,6 +77,9 @@ void mca_coll_zip_stats_set_rank(int world_rank);
 void mca_coll_zip_stats_add(int op, int fallback, int compressed, uint64_t bytes_in,
                             uint64_t bytes_out, uint64_t codec_ns);
 void mca_coll_zip_stats_report(void);
+/* Called on every zip call on MPI_COMM_WORLD: the first one, which all ranks make together,
+ * arranges for the job-wide sum at MPI_Finalize. */
+void mca_coll_zip_stats_arm_finalize_summary(void);
 
 struct zip_transport;
 struct zip_codec_ops;

@@ -78,6 +78,9 @@ int mca_coll_zip_alltoallv(const void *sbuf, const int *scounts, const int *sdis
     mca_coll_zip_module_t *m = (mca_coll_zip_module_t *) module;
     mca_coll_zip_component_t *z = &mca_coll_zip_component;
 
+    if (comm == &ompi_mpi_comm_world.comm) {
+        mca_coll_zip_stats_arm_finalize_summary();
+    }
     if (MPI_IN_PLACE == sbuf) {
         mca_coll_zip_stats_add(COLL_ZIP_OP_ALLTOALLV, 1, 0, 0, 0, 0);
         return m->previous_alltoallv(sbuf, scounts, sdisps, sdtype, rbuf, rcounts, rdisps, rdtype,

@@ -23,6 +23,9 @@ int mca_coll_zip_bcast(void *buff, int count, struct ompi_datatype_t *datatype, 
     mca_coll_zip_component_t *z = &mca_coll_zip_component;
     size_t type_size = 0;
 
+    if (comm == &ompi_mpi_comm_world.comm) {
+        mca_coll_zip_stats_arm_finalize_summary();
+    }
     ompi_datatype_type_size(datatype, &type_size);
     const size_t bytes = type_size * (size_t) (count > 0 ? count : 0);
     if (bytes == 0 || bytes < z->threshold) {

@@ -112,6 +112,9 @@ int mca_coll_zip_gatherv(const void *sbuf, int scount, struct ompi_datatype_t *s
                          struct ompi_communicator_t *comm, mca_coll_base_module_t *module)
 {
     mca_coll_zip_module_t *m = (mca_coll_zip_module_t *) module;
+    if (comm == &ompi_mpi_comm_world.comm) {
+        mca_coll_zip_stats_arm_finalize_summary();
+    }
     if (ompi_comm_rank(comm) == root) {
         return gather_at_root(sbuf, scount, sdtype, rbuf, rcounts, disps, rdtype, root, comm, m);
     }

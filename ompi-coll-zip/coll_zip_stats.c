@@ -5,6 +5,7 @@
 #include "ompi_config.h"
 
 #include <stdio.h>
+#include <string.h>
 
 #include "opal/util/output.h"
 
@@ -45,31 +46,97 @@ void mca_coll_zip_stats_add(int op, int fallback, int compressed, uint64_t bytes
     add(&s->codec_ns, codec_ns);
 }
 
-/* The totals are this process's own: at MPI_Finalize no communicator is left to sum them. */
-void mca_coll_zip_stats_report(void)
+static void snapshot(mca_coll_zip_op_stats_t out[COLL_ZIP_OP_COUNT])
+{
+    for (int op = 0; op < COLL_ZIP_OP_COUNT; ++op) {
+        const mca_coll_zip_op_stats_t *s = &mca_coll_zip_component.op_stats[op];
+        out[op].calls = __atomic_load_n(&s->calls, __ATOMIC_RELAXED);
+        out[op].calls_fallback = __atomic_load_n(&s->calls_fallback, __ATOMIC_RELAXED);
+        out[op].calls_compressed = __atomic_load_n(&s->calls_compressed, __ATOMIC_RELAXED);
+        out[op].bytes_in = __atomic_load_n(&s->bytes_in, __ATOMIC_RELAXED);
+        out[op].bytes_out = __atomic_load_n(&s->bytes_out, __ATOMIC_RELAXED);
+        out[op].codec_ns = __atomic_load_n(&s->codec_ns, __ATOMIC_RELAXED);
+    }
+}
+
+static void print_table(const char *whose, const mca_coll_zip_op_stats_t t[COLL_ZIP_OP_COUNT])
 {
     mca_coll_zip_component_t *z = &mca_coll_zip_component;
-    if (!z->stats || stats_world_rank < 0 || (0 != stats_world_rank && z->verbose < 1)) {
-        return;
-    }
-    opal_output(0, "coll:zip stats (rank %d, codec %s, threshold %zu bytes):", stats_world_rank,
+    opal_output(0, "coll:zip stats (%s, codec %s, threshold %zu bytes):", whose,
                 NULL != z->codec_spec ? z->codec_spec : "?", z->threshold);
     opal_output(0, "coll:zip   %-9s %10s %10s %10s %14s %14s %7s %10s", "op", "calls", "fallback",
                 "compressed", "bytes_in", "bytes_out", "ratio", "codec_s");
     for (int op = 0; op < COLL_ZIP_OP_COUNT; ++op) {
-        mca_coll_zip_op_stats_t s;
-        s.calls = __atomic_load_n(&z->op_stats[op].calls, __ATOMIC_RELAXED);
-        s.calls_fallback = __atomic_load_n(&z->op_stats[op].calls_fallback, __ATOMIC_RELAXED);
-        s.calls_compressed = __atomic_load_n(&z->op_stats[op].calls_compressed, __ATOMIC_RELAXED);
-        s.bytes_in = __atomic_load_n(&z->op_stats[op].bytes_in, __ATOMIC_RELAXED);
-        s.bytes_out = __atomic_load_n(&z->op_stats[op].bytes_out, __ATOMIC_RELAXED);
-        s.codec_ns = __atomic_load_n(&z->op_stats[op].codec_ns, __ATOMIC_RELAXED);
-        const double ratio = s.bytes_out > 0 ? (double) s.bytes_in / (double) s.bytes_out : 1.0;
+        const mca_coll_zip_op_stats_t *s = &t[op];
+        const double ratio = s->bytes_out > 0 ? (double) s->bytes_in / (double) s->bytes_out : 1.0;
         opal_output(0, "coll:zip   %-9s %10llu %10llu %10llu %14llu %14llu %7.3f %10.6f",
-                    op_names[op], (unsigned long long) s.calls,
-                    (unsigned long long) s.calls_fallback, (unsigned long long) s.calls_compressed,
-                    (unsigned long long) s.bytes_in, (unsigned long long) s.bytes_out, ratio,
-                    (double) s.codec_ns * 1e-9);
+                    op_names[op], (unsigned long long) s->calls,
+                    (unsigned long long) s->calls_fallback,
+                    (unsigned long long) s->calls_compressed, (unsigned long long) s->bytes_in,
+                    (unsigned long long) s->bytes_out, ratio, (double) s->codec_ns * 1e-9);
+    }
+}
+
+/* Set once the job-wide summary has been printed, so component close does not repeat it. */
+static bool summary_printed = false;
+
+/*
+ * MPI_Finalize deletes MPI_COMM_SELF's attributes first, while MPI is still fully usable: the
+ * delete callback is the one moment where every rank can still sum its counters onto rank 0.
+ */
+static int sum_at_finalize(MPI_Comm comm, int keyval, void *value, void *extra)
+{
+    (void) comm;
+    (void) keyval;
+    (void) value;
+    (void) extra;
+    mca_coll_zip_op_stats_t mine[COLL_ZIP_OP_COUNT], total[COLL_ZIP_OP_COUNT];
+    int nprocs = 0;
+    snapshot(mine);
+    memset(total, 0, sizeof(total));
+    PMPI_Comm_size(MPI_COMM_WORLD, &nprocs);
+    /* The counters are all uint64_t, so the table reduces as one flat array. */
+    const int count = (int) (COLL_ZIP_OP_COUNT * sizeof(mca_coll_zip_op_stats_t) / sizeof(uint64_t));
+    if (MPI_SUCCESS != PMPI_Reduce(mine, total, count, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD)) {
+        return MPI_SUCCESS; /* component close prints the local numbers instead */
+    }
+    if (0 == stats_world_rank) {
+        char whose[64];
+        snprintf(whose, sizeof(whose), "sum over all %d ranks", nprocs);
+        print_table(whose, total);
+    }
+    summary_printed = true;
+    return MPI_SUCCESS;
+}
+
+void mca_coll_zip_stats_arm_finalize_summary(void)
+{
+    static int armed = 0;
+    mca_coll_zip_component_t *z = &mca_coll_zip_component;
+    if (!z->stats || __atomic_exchange_n(&armed, 1, __ATOMIC_ACQ_REL)) {
+        return;
+    }
+    int keyval = MPI_KEYVAL_INVALID;
+    if (MPI_SUCCESS == PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, sum_at_finalize, &keyval,
+                                               NULL)) {
+        (void) PMPI_Comm_set_attr(MPI_COMM_SELF, keyval, NULL);
+    }
+}
+
+/* At component close: each rank's own numbers with verbose >= 1; rank 0's alone when the
+ * job-wide sum could not be taken (no zip collective ever ran on MPI_COMM_WORLD). */
+void mca_coll_zip_stats_report(void)
+{
+    mca_coll_zip_component_t *z = &mca_coll_zip_component;
+    if (!z->stats || stats_world_rank < 0) {
+        return;
+    }
+    if (z->verbose >= 1 || (0 == stats_world_rank && !summary_printed)) {
+        mca_coll_zip_op_stats_t mine[COLL_ZIP_OP_COUNT];
+        char whose[64];
+        snprintf(whose, sizeof(whose), "rank %d", stats_world_rank);
+        snapshot(mine);
+        print_table(whose, mine);
     }
 }
 
