@@ -34,7 +34,7 @@ report() { # name status [log]
 }
 
 tests="bcast alltoallv gatherv comm_cycles threads"
-for t in $tests; do
+for t in $tests lossy; do
     if ! mpicc -O2 -Wall -Wextra -pthread -o "$bin/test_$t" "$here/test_$t.c" -lm 2>"$bin/cc.log"; then
         report "build test_$t" 1 "$bin/cc.log"
     fi
@@ -76,6 +76,12 @@ run "alltoallv np=3 zip=on threshold=64" alltoallv -np 3 --oversubscribe $zip_on
 for codec in fpc zstd raw; do
     run "bcast np=3 zip=on codec=$codec" bcast -np 3 --oversubscribe $zip_on \
         --mca coll_zip_codec $codec "$bin/test_bcast"
+done
+
+# Lossy mode only where asked for, and then within its bound (integers untouched).
+for np in 3 4; do
+    run "lossy np=$np zip=on lossy=rel:1e-4" lossy -np "$np" --oversubscribe $zip_on \
+        --mca coll_zip_lossy rel:1e-4 "$bin/test_lossy"
 done
 
 # pml/ucx (Debian's openmpi-mca-params.conf excludes it unless asked for).
