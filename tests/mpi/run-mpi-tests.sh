@@ -5,11 +5,11 @@
 # "PASS: name" or "FAIL: name"; exit status is the number of failures (capped at 100).
 #
 # Usage: run-mpi-tests.sh [component dir]
-#   component dir: directory holding mca_coll_zip.so (default: $ZIP_COMPONENT_DIR, else the
-#   libtool output ompi-coll-zip/.libs next to this script's tree).
+#   component dir: directory holding mca_coll_zip.so (default: $ZIP_COMPONENT_DIR, else
+#   $BUILD_DIR/ompi-coll-zip/.libs, else the libtool output in this source tree).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
-zipdir=${1:-${ZIP_COMPONENT_DIR:-$here/../../ompi-coll-zip/.libs}}
+zipdir=${1:-${ZIP_COMPONENT_DIR:-${BUILD_DIR:-$here/../..}/ompi-coll-zip/.libs}}
 ompidir=${OMPI_COMPONENT_DIR:-$(dirname "$(find /usr/lib /usr/local/lib -name mca_coll_basic.so 2>/dev/null | head -1)")}
 ranks=${ZIP_TEST_RANKS:-"2 3 4 8"}
 limit=${ZIP_TEST_TIMEOUT:-60}
