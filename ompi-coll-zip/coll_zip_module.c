@@ -37,7 +37,10 @@ static void zip_module_destruct(mca_coll_zip_module_t *m)
     if (NULL != m->previous_bcast_module) OBJ_RELEASE(m->previous_bcast_module);
     if (NULL != m->previous_alltoallv_module) OBJ_RELEASE(m->previous_alltoallv_module);
     if (NULL != m->previous_gatherv_module) OBJ_RELEASE(m->previous_gatherv_module);
-    if (NULL != m->codec) zip_ctx_destroy(m->codec);
+    if (NULL != m->codec) {
+        zip_ctx_destroy(m->codec);
+        opal_output_verbose(10, mca_coll_zip_component.output, "coll:zip: module released");
+    }
 }
 
 OBJ_CLASS_INSTANCE(mca_coll_zip_module_t, mca_coll_base_module_t, zip_module_construct,

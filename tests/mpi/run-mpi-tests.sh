@@ -96,6 +96,15 @@ timeout "$limit" mpirun -np 3 --oversubscribe $zip_on --mca coll_zip_stats 1 "$b
 awk '/coll:zip +bcast/ { if ($5 > 0 && $7 > 0 && $8 < $7) ok = 1 } END { exit !ok }' "$bin/out.log"
 report "stats summary shows compressed bcast" $? "$bin/out.log"
 
+# Every module zip enables over 300 communicator create/free cycles is released again.
+timeout "$limit" mpirun -np 4 --oversubscribe $zip_on --mca coll_zip_verbose 10 \
+    "$bin/test_comm_cycles" >"$bin/out.log" 2>&1
+enabled=$(grep -c "coll:zip: enabled on" "$bin/out.log")
+released=$(grep -c "coll:zip: module released" "$bin/out.log")
+echo "    modules enabled $enabled, released $released" >>"$bin/out.log"
+[ "$enabled" -gt 1000 ] && [ "$enabled" = "$released" ]
+report "comm_cycles releases every module ($enabled/$released)" $? "$bin/out.log"
+
 # "--mca coll zip" cannot work (it removes the components zip delegates to): it must stop
 # with a message that names the right option.
 timeout "$limit" mpirun -np 2 $path --mca coll zip "$bin/test_bcast" >"$bin/out.log" 2>&1
