@@ -6,6 +6,7 @@
 
 #include <string.h>
 
+#include "opal/mca/base/mca_base_var.h"
 #include "opal/util/argv.h"
 #include "opal/util/output.h"
 
@@ -79,6 +80,22 @@ static void reject_temporal_codec(void)
     z->codec_spec = strdup("fast");
 }
 
+/* Priority 1..30 is a silent no-op: tuned, enabled after zip, takes all three collectives. */
+static void warn_if_below_tuned(int priority)
+{
+    const int *tuned_priority = NULL;
+    const int var = mca_base_var_find("ompi", "coll", "tuned", "priority");
+    if (var < 0 || OPAL_SUCCESS != mca_base_var_get_value(var, &tuned_priority, NULL, NULL) ||
+        NULL == tuned_priority || priority > *tuned_priority || 0 != OMPI_PROC_MY_NAME->vpid) {
+        return; /* one line from rank 0 is enough */
+    }
+    opal_output(0,
+                "coll:zip: coll_zip_priority %d is not above coll_tuned_priority %d, so tuned "
+                "handles MPI_Bcast/Alltoallv/Gatherv and zip compresses nothing; use e.g. "
+                "--mca coll_zip_priority 40",
+                priority, *tuned_priority);
+}
+
 int mca_coll_zip_init_query(bool enable_progress_threads, bool enable_mpi_threads)
 {
     mca_coll_zip_component_t *z = &mca_coll_zip_component;
@@ -99,6 +116,7 @@ int mca_coll_zip_init_query(bool enable_progress_threads, bool enable_mpi_thread
         return OMPI_SUCCESS; /* off: comm_query says no without further checks */
     }
 
+    warn_if_below_tuned(z->priority);
     reject_temporal_codec();
     if (NULL == z->codec_spec) {
         return OMPI_ERR_OUT_OF_RESOURCE;
