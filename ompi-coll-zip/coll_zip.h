@@ -72,6 +72,9 @@ OBJ_CLASS_DECLARATION(mca_coll_zip_module_t);
 int mca_coll_zip_init_query(bool enable_progress_threads, bool enable_mpi_threads);
 mca_coll_base_module_t *mca_coll_zip_comm_query(struct ompi_communicator_t *comm, int *priority);
 
+/* coll_zip_pvars.c */
+void mca_coll_zip_pvars_register(void);
+
 /* coll_zip_stats.c */
 void mca_coll_zip_stats_set_rank(int world_rank);
 void mca_coll_zip_stats_add(int op, int fallback, int compressed, uint64_t bytes_in,

@@ -114,6 +114,7 @@ static int zip_register(void)
         MCA_BASE_VAR_TYPE_BOOL, NULL, 0, 0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY,
         &z->force_local);
 
+    mca_coll_zip_pvars_register();
     return OMPI_SUCCESS;
 }
 

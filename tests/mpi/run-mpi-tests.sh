@@ -34,7 +34,7 @@ report() { # name status [log]
 }
 
 tests="bcast alltoallv gatherv comm_cycles threads"
-for t in $tests lossy; do
+for t in $tests lossy pvars; do
     if ! mpicc -O2 -Wall -Wextra -pthread -o "$bin/test_$t" "$here/test_$t.c" -lm 2>"$bin/cc.log"; then
         report "build test_$t" 1 "$bin/cc.log"
     fi
@@ -83,6 +83,9 @@ for np in 3 4; do
     run "lossy np=$np zip=on lossy=rel:1e-4" lossy -np "$np" --oversubscribe $zip_on \
         --mca coll_zip_lossy rel:1e-4 "$bin/test_lossy"
 done
+
+# The counters as MPI_T performance variables.
+run "pvars np=3 zip=on" pvars -np 3 --oversubscribe $zip_on "$bin/test_pvars"
 
 # pml/ucx (Debian's openmpi-mca-params.conf excludes it unless asked for).
 ucx="--mca pml ucx --mca pml_ucx_tls any --mca pml_ucx_devices any -x UCX_TLS=tcp,self,sm"

@@ -1,0 +1,60 @@
+/*
+ * The statistics counters as MPI_T performance variables (read-only, continuous, no object):
+ * coll_zip_<op>_<counter>, e.g. coll_zip_bcast_bytes_out, so that tools can read them while
+ * the application runs without waiting for the summary at MPI_Finalize.
+ */
+#include "ompi_config.h"
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "opal/mca/base/mca_base_pvar.h"
+
+#include "ompi/constants.h"
+#include "coll_zip.h"
+
+static int read_counter(const struct mca_base_pvar_t *pvar, void *value, void *obj)
+{
+    (void) obj;
+    *(unsigned long long *) value =
+        (unsigned long long) __atomic_load_n((uint64_t *) pvar->ctx, __ATOMIC_RELAXED);
+    return OMPI_SUCCESS;
+}
+
+void mca_coll_zip_pvars_register(void)
+{
+    static const char *const ops[COLL_ZIP_OP_COUNT] = {"bcast", "alltoallv", "gatherv"};
+    static const char *const calls[COLL_ZIP_OP_COUNT] = {"MPI_Bcast", "MPI_Alltoallv",
+                                                         "MPI_Gatherv"};
+    static const struct {
+        const char *name;
+        const char *what;
+        size_t offset;
+    } counters[] = {
+        {"calls", "calls that reached coll/zip", offsetof(mca_coll_zip_op_stats_t, calls)},
+        {"calls_fallback", "calls handed to the previous component",
+         offsetof(mca_coll_zip_op_stats_t, calls_fallback)},
+        {"calls_compressed", "calls in which this process sent or received a compressed frame",
+         offsetof(mca_coll_zip_op_stats_t, calls_compressed)},
+        {"bytes_in", "payload bytes this process sent through zip's path, before compression",
+         offsetof(mca_coll_zip_op_stats_t, bytes_in)},
+        {"bytes_out", "bytes this process actually sent through zip's path",
+         offsetof(mca_coll_zip_op_stats_t, bytes_out)},
+        {"codec_ns", "nanoseconds this process spent compressing and decompressing",
+         offsetof(mca_coll_zip_op_stats_t, codec_ns)},
+    };
+    const mca_base_component_t *c = &mca_coll_zip_component.super.collm_version;
+    char name[64], desc[160];
+
+    for (int op = 0; op < COLL_ZIP_OP_COUNT; ++op) {
+        for (size_t k = 0; k < sizeof(counters) / sizeof(counters[0]); ++k) {
+            snprintf(name, sizeof(name), "%s_%s", ops[op], counters[k].name);
+            snprintf(desc, sizeof(desc), "%s: %s", calls[op], counters[k].what);
+            (void) mca_base_component_pvar_register(
+                c, name, desc, OPAL_INFO_LVL_4, MCA_BASE_PVAR_CLASS_COUNTER,
+                MCA_BASE_VAR_TYPE_UNSIGNED_LONG_LONG, NULL, MCA_BASE_VAR_BIND_NO_OBJECT,
+                MCA_BASE_PVAR_FLAG_READONLY | MCA_BASE_PVAR_FLAG_CONTINUOUS, read_counter, NULL,
+                NULL, (char *) &mca_coll_zip_component.op_stats[op] + counters[k].offset);
+        }
+    }
+}
