@@ -12,16 +12,17 @@
 //   2. split the residuals into w byte planes (plane k = byte k of every residual); fused with
 //      step 1 in the AVX2 kernels (fast_transpose.cpp), which also OR all residuals so that the
 //      all-zero planes are known without another pass.
-//   3. code each plane on its own, most significant first: all-zero planes cost nothing; planes
-//      whose bytes all fit in b < 8 bits are bit-packed; planes rich in byte runs (at least half
-//      the bytes equal their predecessor) go to LZ4 if it saves 1/16; the rest are raw. Once a
-//      plane is noise (no runs, all 8 bits used) the lower planes are stored raw unexamined.
+//   3. code each plane on its own, most significant first, by the smallest of: all-zero (costs
+//      nothing); bit-packed, when its bytes all fit in b < 8 bits; run-coded (a bit mask of the
+//      bytes that differ from their predecessor, then those bytes), when that at least halves
+//      it; raw. Planes with long runs (15/16 of the bytes repeat) try LZ4 first. Once a plane is
+//      noise (none of the above helps) the lower planes are stored raw unexamined.
 // BYTES blocks are one plane (w = 1, predictor None): zero, raw or plain LZ4.
 //
 // Block byte format (all integers little-endian):
 //   byte 0        predictor: 0 None, 1 Delta1, 2 Delta2 (bits 2..7 zero). Always 0 for BYTES.
 //   modes         ceil(2w / 8) bytes: 2 bits per plane, plane k at bits 2(k%4) of byte k/4;
-//                 0 = zero plane, 1 = raw, 2 = LZ4, 3 = packed (not for BYTES); unused high
+//                 0 = zero plane, 1 = raw, 2 = LZ4, 3 = coded (not for BYTES); unused high
 //                 bits zero.
 //   seed          x[0], w bytes, present when the predictor is not None.
 //   planes        in order k = w-1 down to 0 (most significant first):
@@ -31,9 +32,14 @@
 //                           block (LZ4_decompress_safe format) that decodes to exactly count
 //                           bytes. lenbytes = bytes needed to write count: 1 (< 2^8),
 //                           2 (< 2^16), 3 (< 2^24), else 4.
-//                   packed: one byte b (1..7), then ceil(count / 8) groups of b bytes: group g
-//                           holds plane bytes 8g..8g+7, byte j in bits b*j .. b*j+b-1 of the
-//                           little-endian group; the last group is padded with zero bytes.
+//                   coded:  one coding byte c, then
+//                           c = 1..7 (bit-packed): ceil(count / 8) groups of c bytes: group g
+//                             holds plane bytes 8g..8g+7, byte j in bits c*j .. c*j+c-1 of the
+//                             little-endian group; the last group is padded with zero bytes.
+//                           c = 8 (run-coded): ceil(count / 8) mask bytes, bit j of byte g set
+//                             when plane byte 8g+j differs from the byte before it (the byte
+//                             before byte 0 counts as 0); bits past count are zero. Then one
+//                             literal per set bit, in order; clear bits repeat the byte before.
 //   The block ends exactly after the last plane; anything else is corrupt.
 // An empty block (n = 0) is not coded (compress returns 0, decompress accepts len 0).
 // The decoder derives w and count from the element type and raw size the frame gives it.
@@ -64,9 +70,11 @@ using fast_detail::kernels;
 
 constexpr unsigned kMaxAccel = 64;
 // A residual plane goes to LZ4 only if at least this share (in 1/256) of its bytes repeat the
-// byte before; see plane_stats(). Measurements in docs/fast-codec.md.
-constexpr unsigned kMinRepeatShare = 128;
-enum PlaneMode : unsigned { kZero = 0, kRaw = 1, kLz4 = 2, kPacked = 3 };
+// byte before (long runs: mostly-zero or sign/exponent planes, where LZ4 is both smaller than
+// the run mask and fast); see plane_stats(). Measurements in docs/fast-codec.md.
+constexpr unsigned kLz4RepeatShare = 240;
+enum PlaneMode : unsigned { kZero = 0, kRaw = 1, kLz4 = 2, kCoded = 3 };
+constexpr unsigned kRunsCoding = 8;  // kCoded sub-mode byte: 1..7 bit-packed, 8 run mask
 
 size_t element_width(zip_elem_type_t type)
 {
@@ -158,12 +166,13 @@ void join_and_unpredict(const uint8_t *const *planes, size_t count, FastPredicto
 // residual planes come from such runs: measured, LZ4 output/input ~ 2.5 (1 - share) at most.
 struct PlaneStats {
     unsigned repeat_share;
-    unsigned bits;  // 0..8
+    unsigned bits;    // 0..8
+    size_t literals;  // bytes that differ from the byte before (before byte 0: 0)
 };
 
 PlaneStats plane_stats(const uint8_t *p, size_t count)
 {
-    size_t same = 0, i = 1;
+    size_t same = p[0] == 0, i = 1;
     unsigned any = p[0];
 #ifdef __SSE2__
     // 16 bytes a step (SSE2 is baseline on x86-64): compare with the bytes one before, count the
@@ -190,7 +199,26 @@ PlaneStats plane_stats(const uint8_t *p, size_t count)
         same += p[i] == p[i - 1];
         any |= p[i];
     }
-    return {static_cast<unsigned>(same * 256 / count), any ? 32u - __builtin_clz(any) : 0u};
+    return {static_cast<unsigned>(same * 256 / count), any ? 32u - __builtin_clz(any) : 0u,
+            count - same};
+}
+
+// Set bits in n bytes, 8 at a time (SWAR: baseline x86-64 has no POPCNT instruction, and
+// __builtin_popcount would call libgcc).
+size_t count_bits(const uint8_t *p, size_t n)
+{
+    size_t total = 0, i = 0;
+    auto swar = [](uint64_t x) {
+        x = x - ((x >> 1) & 0x5555555555555555ull);
+        x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
+        x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0full;
+        return static_cast<size_t>((x * 0x0101010101010101ull) >> 56);
+    };
+    for (; i + 8 <= n; i += 8)
+        total += swar(load<uint64_t>(p + i));
+    uint8_t tail[8] = {};
+    std::memcpy(tail, p + i, n - i);
+    return total + swar(load<uint64_t>(tail));
 }
 
 }  // namespace
@@ -256,22 +284,31 @@ size_t FastCodec::compress_planes(const uint8_t *const *planes, size_t width, si
         if ((nonzero_bytes >> (8 * k)) & 0xff) {
             mode = kRaw;
             bool lz4 = false;
-            unsigned bits = 8;
+            unsigned coding = 0;  // kCoded sub-mode: 1..7 packed width, kRunsCoding runs
+            size_t coded = count;  // its size, header byte included
             if (width == 1) {
                 lz4 = lz4_usable;  // bytes: repeats need not be adjacent, always try
             } else if (analyse) {
                 PlaneStats st = plane_stats(planes[k], count);
-                bits = st.bits;
-                // Bit packing is exact and several times faster than LZ4 both ways: prefer it
-                // unless LZ4 promises (estimate 2.5 (1 - share)) to be 1.5x smaller.
-                size_t lz4_estimate = count * 5 * (256 - st.repeat_share) / 512;
-                size_t packed = fast_detail::packed_size(count, bits);
-                bool pack = bits < 8 && 2 * packed <= 3 * lz4_estimate;
-                lz4 = !pack && lz4_usable && st.repeat_share >= kMinRepeatShare;
-                analyse = bits < 8 || lz4;
+                if (st.bits < 8 && 1 + fast_detail::packed_size(count, st.bits) < coded) {
+                    coding = st.bits;
+                    coded = 1 + fast_detail::packed_size(count, st.bits);
+                }
+                // Run-coded planes must at least halve: decoding them costs ~1 cycle a byte,
+                // which a smaller gain does not repay (measured: a plane with 27% repeats
+                // saved 1.8% of the block and cost 20% decode speed).
+                size_t runs = 1 + fast_detail::runs_size(count, st.literals);
+                if (runs < coded && 2 * runs <= count) {
+                    coding = kRunsCoding;
+                    coded = runs;
+                }
+                // Long runs (mostly-zero or sign/exponent planes): LZ4 is smaller than the run
+                // mask there and still fast; shorter runs cost LZ4 a sequence each.
+                lz4 = lz4_usable && st.repeat_share >= kLz4RepeatShare;
+                analyse = lz4 || coding != 0;  // else noise: so are the lower planes
             }
             if (lz4 && cap - pos > lenbytes) {
-                size_t room = std::min(cap - pos - lenbytes, lz4_limit);
+                size_t room = std::min({cap - pos - lenbytes, lz4_limit, coded});
                 LZ4_resetStream_fast(&lz4_->stream);  // no memset: stale entries are out of range
                 int got = LZ4_compress_fast_continue(
                     &lz4_->stream, reinterpret_cast<const char *>(planes[k]),
@@ -283,14 +320,19 @@ size_t FastCodec::compress_planes(const uint8_t *const *planes, size_t width, si
                     mode = kLz4;
                 }
             }
-            if (mode == kRaw && bits < 8) {
-                size_t packed = fast_detail::packed_size(count, bits);
-                if (cap - pos < 1 + packed)
+            if (mode == kRaw && coding != 0) {
+                if (cap - pos < coded)
                     return 0;
-                dst[pos] = static_cast<uint8_t>(bits);
-                kernels().pack_bits(planes[k], count, bits, dst + pos + 1);
-                pos += 1 + packed;
-                mode = kPacked;
+                dst[pos] = static_cast<uint8_t>(coding);
+                if (coding == kRunsCoding) {
+                    if (kernels().encode_runs(planes[k], count, dst + pos + 1, coded - 1) !=
+                        coded - 1)
+                        return 0;  // cannot happen: plane_stats counted the same literals
+                } else {
+                    kernels().pack_bits(planes[k], count, coding, dst + pos + 1);
+                }
+                pos += coded;
+                mode = kCoded;
             }
             if (mode == kRaw) {
                 if (cap - pos < count)
@@ -387,15 +429,31 @@ zip_status_t FastCodec::decompress(const uint8_t *src, size_t len, zip_elem_type
             pos += clen;
             break;
         }
-        case kPacked: {
+        case kCoded: {
             if (len - pos < 1 || width == 1)
                 return ZIP_E_CORRUPT;
-            unsigned bits = src[pos++];
-            if (bits < 1 || bits > 7 || len - pos < fast_detail::packed_size(count, bits))
-                return ZIP_E_CORRUPT;
-            kernels().unpack_bits(src + pos, count, bits, out);
+            unsigned coding = src[pos++];
+            if (coding == kRunsCoding) {
+                size_t mask_bytes = (count + 7) / 8;
+                if (len - pos < mask_bytes)
+                    return ZIP_E_CORRUPT;
+                const uint8_t *mask = src + pos;
+                size_t literals = count_bits(mask, mask_bytes);
+                unsigned tail = count % 8;
+                if ((tail && (mask[mask_bytes - 1] >> tail) != 0) ||
+                    len - pos - mask_bytes < literals)
+                    return ZIP_E_CORRUPT;
+                const uint8_t *lits = mask + mask_bytes;
+                kernels().decode_runs(mask, lits, lits + literals, count, out);
+                pos += mask_bytes + literals;
+            } else {
+                if (coding < 1 || coding > 7 ||
+                    len - pos < fast_detail::packed_size(count, coding))
+                    return ZIP_E_CORRUPT;
+                kernels().unpack_bits(src + pos, count, coding, out);
+                pos += fast_detail::packed_size(count, coding);
+            }
             planes[k] = out;
-            pos += fast_detail::packed_size(count, bits);
             break;
         }
         }

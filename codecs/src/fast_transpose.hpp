@@ -15,6 +15,14 @@
 //               little-endian group); the last group is zero-padded. packed_size() gives the
 //               size. unpack writes exactly `count` bytes and reads exactly packed_size bytes.
 //
+// encode_runs / decode_runs: a plane as a literal mask and the literals. Bit j of mask byte g
+//               is 1 when plane byte 8g+j differs from the byte before it (the byte before
+//               byte 0 counts as 0) and is then stored among the literals, in order; a 0 bit
+//               repeats the previous byte. Mask bits past `count` are 0. Size:
+//               runs_size(count, literals). encode writes exactly that much (out_size) and
+//               returns it, or 0 if the literals would not fit out_size; decode trusts that the
+//               mask is consistent with [lits, lits_end) (the caller checks the popcount).
+//
 // The AVX2 kernels move 32 elements per iteration; the scalar loops handle what is left and
 // serve CPUs without AVX2. Dispatch is decided once at run time (CI machines may lack AVX2).
 #pragma once
@@ -29,12 +37,21 @@ using JoinFn = void (*)(const uint8_t *const *planes, size_t count, bool unzig, 
 using PackFn = void (*)(const uint8_t *plane, size_t count, unsigned bits, uint8_t *out);
 using UnpackFn = void (*)(const uint8_t *in, size_t count, unsigned bits, uint8_t *plane);
 
+using EncodeRunsFn = size_t (*)(const uint8_t *plane, size_t count, uint8_t *out,
+                                size_t out_size);
+using DecodeRunsFn = void (*)(const uint8_t *mask, const uint8_t *lits, const uint8_t *lits_end,
+                              size_t count, uint8_t *plane);
+
 struct Kernels {
     SplitFn split8, split4;
     JoinFn join8, join4;
     PackFn pack_bits;      // BMI2 pext where available
     UnpackFn unpack_bits;  // BMI2 pdep where available
+    EncodeRunsFn encode_runs;  // BMI2 pext where available
+    DecodeRunsFn decode_runs;  // BMI2 pdep where available
 };
+
+inline size_t runs_size(size_t count, size_t literals) { return (count + 7) / 8 + literals; }
 
 inline size_t packed_size(size_t count, unsigned bits) { return (count + 7) / 8 * bits; }
 
