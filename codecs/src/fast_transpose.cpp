@@ -1,6 +1,7 @@
-// Byte-plane transposition kernels for the `fast` codec (see fast_transpose.hpp).
+// The kernels of the `fast` codec (see fast_transpose.hpp): byte-plane transposition fused with
+// prediction (AVX2), bit packing and run coding of planes (BMI2), each with a portable version.
 //
-// AVX2 scheme for 8-byte elements, 32 elements per iteration (the two 128-bit lanes each handle
+// AVX2 transposition scheme for 8-byte elements, 32 elements per iteration (the two 128-bit lanes each handle
 // 16 elements independently, lane 1 the elements 16..31):
 //   1. load register i with elements 2i, 2i+1; pshufb interleaves them so that 16-bit word k
 //      holds byte k of both elements;

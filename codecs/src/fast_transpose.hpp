@@ -1,5 +1,6 @@
-// Byte transposition ("shuffle") between element order and byte-plane order, for the `fast`
-// codec. Plane k holds byte k (little-endian) of every element, so a block of `count` elements of
+// The hot kernels of the `fast` codec: byte transposition ("shuffle") between element order and
+// byte-plane order, fused with prediction, and the plane codings (bit packing, run coding).
+// Plane k holds byte k (little-endian) of every element, so a block of `count` elements of
 // `width` bytes becomes `width` planes of `count` bytes each.
 //
 // split:  elements (any alignment) -> prediction residuals (predictor 0 None, 1 Delta1,
