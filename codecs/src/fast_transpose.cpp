@@ -1,5 +1,6 @@
-// The kernels of the `fast` codec (see fast_transpose.hpp): byte-plane transposition fused with
-// prediction (AVX2), bit packing and run coding of planes (BMI2), each with a portable version.
+// The kernels of the `fast` codec (see fast_transpose.hpp): byte-plane transposition fused
+// with prediction (AVX2), bit packing and run coding of planes (BMI2), each with a portable
+// version.
 //
 // AVX2 transposition scheme for 8-byte elements, 32 elements per iteration (the two 128-bit lanes each handle
 // 16 elements independently, lane 1 the elements 16..31):
