@@ -2,8 +2,8 @@
 // with prediction (AVX2), bit packing and run coding of planes (BMI2), each with a portable
 // version.
 //
-// AVX2 transposition scheme for 8-byte elements, 32 elements per iteration (the two 128-bit lanes each handle
-// 16 elements independently, lane 1 the elements 16..31):
+// AVX2 transposition for 8-byte elements, 32 elements per iteration (the two 128-bit lanes
+// each handle 16 elements independently, lane 1 the elements 16..31):
 //   1. load register i with elements 2i, 2i+1; pshufb interleaves them so that 16-bit word k
 //      holds byte k of both elements;
 //   2. an 8x8 transpose of 16-bit words (unpack 16/32/64) makes register k hold word k of every
