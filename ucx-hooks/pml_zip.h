@@ -63,6 +63,8 @@ int mca_pml_zip_elem_class(const ompi_datatype_t *dtype);
 /* Application traffic (tag >= 0 or MPI_ANY_TAG) on a communicator where zip is on. */
 bool mca_pml_zip_comm_enabled(ompi_communicator_t *comm, int tag);
 int mca_pml_zip_add_comm(ompi_communicator_t *comm);
+int mca_pml_zip_del_comm(ompi_communicator_t *comm);
+void mca_pml_zip_policy_fini(void);
 
 /* ---- pml_zip_wire.c: the header every zip message starts with ---- */
 

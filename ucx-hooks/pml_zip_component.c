@@ -158,6 +158,7 @@ static int zip_finalize(void)
     opal_progress_unregister(mca_pml_zip_progress);
     mca_pml_zip_stash_fini();
     mca_pml_zip_buffers_fini();
+    mca_pml_zip_policy_fini();
     /* Put the original table back, then let the original PML finalize itself. */
     mca_pml_base_selected_component = mca_pml_zip_wrapped_component;
     mca_pml = mca_pml_zip_wrapped;

@@ -31,11 +31,6 @@ static int zip_enable(bool enable)
     return mca_pml_zip_wrapped.pml_enable(enable);
 }
 
-static int zip_del_comm(ompi_communicator_t *comm)
-{
-    return mca_pml_zip_wrapped.pml_del_comm(comm);
-}
-
 static int zip_dump(ompi_communicator_t *comm, int verbose)
 {
     return mca_pml_zip_wrapped.pml_dump(comm, verbose);
@@ -47,7 +42,7 @@ mca_pml_base_module_t mca_pml_zip_module = {
     .pml_enable = zip_enable,
     .pml_progress = NULL, /* replaced by the wrapped PML's at installation */
     .pml_add_comm = mca_pml_zip_add_comm,
-    .pml_del_comm = zip_del_comm,
+    .pml_del_comm = mca_pml_zip_del_comm,
     .pml_irecv_init = mca_pml_zip_irecv_init,
     .pml_irecv = mca_pml_zip_irecv,
     .pml_recv = mca_pml_zip_recv,

@@ -6,6 +6,7 @@
  */
 #include "ompi_config.h"
 
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -28,6 +29,33 @@ int mca_pml_zip_elem_class(const ompi_datatype_t *dtype)
     return -1;
 }
 
+/* Per-communicator setting from the Info key, indexed by context id: -1 unset (the MCA
+ * parameter decides), 0 off, 1 on. Written when the key changes (rare), read on every
+ * float/double message, so the hot path never searches an MPI_Info. */
+static int8_t *comm_setting;
+static uint32_t comm_setting_len;
+
+static int8_t parse_setting(const char *value)
+{
+    if (NULL == value) {
+        return -1;
+    }
+    if (0 == strcasecmp(value, "true") || 0 == strcmp(value, "1") || 0 == strcasecmp(value, "yes")) {
+        return 1;
+    }
+    if (0 == strcasecmp(value, "false") || 0 == strcmp(value, "0") || 0 == strcasecmp(value, "no")) {
+        return 0;
+    }
+    return -1; /* "default" (our subscription's placeholder) or anything else */
+}
+
+static void set_comm_setting(ompi_communicator_t *comm, int8_t v)
+{
+    if (NULL != comm_setting && comm->c_contextid < comm_setting_len) {
+        comm_setting[comm->c_contextid] = v;
+    }
+}
+
 bool mca_pml_zip_comm_enabled(ompi_communicator_t *comm, int tag)
 {
     /* Negative tags are Open MPI's collectives and internal protocols: never touched, so
@@ -35,42 +63,56 @@ bool mca_pml_zip_comm_enabled(ompi_communicator_t *comm, int tag)
     if (tag < 0 && MPI_ANY_TAG != tag) {
         return false;
     }
-    opal_info_t *info = comm->super.s_info;
-    if (NULL != info) {
-        char value[16];
-        int flag = 0;
-        if (OPAL_SUCCESS == opal_info_get(info, MCA_PML_ZIP_INFO_KEY, sizeof(value) - 1, value,
-                                          &flag) && flag) {
-            /* Anything else ("default", our subscription's placeholder) defers to the MCA
-             * parameter. */
-            if (0 == strcasecmp(value, "true") || 0 == strcmp(value, "1") ||
-                0 == strcasecmp(value, "yes")) {
-                return true;
-            }
-            if (0 == strcasecmp(value, "false") || 0 == strcmp(value, "0") ||
-                0 == strcasecmp(value, "no")) {
-                return false;
-            }
+    if (NULL != comm_setting && comm->c_contextid < comm_setting_len) {
+        const int8_t v = comm_setting[comm->c_contextid];
+        if (v >= 0) {
+            return 1 == v;
         }
     }
     return 0 != mca_pml_zip_component.enable;
 }
 
-/* MPI_Comm_set_info keeps only keys somebody subscribed to; keep ours as given. */
+/* Called when the key is set (MPI_Comm_set_info, MPI_Comm_dup_with_info, and at subscription
+ * with what the communicator already holds). MPI_Comm_set_info keeps only keys somebody
+ * subscribed to; we keep ours as given. */
 static char *zip_info_changed(opal_infosubscriber_t *obj, char *key, char *value)
 {
-    (void) obj;
     (void) key;
+    /* The subscriber object is the communicator's first member. */
+    set_comm_setting((ompi_communicator_t *) obj, parse_setting(value));
     return value;
 }
 
 int mca_pml_zip_add_comm(ompi_communicator_t *comm)
 {
+    if (NULL == comm_setting) {
+        /* Context ids are below the wrapped PML's limit; 16 Mi entries at most. */
+        uint64_t n = (uint64_t) mca_pml_zip_wrapped.pml_max_contextid + 1;
+        comm_setting_len = (uint32_t) (n < (1u << 24) ? n : (1u << 24));
+        comm_setting = malloc(comm_setting_len);
+        if (NULL != comm_setting) {
+            memset(comm_setting, -1, comm_setting_len);
+        }
+    }
     int rc = mca_pml_zip_wrapped.pml_add_comm(comm);
     if (OMPI_SUCCESS == rc) {
+        set_comm_setting(comm, -1); /* a reused context id starts unset */
         /* The default must be a string (the subscriber saves a copy of it). */
         (void) opal_infosubscribe_subscribe(&comm->super, MCA_PML_ZIP_INFO_KEY, "default",
                                             zip_info_changed);
     }
     return rc;
+}
+
+int mca_pml_zip_del_comm(ompi_communicator_t *comm)
+{
+    set_comm_setting(comm, -1);
+    return mca_pml_zip_wrapped.pml_del_comm(comm);
+}
+
+void mca_pml_zip_policy_fini(void)
+{
+    free(comm_setting);
+    comm_setting = NULL;
+    comm_setting_len = 0;
 }
