@@ -5,7 +5,8 @@
 // Pipeline (F64 / F32, element width w = 8 / 4 bytes, count = n / w elements):
 //   1. predict: each element's bit pattern x[i] (as an unsigned integer) becomes the residual
 //      zigzag(x[i] - prediction), prediction per the block's predictor (None: 0; Delta1: x[i-1];
-//      Delta2: 2 x[i-1] - x[i-2]; x[-1] = x[-2] = x[0]; arithmetic mod 2^(8w)). zigzag(d) =
+//      Delta2: 2 x[i-1] - x[i-2]; x[-1] = x[-2] = x[0]; arithmetic mod 2^(8w); the default
+//      picks None for blocks whose values repeat exactly, else Delta2). zigzag(d) =
 //      (d << 1) ^ (d >> (8w-1)) turns small negative differences into small positive numbers,
 //      so on smooth data the high bytes of the residuals are zero or nearly so. Integer
 //      arithmetic: bit-exact for every pattern and independent of the FPU mode and the CPU.
@@ -203,6 +204,20 @@ PlaneStats plane_stats(const uint8_t *p, size_t count)
             count - same};
 }
 
+// Auto predictor: Delta2 suits smooth fields, but where values repeat exactly (sorted data,
+// plateaus, duplicated entries) differences turn the runs into alternating noise while the plain
+// values keep them (measured on sorted gauss-512: ratio 6.2 with None, 4.1 with Delta2). Runs
+// of exact repeats are rare in a smooth field, so: None when at least half of the first 64
+// elements equal their predecessor.
+template <class U> FastPredictor choose_predictor(const uint8_t *src, size_t count)
+{
+    const size_t sample = std::min<size_t>(count, 65);
+    size_t repeats = 0;
+    for (size_t i = 1; i < sample; ++i)
+        repeats += load<U>(src + i * sizeof(U)) == load<U>(src + (i - 1) * sizeof(U));
+    return sample > 1 && 2 * repeats >= sample - 1 ? FastPredictor::None : FastPredictor::Delta2;
+}
+
 // Set bits in n bytes, 8 at a time (SWAR: baseline x86-64 has no POPCNT instruction, and
 // __builtin_popcount would call libgcc).
 size_t count_bits(const uint8_t *p, size_t n)
@@ -226,7 +241,7 @@ size_t count_bits(const uint8_t *p, size_t n)
 uint32_t FastOptions::pack() const
 {
     uint32_t a = accel == kDefaultAccel ? 0 : accel;
-    uint32_t p = predictor == FastPredictor::Delta2 ? 0 : static_cast<uint32_t>(predictor) + 1;
+    uint32_t p = predictor == FastPredictor::Auto ? 0 : static_cast<uint32_t>(predictor) + 1;
     return a | (p << 8);
 }
 
@@ -236,7 +251,7 @@ bool FastOptions::unpack(uint32_t param, FastOptions &out)
     if ((param >> 10) != 0 || a > kMaxAccel)
         return false;
     out.accel = a == 0 ? kDefaultAccel : a;
-    out.predictor = p == 0 ? FastPredictor::Delta2 : static_cast<FastPredictor>(p - 1);
+    out.predictor = p == 0 ? FastPredictor::Auto : static_cast<FastPredictor>(p - 1);
     return true;
 }
 
@@ -363,12 +378,16 @@ size_t FastCodec::compress(const uint8_t *src, size_t n, zip_elem_type_t type, u
     for (size_t k = 0; k < width; ++k)
         planes[k] = planes_.data() + k * count;
     const auto &t = kernels();
-    const unsigned pred = static_cast<unsigned>(options_.predictor);
-    uint64_t nonzero = width == 8 ? t.split8(src, count, pred, planes_.data())
-                                  : t.split4(src, count, pred, planes_.data());
-    const bool seeded = options_.predictor != FastPredictor::None && count > 0;
-    return compress_planes(planes, width, count, nonzero, options_.predictor,
-                           seeded ? src : nullptr, dst, cap);
+    const FastPredictor pred = options_.predictor == FastPredictor::Auto
+                                   ? (width == 8 ? choose_predictor<uint64_t>(src, count)
+                                                 : choose_predictor<uint32_t>(src, count))
+                                   : options_.predictor;
+    const unsigned p = static_cast<unsigned>(pred);
+    uint64_t nonzero = width == 8 ? t.split8(src, count, p, planes_.data())
+                                  : t.split4(src, count, p, planes_.data());
+    const bool seeded = pred != FastPredictor::None;
+    return compress_planes(planes, width, count, nonzero, pred, seeded ? src : nullptr, dst,
+                           cap);
 }
 
 zip_status_t FastCodec::decompress(const uint8_t *src, size_t len, zip_elem_type_t type,
@@ -476,10 +495,12 @@ std::unique_ptr<BlockCodec> make_fast(std::string_view options)
         if (key == "accel")
             o.accel = parse_uint_option(key, value, 1, kMaxAccel);
         else if (key == "pred")
-            o.predictor = static_cast<FastPredictor>(parse_uint_option(key, value, 0, 2));
+            o.predictor = value == "auto"
+                              ? FastPredictor::Auto
+                              : static_cast<FastPredictor>(parse_uint_option(key, value, 0, 2));
         else
             throw SpecError{"fast: unknown option '" + std::string(key) +
-                            "' (known: accel=1..64, pred=0..2)"};
+                            "' (known: accel=1..64, pred=auto|0|1|2)"};
     });
     return std::make_unique<FastCodec>(o);
 }

@@ -18,14 +18,16 @@ enum class FastPredictor : uint8_t {
     None = 0,    // residual = the element itself (bit pattern)
     Delta1 = 1,  // x[i] - x[i-1]
     Delta2 = 2,  // x[i] - (2 x[i-1] - x[i-2]): linear extrapolation, best on smooth fields
+    Auto = 3,    // option only, never in a block: per block, None if values repeat, else Delta2
 };
 
 struct FastOptions {
     static constexpr unsigned kDefaultAccel = 1;
     unsigned accel = kDefaultAccel;  // LZ4 acceleration for the compressible planes, 1..64
-    FastPredictor predictor = FastPredictor::Delta2;
+    FastPredictor predictor = FastPredictor::Auto;
 
-    // 32-bit frame parameter: bits 0-7 accel (0 = default), bits 8-9 predictor + 1 (0 = default).
+    // 32-bit frame parameter: bits 0-7 accel (0 = default), bits 8-9: 0 Auto (default),
+    // 1 + a fixed predictor. Other bits zero.
     uint32_t pack() const;
     static bool unpack(uint32_t param, FastOptions &out);  // false: param is not valid
 };

@@ -120,7 +120,8 @@ TEST(FastCodec, RoundTripsAtEveryAlignment)
 
 TEST(FastCodec, RoundTripsWithEveryPredictorAndAcceleration)
 {
-    for (const char *opt : {"pred=0", "pred=1", "pred=2", "accel=1", "accel=64", "pred=1,accel=8"})
+    for (const char *opt :
+         {"pred=0", "pred=1", "pred=2", "pred=auto", "accel=1", "accel=64", "pred=1,accel=8"})
         for (zip_elem_type_t type : {ZIP_TYPE_F64, ZIP_TYPE_F32}) {
             SCOPED_TRACE(opt);
             expect_round_trip(fast_spec(opt), smooth(type, 5000), type);
@@ -132,7 +133,24 @@ TEST(FastCodec, CodesAConstantBlockInAFewBytes)
 {
     // Every residual is zero: all planes are flagged empty, only the header and x[0] remain.
     std::vector<double> d(8192, 3.25);
-    EXPECT_EQ(expect_round_trip(fast_default, as_bytes(d), ZIP_TYPE_F64), 1u + 2u + 8u);
+    EXPECT_EQ(expect_round_trip(fast_spec("pred=2"), as_bytes(d), ZIP_TYPE_F64), 1u + 2u + 8u);
+}
+
+TEST(FastCodec, AutoPredictorKeepsRepeatedValuesAndExtrapolatesSmoothOnes)
+{
+    auto codec = fast_default();
+    Bytes smooth_block = compress(*codec, gauss(1024, 8192), ZIP_TYPE_F64, 65535);
+    ASSERT_FALSE(smooth_block.empty());
+    EXPECT_EQ(smooth_block[0], 2u);  // Delta2
+    std::vector<double> steps(8192);
+    for (size_t i = 0; i < steps.size(); ++i)
+        steps[i] = std::exp(-double(i / 4) * 1e-3);  // every value 4 times, as sorted grids
+    Bytes steps_block = compress(*codec, as_bytes(steps), ZIP_TYPE_F64, 65535);
+    ASSERT_FALSE(steps_block.empty());
+    EXPECT_EQ(steps_block[0], 0u);  // None
+    auto delta2 = zip::make_fast("pred=2");
+    EXPECT_LT(steps_block.size(), compress(*delta2, as_bytes(steps), ZIP_TYPE_F64, 65535).size());
+    expect_round_trip(fast_default, as_bytes(steps), ZIP_TYPE_F64);
 }
 
 TEST(FastCodec, BitPacksPlanesOfSmallValues)
@@ -297,6 +315,13 @@ TEST(FastCodec, ParsesOptionsAndPacksThemIntoTheParam)
     EXPECT_THROW(zip::make_fast("accel=0"), zip::SpecError);
     EXPECT_THROW(zip::make_fast("accel=65"), zip::SpecError);
     EXPECT_THROW(zip::make_fast("pred=3"), zip::SpecError);
+    EXPECT_THROW(zip::make_fast("pred=delta"), zip::SpecError);
+    EXPECT_EQ(zip::make_fast("pred=auto")->param(), 0u);
+    for (uint32_t param : {0u, 8u, 0x100u, 0x200u, 0x340u}) {
+        auto made = zip::make_fast(param);
+        ASSERT_NE(made, nullptr) << param;
+        EXPECT_EQ(made->param(), param);
+    }
     EXPECT_THROW(zip::make_fast("level=3"), zip::SpecError);
     EXPECT_THROW(zip::make_fast("accel"), zip::SpecError);
     EXPECT_NE(zip::make_fast(0u), nullptr);
