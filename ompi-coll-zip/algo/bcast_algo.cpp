@@ -126,13 +126,14 @@ int leaf_or_interior_side(const zip_transport_t *t, const zip_codec_ops_t *codec
             continue;
         }
         // A frame landed in our own slot of the user buffer: move it aside so it can be
-        // forwarded while we decode into the slot.
+        // forwarded while we decode into the slot. A leaf forwards nothing and reuses one
+        // segment of scratch; an interior rank keeps each frame until its sends complete.
         res->compressed = 1;
-        std::memcpy(staging + off, buf + off, got);
-        err = first_error(err, forward(t, node, staging + off, got, len, a->tag, sends, res));
+        char *frame = node.children.empty() ? staging : staging + off;
+        std::memcpy(frame, buf + off, got);
+        err = first_error(err, forward(t, node, frame, got, len, a->tag, sends, res));
         size_t raw_len = 0;
-        const int rc = codec ? codec->decompress(codec->ctx, staging + off, got, buf + off, len,
-                                                 &raw_len)
+        const int rc = codec ? codec->decompress(codec->ctx, frame, got, buf + off, len, &raw_len)
                              : 1;
         if (rc != 0 || raw_len != len) err = first_error(err, ZIP_ALGO_ERR_CODEC);
     }
@@ -162,10 +163,13 @@ extern "C" int zip_algo_bcast(const zip_transport_t *t, const zip_codec_ops_t *c
 
     const bool is_root = t->rank == a->root;
     // Frames are never longer than their raw segment, so one message-sized area holds them
-    // all; allocated before anything is posted so a failure leaves no request behind.
+    // all (a leaf needs one segment); allocated before anything is posted so that a failure
+    // leaves no request behind.
     std::unique_ptr<char[]> staging;
     if (!is_root || a->try_compress) {
-        staging.reset(new (std::nothrow) char[a->bytes]);
+        const size_t need = (!is_root && node.children.empty()) ? std::min(sg.seg, a->bytes)
+                                                                : a->bytes;
+        staging.reset(new (std::nothrow) char[need]);
         if (!staging) return ZIP_ALGO_ERR_NOMEM;
     }
     try {
