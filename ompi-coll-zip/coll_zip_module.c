@@ -48,6 +48,9 @@ OBJ_CLASS_INSTANCE(mca_coll_zip_module_t, mca_coll_base_module_t, zip_module_con
                    zip_module_destruct);
 
 /* "--mca coll zip" keeps every other coll component from opening, and zip cannot run alone. */
+/* Set when zip was left without components to fall back on (see init_query). */
+static bool zip_alone = false;
+
 static bool coll_framework_excludes_fallbacks(const char *selection)
 {
     if (NULL == selection || '\0' == selection[0] || '^' == selection[0]) {
@@ -66,13 +69,13 @@ static bool coll_framework_excludes_fallbacks(const char *selection)
 
 /* The temporal codec keys frames to the previous message of a stream, which the receivers of
  * a collective do not share. */
-static void reject_temporal_codec(void)
+static void reject_temporal_codec(bool speaker)
 {
     mca_coll_zip_component_t *z = &mca_coll_zip_component;
     if (NULL == strstr(z->codec_spec, "temporal")) {
         return;
     }
-    mca_coll_zip_show_help("temporal codec",
+    if (speaker) mca_coll_zip_show_help("temporal codec",
                            "codec spec \"%s\" uses the temporal codec, which collectives cannot "
                            "use; using \"fast\"",
                            z->codec_spec);
@@ -86,8 +89,8 @@ static void warn_if_below_tuned(int priority)
     const int *tuned_priority = NULL;
     const int var = mca_base_var_find("ompi", "coll", "tuned", "priority");
     if (var < 0 || OPAL_SUCCESS != mca_base_var_get_value(var, &tuned_priority, NULL, NULL) ||
-        NULL == tuned_priority || priority > *tuned_priority || 0 != OMPI_PROC_MY_NAME->vpid) {
-        return; /* one line from rank 0 is enough */
+        NULL == tuned_priority || priority > *tuned_priority) {
+        return;
     }
     opal_output(0,
                 "coll:zip: coll_zip_priority %d is not above coll_tuned_priority %d, so tuned "
@@ -102,22 +105,29 @@ int mca_coll_zip_init_query(bool enable_progress_threads, bool enable_mpi_thread
     (void) enable_progress_threads;
     (void) enable_mpi_threads;
 
+    /* Every process reaches the same verdict on the settings below; one of them says it. */
+    const bool speaker = 0 == OMPI_PROC_MY_NAME->vpid;
+
     mca_coll_zip_help_init();
     mca_coll_zip_stats_set_rank((int) OMPI_PROC_MY_NAME->vpid);
     if (coll_framework_excludes_fallbacks(ompi_coll_base_framework.framework_selection)) {
-        mca_coll_zip_show_help("coll zip alone",
+        if (speaker) mca_coll_zip_show_help("coll zip alone",
                                "the coll framework was restricted to \"%s\"; zip needs "
                                "coll/tuned and coll/basic to fall back on. Do not use "
                                "\"--mca coll zip\"; type \"--mca coll_zip_priority 40\" instead",
                                ompi_coll_base_framework.framework_selection);
-        return OMPI_ERR_NOT_AVAILABLE;
+        /* Stay loaded but decline every communicator: failing here instead makes Open MPI
+         * print a garbled "component not found" message before ours. MPI_Init then stops
+         * with Open MPI's "no collective component available". */
+        zip_alone = true;
+        return OMPI_SUCCESS;
     }
     if (z->priority <= 0) {
         return OMPI_SUCCESS; /* off: comm_query says no without further checks */
     }
 
-    warn_if_below_tuned(z->priority);
-    reject_temporal_codec();
+    if (speaker) warn_if_below_tuned(z->priority);
+    reject_temporal_codec(speaker);
     if (NULL == z->codec_spec) {
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
@@ -125,7 +135,7 @@ int mca_coll_zip_init_query(bool enable_progress_threads, bool enable_mpi_thread
     zip_status_t status = ZIP_OK;
     zip_ctx_t *probe = zip_ctx_create(z->codec_spec, &status);
     if (NULL == probe) {
-        mca_coll_zip_show_help("bad codec", "cannot create codec \"%s\": %s; zip is disabled",
+        if (speaker) mca_coll_zip_show_help("bad codec", "cannot create codec \"%s\": %s; zip is disabled",
                                z->codec_spec, zip_spec_error());
         return OMPI_ERR_NOT_AVAILABLE;
     }
@@ -144,7 +154,9 @@ mca_coll_base_module_t *mca_coll_zip_comm_query(struct ompi_communicator_t *comm
     const char *no = NULL;
     int level = 1; /* reasons a user who turned zip on may want to know */
 
-    if (z->priority <= 0) {
+    if (zip_alone) {
+        no = "no other coll component to fall back on";
+    } else if (z->priority <= 0) {
         no = "coll_zip_priority is 0 (off)";
         level = 10;
     } else if (OMPI_COMM_IS_INTER(comm)) {
