@@ -1,0 +1,105 @@
+/*
+ * Persistent requests through pml/zip: MPI_Send_init/MPI_Ssend_init/MPI_Bsend_init/
+ * MPI_Recv_init with MPI_Start and MPI_Startall over several rounds, the buffers refilled with
+ * different data each round (compressed and incompressible), a persistent receive with
+ * MPI_ANY_SOURCE and a larger buffer, persistent receives mixed with plain ones, and a
+ * persistent receive started after a probe pulled its message out early.
+ */
+#include "p2p_common.h"
+
+#define N 100000
+#define ROUNDS 5
+
+int main(int argc, char **argv)
+{
+    pt_init(&argc, &argv);
+    int peer = pt_rank ^ 1;
+    double *s = malloc(N * sizeof(double)), *r = malloc((N + 8) * sizeof(double));
+    double *ref = malloc(N * sizeof(double));
+    float *fs = malloc(N * sizeof(float)), *fr = malloc(N * sizeof(float)), *fref = malloc(N * sizeof(float));
+    int bsize = 4 * N * (int) sizeof(double) + 16 * MPI_BSEND_OVERHEAD;
+    void *bbuf = malloc(bsize);
+    MPI_Buffer_attach(bbuf, bsize);
+
+    if (peer < pt_size) {
+        MPI_Request req[2];
+        for (int mode = 0; mode < 3; ++mode) {
+            int sender = (pt_rank & 1) == (mode & 1);
+            if (sender) {
+                if (0 == mode) MPI_Send_init(s, N, MPI_DOUBLE, peer, 10 + mode, MPI_COMM_WORLD, &req[0]);
+                else if (1 == mode) MPI_Ssend_init(s, N, MPI_DOUBLE, peer, 10 + mode, MPI_COMM_WORLD, &req[0]);
+                else MPI_Bsend_init(s, N, MPI_DOUBLE, peer, 10 + mode, MPI_COMM_WORLD, &req[0]);
+                MPI_Send_init(fs, N / 2, MPI_FLOAT, peer, 20 + mode, MPI_COMM_WORLD, &req[1]);
+            } else {
+                MPI_Recv_init(r, N + 8, MPI_DOUBLE, MPI_ANY_SOURCE, 10 + mode, MPI_COMM_WORLD, &req[0]);
+                MPI_Recv_init(fr, N, MPI_FLOAT, peer, MPI_ANY_TAG, MPI_COMM_WORLD, &req[1]);
+            }
+            for (int round = 0; round < ROUNDS; ++round) {
+                uint64_t seed = pt_seed(sender ? pt_rank : peer, mode, 0, round);
+                if (sender) {
+                    pt_fill_f64(s, N, seed);
+                    pt_fill_f32(fs, N / 2, seed);
+                }
+                MPI_Status st[2];
+                if (round & 1) {
+                    pt_call(MPI_Startall(2, req), "startall");
+                } else {
+                    pt_call(MPI_Start(&req[0]), "start");
+                    pt_call(MPI_Start(&req[1]), "start");
+                }
+                pt_call(MPI_Waitall(2, req, st), "waitall");
+                if (!sender) {
+                    int c0 = -1, c1 = -1;
+                    pt_fill_f64(ref, N, seed);
+                    pt_fill_f32(fref, N / 2, seed);
+                    MPI_Get_count(&st[0], MPI_DOUBLE, &c0);
+                    MPI_Get_count(&st[1], MPI_FLOAT, &c1);
+                    pt_check(c0 == N && pt_same(r, ref, N * sizeof(double)), "persistent double");
+                    pt_check(c1 == N / 2 && pt_same(fr, fref, N / 2 * sizeof(float)), "persistent float");
+                    pt_check(st[0].MPI_SOURCE == peer && st[1].MPI_TAG == 20 + mode, "persistent status");
+                }
+            }
+            MPI_Request_free(&req[0]);
+            MPI_Request_free(&req[1]);
+            pt_check(MPI_REQUEST_NULL == req[0], "request freed");
+        }
+
+        /* A probe pulls the message out first; the persistent receive must still get it. */
+        if (pt_rank & 1) {
+            pt_fill_f64(s, N, pt_seed(pt_rank, 7, 7, 7));
+            /* Nonblocking: the receiver probes the second before receiving the first. */
+            int v = 12345;
+            MPI_Request sr[2];
+            MPI_Isend(s, N, MPI_DOUBLE, peer, 30, MPI_COMM_WORLD, &sr[0]);
+            MPI_Isend(&v, 1, MPI_INT, peer, 31, MPI_COMM_WORLD, &sr[1]);
+            MPI_Waitall(2, sr, MPI_STATUSES_IGNORE);
+        } else {
+            MPI_Status ps, st;
+            MPI_Request pr;
+            MPI_Probe(peer, 30, MPI_COMM_WORLD, &ps);
+            MPI_Probe(peer, 31, MPI_COMM_WORLD, &ps);
+            MPI_Recv_init(r, N, MPI_DOUBLE, peer, 30, MPI_COMM_WORLD, &pr);
+            MPI_Start(&pr);
+            MPI_Wait(&pr, &st);
+            pt_fill_f64(ref, N, pt_seed(peer, 7, 7, 7));
+            pt_check(pt_same(r, ref, N * sizeof(double)), "persistent receive after probe");
+            MPI_Request_free(&pr);
+            int v = 0;
+            MPI_Recv_init(&v, 1, MPI_INT, peer, 31, MPI_COMM_WORLD, &pr);
+            MPI_Start(&pr);
+            MPI_Wait(&pr, &st);
+            pt_check(12345 == v, "persistent int receive after probe");
+            MPI_Request_free(&pr);
+        }
+    }
+    int sz;
+    MPI_Buffer_detach(&bbuf, &sz);
+    free(bbuf);
+    free(s);
+    free(r);
+    free(ref);
+    free(fs);
+    free(fr);
+    free(fref);
+    return pt_finish("p2p_persistent");
+}
