@@ -217,7 +217,8 @@ size_t fpc_encode(FpcPredictor<W> &pred, const uint8_t *src, const BlockLayout &
             }
         }
     }
-    std::memcpy(p, src + layout.words * w, layout.tail);
+    if (layout.tail)  // memcpy wants valid pointers even for 0 bytes
+        std::memcpy(p, src + layout.words * w, layout.tail);
     return size_t(p - dst) + layout.tail;
 }
 
@@ -287,7 +288,8 @@ zip_status_t fpc_decode(FpcPredictor<W> &pred, const uint8_t *src, size_t len,
         return ZIP_E_CORRUPT;
     if ((layout.words & 1) && (header[layout.header_bytes - 1] >> 4) != 0)
         return ZIP_E_CORRUPT;
-    std::memcpy(dst + layout.words * w, end, layout.tail);
+    if (layout.tail)
+        std::memcpy(dst + layout.words * w, end, layout.tail);
     return ZIP_OK;
 }
 

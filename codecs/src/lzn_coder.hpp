@@ -216,7 +216,8 @@ size_t encode_block(Predictor &pred, const uint8_t *src, const BlockLayout &layo
     uint8_t *p = out.finish(end);
     if (!p)
         return 0;
-    std::memcpy(p, src + layout.words * w, layout.tail);
+    if (layout.tail)  // memcpy wants valid pointers even for 0 bytes
+        std::memcpy(p, src + layout.words * w, layout.tail);
     return size_t(p - dst) + layout.tail;
 }
 
@@ -259,7 +260,8 @@ zip_status_t decode_block(Predictor &pred, const uint8_t *src, size_t len,
         return ZIP_E_CORRUPT;
     if ((layout.words & 1) && (header[layout.header_bytes - 1] >> 4) != 0)
         return ZIP_E_CORRUPT;
-    std::memcpy(dst + layout.words * w, end, layout.tail);
+    if (layout.tail)
+        std::memcpy(dst + layout.words * w, end, layout.tail);
     return ZIP_OK;
 }
 

@@ -247,4 +247,16 @@ inline void expect_blocks_independent(const CodecFactory &make, zip_elem_type_t 
     EXPECT_EQ(back, b);
 }
 
+// An empty block may come with null pointers: nothing to write, nothing to read, no UB.
+inline void expect_empty_block_handled(const CodecFactory &make)
+{
+    auto codec = make();
+    for (zip_elem_type_t type : {ZIP_TYPE_F64, ZIP_TYPE_F32, ZIP_TYPE_BYTES}) {
+        EXPECT_EQ(codec->compress(nullptr, 0, type, nullptr, 0), 0u);
+        EXPECT_EQ(codec->decompress(nullptr, 0, type, nullptr, 0), ZIP_OK);
+        uint8_t one = 0;
+        EXPECT_EQ(codec->decompress(&one, 1, type, nullptr, 0), ZIP_E_CORRUPT);
+    }
+}
+
 }  // namespace codectest

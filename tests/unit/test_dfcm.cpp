@@ -136,6 +136,11 @@ TEST(Dfcm, RejectsNonZeroPaddingAndThe32BitVariantsUnusedCodes)
     EXPECT_EQ(decode_exact(*codec, {0x09}, ZIP_TYPE_F32, 4), ZIP_E_CORRUPT);
 }
 
+TEST(Dfcm, HandlesAnEmptyBlockWithNullPointers)
+{
+    expect_empty_block_handled(dfcm_default);
+}
+
 TEST(Dfcm, CodesEachBlockIndependently)
 {
     expect_blocks_independent(dfcm_default, ZIP_TYPE_F64);

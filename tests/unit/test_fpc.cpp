@@ -113,6 +113,11 @@ TEST(Fpc, RejectsThe32BitVariantsUnusedCodes)
     EXPECT_EQ(decode_exact(*codec, block, ZIP_TYPE_F32, 4), ZIP_E_CORRUPT);
 }
 
+TEST(Fpc, HandlesAnEmptyBlockWithNullPointers)
+{
+    expect_empty_block_handled(fpc_default);
+}
+
 TEST(Fpc, CodesEachBlockIndependently)
 {
     expect_blocks_independent(fpc_default, ZIP_TYPE_F64);

@@ -110,6 +110,11 @@ TEST(XorLz, SurvivesBitFlipsAndGarbageWithoutStrayAccess)
     expect_corruption_survived(xorlz, random_bytes(1003, 3), ZIP_TYPE_BYTES, 3);
 }
 
+TEST(XorLz, HandlesAnEmptyBlockWithNullPointers)
+{
+    expect_empty_block_handled(xorlz);
+}
+
 TEST(XorLz, CodesEachBlockIndependently)
 {
     expect_blocks_independent(xorlz, ZIP_TYPE_F64);
