@@ -1,0 +1,171 @@
+#!/usr/bin/env bash
+# pml/zip integration tests under mpirun: every p2p_* test with stock Open MPI (baseline), with
+# zip in front of ob1 and in front of pml/ucx, 2-4 ranks; then the checks of how the component
+# loads (which --mca pml lists open it), the per-communicator switch and the parameters.
+# One line per run: "PASS: name" / "FAIL: name" (or "SKIP: name"); exit status is the number of
+# failures (capped at 100).
+#
+# Usage: run-p2p-tests.sh [component dir]
+#   component dir: directory holding mca_pml_zip.so (default: $ZIP_PML_DIR, else the libtool
+#   output ucx-hooks/.libs; if neither has it, the component is built by hand into a temp dir).
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+pmldir=${1:-${ZIP_PML_DIR:-$top/ucx-hooks/.libs}}
+ompidir=${OMPI_COMPONENT_DIR:-$(dirname "$(find /usr/lib /usr/local/lib -name mca_pml_ob1.so 2>/dev/null | head -1)")}
+limit=${ZIP_TEST_TIMEOUT:-120}
+ompi_inc=$(mpicc --showme:incdirs | tr ' ' '\n' | grep -v '/openmpi$' | head -n 1)
+
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+bin=$(mktemp -d /tmp/p2p-tests.XXXXXX)
+trap 'rm -rf "$bin"' EXIT
+
+failures=0
+report() { # name status [log]
+    if [ "$2" = 0 ]; then
+        echo "PASS: $1"
+    else
+        echo "FAIL: $1"
+        [ -n "${3:-}" ] && sed 's/^/    /' "$3" | tail -15
+        failures=$((failures + 1))
+    fi
+}
+
+# --- the codec engine and the data sets, from the Autotools build or compiled here -----------
+static_lib() { # name libtool-archive-dir sources...
+    local name=$1 dir=$2
+    shift 2
+    if [ -f "$dir/.libs/$name.a" ]; then
+        echo "$dir/.libs/$name.a"
+        return
+    fi
+    mkdir -p "$bin/$name"
+    for f in "$@"; do
+        g++ -std=c++20 -O2 -fPIC -ffp-contract=off -I"$top/codecs/include" -I"$top/codecs/src" \
+            -c "$f" -o "$bin/$name/$(basename "$f" .cpp).o" || return 1
+    done
+    ar rcs "$bin/$name.a" "$bin/$name"/*.o && echo "$bin/$name.a"
+}
+datalib=$(static_lib libzipdata "$top/perftest/data" \
+    $(ls "$top"/perftest/data/*.cpp | grep -v zipdata-gen)) || { echo "FAIL: build libzipdata"; exit 1; }
+
+if [ ! -f "$pmldir/mca_pml_zip.so" ]; then
+    codeclib=$(static_lib libzipcodec "$top/codecs" "$top"/codecs/src/*.cpp) ||
+        { echo "FAIL: build libzipcodec"; exit 1; }
+    pmldir=$bin/pml
+    mkdir -p "$pmldir/obj"
+    ok=0
+    for f in "$top"/ucx-hooks/*.c; do
+        gcc -O2 -g -fPIC -mcx16 -Wall -Wextra -std=gnu11 -I"$ompi_inc" -I"$ompi_inc/openmpi" \
+            -I"$top/codecs/include" -c "$f" -o "$pmldir/obj/$(basename "$f" .c).o" \
+            2>>"$bin/cc.log" || ok=1
+    done
+    [ $ok = 0 ] && g++ -shared -o "$pmldir/mca_pml_zip.so" "$pmldir"/obj/*.o "$codeclib" \
+        $(mpicc --showme:link) -lopen-pal -llz4 -lzstd -lxxhash -Wl,--no-undefined 2>>"$bin/cc.log" || ok=1
+    report "build mca_pml_zip.so by hand" $ok "$bin/cc.log"
+    [ $ok = 0 ] || exit 1
+fi
+
+tests="basic nonblocking probe persistent cancel threads info"
+for t in $tests; do
+    if ! mpicc -O2 -Wall -Wextra -Werror -pthread -I"$top/perftest/data" -o "$bin/p2p_$t" \
+        "$here/p2p_$t.c" "$datalib" -lstdc++ -lm 2>"$bin/cc.log"; then
+        report "build p2p_$t" 1 "$bin/cc.log"
+    fi
+done
+
+path="--mca mca_base_component_path $pmldir:$ompidir"
+ucx_opts="--mca pml_ucx_tls any --mca pml_ucx_devices any -x UCX_TLS=tcp,self,sm"
+declare -A cfg
+cfg[ob1]="$path --mca pml ob1"
+cfg[ucx]="$path --mca pml ucx $ucx_opts"
+cfg[ob1+zip]="$path --mca pml ob1,zip --mca pml_zip_enable 1"
+cfg[ucx+zip]="$path --mca pml ucx,zip $ucx_opts --mca pml_zip_enable 1"
+# A threshold of 1 KiB sends every float/double message but the tiny ones compressed.
+cfg[ob1+zip+lowthreshold]="$path --mca pml ob1,zip --mca pml_zip_enable 1 --mca pml_zip_threshold 1024"
+
+run() { # name expected-line mpirun-args...
+    local name=$1 expect=$2
+    shift 2
+    timeout "$limit" mpirun "$@" >"$bin/out.log" 2>&1
+    local rc=$?
+    if [ $rc = 0 ] && grep -q "^PASS: $expect" "$bin/out.log"; then
+        report "$name" 0
+    elif grep -q "^SKIP: $expect" "$bin/out.log"; then
+        echo "SKIP: $name"
+    else
+        echo "    (exit $rc)" >>"$bin/out.log"
+        report "$name" 1 "$bin/out.log"
+    fi
+}
+
+for t in $tests; do
+    [ -x "$bin/p2p_$t" ] || continue
+    for c in ob1 ucx ob1+zip ucx+zip; do
+        for np in 2 4; do
+            run "p2p_$t np=$np pml=$c" "p2p_$t" -np $np --oversubscribe ${cfg[$c]} "$bin/p2p_$t"
+        done
+    done
+    run "p2p_$t np=3 pml=ob1+zip+lowthreshold" "p2p_$t" -np 3 --oversubscribe \
+        ${cfg[ob1+zip+lowthreshold]} "$bin/p2p_$t"
+done
+for codec in fpc zstd lz4; do
+    run "p2p_basic np=2 pml=ob1+zip codec=$codec" p2p_basic -np 2 ${cfg[ob1+zip]} \
+        --mca pml_zip_codec $codec "$bin/p2p_basic"
+done
+
+# --- how it loads -------------------------------------------------------------------------------
+verbose="--mca pml_zip_verbose 1"
+for c in ob1 ucx; do
+    timeout "$limit" mpirun -np 2 ${cfg[$c+zip]} $verbose "$bin/p2p_basic" >"$bin/out.log" 2>&1
+    [ "$(grep -c "interposed in front of pml/$c" "$bin/out.log")" = 2 ]
+    report "--mca pml $c,zip interposes in front of pml/$c on every rank" $? "$bin/out.log"
+done
+# Open MPI does not open a PML that is not in the list: "--mca pml ucx" alone leaves zip out.
+timeout "$limit" mpirun -np 2 ${cfg[ucx]} --mca pml_zip_enable 1 $verbose "$bin/p2p_basic" \
+    >"$bin/out.log" 2>&1
+! grep -q "interposed" "$bin/out.log" && grep -q "^PASS" "$bin/out.log"
+report "--mca pml ucx alone does not open pml/zip" $? "$bin/out.log"
+# Debian's default (pml = ^ucx, an exclude list) opens every other PML, zip included.
+timeout "$limit" mpirun -np 2 $path --mca pml_zip_enable 1 $verbose "$bin/p2p_basic" \
+    >"$bin/out.log" 2>&1
+grep -q "interposed in front of pml/ob1" "$bin/out.log" && grep -q "^PASS" "$bin/out.log"
+report "default pml selection (exclude list) is wrapped too" $? "$bin/out.log"
+# "--mca pml zip" alone has nothing to wrap: it must stop with a message naming the option.
+timeout "$limit" mpirun -np 2 $path --mca pml zip "$bin/p2p_basic" >"$bin/out.log" 2>&1
+rc=$?
+[ $rc != 0 ] && grep -q -- "--mca pml ob1,zip" "$bin/out.log"
+report "--mca pml zip alone stops with a hint" $? "$bin/out.log"
+
+# --- it really compresses, and only where asked --------------------------------------------------
+for c in ob1 ucx; do
+    timeout "$limit" mpirun -np 2 ${cfg[$c+zip]} --mca pml_zip_stats 1 "$bin/p2p_basic" \
+        >"$bin/out.log" 2>&1
+    awk '/pml:zip stats/ { for (i = 1; i <= NF; ++i) if ($i == "zip" && $(i+1) == "messages")
+             { sent = $(i-1); comp = substr($(i+2), 2) } if (comp > 0) ok++ } END { exit ok != 2 }' \
+        "$bin/out.log"
+    report "pml=$c+zip: stats show compressed messages on every rank" $? "$bin/out.log"
+done
+# pml_zip_enable=0: only the two communicators with zip_p2p=true go through zip.
+timeout "$limit" mpirun -np 2 $path --mca pml ob1,zip --mca pml_zip_stats 1 \
+    -x P2P_INFO_EXPECT_KEY=1 "$bin/p2p_info" >"$bin/out.log" 2>&1
+[ "$(grep -c "sent 2 zip messages (2 compressed)" "$bin/out.log")" = 2 ] &&
+    grep -q "^PASS" "$bin/out.log"
+report "Info key zip_p2p=true enables one communicator" $? "$bin/out.log"
+timeout "$limit" mpirun -np 2 ${cfg[ob1+zip]} --mca pml_zip_stats 1 "$bin/p2p_info" \
+    >"$bin/out.log" 2>&1
+[ "$(grep -c "sent 3 zip messages" "$bin/out.log")" = 2 ] && grep -q "^PASS" "$bin/out.log"
+report "Info key zip_p2p=false disables one communicator" $? "$bin/out.log"
+
+# Every parameter is visible with help text.
+OMPI_MCA_mca_base_component_path="$pmldir:$ompidir" ompi_info --param pml zip --level 9 \
+    >"$bin/out.log" 2>&1
+missing=0
+for p in enable codec threshold verbose stats; do
+    grep -q "\"pml_zip_$p\"" "$bin/out.log" || missing=1
+done
+report "ompi_info lists every pml_zip parameter" $missing "$bin/out.log"
+
+echo "$failures failed"
+[ $failures -gt 100 ] && failures=100
+exit $failures
