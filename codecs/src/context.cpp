@@ -111,6 +111,7 @@ zip_status_t compress_frame(zip_ctx &ctx, uint64_t stream, zip_elem_type_t type,
     if (ctx.lossy.active() && type != ZIP_TYPE_BYTES) {
         h.lossy_kind = uint8_t(ctx.lossy.kind);
         h.lossy_param = ctx.lossy.frame_param();
+        h.rotation = uint8_t(lossy_rotation(ctx.lossy, type));
         grow(ctx.payload_buf, pbytes);
         lossy_apply(ctx.lossy, type, src, count, ctx.payload_buf.data());
         payload = ctx.payload_buf.data();
@@ -252,6 +253,7 @@ zip_status_t decompress_frame(zip_ctx &ctx, uint64_t stream, const uint8_t *fram
         xor_bytes(payload, ref->payload.data(), pbytes, payload);
     if (h.flags & (kFlagTemporalDelta | kFlagTemporalKey))
         ctx.refs.store(stream, payload, pbytes, check32(payload, pbytes), 0);
+    unrotate_payload(ptype, h.rotation, payload, size_t(h.count));
     if (narrowed)
         widen_f32_to_f64(payload, h.count, dst);
     *raw_len = size_t(h.raw_bytes);

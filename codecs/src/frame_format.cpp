@@ -68,7 +68,7 @@ void write_frame_header(const FrameHeader &h, uint8_t *dst)
     put32(dst + 8, h.codec_param);
     dst[12] = h.lossy_kind;
     dst[13] = h.payload_type;
-    dst[14] = 0;
+    dst[14] = h.rotation;
     dst[15] = 0;
     put32(dst + 16, h.lossy_param);
     put32(dst + 20, h.reference_check);
@@ -117,6 +117,7 @@ zip_status_t parse_frame_header(const uint8_t *src, size_t len, FrameHeader *h,
     h->codec_param = get32(src + 8);
     h->lossy_kind = src[12];
     h->payload_type = src[13];
+    h->rotation = src[14];
     h->lossy_param = get32(src + 16);
     h->reference_check = get32(src + 20);
     h->count = get64(src + 24);
@@ -126,11 +127,14 @@ zip_status_t parse_frame_header(const uint8_t *src, size_t len, FrameHeader *h,
 
     if (!valid_type(h->type) || !valid_type(h->payload_type))
         return fail(ZIP_E_CORRUPT, "unknown element type in frame header");
-    if (src[14] != 0 || src[15] != 0 || (h->flags & ~kKnownFlags) != 0)
+    if (src[15] != 0 || (h->flags & ~kKnownFlags) != 0)
         return fail(ZIP_E_CORRUPT, "reserved frame header bits are set");
     if (h->payload_type != h->type &&
         !(h->type == ZIP_TYPE_F64 && h->payload_type == ZIP_TYPE_F32))
         return fail(ZIP_E_CORRUPT, "payload type cannot represent the original type");
+    if (h->rotation != 0 && (h->payload_type == ZIP_TYPE_BYTES ||
+                             h->rotation >= 8 * zip_elem_size(zip_elem_type_t(h->payload_type))))
+        return fail(ZIP_E_CORRUPT, "payload rotation out of range");
     size_t esize = zip_elem_size(zip_elem_type_t(h->type));
     if (h->count > UINT64_MAX / 8 || h->raw_bytes != h->count * esize)
         return fail(ZIP_E_CORRUPT, "raw size does not match element count");

@@ -10,7 +10,8 @@
 //    8    4 codec parameter (codec-specific, e.g. FPC table bits)
 //   12    1 lossy stage (LossyKind), 0 = lossless
 //   13    1 payload type: element type the blocks hold (F32 when a double payload was narrowed)
-//   14    2 reserved, zero
+//   14    1 payload rotation r: the decoder rotates each payload element left by r bits
+//   15    1 reserved, zero
 //   16    4 lossy parameter (truncated bits, or the float32 bit pattern of the error bound)
 //   20    4 temporal reference check: low 32 bits of XXH3-64 of the reference payload, or 0
 //   24    8 element count
@@ -52,6 +53,7 @@ struct FrameHeader {
     uint32_t codec_param = 0;
     uint8_t lossy_kind = 0;
     uint8_t payload_type = 0;  // zip_elem_type_t of the blocks
+    uint8_t rotation = 0;      // bits each payload element was rotated right by the lossy stage
     uint32_t lossy_param = 0;
     uint32_t reference_check = 0;
     uint64_t count = 0;

@@ -61,12 +61,13 @@ void truncate_all(const uint8_t *src, size_t count, uint8_t *dst, int drop, bool
 {
     using Bits = typename Ieee<F>::Bits;
     const Bits mask = drop <= 0 ? ~Bits(0) : ~((Bits(1) << drop) - 1);
+    const int rot = drop < 0 ? 0 : drop;
     for (size_t i = 0; i < count; ++i) {
         Bits b = load<Bits>(src + i * sizeof(Bits));
         Bits exp = b & Ieee<F>::kExpMask;
         if (exp != Ieee<F>::kExpMask && !(keep_denormals && exp == 0))  // NaN, inf keep all bits
             b &= mask;
-        store<Bits>(dst + i * sizeof(Bits), b);
+        store<Bits>(dst + i * sizeof(Bits), std::rotr(b, rot));
     }
 }
 
@@ -100,6 +101,35 @@ template <class F> int bits_for_rel_bound(double rel)
 }
 
 }  // namespace
+
+unsigned lossy_rotation(const LossySpec &spec, zip_elem_type_t type)
+{
+    if (type == ZIP_TYPE_BYTES)
+        return 0;
+    const bool is64 = type == ZIP_TYPE_F64;
+    switch (spec.kind) {
+    case LossyKind::Trunc:
+        return is64 ? spec.bits : (spec.bits > 23 ? 23 : spec.bits);
+    case LossyKind::Rel:
+        return unsigned(is64 ? bits_for_rel_bound<double>(spec.bound)
+                             : bits_for_rel_bound<float>(spec.bound));
+    default:
+        return 0;
+    }
+}
+
+void unrotate_payload(zip_elem_type_t type, unsigned bits, uint8_t *p, size_t count)
+{
+    if (bits == 0)
+        return;
+    if (type == ZIP_TYPE_F64) {
+        for (size_t i = 0; i < count; ++i)
+            store<uint64_t>(p + 8 * i, std::rotl(load<uint64_t>(p + 8 * i), int(bits)));
+    } else if (type == ZIP_TYPE_F32) {
+        for (size_t i = 0; i < count; ++i)
+            store<uint32_t>(p + 4 * i, std::rotl(load<uint32_t>(p + 4 * i), int(bits)));
+    }
+}
 
 uint32_t LossySpec::frame_param() const
 {
@@ -157,9 +187,9 @@ void lossy_apply(const LossySpec &spec, zip_elem_type_t type, const uint8_t *src
     switch (spec.kind) {
     case LossyKind::Trunc:
         if (is64)
-            truncate_all<double>(src, count, dst, int(spec.bits), false);
+            truncate_all<double>(src, count, dst, int(lossy_rotation(spec, type)), false);
         else
-            truncate_all<float>(src, count, dst, int(spec.bits) > 23 ? 23 : int(spec.bits), false);
+            truncate_all<float>(src, count, dst, int(lossy_rotation(spec, type)), false);
         break;
     case LossyKind::F32:
         if (is64) {
@@ -177,9 +207,9 @@ void lossy_apply(const LossySpec &spec, zip_elem_type_t type, const uint8_t *src
         break;
     case LossyKind::Rel:
         if (is64)
-            truncate_all<double>(src, count, dst, bits_for_rel_bound<double>(spec.bound), true);
+            truncate_all<double>(src, count, dst, int(lossy_rotation(spec, type)), true);
         else
-            truncate_all<float>(src, count, dst, bits_for_rel_bound<float>(spec.bound), true);
+            truncate_all<float>(src, count, dst, int(lossy_rotation(spec, type)), true);
         break;
     case LossyKind::None:
         break;

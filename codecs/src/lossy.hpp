@@ -34,10 +34,19 @@ bool parse_lossy(std::string_view name, std::string_view options, LossySpec *out
 // Type of the payload the lossy stage produces for input of `type`.
 zip_elem_type_t lossy_payload_type(const LossySpec &spec, zip_elem_type_t type);
 
+// Bits by which trunc and rel rotate each payload element right after zeroing its low bits:
+// the zeroed bits become leading zeros, which every lossless codec after the stage (leading-zero
+// coders, byte planes, LZ) turns into savings. 0 for the other stages.
+unsigned lossy_rotation(const LossySpec &spec, zip_elem_type_t type);
+
 // Applies the stage to count elements of `type` at src (any alignment), writing the payload
-// (count elements of lossy_payload_type) to dst.
+// (count elements of lossy_payload_type, rotated by lossy_rotation) to dst.
 void lossy_apply(const LossySpec &spec, zip_elem_type_t type, const uint8_t *src, size_t count,
                  uint8_t *dst);
+
+// Undoes the rotation in place (the decoder's side). Rotation is a bijection, so NaN payloads
+// and subnormals that the stage kept exact come back exact.
+void unrotate_payload(zip_elem_type_t type, unsigned bits, uint8_t *p, size_t count);
 
 // Widens a narrowed F32 payload back to doubles.
 void widen_f32_to_f64(const uint8_t *src, size_t count, uint8_t *dst);
