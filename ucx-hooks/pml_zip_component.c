@@ -110,6 +110,20 @@ static mca_pml_base_module_t *zip_init(int *priority, bool progress_threads, boo
 {
     (void) progress_threads;
     (void) mpi_threads;
+    /* The base matches a PML against each list entry by prefix, so the real PML must lead
+     * the list ("ob1,zip"); with "zip" or "zip,ob1" nothing but us could be selected. */
+    bool real_pml = false;
+    for (int i = 0; i < opal_pointer_array_get_size(&mca_pml_base_pml); ++i) {
+        const char *name = opal_pointer_array_get_item(&mca_pml_base_pml, i);
+        if (NULL != name && 0 != strncmp(name, "zip", 3)) {
+            real_pml = true;
+        }
+    }
+    if (!real_pml) {
+        opal_output(0, "pml:zip is an interposer and needs a real PML named first, e.g. "
+                       "--mca pml ob1,zip or --mca pml ucx,zip");
+        return NULL;
+    }
     *priority = 0; /* present, but never the winner */
     return &mca_pml_zip_module;
 }
