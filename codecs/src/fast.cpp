@@ -200,8 +200,8 @@ PlaneStats plane_stats(const uint8_t *p, size_t count)
         same += p[i] == p[i - 1];
         any |= p[i];
     }
-    return {static_cast<unsigned>(same * 256 / count), any ? 32u - __builtin_clz(any) : 0u,
-            count - same};
+    unsigned bits = any ? 32u - static_cast<unsigned>(__builtin_clz(any)) : 0u;
+    return {static_cast<unsigned>(same * 256 / count), bits, count - same};
 }
 
 // Auto predictor: Delta2 suits smooth fields, but where values repeat exactly (sorted data,

@@ -504,7 +504,7 @@ ZIP_AVX2 uint64_t split8_avx2(const uint8_t *e, size_t count, unsigned pred, uin
         }
         transpose_8x8_u16(r);
         for (int k = 0; k < 8; ++k)
-            _mm256_storeu_si256(reinterpret_cast<__m256i *>(planes + k * count + i), r[k]);
+            _mm256_storeu_si256(reinterpret_cast<__m256i *>(planes + size_t(k) * count + i), r[k]);
     }
     return any | or_lanes(acc) | split_scalar_range<uint64_t>(e, count, pred, planes, i, count);
 }
@@ -558,7 +558,7 @@ ZIP_AVX2 uint64_t split4_avx2(const uint8_t *e, size_t count, unsigned pred, uin
         }
         transpose_4x4_u32(r);
         for (int k = 0; k < 4; ++k)
-            _mm256_storeu_si256(reinterpret_cast<__m256i *>(planes + k * count + i), r[k]);
+            _mm256_storeu_si256(reinterpret_cast<__m256i *>(planes + size_t(k) * count + i), r[k]);
     }
     uint64_t lanes = or_lanes(acc);
     any |= (lanes | (lanes >> 32)) & 0xffffffffu;
