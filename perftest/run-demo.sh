@@ -80,11 +80,12 @@ else
     echo "run-demo: WARNING: mca_coll_zip.so not found: only the baselines will be measured" >&2
 fi
 
-trap '"$here/netemu" down' EXIT INT TERM
 for cfg in "${configs[@]}"; do
     n=${cfg%%:*} r=${cfg#*:}
     step "emulated network: $n ranks, every link $r"
     "$here/netemu" up --ranks "$n" --rate "$r"
+    # Only after our own `up` succeeded: if it refused (someone else's network is up), leave that.
+    trap '"$here/netemu" down' EXIT INT TERM
     "$here/netemu" check | tee -a "$out/network-check.txt"
     # The same 16 MiB through MPI: proves the ranks' TCP traffic goes through the shaper too.
     "$here/netemu" run -- -np 2 "$zipbench" --ops pingpong --datasets random --sizes 16777216 \
