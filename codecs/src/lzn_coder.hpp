@@ -19,6 +19,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 
 #include "bitio.hpp"
 
@@ -122,7 +123,7 @@ template <class W> class BitReader {
 public:
     BitReader(const uint8_t *begin, const uint8_t *end) : begin_(begin), end_(end) {}
 
-    // Bytes left from the current byte on; the fast path needs 9 of them.
+    // Bytes from the current byte to the end.
     size_t bytes_left() const { return size_t(end_ - begin_) - (bit_ >> 3); }
 
     // The EBits of a word whose header code is `code` (< 16).
@@ -168,8 +169,34 @@ private:
     size_t bit_ = 0;
 };
 
-// Words per stretch of the hot loop between bound checks; even so header bytes stay whole.
-constexpr size_t kChunkWords = 256;
+// EBits of the two words one header byte describes (both codes), so that the decoder can check
+// a stretch of words against the input length exactly before running it without checks.
+template <class W> constexpr std::array<uint8_t, 256> pair_bits_table()
+{
+    std::array<uint8_t, 256> t{};
+    for (unsigned b = 0; b < 256; ++b)
+        t[b] = uint8_t(LznWord<W>::kBits[b & 15] + LznWord<W>::kBits[b >> 4]);
+    return t;
+}
+template <class W> inline constexpr std::array<uint8_t, 256> kPairBits = pair_bits_table<W>();
+
+// Whether words [i, stop) can be decoded without bounds checks when `left` input bytes remain:
+// true if even 64 EBits per word fit, or else if their exact EBits do (near the end of a block).
+// Either way the last extract's 9-byte read must stay inside too.
+template <class W>
+inline bool fits_unchecked(const uint8_t *header, size_t i, size_t stop, size_t left)
+{
+    if ((stop - i) * sizeof(W) + 10 <= left)
+        return true;
+    size_t bits = 0;  // exact, except that an odd last word counts its padding nibble as code 0
+    for (size_t k = i / 2; k < (stop + 1) / 2; ++k)
+        bits += kPairBits<W>[header[k]];
+    return bits / 8 + 10 <= left;
+}
+
+// Words per bounds check in the decoder (even, so header bytes stay whole). Only the last
+// stretch of a block, and words within a few bytes of its end, take the careful path.
+constexpr size_t kDecodeStretch = 32;
 
 // Predictor concept: W predict(); void update(W actual); called alternately, once per word.
 template <class W, class Predictor>
@@ -191,27 +218,35 @@ size_t encode_block(Predictor &pred, const uint8_t *src, const BlockLayout &layo
     };
     size_t i = 0;
     while (i < layout.words) {
-        size_t stop = std::min(layout.words, i + kChunkWords);
-        if (size_t(end - out.pos()) >= (stop - i) * w + 8) {
-            for (; i < stop; i += 2) {  // a missing odd word at the end reads as code 0 below
-                unsigned lo, hi = 0;
-                W x = residual(i, lo);
-                out.put_fast(x, LznWord<W>::kBits[lo]);
-                if (i + 1 < stop) {
-                    x = residual(i + 1, hi);
-                    out.put_fast(x, LznWord<W>::kBits[hi]);
-                }
-                header[i / 2] = uint8_t(lo | hi << 4);
-            }
-        } else {
-            for (; i < stop; ++i) {
-                unsigned code;
-                W x = residual(i, code);
-                if (!out.put_careful(x, LznWord<W>::kBits[code], end))
-                    return 0;
-                header[i / 2] = uint8_t((i & 1) ? header[i / 2] | code << 4 : code);
-            }
+        // Words that surely fit: each advances at most w bytes and stores 8 at the current byte.
+        size_t room = size_t(end - out.pos());
+        size_t stop = std::min(layout.words, i + (room >= 8 ? (room - 8) / w : 0));
+        if (stop < layout.words)
+            stop &= ~size_t(1);  // whole header bytes
+        if (stop <= i)
+            break;
+        for (; i + 1 < stop; i += 2) {
+            unsigned lo, hi;
+            W x = residual(i, lo);
+            out.put_fast(x, LznWord<W>::kBits[lo]);
+            x = residual(i + 1, hi);
+            out.put_fast(x, LznWord<W>::kBits[hi]);
+            header[i / 2] = uint8_t(lo | hi << 4);
         }
+        if (i < stop) {  // the odd last word of the block
+            unsigned lo;
+            W x = residual(i, lo);
+            out.put_fast(x, LznWord<W>::kBits[lo]);
+            header[i / 2] = uint8_t(lo);
+            ++i;
+        }
+    }
+    for (; i < layout.words; ++i) {  // near the end of dst
+        unsigned code;
+        W x = residual(i, code);
+        if (!out.put_careful(x, LznWord<W>::kBits[code], end))
+            return 0;
+        header[i / 2] = uint8_t((i & 1) ? header[i / 2] | code << 4 : code);
     }
     uint8_t *p = out.finish(end);
     if (!p)
@@ -239,8 +274,8 @@ zip_status_t decode_block(Predictor &pred, const uint8_t *src, size_t len,
     unsigned invalid_codes = 0;  // only the 32-bit variant has unused codes; checked at the end
     size_t i = 0;
     while (i < layout.words) {
-        size_t stop = std::min(layout.words, i + kChunkWords);
-        if (in.bytes_left() >= (stop - i) * w + 9) {
+        size_t stop = std::min(layout.words, i + kDecodeStretch);
+        if (fits_unchecked<W>(header, i, stop, in.bytes_left())) {
             for (; i + 1 < stop; i += 2) {
                 unsigned lo = header[i / 2] & 15, hi = header[i / 2] >> 4;
                 invalid_codes |= (lo >= LznWord<W>::kValidCodes) | (hi >= LznWord<W>::kValidCodes);
