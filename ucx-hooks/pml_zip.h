@@ -81,9 +81,48 @@ typedef struct mca_pml_zip_hdr_t {
 
 #define MCA_PML_ZIP_HDR_BYTES sizeof(mca_pml_zip_hdr_t)
 
-/* Encodes count x dtype at buf into an owned buffer (header + payload). */
+/*
+ * An encoded message as handed to the wrapped PML: either an owned buffer (header + payload,
+ * as MPI_BYTE), or, for a large raw message, a struct type over the header here and the
+ * application's own data, sent from MPI_BOTTOM without a copy. It must not move while the
+ * send is in flight (the type holds the header's address).
+ */
+typedef struct mca_pml_zip_wire_t {
+    mca_pml_zip_hdr_t hdr;
+    void *buf;
+    size_t len;
+    ompi_datatype_t *type;
+} mca_pml_zip_wire_t;
+
+/* may_reference: the send completes before the application may touch buf again (not so in
+ * buffered mode), so a raw message may be sent from buf itself. */
 int mca_pml_zip_encode(const void *buf, size_t count, ompi_datatype_t *dtype, int elem,
-                       void **wire, size_t *wire_len);
+                       bool may_reference, mca_pml_zip_wire_t *w);
+/* The (buffer, count, datatype) to send for an encoded message. */
+void mca_pml_zip_wire_args(mca_pml_zip_wire_t *w, void **buf, size_t *count,
+                           ompi_datatype_t **type);
+void mca_pml_zip_wire_release(mca_pml_zip_wire_t *w);
+
+/*
+ * Where a zip-class receive lands: for a large contiguous receive, a struct type over a header
+ * here and the application's buffer (a raw message then needs no copy; a frame is moved out and
+ * decoded in place), otherwise a staging buffer of header + the posted size.
+ */
+typedef struct mca_pml_zip_landing_t {
+    mca_pml_zip_hdr_t hdr;
+    void *stage;
+    size_t stage_cap;
+    ompi_datatype_t *type;
+} mca_pml_zip_landing_t;
+
+int mca_pml_zip_landing_prepare(mca_pml_zip_landing_t *l, void *buf, size_t count,
+                                ompi_datatype_t *dtype, void **rbuf, size_t *rcount,
+                                ompi_datatype_t **rtype);
+/* Decodes what arrived (received = bytes the wrapped PML reports); *raw = application bytes. */
+int mca_pml_zip_landing_decode(mca_pml_zip_landing_t *l, size_t received, void *buf,
+                               size_t count, ompi_datatype_t *dtype, size_t *raw);
+void mca_pml_zip_landing_release(mca_pml_zip_landing_t *l);
+
 /* Validates a received message; returns 1 if it is a zip message (hdr filled in). */
 int mca_pml_zip_parse(const void *wire, size_t wire_len, mca_pml_zip_hdr_t *hdr);
 /* Decodes a zip message into count x dtype at buf; *raw_bytes = application bytes. */
@@ -109,8 +148,8 @@ typedef struct mca_pml_zip_request_t {
     ompi_request_t super;
     mca_pml_zip_req_kind_t kind;
     ompi_request_t *inner;   /* the wrapped PML's request while active */
-    void *wire;              /* send: encoded message; recv: staging buffer */
-    size_t wire_cap;
+    mca_pml_zip_wire_t out;  /* send: the encoded message */
+    mca_pml_zip_landing_t in; /* recv (staged): where it lands */
     /* the application's arguments (kept for persistent requests and decoding) */
     const void *sbuf;
     void *rbuf;

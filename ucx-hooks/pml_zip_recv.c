@@ -29,11 +29,6 @@ static mca_pml_zip_stash_entry_t *zip_stashed(int src, int tag, ompi_communicato
     return mca_pml_zip_stash_take(comm, src, tag);
 }
 
-static size_t zip_stage_bytes(size_t count, ompi_datatype_t *dtype)
-{
-    return MCA_PML_ZIP_HDR_BYTES + count * dtype->super.size;
-}
-
 int mca_pml_zip_recv(void *buf, size_t count, ompi_datatype_t *dtype, int src, int tag,
                      ompi_communicator_t *comm, ompi_status_public_t *status)
 {
@@ -44,21 +39,24 @@ int mca_pml_zip_recv(void *buf, size_t count, ompi_datatype_t *dtype, int src, i
     if (!zip_recv_applies(dtype, src, tag, comm)) {
         return mca_pml_zip_wrapped.pml_recv(buf, count, dtype, src, tag, comm, status);
     }
-    const size_t cap = zip_stage_bytes(count, dtype);
-    void *stage = mca_pml_zip_buf_get(cap);
-    if (NULL == stage) {
-        return OMPI_ERR_OUT_OF_RESOURCE;
+    mca_pml_zip_landing_t land;
+    void *rbuf;
+    size_t rcount;
+    ompi_datatype_t *rtype;
+    int rc = mca_pml_zip_landing_prepare(&land, buf, count, dtype, &rbuf, &rcount, &rtype);
+    if (OMPI_SUCCESS != rc) {
+        return rc;
     }
     ompi_status_public_t st;
     memset(&st, 0, sizeof(st));
-    int rc = mca_pml_zip_wrapped.pml_recv(stage, cap, MPI_BYTE, src, tag, comm, &st);
+    rc = mca_pml_zip_wrapped.pml_recv(rbuf, rcount, rtype, src, tag, comm, &st);
     if (OMPI_SUCCESS == rc) {
         size_t raw = 0;
-        rc = mca_pml_zip_decode(stage, st._ucount, buf, count, dtype, &raw);
+        rc = mca_pml_zip_landing_decode(&land, st._ucount, buf, count, dtype, &raw);
         st._ucount = raw;
         st.MPI_ERROR = rc;
     }
-    mca_pml_zip_buf_put(stage);
+    mca_pml_zip_landing_release(&land);
     if (MPI_STATUS_IGNORE != status) {
         *status = st;
     }
@@ -70,20 +68,22 @@ int mca_pml_zip_post_staged_recv(mca_pml_zip_request_t *req)
     int rc;
 
     if (req->staged) {
-        const size_t cap = zip_stage_bytes(req->count, req->dtype);
-        req->wire = mca_pml_zip_buf_get(cap);
-        if (NULL == req->wire) {
-            return OMPI_ERR_OUT_OF_RESOURCE;
+        void *rbuf;
+        size_t rcount;
+        ompi_datatype_t *rtype;
+        rc = mca_pml_zip_landing_prepare(&req->in, req->rbuf, req->count, req->dtype, &rbuf,
+                                         &rcount, &rtype);
+        if (OMPI_SUCCESS != rc) {
+            return rc;
         }
-        rc = mca_pml_zip_wrapped.pml_irecv(req->wire, cap, MPI_BYTE, req->peer, req->tag,
-                                           req->comm, &req->inner);
+        rc = mca_pml_zip_wrapped.pml_irecv(rbuf, rcount, rtype, req->peer, req->tag, req->comm,
+                                           &req->inner);
     } else {
         rc = mca_pml_zip_wrapped.pml_irecv(req->rbuf, req->count, req->dtype, req->peer,
                                            req->tag, req->comm, &req->inner);
     }
     if (OMPI_SUCCESS != rc) {
-        mca_pml_zip_buf_put(req->wire);
-        req->wire = NULL;
+        mca_pml_zip_landing_release(&req->in);
         return rc;
     }
     mca_pml_zip_request_track(req);
@@ -97,12 +97,11 @@ void mca_pml_zip_finish_recv(mca_pml_zip_request_t *req)
     req->inner = NULL;
     if (req->staged && MPI_SUCCESS == st.MPI_ERROR && !st._cancelled) {
         size_t raw = 0;
-        st.MPI_ERROR = mca_pml_zip_decode(req->wire, st._ucount, req->rbuf, req->count,
-                                          req->dtype, &raw);
+        st.MPI_ERROR = mca_pml_zip_landing_decode(&req->in, st._ucount, req->rbuf, req->count,
+                                                  req->dtype, &raw);
         st._ucount = raw;
     }
-    mca_pml_zip_buf_put(req->wire);
-    req->wire = NULL;
+    mca_pml_zip_landing_release(&req->in);
     mca_pml_zip_request_complete(req, &st);
 }
 

@@ -24,8 +24,8 @@ static int zip_request_cancel(ompi_request_t *request, int complete);
 static void zip_request_construct(mca_pml_zip_request_t *req)
 {
     req->inner = NULL;
-    req->wire = NULL;
-    req->wire_cap = 0;
+    memset(&req->out, 0, sizeof(req->out));
+    memset(&req->in, 0, sizeof(req->in));
     req->free_called = false;
     req->comm = NULL;
     req->dtype = NULL;
@@ -36,8 +36,8 @@ static void zip_request_destruct(mca_pml_zip_request_t *req)
     if (NULL != req->inner) {
         ompi_request_free(&req->inner);
     }
-    mca_pml_zip_buf_put(req->wire);
-    req->wire = NULL;
+    mca_pml_zip_wire_release(&req->out);
+    mca_pml_zip_landing_release(&req->in);
     if (NULL != req->dtype) {
         OBJ_RELEASE(req->dtype);
     }
@@ -114,8 +114,7 @@ static void zip_request_finish(mca_pml_zip_request_t *req, ompi_request_t *inner
     ompi_status_public_t st = inner->req_status;
     ompi_request_free(&req->inner);
     req->inner = NULL;
-    mca_pml_zip_buf_put(req->wire);
-    req->wire = NULL;
+    mca_pml_zip_wire_release(&req->out);
     mca_pml_zip_request_complete(req, &st);
 }
 

@@ -16,22 +16,29 @@ static bool zip_send_applies(ompi_datatype_t *dtype, int dst, int tag, ompi_comm
 }
 
 /*
- * Buffered mode: the encoded message is already our own copy, so it is sent in standard mode
- * and released when the wrapped send completes. Open MPI's attached buffer is not used (a
- * header makes a small message larger than what the application sized that buffer for).
+ * Buffered mode: the encoded message is our own copy (never a reference to the application's
+ * buffer), so it is sent in standard mode and released when the wrapped send completes. Open
+ * MPI's attached buffer is not used (a header makes a small message larger than what the
+ * application sized that buffer for).
  */
-static int zip_send_detached(void *wire, size_t wire_len, int dst, int tag,
-                             ompi_communicator_t *comm)
+static int zip_send_detached(const void *buf, size_t count, ompi_datatype_t *dtype, int dst,
+                             int tag, ompi_communicator_t *comm)
 {
     mca_pml_zip_request_t *tracker = mca_pml_zip_request_new(ZIP_REQ_SEND, false, comm);
     if (NULL == tracker) {
-        mca_pml_zip_buf_put(wire);
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
-    tracker->wire = wire;
     tracker->free_called = true; /* nobody waits for it: completion releases it */
-    int rc = mca_pml_zip_wrapped.pml_isend(wire, wire_len, MPI_BYTE, dst, tag,
+    int rc = mca_pml_zip_encode(buf, count, dtype, mca_pml_zip_elem_class(dtype), false,
+                                &tracker->out);
+    if (OMPI_SUCCESS == rc) {
+        void *wbuf;
+        size_t wcount;
+        ompi_datatype_t *wtype;
+        mca_pml_zip_wire_args(&tracker->out, &wbuf, &wcount, &wtype);
+        rc = mca_pml_zip_wrapped.pml_isend(wbuf, wcount, wtype, dst, tag,
                                            MCA_PML_BASE_SEND_STANDARD, comm, &tracker->inner);
+    }
     if (OMPI_SUCCESS != rc) {
         tracker->super.req_state = OMPI_REQUEST_INACTIVE;
         OBJ_RELEASE(tracker);
@@ -47,32 +54,29 @@ int mca_pml_zip_send(const void *buf, size_t count, ompi_datatype_t *dtype, int 
     if (!zip_send_applies(dtype, dst, tag, comm)) {
         return mca_pml_zip_wrapped.pml_send(buf, count, dtype, dst, tag, mode, comm);
     }
-    void *wire = NULL;
-    size_t wire_len = 0;
-    int rc = mca_pml_zip_encode(buf, count, dtype, mca_pml_zip_elem_class(dtype), &wire,
-                                &wire_len);
+    if (MCA_PML_BASE_SEND_BUFFERED == mode) {
+        return zip_send_detached(buf, count, dtype, dst, tag, comm);
+    }
+    mca_pml_zip_wire_t w;
+    int rc = mca_pml_zip_encode(buf, count, dtype, mca_pml_zip_elem_class(dtype), true, &w);
     if (OMPI_SUCCESS != rc) {
         return rc;
     }
-    if (MCA_PML_BASE_SEND_BUFFERED == mode) {
-        return zip_send_detached(wire, wire_len, dst, tag, comm);
-    }
-    rc = mca_pml_zip_wrapped.pml_send(wire, wire_len, MPI_BYTE, dst, tag, mode, comm);
-    mca_pml_zip_buf_put(wire);
+    void *wbuf;
+    size_t wcount;
+    ompi_datatype_t *wtype;
+    mca_pml_zip_wire_args(&w, &wbuf, &wcount, &wtype);
+    rc = mca_pml_zip_wrapped.pml_send(wbuf, wcount, wtype, dst, tag, mode, comm);
+    mca_pml_zip_wire_release(&w);
     return rc;
 }
 
 int mca_pml_zip_post_send(mca_pml_zip_request_t *req)
 {
-    size_t wire_len = 0;
-    void *wire = NULL;
-    int rc = mca_pml_zip_encode(req->sbuf, req->count, req->dtype,
-                                mca_pml_zip_elem_class(req->dtype), &wire, &wire_len);
-    if (OMPI_SUCCESS != rc) {
-        return rc;
-    }
+    int rc;
+
     if (MCA_PML_BASE_SEND_BUFFERED == req->mode) {
-        rc = zip_send_detached(wire, wire_len, req->peer, req->tag, req->comm);
+        rc = zip_send_detached(req->sbuf, req->count, req->dtype, req->peer, req->tag, req->comm);
         if (OMPI_SUCCESS == rc) {
             ompi_status_public_t st = {.MPI_SOURCE = req->peer, .MPI_TAG = req->tag,
                                        .MPI_ERROR = MPI_SUCCESS};
@@ -80,12 +84,19 @@ int mca_pml_zip_post_send(mca_pml_zip_request_t *req)
         }
         return rc;
     }
-    req->wire = wire;
-    rc = mca_pml_zip_wrapped.pml_isend(wire, wire_len, MPI_BYTE, req->peer, req->tag, req->mode,
+    rc = mca_pml_zip_encode(req->sbuf, req->count, req->dtype, mca_pml_zip_elem_class(req->dtype),
+                            true, &req->out);
+    if (OMPI_SUCCESS != rc) {
+        return rc;
+    }
+    void *wbuf;
+    size_t wcount;
+    ompi_datatype_t *wtype;
+    mca_pml_zip_wire_args(&req->out, &wbuf, &wcount, &wtype);
+    rc = mca_pml_zip_wrapped.pml_isend(wbuf, wcount, wtype, req->peer, req->tag, req->mode,
                                        req->comm, &req->inner);
     if (OMPI_SUCCESS != rc) {
-        mca_pml_zip_buf_put(req->wire);
-        req->wire = NULL;
+        mca_pml_zip_wire_release(&req->out);
         return rc;
     }
     mca_pml_zip_request_track(req);
