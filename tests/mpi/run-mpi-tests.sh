@@ -10,10 +10,14 @@
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 zipdir=${1:-${ZIP_COMPONENT_DIR:-${BUILD_DIR:-$here/../..}/ompi-coll-zip/.libs}}
-ompidir=${OMPI_COMPONENT_DIR:-$(dirname "$(find /usr/lib /usr/local/lib -name mca_coll_basic.so 2>/dev/null | head -1)")}
+ompidir=${OMPI_COMPONENT_DIR:-$(ompi_info --path pkglibdir --parsable 2>/dev/null | sed -n 's/^path:pkglibdir://p')}
 ranks=${ZIP_TEST_RANKS:-"2 3 4 8"}
 limit=${ZIP_TEST_TIMEOUT:-60}
 
+if [ ! -f "$ompidir/mca_coll_basic.so" ]; then
+    echo "FAIL: setup (no Open MPI component directory; set OMPI_COMPONENT_DIR)"
+    exit 1
+fi
 if [ ! -f "$zipdir/mca_coll_zip.so" ]; then
     echo "FAIL: setup (no mca_coll_zip.so in $zipdir)"
     exit 1
