@@ -3,7 +3,8 @@
  * gains: the same program runs with and without zip (the mpirun options decide). Data: smooth
  * doubles (sincos-512, compressible), random doubles (incompressible) and the random bytes sent
  * as MPI_BYTE (never touched by zip: the raw path). Prints one line per point:
- *   data size_bytes pingpong_us_median bandwidth_MBps
+ *   data size_bytes pingpong_us_median bandwidth_MBps pingpong_us_min
+ * (the minimum is the figure least disturbed by other load on a shared host)
  * Usage: p2p_pingpong [sizes...]   (bytes; default 8 1024 16384 65536 262144 1048576 4194304)
  */
 #include <time.h>
@@ -34,7 +35,7 @@ int main(int argc, char **argv)
         for (size_t i = 0; i < sizeof(def) / sizeof(def[0]); ++i) sizes[nsizes++] = def[i];
     }
     const char *names[3] = {"smooth-f64", "random-f64", "bytes"};
-    if (0 == pt_rank) printf("# data size_bytes pingpong_us_median bandwidth_MBps\n");
+    if (0 == pt_rank) printf("# data size_bytes pingpong_us_median bandwidth_MBps pingpong_us_min\n");
     for (int d = 0; d < 3; ++d) {
         for (int s = 0; s < nsizes; ++s) {
             size_t bytes = sizes[s], n = bytes / 8;
@@ -79,8 +80,8 @@ int main(int argc, char **argv)
             }
             double secs = MPI_Wtime() - t0;
             if (0 == pt_rank) {
-                printf("%s %zu %.1f %.1f\n", names[d], bytes, rt[reps / 2],
-                       (double) bytes * window * rounds / secs / 1e6);
+                printf("%s %zu %.1f %.1f %.1f\n", names[d], bytes, rt[reps / 2],
+                       (double) bytes * window * rounds / secs / 1e6, rt[0]);
                 fflush(stdout);
             }
             pt_check(pt_same(buf, back, n * 8) || pt_rank > 1, "ping-pong data");
