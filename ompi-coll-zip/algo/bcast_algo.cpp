@@ -17,6 +17,11 @@ using zipcoll::TreeNode;
 // How many segment receives a non-root keeps posted ahead of the one it is working on.
 constexpr size_t kRecvWindow = 4;
 
+// Frames being sent live in a ring of this many segment-sized slots: a slot is reused once the
+// sends of the segment that used it have completed. This bounds both the staging memory
+// (kSlots segments, not the whole message) and the number of sends in flight.
+constexpr size_t kSlots = 8;
+
 // The root stops compressing when the first segment shrinks by less than this: such data is
 // close to incompressible and raw is nearly free.
 constexpr double kWorthwhileRatio = 0.9;
@@ -31,28 +36,56 @@ struct Segments {
 
 int first_error(int current, int rc) { return current != 0 ? current : rc; }
 
-// Sends one segment (frame or raw) to every child; requests accumulate in `sends`.
-int forward(const zip_transport_t *t, const TreeNode &node, const char *data, size_t len,
-            size_t raw_len, int tag, std::vector<zip_req_t> &sends, zip_algo_result_t *res)
-{
-    for (int child : node.children) {
-        zip_req_t req = nullptr;
-        if (t->isend(t->ctx, data, len, child, tag, &req) != 0) return ZIP_ALGO_ERR_TRANSPORT;
-        sends.push_back(req);
-        res->bytes_in += raw_len;
-        res->bytes_out += len;
+// The sends of the last kSlots segments, one group per ring slot.
+class SendRing {
+public:
+    SendRing(const zip_transport_t *t, size_t fanout) : t_(t), groups_(kSlots)
+    {
+        for (auto &g : groups_) g.reserve(fanout);
     }
-    return ZIP_ALGO_OK;
-}
 
-int wait_all(const zip_transport_t *t, std::vector<zip_req_t> &reqs)
-{
-    int err = ZIP_ALGO_OK;
-    for (auto &r : reqs) {
-        if (t->wait(t->ctx, &r, nullptr) != 0) err = first_error(err, ZIP_ALGO_ERR_TRANSPORT);
+    // Makes slot `segment % kSlots` free: waits for the sends of the segment that used it.
+    int reclaim(size_t segment) { return wait_group(groups_[segment % kSlots]); }
+
+    // Sends one segment (frame or raw) to every child.
+    int forward(const TreeNode &node, size_t segment, const char *data, size_t len,
+                size_t raw_len, int tag, zip_algo_result_t *res)
+    {
+        auto &group = groups_[segment % kSlots];
+        for (int child : node.children) {
+            zip_req_t req = nullptr;
+            if (t_->isend(t_->ctx, data, len, child, tag, &req) != 0) return ZIP_ALGO_ERR_TRANSPORT;
+            group.push_back(req);
+            res->bytes_in += raw_len;
+            res->bytes_out += len;
+        }
+        return ZIP_ALGO_OK;
     }
-    reqs.clear();
-    return err;
+
+    int drain()
+    {
+        int err = ZIP_ALGO_OK;
+        for (auto &g : groups_) err = first_error(err, wait_group(g));
+        return err;
+    }
+
+private:
+    int wait_group(std::vector<zip_req_t> &group)
+    {
+        int err = ZIP_ALGO_OK;
+        for (auto &r : group)
+            if (t_->wait(t_->ctx, &r, nullptr) != 0) err = first_error(err, ZIP_ALGO_ERR_TRANSPORT);
+        group.clear();
+        return err;
+    }
+
+    const zip_transport_t *t_;
+    std::vector<std::vector<zip_req_t>> groups_;
+};
+
+char *slot_of(char *staging, const Segments &sg, size_t segment)
+{
+    return staging + (segment % kSlots) * sg.seg;
 }
 
 int root_side(const zip_transport_t *t, const zip_codec_ops_t *codec, const zip_bcast_args_t *a,
@@ -60,20 +93,21 @@ int root_side(const zip_transport_t *t, const zip_codec_ops_t *codec, const zip_
 {
     char *buf = static_cast<char *>(a->buf);
     bool compressing = a->try_compress && codec != nullptr && staging != nullptr;
-    std::vector<zip_req_t> sends;
-    sends.reserve(sg.count * node.children.size());
+    SendRing ring(t, node.children.size());
     int err = ZIP_ALGO_OK;
 
     for (size_t i = 0; i < sg.count && err == ZIP_ALGO_OK; ++i) {
         const size_t off = sg.offset(i), len = sg.length(i);
+        err = ring.reclaim(i);
         const char *out = buf + off;
         size_t out_len = len;
         if (compressing && len > 1) {
+            char *slot = slot_of(staging, sg, i);
             size_t frame_len = 0;
-            const int rc = codec->compress(codec->ctx, a->elem_type, buf + off, len,
-                                           staging + off, len - 1, &frame_len);
+            const int rc = codec->compress(codec->ctx, a->elem_type, buf + off, len, slot, len - 1,
+                                           &frame_len);
             if (rc == 0 && frame_len < len) {
-                out = staging + off;
+                out = slot;
                 out_len = frame_len;
                 res->compressed = 1;
             }
@@ -81,9 +115,9 @@ int root_side(const zip_transport_t *t, const zip_codec_ops_t *codec, const zip_
             if (i == 0 && (rc != 0 || double(frame_len) > kWorthwhileRatio * double(len)))
                 compressing = false;
         }
-        err = forward(t, node, out, out_len, len, a->tag, sends, res);
+        if (err == ZIP_ALGO_OK) err = ring.forward(node, i, out, out_len, len, a->tag, res);
     }
-    return first_error(err, wait_all(t, sends));
+    return first_error(err, ring.drain());
 }
 
 int leaf_or_interior_side(const zip_transport_t *t, const zip_codec_ops_t *codec,
@@ -92,8 +126,7 @@ int leaf_or_interior_side(const zip_transport_t *t, const zip_codec_ops_t *codec
 {
     char *buf = static_cast<char *>(a->buf);
     std::vector<zip_req_t> recvs(sg.count, nullptr);
-    std::vector<zip_req_t> sends;
-    sends.reserve(sg.count * node.children.size());
+    SendRing ring(t, node.children.size());
 
     auto post = [&](size_t i) {
         return t->irecv(t->ctx, buf + sg.offset(i), sg.length(i), node.parent, a->tag, &recvs[i]);
@@ -101,8 +134,7 @@ int leaf_or_interior_side(const zip_transport_t *t, const zip_codec_ops_t *codec
     size_t posted = 0;
     for (; posted < std::min(kRecvWindow, sg.count); ++posted) {
         if (post(posted) != 0) {
-            recvs.resize(posted);
-            wait_all(t, recvs);
+            for (size_t j = 0; j < posted; ++j) t->wait(t->ctx, &recvs[j], nullptr);
             return ZIP_ALGO_ERR_TRANSPORT;
         }
     }
@@ -113,7 +145,7 @@ int leaf_or_interior_side(const zip_transport_t *t, const zip_codec_ops_t *codec
         if (t->wait(t->ctx, &recvs[i], &got) != 0) {
             // The stream from the parent is broken; drain what is posted and give up.
             for (size_t j = i + 1; j < posted; ++j) t->wait(t->ctx, &recvs[j], nullptr);
-            wait_all(t, sends);
+            ring.drain();
             return ZIP_ALGO_ERR_TRANSPORT;
         }
         if (posted < sg.count) {
@@ -121,24 +153,24 @@ int leaf_or_interior_side(const zip_transport_t *t, const zip_codec_ops_t *codec
             else ++posted;
         }
         const size_t off = sg.offset(i), len = sg.length(i);
+        err = first_error(err, ring.reclaim(i));
         if (got == len) {
-            err = first_error(err, forward(t, node, buf + off, len, len, a->tag, sends, res));
+            err = first_error(err, ring.forward(node, i, buf + off, len, len, a->tag, res));
             continue;
         }
-        // A frame landed in our own slot of the user buffer: move it aside so it can be
-        // forwarded while we decode into the slot. A leaf forwards nothing and reuses one
-        // segment of scratch; an interior rank keeps each frame until its sends complete.
+        // A frame landed in our own slot of the user buffer: move it to a ring slot so it can
+        // be forwarded while we decode into the user buffer. (A leaf has a single slot.)
         res->compressed = 1;
-        char *frame = node.children.empty() ? staging : staging + off;
+        char *frame = node.children.empty() ? staging : slot_of(staging, sg, i);
         std::memcpy(frame, buf + off, got);
-        err = first_error(err, forward(t, node, frame, got, len, a->tag, sends, res));
+        err = first_error(err, ring.forward(node, i, frame, got, len, a->tag, res));
         size_t raw_len = 0;
         const int rc = codec ? codec->decompress(codec->ctx, frame, got, buf + off, len, &raw_len)
                              : 1;
         if (rc != 0 || raw_len != len) err = first_error(err, ZIP_ALGO_ERR_CODEC);
     }
     // A failed post leaves later segments unreceived; the error already says so.
-    return first_error(err, wait_all(t, sends));
+    return first_error(err, ring.drain());
 }
 
 }  // namespace
@@ -162,13 +194,12 @@ extern "C" int zip_algo_bcast(const zip_transport_t *t, const zip_codec_ops_t *c
                                                       : zipcoll::binomial_node(t->rank, t->size, a->root);
 
     const bool is_root = t->rank == a->root;
-    // Frames are never longer than their raw segment, so one message-sized area holds them
-    // all (a leaf needs one segment); allocated before anything is posted so that a failure
-    // leaves no request behind.
+    // Frames are never longer than their raw segment. Allocated before anything is posted so
+    // that a failure leaves no request behind.
     std::unique_ptr<char[]> staging;
     if (!is_root || a->try_compress) {
-        const size_t need = (!is_root && node.children.empty()) ? std::min(sg.seg, a->bytes)
-                                                                : a->bytes;
+        const size_t slots = (!is_root && node.children.empty()) ? 1 : kSlots;
+        const size_t need = std::min(a->bytes, slots * sg.seg);
         staging.reset(new (std::nothrow) char[need]);
         if (!staging) return ZIP_ALGO_ERR_NOMEM;
     }
