@@ -60,6 +60,7 @@
 #include "fpc.hpp"
 
 #include <algorithm>
+#include <array>
 #include <string>
 
 #include "bitio.hpp"
@@ -100,8 +101,10 @@ template <> struct FpcWord<uint32_t> {
 constexpr unsigned kFcmHashShift = 6;
 constexpr unsigned kDfcmHashShift = 2;
 
-// Words per stretch of the hot loop between bound checks; even so header bytes stay whole.
-constexpr size_t kChunkWords = 256;
+// Words per bounds check in the decoder (even, so header bytes stay whole). Only the last
+// stretch of a block, and words within a few bytes of its end, take the careful path.
+constexpr size_t kDecodeStretch = 32;
+constexpr size_t kEncodeStretch = 256;
 
 template <class W> class FpcPredictor {
 public:
@@ -196,26 +199,27 @@ size_t fpc_encode(FpcPredictor<W> &pred, const uint8_t *src, const BlockLayout &
     uint8_t *const end = dst + cap - layout.tail;
     size_t i = 0;
     while (i < layout.words) {
-        size_t stop = std::min(layout.words, i + kChunkWords);
-        if (size_t(end - p) >= (stop - i) * w) {
-            // Every residual store writes w bytes and advances at most w: no checks needed.
-            for (; i + 1 < stop; i += 2) {
-                unsigned lo = fpc_encode_fast<W>(pred, load_le<W>(src + i * w), p);
-                unsigned hi = fpc_encode_fast<W>(pred, load_le<W>(src + (i + 1) * w), p);
-                header[i / 2] = uint8_t(lo | hi << 4);
-            }
-            if (i < stop) {  // odd word count, last chunk
-                header[i / 2] = uint8_t(fpc_encode_fast<W>(pred, load_le<W>(src + i * w), p));
-                ++i;
-            }
-        } else {
-            for (; i < stop; ++i) {
-                unsigned h;
-                if (!fpc_encode_careful<W>(pred, load_le<W>(src + i * w), p, end, h))
-                    return 0;
-                header[i / 2] = uint8_t((i & 1) ? header[i / 2] | h << 4 : h);
-            }
+        // Words that surely fit: each residual store writes w bytes and advances at most w.
+        size_t stop = std::min(layout.words, i + std::min(kEncodeStretch, size_t(end - p) / w));
+        if (stop < layout.words)
+            stop &= ~size_t(1);  // whole header bytes
+        if (stop <= i)
+            break;
+        for (; i + 1 < stop; i += 2) {
+            unsigned lo = fpc_encode_fast<W>(pred, load_le<W>(src + i * w), p);
+            unsigned hi = fpc_encode_fast<W>(pred, load_le<W>(src + (i + 1) * w), p);
+            header[i / 2] = uint8_t(lo | hi << 4);
         }
+        if (i < stop) {  // the odd last word of the block
+            header[i / 2] = uint8_t(fpc_encode_fast<W>(pred, load_le<W>(src + i * w), p));
+            ++i;
+        }
+    }
+    for (; i < layout.words; ++i) {  // near the end of dst
+        unsigned h;
+        if (!fpc_encode_careful<W>(pred, load_le<W>(src + i * w), p, end, h))
+            return 0;
+        header[i / 2] = uint8_t((i & 1) ? header[i / 2] | h << 4 : h);
     }
     if (layout.tail)  // memcpy wants valid pointers even for 0 bytes
         std::memcpy(p, src + layout.words * w, layout.tail);
@@ -240,6 +244,32 @@ inline W fpc_decode_fast(FpcPredictor<W> &pred, unsigned header, const uint8_t *
     return fpc_value(pred, header, x);
 }
 
+// Residual bytes of the two words one header byte describes, so that the decoder can check a
+// stretch of words against the input length exactly before running it without checks.
+template <class W> constexpr std::array<uint8_t, 256> pair_residual_bytes_table()
+{
+    std::array<uint8_t, 256> t{};
+    for (unsigned b = 0; b < 256; ++b)
+        t[b] = uint8_t(FpcWord<W>::kResidualBytes[b & 7] + FpcWord<W>::kResidualBytes[b >> 4 & 7]);
+    return t;
+}
+template <class W>
+inline constexpr std::array<uint8_t, 256> kPairResidualBytes = pair_residual_bytes_table<W>();
+
+// Whether words [i, stop) can be decoded without bounds checks when `left` input bytes remain:
+// true if full-width residuals fit, or else if their exact residuals do (near the end of a
+// block). Either way the last word's sizeof(W)-byte load must stay inside too.
+template <class W>
+inline bool fits_unchecked(const uint8_t *header, size_t i, size_t stop, size_t left)
+{
+    if ((stop - i) * sizeof(W) <= left)
+        return true;
+    size_t bytes = 0;  // exact, except that an odd last word counts its padding nibble (code 0)
+    for (size_t k = i / 2; k < (stop + 1) / 2; ++k)
+        bytes += kPairResidualBytes<W>[header[k]];
+    return bytes + sizeof(W) <= left;
+}
+
 template <class W>
 zip_status_t fpc_decode(FpcPredictor<W> &pred, const uint8_t *src, size_t len,
                         const BlockLayout &layout, uint8_t *dst)
@@ -253,8 +283,8 @@ zip_status_t fpc_decode(FpcPredictor<W> &pred, const uint8_t *src, size_t len,
     unsigned invalid_codes = 0;  // the 32-bit variant has unused codes; checked once at the end
     size_t i = 0;
     while (i < layout.words) {
-        size_t stop = std::min(layout.words, i + kChunkWords);
-        if (size_t(end - p) >= (stop - i) * w) {
+        size_t stop = std::min(layout.words, i + kDecodeStretch);
+        if (fits_unchecked<W>(header, i, stop, size_t(end - p))) {
             for (; i + 1 < stop; i += 2) {
                 unsigned h = header[i / 2];
                 invalid_codes |= ((h & 7) >= FpcWord<W>::kValidCodes) |
