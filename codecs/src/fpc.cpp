@@ -37,7 +37,8 @@
  *       64-bit: z 0,1,2,3 -> c = z; z = 4 -> c = 3 (one zero byte is sent, as in FPC: 4 is rare);
  *               z 5..8 -> c = z - 1.   Decoding: c 0..3 -> z = c, c 4..7 -> z = c + 1.
  *       32-bit: c = z (0..4); codes 5..7 are invalid.
- *   residuals: for each word, the low W - z bytes of x, little-endian, concatenated.
+ *   residuals: for each word, the low W - z' bytes of x, little-endian, concatenated, where z'
+ *     is the zero-byte count its code decodes to (z' = 3 when z = 4).
  *   The block length must equal headers + residuals + tail exactly; anything else is corrupt.
  *
  * Default table size: N = 12 (2 x 32 KiB of tables, which stay in L1/L2). Measured with a
@@ -104,6 +105,7 @@ constexpr unsigned kDfcmHashShift = 2;
 // Words per bounds check in the decoder (even, so header bytes stay whole). Only the last
 // stretch of a block, and words within a few bytes of its end, take the careful path.
 constexpr size_t kDecodeStretch = 32;
+// Longest stretch the encoder runs between looks at the room left in dst.
 constexpr size_t kEncodeStretch = 256;
 
 template <class W> class FpcPredictor {
