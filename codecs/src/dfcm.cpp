@@ -25,9 +25,11 @@
  *     prediction = last + dp
  *     d = v - last;  table[h] = {d, recent};  D0 = D1;  D1 = D2;  D2 = top14(d);  last = v
  *
- * Residual x = v ^ prediction, coded as described in lzn_coder.hpp: per word a 4-bit code
- * (64-bit: 0..14 = 4*code leading zero bits and 64 - 4*code EBits follow, 15 = x is zero and no
- * EBits follow; 32-bit: 0..8 = 4*code zero bits, 32 - 4*code EBits), then the EBits, LSB-first.
+ * Residual x = v ^ prediction, coded as in lzn_coder.hpp: per word a 4-bit code, then its
+ * EBits, LSB-first.
+ *   64-bit: code 0..14 = x has at least 4*code leading zero bits and its low 64 - 4*code bits
+ *           are the EBits (code 14 also covers 15 zero nibbles); code 15 = x is zero, no EBits.
+ *   32-bit: code 0..8 = 4*code leading zero bits, 32 - 4*code EBits; codes 9..15 are invalid.
  *
  * Block bytes: [headers: ceil(words/2) bytes, two codes per byte, low nibble first, an unused
  * last high nibble is 0][EBits stream, zero-padded to a byte][tail: n % (B/8) raw bytes].
