@@ -16,6 +16,7 @@
 #include "zipbench_ops.h"
 #include "zipbench_ratio.h"
 #include "zipbench_timing.h"
+#include "zipbench_zipstats.h"
 
 typedef struct options {
     char ops[256], datasets[512], sizes[1024];
@@ -35,9 +36,11 @@ static void usage(void)
            "  --mode LABEL      row label: default, tuned-bcast-6, zip, ... (default: default)\n"
            "  --link LABEL      network label (default $NETEMU_LINK or 'local')\n"
            "  --csv FILE        append rows op,dataset,ranks,link,bytes,mode,latency_us,ratio\n"
-           "  --codec SPEC      codec whose ratio zip rows report (default: the zip component's);\n"
-           "                    the ratio is that of one message (bcast buffer, alltoallv block,\n"
-           "                    gatherv contribution), 1 below coll_zip_threshold\n"
+           "  --codec SPEC      zip rows report the ratio zip's counters measured (MPI_T pvars\n"
+           "                    coll_zip_<op>_bytes_in/out, all ranks); without them, an\n"
+           "                    estimate: codec SPEC (default: the component's) on one message\n"
+           "                    (bcast buffer, alltoallv block, gatherv contribution), 1 below\n"
+           "                    coll_zip_threshold\n"
            "  --require-zip     fail unless the zip coll component is loaded\n"
            "  --budget S --rse X --warmup N --min-reps N --max-reps N   stopping rule\n"
            "                    (default 1.0 s, 0.02, 2, 5, 1000)\n",
@@ -167,12 +170,14 @@ int main(int argc, char **argv)
     int is_zip = !strncmp(o.mode, "zip", 3);
     char spec[600];
     size_t threshold = is_zip ? zip_threshold() : 0;
+    zb_zipstats *stats = is_zip ? zb_zipstats_open() : NULL;
     if (o.codec) snprintf(spec, sizeof spec, "%s", o.codec);
     else if (is_zip) zip_codec_spec(spec, sizeof spec);
     else snprintf(spec, sizeof spec, "fast");
     if (!rank)
-        printf("# zipbench ranks=%d link=%s mode=%s codec=%s\n%-10s %-14s %10s %-12s %12s %12s %9s %5s %7s\n",
-               size, o.link, o.mode, is_zip ? spec : "-", "op", "dataset", "bytes", "mode", "median_us",
+        printf("# zipbench ranks=%d link=%s mode=%s codec=%s ratio=%s\n%-10s %-14s %10s %-12s %12s %12s %9s %5s %7s\n",
+               size, o.link, o.mode, is_zip ? spec : "-",
+               !is_zip ? "-" : stats ? "measured(coll_zip pvars)" : "codec-estimate", "op", "dataset", "bytes", "mode", "median_us",
                "mean_us", "stderr", "reps", "ratio");
     long failures = 0;
     char dsl[sizeof o.datasets], *dsave = NULL;
@@ -198,11 +203,19 @@ int main(int argc, char **argv)
                  * goes raw), nothing below the threshold. */
                 size_t msg = zb_op_message_bytes(op);
                 double ratio = 1.0;
-                if (is_zip && !rank && msg >= threshold && msg >= sizeof *F) {
+                if (is_zip && !stats && !rank && msg >= threshold && msg >= sizeof *F) {
                     ratio = zb_ratio(spec, F, msg / sizeof *F);
                     if (!(ratio > 1.0)) ratio = 1.0;
                 }
+                unsigned long long in0 = 0, out0 = 0, in1 = 0, out1 = 0;
+                int have = stats && !zb_zipstats_read(stats, name, &in0, &out0);
                 zb_timing r = zb_measure(op, &o.t, MPI_COMM_WORLD);
+                have = have && !zb_zipstats_read(stats, name, &in1, &out1);
+                /* Traffic over all ranks, warm-up included: the ratio that went over the wire. */
+                double traffic[3] = {have, (double)(in1 - in0), (double)(out1 - out0)};
+                MPI_Allreduce(MPI_IN_PLACE, traffic, 3, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+                if (is_zip && traffic[0] == size)
+                    ratio = traffic[2] > 0 ? traffic[1] / traffic[2] : 1.0;
                 zb_op_destroy(op);
                 if (rank) continue;
                 if (r.bad_elements > 0) {
@@ -223,6 +236,7 @@ int main(int argc, char **argv)
         }
     }
     if (csv) fclose(csv);
+    zb_zipstats_close(stats);
     MPI_Bcast(&failures, 1, MPI_LONG, 0, MPI_COMM_WORLD);
     MPI_Finalize();
     return failures ? 3 : 0;

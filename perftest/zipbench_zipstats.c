@@ -1,0 +1,67 @@
+#include "zipbench_zipstats.h"
+
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const ops[] = {"bcast", "alltoallv", "gatherv"};
+enum { NOPS = 3 };
+
+struct zb_zipstats {
+    MPI_T_pvar_session session;
+    MPI_T_pvar_handle in[NOPS], out[NOPS];
+};
+
+static int alloc_handle(zb_zipstats *s, const char *op, const char *counter, MPI_T_pvar_handle *h)
+{
+    char name[96];
+    int idx, count;
+    snprintf(name, sizeof name, "coll_zip_%s_%s", op, counter);
+    if (MPI_T_pvar_get_index(name, MPI_T_PVAR_CLASS_COUNTER, &idx) != MPI_SUCCESS) return -1;
+    if (MPI_T_pvar_handle_alloc(s->session, idx, NULL, h, &count) != MPI_SUCCESS) return -1;
+    return count == 1 ? 0 : -1;
+}
+
+zb_zipstats *zb_zipstats_open(void)
+{
+    int provided;
+    if (MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) != MPI_SUCCESS) return NULL;
+    zb_zipstats *s = calloc(1, sizeof *s);
+    if (!s || MPI_T_pvar_session_create(&s->session) != MPI_SUCCESS) {
+        free(s);
+        MPI_T_finalize();
+        return NULL;
+    }
+    for (int i = 0; i < NOPS; i++) {
+        if (alloc_handle(s, ops[i], "bytes_in", &s->in[i]) ||
+            alloc_handle(s, ops[i], "bytes_out", &s->out[i])) {
+            zb_zipstats_close(s);
+            return NULL;
+        }
+    }
+    return s;
+}
+
+void zb_zipstats_close(zb_zipstats *s)
+{
+    if (!s) return;
+    /* Freeing the session frees its handles. */
+    MPI_T_pvar_session_free(&s->session);
+    free(s);
+    MPI_T_finalize();
+}
+
+int zb_zipstats_read(zb_zipstats *s, const char *op, unsigned long long *in,
+                     unsigned long long *out)
+{
+    for (int i = 0; i < NOPS; i++) {
+        if (strcmp(op, ops[i])) continue;
+        /* Continuous counters: readable without MPI_T_pvar_start. */
+        if (MPI_T_pvar_read(s->session, s->in[i], in) != MPI_SUCCESS ||
+            MPI_T_pvar_read(s->session, s->out[i], out) != MPI_SUCCESS)
+            return -1;
+        return 0;
+    }
+    return -1;
+}

@@ -1,0 +1,18 @@
+/* The zip component's own traffic counters (MPI_T performance variables
+ * coll_zip_<op>_bytes_in / _bytes_out), so that zip rows report the compression ratio that
+ * actually went over the wire, not an estimate. */
+#ifndef ZIPBENCH_ZIPSTATS_H
+#define ZIPBENCH_ZIPSTATS_H
+
+typedef struct zb_zipstats zb_zipstats;
+
+/* NULL when the component does not export the counters (not loaded, or an older build). */
+zb_zipstats *zb_zipstats_open(void);
+void zb_zipstats_close(zb_zipstats *s);
+
+/* This process's cumulative bytes before (*in) and after (*out) compression for operation
+ * `op` ("bcast", "alltoallv", "gatherv"). Returns 0, or -1 for an operation without counters. */
+int zb_zipstats_read(zb_zipstats *s, const char *op, unsigned long long *in,
+                     unsigned long long *out);
+
+#endif
