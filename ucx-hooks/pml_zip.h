@@ -40,6 +40,7 @@ typedef struct mca_pml_zip_component_t {
     size_t threshold;
     int verbose;
     int stats;
+    bool force_local;    /* compress to peers on the same node too */
 
     int output;
     bool active;         /* our table is installed in mca_pml */
@@ -62,6 +63,8 @@ extern mca_pml_base_module_t mca_pml_zip_module;
 int mca_pml_zip_elem_class(const ompi_datatype_t *dtype);
 /* Application traffic (tag >= 0 or MPI_ANY_TAG) on a communicator where zip is on. */
 bool mca_pml_zip_comm_enabled(ompi_communicator_t *comm, int tag);
+/* Whether a message to dst may be compressed (peers on this node get raw zip messages). */
+bool mca_pml_zip_may_compress(ompi_communicator_t *comm, int dst);
 int mca_pml_zip_add_comm(ompi_communicator_t *comm);
 int mca_pml_zip_del_comm(ompi_communicator_t *comm);
 void mca_pml_zip_policy_fini(void);
@@ -97,7 +100,7 @@ typedef struct mca_pml_zip_wire_t {
 /* may_reference: the send completes before the application may touch buf again (not so in
  * buffered mode), so a raw message may be sent from buf itself. */
 int mca_pml_zip_encode(const void *buf, size_t count, ompi_datatype_t *dtype, int elem,
-                       bool may_reference, mca_pml_zip_wire_t *w);
+                       bool may_compress, bool may_reference, mca_pml_zip_wire_t *w);
 /* The (buffer, count, datatype) to send for an encoded message. */
 void mca_pml_zip_wire_args(mca_pml_zip_wire_t *w, void **buf, size_t *count,
                            ompi_datatype_t **type);

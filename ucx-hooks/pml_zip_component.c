@@ -88,6 +88,14 @@ static int zip_register(void)
         MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_LOCAL,
         &z->verbose);
 
+    z->force_local = false;
+    (void) mca_base_component_var_register(c, "force_local",
+        "Compress messages to peers on the same node too (shared memory is faster than any "
+        "codec there; meant for testing on one machine). Off: such messages go raw behind the "
+        "zip header",
+        MCA_BASE_VAR_TYPE_BOOL, NULL, 0, 0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY,
+        &z->force_local);
+
     z->stats = 0;
     (void) mca_base_component_var_register(c, "stats",
         "1: every rank prints its point-to-point compression counters at MPI_Finalize",

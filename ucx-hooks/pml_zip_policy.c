@@ -11,7 +11,9 @@
 #include <strings.h>
 
 #include "opal/datatype/opal_datatype.h"
+#include "opal/mca/hwloc/hwloc-internal.h"
 #include "opal/util/info_subscriber.h"
+#include "ompi/proc/proc.h"
 
 #include "pml_zip.h"
 
@@ -54,6 +56,17 @@ static void set_comm_setting(ompi_communicator_t *comm, int8_t v)
     if (NULL != comm_setting && comm->c_contextid < comm_setting_len) {
         comm_setting[comm->c_contextid] = v;
     }
+}
+
+bool mca_pml_zip_may_compress(ompi_communicator_t *comm, int dst)
+{
+    if (mca_pml_zip_component.force_local) {
+        return true;
+    }
+    /* Shared memory moves data faster than any codec. Only the sender decides this; the
+     * receiver reads the decision from the header, so wildcard receives need not know. */
+    ompi_proc_t *proc = ompi_comm_peer_lookup(comm, dst);
+    return NULL == proc || !OPAL_PROC_ON_LOCAL_NODE(proc->super.proc_flags);
 }
 
 bool mca_pml_zip_comm_enabled(ompi_communicator_t *comm, int tag)

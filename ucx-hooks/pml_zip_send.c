@@ -29,8 +29,8 @@ static int zip_send_detached(const void *buf, size_t count, ompi_datatype_t *dty
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
     tracker->free_called = true; /* nobody waits for it: completion releases it */
-    int rc = mca_pml_zip_encode(buf, count, dtype, mca_pml_zip_elem_class(dtype), false,
-                                &tracker->out);
+    int rc = mca_pml_zip_encode(buf, count, dtype, mca_pml_zip_elem_class(dtype),
+                                mca_pml_zip_may_compress(comm, dst), false, &tracker->out);
     if (OMPI_SUCCESS == rc) {
         void *wbuf;
         size_t wcount;
@@ -58,7 +58,8 @@ int mca_pml_zip_send(const void *buf, size_t count, ompi_datatype_t *dtype, int 
         return zip_send_detached(buf, count, dtype, dst, tag, comm);
     }
     mca_pml_zip_wire_t w;
-    int rc = mca_pml_zip_encode(buf, count, dtype, mca_pml_zip_elem_class(dtype), true, &w);
+    int rc = mca_pml_zip_encode(buf, count, dtype, mca_pml_zip_elem_class(dtype),
+                                mca_pml_zip_may_compress(comm, dst), true, &w);
     if (OMPI_SUCCESS != rc) {
         return rc;
     }
@@ -85,7 +86,7 @@ int mca_pml_zip_post_send(mca_pml_zip_request_t *req)
         return rc;
     }
     rc = mca_pml_zip_encode(req->sbuf, req->count, req->dtype, mca_pml_zip_elem_class(req->dtype),
-                            true, &req->out);
+                            mca_pml_zip_may_compress(req->comm, req->peer), true, &req->out);
     if (OMPI_SUCCESS != rc) {
         return rc;
     }

@@ -80,7 +80,7 @@ static void count_sent(const mca_pml_zip_hdr_t *hdr)
 }
 
 int mca_pml_zip_encode(const void *buf, size_t count, ompi_datatype_t *dtype, int elem,
-                       bool may_reference, mca_pml_zip_wire_t *w)
+                       bool may_compress, bool may_reference, mca_pml_zip_wire_t *w)
 {
     const size_t bytes = dtype->super.size * count;
     const char *src = NULL;
@@ -103,7 +103,7 @@ int mca_pml_zip_encode(const void *buf, size_t count, ompi_datatype_t *dtype, in
     mca_pml_zip_hdr_t hdr = {.magic = MCA_PML_ZIP_MAGIC, .kind = MCA_PML_ZIP_KIND_RAW,
                              .elem = (uint32_t) elem, .raw_bytes = bytes, .wire_bytes = bytes};
     char *out = NULL;
-    if (bytes >= mca_pml_zip_component.threshold && bytes > 0) {
+    if (may_compress && bytes >= mca_pml_zip_component.threshold && bytes > 0) {
         const size_t cap = zip_compress_bound(bytes);
         out = mca_pml_zip_buf_get(MCA_PML_ZIP_HDR_BYTES + cap);
         zip_ctx_t *ctx = (NULL != out) ? mca_pml_zip_ctx_get() : NULL;

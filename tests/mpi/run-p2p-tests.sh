@@ -79,10 +79,15 @@ ucx_opts="--mca pml_ucx_tls any --mca pml_ucx_devices any -x UCX_TLS=tcp,self,sm
 declare -A cfg
 cfg[ob1]="$path --mca pml ob1"
 cfg[ucx]="$path --mca pml ucx $ucx_opts"
-cfg[ob1+zip]="$path --mca pml ob1,zip --mca pml_zip_enable 1"
-cfg[ucx+zip]="$path --mca pml ucx,zip $ucx_opts --mca pml_zip_enable 1"
+# All ranks share this machine: force_local makes zip compress anyway (by default messages to
+# peers on the same node go raw behind the header).
+zip_on="--mca pml_zip_enable 1 --mca pml_zip_force_local 1"
+cfg[ob1+zip]="$path --mca pml ob1,zip $zip_on"
+cfg[ucx+zip]="$path --mca pml ucx,zip $ucx_opts $zip_on"
 # A threshold of 1 KiB sends every float/double message but the tiny ones compressed.
-cfg[ob1+zip+lowthreshold]="$path --mca pml ob1,zip --mca pml_zip_enable 1 --mca pml_zip_threshold 1024"
+cfg[ob1+zip+lowthreshold]="$path --mca pml ob1,zip $zip_on --mca pml_zip_threshold 1024"
+# Same-node peers without force_local: every message raw behind the header.
+cfg[ob1+zip+local]="$path --mca pml ob1,zip --mca pml_zip_enable 1"
 
 run() { # name expected-line mpirun-args...
     local name=$1 expect=$2
@@ -108,6 +113,8 @@ for t in $tests; do
     done
     run "p2p_$t np=3 pml=ob1+zip+lowthreshold" "p2p_$t" -np 3 --oversubscribe \
         ${cfg[ob1+zip+lowthreshold]} "$bin/p2p_$t"
+    run "p2p_$t np=2 pml=ob1+zip (same node, raw)" "p2p_$t" -np 2 ${cfg[ob1+zip+local]} \
+        "$bin/p2p_$t"
 done
 for codec in fpc zstd lz4; do
     run "p2p_basic np=2 pml=ob1+zip codec=$codec" p2p_basic -np 2 ${cfg[ob1+zip]} \
@@ -146,8 +153,13 @@ for c in ob1 ucx; do
         "$bin/out.log"
     report "pml=$c+zip: stats show compressed messages on every rank" $? "$bin/out.log"
 done
+# Without force_local, peers on one node get no frames (raw messages behind the header).
+timeout "$limit" mpirun -np 2 ${cfg[ob1+zip+local]} --mca pml_zip_stats 1 "$bin/p2p_basic" \
+    >"$bin/out.log" 2>&1
+[ "$(grep -c "zip messages (0 compressed)" "$bin/out.log")" = 2 ] && grep -q "^PASS" "$bin/out.log"
+report "same-node peers are not compressed unless pml_zip_force_local" $? "$bin/out.log"
 # pml_zip_enable=0: only the two communicators with zip_p2p=true go through zip.
-timeout "$limit" mpirun -np 2 $path --mca pml ob1,zip --mca pml_zip_stats 1 \
+timeout "$limit" mpirun -np 2 $path --mca pml ob1,zip --mca pml_zip_force_local 1 --mca pml_zip_stats 1 \
     -x P2P_INFO_EXPECT_KEY=1 "$bin/p2p_info" >"$bin/out.log" 2>&1
 [ "$(grep -c "sent 2 zip messages (2 compressed)" "$bin/out.log")" = 2 ] &&
     grep -q "^PASS" "$bin/out.log"
@@ -161,7 +173,7 @@ report "Info key zip_p2p=false disables one communicator" $? "$bin/out.log"
 OMPI_MCA_mca_base_component_path="$pmldir:$ompidir" ompi_info --param pml zip --level 9 \
     >"$bin/out.log" 2>&1
 missing=0
-for p in enable codec threshold verbose stats; do
+for p in enable codec threshold verbose stats force_local; do
     grep -q "\"pml_zip_$p\"" "$bin/out.log" || missing=1
 done
 report "ompi_info lists every pml_zip parameter" $missing "$bin/out.log"
