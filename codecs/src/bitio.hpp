@@ -39,11 +39,16 @@ template <class W> inline void store_le(uint8_t *p, W w)
     std::memcpy(p, &w, sizeof w);
 }
 
-// Leading zero bits of x; the width of W when x == 0 (std::countl_zero is defined for 0).
+// Leading zero bits of x; the width of W when x == 0. Written so that no branch is needed for
+// x == 0: std::countl_zero compiles to a test-and-jump around bsr when the baseline ISA has no
+// lzcnt, and that branch is data-dependent in the codecs' hot loops.
 template <class W> inline unsigned leading_zeros(W x)
 {
-    static_assert(std::is_unsigned_v<W>);
-    return static_cast<unsigned>(std::countl_zero(x));
+    static_assert(std::is_unsigned_v<W> && (sizeof(W) == 4 || sizeof(W) == 8));
+    if constexpr (sizeof(W) == 4)  // a sentinel bit below x stops the count at 32
+        return unsigned(__builtin_clzll(uint64_t(x) << 32 | 0x80000000u));
+    else
+        return unsigned(__builtin_clzll(x | 1)) + unsigned(x == 0);
 }
 
 inline unsigned ceil_log2(size_t x)
