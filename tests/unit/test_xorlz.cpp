@@ -41,6 +41,19 @@ TEST(XorLz, MatchesTheFormatOnAHandWorkedExample)
     EXPECT_EQ(block, expected);
 }
 
+TEST(XorLz, CodesFloatsAsThirtyTwoBitWordsOnAHandWorkedExample)
+{
+    // 1.0f = 0x3f800000: no leading zero nibble -> code 0, 32 EBits. 1.5f = 0x3fc00000: XOR
+    // 0x00400000 -> code 2, 24 EBits. 1.5f again: XOR 0 -> code 8, no EBits.
+    std::vector<float> f = {1.0f, 1.5f, 1.5f};
+    auto codec = xorlz();
+    Bytes block = compress(*codec, as_bytes(f), ZIP_TYPE_F32, 64);
+    Bytes expected = {0x20, 0x08,              // headers: 0 | 2 << 4, then 8 and a zero nibble
+                      0x00, 0x00, 0x80, 0x3f,  // 1.0f
+                      0x00, 0x00, 0x40};       // 24 bits of 0x00400000
+    EXPECT_EQ(block, expected);
+}
+
 TEST(XorLz, RoundTripsRandomBits)
 {
     for (zip_elem_type_t type : {ZIP_TYPE_F64, ZIP_TYPE_F32, ZIP_TYPE_BYTES})
