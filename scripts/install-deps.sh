@@ -8,7 +8,7 @@ packages=(
   openmpi-bin libopenmpi-dev libucx-dev
   liblz4-dev libzstd-dev libblosc-dev libxxhash-dev
   libgtest-dev clang libclang-rt-14-dev
-  iproute2 gnuplot-nox
+  iproute2 gnuplot-nox python3
 )
 
 missing=()
