@@ -95,16 +95,24 @@ static int zip_loaded(void)
     return rc == MPI_SUCCESS;
 }
 
-/* Reads an MCA variable through MPI_T into buf (len bytes; a string's count is its length,
- * any other type's count is 1 element); returns 0 when it exists. */
-static int read_cvar(const char *name, void *buf, int len)
+/* Reads an MCA variable through MPI_T into buf (len bytes; a string is cut to len - 1 characters
+ * and terminated); returns 0 when it exists. MPI_T reports a string's count as its buffer size
+ * (2048 in Open MPI), so the value goes through a buffer of that size first. */
+static int read_cvar(const char *name, void *buf, int len, int is_string)
 {
     int provided, idx, count, rc = -1;
     MPI_T_cvar_handle h;
     MPI_T_init_thread(MPI_THREAD_SINGLE, &provided);
     if (MPI_T_cvar_get_index(name, &idx) == MPI_SUCCESS &&
         MPI_T_cvar_handle_alloc(idx, NULL, &h, &count) == MPI_SUCCESS) {
-        if (count <= len && MPI_T_cvar_read(h, buf) == MPI_SUCCESS) rc = 0;
+        size_t cap = (size_t)count * 8 + (size_t)len; /* 8: the widest scalar element */
+        char *tmp = calloc(1, cap);
+        if (tmp && MPI_T_cvar_read(h, tmp) == MPI_SUCCESS) {
+            memcpy(buf, tmp, (size_t)len);
+            if (is_string) ((char *)buf)[len - 1] = 0;
+            rc = 0;
+        }
+        free(tmp);
         MPI_T_cvar_handle_free(&h);
     }
     MPI_T_finalize();
@@ -115,15 +123,15 @@ static int read_cvar(const char *name, void *buf, int len)
 static size_t zip_threshold(void)
 {
     unsigned long long t = 0; /* MPI_T reads a size_t variable as unsigned long long */
-    return read_cvar("coll_zip_threshold", &t, (int)sizeof t) ? 0 : (size_t)t;
+    return read_cvar("coll_zip_threshold", &t, (int)sizeof t, 0) ? 0 : (size_t)t;
 }
 
 /* The codec spec the zip component runs with, so that the ratio column describes it. */
 static void zip_codec_spec(char *spec, size_t len)
 {
     char codec[256] = "", lossy[256] = "";
-    if (read_cvar("coll_zip_codec", codec, sizeof codec) || !codec[0]) snprintf(codec, sizeof codec, "fast");
-    if (!read_cvar("coll_zip_lossy", lossy, sizeof lossy) && lossy[0] && strcmp(lossy, "none"))
+    if (read_cvar("coll_zip_codec", codec, sizeof codec, 1) || !codec[0]) snprintf(codec, sizeof codec, "fast");
+    if (!read_cvar("coll_zip_lossy", lossy, sizeof lossy, 1) && lossy[0] && strcmp(lossy, "none"))
         snprintf(spec, len, "%s+%s", lossy, codec);
     else
         snprintf(spec, len, "%s", codec);
