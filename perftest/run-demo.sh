@@ -38,10 +38,20 @@ if ((build)); then
     step "building (autogen, configure, make)"
     cd "$top"
     log="$top/run-demo-build.log"
-    if ! { ./autogen.sh && ./configure && make -j"$(nproc)"; } >"$log" 2>&1; then
+    if ! { ./autogen.sh && ./configure; } >"$log" 2>&1; then
         tail -20 "$log"
-        echo "run-demo: the build failed; full log in $log" >&2
+        echo "run-demo: autogen/configure failed; full log in $log" >&2
         exit 1
+    fi
+    if ! make -j"$(nproc)" >>"$log" 2>&1; then
+        # The demo needs only the codecs, the component and zipbench: a broken test elsewhere
+        # in the tree should not stop it, but it must be visible.
+        echo "run-demo: WARNING: 'make' failed (see $log); building only what the demo needs" >&2
+        if ! { make -C codecs && make -C ompi-coll-zip && make -C perftest zipbench; } >>"$log" 2>&1; then
+            tail -20 "$log"
+            echo "run-demo: the build failed; full log in $log" >&2
+            exit 1
+        fi
     fi
 fi
 zipbench=${zipbench:-$top/perftest/zipbench}
