@@ -31,7 +31,8 @@ static void usage(void)
     printf("usage: zipbench [options]\n"
            "  --ops LIST        %s (default bcast,alltoallv,gatherv)\n"
            "  --datasets LIST   %s (default all)\n"
-           "  --min B --max B --step F   sizes B..B in bytes, times F (default 1024..16777216, x2)\n"
+           "  --min B --max B --step F   sizes from B to B bytes, times F\n"
+           "                    (default 1024..16777216, x2)\n"
            "  --sizes LIST      explicit sizes in bytes (overrides --min/--max/--step)\n"
            "  --mode LABEL      row label: default, tuned-bcast-6, zip, ... (default: default)\n"
            "  --link LABEL      network label (default $NETEMU_LINK or 'local')\n"
@@ -53,7 +54,8 @@ static int parse(int argc, char **argv, options *o)
     *o = (options){.mode = "default", .link = env_link ? env_link : "local",
                    .min_bytes = 1024,
                    .max_bytes = 16 << 20, .step = 2,
-                   .t = {.warmup = 2, .min_reps = 5, .max_reps = 1000, .rse = 0.02, .budget_s = 1.0}};
+                   .t = {.warmup = 2, .min_reps = 5, .max_reps = 1000, .rse = 0.02,
+                         .budget_s = 1.0}};
     snprintf(o->ops, sizeof o->ops, "bcast,alltoallv,gatherv");
     snprintf(o->datasets, sizeof o->datasets, "%s", zb_dataset_names);
     for (int i = 1; i < argc; i++) {
@@ -130,7 +132,8 @@ static size_t zip_threshold(void)
 static void zip_codec_spec(char *spec, size_t len)
 {
     char codec[256] = "", lossy[256] = "";
-    if (read_cvar("coll_zip_codec", codec, sizeof codec, 1) || !codec[0]) snprintf(codec, sizeof codec, "fast");
+    if (read_cvar("coll_zip_codec", codec, sizeof codec, 1) || !codec[0])
+        snprintf(codec, sizeof codec, "fast");
     if (!read_cvar("coll_zip_lossy", lossy, sizeof lossy, 1) && lossy[0] && strcmp(lossy, "none"))
         snprintf(spec, len, "%s+%s", lossy, codec);
     else
@@ -182,17 +185,20 @@ int main(int argc, char **argv)
     if (o.codec) snprintf(spec, sizeof spec, "%s", o.codec);
     else if (is_zip) zip_codec_spec(spec, sizeof spec);
     else snprintf(spec, sizeof spec, "fast");
-    if (!rank)
-        printf("# zipbench ranks=%d link=%s mode=%s codec=%s ratio=%s\n%-10s %-14s %10s %-12s %12s %12s %9s %5s %7s\n",
-               size, o.link, o.mode, is_zip ? spec : "-",
-               !is_zip ? "-" : stats ? "measured(coll_zip pvars)" : "codec-estimate", "op", "dataset", "bytes", "mode", "median_us",
-               "mean_us", "stderr", "reps", "ratio");
+    if (!rank) {
+        printf("# zipbench ranks=%d link=%s mode=%s codec=%s ratio=%s\n", size, o.link, o.mode,
+               is_zip ? spec : "-",
+               !is_zip ? "-" : stats ? "measured(coll_zip pvars)" : "codec-estimate");
+        printf("%-10s %-14s %10s %-12s %12s %12s %9s %5s %7s\n", "op", "dataset", "bytes", "mode",
+               "median_us", "mean_us", "stderr", "reps", "ratio");
+    }
     long failures = 0;
     char dsl[sizeof o.datasets], *dsave = NULL;
     snprintf(dsl, sizeof dsl, "%s", o.datasets);
     for (char *ds = strtok_r(dsl, ",", &dsave); ds; ds = strtok_r(NULL, ",", &dsave)) {
         const char *cursor = o.sizes;
-        for (long bytes = next_size(&o, -1, &cursor); bytes > 0; bytes = next_size(&o, bytes, &cursor)) {
+        for (long bytes = next_size(&o, -1, &cursor); bytes > 0;
+             bytes = next_size(&o, bytes, &cursor)) {
             size_t n = (size_t)bytes / sizeof(double);
             double *F = malloc(n * sizeof *F);
             if (!F || zb_fill(ds, F, n)) {
@@ -201,7 +207,8 @@ int main(int argc, char **argv)
             }
             char opl[sizeof o.ops], *osave = NULL;
             snprintf(opl, sizeof opl, "%s", o.ops);
-            for (char *name = strtok_r(opl, ",", &osave); name; name = strtok_r(NULL, ",", &osave)) {
+            for (char *name = strtok_r(opl, ",", &osave); name;
+                 name = strtok_r(NULL, ",", &osave)) {
                 zb_op *op = zb_op_create(name, F, n, MPI_COMM_WORLD);
                 if (!op) {
                     if (!rank) fprintf(stderr, "zipbench: unknown operation '%s'\n", name);
@@ -222,13 +229,20 @@ int main(int argc, char **argv)
                 /* Traffic over all ranks, warm-up included: the ratio that went over the wire. */
                 double traffic[3] = {have, (double)(in1 - in0), (double)(out1 - out0)};
                 MPI_Allreduce(MPI_IN_PLACE, traffic, 3, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-                if (is_zip && traffic[0] == size)
+                if (is_zip && traffic[0] == size) {
                     ratio = traffic[2] > 0 ? traffic[1] / traffic[2] : 1.0;
+                    /* Loaded is not selected: a component that declined the communicator would
+                     * make this row plain Open MPI under a zip label. */
+                    if (!rank && msg >= threshold && traffic[1] == 0)
+                        fprintf(stderr, "zipbench: WARNING: %s %s %ld bytes: zip's counters saw no "
+                                        "bytes, the row is probably not zip\n", name, ds, bytes);
+                }
                 zb_op_destroy(op);
                 if (rank) continue;
                 if (r.bad_elements > 0) {
                     /* A wrong result has no meaningful latency: report it, write no row. */
-                    fprintf(stderr, "zipbench: VERIFY FAILED %s %s %ld bytes mode %s: %.0f wrong elements\n",
+                    fprintf(stderr, "zipbench: VERIFY FAILED %s %s %ld bytes mode %s: "
+                                    "%.0f wrong elements\n",
                             name, ds, bytes, o.mode, r.bad_elements);
                     failures++;
                     continue;

@@ -94,7 +94,8 @@ static void fill_random(double *out, size_t n)
 int zb_fill(const char *name, double *out, size_t n)
 {
     if (!strcmp(name, "linear")) {
-        for (size_t k = 0; k < n; k++) out[k] = 0.37 * (double)k / (double)n; /* f(x) = ax, x in [0,1) */
+        /* f(x) = ax on x in [0, 1) */
+        for (size_t k = 0; k < n; k++) out[k] = 0.37 * (double)k / (double)n;
     } else if (!strcmp(name, "gauss") || !strcmp(name, "gauss-sorted")) {
         fill_2d(out, n, 2.0, gauss);
         if (name[5]) qsort(out, n, sizeof *out, cmp_double);

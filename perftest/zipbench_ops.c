@@ -141,10 +141,14 @@ size_t zb_op_message_bytes(const zb_op *op)
 
 int zb_op_rooted(const zb_op *op) { return op->kind == BCAST || op->kind == GATHERV; }
 
+static size_t recv_total(const zb_op *op)
+{
+    return (size_t)(op->rdispl[op->size - 1] + op->rcount[op->size - 1]);
+}
+
 void zb_op_prepare(zb_op *op, int root)
 {
     size_t n = op->n;
-    int p = op->size;
     switch (op->kind) {
     case BCAST:
         if (op->rank == root) rot_copy(op->sbuf, op->F, n, shift_of(op, root), 0, n);
@@ -156,12 +160,12 @@ void zb_op_prepare(zb_op *op, int root)
         break;
     case ALLTOALLV:
         rot_copy(op->sbuf, op->F, n, shift_of(op, op->rank), 0, n);
-        memset(op->rbuf, POISON, (size_t)(op->rdispl[p - 1] + op->rcount[p - 1]) * sizeof(double));
+        memset(op->rbuf, POISON, recv_total(op) * sizeof(double));
         break;
     case GATHERV:
         rot_copy(op->sbuf, op->F, n, shift_of(op, op->rank), 0, (size_t)op->rcount[op->rank]);
         if (op->rank == root)
-            memset(op->rbuf, POISON, (size_t)(op->rdispl[p - 1] + op->rcount[p - 1]) * sizeof(double));
+            memset(op->rbuf, POISON, recv_total(op) * sizeof(double));
         break;
     }
 }
