@@ -26,23 +26,26 @@ static bool contiguous_base(const void *buf, size_t count, ompi_datatype_t *dtyp
 
 /*
  * Incompressible data would cost a full compression pass for nothing (several percent of the
- * transfer on a 1 Gbit/s link), so a large message is first tried on one sample block: if that
- * does not shrink by a tenth, the message goes raw. dst is scratch space here.
+ * transfer on a 1 Gbit/s link), so a message is first tried on one sample block, a quarter of
+ * it up to 64 KiB: if that does not shrink by a tenth, the message goes raw. dst is scratch.
  */
-#define ZIP_SAMPLE_BYTES 65536
+#define ZIP_SAMPLE_MAX_BYTES 65536
+#define ZIP_SAMPLE_MIN_BYTES 4096
 static bool worth_compressing(zip_ctx_t *ctx, int elem, const char *src, size_t bytes, void *dst,
                               size_t dst_cap)
 {
-    if (bytes < 4 * ZIP_SAMPLE_BYTES) {
+    const size_t esize = zip_elem_size((zip_elem_type_t) elem);
+    size_t sample = bytes / 4 < ZIP_SAMPLE_MAX_BYTES ? bytes / 4 : ZIP_SAMPLE_MAX_BYTES;
+    sample = sample / esize * esize;
+    if (sample < ZIP_SAMPLE_MIN_BYTES) {
         return true;
     }
-    const size_t esize = zip_elem_size((zip_elem_type_t) elem);
-    /* The middle of the message: its start is often a boundary or padding. */
-    const size_t offset = (bytes / 2) / esize * esize;
+    /* From the middle of the message: its start is often a boundary or padding. */
+    const size_t start = (bytes / 2 - sample / 2) / esize * esize;
     size_t frame_len = 0;
-    zip_status_t st = zip_compress(ctx, 0, (zip_elem_type_t) elem, src + offset,
-                                   ZIP_SAMPLE_BYTES / esize, dst, dst_cap, &frame_len);
-    return ZIP_OK == st && frame_len * 10 < ZIP_SAMPLE_BYTES * 9;
+    zip_status_t st = zip_compress(ctx, 0, (zip_elem_type_t) elem, src + start, sample / esize,
+                                   dst, dst_cap, &frame_len);
+    return ZIP_OK == st && frame_len * 10 < sample * 9;
 }
 
 /*
