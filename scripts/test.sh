@@ -27,6 +27,19 @@ count_gtest() {
     echo "$name: $ok passed, $bad failed"
 }
 
+# Runs a script that prints "PASS: x" / "FAIL: x" lines and adds them to the totals.
+count_lines() {  # count_lines <log> <name> <command...>
+    local log=$1 name=$2 p f
+    shift 2
+    "$@" > "$log" 2>&1
+    p=$(grep -c '^PASS: ' "$log" || true)
+    f=$(grep -c '^FAIL: ' "$log" || true)
+    passed=$((passed + p)); failed=$((failed + f))
+    [ "$f" -eq 0 ] || failures+=("$name: $f failing (see $log)")
+    [ "$p" -gt 0 ] || [ "$f" -gt 0 ] || note_fail "$name: none ran (see $log)"
+    echo "$name: $p passed, $f failed"
+}
+
 "$top/scripts/install-deps.sh" || { echo "0 passed, 1 failed"; exit 1; }
 [ -x configure ] || ./autogen.sh > /dev/null 2>&1 || { echo "autogen failed"; echo "0 passed, 1 failed"; exit 1; }
 
@@ -43,22 +56,11 @@ if build "$top/build"; then
     echo "== unit tests"
     "$top/build/tests/unit/zip_unit_tests" > "$logdir/unit.log" 2>&1
     count_gtest "$logdir/unit.log" "unit tests"
-    for t in "$top"/build/tests/unit/*_tests; do
-        [ "$(basename "$t")" = zip_unit_tests ] && continue
-        [ -x "$t" ] || continue
-        "$t" > "$logdir/$(basename "$t").log" 2>&1
-        count_gtest "$logdir/$(basename "$t").log" "$(basename "$t")"
-    done
-    if [ -x "$top/tests/mpi/run-mpi-tests.sh" ]; then
-        echo "== MPI integration tests"
-        BUILD_DIR="$top/build" "$top/tests/mpi/run-mpi-tests.sh" > "$logdir/mpi.log" 2>&1
-        p=$(grep -c '^PASS: ' "$logdir/mpi.log" || true)
-        f=$(grep -c '^FAIL: ' "$logdir/mpi.log" || true)
-        passed=$((passed + p)); failed=$((failed + f))
-        [ "$f" -eq 0 ] || failures+=("MPI: $f failing (see $logdir/mpi.log)")
-        [ "$p" -gt 0 ] || [ "$f" -gt 0 ] || note_fail "MPI tests: none ran (see $logdir/mpi.log)"
-        echo "MPI tests: $p passed, $f failed"
-    fi
+    echo "== MPI integration tests (coll/zip, then pml/zip)"
+    count_lines "$logdir/mpi-coll.log" "MPI coll/zip tests" \
+        env BUILD_DIR="$top/build" "$top/tests/mpi/run-mpi-tests.sh"
+    count_lines "$logdir/mpi-p2p.log" "MPI pml/zip tests" \
+        env ZIP_PML_DIR="$top/build/ucx-hooks/.libs" "$top/tests/mpi/run-p2p-tests.sh"
 else
     note_fail "optimised build (see $top/build/*.log)"
     tail -30 "$top"/build/make*.log 2>/dev/null
@@ -81,13 +83,8 @@ else
 fi
 
 echo "== fuzzing (${FUZZ_SECONDS:-15} s per decoder)"
-FUZZ_SECONDS=${FUZZ_SECONDS:-15} "$top/tests/fuzz/run-fuzz.sh" > "$logdir/fuzz.log" 2>&1
-p=$(grep -c '^PASS: ' "$logdir/fuzz.log" || true)
-f=$(grep -c '^FAIL: ' "$logdir/fuzz.log" || true)
-passed=$((passed + p)); failed=$((failed + f))
-[ "$f" -eq 0 ] || failures+=("fuzz: $f failing (see $logdir/fuzz.log)")
-[ "$p" -gt 0 ] || [ "$f" -gt 0 ] || note_fail "fuzzing: no target ran (see $logdir/fuzz.log)"
-echo "fuzz targets: $p passed, $f failed"
+count_lines "$logdir/fuzz.log" "fuzz targets" \
+    env FUZZ_SECONDS="${FUZZ_SECONDS:-15}" "$top/tests/fuzz/run-fuzz.sh"
 
 for f in "${failures[@]}"; do echo "  failed: $f"; done
 echo "$passed passed, $failed failed"
