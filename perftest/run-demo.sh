@@ -90,21 +90,35 @@ else
     echo "run-demo: WARNING: mca_coll_zip.so not found: only the baselines will be measured" >&2
 fi
 
+sweep_pid=""
+cleanup() {
+    if [[ -n $sweep_pid ]]; then kill "$sweep_pid" 2>/dev/null || true; fi
+    # down also kills what still runs in the namespaces (mpirun, orteds, ranks).
+    "$here/netemu" down
+}
 for cfg in "${configs[@]}"; do
     n=${cfg%%:*} r=${cfg#*:}
     step "emulated network: $n ranks, every link $r"
     "$here/netemu" up --ranks "$n" --rate "$r"
     # Only after our own `up` succeeded: if it refused (someone else's network is up), leave that.
-    trap '"$here/netemu" down' EXIT INT TERM
+    # A signal must end the script (EXIT then cleans up), not resume it with the next config.
+    trap cleanup EXIT
+    trap 'exit 130' INT TERM
     "$here/netemu" check | tee -a "$out/network-check.txt"
     # The same 16 MiB through MPI: proves the ranks' TCP traffic goes through the shaper too.
     "$here/netemu" run -- -np 2 "$zipbench" --ops pingpong --datasets random --sizes 16777216 \
         --min-reps 3 --warmup 1 | tee -a "$out/network-check.txt"
     step "sweep ($n ranks, $r): default, tuned algorithms, zip, in alternation"
+    # In the background so that a signal interrupts `wait` at once (bash runs traps only between
+    # foreground commands, and a sweep can take an hour).
     "$here/zipbench-sweep" --zipbench "$zipbench" --zip-dir "$zipdir" --out "$out" "${sweep[@]}" \
-        -- "${bench[@]}" || echo "run-demo: some jobs failed, see $out/sweep.log" >&2
+        -- "${bench[@]}" &
+    sweep_pid=$!
+    wait "$sweep_pid" || echo "run-demo: some jobs failed, see $out/sweep.log" >&2
+    sweep_pid=""
     "$here/netemu" down
 done
+trap - EXIT INT TERM
 
 step "summary (all latencies in microseconds)"
 "$here/zipbench-merge" "$out/raw.csv" "$out" | tee "$out/summary.txt"
