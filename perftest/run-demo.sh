@@ -4,10 +4,11 @@
 # shaped links, sweeps MPI_Bcast / MPI_Alltoallv / MPI_Gatherv with zip off (Open MPI default
 # and the best forced tuned algorithm) and on, and prints a summary and where the plots are.
 #
-#   perftest/run-demo.sh            short sweep, 4 ranks, 1 KiB..4 MiB, 5 data sets (~5 min)
+#   perftest/run-demo.sh            short sweep, 4 ranks, 1 KiB..4 MiB, 5 data sets (about 6 min
+#                                   on 2 cores, build included)
 #   perftest/run-demo.sh --full     8 ranks, 1 KiB..16 MiB, all data sets and tuned algorithms,
 #                                   2 rounds, at 1gbit, 500mbit and 100mbit, then 2 ranks at
-#                                   10gbit (several hours on 2 cores)
+#                                   10gbit (~1 h per round at 1gbit; most of a day in all)
 # Options: --out DIR (default perftest/results/demo or .../full), --ranks N, --rate R,
 #          --no-build (use an existing build), --zipbench BIN and --zip-dir DIR (use these
 #          instead of the tree's build). Needs root (network namespaces, tc).
@@ -25,7 +26,7 @@ while (($#)); do
         --rate) rate=$2; shift 2 ;;
         --zipbench) zipbench=$2; build=0; shift 2 ;;
         --zip-dir) zipdir=$2; shift 2 ;;
-        -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) awk 'NR > 1 && !/^#/ { exit } NR > 1' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "run-demo: unknown option $1" >&2; exit 2 ;;
     esac
 done
