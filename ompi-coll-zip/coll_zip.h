@@ -38,6 +38,7 @@ typedef struct mca_coll_zip_component_t {
     size_t threshold;
     size_t block_size;
     size_t segment_size;
+    size_t alltoallv_window;
     int verbose;
     int stats;
     bool force_local;

@@ -118,6 +118,7 @@ int mca_coll_zip_alltoallv(const void *sbuf, const int *scounts, const int *sdis
         .elem_type = mca_coll_zip_elem_type(sdtype),
         .try_compress = 1,
         .threshold = z->threshold,
+        .window = z->alltoallv_window,
     };
     zip_algo_result_t result;
     const int algo_rc = zip_algo_alltoallv(&transport, &codec, &args, &result);

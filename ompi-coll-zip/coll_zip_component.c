@@ -92,6 +92,16 @@ static int zip_register(void)
         MCA_BASE_VAR_TYPE_SIZE_T, NULL, 0, 0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY,
         &z->segment_size);
 
+    /* Two steps in flight: the next peer's block transfers while this one decodes, and each
+     * port still carries one peer at a time (all at once measured ~50% slower on 1 Gbit/s). */
+    z->alltoallv_window = 2;
+    (void) mca_base_component_var_register(c, "alltoallv_window",
+        "MPI_Alltoallv runs in pairwise steps (send to rank+k, receive from rank-k); this many "
+        "steps are in flight at once. 1 is strictly pairwise; larger values overlap more "
+        "transfers but load every port with several peers",
+        MCA_BASE_VAR_TYPE_SIZE_T, NULL, 0, 0, OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_READONLY,
+        &z->alltoallv_window);
+
     z->verbose = 0;
     (void) mca_base_component_var_register(c, "verbose",
         "Verbosity: 1 reports why zip steps aside on a communicator and per-rank statistics, "

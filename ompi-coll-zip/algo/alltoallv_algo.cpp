@@ -1,4 +1,5 @@
-// Compressed alltoallv: one frame per destination, no extra round (see exchange.cpp).
+// Compressed alltoallv: one frame per destination, no extra round, pairwise steps with a small
+// window (see pairwise.cpp).
 #include <new>
 
 #include "exchange.hpp"
@@ -10,24 +11,25 @@ extern "C" int zip_algo_alltoallv(const zip_transport_t *t, const zip_codec_ops_
     *res = zip_algo_result_t{};
     if (t->size <= 1) return ZIP_ALGO_OK;
     if (!a->send || !a->recv) return ZIP_ALGO_ERR_ARG;
-    zipcoll::ExchangePlan plan;
+    zipcoll::PairwisePlan plan;
     plan.tag = a->tag;
-    plan.elem_type = a->elem_type;
-    plan.try_compress = a->try_compress != 0;
-    plan.threshold = a->threshold;
+    plan.window = a->window;
+    plan.policy.elem_type = a->elem_type;
+    plan.policy.try_compress = a->try_compress != 0;
+    plan.policy.threshold = a->threshold;
     try {
-        // Rotating the peer order spreads the load: at step k everyone sends to rank + k and
-        // expects from rank - k, so no receiver is hit by all senders at once.
+        // Step k: send to rank + k while receiving from rank - k, so every port carries one
+        // peer's block at a time and every rank is busy at every step.
+        plan.steps.resize(size_t(t->size - 1));
         for (int k = 1; k < t->size; ++k) {
             const int to = (t->rank + k) % t->size;
             const int from = (t->rank - k + t->size) % t->size;
-            if (a->send[to].bytes > 0)
-                plan.sends.push_back({to, static_cast<char *>(a->send[to].ptr), a->send[to].bytes});
-            if (a->recv[from].bytes > 0)
-                plan.recvs.push_back({from, static_cast<char *>(a->recv[from].ptr), a->recv[from].bytes});
+            auto &st = plan.steps[size_t(k - 1)];
+            st.send = {to, static_cast<char *>(a->send[to].ptr), a->send[to].bytes};
+            st.recv = {from, static_cast<char *>(a->recv[from].ptr), a->recv[from].bytes};
         }
     } catch (const std::bad_alloc &) {
         return ZIP_ALGO_ERR_NOMEM;
     }
-    return zipcoll::run_exchange(t, codec, plan, res);
+    return zipcoll::run_pairwise(t, codec, plan, res);
 }

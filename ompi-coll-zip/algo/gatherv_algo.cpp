@@ -13,9 +13,9 @@ extern "C" int zip_algo_gatherv(const zip_transport_t *t, const zip_codec_ops_t 
     if (root < 0 || root >= t->size) return ZIP_ALGO_ERR_ARG;
     zipcoll::ExchangePlan plan;
     plan.tag = a->tag;
-    plan.elem_type = a->elem_type;
-    plan.try_compress = a->try_compress != 0;
-    plan.threshold = a->threshold;
+    plan.policy.elem_type = a->elem_type;
+    plan.policy.try_compress = a->try_compress != 0;
+    plan.policy.threshold = a->threshold;
     try {
         if (t->rank == root) {
             if (!a->recv) return ZIP_ALGO_ERR_ARG;

@@ -54,10 +54,11 @@ typedef struct zip_exchange_args {
     int try_compress;         /* zero sends everything raw */
     size_t threshold;         /* blocks below this many bytes are never compressed; identical
                                  on every rank, so receivers of such blocks skip the frame check */
+    size_t window;            /* alltoallv: pairwise steps in flight (0 or 1: one at a time) */
 } zip_exchange_args_t;
 
 /* Alltoallv: every rank sends send[p] to p and receives recv[p] from p (self excluded:
- * the glue copies the local block itself). */
+ * the glue copies the local block itself), in pairwise steps. */
 int zip_algo_alltoallv(const zip_transport_t *t, const zip_codec_ops_t *codec,
                        const zip_exchange_args_t *args, zip_algo_result_t *result);
 

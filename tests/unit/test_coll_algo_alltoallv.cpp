@@ -27,7 +27,7 @@ struct ExchangeRun {
     int mismatches = 0;
 };
 
-ExchangeRun alltoallv(int size, int round, size_t threshold, ToyCodec &codec)
+ExchangeRun alltoallv(int size, int round, size_t threshold, size_t window, ToyCodec &codec)
 {
     World w(size);
     ExchangeRun out;
@@ -52,6 +52,7 @@ ExchangeRun alltoallv(int size, int round, size_t threshold, ToyCodec &codec)
         a.elem_type = ZIP_ALGO_BYTES;
         a.try_compress = 1;
         a.threshold = threshold;
+        a.window = window;
         out.rc[rank] = zip_algo_alltoallv(&t, &ops, &a, &out.res[rank]);
     });
     for (int r = 0; r < size; ++r)
@@ -64,15 +65,15 @@ ExchangeRun alltoallv(int size, int round, size_t threshold, ToyCodec &codec)
 
 }  // namespace
 
-class CollAlgoAlltoallv : public ::testing::TestWithParam<std::tuple<int, size_t>> {};
+class CollAlgoAlltoallv : public ::testing::TestWithParam<std::tuple<int, size_t, size_t>> {};
 
 TEST_P(CollAlgoAlltoallv, EveryBlockArrivesExactly)
 {
-    const auto [size, threshold] = GetParam();
+    const auto [size, threshold, window] = GetParam();
     ToyCodec codec;
     bool any_compressed = false;
     for (int round = 0; round < 8; ++round) {
-        const ExchangeRun r = alltoallv(size, round, threshold, codec);
+        const ExchangeRun r = alltoallv(size, round, threshold, window, codec);
         EXPECT_EQ(r.mismatches, 0) << "round " << round;
         for (int k = 0; k < size; ++k) {
             EXPECT_EQ(r.rc[k], ZIP_ALGO_OK);
@@ -87,13 +88,14 @@ TEST_P(CollAlgoAlltoallv, EveryBlockArrivesExactly)
 
 INSTANTIATE_TEST_SUITE_P(Shapes, CollAlgoAlltoallv,
                          ::testing::Combine(::testing::Values(1, 2, 3, 4, 7),
-                                            ::testing::Values(size_t(0), size_t(1024), size_t(60000))));
+                                            ::testing::Values(size_t(0), size_t(1024), size_t(60000)),
+                                            ::testing::Values(size_t(0), size_t(2), size_t(16))));
 
 TEST(CollAlgoAlltoallvErrors, CorruptFrameIsReported)
 {
     ToyCodec codec;
     codec.fail_decode = true;
-    const ExchangeRun r = alltoallv(3, 7, 0, codec);
+    const ExchangeRun r = alltoallv(3, 7, 0, 2, codec);
     int errors = 0;
     for (int k = 0; k < 3; ++k) errors += r.rc[k] == ZIP_ALGO_ERR_CODEC;
     EXPECT_GT(errors, 0);

@@ -1,0 +1,51 @@
+#include "block_codec.hpp"
+
+#include <cstring>
+
+namespace zipcoll {
+namespace {
+
+// The first compressed block is the sample: if it shrinks by less than this, the remaining
+// blocks go raw without codec work.
+constexpr double kWorthwhileRatio = 0.9;
+
+}  // namespace
+
+void BlockCodec::encode(const Transfer &block, char *slot, const char **out, size_t *out_len)
+{
+    *out = block.ptr;
+    *out_len = block.bytes;
+    if (!compressing_ || !policy_.may_compress(block.bytes) || slot == nullptr) return;
+    size_t frame_len = 0;
+    // Room for one byte less than the block: a frame is only ever used when it is shorter,
+    // which is how the receiver recognises it.
+    const int rc = codec_->compress(codec_->ctx, policy_.elem_type, block.ptr, block.bytes, slot,
+                                    block.bytes - 1, &frame_len);
+    if (rc == 0 && frame_len < block.bytes) {
+        *out = slot;
+        *out_len = frame_len;
+        res_->compressed = 1;
+    }
+    if (!sampled_) {
+        sampled_ = true;
+        if (rc != 0 || double(frame_len) > kWorthwhileRatio * double(block.bytes))
+            compressing_ = false;
+    }
+}
+
+int BlockCodec::decode(const Transfer &r, size_t got, char *scratch)
+{
+    if (got == r.bytes) return ZIP_ALGO_OK;  // arrived raw, already in place
+    // Only a block at or above the threshold may arrive as a (shorter) frame.
+    if (got > r.bytes || !policy_.may_compress(r.bytes) || codec_ == nullptr || scratch == nullptr)
+        return ZIP_ALGO_ERR_CODEC;
+    res_->compressed = 1;
+    std::memcpy(scratch, r.ptr, got);
+    size_t raw_len = 0;
+    if (codec_->decompress(codec_->ctx, scratch, got, r.ptr, r.bytes, &raw_len) != 0 ||
+        raw_len != r.bytes)
+        return ZIP_ALGO_ERR_CODEC;
+    return ZIP_ALGO_OK;
+}
+
+}  // namespace zipcoll

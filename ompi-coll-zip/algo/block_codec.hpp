@@ -1,0 +1,58 @@
+// Per-block compression policy shared by alltoallv and gatherv: which blocks to compress
+// (threshold, and the sample rule), and how a receiver tells and decodes a frame.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <new>
+
+#include "zip_algo.h"
+
+namespace zipcoll {
+
+struct Transfer {
+    int peer = -1;
+    char *ptr = nullptr;
+    size_t bytes = 0;
+};
+
+struct BlockPolicy {
+    int elem_type = ZIP_ALGO_BYTES;
+    bool try_compress = false;
+    size_t threshold = 0;  // identical on every rank
+
+    bool may_compress(size_t bytes) const { return bytes >= threshold && bytes > 1; }
+};
+
+class BlockCodec {
+public:
+    BlockCodec(const zip_codec_ops_t *codec, const BlockPolicy &policy, zip_algo_result_t *res)
+        : codec_(codec), policy_(policy), res_(res),
+          compressing_(policy.try_compress && codec != nullptr)
+    {
+    }
+
+    // Chooses what goes on the wire for `block`: a frame written to `slot` (which holds
+    // block.bytes) when compressing pays, else the block itself.
+    void encode(const Transfer &block, char *slot, const char **out, size_t *out_len);
+
+    // A receive of `r` completed with `got` bytes in r.ptr: decodes it in place if it is a
+    // frame, using `scratch` (at least r.bytes) to hold the frame. Returns a ZIP_ALGO_ code.
+    int decode(const Transfer &r, size_t got, char *scratch);
+
+private:
+    const zip_codec_ops_t *codec_;
+    BlockPolicy policy_;
+    zip_algo_result_t *res_;
+    bool compressing_;
+    bool sampled_ = false;
+};
+
+// Allocates n bytes without initialising them; nullptr (not an exception) when n is 0 or
+// memory is short, so callers can fail before posting any request.
+inline std::unique_ptr<char[]> raw_buffer(size_t n)
+{
+    return std::unique_ptr<char[]>(n ? new (std::nothrow) char[n] : nullptr);
+}
+
+}  // namespace zipcoll
