@@ -123,7 +123,7 @@ report "--mca coll zip stops with a hint" $? "$bin/out.log"
 OMPI_MCA_mca_base_component_path="$zipdir:$ompidir" ompi_info --param coll zip --level 9 \
     >"$bin/out.log" 2>&1
 missing=0
-for p in priority codec threshold lossy verbose stats force_local block_size segment_size; do
+for p in priority codec threshold lossy verbose stats force_local block_size segment_size alltoallv_window; do
     grep -q "\"coll_zip_$p\"" "$bin/out.log" || missing=1
 done
 report "ompi_info lists every coll_zip parameter" $missing "$bin/out.log"
