@@ -3,6 +3,9 @@
 #include <cstring>
 #define XXH_STATIC_LINKING_ONLY  // XXH3_state_t on the stack: no allocation per frame
 #include <xxhash.h>
+#ifdef ZIP_XXH_DISPATCH
+#include <xxh_x86dispatch.h>  // XXH3 on AVX2/AVX-512 where the CPU has them
+#endif
 
 #include "codec.hpp"
 
