@@ -143,6 +143,11 @@ zip_status_t compress_frame(zip_ctx &ctx, uint64_t stream, zip_elem_type_t type,
     h.block_raw_bytes = pbytes == 0 ? 0 : uint32_t(block);
     h.block_count = uint32_t(nblocks);
 
+    if (!ctx.block_checks)
+        h.flags |= kFlagBlocksUnchecked;
+    auto block_check = [&](const uint8_t *p, size_t n) {
+        return ctx.block_checks ? check32(p, n) : 0u;
+    };
     const size_t table_end = kFrameHeaderBytes + block_table_bytes(h.block_count);
     if (dst_cap < table_end)
         return fail(ctx, ZIP_E_CAPACITY, "destination smaller than the frame header");
@@ -161,14 +166,14 @@ zip_status_t compress_frame(zip_ctx &ctx, uint64_t stream, zip_elem_type_t type,
         }
         BlockEntry e;
         if (stored > 0 && stored < raw_n) {
-            e = {uint32_t(stored), false, check32(dst + out, stored)};
+            e = {uint32_t(stored), false, block_check(dst + out, stored)};
             raw_streak = 0;
         } else {
             if (room < raw_n)
                 return fail(ctx, ZIP_E_CAPACITY, "destination too small for the frame");
             std::memcpy(dst + out, blocks_src + off, raw_n);
             stored = raw_n;
-            e = {uint32_t(raw_n), true, check32(dst + out, raw_n)};
+            e = {uint32_t(raw_n), true, block_check(dst + out, raw_n)};
             ++raw_streak;
         }
         write_block_entry(table, uint32_t(i), e);
@@ -229,13 +234,14 @@ zip_status_t decompress_frame(zip_ctx &ctx, uint64_t stream, const uint8_t *fram
     }
 
     BlockCodec *codec = nullptr;
+    const bool checked = !(h.flags & kFlagBlocksUnchecked);
     const uint8_t *table = frame + kFrameHeaderBytes;
     size_t in = kFrameHeaderBytes + block_table_bytes(h.block_count);
     for (uint32_t i = 0; i < h.block_count; ++i) {
         BlockEntry e = read_block_entry(table, i);
         const size_t off = size_t(i) * h.block_raw_bytes;
         const size_t raw_n = i + 1 < h.block_count ? h.block_raw_bytes : pbytes - off;
-        if (check32(frame + in, e.stored_bytes) != e.check)
+        if (checked ? check32(frame + in, e.stored_bytes) != e.check : e.check != 0)
             return fail(ctx, ZIP_E_CHECKSUM, "block check mismatch");
         if (e.raw) {
             std::memcpy(payload + off, frame + in, raw_n);

@@ -20,6 +20,7 @@ struct zip_ctx {
     // Decoders by codec id, rebuilt when a frame asks for another parameter.
     std::array<std::unique_ptr<zip::BlockCodec>, 16> decoders;
     size_t block_bytes = 65536;
+    bool block_checks = true;
     size_t memory_cap = size_t(64) << 20;
     std::vector<uint8_t> payload_buf;  // lossy output, or narrowed payload being decoded
     std::vector<uint8_t> delta_buf;    // payload XOR reference

@@ -20,7 +20,7 @@
 //   44    4 block count n = ceil(payload bytes / B)
 //   48    4 header check: low 32 bits of XXH3-64 of bytes 0..47 followed by the block table
 //   52   8n block table, per block: u32 stored size (bit 31 set = stored raw), u32 check = low 32
-//           bits of XXH3-64 of the stored block bytes
+//           bits of XXH3-64 of the stored block bytes (0 when flag bit 2 says blocks are unchecked)
 //   52+8n   the blocks, back to back
 // All integers little-endian.
 #pragma once
@@ -42,8 +42,9 @@ inline constexpr uint32_t kMaxBlockBytes = 1u << 30;
 enum FrameFlag : uint8_t {
     kFlagTemporalDelta = 1u << 0,  // payload is XOR'd with the stream's reference payload
     kFlagTemporalKey = 1u << 1,    // receiver keeps this payload as the stream's next reference
+    kFlagBlocksUnchecked = 1u << 2,  // block checks are zero and not verified
 };
-inline constexpr uint8_t kKnownFlags = kFlagTemporalDelta | kFlagTemporalKey;
+inline constexpr uint8_t kKnownFlags = kFlagTemporalDelta | kFlagTemporalKey | kFlagBlocksUnchecked;
 
 struct FrameHeader {
     uint8_t version = kFrameVersion;

@@ -101,6 +101,14 @@ zip_status_t zip_ctx_set_block_size(zip_ctx_t *ctx, size_t block_bytes)
     return ZIP_OK;
 }
 
+zip_status_t zip_ctx_set_block_checks(zip_ctx_t *ctx, int enabled)
+{
+    if (!ctx)
+        return ZIP_E_ARG;
+    ctx->block_checks = enabled != 0;
+    return ZIP_OK;
+}
+
 zip_status_t zip_ctx_set_memory_cap(zip_ctx_t *ctx, size_t cap_bytes)
 {
     if (!ctx)

@@ -1,6 +1,7 @@
 #include "bench_codecs.hpp"
 
 #include <cstring>
+#include <string_view>
 
 #include "zip/zip.h"
 #ifdef CODECBENCH_HAVE_BLOSC
@@ -112,9 +113,15 @@ class ZipCodec final : public BenchCodec {
     bool lossy_;
 };
 
-std::unique_ptr<BenchCodec> make_zip_codec(const std::string &spec, size_t block_size,
+// "<spec>@unchecked" measures frames without block checks (zip_ctx_set_block_checks).
+constexpr std::string_view kUncheckedSuffix = "@unchecked";
+
+std::unique_ptr<BenchCodec> make_zip_codec(const std::string &name, size_t block_size,
                                            std::string *why_not)
 {
+    const bool unchecked = name.size() > kUncheckedSuffix.size() &&
+                           name.ends_with(kUncheckedSuffix);
+    const std::string spec = unchecked ? name.substr(0, name.size() - kUncheckedSuffix.size()) : name;
     if (spec.rfind("temporal", 0) == 0 || spec.find("+temporal") != std::string::npos) {
         // Its ratio depends on the message sequence, which a repeat loop over one buffer fakes.
         *why_not = "the temporal codec needs a message sequence; zipbench measures it";
@@ -141,7 +148,11 @@ std::unique_ptr<BenchCodec> make_zip_codec(const std::string &spec, size_t block
         zip_ctx_destroy(dec);
         return nullptr;
     }
-    return std::make_unique<ZipCodec>(spec, enc, dec);
+    if (unchecked) {
+        zip_ctx_set_block_checks(enc, 0);
+        zip_ctx_set_block_checks(dec, 0);
+    }
+    return std::make_unique<ZipCodec>(name, enc, dec);
 }
 
 }  // namespace

@@ -165,3 +165,31 @@ TEST(CodecSpec, UnknownCodecIsRejectedWithAReason)
 }
 
 }  // namespace
+
+namespace {
+
+TEST(BlockChecks, UncheckedFramesRoundTripAndStillCheckHeaderAndTable)
+{
+    auto src = dataset_bytes("heat3d", ZIP_TYPE_F64, 20000);
+    zip_ctx_t *enc = zip_ctx_create("fast", nullptr);
+    zip_ctx_t *dec = zip_ctx_create("fpc", nullptr);  // the frame's flag decides, not the context
+    ASSERT_EQ(zip_ctx_set_block_checks(enc, 0), ZIP_OK);
+    std::vector<uint8_t> frame(zip_compress_bound(src.size()));
+    size_t len = 0, raw = 0;
+    ASSERT_EQ(zip_compress(enc, 0, ZIP_TYPE_F64, src.data(), 20000, frame.data(), frame.size(), &len),
+              ZIP_OK);
+    frame.resize(len);
+    std::vector<uint8_t> out(src.size());
+    ASSERT_EQ(zip_decompress(dec, 0, frame.data(), len, out.data(), out.size(), &raw), ZIP_OK);
+    EXPECT_EQ(out, src);
+    for (size_t byte = 0; byte < 52 + 8 * 3; ++byte) {  // header and block table
+        auto bad = frame;
+        bad[byte] ^= 0x10;
+        EXPECT_NE(zip_decompress(dec, 0, bad.data(), len, out.data(), out.size(), &raw), ZIP_OK)
+            << "byte " << byte;
+    }
+    zip_ctx_destroy(enc);
+    zip_ctx_destroy(dec);
+}
+
+}  // namespace

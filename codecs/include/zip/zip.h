@@ -72,6 +72,16 @@ const char *zip_ctx_last_error(const zip_ctx_t *ctx);
 /* Canonical spec of the context, e.g. "trunc:20+fpc:bits=16". */
 const char *zip_ctx_spec(const zip_ctx_t *ctx);
 
+/*
+ * Block checks (default on): each block carries a 32-bit XXH3 check of its stored bytes, verified
+ * before it is decoded. Off, frames still check their header and block table and the decoders
+ * still validate every block's structure, but damage inside a block may decode to wrong values;
+ * decompression of smooth doubles with `fast` is then about 15% faster. Use it off only where
+ * the transport already checks the bytes (TCP, InfiniBand CRC). Decoding follows the frame's own
+ * flag, whatever the receiving context's setting.
+ */
+zip_status_t zip_ctx_set_block_checks(zip_ctx_t *ctx, int enabled);
+
 /* Raw bytes per block (default 65536, rounded to the element size). 0 keeps the default. */
 zip_status_t zip_ctx_set_block_size(zip_ctx_t *ctx, size_t block_bytes);
 
