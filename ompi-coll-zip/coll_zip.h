@@ -43,8 +43,8 @@ typedef struct mca_coll_zip_component_t {
     int stats;
     bool force_local;
 
-    int output;          /* opal_output stream, verbosity from `verbose` */
-    char *codec_spec;    /* lossless codec, or lossy stage + "+" + lossless codec */
+    int output;       /* opal_output stream, verbosity from `verbose` */
+    char *codec_spec; /* lossless codec, or lossy stage + "+" + lossless codec */
 
     mca_coll_zip_op_stats_t op_stats[COLL_ZIP_OP_COUNT];
 } mca_coll_zip_component_t;
@@ -110,10 +110,10 @@ int mca_coll_zip_alltoallv(const void *sbuf, const int *scounts, const int *sdis
                            struct ompi_datatype_t *sdtype, void *rbuf, const int *rcounts,
                            const int *rdisps, struct ompi_datatype_t *rdtype,
                            struct ompi_communicator_t *comm, mca_coll_base_module_t *module);
-int mca_coll_zip_gatherv(const void *sbuf, int scount, struct ompi_datatype_t *sdtype,
-                         void *rbuf, const int *rcounts, const int *disps,
-                         struct ompi_datatype_t *rdtype, int root,
-                         struct ompi_communicator_t *comm, mca_coll_base_module_t *module);
+int mca_coll_zip_gatherv(const void *sbuf, int scount, struct ompi_datatype_t *sdtype, void *rbuf,
+                         const int *rcounts, const int *disps, struct ompi_datatype_t *rdtype,
+                         int root, struct ompi_communicator_t *comm,
+                         mca_coll_base_module_t *module);
 
 END_C_DECLS
 

@@ -29,8 +29,10 @@ typedef struct alltoallv_buffers {
 static void buffers_free(alltoallv_buffers_t *b, int size)
 {
     for (int p = 0; p < size; ++p) {
-        if (NULL != b->send_views) mca_coll_zip_view_free(&b->send_views[p]);
-        if (NULL != b->recv_views) mca_coll_zip_view_free(&b->recv_views[p]);
+        if (NULL != b->send_views)
+            mca_coll_zip_view_free(&b->send_views[p]);
+        if (NULL != b->recv_views)
+            mca_coll_zip_view_free(&b->recv_views[p]);
     }
     free(b->send_views);
     free(b->recv_views);
@@ -58,12 +60,14 @@ static int buffers_make(alltoallv_buffers_t *b, int size, int rank, const char *
         if (p == rank) {
             continue; /* copied locally */
         }
-        int rc = mca_coll_zip_view_send(&b->send_views[p], sbuf + (ptrdiff_t) sdisps[p] * sext,
+        int rc = mca_coll_zip_view_send(&b->send_views[p], sbuf + (ptrdiff_t)sdisps[p] * sext,
                                         scounts[p], sdtype);
-        if (OMPI_SUCCESS != rc) return rc;
-        rc = mca_coll_zip_view_recv(&b->recv_views[p], rbuf + (ptrdiff_t) rdisps[p] * rext,
+        if (OMPI_SUCCESS != rc)
+            return rc;
+        rc = mca_coll_zip_view_recv(&b->recv_views[p], rbuf + (ptrdiff_t)rdisps[p] * rext,
                                     rcounts[p], rdtype);
-        if (OMPI_SUCCESS != rc) return rc;
+        if (OMPI_SUCCESS != rc)
+            return rc;
         b->send[p] = (zip_block_t){b->send_views[p].bytes, b->send_views[p].len};
         b->recv[p] = (zip_block_t){b->recv_views[p].bytes, b->recv_views[p].len};
     }
@@ -75,7 +79,7 @@ int mca_coll_zip_alltoallv(const void *sbuf, const int *scounts, const int *sdis
                            const int *rdisps, struct ompi_datatype_t *rdtype,
                            struct ompi_communicator_t *comm, mca_coll_base_module_t *module)
 {
-    mca_coll_zip_module_t *m = (mca_coll_zip_module_t *) module;
+    mca_coll_zip_module_t *m = (mca_coll_zip_module_t *)module;
     mca_coll_zip_component_t *z = &mca_coll_zip_component;
 
     if (comm == &ompi_mpi_comm_world.comm) {
@@ -91,10 +95,9 @@ int mca_coll_zip_alltoallv(const void *sbuf, const int *scounts, const int *sdis
     ptrdiff_t lb, sext, rext;
     ompi_datatype_get_extent(sdtype, &lb, &sext);
     ompi_datatype_get_extent(rdtype, &lb, &rext);
-    int rc = ompi_datatype_sndrcv((const char *) sbuf + (ptrdiff_t) sdisps[rank] * sext,
-                                  scounts[rank], sdtype,
-                                  (char *) rbuf + (ptrdiff_t) rdisps[rank] * rext, rcounts[rank],
-                                  rdtype);
+    int rc = ompi_datatype_sndrcv(
+        (const char *)sbuf + (ptrdiff_t)sdisps[rank] * sext, scounts[rank], sdtype,
+        (char *)rbuf + (ptrdiff_t)rdisps[rank] * rext, rcounts[rank], rdtype);
     if (MPI_SUCCESS != rc) {
         return rc;
     }
@@ -123,7 +126,8 @@ int mca_coll_zip_alltoallv(const void *sbuf, const int *scounts, const int *sdis
     zip_algo_result_t result;
     const int algo_rc = zip_algo_alltoallv(&transport, &codec, &args, &result);
     for (int p = 0; p < size && ZIP_ALGO_OK == algo_rc && OMPI_SUCCESS == rc; ++p) {
-        if (p != rank) rc = mca_coll_zip_view_deliver(&b.recv_views[p]);
+        if (p != rank)
+            rc = mca_coll_zip_view_deliver(&b.recv_views[p]);
     }
     buffers_free(&b, size);
 

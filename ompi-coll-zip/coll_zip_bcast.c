@@ -19,7 +19,7 @@
 int mca_coll_zip_bcast(void *buff, int count, struct ompi_datatype_t *datatype, int root,
                        struct ompi_communicator_t *comm, mca_coll_base_module_t *module)
 {
-    mca_coll_zip_module_t *m = (mca_coll_zip_module_t *) module;
+    mca_coll_zip_module_t *m = (mca_coll_zip_module_t *)module;
     mca_coll_zip_component_t *z = &mca_coll_zip_component;
     size_t type_size = 0;
 
@@ -27,7 +27,7 @@ int mca_coll_zip_bcast(void *buff, int count, struct ompi_datatype_t *datatype, 
         mca_coll_zip_stats_arm_finalize_summary();
     }
     ompi_datatype_type_size(datatype, &type_size);
-    const size_t bytes = type_size * (size_t) (count > 0 ? count : 0);
+    const size_t bytes = type_size * (size_t)(count > 0 ? count : 0);
     if (bytes == 0 || bytes < z->threshold) {
         mca_coll_zip_stats_add(COLL_ZIP_OP_BCAST, 1, 0, 0, 0, 0);
         return m->previous_bcast(buff, count, datatype, root, comm, m->previous_bcast_module);

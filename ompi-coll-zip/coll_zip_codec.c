@@ -17,27 +17,27 @@ static uint64_t now_ns(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t) ts.tv_sec * 1000000000u + (uint64_t) ts.tv_nsec;
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
 static int timed_compress(void *ctx, int elem_type, const void *src, size_t bytes, void *dst,
                           size_t dst_cap, size_t *frame_len)
 {
-    mca_coll_zip_codec_binding_t *b = (mca_coll_zip_codec_binding_t *) ctx;
-    const size_t elem = zip_elem_size((zip_elem_type_t) elem_type);
+    mca_coll_zip_codec_binding_t *b = (mca_coll_zip_codec_binding_t *)ctx;
+    const size_t elem = zip_elem_size((zip_elem_type_t)elem_type);
     /* A length that is not a whole number of elements goes through the byte codec. */
-    zip_elem_type_t type = (0 == bytes % elem) ? (zip_elem_type_t) elem_type : ZIP_TYPE_BYTES;
+    zip_elem_type_t type = (0 == bytes % elem) ? (zip_elem_type_t)elem_type : ZIP_TYPE_BYTES;
     const size_t count = bytes / zip_elem_size(type);
     const uint64_t t0 = now_ns();
     zip_status_t st = zip_compress(b->module->codec, 0, type, src, count, dst, dst_cap, frame_len);
     b->codec_ns += now_ns() - t0;
-    return (int) st;
+    return (int)st;
 }
 
 static int timed_decompress(void *ctx, const void *frame, size_t frame_len, void *dst,
                             size_t dst_cap, size_t *raw_len)
 {
-    mca_coll_zip_codec_binding_t *b = (mca_coll_zip_codec_binding_t *) ctx;
+    mca_coll_zip_codec_binding_t *b = (mca_coll_zip_codec_binding_t *)ctx;
     const uint64_t t0 = now_ns();
     zip_status_t st = zip_decompress(b->module->codec, 0, frame, frame_len, dst, dst_cap, raw_len);
     b->codec_ns += now_ns() - t0;
@@ -46,7 +46,7 @@ static int timed_decompress(void *ctx, const void *frame, size_t frame_len, void
                             "coll:zip: frame of %zu bytes did not decode: %s (%s)", frame_len,
                             zip_status_str(st), zip_ctx_last_error(b->module->codec));
     }
-    return (int) st;
+    return (int)st;
 }
 
 void mca_coll_zip_codec_init(struct zip_codec_ops *ops, mca_coll_zip_codec_binding_t *binding,

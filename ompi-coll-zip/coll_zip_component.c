@@ -22,21 +22,21 @@ static int zip_open(void);
 static int zip_close(void);
 
 mca_coll_zip_component_t mca_coll_zip_component = {
-    .super = {
-        .collm_version = {
-            MCA_COLL_BASE_VERSION_2_0_0,
-            .mca_component_name = "zip",
-            MCA_BASE_MAKE_VERSION(component, 1, 0, 0),
-            .mca_open_component = zip_open,
-            .mca_close_component = zip_close,
-            .mca_register_component_params = zip_register,
+    .super =
+        {
+            .collm_version =
+                {
+                    MCA_COLL_BASE_VERSION_2_0_0,
+                    .mca_component_name = "zip",
+                    MCA_BASE_MAKE_VERSION(component, 1, 0, 0),
+                    .mca_open_component = zip_open,
+                    .mca_close_component = zip_close,
+                    .mca_register_component_params = zip_register,
+                },
+            .collm_data = {MCA_BASE_METADATA_PARAM_CHECKPOINT},
+            .collm_init_query = mca_coll_zip_init_query,
+            .collm_comm_query = mca_coll_zip_comm_query,
         },
-        .collm_data = {
-            MCA_BASE_METADATA_PARAM_CHECKPOINT
-        },
-        .collm_init_query = mca_coll_zip_init_query,
-        .collm_comm_query = mca_coll_zip_comm_query,
-    },
     .output = -1,
 };
 
@@ -46,7 +46,8 @@ static int zip_register(void)
     mca_coll_zip_component_t *z = &mca_coll_zip_component;
 
     z->priority = 0;
-    (void) mca_base_component_var_register(c, "priority",
+    (void)mca_base_component_var_register(
+        c, "priority",
         "Priority of the zip coll component. 0 (default) turns zip off; any value above the "
         "priority of coll/tuned (30), e.g. 40, turns it on: zip then compresses MPI_Bcast, "
         "MPI_Alltoallv and MPI_Gatherv payloads and passes everything else to tuned/basic",
@@ -54,14 +55,16 @@ static int zip_register(void)
         &z->priority);
 
     z->codec = "fast";
-    (void) mca_base_component_var_register(c, "codec",
+    (void)mca_base_component_var_register(
+        c, "codec",
         "Lossless codec spec used for payloads: fast (default), fpc, dfcm, xorlz, lz4, zstd, "
         "raw, with options as in \"zstd:level=3\". Must be the same on every rank",
         MCA_BASE_VAR_TYPE_STRING, NULL, 0, 0, OPAL_INFO_LVL_3, MCA_BASE_VAR_SCOPE_READONLY,
         &z->codec);
 
     z->lossy = "";
-    (void) mca_base_component_var_register(c, "lossy",
+    (void)mca_base_component_var_register(
+        c, "lossy",
         "Lossy stage applied to MPI_DOUBLE/MPI_FLOAT payloads before the codec, e.g. "
         "\"trunc:20\" (drop 20 mantissa bits), \"f32\", \"abs:1e-6\", \"rel:1e-4\". Empty "
         "(default) keeps results bit-identical. Changes results: use only where the application "
@@ -72,7 +75,8 @@ static int zip_register(void)
     /* 16 KiB: below it a message is latency bound, and the codec's fixed cost (a few us)
      * would be a visible share of the transfer time; above it bandwidth dominates. */
     z->threshold = 16384;
-    (void) mca_base_component_var_register(c, "threshold",
+    (void)mca_base_component_var_register(
+        c, "threshold",
         "Smallest payload in bytes worth compressing (per message for bcast, per block for "
         "alltoallv/gatherv). Smaller bcasts go to the previous component unchanged. Must be the "
         "same on every rank",
@@ -80,13 +84,14 @@ static int zip_register(void)
         &z->threshold);
 
     z->block_size = 0;
-    (void) mca_base_component_var_register(c, "block_size",
-        "Codec block size in bytes (0: codec default, 64 KiB)",
-        MCA_BASE_VAR_TYPE_SIZE_T, NULL, 0, 0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY,
-        &z->block_size);
+    (void)mca_base_component_var_register(c, "block_size",
+                                          "Codec block size in bytes (0: codec default, 64 KiB)",
+                                          MCA_BASE_VAR_TYPE_SIZE_T, NULL, 0, 0, OPAL_INFO_LVL_5,
+                                          MCA_BASE_VAR_SCOPE_READONLY, &z->block_size);
 
     z->segment_size = 262144;
-    (void) mca_base_component_var_register(c, "segment_size",
+    (void)mca_base_component_var_register(
+        c, "segment_size",
         "Bcast pipeline segment in bytes: each segment is compressed into its own frame and "
         "forwarded by interior ranks as soon as it arrives. Must be the same on every rank",
         MCA_BASE_VAR_TYPE_SIZE_T, NULL, 0, 0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY,
@@ -95,7 +100,8 @@ static int zip_register(void)
     /* Two steps in flight: the next peer's block transfers while this one decodes, and each
      * port still carries one peer at a time (all at once measured ~50% slower on 1 Gbit/s). */
     z->alltoallv_window = 2;
-    (void) mca_base_component_var_register(c, "alltoallv_window",
+    (void)mca_base_component_var_register(
+        c, "alltoallv_window",
         "MPI_Alltoallv runs in pairwise steps (send to rank+k, receive from rank-k); this many "
         "steps are in flight at once. 1 is strictly pairwise; larger values overlap more "
         "transfers but load every port with several peers",
@@ -103,22 +109,23 @@ static int zip_register(void)
         &z->alltoallv_window);
 
     z->verbose = 0;
-    (void) mca_base_component_var_register(c, "verbose",
+    (void)mca_base_component_var_register(
+        c, "verbose",
         "Verbosity: 1 reports why zip steps aside on a communicator and per-rank statistics, "
         "10 traces every call",
-        MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_LOCAL,
-        &z->verbose);
+        MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_LOCAL, &z->verbose);
 
     z->stats = 0;
-    (void) mca_base_component_var_register(c, "stats",
+    (void)mca_base_component_var_register(
+        c, "stats",
         "1: print a compression summary (calls, calls compressed, bytes in/out, ratio, codec "
         "seconds per collective) from rank 0 at MPI_Finalize; with verbose >= 1 every rank "
         "prints its own",
-        MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_LOCAL,
-        &z->stats);
+        MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_LOCAL, &z->stats);
 
     z->force_local = false;
-    (void) mca_base_component_var_register(c, "force_local",
+    (void)mca_base_component_var_register(
+        c, "force_local",
         "Compress even on communicators whose ranks all share one node (shared memory is "
         "faster than any codec there; meant for testing)",
         MCA_BASE_VAR_TYPE_BOOL, NULL, 0, 0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY,

@@ -36,26 +36,27 @@ static int run(struct ompi_communicator_t *comm, mca_coll_zip_module_t *m, int r
     return algo_rc;
 }
 
-static int gather_at_root(const void *sbuf, int scount, struct ompi_datatype_t *sdtype,
-                          char *rbuf, const int *rcounts, const int *disps,
-                          struct ompi_datatype_t *rdtype, int root,
-                          struct ompi_communicator_t *comm, mca_coll_zip_module_t *m)
+static int gather_at_root(const void *sbuf, int scount, struct ompi_datatype_t *sdtype, char *rbuf,
+                          const int *rcounts, const int *disps, struct ompi_datatype_t *rdtype,
+                          int root, struct ompi_communicator_t *comm, mca_coll_zip_module_t *m)
 {
     const int size = ompi_comm_size(comm);
     ptrdiff_t lb, rext;
     ompi_datatype_get_extent(rdtype, &lb, &rext);
 
     if (MPI_IN_PLACE != sbuf) {
-        int rc = ompi_datatype_sndrcv(sbuf, scount, sdtype, rbuf + (ptrdiff_t) disps[root] * rext,
+        int rc = ompi_datatype_sndrcv(sbuf, scount, sdtype, rbuf + (ptrdiff_t)disps[root] * rext,
                                       rcounts[root], rdtype);
-        if (MPI_SUCCESS != rc) return rc;
+        if (MPI_SUCCESS != rc)
+            return rc;
     }
     mca_coll_zip_view_t *views = calloc(size, sizeof(*views));
     zip_block_t *blocks = calloc(size, sizeof(*blocks));
     int rc = (NULL == views || NULL == blocks) ? OMPI_ERR_OUT_OF_RESOURCE : OMPI_SUCCESS;
     for (int p = 0; p < size && OMPI_SUCCESS == rc; ++p) {
-        if (p == root) continue;
-        rc = mca_coll_zip_view_recv(&views[p], rbuf + (ptrdiff_t) disps[p] * rext, rcounts[p],
+        if (p == root)
+            continue;
+        rc = mca_coll_zip_view_recv(&views[p], rbuf + (ptrdiff_t)disps[p] * rext, rcounts[p],
                                     rdtype);
         blocks[p] = (zip_block_t){views[p].bytes, views[p].len};
     }
@@ -79,7 +80,8 @@ static int gather_at_root(const void *sbuf, int scount, struct ompi_datatype_t *
     }
     free(views);
     free(blocks);
-    if (ZIP_ALGO_OK != algo_rc) return mca_coll_zip_algo_error(algo_rc, "MPI_Gatherv", comm);
+    if (ZIP_ALGO_OK != algo_rc)
+        return mca_coll_zip_algo_error(algo_rc, "MPI_Gatherv", comm);
     return rc;
 }
 
@@ -106,12 +108,11 @@ static int send_to_root(const void *sbuf, int scount, struct ompi_datatype_t *sd
     return mca_coll_zip_algo_error(algo_rc, "MPI_Gatherv", comm);
 }
 
-int mca_coll_zip_gatherv(const void *sbuf, int scount, struct ompi_datatype_t *sdtype,
-                         void *rbuf, const int *rcounts, const int *disps,
-                         struct ompi_datatype_t *rdtype, int root,
-                         struct ompi_communicator_t *comm, mca_coll_base_module_t *module)
+int mca_coll_zip_gatherv(const void *sbuf, int scount, struct ompi_datatype_t *sdtype, void *rbuf,
+                         const int *rcounts, const int *disps, struct ompi_datatype_t *rdtype,
+                         int root, struct ompi_communicator_t *comm, mca_coll_base_module_t *module)
 {
-    mca_coll_zip_module_t *m = (mca_coll_zip_module_t *) module;
+    mca_coll_zip_module_t *m = (mca_coll_zip_module_t *)module;
     if (comm == &ompi_mpi_comm_world.comm) {
         mca_coll_zip_stats_arm_finalize_summary();
     }

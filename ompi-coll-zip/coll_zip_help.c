@@ -34,7 +34,7 @@ static bool help_file_found = false;
 static bool try_dir(const char *dir)
 {
     char path[PATH_MAX];
-    if (snprintf(path, sizeof(path), "%s/%s", dir, help_file) >= (int) sizeof(path)) {
+    if (snprintf(path, sizeof(path), "%s/%s", dir, help_file) >= (int)sizeof(path)) {
         return false;
     }
     if (0 != access(path, R_OK)) {
@@ -50,7 +50,7 @@ void mca_coll_zip_help_init(void)
     char dir[PATH_MAX];
 
     help_file_found = try_dir(COLL_ZIP_HELP_DIR);
-    if (0 != dladdr((void *) mca_coll_zip_help_init, &info) && NULL != info.dli_fname) {
+    if (0 != dladdr((void *)mca_coll_zip_help_init, &info) && NULL != info.dli_fname) {
         snprintf(dir, sizeof(dir), "%s", info.dli_fname);
         char *slash = strrchr(dir, '/');
         if (NULL != slash) {

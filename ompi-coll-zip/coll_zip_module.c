@@ -35,9 +35,12 @@ static void zip_module_construct(mca_coll_zip_module_t *m)
 
 static void zip_module_destruct(mca_coll_zip_module_t *m)
 {
-    if (NULL != m->previous_bcast_module) OBJ_RELEASE(m->previous_bcast_module);
-    if (NULL != m->previous_alltoallv_module) OBJ_RELEASE(m->previous_alltoallv_module);
-    if (NULL != m->previous_gatherv_module) OBJ_RELEASE(m->previous_gatherv_module);
+    if (NULL != m->previous_bcast_module)
+        OBJ_RELEASE(m->previous_bcast_module);
+    if (NULL != m->previous_alltoallv_module)
+        OBJ_RELEASE(m->previous_alltoallv_module);
+    if (NULL != m->previous_gatherv_module)
+        OBJ_RELEASE(m->previous_gatherv_module);
     if (NULL != m->codec) {
         zip_ctx_destroy(m->codec);
         opal_output_verbose(10, mca_coll_zip_component.output, "coll:zip: module released");
@@ -75,10 +78,12 @@ static void reject_temporal_codec(bool speaker)
     if (NULL == strstr(z->codec_spec, "temporal")) {
         return;
     }
-    if (speaker) mca_coll_zip_show_help("temporal codec",
-                           "codec spec \"%s\" uses the temporal codec, which collectives cannot "
-                           "use; using \"fast\"",
-                           z->codec_spec);
+    if (speaker)
+        mca_coll_zip_show_help(
+            "temporal codec",
+            "codec spec \"%s\" uses the temporal codec, which collectives cannot "
+            "use; using \"fast\"",
+            z->codec_spec);
     free(z->codec_spec);
     z->codec_spec = strdup("fast");
 }
@@ -102,20 +107,22 @@ static void warn_if_below_tuned(int priority)
 int mca_coll_zip_init_query(bool enable_progress_threads, bool enable_mpi_threads)
 {
     mca_coll_zip_component_t *z = &mca_coll_zip_component;
-    (void) enable_progress_threads;
-    (void) enable_mpi_threads;
+    (void)enable_progress_threads;
+    (void)enable_mpi_threads;
 
     /* Every process reaches the same verdict on the settings below; one of them says it. */
     const bool speaker = 0 == OMPI_PROC_MY_NAME->vpid;
 
     mca_coll_zip_help_init();
-    mca_coll_zip_stats_set_rank((int) OMPI_PROC_MY_NAME->vpid);
+    mca_coll_zip_stats_set_rank((int)OMPI_PROC_MY_NAME->vpid);
     if (coll_framework_excludes_fallbacks(ompi_coll_base_framework.framework_selection)) {
-        if (speaker) mca_coll_zip_show_help("coll zip alone",
-                               "the coll framework was restricted to \"%s\"; zip needs "
-                               "coll/tuned and coll/basic to fall back on. Do not use "
-                               "\"--mca coll zip\"; type \"--mca coll_zip_priority 40\" instead",
-                               ompi_coll_base_framework.framework_selection);
+        if (speaker)
+            mca_coll_zip_show_help(
+                "coll zip alone",
+                "the coll framework was restricted to \"%s\"; zip needs "
+                "coll/tuned and coll/basic to fall back on. Do not use "
+                "\"--mca coll zip\"; type \"--mca coll_zip_priority 40\" instead",
+                ompi_coll_base_framework.framework_selection);
         /* Stay loaded but decline every communicator: failing here instead makes Open MPI
          * print a garbled "component not found" message before ours. MPI_Init then stops
          * with Open MPI's "no collective component available". */
@@ -126,7 +133,8 @@ int mca_coll_zip_init_query(bool enable_progress_threads, bool enable_mpi_thread
         return OMPI_SUCCESS; /* off: comm_query says no without further checks */
     }
 
-    if (speaker) warn_if_below_tuned(z->priority);
+    if (speaker)
+        warn_if_below_tuned(z->priority);
     reject_temporal_codec(speaker);
     if (NULL == z->codec_spec) {
         return OMPI_ERR_OUT_OF_RESOURCE;
@@ -135,8 +143,9 @@ int mca_coll_zip_init_query(bool enable_progress_threads, bool enable_mpi_thread
     zip_status_t status = ZIP_OK;
     zip_ctx_t *probe = zip_ctx_create(z->codec_spec, &status);
     if (NULL == probe) {
-        if (speaker) mca_coll_zip_show_help("bad codec", "cannot create codec \"%s\": %s; zip is disabled",
-                               z->codec_spec, zip_spec_error());
+        if (speaker)
+            mca_coll_zip_show_help("bad codec", "cannot create codec \"%s\": %s; zip is disabled",
+                                   z->codec_spec, zip_spec_error());
         return OMPI_ERR_NOT_AVAILABLE;
     }
     zip_ctx_destroy(probe);
@@ -169,8 +178,8 @@ mca_coll_base_module_t *mca_coll_zip_comm_query(struct ompi_communicator_t *comm
              "coll_zip_force_local 1 overrides)";
     }
     if (NULL != no) {
-        opal_output_verbose(level, z->output, "coll:zip: not used on %s (cid %d): %s",
-                            comm->c_name, comm->c_contextid, no);
+        opal_output_verbose(level, z->output, "coll:zip: not used on %s (cid %d): %s", comm->c_name,
+                            comm->c_contextid, no);
         return NULL;
     }
 
@@ -191,19 +200,19 @@ mca_coll_base_module_t *mca_coll_zip_comm_query(struct ompi_communicator_t *comm
 static int zip_module_enable(mca_coll_base_module_t *module, struct ompi_communicator_t *comm)
 {
     mca_coll_zip_component_t *z = &mca_coll_zip_component;
-    mca_coll_zip_module_t *m = (mca_coll_zip_module_t *) module;
+    mca_coll_zip_module_t *m = (mca_coll_zip_module_t *)module;
     const char *missing = NULL;
 
     /* Modules are enabled in increasing priority, so c_coll holds what zip replaces. */
-#define ZIP_SAVE_PREVIOUS(name)                                             \
-    do {                                                                    \
-        if (NULL == comm->c_coll->coll_##name##_module) {                   \
-            missing = #name;                                                \
-        } else {                                                            \
-            m->previous_##name = comm->c_coll->coll_##name;                 \
-            m->previous_##name##_module = comm->c_coll->coll_##name##_module; \
-            OBJ_RETAIN(m->previous_##name##_module);                        \
-        }                                                                   \
+#define ZIP_SAVE_PREVIOUS(name)                                                                    \
+    do {                                                                                           \
+        if (NULL == comm->c_coll->coll_##name##_module) {                                          \
+            missing = #name;                                                                       \
+        } else {                                                                                   \
+            m->previous_##name = comm->c_coll->coll_##name;                                        \
+            m->previous_##name##_module = comm->c_coll->coll_##name##_module;                      \
+            OBJ_RETAIN(m->previous_##name##_module);                                               \
+        }                                                                                          \
     } while (0)
 
     ZIP_SAVE_PREVIOUS(bcast);
@@ -227,7 +236,7 @@ static int zip_module_enable(mca_coll_base_module_t *module, struct ompi_communi
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
     if (0 != z->block_size) {
-        (void) zip_ctx_set_block_size(m->codec, z->block_size);
+        (void)zip_ctx_set_block_size(m->codec, z->block_size);
     }
     opal_output_verbose(10, z->output, "coll:zip: enabled on %s (cid %d), codec %s", comm->c_name,
                         comm->c_contextid, zip_ctx_spec(m->codec));

@@ -15,9 +15,9 @@
 
 static int read_counter(const struct mca_base_pvar_t *pvar, void *value, void *obj)
 {
-    (void) obj;
-    *(unsigned long long *) value =
-        (unsigned long long) __atomic_load_n((uint64_t *) pvar->ctx, __ATOMIC_RELAXED);
+    (void)obj;
+    *(unsigned long long *)value =
+        (unsigned long long)__atomic_load_n((uint64_t *)pvar->ctx, __ATOMIC_RELAXED);
     return OMPI_SUCCESS;
 }
 
@@ -50,11 +50,11 @@ void mca_coll_zip_pvars_register(void)
         for (size_t k = 0; k < sizeof(counters) / sizeof(counters[0]); ++k) {
             snprintf(name, sizeof(name), "%s_%s", ops[op], counters[k].name);
             snprintf(desc, sizeof(desc), "%s: %s", calls[op], counters[k].what);
-            (void) mca_base_component_pvar_register(
+            (void)mca_base_component_pvar_register(
                 c, name, desc, OPAL_INFO_LVL_4, MCA_BASE_PVAR_CLASS_COUNTER,
                 MCA_BASE_VAR_TYPE_UNSIGNED_LONG_LONG, NULL, MCA_BASE_VAR_BIND_NO_OBJECT,
                 MCA_BASE_PVAR_FLAG_READONLY | MCA_BASE_PVAR_FLAG_CONTINUOUS, read_counter, NULL,
-                NULL, (char *) &mca_coll_zip_component.op_stats[op] + counters[k].offset);
+                NULL, (char *)&mca_coll_zip_component.op_stats[op] + counters[k].offset);
         }
     }
 }

@@ -68,12 +68,12 @@ static void print_table(const char *whose, const mca_coll_zip_op_stats_t t[COLL_
                 "compressed", "bytes_in", "bytes_out", "ratio", "codec_s");
     for (int op = 0; op < COLL_ZIP_OP_COUNT; ++op) {
         const mca_coll_zip_op_stats_t *s = &t[op];
-        const double ratio = s->bytes_out > 0 ? (double) s->bytes_in / (double) s->bytes_out : 1.0;
+        const double ratio = s->bytes_out > 0 ? (double)s->bytes_in / (double)s->bytes_out : 1.0;
         opal_output(0, "coll:zip   %-9s %10llu %10llu %10llu %14llu %14llu %7.3f %10.6f",
-                    op_names[op], (unsigned long long) s->calls,
-                    (unsigned long long) s->calls_fallback,
-                    (unsigned long long) s->calls_compressed, (unsigned long long) s->bytes_in,
-                    (unsigned long long) s->bytes_out, ratio, (double) s->codec_ns * 1e-9);
+                    op_names[op], (unsigned long long)s->calls,
+                    (unsigned long long)s->calls_fallback, (unsigned long long)s->calls_compressed,
+                    (unsigned long long)s->bytes_in, (unsigned long long)s->bytes_out, ratio,
+                    (double)s->codec_ns * 1e-9);
     }
 }
 
@@ -86,17 +86,17 @@ static bool summary_printed = false;
  */
 static int sum_at_finalize(MPI_Comm comm, int keyval, void *value, void *extra)
 {
-    (void) comm;
-    (void) keyval;
-    (void) value;
-    (void) extra;
+    (void)comm;
+    (void)keyval;
+    (void)value;
+    (void)extra;
     mca_coll_zip_op_stats_t mine[COLL_ZIP_OP_COUNT], total[COLL_ZIP_OP_COUNT];
     int nprocs = 0;
     snapshot(mine);
     memset(total, 0, sizeof(total));
     PMPI_Comm_size(MPI_COMM_WORLD, &nprocs);
     /* The counters are all uint64_t, so the table reduces as one flat array. */
-    const int count = (int) (COLL_ZIP_OP_COUNT * sizeof(mca_coll_zip_op_stats_t) / sizeof(uint64_t));
+    const int count = (int)(COLL_ZIP_OP_COUNT * sizeof(mca_coll_zip_op_stats_t) / sizeof(uint64_t));
     if (MPI_SUCCESS != PMPI_Reduce(mine, total, count, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD)) {
         return MPI_SUCCESS; /* component close prints the local numbers instead */
     }
@@ -117,9 +117,9 @@ void mca_coll_zip_stats_arm_finalize_summary(void)
         return;
     }
     int keyval = MPI_KEYVAL_INVALID;
-    if (MPI_SUCCESS == PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, sum_at_finalize, &keyval,
-                                               NULL)) {
-        (void) PMPI_Comm_set_attr(MPI_COMM_SELF, keyval, NULL);
+    if (MPI_SUCCESS ==
+        PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, sum_at_finalize, &keyval, NULL)) {
+        (void)PMPI_Comm_set_attr(MPI_COMM_SELF, keyval, NULL);
     }
 }
 

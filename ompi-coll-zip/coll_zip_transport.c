@@ -22,8 +22,8 @@ static int pml_isend(void *ctx, const void *buf, size_t len, int peer, int tag, 
         return OMPI_ERR_BAD_PARAM;
     }
     ompi_request_t *r = MPI_REQUEST_NULL;
-    int rc = MCA_PML_CALL(isend(buf, (int) len, MPI_BYTE, peer, tag, MCA_PML_BASE_SEND_STANDARD,
-                                (struct ompi_communicator_t *) ctx, &r));
+    int rc = MCA_PML_CALL(isend(buf, (int)len, MPI_BYTE, peer, tag, MCA_PML_BASE_SEND_STANDARD,
+                                (struct ompi_communicator_t *)ctx, &r));
     *req = r;
     return rc;
 }
@@ -34,8 +34,8 @@ static int pml_irecv(void *ctx, void *buf, size_t cap, int peer, int tag, zip_re
         return OMPI_ERR_BAD_PARAM;
     }
     ompi_request_t *r = MPI_REQUEST_NULL;
-    int rc = MCA_PML_CALL(irecv(buf, (int) cap, MPI_BYTE, peer, tag,
-                                (struct ompi_communicator_t *) ctx, &r));
+    int rc = MCA_PML_CALL(
+        irecv(buf, (int)cap, MPI_BYTE, peer, tag, (struct ompi_communicator_t *)ctx, &r));
     *req = r;
     return rc;
 }
@@ -43,8 +43,8 @@ static int pml_irecv(void *ctx, void *buf, size_t cap, int peer, int tag, zip_re
 static int pml_wait(void *ctx, zip_req_t *req, size_t *len)
 {
     ompi_status_public_t status = {0};
-    ompi_request_t *r = (ompi_request_t *) *req;
-    (void) ctx;
+    ompi_request_t *r = (ompi_request_t *)*req;
+    (void)ctx;
     int rc = ompi_request_wait(&r, &status);
     *req = r;
     if (NULL != len) {
@@ -57,10 +57,10 @@ static int pml_waitany(void *ctx, size_t n, zip_req_t *reqs, size_t *index, size
 {
     ompi_status_public_t status = {0};
     int which = MPI_UNDEFINED;
-    (void) ctx;
+    (void)ctx;
     /* zip_req_t and ompi_request_t * are both plain object pointers. */
-    int rc = ompi_request_wait_any(n, (ompi_request_t **) reqs, &which, &status);
-    *index = MPI_UNDEFINED == which ? n : (size_t) which;
+    int rc = ompi_request_wait_any(n, (ompi_request_t **)reqs, &which, &status);
+    *index = MPI_UNDEFINED == which ? n : (size_t)which;
     if (NULL != len) {
         *len = status._ucount;
     }

@@ -15,7 +15,7 @@ static int view_init(mca_coll_zip_view_t *v, void *buf, int count, struct ompi_d
 {
     size_t size = 0;
     ompi_datatype_type_size(dtype, &size);
-    v->len = size * (size_t) (count > 0 ? count : 0);
+    v->len = size * (size_t)(count > 0 ? count : 0);
     v->packed = NULL;
     v->user = buf;
     v->count = count;
@@ -27,7 +27,7 @@ static int view_init(mca_coll_zip_view_t *v, void *buf, int count, struct ompi_d
     if (ompi_datatype_is_contiguous_memory_layout(dtype, count)) {
         ptrdiff_t true_lb = 0, true_extent = 0;
         ompi_datatype_get_true_extent(dtype, &true_lb, &true_extent);
-        v->bytes = (char *) buf + true_lb;
+        v->bytes = (char *)buf + true_lb;
         return OMPI_SUCCESS;
     }
     v->packed = malloc(v->len);
@@ -41,14 +41,14 @@ static int view_init(mca_coll_zip_view_t *v, void *buf, int count, struct ompi_d
 int mca_coll_zip_view_send(mca_coll_zip_view_t *v, const void *buf, int count,
                            struct ompi_datatype_t *dtype)
 {
-    int rc = view_init(v, (void *) buf, count, dtype);
+    int rc = view_init(v, (void *)buf, count, dtype);
     if (OMPI_SUCCESS != rc || NULL == v->packed) {
         return rc;
     }
     opal_convertor_t conv;
     OBJ_CONSTRUCT(&conv, opal_convertor_t);
-    opal_convertor_copy_and_prepare_for_send(ompi_mpi_local_convertor, &dtype->super, count, buf,
-                                             0, &conv);
+    opal_convertor_copy_and_prepare_for_send(ompi_mpi_local_convertor, &dtype->super, count, buf, 0,
+                                             &conv);
     struct iovec iov = {.iov_base = v->packed, .iov_len = v->len};
     uint32_t iov_count = 1;
     size_t max_data = v->len;

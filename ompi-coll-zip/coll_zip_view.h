@@ -10,7 +10,7 @@
 struct ompi_datatype_t;
 
 typedef struct mca_coll_zip_view_t {
-    char *bytes;  /* what the algorithm reads or writes */
+    char *bytes; /* what the algorithm reads or writes */
     size_t len;
     char *packed; /* owned copy when the datatype is not contiguous, else NULL */
     void *user;

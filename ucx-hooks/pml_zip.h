@@ -23,27 +23,27 @@ BEGIN_C_DECLS
 
 /* Per-process counters, updated atomically (completions run on any thread). */
 typedef struct mca_pml_zip_stats_t {
-    uint64_t msgs_sent;        /* messages that went out with a zip header */
-    uint64_t msgs_compressed;  /* of those, carried a compressed frame */
-    uint64_t bytes_raw;        /* application bytes of those messages */
-    uint64_t bytes_wire;       /* bytes handed to the wrapped PML for them */
-    uint64_t msgs_received;    /* messages decoded on the receive side */
-    uint64_t probes_peeked;    /* probed messages pulled out early to read their header */
+    uint64_t msgs_sent;       /* messages that went out with a zip header */
+    uint64_t msgs_compressed; /* of those, carried a compressed frame */
+    uint64_t bytes_raw;       /* application bytes of those messages */
+    uint64_t bytes_wire;      /* bytes handed to the wrapped PML for them */
+    uint64_t msgs_received;   /* messages decoded on the receive side */
+    uint64_t probes_peeked;   /* probed messages pulled out early to read their header */
 } mca_pml_zip_stats_t;
 
 typedef struct mca_pml_zip_component_t {
     mca_pml_base_component_2_0_0_t super;
 
     /* MCA parameters */
-    int enable;          /* compress on every communicator (the Info key overrides per comm) */
+    int enable; /* compress on every communicator (the Info key overrides per comm) */
     char *codec;
     size_t threshold;
     int verbose;
     int stats;
-    bool force_local;    /* compress to peers on the same node too */
+    bool force_local; /* compress to peers on the same node too */
 
     int output;
-    bool active;         /* our table is installed in mca_pml */
+    bool active; /* our table is installed in mca_pml */
     mca_pml_zip_stats_t counters;
 } mca_pml_zip_component_t;
 
@@ -122,8 +122,8 @@ int mca_pml_zip_landing_prepare(mca_pml_zip_landing_t *l, void *buf, size_t coun
                                 ompi_datatype_t *dtype, void **rbuf, size_t *rcount,
                                 ompi_datatype_t **rtype);
 /* Decodes what arrived (received = bytes the wrapped PML reports); *raw = application bytes. */
-int mca_pml_zip_landing_decode(mca_pml_zip_landing_t *l, size_t received, void *buf,
-                               size_t count, ompi_datatype_t *dtype, size_t *raw);
+int mca_pml_zip_landing_decode(mca_pml_zip_landing_t *l, size_t received, void *buf, size_t count,
+                               ompi_datatype_t *dtype, size_t *raw);
 void mca_pml_zip_landing_release(mca_pml_zip_landing_t *l);
 
 /* Validates a received message; returns 1 if it is a zip message (hdr filled in). */
@@ -150,8 +150,8 @@ typedef enum { ZIP_REQ_SEND, ZIP_REQ_RECV } mca_pml_zip_req_kind_t;
 typedef struct mca_pml_zip_request_t {
     ompi_request_t super;
     mca_pml_zip_req_kind_t kind;
-    ompi_request_t *inner;   /* the wrapped PML's request while active */
-    mca_pml_zip_wire_t out;  /* send: the encoded message */
+    ompi_request_t *inner;    /* the wrapped PML's request while active */
+    mca_pml_zip_wire_t out;   /* send: the encoded message */
     mca_pml_zip_landing_t in; /* recv (staged): where it lands */
     /* the application's arguments (kept for persistent requests and decoding) */
     const void *sbuf;
@@ -162,8 +162,8 @@ typedef struct mca_pml_zip_request_t {
     int tag;
     mca_pml_base_send_mode_t mode;
     ompi_communicator_t *comm;
-    bool free_called;        /* MPI_Request_free on an active request */
-    bool staged;             /* recv: a zip-class receive, through a staging buffer */
+    bool free_called; /* MPI_Request_free on an active request */
+    bool staged;      /* recv: a zip-class receive, through a staging buffer */
 } mca_pml_zip_request_t;
 
 OBJ_CLASS_DECLARATION(mca_pml_zip_request_t);
@@ -184,7 +184,7 @@ typedef struct mca_pml_zip_stash_entry_t {
     ompi_communicator_t *comm;
     int source;
     int tag;
-    void *wire;       /* the message as received, as bytes */
+    void *wire; /* the message as received, as bytes */
     size_t wire_len;
     bool is_zip;
     size_t app_bytes; /* what a receive of the application's type will report */
@@ -195,8 +195,8 @@ OBJ_CLASS_DECLARATION(mca_pml_zip_stash_entry_t);
 /* Oldest stashed message matching (source, tag) on comm, removed from the stash, or NULL. */
 mca_pml_zip_stash_entry_t *mca_pml_zip_stash_take(ompi_communicator_t *comm, int source, int tag);
 /* Same, left in the stash (for probe). */
-mca_pml_zip_stash_entry_t *mca_pml_zip_stash_peek(ompi_communicator_t *comm, int source,
-                                                  int tag, ompi_status_public_t *status);
+mca_pml_zip_stash_entry_t *mca_pml_zip_stash_peek(ompi_communicator_t *comm, int source, int tag,
+                                                  ompi_status_public_t *status);
 void mca_pml_zip_stash_put(mca_pml_zip_stash_entry_t *e);
 void mca_pml_zip_stash_fill_status(const mca_pml_zip_stash_entry_t *e,
                                    ompi_status_public_t *status);
@@ -216,8 +216,8 @@ int mca_pml_zip_send(const void *buf, size_t count, ompi_datatype_t *dtype, int 
 int mca_pml_zip_isend(const void *buf, size_t count, ompi_datatype_t *dtype, int dst, int tag,
                       mca_pml_base_send_mode_t mode, ompi_communicator_t *comm,
                       ompi_request_t **request);
-int mca_pml_zip_isend_init(const void *buf, size_t count, ompi_datatype_t *dtype, int dst,
-                           int tag, mca_pml_base_send_mode_t mode, ompi_communicator_t *comm,
+int mca_pml_zip_isend_init(const void *buf, size_t count, ompi_datatype_t *dtype, int dst, int tag,
+                           mca_pml_base_send_mode_t mode, ompi_communicator_t *comm,
                            ompi_request_t **request);
 int mca_pml_zip_recv(void *buf, size_t count, ompi_datatype_t *dtype, int src, int tag,
                      ompi_communicator_t *comm, ompi_status_public_t *status);
@@ -234,8 +234,8 @@ int mca_pml_zip_mprobe(int src, int tag, ompi_communicator_t *comm, ompi_message
                        ompi_status_public_t *status);
 int mca_pml_zip_mrecv(void *buf, size_t count, ompi_datatype_t *dtype, ompi_message_t **message,
                       ompi_status_public_t *status);
-int mca_pml_zip_imrecv(void *buf, size_t count, ompi_datatype_t *dtype,
-                       ompi_message_t **message, ompi_request_t **request);
+int mca_pml_zip_imrecv(void *buf, size_t count, ompi_datatype_t *dtype, ompi_message_t **message,
+                       ompi_request_t **request);
 
 /* Encodes the application's data and posts the wrapped send (isend and start). */
 int mca_pml_zip_post_send(mca_pml_zip_request_t *req);

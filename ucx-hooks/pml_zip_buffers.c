@@ -27,7 +27,7 @@ static bool ctx_failed_reported;
 
 static size_t buf_capacity(void *buf)
 {
-    return *(size_t *) ((char *) buf - ZIP_BUF_PREFIX);
+    return *(size_t *)((char *)buf - ZIP_BUF_PREFIX);
 }
 
 void *mca_pml_zip_buf_get(size_t bytes)
@@ -47,12 +47,12 @@ void *mca_pml_zip_buf_get(size_t bytes)
         return found;
     }
     /* Round up so that slightly different sizes reuse one buffer. */
-    size_t cap = (bytes + 4095) & ~(size_t) 4095;
+    size_t cap = (bytes + 4095) & ~(size_t)4095;
     char *raw = malloc(cap + ZIP_BUF_PREFIX);
     if (NULL == raw) {
         return NULL;
     }
-    *(size_t *) raw = cap;
+    *(size_t *)raw = cap;
     return raw + ZIP_BUF_PREFIX;
 }
 
@@ -78,7 +78,7 @@ void mca_pml_zip_buf_put(void *buf)
     }
     opal_mutex_unlock(&pool_lock);
     if (NULL != buf) {
-        free((char *) buf - ZIP_BUF_PREFIX);
+        free((char *)buf - ZIP_BUF_PREFIX);
     }
 }
 
@@ -112,8 +112,8 @@ zip_ctx_t *mca_pml_zip_ctx_get(void)
     ctx = zip_ctx_create(spec, &st);
     if (NULL == ctx && !ctx_failed_reported) {
         ctx_failed_reported = true;
-        opal_output(0, "pml:zip: codec \"%s\" unavailable (%s): sending uncompressed",
-                    spec, zip_spec_error());
+        opal_output(0, "pml:zip: codec \"%s\" unavailable (%s): sending uncompressed", spec,
+                    zip_spec_error());
     }
     return ctx;
 }
@@ -138,7 +138,7 @@ void mca_pml_zip_buffers_fini(void)
 {
     opal_mutex_lock(&pool_lock);
     for (int i = 0; i < n_free_bufs; ++i) {
-        free((char *) free_bufs[i] - ZIP_BUF_PREFIX);
+        free((char *)free_bufs[i] - ZIP_BUF_PREFIX);
     }
     n_free_bufs = 0;
     for (int i = 0; i < n_free_ctxs; ++i) {

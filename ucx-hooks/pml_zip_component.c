@@ -34,21 +34,21 @@ static int zip_finalize(void);
 static void zip_stats_report(void);
 
 mca_pml_zip_component_t mca_pml_zip_component = {
-    .super = {
-        .pmlm_version = {
-            MCA_PML_BASE_VERSION_2_0_0,
-            .mca_component_name = "zip",
-            MCA_BASE_MAKE_VERSION(component, 1, 0, 0),
-            .mca_open_component = zip_open,
-            .mca_close_component = zip_close,
-            .mca_register_component_params = zip_register,
+    .super =
+        {
+            .pmlm_version =
+                {
+                    MCA_PML_BASE_VERSION_2_0_0,
+                    .mca_component_name = "zip",
+                    MCA_BASE_MAKE_VERSION(component, 1, 0, 0),
+                    .mca_open_component = zip_open,
+                    .mca_close_component = zip_close,
+                    .mca_register_component_params = zip_register,
+                },
+            .pmlm_data = {MCA_BASE_METADATA_PARAM_CHECKPOINT},
+            .pmlm_init = zip_init,
+            .pmlm_finalize = zip_finalize,
         },
-        .pmlm_data = {
-            MCA_BASE_METADATA_PARAM_CHECKPOINT
-        },
-        .pmlm_init = zip_init,
-        .pmlm_finalize = zip_finalize,
-    },
     .output = -1,
 };
 
@@ -58,16 +58,19 @@ static int zip_register(void)
     mca_pml_zip_component_t *z = &mca_pml_zip_component;
 
     z->enable = 0;
-    (void) mca_base_component_var_register(c, "enable",
+    (void)mca_base_component_var_register(
+        c, "enable",
         "1: compress application point-to-point MPI_FLOAT/MPI_DOUBLE payloads on every "
         "communicator; 0 (default): only on communicators whose MPI_Info has zip_p2p=true. "
         "Open MPI opens this component only if it is in the pml list: use e.g. "
-        "--mca pml ucx,zip or --mca pml ob1,zip (the real PML first). Must be the same on every rank",
+        "--mca pml ucx,zip or --mca pml ob1,zip (the real PML first). Must be the same on every "
+        "rank",
         MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_2, MCA_BASE_VAR_SCOPE_READONLY,
         &z->enable);
 
     z->codec = "fast";
-    (void) mca_base_component_var_register(c, "codec",
+    (void)mca_base_component_var_register(
+        c, "codec",
         "Codec spec for payloads (fast, fpc, dfcm, xorlz, lz4, zstd, ...; a lossy stage as in "
         "\"trunc:20+fast\" changes results). Any rank decodes any codec",
         MCA_BASE_VAR_TYPE_STRING, NULL, 0, 0, OPAL_INFO_LVL_3, MCA_BASE_VAR_SCOPE_READONLY,
@@ -76,20 +79,21 @@ static int zip_register(void)
     /* 64 KiB: below it the codec's fixed cost is a visible share of the transfer even on a
      * slow network, and latency, not bandwidth, dominates. */
     z->threshold = 65536;
-    (void) mca_base_component_var_register(c, "threshold",
+    (void)mca_base_component_var_register(
+        c, "threshold",
         "Smallest payload in bytes that is compressed; smaller float/double messages are sent "
         "raw behind the zip header",
         MCA_BASE_VAR_TYPE_SIZE_T, NULL, 0, 0, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY,
         &z->threshold);
 
     z->verbose = 0;
-    (void) mca_base_component_var_register(c, "verbose",
-        "Verbosity: 1 reports installation and decode failures",
-        MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_LOCAL,
-        &z->verbose);
+    (void)mca_base_component_var_register(
+        c, "verbose", "Verbosity: 1 reports installation and decode failures",
+        MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_LOCAL, &z->verbose);
 
     z->force_local = false;
-    (void) mca_base_component_var_register(c, "force_local",
+    (void)mca_base_component_var_register(
+        c, "force_local",
         "Compress messages to peers on the same node too (shared memory is faster than any "
         "codec there; meant for testing on one machine). Off: such messages go raw behind the "
         "zip header",
@@ -97,10 +101,9 @@ static int zip_register(void)
         &z->force_local);
 
     z->stats = 0;
-    (void) mca_base_component_var_register(c, "stats",
-        "1: every rank prints its point-to-point compression counters at MPI_Finalize",
-        MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_LOCAL,
-        &z->stats);
+    (void)mca_base_component_var_register(
+        c, "stats", "1: every rank prints its point-to-point compression counters at MPI_Finalize",
+        MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_LOCAL, &z->stats);
     return OMPI_SUCCESS;
 }
 
@@ -116,8 +119,8 @@ static int zip_open(void)
 
 static mca_pml_base_module_t *zip_init(int *priority, bool progress_threads, bool mpi_threads)
 {
-    (void) progress_threads;
-    (void) mpi_threads;
+    (void)progress_threads;
+    (void)mpi_threads;
     /* The base matches a PML against each list entry by prefix, so the real PML must lead
      * the list ("ob1,zip"); with "zip" or "zip,ob1" nothing but us could be selected. */
     bool real_pml = false;
@@ -164,8 +167,7 @@ static int zip_close(void)
     z->active = true;
     memset(&z->counters, 0, sizeof(z->counters));
     opal_output_verbose(1, z->output, "pml:zip: interposed in front of pml/%s (enable=%d)",
-                        mca_pml_zip_wrapped_component.pmlm_version.mca_component_name,
-                        z->enable);
+                        mca_pml_zip_wrapped_component.pmlm_version.mca_component_name, z->enable);
     return OMPI_SUCCESS;
 }
 
@@ -202,7 +204,7 @@ static void zip_stats_report(void)
     if (!mca_pml_zip_component.stats) {
         return;
     }
-    double ratio = s->bytes_wire ? (double) s->bytes_raw / (double) s->bytes_wire : 0.0;
+    double ratio = s->bytes_wire ? (double)s->bytes_raw / (double)s->bytes_wire : 0.0;
     opal_output(0,
                 "pml:zip stats (rank %d): sent %" PRIu64 " zip messages (%" PRIu64
                 " compressed), %" PRIu64 " raw bytes -> %" PRIu64 " wire bytes (ratio %.2f); "

@@ -42,10 +42,12 @@ static int8_t parse_setting(const char *value)
     if (NULL == value) {
         return -1;
     }
-    if (0 == strcasecmp(value, "true") || 0 == strcmp(value, "1") || 0 == strcasecmp(value, "yes")) {
+    if (0 == strcasecmp(value, "true") || 0 == strcmp(value, "1") ||
+        0 == strcasecmp(value, "yes")) {
         return 1;
     }
-    if (0 == strcasecmp(value, "false") || 0 == strcmp(value, "0") || 0 == strcasecmp(value, "no")) {
+    if (0 == strcasecmp(value, "false") || 0 == strcmp(value, "0") ||
+        0 == strcasecmp(value, "no")) {
         return 0;
     }
     return -1; /* "default" (our subscription's placeholder) or anything else */
@@ -90,9 +92,9 @@ bool mca_pml_zip_comm_enabled(ompi_communicator_t *comm, int tag)
  * subscribed to; we keep ours as given. */
 static char *zip_info_changed(opal_infosubscriber_t *obj, char *key, char *value)
 {
-    (void) key;
+    (void)key;
     /* The subscriber object is the communicator's first member. */
-    set_comm_setting((ompi_communicator_t *) obj, parse_setting(value));
+    set_comm_setting((ompi_communicator_t *)obj, parse_setting(value));
     return value;
 }
 
@@ -100,8 +102,8 @@ int mca_pml_zip_add_comm(ompi_communicator_t *comm)
 {
     if (NULL == comm_setting) {
         /* Context ids are below the wrapped PML's limit; 16 Mi entries at most. */
-        uint64_t n = (uint64_t) mca_pml_zip_wrapped.pml_max_contextid + 1;
-        comm_setting_len = (uint32_t) (n < (1u << 24) ? n : (1u << 24));
+        uint64_t n = (uint64_t)mca_pml_zip_wrapped.pml_max_contextid + 1;
+        comm_setting_len = (uint32_t)(n < (1u << 24) ? n : (1u << 24));
         comm_setting = malloc(comm_setting_len);
         if (NULL != comm_setting) {
             memset(comm_setting, -1, comm_setting_len);
@@ -111,8 +113,8 @@ int mca_pml_zip_add_comm(ompi_communicator_t *comm)
     if (OMPI_SUCCESS == rc) {
         set_comm_setting(comm, -1); /* a reused context id starts unset */
         /* The default must be a string (the subscriber saves a copy of it). */
-        (void) opal_infosubscribe_subscribe(&comm->super, MCA_PML_ZIP_INFO_KEY, "default",
-                                            zip_info_changed);
+        (void)opal_infosubscribe_subscribe(&comm->super, MCA_PML_ZIP_INFO_KEY, "default",
+                                           zip_info_changed);
     }
     return rc;
 }

@@ -11,8 +11,8 @@
 #include "pml_zip.h"
 
 /* The oldest matching stashed message, or the next one in the wrapped PML, pulled out. */
-static int zip_probe_entry(int src, int tag, ompi_communicator_t *comm, bool blocking,
-                           bool remove, mca_pml_zip_stash_entry_t **out)
+static int zip_probe_entry(int src, int tag, ompi_communicator_t *comm, bool blocking, bool remove,
+                           mca_pml_zip_stash_entry_t **out)
 {
     *out = remove ? mca_pml_zip_stash_take(comm, src, tag)
                   : mca_pml_zip_stash_peek(comm, src, tag, MPI_STATUS_IGNORE);
@@ -116,9 +116,9 @@ int mca_pml_zip_mprobe(int src, int tag, ompi_communicator_t *comm, ompi_message
 /* Our message handles point at a stash entry; the wrapped PML's at its own objects. */
 static mca_pml_zip_stash_entry_t *zip_message_entry(ompi_message_t *msg)
 {
-    opal_object_t *obj = (opal_object_t *) msg->req_ptr;
+    opal_object_t *obj = (opal_object_t *)msg->req_ptr;
     if (NULL != obj && obj->obj_class == OBJ_CLASS(mca_pml_zip_stash_entry_t)) {
-        return (mca_pml_zip_stash_entry_t *) obj;
+        return (mca_pml_zip_stash_entry_t *)obj;
     }
     return NULL;
 }
@@ -136,8 +136,8 @@ int mca_pml_zip_mrecv(void *buf, size_t count, ompi_datatype_t *dtype, ompi_mess
     return rc;
 }
 
-int mca_pml_zip_imrecv(void *buf, size_t count, ompi_datatype_t *dtype,
-                       ompi_message_t **message, ompi_request_t **request)
+int mca_pml_zip_imrecv(void *buf, size_t count, ompi_datatype_t *dtype, ompi_message_t **message,
+                       ompi_request_t **request)
 {
     mca_pml_zip_stash_entry_t *e = zip_message_entry(*message);
     if (NULL == e) {
@@ -148,7 +148,7 @@ int mca_pml_zip_imrecv(void *buf, size_t count, ompi_datatype_t *dtype,
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
     ompi_status_public_t st;
-    (void) mca_pml_zip_stash_deliver(e, buf, count, dtype, &st);
+    (void)mca_pml_zip_stash_deliver(e, buf, count, dtype, &st);
     ompi_message_return(*message);
     *message = MPI_MESSAGE_NULL;
     mca_pml_zip_request_complete(req, &st);

@@ -22,8 +22,7 @@ static bool zip_recv_applies(ompi_datatype_t *dtype, int src, int tag, ompi_comm
 /* A message a probe pulled out earlier, if one matches: it precedes anything still queued. */
 static mca_pml_zip_stash_entry_t *zip_stashed(int src, int tag, ompi_communicator_t *comm)
 {
-    if (MPI_PROC_NULL == src || mca_pml_zip_stash_empty() ||
-        !mca_pml_zip_comm_enabled(comm, tag)) {
+    if (MPI_PROC_NULL == src || mca_pml_zip_stash_empty() || !mca_pml_zip_comm_enabled(comm, tag)) {
         return NULL;
     }
     return mca_pml_zip_stash_take(comm, src, tag);
@@ -79,8 +78,8 @@ int mca_pml_zip_post_staged_recv(mca_pml_zip_request_t *req)
         rc = mca_pml_zip_wrapped.pml_irecv(rbuf, rcount, rtype, req->peer, req->tag, req->comm,
                                            &req->inner);
     } else {
-        rc = mca_pml_zip_wrapped.pml_irecv(req->rbuf, req->count, req->dtype, req->peer,
-                                           req->tag, req->comm, &req->inner);
+        rc = mca_pml_zip_wrapped.pml_irecv(req->rbuf, req->count, req->dtype, req->peer, req->tag,
+                                           req->comm, &req->inner);
     }
     if (OMPI_SUCCESS != rc) {
         mca_pml_zip_landing_release(&req->in);
@@ -138,7 +137,7 @@ int mca_pml_zip_irecv(void *buf, size_t count, ompi_datatype_t *dtype, int src, 
     if (NULL != e) {
         ompi_status_public_t st;
         memset(&st, 0, sizeof(st));
-        (void) mca_pml_zip_stash_deliver(e, buf, count, dtype, &st);
+        (void)mca_pml_zip_stash_deliver(e, buf, count, dtype, &st);
         mca_pml_zip_request_complete(req, &st);
     } else {
         rc = mca_pml_zip_post_staged_recv(req);

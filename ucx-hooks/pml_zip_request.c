@@ -129,7 +129,8 @@ int mca_pml_zip_progress(void)
 
     opal_mutex_lock(&active_lock);
     mca_pml_zip_request_t *req, *next;
-    OPAL_LIST_FOREACH_SAFE(req, next, &active_list, mca_pml_zip_request_t) {
+    OPAL_LIST_FOREACH_SAFE(req, next, &active_list, mca_pml_zip_request_t)
+    {
         if (n_done == 64) {
             break;
         }
@@ -152,7 +153,7 @@ int mca_pml_zip_progress(void)
 
 static int zip_request_free(ompi_request_t **request)
 {
-    mca_pml_zip_request_t *req = (mca_pml_zip_request_t *) *request;
+    mca_pml_zip_request_t *req = (mca_pml_zip_request_t *)*request;
     bool release_now;
 
     opal_mutex_lock(&active_lock);
@@ -172,7 +173,7 @@ static int zip_request_free(ompi_request_t **request)
 
 static int zip_request_cancel(ompi_request_t *request, int complete)
 {
-    mca_pml_zip_request_t *req = (mca_pml_zip_request_t *) request;
+    mca_pml_zip_request_t *req = (mca_pml_zip_request_t *)request;
     int rc = OMPI_SUCCESS;
 
     opal_mutex_lock(&active_lock);
@@ -200,7 +201,7 @@ static int zip_request_start_one(mca_pml_zip_request_t *req)
         if (NULL != e) {
             ompi_status_public_t st;
             memset(&st, 0, sizeof(st));
-            (void) mca_pml_zip_stash_deliver(e, req->rbuf, req->count, req->dtype, &st);
+            (void)mca_pml_zip_stash_deliver(e, req->rbuf, req->count, req->dtype, &st);
             mca_pml_zip_request_complete(req, &st);
             return OMPI_SUCCESS;
         }
@@ -216,7 +217,7 @@ int mca_pml_zip_request_start(size_t count, ompi_request_t **requests)
             continue;
         }
         int rc = (r->req_start == mca_pml_zip_request_start)
-                     ? zip_request_start_one((mca_pml_zip_request_t *) r)
+                     ? zip_request_start_one((mca_pml_zip_request_t *)r)
                      : mca_pml_zip_wrapped.pml_start(1, &requests[i]);
         if (OMPI_SUCCESS != rc) {
             return rc;

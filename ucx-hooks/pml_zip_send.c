@@ -79,8 +79,8 @@ int mca_pml_zip_post_send(mca_pml_zip_request_t *req)
     if (MCA_PML_BASE_SEND_BUFFERED == req->mode) {
         rc = zip_send_detached(req->sbuf, req->count, req->dtype, req->peer, req->tag, req->comm);
         if (OMPI_SUCCESS == rc) {
-            ompi_status_public_t st = {.MPI_SOURCE = req->peer, .MPI_TAG = req->tag,
-                                       .MPI_ERROR = MPI_SUCCESS};
+            ompi_status_public_t st = {
+                .MPI_SOURCE = req->peer, .MPI_TAG = req->tag, .MPI_ERROR = MPI_SUCCESS};
             mca_pml_zip_request_complete(req, &st);
         }
         return rc;
@@ -144,13 +144,12 @@ int mca_pml_zip_isend(const void *buf, size_t count, ompi_datatype_t *dtype, int
     return OMPI_SUCCESS;
 }
 
-int mca_pml_zip_isend_init(const void *buf, size_t count, ompi_datatype_t *dtype, int dst,
-                           int tag, mca_pml_base_send_mode_t mode, ompi_communicator_t *comm,
+int mca_pml_zip_isend_init(const void *buf, size_t count, ompi_datatype_t *dtype, int dst, int tag,
+                           mca_pml_base_send_mode_t mode, ompi_communicator_t *comm,
                            ompi_request_t **request)
 {
     if (!zip_send_applies(dtype, dst, tag, comm)) {
-        return mca_pml_zip_wrapped.pml_isend_init(buf, count, dtype, dst, tag, mode, comm,
-                                                  request);
+        return mca_pml_zip_wrapped.pml_isend_init(buf, count, dtype, dst, tag, mode, comm, request);
     }
     mca_pml_zip_request_t *req = zip_send_request(buf, count, dtype, dst, tag, mode, comm, true);
     if (NULL == req) {

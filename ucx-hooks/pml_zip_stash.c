@@ -40,8 +40,8 @@ bool mca_pml_zip_stash_empty(void)
     return 0 == n_stashed;
 }
 
-static bool entry_matches(const mca_pml_zip_stash_entry_t *e, ompi_communicator_t *comm,
-                          int source, int tag)
+static bool entry_matches(const mca_pml_zip_stash_entry_t *e, ompi_communicator_t *comm, int source,
+                          int tag)
 {
     return e->comm == comm && (MPI_ANY_SOURCE == source || e->source == source) &&
            (MPI_ANY_TAG == tag || e->tag == tag);
@@ -54,7 +54,8 @@ static mca_pml_zip_stash_entry_t *stash_find(ompi_communicator_t *comm, int sour
 
     opal_mutex_lock(&stash_lock);
     if (stash_ready) {
-        OPAL_LIST_FOREACH(e, &stash, mca_pml_zip_stash_entry_t) {
+        OPAL_LIST_FOREACH(e, &stash, mca_pml_zip_stash_entry_t)
+        {
             if (entry_matches(e, comm, source, tag)) {
                 found = e;
                 break;
@@ -74,8 +75,8 @@ mca_pml_zip_stash_entry_t *mca_pml_zip_stash_take(ompi_communicator_t *comm, int
     return stash_find(comm, source, tag, true);
 }
 
-mca_pml_zip_stash_entry_t *mca_pml_zip_stash_peek(ompi_communicator_t *comm, int source,
-                                                  int tag, ompi_status_public_t *status)
+mca_pml_zip_stash_entry_t *mca_pml_zip_stash_peek(ompi_communicator_t *comm, int source, int tag,
+                                                  ompi_status_public_t *status)
 {
     /* Status is filled under no lock: only the thread that takes an entry frees it, and a
      * probe racing a receive of the same message is already a race in the application. */
@@ -98,8 +99,7 @@ void mca_pml_zip_stash_put(mca_pml_zip_stash_entry_t *e)
     opal_mutex_unlock(&stash_lock);
 }
 
-void mca_pml_zip_stash_fill_status(const mca_pml_zip_stash_entry_t *e,
-                                   ompi_status_public_t *status)
+void mca_pml_zip_stash_fill_status(const mca_pml_zip_stash_entry_t *e, ompi_status_public_t *status)
 {
     if (MPI_STATUS_IGNORE == status) {
         return;
@@ -159,8 +159,7 @@ int mca_pml_zip_stash_pull(ompi_message_t **inner_msg, ompi_communicator_t *comm
     mca_pml_zip_hdr_t hdr;
     e->is_zip = mca_pml_zip_parse(e->wire, e->wire_len, &hdr);
     e->app_bytes = e->is_zip ? hdr.raw_bytes : e->wire_len;
-    opal_atomic_add_fetch_64((volatile int64_t *) &mca_pml_zip_component.counters.probes_peeked,
-                             1);
+    opal_atomic_add_fetch_64((volatile int64_t *)&mca_pml_zip_component.counters.probes_peeked, 1);
     *out = e;
     return OMPI_SUCCESS;
 }

@@ -11,7 +11,8 @@
 
 #include "zip/zip.h"
 
-namespace zip::bitio {
+namespace zip::bitio
+{
 
 // Blocks are little-endian on the wire whatever the host is; memcpy makes any alignment safe and
 // compiles to a plain load/store on x86-64.
@@ -45,7 +46,7 @@ template <class W> inline void store_le(uint8_t *p, W w)
 template <class W> inline unsigned leading_zeros(W x)
 {
     static_assert(std::is_unsigned_v<W> && (sizeof(W) == 4 || sizeof(W) == 8));
-    if constexpr (sizeof(W) == 4)  // a sentinel bit below x stops the count at 32
+    if constexpr (sizeof(W) == 4) // a sentinel bit below x stops the count at 32
         return unsigned(__builtin_clzll(uint64_t(x) << 32 | 0x80000000u));
     else
         return unsigned(__builtin_clzll(x | 1)) + unsigned(x == 0);
@@ -71,15 +72,18 @@ inline unsigned effective_table_bits(size_t elements, unsigned configured_bits)
 
 // Word size the predictive codecs work on: binary32 as 32-bit words, binary64 and opaque bytes
 // as 64-bit words.
-inline size_t word_bytes(zip_elem_type_t type) { return type == ZIP_TYPE_F32 ? 4 : 8; }
+inline size_t word_bytes(zip_elem_type_t type)
+{
+    return type == ZIP_TYPE_F32 ? 4 : 8;
+}
 
 // Layout shared by the three codecs: [header nibbles: ceil(words/2) bytes][payload][raw tail].
 // Everything is derived from the raw block size, which the frame records, so a block carries no
 // length fields of its own.
 struct BlockLayout {
-    size_t words;         // whole words in the block
-    size_t tail;          // bytes after the last whole word (only ZIP_TYPE_BYTES has any)
-    size_t header_bytes;  // one 4-bit header per word, two per byte, low nibble first
+    size_t words;        // whole words in the block
+    size_t tail;         // bytes after the last whole word (only ZIP_TYPE_BYTES has any)
+    size_t header_bytes; // one 4-bit header per word, two per byte, low nibble first
 };
 
 inline BlockLayout block_layout(size_t raw_bytes, size_t word_size)
@@ -88,4 +92,4 @@ inline BlockLayout block_layout(size_t raw_bytes, size_t word_size)
     return {words, raw_bytes % word_size, (words + 1) / 2};
 }
 
-}  // namespace zip::bitio
+} // namespace zip::bitio

@@ -10,7 +10,8 @@
 
 #include "zip/zip.h"
 
-namespace zip {
+namespace zip
+{
 
 // Stable ids: they are written into frames (docs/format.md). Never renumber.
 enum class CodecId : uint8_t {
@@ -27,11 +28,12 @@ enum class CodecId : uint8_t {
 // Options of a lossless codec, parsed from "name:key=value,key=value" and stored in the frame's
 // 32-bit codec parameter so that the decoder can rebuild the same codec.
 struct CodecParams {
-    uint32_t value = 0;  // codec-specific packing; 0 means "the codec's default"
+    uint32_t value = 0; // codec-specific packing; 0 means "the codec's default"
 };
 
-class BlockCodec {
-public:
+class BlockCodec
+{
+  public:
     virtual ~BlockCodec() = default;
 
     virtual CodecId id() const = 0;
@@ -80,4 +82,4 @@ template <class F> void for_each_option(std::string_view options, F &&f)
 // Parses an unsigned integer option in [lo, hi]; throws SpecError naming the key.
 unsigned parse_uint_option(std::string_view key, std::string_view value, unsigned lo, unsigned hi);
 
-}  // namespace zip
+} // namespace zip

@@ -3,7 +3,8 @@
 #include <charconv>
 #include <string>
 
-namespace zip {
+namespace zip
+{
 
 unsigned parse_uint_option(std::string_view key, std::string_view value, unsigned lo, unsigned hi)
 {
@@ -15,7 +16,8 @@ unsigned parse_uint_option(std::string_view key, std::string_view value, unsigne
     return v;
 }
 
-namespace {
+namespace
+{
 
 struct Entry {
     const char *name;
@@ -34,7 +36,7 @@ const Entry kCodecs[] = {
     {"fast", CodecId::Fast, make_fast, make_fast},
 };
 
-}  // namespace
+} // namespace
 
 std::unique_ptr<BlockCodec> make_codec(std::string_view name, std::string_view options)
 {
@@ -53,4 +55,4 @@ std::unique_ptr<BlockCodec> make_codec(CodecId id, uint32_t param)
     return nullptr;
 }
 
-}  // namespace zip
+} // namespace zip

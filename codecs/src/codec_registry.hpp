@@ -5,7 +5,8 @@
 
 #include "codec.hpp"
 
-namespace zip {
+namespace zip
+{
 
 std::unique_ptr<BlockCodec> make_raw(std::string_view options);
 std::unique_ptr<BlockCodec> make_raw(uint32_t param);
@@ -22,4 +23,4 @@ std::unique_ptr<BlockCodec> make_xorlz(uint32_t param);
 std::unique_ptr<BlockCodec> make_fast(std::string_view options);
 std::unique_ptr<BlockCodec> make_fast(uint32_t param);
 
-}  // namespace zip
+} // namespace zip

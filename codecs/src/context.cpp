@@ -4,9 +4,11 @@
 
 #include "frame_format.hpp"
 
-namespace zip {
+namespace zip
+{
 
-namespace {
+namespace
+{
 
 std::pair<std::string_view, std::string_view> split_name(std::string_view part)
 {
@@ -33,7 +35,7 @@ void grow(std::vector<uint8_t> &buf, size_t n)
         buf.resize(n);
 }
 
-}  // namespace
+} // namespace
 
 void configure_context(zip_ctx &ctx, std::string_view spec)
 {
@@ -42,14 +44,16 @@ void configure_context(zip_ctx &ctx, std::string_view spec)
     if (plus != std::string_view::npos) {
         auto [name, opts] = split_name(spec.substr(0, plus));
         if (!parse_lossy(name, opts, &ctx.lossy))
-            throw SpecError{"'" + std::string(name) + "' is not a lossy stage (trunc, f32, abs, rel)"};
+            throw SpecError{"'" + std::string(name) +
+                            "' is not a lossy stage (trunc, f32, abs, rel)"};
         lossless = spec.substr(plus + 1);
         if (lossless.find('+') != std::string_view::npos)
-            throw SpecError{"at most one lossy stage and one lossless codec: '" + std::string(spec) + "'"};
+            throw SpecError{"at most one lossy stage and one lossless codec: '" +
+                            std::string(spec) + "'"};
     } else {
         auto [name, opts] = split_name(spec);
         if (parse_lossy(name, opts, &ctx.lossy)) {
-            lossless = "fast";  // a lossy stage alone gets the default lossless codec after it
+            lossless = "fast"; // a lossy stage alone gets the default lossless codec after it
         }
     }
     auto [name, opts] = split_name(lossless);
@@ -84,9 +88,8 @@ size_t context_memory(const zip_ctx &ctx)
     return n;
 }
 
-zip_status_t compress_frame(zip_ctx &ctx, uint64_t stream, zip_elem_type_t type,
-                            const uint8_t *src, size_t count, uint8_t *dst, size_t dst_cap,
-                            size_t *frame_len)
+zip_status_t compress_frame(zip_ctx &ctx, uint64_t stream, zip_elem_type_t type, const uint8_t *src,
+                            size_t count, uint8_t *dst, size_t dst_cap, size_t *frame_len)
 {
     if (type != ZIP_TYPE_BYTES && type != ZIP_TYPE_F32 && type != ZIP_TYPE_F64)
         return fail(ctx, ZIP_E_ARG, "unknown element type");
@@ -186,7 +189,8 @@ zip_status_t compress_frame(zip_ctx &ctx, uint64_t stream, zip_elem_type_t type,
     return ZIP_OK;
 }
 
-namespace {
+namespace
+{
 
 BlockCodec *decoder_for(zip_ctx &ctx, uint8_t id, uint32_t param)
 {
@@ -198,10 +202,10 @@ BlockCodec *decoder_for(zip_ctx &ctx, uint8_t id, uint32_t param)
     return slot.get();
 }
 
-}  // namespace
+} // namespace
 
-zip_status_t decompress_frame(zip_ctx &ctx, uint64_t stream, const uint8_t *frame,
-                              size_t frame_len, uint8_t *dst, size_t dst_cap, size_t *raw_len)
+zip_status_t decompress_frame(zip_ctx &ctx, uint64_t stream, const uint8_t *frame, size_t frame_len,
+                              uint8_t *dst, size_t dst_cap, size_t *raw_len)
 {
     if (raw_len == nullptr || (dst == nullptr && dst_cap != 0))
         return fail(ctx, ZIP_E_ARG, "NULL argument");
@@ -247,7 +251,8 @@ zip_status_t decompress_frame(zip_ctx &ctx, uint64_t stream, const uint8_t *fram
             std::memcpy(payload + off, frame + in, raw_n);
         } else {
             if (!codec && !(codec = decoder_for(ctx, h.codec, h.codec_param)))
-                return fail(ctx, ZIP_E_UNSUPPORTED, "frame names a codec or parameter this build does not know");
+                return fail(ctx, ZIP_E_UNSUPPORTED,
+                            "frame names a codec or parameter this build does not know");
             s = codec->decompress(frame + in, e.stored_bytes, ptype, payload + off, raw_n);
             if (s != ZIP_OK)
                 return fail(ctx, s, "block does not decode");
@@ -266,4 +271,4 @@ zip_status_t decompress_frame(zip_ctx &ctx, uint64_t stream, const uint8_t *fram
     return ZIP_OK;
 }
 
-}  // namespace zip
+} // namespace zip

@@ -22,24 +22,24 @@ struct zip_ctx {
     size_t block_bytes = 65536;
     bool block_checks = true;
     size_t memory_cap = size_t(64) << 20;
-    std::vector<uint8_t> payload_buf;  // lossy output, or narrowed payload being decoded
-    std::vector<uint8_t> delta_buf;    // payload XOR reference
+    std::vector<uint8_t> payload_buf; // lossy output, or narrowed payload being decoded
+    std::vector<uint8_t> delta_buf;   // payload XOR reference
     zip::ReferenceStore refs;
     std::string last_error;
 };
 
-namespace zip {
+namespace zip
+{
 
 // Parses a spec ("trunc:20+fpc:bits=12") into ctx; throws SpecError.
 void configure_context(zip_ctx &ctx, std::string_view spec);
 
-zip_status_t compress_frame(zip_ctx &ctx, uint64_t stream, zip_elem_type_t type,
-                            const uint8_t *src, size_t count, uint8_t *dst, size_t dst_cap,
-                            size_t *frame_len);
+zip_status_t compress_frame(zip_ctx &ctx, uint64_t stream, zip_elem_type_t type, const uint8_t *src,
+                            size_t count, uint8_t *dst, size_t dst_cap, size_t *frame_len);
 
-zip_status_t decompress_frame(zip_ctx &ctx, uint64_t stream, const uint8_t *frame,
-                              size_t frame_len, uint8_t *dst, size_t dst_cap, size_t *raw_len);
+zip_status_t decompress_frame(zip_ctx &ctx, uint64_t stream, const uint8_t *frame, size_t frame_len,
+                              uint8_t *dst, size_t dst_cap, size_t *raw_len);
 
 size_t context_memory(const zip_ctx &ctx);
 
-}  // namespace zip
+} // namespace zip

@@ -42,13 +42,16 @@
 #include "codec_registry.hpp"
 #include "lzn_coder.hpp"
 
-namespace zip {
-namespace {
+namespace zip
+{
+namespace
+{
 
-constexpr unsigned kHashBits = 14;  // the paper's 14 most significant bits of each difference
+constexpr unsigned kHashBits = 14; // the paper's 14 most significant bits of each difference
 
-template <class W> class DfcmPredictor {
-public:
+template <class W> class DfcmPredictor
+{
+  public:
     DfcmPredictor(uint8_t *table, unsigned bits)
         : table_(table), mask_((size_t(1) << bits) - 1),
           newest_mask_((mask_ * kLineBytes) & (kTop14Mask * kLineBytes))
@@ -83,24 +86,27 @@ public:
         line_offset_ = newest_part ^ older_part;
     }
 
-private:
+  private:
     static constexpr size_t kLineBytes = 2 * sizeof(W);
-    static constexpr unsigned kLineShift = sizeof(W) == 8 ? 4 : 3;  // log2(kLineBytes)
+    static constexpr unsigned kLineShift = sizeof(W) == 8 ? 4 : 3; // log2(kLineBytes)
     static constexpr size_t kTop14Mask = (size_t(1) << kHashBits) - 1;
     static W top14(W d) { return W(d >> (sizeof(W) * 8 - kHashBits)); }
 
     uint8_t *table_;
     size_t mask_;
-    size_t newest_mask_;      // (mask_ & kTop14Mask) * kLineBytes
-    size_t line_offset_ = 0;  // hash(D0, D1, D2) * kLineBytes: the line of the next word
-    W recent_ = 0;            // the current line's most recent delta, from predict() to update()
+    size_t newest_mask_;     // (mask_ & kTop14Mask) * kLineBytes
+    size_t line_offset_ = 0; // hash(D0, D1, D2) * kLineBytes: the line of the next word
+    W recent_ = 0;           // the current line's most recent delta, from predict() to update()
     W last_ = 0;
     size_t d0_ = 0, d1_ = 0, d2_ = 0;
 };
 
-size_t table_bytes(unsigned bits) { return (size_t(1) << bits) * 2 * sizeof(uint64_t); }
+size_t table_bytes(unsigned bits)
+{
+    return (size_t(1) << bits) * 2 * sizeof(uint64_t);
+}
 
-}  // namespace
+} // namespace
 
 DfcmCodec::DfcmCodec(unsigned table_bits)
     : table_bits_(table_bits),
@@ -108,7 +114,10 @@ DfcmCodec::DfcmCodec(unsigned table_bits)
 {
 }
 
-size_t DfcmCodec::memory_bytes() const { return table_bytes(table_bits_); }
+size_t DfcmCodec::memory_bytes() const
+{
+    return table_bytes(table_bits_);
+}
 
 size_t DfcmCodec::compress(const uint8_t *src, size_t n, zip_elem_type_t type, uint8_t *dst,
                            size_t cap)
@@ -155,9 +164,9 @@ std::unique_ptr<BlockCodec> make_dfcm(uint32_t param)
 {
     if (param == 0)
         return std::make_unique<DfcmCodec>(DfcmCodec::kDefaultBits);
-    if (param < DfcmCodec::kMinBits || param > DfcmCodec::kMaxBits)  // also rejects bits 8-31
+    if (param < DfcmCodec::kMinBits || param > DfcmCodec::kMaxBits) // also rejects bits 8-31
         return nullptr;
     return std::make_unique<DfcmCodec>(param);
 }
 
-}  // namespace zip
+} // namespace zip

@@ -6,13 +6,15 @@
 
 #include "codec.hpp"
 
-namespace zip {
+namespace zip
+{
 
-class DfcmCodec final : public BlockCodec {
-public:
+class DfcmCodec final : public BlockCodec
+{
+  public:
     static constexpr unsigned kMinBits = 4;
-    static constexpr unsigned kMaxBits = 20;  // the hash has at most 24 significant bits
-    static constexpr unsigned kDefaultBits = 15;  // the paper's 2^15 lines
+    static constexpr unsigned kMaxBits = 20;     // the hash has at most 24 significant bits
+    static constexpr unsigned kDefaultBits = 15; // the paper's 2^15 lines
 
     // table_bits in [kMinBits, kMaxBits]: the table has 2^table_bits lines of two deltas.
     explicit DfcmCodec(unsigned table_bits);
@@ -25,11 +27,11 @@ public:
                             size_t raw_n) override;
     size_t memory_bytes() const override;
 
-private:
+  private:
     unsigned table_bits_;
     // 2^table_bits lines of two 64-bit deltas (the 32-bit variant packs two 32-bit deltas into
     // the first half); accessed with memcpy so one allocation serves both widths.
     std::unique_ptr<uint8_t[]> table_;
 };
 
-}  // namespace zip
+} // namespace zip

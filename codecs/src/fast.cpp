@@ -59,13 +59,15 @@
 #include "codec_registry.hpp"
 #include "fast_transpose.hpp"
 
-namespace zip {
+namespace zip
+{
 
 struct FastCodec::Lz4State {
     LZ4_stream_t stream;
 };
 
-namespace {
+namespace
+{
 
 using fast_detail::kernels;
 
@@ -75,24 +77,33 @@ constexpr unsigned kMaxAccel = 64;
 // the run mask and fast); see plane_stats(). Measurements in docs/fast-codec.md.
 constexpr unsigned kLz4RepeatShare = 240;
 enum PlaneMode : unsigned { kZero = 0, kRaw = 1, kLz4 = 2, kCoded = 3 };
-constexpr unsigned kRunsCoding = 8;  // kCoded sub-mode byte: 1..7 bit-packed, 8 run mask
+constexpr unsigned kRunsCoding = 8; // kCoded sub-mode byte: 1..7 bit-packed, 8 run mask
 
 size_t element_width(zip_elem_type_t type)
 {
     switch (type) {
-    case ZIP_TYPE_F64: return 8;
-    case ZIP_TYPE_F32: return 4;
-    default: return 1;
+    case ZIP_TYPE_F64:
+        return 8;
+    case ZIP_TYPE_F32:
+        return 4;
+    default:
+        return 1;
     }
 }
 
-size_t mode_bytes(size_t width) { return (2 * width + 7) / 8; }
+size_t mode_bytes(size_t width)
+{
+    return (2 * width + 7) / 8;
+}
 
 size_t length_field_bytes(size_t count)
 {
-    if (count < (size_t{1} << 8)) return 1;
-    if (count < (size_t{1} << 16)) return 2;
-    if (count < (size_t{1} << 24)) return 3;
+    if (count < (size_t{1} << 8))
+        return 1;
+    if (count < (size_t{1} << 16))
+        return 2;
+    if (count < (size_t{1} << 24))
+        return 3;
     return 4;
 }
 
@@ -116,7 +127,10 @@ template <class U> inline U load(const uint8_t *p)
     std::memcpy(&v, p, sizeof v);
     return v;
 }
-template <class U> inline void store(uint8_t *p, U v) { std::memcpy(p, &v, sizeof v); }
+template <class U> inline void store(uint8_t *p, U v)
+{
+    std::memcpy(p, &v, sizeof v);
+}
 
 // Undoes the prediction in place on the (already un-zigzagged) residuals stored, unaligned, at
 // buf, carrying the running state (x = x[i-1], d = x[i-1] - x[i-2]) from chunk to chunk.
@@ -167,8 +181,8 @@ void join_and_unpredict(const uint8_t *const *planes, size_t count, FastPredicto
 // residual planes come from such runs: measured, LZ4 output/input ~ 2.5 (1 - share) at most.
 struct PlaneStats {
     unsigned repeat_share;
-    unsigned bits;    // 0..8
-    size_t literals;  // bytes that differ from the byte before (before byte 0: 0)
+    unsigned bits;   // 0..8
+    size_t literals; // bytes that differ from the byte before (before byte 0: 0)
 };
 
 PlaneStats plane_stats(const uint8_t *p, size_t count)
@@ -184,7 +198,7 @@ PlaneStats plane_stats(const uint8_t *p, size_t count)
         for (size_t steps = 0; steps < 255 && i + 16 <= count; ++steps, i += 16) {
             __m128i cur = _mm_loadu_si128(reinterpret_cast<const __m128i *>(p + i));
             __m128i prev = _mm_loadu_si128(reinterpret_cast<const __m128i *>(p + i - 1));
-            counts = _mm_sub_epi8(counts, _mm_cmpeq_epi8(cur, prev));  // equal lanes are -1
+            counts = _mm_sub_epi8(counts, _mm_cmpeq_epi8(cur, prev)); // equal lanes are -1
             ors = _mm_or_si128(ors, cur);
         }
         __m128i sums = _mm_sad_epu8(counts, _mm_setzero_si128());
@@ -236,7 +250,7 @@ size_t count_bits(const uint8_t *p, size_t n)
     return total + swar(load<uint64_t>(tail));
 }
 
-}  // namespace
+} // namespace
 
 uint32_t FastOptions::pack() const
 {
@@ -258,7 +272,7 @@ bool FastOptions::unpack(uint32_t param, FastOptions &out)
 FastCodec::FastCodec(FastOptions options) : options_(options), lz4_(new Lz4State)
 {
     LZ4_initStream(&lz4_->stream, sizeof lz4_->stream);
-    reserve(65536);  // the frame's default block: no growth on the hot path in the common case
+    reserve(65536); // the frame's default block: no growth on the hot path in the common case
 }
 
 FastCodec::~FastCodec() = default;
@@ -293,16 +307,16 @@ size_t FastCodec::compress_planes(const uint8_t *const *planes, size_t width, si
     // LZ4 must save at least 1/16 of a plane to be worth its decode time.
     const size_t lz4_limit = count - count / 16;
     const bool lz4_usable = count >= 16 && count <= static_cast<size_t>(LZ4_MAX_INPUT_SIZE);
-    bool analyse = true;  // false once a plane was noise: the lower ones are noisier still
+    bool analyse = true; // false once a plane was noise: the lower ones are noisier still
     for (size_t k = width; k-- > 0;) {
         unsigned mode = kZero;
         if ((nonzero_bytes >> (8 * k)) & 0xff) {
             mode = kRaw;
             bool lz4 = false;
             unsigned coding = 0;  // kCoded sub-mode: 1..7 packed width, kRunsCoding runs
-            size_t coded = count;  // its size, header byte included
+            size_t coded = count; // its size, header byte included
             if (width == 1) {
-                lz4 = lz4_usable;  // bytes: repeats need not be adjacent, always try
+                lz4 = lz4_usable; // bytes: repeats need not be adjacent, always try
             } else if (analyse) {
                 PlaneStats st = plane_stats(planes[k], count);
                 if (st.bits < 8 && 1 + fast_detail::packed_size(count, st.bits) < coded) {
@@ -320,11 +334,11 @@ size_t FastCodec::compress_planes(const uint8_t *const *planes, size_t width, si
                 // Long runs (mostly-zero or sign/exponent planes): LZ4 is smaller than the run
                 // mask there and still fast; shorter runs cost LZ4 a sequence each.
                 lz4 = lz4_usable && st.repeat_share >= kLz4RepeatShare;
-                analyse = lz4 || coding != 0;  // else noise: so are the lower planes
+                analyse = lz4 || coding != 0; // else noise: so are the lower planes
             }
             if (lz4 && cap - pos > lenbytes) {
                 size_t room = std::min({cap - pos - lenbytes, lz4_limit, coded});
-                LZ4_resetStream_fast(&lz4_->stream);  // no memset: stale entries are out of range
+                LZ4_resetStream_fast(&lz4_->stream); // no memset: stale entries are out of range
                 int got = LZ4_compress_fast_continue(
                     &lz4_->stream, reinterpret_cast<const char *>(planes[k]),
                     reinterpret_cast<char *>(dst + pos + lenbytes), static_cast<int>(count),
@@ -342,7 +356,7 @@ size_t FastCodec::compress_planes(const uint8_t *const *planes, size_t width, si
                 if (coding == kRunsCoding) {
                     if (kernels().encode_runs(planes[k], count, dst + pos + 1, coded - 1) !=
                         coded - 1)
-                        return 0;  // cannot happen: plane_stats counted the same literals
+                        return 0; // cannot happen: plane_stats counted the same literals
                 } else {
                     kernels().pack_bits(planes[k], count, coding, dst + pos + 1);
                 }
@@ -365,7 +379,7 @@ size_t FastCodec::compress(const uint8_t *src, size_t n, zip_elem_type_t type, u
                            size_t cap)
 {
     const size_t width = element_width(type);
-    if (n == 0 || n % width != 0)  // nothing to code / never passed: the frame stores it raw
+    if (n == 0 || n % width != 0) // nothing to code / never passed: the frame stores it raw
         return 0;
     const size_t count = n / width;
     if (width == 1) {
@@ -386,8 +400,7 @@ size_t FastCodec::compress(const uint8_t *src, size_t n, zip_elem_type_t type, u
     uint64_t nonzero = width == 8 ? t.split8(src, count, p, planes_.data())
                                   : t.split4(src, count, p, planes_.data());
     const bool seeded = pred != FastPredictor::None;
-    return compress_planes(planes, width, count, nonzero, pred, seeded ? src : nullptr, dst,
-                           cap);
+    return compress_planes(planes, width, count, nonzero, pred, seeded ? src : nullptr, dst, cap);
 }
 
 zip_status_t FastCodec::decompress(const uint8_t *src, size_t len, zip_elem_type_t type,
@@ -397,7 +410,7 @@ zip_status_t FastCodec::decompress(const uint8_t *src, size_t len, zip_elem_type
     if (raw_n % width != 0)
         return ZIP_E_CORRUPT;
     if (raw_n == 0 && len == 0)
-        return ZIP_OK;  // an empty block round-trips as nothing
+        return ZIP_OK; // an empty block round-trips as nothing
     const size_t count = raw_n / width;
     const size_t nmode = mode_bytes(width), lenbytes = length_field_bytes(count);
     if (len < 1 + nmode || src[0] > 2 || (width == 1 && src[0] != 0))
@@ -466,8 +479,7 @@ zip_status_t FastCodec::decompress(const uint8_t *src, size_t len, zip_elem_type
                 kernels().decode_runs(mask, lits, lits + literals, count, out);
                 pos += mask_bytes + literals;
             } else {
-                if (coding < 1 || coding > 7 ||
-                    len - pos < fast_detail::packed_size(count, coding))
+                if (coding < 1 || coding > 7 || len - pos < fast_detail::packed_size(count, coding))
                     return ZIP_E_CORRUPT;
                 kernels().unpack_bits(src + pos, count, coding, out);
                 pos += fast_detail::packed_size(count, coding);
@@ -513,4 +525,4 @@ std::unique_ptr<BlockCodec> make_fast(uint32_t param)
     return std::make_unique<FastCodec>(o);
 }
 
-}  // namespace zip
+} // namespace zip

@@ -21,8 +21,10 @@
 #define ZIP_FAST_X86 1
 #endif
 
-namespace zip::fast_detail {
-namespace {
+namespace zip::fast_detail
+{
+namespace
+{
 
 inline uint64_t load_u64(const uint8_t *p)
 {
@@ -42,7 +44,10 @@ template <class U> inline U zigzag(U d)
 {
     return static_cast<U>((d << 1) ^ (U{0} - (d >> (8 * sizeof(U) - 1))));
 }
-template <class U> inline U unzigzag(U r) { return static_cast<U>((r >> 1) ^ (U{0} - (r & 1))); }
+template <class U> inline U unzigzag(U r)
+{
+    return static_cast<U>((r >> 1) ^ (U{0} - (r & 1)));
+}
 
 // Residual of element i (see fast.cpp: x[-1] = x[-2] = x[0]).
 template <class U> inline U residual_at(const uint8_t *e, size_t i, unsigned pred)
@@ -74,8 +79,7 @@ uint64_t split_scalar_range(const uint8_t *e, size_t count, unsigned pred, uint8
 }
 
 template <class U>
-void join_scalar_range(const uint8_t *const *p, size_t count, bool unzig, uint8_t *e,
-                       size_t from)
+void join_scalar_range(const uint8_t *const *p, size_t count, bool unzig, uint8_t *e, size_t from)
 {
     for (size_t i = from; i < count; ++i) {
         U v = 0;
@@ -105,7 +109,7 @@ void join4_scalar(const uint8_t *const *p, size_t count, bool unzig, uint8_t *e)
 }
 
 // Bit packing, 8 bytes <-> `bits` bytes per group. The portable version loops over the bytes.
-inline uint64_t low_bits_mask(unsigned bits)  // `bits` low bits of every byte
+inline uint64_t low_bits_mask(unsigned bits) // `bits` low bits of every byte
 {
     return 0x0101010101010101ull * ((1u << bits) - 1);
 }
@@ -188,7 +192,7 @@ constexpr std::array<uint64_t, 256> make_byte_masks()
                 t[m] |= uint64_t{0xff} << (8 * j);
     return t;
 }
-constexpr std::array<uint64_t, 256> kByteMask = make_byte_masks();  // bit j -> byte j all ones
+constexpr std::array<uint64_t, 256> kByteMask = make_byte_masks(); // bit j -> byte j all ones
 
 template <class Nonzero, class Compact>
 inline size_t encode_runs_loop(const uint8_t *plane, size_t count, uint8_t *out, size_t out_size,
@@ -198,7 +202,7 @@ inline size_t encode_runs_loop(const uint8_t *plane, size_t count, uint8_t *out,
     if (out_size < groups)
         return 0;
     uint8_t *lit = out + groups, *const end = out + out_size;
-    uint64_t carry = 0;  // the byte before the group, in the low byte
+    uint64_t carry = 0; // the byte before the group, in the low byte
     for (size_t g = 0; g < groups; ++g) {
         uint64_t v;
         unsigned valid = 0xff;
@@ -326,8 +330,7 @@ ZIP_BMI2 void unpack_bits_bmi2(const uint8_t *in, size_t count, unsigned bits, u
 
 // The BMI2 run kernels repeat the loops above with the intrinsics written in: GCC does not
 // inline target-specific lambdas into a generic template (measured: a call per group).
-ZIP_BMI2 size_t encode_runs_bmi2(const uint8_t *plane, size_t count, uint8_t *out,
-                                 size_t out_size)
+ZIP_BMI2 size_t encode_runs_bmi2(const uint8_t *plane, size_t count, uint8_t *out, size_t out_size)
 {
     constexpr uint64_t lo7 = 0x7f7f7f7f7f7f7f7full, hi = 0x8080808080808080ull;
     const size_t groups = (count + 7) / 8;
@@ -477,8 +480,8 @@ ZIP_AVX2 inline uint64_t or_lanes(__m256i v)
 ZIP_AVX2 uint64_t split8_avx2(const uint8_t *e, size_t count, unsigned pred, uint8_t *planes)
 {
     // Word k of a lane <- byte k of its two elements.
-    const __m256i pair = _mm256_setr_epi8(0, 8, 1, 9, 2, 10, 3, 11, 4, 12, 5, 13, 6, 14, 7, 15,
-                                          0, 8, 1, 9, 2, 10, 3, 11, 4, 12, 5, 13, 6, 14, 7, 15);
+    const __m256i pair = _mm256_setr_epi8(0, 8, 1, 9, 2, 10, 3, 11, 4, 12, 5, 13, 6, 14, 7, 15, 0,
+                                          8, 1, 9, 2, 10, 3, 11, 4, 12, 5, 13, 6, 14, 7, 15);
     size_t i = count < 2 ? count : 2;
     uint64_t any = split_scalar_range<uint64_t>(e, count, pred, planes, 0, i);
     __m256i acc = _mm256_setzero_si256();
@@ -511,8 +514,8 @@ ZIP_AVX2 uint64_t split8_avx2(const uint8_t *e, size_t count, unsigned pred, uin
 
 ZIP_AVX2 void join8_avx2(const uint8_t *const *p, size_t count, bool unzig, uint8_t *e)
 {
-    const __m256i unpair = _mm256_setr_epi8(0, 2, 4, 6, 8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15,
-                                            0, 2, 4, 6, 8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15);
+    const __m256i unpair = _mm256_setr_epi8(0, 2, 4, 6, 8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15, 0,
+                                            2, 4, 6, 8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15);
     const __m256i one = _mm256_set1_epi64x(1), zero = _mm256_setzero_si256();
     size_t i = 0;
     for (; i + 32 <= count; i += 32) {
@@ -535,8 +538,8 @@ ZIP_AVX2 void join8_avx2(const uint8_t *const *p, size_t count, bool unzig, uint
 // The 4x4 byte transpose inside each 16-byte group is its own inverse: one mask both ways.
 ZIP_AVX2 inline __m256i group4_mask()
 {
-    return _mm256_setr_epi8(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15,
-                            0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+    return _mm256_setr_epi8(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15, 0, 4, 8, 12, 1, 5,
+                            9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
 }
 
 ZIP_AVX2 uint64_t split4_avx2(const uint8_t *e, size_t count, unsigned pred, uint8_t *planes)
@@ -587,11 +590,10 @@ ZIP_AVX2 void join4_avx2(const uint8_t *const *p, size_t count, bool unzig, uint
     join_scalar_range<uint32_t>(p, count, unzig, e, i);
 }
 
-#endif  // ZIP_FAST_X86
+#endif // ZIP_FAST_X86
 
-const Kernels kScalar{split8_scalar,    split4_scalar,      join8_scalar,
-                      join4_scalar,     pack_bits_scalar,   unpack_bits_scalar,
-                      encode_runs_scalar, decode_runs_scalar};
+const Kernels kScalar{split8_scalar,    split4_scalar,      join8_scalar,       join4_scalar,
+                      pack_bits_scalar, unpack_bits_scalar, encode_runs_scalar, decode_runs_scalar};
 
 Kernels pick_best()
 {
@@ -616,7 +618,7 @@ Kernels pick_best()
     return k;
 }
 
-}  // namespace
+} // namespace
 
 const Kernels &kernels()
 {
@@ -629,4 +631,4 @@ const Kernels &scalar_kernels()
     return kScalar;
 }
 
-}  // namespace zip::fast_detail
+} // namespace zip::fast_detail

@@ -31,30 +31,36 @@
 #include <cstddef>
 #include <cstdint>
 
-namespace zip::fast_detail {
+namespace zip::fast_detail
+{
 
 using SplitFn = uint64_t (*)(const uint8_t *elems, size_t count, unsigned pred, uint8_t *planes);
 using JoinFn = void (*)(const uint8_t *const *planes, size_t count, bool unzig, uint8_t *elems);
 using PackFn = void (*)(const uint8_t *plane, size_t count, unsigned bits, uint8_t *out);
 using UnpackFn = void (*)(const uint8_t *in, size_t count, unsigned bits, uint8_t *plane);
 
-using EncodeRunsFn = size_t (*)(const uint8_t *plane, size_t count, uint8_t *out,
-                                size_t out_size);
+using EncodeRunsFn = size_t (*)(const uint8_t *plane, size_t count, uint8_t *out, size_t out_size);
 using DecodeRunsFn = void (*)(const uint8_t *mask, const uint8_t *lits, const uint8_t *lits_end,
                               size_t count, uint8_t *plane);
 
 struct Kernels {
     SplitFn split8, split4;
     JoinFn join8, join4;
-    PackFn pack_bits;      // BMI2 pext where available
-    UnpackFn unpack_bits;  // BMI2 pdep where available
-    EncodeRunsFn encode_runs;  // BMI2 pext where available
-    DecodeRunsFn decode_runs;  // BMI2 pdep where available
+    PackFn pack_bits;         // BMI2 pext where available
+    UnpackFn unpack_bits;     // BMI2 pdep where available
+    EncodeRunsFn encode_runs; // BMI2 pext where available
+    DecodeRunsFn decode_runs; // BMI2 pdep where available
 };
 
-inline size_t runs_size(size_t count, size_t literals) { return (count + 7) / 8 + literals; }
+inline size_t runs_size(size_t count, size_t literals)
+{
+    return (count + 7) / 8 + literals;
+}
 
-inline size_t packed_size(size_t count, unsigned bits) { return (count + 7) / 8 * bits; }
+inline size_t packed_size(size_t count, unsigned bits)
+{
+    return (count + 7) / 8 * bits;
+}
 
 // The best kernels this CPU supports.
 const Kernels &kernels();
@@ -62,4 +68,4 @@ const Kernels &kernels();
 // The portable kernels (also used by the tests to cross-check the SIMD ones).
 const Kernels &scalar_kernels();
 
-}  // namespace zip::fast_detail
+} // namespace zip::fast_detail

@@ -67,8 +67,10 @@
 #include "bitio.hpp"
 #include "codec_registry.hpp"
 
-namespace zip {
-namespace {
+namespace zip
+{
+namespace
+{
 
 using bitio::BlockLayout;
 using bitio::load_le;
@@ -77,22 +79,26 @@ using bitio::store_le;
 template <class W> struct FpcWord;
 
 template <> struct FpcWord<uint64_t> {
-    static constexpr unsigned kFcmShift = 48;   // A above
-    static constexpr unsigned kDfcmShift = 40;  // B above
+    static constexpr unsigned kFcmShift = 48;  // A above
+    static constexpr unsigned kDfcmShift = 40; // B above
     static constexpr unsigned kValidCodes = 8;
     static constexpr uint8_t kCodeOfZeroBytes[9] = {0, 1, 2, 3, 3, 4, 5, 6, 7};
     static constexpr uint8_t kResidualBytes[8] = {8, 7, 6, 5, 3, 2, 1, 0};
-    static constexpr uint64_t kResidualMask[8] = {~0ull,           0x00ffffffffffffffull,
-                                                  0xffffffffffffull, 0xffffffffffull,
-                                                  0xffffffull,       0xffffull,
-                                                  0xffull,           0};
+    static constexpr uint64_t kResidualMask[8] = {~0ull,
+                                                  0x00ffffffffffffffull,
+                                                  0xffffffffffffull,
+                                                  0xffffffffffull,
+                                                  0xffffffull,
+                                                  0xffffull,
+                                                  0xffull,
+                                                  0};
 };
 
 template <> struct FpcWord<uint32_t> {
     static constexpr unsigned kFcmShift = 16;
     static constexpr unsigned kDfcmShift = 12;
     static constexpr unsigned kValidCodes = 5;
-    static constexpr uint8_t kCodeOfZeroBytes[9] = {0, 1, 2, 3, 4, 4, 4, 4, 4};  // z <= 4 only
+    static constexpr uint8_t kCodeOfZeroBytes[9] = {0, 1, 2, 3, 4, 4, 4, 4, 4}; // z <= 4 only
     // Invalid codes 5..7 keep a full-width residual so that reads stay bounded until the
     // decoder reports the block corrupt.
     static constexpr uint8_t kResidualBytes[8] = {4, 3, 2, 1, 0, 4, 4, 4};
@@ -108,8 +114,9 @@ constexpr size_t kDecodeStretch = 32;
 // Longest stretch the encoder runs between looks at the room left in dst.
 constexpr size_t kEncodeStretch = 256;
 
-template <class W> class FpcPredictor {
-public:
+template <class W> class FpcPredictor
+{
+  public:
     FpcPredictor(uint8_t *fcm, uint8_t *dfcm, unsigned bits)
         : fcm_(fcm), dfcm_(dfcm), mask_((size_t(1) << bits) - 1)
     {
@@ -131,7 +138,7 @@ public:
         last_ = v;
     }
 
-private:
+  private:
     static W entry(const uint8_t *table, size_t i)
     {
         W w;
@@ -204,7 +211,7 @@ size_t fpc_encode(FpcPredictor<W> &pred, const uint8_t *src, const BlockLayout &
         // Words that surely fit: each residual store writes w bytes and advances at most w.
         size_t stop = std::min(layout.words, i + std::min(kEncodeStretch, size_t(end - p) / w));
         if (stop < layout.words)
-            stop &= ~size_t(1);  // whole header bytes
+            stop &= ~size_t(1); // whole header bytes
         if (stop <= i)
             break;
         for (; i + 1 < stop; i += 2) {
@@ -212,18 +219,18 @@ size_t fpc_encode(FpcPredictor<W> &pred, const uint8_t *src, const BlockLayout &
             unsigned hi = fpc_encode_fast<W>(pred, load_le<W>(src + (i + 1) * w), p);
             header[i / 2] = uint8_t(lo | hi << 4);
         }
-        if (i < stop) {  // the odd last word of the block
+        if (i < stop) { // the odd last word of the block
             header[i / 2] = uint8_t(fpc_encode_fast<W>(pred, load_le<W>(src + i * w), p));
             ++i;
         }
     }
-    for (; i < layout.words; ++i) {  // near the end of dst
+    for (; i < layout.words; ++i) { // near the end of dst
         unsigned h;
         if (!fpc_encode_careful<W>(pred, load_le<W>(src + i * w), p, end, h))
             return 0;
         header[i / 2] = uint8_t((i & 1) ? header[i / 2] | h << 4 : h);
     }
-    if (layout.tail)  // memcpy wants valid pointers even for 0 bytes
+    if (layout.tail) // memcpy wants valid pointers even for 0 bytes
         std::memcpy(p, src + layout.words * w, layout.tail);
     return size_t(p - dst) + layout.tail;
 }
@@ -266,7 +273,7 @@ inline bool fits_unchecked(const uint8_t *header, size_t i, size_t stop, size_t 
 {
     if ((stop - i) * sizeof(W) <= left)
         return true;
-    size_t bytes = 0;  // exact, except that an odd last word counts its padding nibble (code 0)
+    size_t bytes = 0; // exact, except that an odd last word counts its padding nibble (code 0)
     for (size_t k = i / 2; k < (stop + 1) / 2; ++k)
         bytes += kPairResidualBytes<W>[header[k]];
     return bytes + sizeof(W) <= left;
@@ -282,7 +289,7 @@ zip_status_t fpc_decode(FpcPredictor<W> &pred, const uint8_t *src, size_t len,
     const uint8_t *header = src;
     const uint8_t *p = src + layout.header_bytes;
     const uint8_t *const end = src + len - layout.tail;
-    unsigned invalid_codes = 0;  // the 32-bit variant has unused codes; checked once at the end
+    unsigned invalid_codes = 0; // the 32-bit variant has unused codes; checked once at the end
     size_t i = 0;
     while (i < layout.words) {
         size_t stop = std::min(layout.words, i + kDecodeStretch);
@@ -325,9 +332,12 @@ zip_status_t fpc_decode(FpcPredictor<W> &pred, const uint8_t *src, size_t len,
     return ZIP_OK;
 }
 
-size_t table_bytes(unsigned bits) { return (size_t(1) << bits) * sizeof(uint64_t); }
+size_t table_bytes(unsigned bits)
+{
+    return (size_t(1) << bits) * sizeof(uint64_t);
+}
 
-}  // namespace
+} // namespace
 
 FpcCodec::FpcCodec(unsigned table_bits)
     : table_bits_(table_bits),
@@ -336,7 +346,10 @@ FpcCodec::FpcCodec(unsigned table_bits)
 {
 }
 
-size_t FpcCodec::memory_bytes() const { return 2 * table_bytes(table_bits_); }
+size_t FpcCodec::memory_bytes() const
+{
+    return 2 * table_bytes(table_bits_);
+}
 
 size_t FpcCodec::compress(const uint8_t *src, size_t n, zip_elem_type_t type, uint8_t *dst,
                           size_t cap)
@@ -383,9 +396,9 @@ std::unique_ptr<BlockCodec> make_fpc(uint32_t param)
 {
     if (param == 0)
         return std::make_unique<FpcCodec>(FpcCodec::kDefaultBits);
-    if (param < FpcCodec::kMinBits || param > FpcCodec::kMaxBits)  // also rejects bits 8-31
+    if (param < FpcCodec::kMinBits || param > FpcCodec::kMaxBits) // also rejects bits 8-31
         return nullptr;
     return std::make_unique<FpcCodec>(param);
 }
 
-}  // namespace zip
+} // namespace zip

@@ -6,13 +6,15 @@
 
 #include "codec.hpp"
 
-namespace zip {
+namespace zip
+{
 
-class FpcCodec final : public BlockCodec {
-public:
+class FpcCodec final : public BlockCodec
+{
+  public:
     static constexpr unsigned kMinBits = 4;
     static constexpr unsigned kMaxBits = 24;
-    static constexpr unsigned kDefaultBits = 12;  // why 12: measurements in fpc.cpp
+    static constexpr unsigned kDefaultBits = 12; // why 12: measurements in fpc.cpp
 
     // table_bits in [kMinBits, kMaxBits]: each predictor table has 2^table_bits entries.
     explicit FpcCodec(unsigned table_bits);
@@ -25,7 +27,7 @@ public:
                             size_t raw_n) override;
     size_t memory_bytes() const override;
 
-private:
+  private:
     unsigned table_bits_;
     // FCM and DFCM tables, 2^table_bits 64-bit entries each (the 32-bit variant uses the first
     // half of each as 32-bit entries). Accessed with memcpy so one allocation serves both widths.
@@ -33,4 +35,4 @@ private:
     std::unique_ptr<uint8_t[]> dfcm_;
 };
 
-}  // namespace zip
+} // namespace zip

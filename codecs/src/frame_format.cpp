@@ -1,17 +1,19 @@
 #include "frame_format.hpp"
 
 #include <cstring>
-#define XXH_STATIC_LINKING_ONLY  // XXH3_state_t on the stack: no allocation per frame
+#define XXH_STATIC_LINKING_ONLY // XXH3_state_t on the stack: no allocation per frame
 #include <xxhash.h>
 #ifdef ZIP_XXH_DISPATCH
-#include <xxh_x86dispatch.h>  // XXH3 on AVX2/AVX-512 where the CPU has them
+#include <xxh_x86dispatch.h> // XXH3 on AVX2/AVX-512 where the CPU has them
 #endif
 
 #include "codec.hpp"
 
-namespace zip {
+namespace zip
+{
 
-namespace {
+namespace
+{
 
 void put32(uint8_t *p, uint32_t v)
 {
@@ -41,7 +43,10 @@ uint64_t get64(const uint8_t *p)
     return v;
 }
 
-bool valid_type(uint8_t t) { return t <= ZIP_TYPE_F64; }
+bool valid_type(uint8_t t)
+{
+    return t <= ZIP_TYPE_F64;
+}
 
 uint32_t header_check(const uint8_t *frame, uint32_t block_count)
 {
@@ -52,9 +57,12 @@ uint32_t header_check(const uint8_t *frame, uint32_t block_count)
     return uint32_t(XXH3_64bits_digest(&state));
 }
 
-}  // namespace
+} // namespace
 
-uint32_t check32(const void *p, size_t n) { return uint32_t(XXH3_64bits(p, n)); }
+uint32_t check32(const void *p, size_t n)
+{
+    return uint32_t(XXH3_64bits(p, n));
+}
 
 uint64_t payload_bytes(const FrameHeader &h)
 {
@@ -132,8 +140,7 @@ zip_status_t parse_frame_header(const uint8_t *src, size_t len, FrameHeader *h,
         return fail(ZIP_E_CORRUPT, "unknown element type in frame header");
     if (src[15] != 0 || (h->flags & ~kKnownFlags) != 0)
         return fail(ZIP_E_CORRUPT, "reserved frame header bits are set");
-    if (h->payload_type != h->type &&
-        !(h->type == ZIP_TYPE_F64 && h->payload_type == ZIP_TYPE_F32))
+    if (h->payload_type != h->type && !(h->type == ZIP_TYPE_F64 && h->payload_type == ZIP_TYPE_F32))
         return fail(ZIP_E_CORRUPT, "payload type cannot represent the original type");
     if (h->rotation != 0 && (h->payload_type == ZIP_TYPE_BYTES ||
                              h->rotation >= 8 * zip_elem_size(zip_elem_type_t(h->payload_type))))
@@ -178,4 +185,4 @@ zip_status_t parse_frame_header(const uint8_t *src, size_t len, FrameHeader *h,
     return ZIP_OK;
 }
 
-}  // namespace zip
+} // namespace zip

@@ -30,7 +30,8 @@
 
 #include "zip/zip.h"
 
-namespace zip {
+namespace zip
+{
 
 inline constexpr uint8_t kFrameMagic[4] = {0x5A, 0x49, 0x50, 0xF1};
 inline constexpr uint8_t kFrameVersion = 1;
@@ -40,21 +41,21 @@ inline constexpr uint32_t kBlockRawBit = 0x80000000u;
 inline constexpr uint32_t kMaxBlockBytes = 1u << 30;
 
 enum FrameFlag : uint8_t {
-    kFlagTemporalDelta = 1u << 0,  // payload is XOR'd with the stream's reference payload
-    kFlagTemporalKey = 1u << 1,    // receiver keeps this payload as the stream's next reference
-    kFlagBlocksUnchecked = 1u << 2,  // block checks are zero and not verified
+    kFlagTemporalDelta = 1u << 0,   // payload is XOR'd with the stream's reference payload
+    kFlagTemporalKey = 1u << 1,     // receiver keeps this payload as the stream's next reference
+    kFlagBlocksUnchecked = 1u << 2, // block checks are zero and not verified
 };
 inline constexpr uint8_t kKnownFlags = kFlagTemporalDelta | kFlagTemporalKey | kFlagBlocksUnchecked;
 
 struct FrameHeader {
     uint8_t version = kFrameVersion;
     uint8_t codec = 0;
-    uint8_t type = 0;          // original zip_elem_type_t
+    uint8_t type = 0; // original zip_elem_type_t
     uint8_t flags = 0;
     uint32_t codec_param = 0;
     uint8_t lossy_kind = 0;
-    uint8_t payload_type = 0;  // zip_elem_type_t of the blocks
-    uint8_t rotation = 0;      // bits each payload element was rotated right by the lossy stage
+    uint8_t payload_type = 0; // zip_elem_type_t of the blocks
+    uint8_t rotation = 0;     // bits each payload element was rotated right by the lossy stage
     uint32_t lossy_param = 0;
     uint32_t reference_check = 0;
     uint64_t count = 0;
@@ -75,7 +76,10 @@ uint32_t check32(const void *p, size_t n);
 uint64_t payload_bytes(const FrameHeader &h);
 
 // Block table size for a header.
-inline size_t block_table_bytes(uint32_t n) { return size_t(n) * kBlockEntryBytes; }
+inline size_t block_table_bytes(uint32_t n)
+{
+    return size_t(n) * kBlockEntryBytes;
+}
 
 // Writes the header; the header check is computed over the header and the table that must
 // already be at dst + kFrameHeaderBytes.
@@ -89,4 +93,4 @@ BlockEntry read_block_entry(const uint8_t *table, uint32_t i);
 zip_status_t parse_frame_header(const uint8_t *src, size_t len, FrameHeader *h,
                                 uint64_t *frame_bytes, const char **why);
 
-}  // namespace zip
+} // namespace zip

@@ -7,9 +7,11 @@
 
 #include "codec.hpp"
 
-namespace zip {
+namespace zip
+{
 
-namespace {
+namespace
+{
 
 double parse_positive_double(std::string_view what, std::string_view text)
 {
@@ -43,7 +45,10 @@ template <class F> F load(const uint8_t *p)
     return v;
 }
 
-template <class F> void store(uint8_t *p, F v) { std::memcpy(p, &v, sizeof v); }
+template <class F> void store(uint8_t *p, F v)
+{
+    std::memcpy(p, &v, sizeof v);
+}
 
 // Number of low mantissa bits that can be zeroed so that truncation error stays <= bound for
 // a value with biased exponent `biased` (truncation error < 2^(e - mantissa + k)).
@@ -65,7 +70,7 @@ void truncate_all(const uint8_t *src, size_t count, uint8_t *dst, int drop, bool
     for (size_t i = 0; i < count; ++i) {
         Bits b = load<Bits>(src + i * sizeof(Bits));
         Bits exp = b & Ieee<F>::kExpMask;
-        if (exp != Ieee<F>::kExpMask && !(keep_denormals && exp == 0))  // NaN, inf keep all bits
+        if (exp != Ieee<F>::kExpMask && !(keep_denormals && exp == 0)) // NaN, inf keep all bits
             b &= mask;
         store<Bits>(dst + i * sizeof(Bits), std::rotr(b, rot));
     }
@@ -81,7 +86,7 @@ template <class F> void abs_bound_all(const uint8_t *src, size_t count, uint8_t 
         if ((b & Ieee<F>::kExpMask) != Ieee<F>::kExpMask) {
             F v = std::bit_cast<F>(b);
             if (std::fabs(double(v)) <= bound) {
-                b &= Bits(1) << (sizeof(Bits) * 8 - 1);  // a signed zero is within the bound
+                b &= Bits(1) << (sizeof(Bits) * 8 - 1); // a signed zero is within the bound
             } else {
                 int biased = int((b & Ieee<F>::kExpMask) >> Ieee<F>::kMantissa);
                 int k = bits_for_abs_bound<F>(biased, bound_exp);
@@ -100,7 +105,7 @@ template <class F> int bits_for_rel_bound(double rel)
     return k < 0 ? 0 : (k > Ieee<F>::kMantissa ? Ieee<F>::kMantissa : k);
 }
 
-}  // namespace
+} // namespace
 
 unsigned lossy_rotation(const LossySpec &spec, zip_elem_type_t type)
 {
@@ -222,4 +227,4 @@ void widen_f32_to_f64(const uint8_t *src, size_t count, uint8_t *dst)
         store<double>(dst + 8 * i, double(load<float>(src + 4 * i)));
 }
 
-}  // namespace zip
+} // namespace zip

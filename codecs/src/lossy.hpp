@@ -14,14 +14,15 @@
 
 #include "zip/zip.h"
 
-namespace zip {
+namespace zip
+{
 
 enum class LossyKind : uint8_t { None = 0, Trunc = 1, F32 = 2, Abs = 3, Rel = 4 };
 
 struct LossySpec {
     LossyKind kind = LossyKind::None;
-    unsigned bits = 0;    // Trunc: mantissa bits dropped
-    double bound = 0.0;   // Abs / Rel
+    unsigned bits = 0;  // Trunc: mantissa bits dropped
+    double bound = 0.0; // Abs / Rel
 
     bool active() const { return kind != LossyKind::None; }
     // 32 bits recorded in the frame (informational: decoding does not depend on it).
@@ -51,4 +52,4 @@ void unrotate_payload(zip_elem_type_t type, unsigned bits, uint8_t *p, size_t co
 // Widens a narrowed F32 payload back to doubles.
 void widen_f32_to_f64(const uint8_t *src, size_t count, uint8_t *dst);
 
-}  // namespace zip
+} // namespace zip

@@ -6,14 +6,16 @@
 
 #include "codec_registry.hpp"
 
-namespace zip {
+namespace zip
+{
 
-namespace {
+namespace
+{
 
-class Lz4Codec final : public BlockCodec {
-public:
-    explicit Lz4Codec(unsigned accel)
-        : accel_(accel), state_((size_t(LZ4_sizeofState()) + 7) / 8)
+class Lz4Codec final : public BlockCodec
+{
+  public:
+    explicit Lz4Codec(unsigned accel) : accel_(accel), state_((size_t(LZ4_sizeofState()) + 7) / 8)
     {
     }
     CodecId id() const override { return CodecId::Lz4; }
@@ -25,9 +27,9 @@ public:
         if (n > size_t(LZ4_MAX_INPUT_SIZE))
             return 0;
         int cap_i = cap > size_t(INT32_MAX) ? INT32_MAX : int(cap);
-        int r = LZ4_compress_fast_extState(state_.data(), reinterpret_cast<const char *>(src),
-                                           reinterpret_cast<char *>(dst), int(n), cap_i,
-                                           int(accel_));
+        int r =
+            LZ4_compress_fast_extState(state_.data(), reinterpret_cast<const char *>(src),
+                                       reinterpret_cast<char *>(dst), int(n), cap_i, int(accel_));
         return r > 0 ? size_t(r) : 0;
     }
 
@@ -43,7 +45,7 @@ public:
 
     size_t memory_bytes() const override { return state_.size() * 8; }
 
-private:
+  private:
     unsigned accel_;
     // LZ4's hash table, reused for every block instead of allocated per call.
     std::vector<uint64_t> state_;
@@ -51,7 +53,7 @@ private:
 
 constexpr unsigned kDefaultAccel = 1;
 
-}  // namespace
+} // namespace
 
 std::unique_ptr<BlockCodec> make_lz4(std::string_view options)
 {
@@ -71,4 +73,4 @@ std::unique_ptr<BlockCodec> make_lz4(uint32_t param)
     return param <= 64 ? std::make_unique<Lz4Codec>(param) : nullptr;
 }
 
-}  // namespace zip
+} // namespace zip

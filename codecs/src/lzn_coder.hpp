@@ -23,7 +23,8 @@
 
 #include "bitio.hpp"
 
-namespace zip::lzn {
+namespace zip::lzn
+{
 
 using bitio::BlockLayout;
 using bitio::load_le;
@@ -40,10 +41,10 @@ template <> struct LznWord<uint64_t> {
     }
     static constexpr uint8_t kBits[16] = {64, 60, 56, 52, 48, 44, 40, 36,
                                           32, 28, 24, 20, 16, 12, 8,  0};
-    static constexpr uint64_t kMask[16] = {
-        ~0ull,          ~0ull >> 4,  ~0ull >> 8,  ~0ull >> 12, ~0ull >> 16, ~0ull >> 20,
-        ~0ull >> 24,    ~0ull >> 28, ~0ull >> 32, ~0ull >> 36, ~0ull >> 40, ~0ull >> 44,
-        ~0ull >> 48,    ~0ull >> 52, ~0ull >> 56, 0};
+    static constexpr uint64_t kMask[16] = {~0ull,       ~0ull >> 4,  ~0ull >> 8,  ~0ull >> 12,
+                                           ~0ull >> 16, ~0ull >> 20, ~0ull >> 24, ~0ull >> 28,
+                                           ~0ull >> 32, ~0ull >> 36, ~0ull >> 40, ~0ull >> 44,
+                                           ~0ull >> 48, ~0ull >> 52, ~0ull >> 56, 0};
 };
 
 template <> struct LznWord<uint32_t> {
@@ -51,23 +52,23 @@ template <> struct LznWord<uint32_t> {
     static unsigned code(uint32_t x) { return bitio::leading_zeros(x) / 4; }
     // Codes 9..15 are invalid; 0 keeps the reader in bounds until the block is rejected.
     static constexpr uint8_t kBits[16] = {32, 28, 24, 20, 16, 12, 8, 4, 0, 0, 0, 0, 0, 0, 0, 0};
-    static constexpr uint32_t kMask[16] = {~0u,        ~0u >> 4,  ~0u >> 8,  ~0u >> 12,
-                                           ~0u >> 16,  ~0u >> 20, ~0u >> 24, ~0u >> 28,
-                                           0,          0,         0,         0,
-                                           0,          0,         0,         0};
+    static constexpr uint32_t kMask[16] = {
+        ~0u, ~0u >> 4, ~0u >> 8, ~0u >> 12, ~0u >> 16, ~0u >> 20, ~0u >> 24, ~0u >> 28,
+        0,   0,        0,        0,         0,         0,         0,         0};
 };
 
 // Appends bit fields LSB-first. The fast path stores 8 bytes per field, so it needs 8 writable
 // bytes at the current position; the careful path writes only the bytes the stream occupies.
 // Plain 64-bit registers: fewer than 8 bits are pending between fields, so a field of up to 64
 // bits spills at most 7 bits past the 64-bit word stored at the current byte.
-template <class W> class BitWriter {
-public:
+template <class W> class BitWriter
+{
+  public:
     explicit BitWriter(uint8_t *p) : p_(p) {}
 
     uint8_t *pos() const { return p_; }
 
-    void put_fast(W x, unsigned bits)  // x < 2^bits
+    void put_fast(W x, unsigned bits) // x < 2^bits
     {
         uint64_t word = pending_ | uint64_t(x) << fill_;
         store_le<uint64_t>(p_, word);
@@ -96,7 +97,7 @@ public:
         return p_ + 1;
     }
 
-private:
+  private:
     // Moves past the whole bytes just completed; keeps the rest (< 8 bits) pending.
     void advance(W x, unsigned bits, uint64_t word)
     {
@@ -114,13 +115,14 @@ private:
     }
 
     uint8_t *p_;
-    uint64_t pending_ = 0;  // fill_ bits not yet complete in a byte
+    uint64_t pending_ = 0; // fill_ bits not yet complete in a byte
     unsigned fill_ = 0;
 };
 
 // Reads bit fields LSB-first from [begin, end).
-template <class W> class BitReader {
-public:
+template <class W> class BitReader
+{
+  public:
     BitReader(const uint8_t *begin, const uint8_t *end) : begin_(begin), end_(end) {}
 
     // Bytes from the current byte to the end.
@@ -154,12 +156,12 @@ public:
         return (bit_ & 7) == 0 || (end_[-1] >> (bit_ & 7)) == 0;
     }
 
-private:
+  private:
     // The EBits field of `code` starting `shift` bits into p[0]; reads 8 bytes (9 for W = 64).
     static W extract(const uint8_t *p, unsigned shift, unsigned code)
     {
         uint64_t v = load_le<uint64_t>(p) >> shift;
-        if constexpr (sizeof(W) == 8)  // a 64-bit field at shift s ends in the 9th byte
+        if constexpr (sizeof(W) == 8) // a 64-bit field at shift s ends in the 9th byte
             v |= (uint64_t(p[8]) << 1) << (63 - shift);
         return W(v) & LznWord<W>::kMask[code];
     }
@@ -188,7 +190,7 @@ inline bool fits_unchecked(const uint8_t *header, size_t i, size_t stop, size_t 
 {
     if ((stop - i) * sizeof(W) + 10 <= left)
         return true;
-    size_t bits = 0;  // exact, except that an odd last word counts its padding nibble as code 0
+    size_t bits = 0; // exact, except that an odd last word counts its padding nibble as code 0
     for (size_t k = i / 2; k < (stop + 1) / 2; ++k)
         bits += kPairBits<W>[header[k]];
     return bits / 8 + 10 <= left;
@@ -222,7 +224,7 @@ size_t encode_block(Predictor &pred, const uint8_t *src, const BlockLayout &layo
         size_t room = size_t(end - out.pos());
         size_t stop = std::min(layout.words, i + (room >= 8 ? (room - 8) / w : 0));
         if (stop < layout.words)
-            stop &= ~size_t(1);  // whole header bytes
+            stop &= ~size_t(1); // whole header bytes
         if (stop <= i)
             break;
         for (; i + 1 < stop; i += 2) {
@@ -233,7 +235,7 @@ size_t encode_block(Predictor &pred, const uint8_t *src, const BlockLayout &layo
             out.put_fast(x, LznWord<W>::kBits[hi]);
             header[i / 2] = uint8_t(lo | hi << 4);
         }
-        if (i < stop) {  // the odd last word of the block
+        if (i < stop) { // the odd last word of the block
             unsigned lo;
             W x = residual(i, lo);
             out.put_fast(x, LznWord<W>::kBits[lo]);
@@ -241,7 +243,7 @@ size_t encode_block(Predictor &pred, const uint8_t *src, const BlockLayout &layo
             ++i;
         }
     }
-    for (; i < layout.words; ++i) {  // near the end of dst
+    for (; i < layout.words; ++i) { // near the end of dst
         unsigned code;
         W x = residual(i, code);
         if (!out.put_careful(x, LznWord<W>::kBits[code], end))
@@ -251,7 +253,7 @@ size_t encode_block(Predictor &pred, const uint8_t *src, const BlockLayout &layo
     uint8_t *p = out.finish(end);
     if (!p)
         return 0;
-    if (layout.tail)  // memcpy wants valid pointers even for 0 bytes
+    if (layout.tail) // memcpy wants valid pointers even for 0 bytes
         std::memcpy(p, src + layout.words * w, layout.tail);
     return size_t(p - dst) + layout.tail;
 }
@@ -271,7 +273,7 @@ zip_status_t decode_block(Predictor &pred, const uint8_t *src, size_t len,
         pred.update(v);
         store_le<W>(dst + i * w, v);
     };
-    unsigned invalid_codes = 0;  // only the 32-bit variant has unused codes; checked at the end
+    unsigned invalid_codes = 0; // only the 32-bit variant has unused codes; checked at the end
     size_t i = 0;
     while (i < layout.words) {
         size_t stop = std::min(layout.words, i + kDecodeStretch);
@@ -283,7 +285,7 @@ zip_status_t decode_block(Predictor &pred, const uint8_t *src, size_t len,
                 emit(i + 1, in.get_fast(hi));
             }
         }
-        for (; i < stop; ++i) {  // careful path, and the odd last word
+        for (; i < stop; ++i) { // careful path, and the odd last word
             unsigned code = (header[i / 2] >> (4 * (i & 1))) & 15;
             W x;
             if (code >= LznWord<W>::kValidCodes || !in.get_careful(code, x))
@@ -300,4 +302,4 @@ zip_status_t decode_block(Predictor &pred, const uint8_t *src, size_t len,
     return ZIP_OK;
 }
 
-}  // namespace zip::lzn
+} // namespace zip::lzn

@@ -4,12 +4,15 @@
 
 #include "codec_registry.hpp"
 
-namespace zip {
+namespace zip
+{
 
-namespace {
+namespace
+{
 
-class RawCodec final : public BlockCodec {
-public:
+class RawCodec final : public BlockCodec
+{
+  public:
     CodecId id() const override { return CodecId::Raw; }
     size_t compress(const uint8_t *, size_t, zip_elem_type_t, uint8_t *, size_t) override
     {
@@ -17,11 +20,11 @@ public:
     }
     zip_status_t decompress(const uint8_t *, size_t, zip_elem_type_t, uint8_t *, size_t) override
     {
-        return ZIP_E_CORRUPT;  // raw frames hold only stored blocks
+        return ZIP_E_CORRUPT; // raw frames hold only stored blocks
     }
 };
 
-}  // namespace
+} // namespace
 
 std::unique_ptr<BlockCodec> make_raw(std::string_view options)
 {
@@ -35,4 +38,4 @@ std::unique_ptr<BlockCodec> make_raw(uint32_t param)
     return param == 0 ? std::make_unique<RawCodec>() : nullptr;
 }
 
-}  // namespace zip
+} // namespace zip

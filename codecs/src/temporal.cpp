@@ -2,7 +2,8 @@
 
 #include <cstring>
 
-namespace zip {
+namespace zip
+{
 
 ReferenceStore::Reference *ReferenceStore::find(uint64_t stream)
 {
@@ -83,4 +84,4 @@ void xor_bytes(const uint8_t *a, const uint8_t *b, size_t n, uint8_t *dst)
         dst[i] = a[i] ^ b[i];
 }
 
-}  // namespace zip
+} // namespace zip

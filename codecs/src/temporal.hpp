@@ -16,14 +16,16 @@
 #include <unordered_map>
 #include <vector>
 
-namespace zip {
+namespace zip
+{
 
-class ReferenceStore {
-public:
+class ReferenceStore
+{
+  public:
     struct Reference {
         std::vector<uint8_t> payload;
         uint32_t check = 0;
-        uint32_t since_key = 0;  // messages since the last key frame (sender side)
+        uint32_t since_key = 0; // messages since the last key frame (sender side)
     };
 
     // The reference of `stream`, or nullptr. Marks it most recently used.
@@ -38,8 +40,8 @@ public:
     void set_cap(size_t cap);
     size_t bytes() const { return bytes_; }
 
-private:
-    std::list<uint64_t> lru_;  // front = most recently used
+  private:
+    std::list<uint64_t> lru_; // front = most recently used
     struct Slot {
         Reference ref;
         std::list<uint64_t>::iterator pos;
@@ -52,4 +54,4 @@ private:
 // dst[i] = a[i] ^ b[i] for n bytes (any alignment); dst may alias a.
 void xor_bytes(const uint8_t *a, const uint8_t *b, size_t n, uint8_t *dst);
 
-}  // namespace zip
+} // namespace zip

@@ -23,8 +23,10 @@
 #include "codec_registry.hpp"
 #include "lzn_coder.hpp"
 
-namespace zip {
-namespace {
+namespace zip
+{
+namespace
+{
 
 template <class W> struct PreviousValuePredictor {
     W last = 0;
@@ -32,7 +34,7 @@ template <class W> struct PreviousValuePredictor {
     void update(W v) { last = v; }
 };
 
-}  // namespace
+} // namespace
 
 size_t XorLzCodec::compress(const uint8_t *src, size_t n, zip_elem_type_t type, uint8_t *dst,
                             size_t cap)
@@ -70,4 +72,4 @@ std::unique_ptr<BlockCodec> make_xorlz(uint32_t param)
     return std::make_unique<XorLzCodec>();
 }
 
-}  // namespace zip
+} // namespace zip

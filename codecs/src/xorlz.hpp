@@ -5,10 +5,12 @@
 
 #include "codec.hpp"
 
-namespace zip {
+namespace zip
+{
 
-class XorLzCodec final : public BlockCodec {
-public:
+class XorLzCodec final : public BlockCodec
+{
+  public:
     CodecId id() const override { return CodecId::XorLz; }
     size_t compress(const uint8_t *src, size_t n, zip_elem_type_t type, uint8_t *dst,
                     size_t cap) override;
@@ -16,4 +18,4 @@ public:
                             size_t raw_n) override;
 };
 
-}  // namespace zip
+} // namespace zip

@@ -5,11 +5,12 @@
 #include "context.hpp"
 #include "frame_format.hpp"
 
-namespace {
+namespace
+{
 
 thread_local std::string spec_error;
 
-}  // namespace
+} // namespace
 
 extern "C" {
 
@@ -78,16 +79,25 @@ zip_ctx_t *zip_ctx_create(const char *spec, zip_status_t *err)
     return ctx;
 }
 
-const char *zip_spec_error(void) { return spec_error.c_str(); }
+const char *zip_spec_error(void)
+{
+    return spec_error.c_str();
+}
 
-void zip_ctx_destroy(zip_ctx_t *ctx) { delete ctx; }
+void zip_ctx_destroy(zip_ctx_t *ctx)
+{
+    delete ctx;
+}
 
 const char *zip_ctx_last_error(const zip_ctx_t *ctx)
 {
     return ctx ? ctx->last_error.c_str() : "NULL context";
 }
 
-const char *zip_ctx_spec(const zip_ctx_t *ctx) { return ctx ? ctx->spec.c_str() : ""; }
+const char *zip_ctx_spec(const zip_ctx_t *ctx)
+{
+    return ctx ? ctx->spec.c_str() : "";
+}
 
 zip_status_t zip_ctx_set_block_size(zip_ctx_t *ctx, size_t block_bytes)
 {
@@ -118,7 +128,10 @@ zip_status_t zip_ctx_set_memory_cap(zip_ctx_t *ctx, size_t cap_bytes)
     return ZIP_OK;
 }
 
-size_t zip_ctx_memory_used(const zip_ctx_t *ctx) { return ctx ? zip::context_memory(*ctx) : 0; }
+size_t zip_ctx_memory_used(const zip_ctx_t *ctx)
+{
+    return ctx ? zip::context_memory(*ctx) : 0;
+}
 
 size_t zip_compress_bound(size_t raw_bytes)
 {
@@ -161,8 +174,8 @@ zip_status_t zip_frame_inspect(const void *frame, size_t frame_len, zip_frame_in
     zip::FrameHeader h;
     uint64_t total = 0;
     const char *why = "";
-    zip_status_t s = zip::parse_frame_header(static_cast<const uint8_t *>(frame), frame_len, &h,
-                                             &total, &why);
+    zip_status_t s =
+        zip::parse_frame_header(static_cast<const uint8_t *>(frame), frame_len, &h, &total, &why);
     if (s != ZIP_OK)
         return s;
     const uint8_t *table = static_cast<const uint8_t *>(frame) + zip::kFrameHeaderBytes;
@@ -196,7 +209,8 @@ void zip_ctx_forget_all(zip_ctx_t *ctx)
 
 const char *zip_codec_list(void)
 {
-    return "fast, fpc, dfcm, xorlz, lz4, zstd, temporal, raw; lossy stages: trunc:N, f32, abs:E, rel:R";
+    return "fast, fpc, dfcm, xorlz, lz4, zstd, temporal, raw; lossy stages: trunc:N, f32, abs:E, "
+           "rel:R";
 }
 
-}  // extern "C"
+} // extern "C"

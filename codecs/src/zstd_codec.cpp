@@ -5,13 +5,17 @@
 
 #include "codec_registry.hpp"
 
-namespace zip {
+namespace zip
+{
 
-namespace {
+namespace
+{
 
-class ZstdCodec final : public BlockCodec {
-public:
-    explicit ZstdCodec(int level) : level_(level), cctx_(ZSTD_createCCtx()), dctx_(ZSTD_createDCtx())
+class ZstdCodec final : public BlockCodec
+{
+  public:
+    explicit ZstdCodec(int level)
+        : level_(level), cctx_(ZSTD_createCCtx()), dctx_(ZSTD_createDCtx())
     {
         if (!cctx_ || !dctx_)
             throw std::bad_alloc();
@@ -46,7 +50,7 @@ public:
         return ZSTD_sizeof_CCtx(cctx_) + ZSTD_sizeof_DCtx(dctx_);
     }
 
-private:
+  private:
     int level_;
     ZSTD_CCtx *cctx_;
     ZSTD_DCtx *dctx_;
@@ -54,7 +58,7 @@ private:
 
 constexpr unsigned kDefaultLevel = 1;
 
-}  // namespace
+} // namespace
 
 std::unique_ptr<BlockCodec> make_zstd(std::string_view options)
 {
@@ -74,4 +78,4 @@ std::unique_ptr<BlockCodec> make_zstd(uint32_t param)
     return param <= 19 ? std::make_unique<ZstdCodec>(int(param)) : nullptr;
 }
 
-}  // namespace zip
+} // namespace zip

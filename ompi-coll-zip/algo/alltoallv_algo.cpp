@@ -9,8 +9,10 @@ extern "C" int zip_algo_alltoallv(const zip_transport_t *t, const zip_codec_ops_
                                   const zip_exchange_args_t *a, zip_algo_result_t *res)
 {
     *res = zip_algo_result_t{};
-    if (t->size <= 1) return ZIP_ALGO_OK;
-    if (!a->send || !a->recv) return ZIP_ALGO_ERR_ARG;
+    if (t->size <= 1)
+        return ZIP_ALGO_OK;
+    if (!a->send || !a->recv)
+        return ZIP_ALGO_ERR_ARG;
     zipcoll::PairwisePlan plan;
     plan.tag = a->tag;
     plan.window = a->window;

@@ -10,7 +10,8 @@
 #include "tree.hpp"
 #include "zip_algo.h"
 
-namespace {
+namespace
+{
 
 using zipcoll::TreeNode;
 
@@ -34,27 +35,33 @@ struct Segments {
     size_t length(size_t i) const { return std::min(seg, bytes - i * seg); }
 };
 
-int first_error(int current, int rc) { return current != 0 ? current : rc; }
+int first_error(int current, int rc)
+{
+    return current != 0 ? current : rc;
+}
 
 // The sends of the last kSlots segments, one group per ring slot.
-class SendRing {
-public:
+class SendRing
+{
+  public:
     SendRing(const zip_transport_t *t, size_t fanout) : t_(t), groups_(kSlots)
     {
-        for (auto &g : groups_) g.reserve(fanout);
+        for (auto &g : groups_)
+            g.reserve(fanout);
     }
 
     // Makes slot `segment % kSlots` free: waits for the sends of the segment that used it.
     int reclaim(size_t segment) { return wait_group(groups_[segment % kSlots]); }
 
     // Sends one segment (frame or raw) to every child.
-    int forward(const TreeNode &node, size_t segment, const char *data, size_t len,
-                size_t raw_len, int tag, zip_algo_result_t *res)
+    int forward(const TreeNode &node, size_t segment, const char *data, size_t len, size_t raw_len,
+                int tag, zip_algo_result_t *res)
     {
         auto &group = groups_[segment % kSlots];
         for (int child : node.children) {
             zip_req_t req = nullptr;
-            if (t_->isend(t_->ctx, data, len, child, tag, &req) != 0) return ZIP_ALGO_ERR_TRANSPORT;
+            if (t_->isend(t_->ctx, data, len, child, tag, &req) != 0)
+                return ZIP_ALGO_ERR_TRANSPORT;
             group.push_back(req);
             res->bytes_in += raw_len;
             res->bytes_out += len;
@@ -65,16 +72,18 @@ public:
     int drain()
     {
         int err = ZIP_ALGO_OK;
-        for (auto &g : groups_) err = first_error(err, wait_group(g));
+        for (auto &g : groups_)
+            err = first_error(err, wait_group(g));
         return err;
     }
 
-private:
+  private:
     int wait_group(std::vector<zip_req_t> &group)
     {
         int err = ZIP_ALGO_OK;
         for (auto &r : group)
-            if (t_->wait(t_->ctx, &r, nullptr) != 0) err = first_error(err, ZIP_ALGO_ERR_TRANSPORT);
+            if (t_->wait(t_->ctx, &r, nullptr) != 0)
+                err = first_error(err, ZIP_ALGO_ERR_TRANSPORT);
         group.clear();
         return err;
     }
@@ -115,7 +124,8 @@ int root_side(const zip_transport_t *t, const zip_codec_ops_t *codec, const zip_
             if (i == 0 && (rc != 0 || double(frame_len) > kWorthwhileRatio * double(len)))
                 compressing = false;
         }
-        if (err == ZIP_ALGO_OK) err = ring.forward(node, i, out, out_len, len, a->tag, res);
+        if (err == ZIP_ALGO_OK)
+            err = ring.forward(node, i, out, out_len, len, a->tag, res);
     }
     return first_error(err, ring.drain());
 }
@@ -134,7 +144,8 @@ int leaf_or_interior_side(const zip_transport_t *t, const zip_codec_ops_t *codec
     size_t posted = 0;
     for (; posted < std::min(kRecvWindow, sg.count); ++posted) {
         if (post(posted) != 0) {
-            for (size_t j = 0; j < posted; ++j) t->wait(t->ctx, &recvs[j], nullptr);
+            for (size_t j = 0; j < posted; ++j)
+                t->wait(t->ctx, &recvs[j], nullptr);
             return ZIP_ALGO_ERR_TRANSPORT;
         }
     }
@@ -144,13 +155,16 @@ int leaf_or_interior_side(const zip_transport_t *t, const zip_codec_ops_t *codec
         size_t got = 0;
         if (t->wait(t->ctx, &recvs[i], &got) != 0) {
             // The stream from the parent is broken; drain what is posted and give up.
-            for (size_t j = i + 1; j < posted; ++j) t->wait(t->ctx, &recvs[j], nullptr);
+            for (size_t j = i + 1; j < posted; ++j)
+                t->wait(t->ctx, &recvs[j], nullptr);
             ring.drain();
             return ZIP_ALGO_ERR_TRANSPORT;
         }
         if (posted < sg.count) {
-            if (post(posted) != 0) err = first_error(err, ZIP_ALGO_ERR_TRANSPORT);
-            else ++posted;
+            if (post(posted) != 0)
+                err = first_error(err, ZIP_ALGO_ERR_TRANSPORT);
+            else
+                ++posted;
         }
         const size_t off = sg.offset(i), len = sg.length(i);
         err = first_error(err, ring.reclaim(i));
@@ -165,22 +179,25 @@ int leaf_or_interior_side(const zip_transport_t *t, const zip_codec_ops_t *codec
         std::memcpy(frame, buf + off, got);
         err = first_error(err, ring.forward(node, i, frame, got, len, a->tag, res));
         size_t raw_len = 0;
-        const int rc = codec ? codec->decompress(codec->ctx, frame, got, buf + off, len, &raw_len)
-                             : 1;
-        if (rc != 0 || raw_len != len) err = first_error(err, ZIP_ALGO_ERR_CODEC);
+        const int rc =
+            codec ? codec->decompress(codec->ctx, frame, got, buf + off, len, &raw_len) : 1;
+        if (rc != 0 || raw_len != len)
+            err = first_error(err, ZIP_ALGO_ERR_CODEC);
     }
     // A failed post leaves later segments unreceived; the error already says so.
     return first_error(err, ring.drain());
 }
 
-}  // namespace
+} // namespace
 
 extern "C" int zip_algo_bcast(const zip_transport_t *t, const zip_codec_ops_t *codec,
                               const zip_bcast_args_t *a, zip_algo_result_t *res)
 {
     *res = zip_algo_result_t{};
-    if (a->bytes == 0 || t->size <= 1) return ZIP_ALGO_OK;
-    if (a->buf == nullptr || a->root < 0 || a->root >= t->size) return ZIP_ALGO_ERR_ARG;
+    if (a->bytes == 0 || t->size <= 1)
+        return ZIP_ALGO_OK;
+    if (a->buf == nullptr || a->root < 0 || a->root >= t->size)
+        return ZIP_ALGO_ERR_ARG;
 
     Segments sg;
     sg.seg = std::max<size_t>(8, a->segment_bytes & ~size_t(7));
@@ -190,8 +207,9 @@ extern "C" int zip_algo_bcast(const zip_transport_t *t, const zip_codec_ops_t *c
     int topology = a->topology;
     if (topology == ZIP_BCAST_AUTO)
         topology = sg.count >= size_t(t->size) ? ZIP_BCAST_CHAIN : ZIP_BCAST_BINOMIAL;
-    const TreeNode node = topology == ZIP_BCAST_CHAIN ? zipcoll::chain_node(t->rank, t->size, a->root)
-                                                      : zipcoll::binomial_node(t->rank, t->size, a->root);
+    const TreeNode node = topology == ZIP_BCAST_CHAIN
+                              ? zipcoll::chain_node(t->rank, t->size, a->root)
+                              : zipcoll::binomial_node(t->rank, t->size, a->root);
 
     const bool is_root = t->rank == a->root;
     // Frames are never longer than their raw segment. Allocated before anything is posted so
@@ -201,7 +219,8 @@ extern "C" int zip_algo_bcast(const zip_transport_t *t, const zip_codec_ops_t *c
         const size_t slots = (!is_root && node.children.empty()) ? 1 : kSlots;
         const size_t need = std::min(a->bytes, slots * sg.seg);
         staging.reset(new (std::nothrow) char[need]);
-        if (!staging) return ZIP_ALGO_ERR_NOMEM;
+        if (!staging)
+            return ZIP_ALGO_ERR_NOMEM;
     }
     try {
         const int rc = is_root ? root_side(t, codec, a, node, sg, staging.get(), res)

@@ -2,20 +2,23 @@
 
 #include <cstring>
 
-namespace zipcoll {
-namespace {
+namespace zipcoll
+{
+namespace
+{
 
 // The first compressed block is the sample: if it shrinks by less than this, the remaining
 // blocks go raw without codec work.
 constexpr double kWorthwhileRatio = 0.9;
 
-}  // namespace
+} // namespace
 
 void BlockCodec::encode(const Transfer &block, char *slot, const char **out, size_t *out_len)
 {
     *out = block.ptr;
     *out_len = block.bytes;
-    if (!compressing_ || !policy_.may_compress(block.bytes) || slot == nullptr) return;
+    if (!compressing_ || !policy_.may_compress(block.bytes) || slot == nullptr)
+        return;
     size_t frame_len = 0;
     // Room for one byte less than the block: a frame is only ever used when it is shorter,
     // which is how the receiver recognises it.
@@ -35,7 +38,8 @@ void BlockCodec::encode(const Transfer &block, char *slot, const char **out, siz
 
 int BlockCodec::decode(const Transfer &r, size_t got, char *scratch)
 {
-    if (got == r.bytes) return ZIP_ALGO_OK;  // arrived raw, already in place
+    if (got == r.bytes)
+        return ZIP_ALGO_OK; // arrived raw, already in place
     // Only a block at or above the threshold may arrive as a (shorter) frame.
     if (got > r.bytes || !policy_.may_compress(r.bytes) || codec_ == nullptr || scratch == nullptr)
         return ZIP_ALGO_ERR_CODEC;
@@ -48,4 +52,4 @@ int BlockCodec::decode(const Transfer &r, size_t got, char *scratch)
     return ZIP_ALGO_OK;
 }
 
-}  // namespace zipcoll
+} // namespace zipcoll

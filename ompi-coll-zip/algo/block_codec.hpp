@@ -8,7 +8,8 @@
 
 #include "zip_algo.h"
 
-namespace zipcoll {
+namespace zipcoll
+{
 
 struct Transfer {
     int peer = -1;
@@ -19,13 +20,14 @@ struct Transfer {
 struct BlockPolicy {
     int elem_type = ZIP_ALGO_BYTES;
     bool try_compress = false;
-    size_t threshold = 0;  // identical on every rank
+    size_t threshold = 0; // identical on every rank
 
     bool may_compress(size_t bytes) const { return bytes >= threshold && bytes > 1; }
 };
 
-class BlockCodec {
-public:
+class BlockCodec
+{
+  public:
     BlockCodec(const zip_codec_ops_t *codec, const BlockPolicy &policy, zip_algo_result_t *res)
         : codec_(codec), policy_(policy), res_(res),
           compressing_(policy.try_compress && codec != nullptr)
@@ -40,7 +42,7 @@ public:
     // frame, using `scratch` (at least r.bytes) to hold the frame. Returns a ZIP_ALGO_ code.
     int decode(const Transfer &r, size_t got, char *scratch);
 
-private:
+  private:
     const zip_codec_ops_t *codec_;
     BlockPolicy policy_;
     zip_algo_result_t *res_;
@@ -55,4 +57,4 @@ inline std::unique_ptr<char[]> raw_buffer(size_t n)
     return std::unique_ptr<char[]>(n ? new (std::nothrow) char[n] : nullptr);
 }
 
-}  // namespace zipcoll
+} // namespace zipcoll

@@ -2,12 +2,17 @@
 
 #include <algorithm>
 
-namespace zipcoll {
-namespace {
+namespace zipcoll
+{
+namespace
+{
 
-int keep_first(int current, int rc) { return current != 0 ? current : rc; }
+int keep_first(int current, int rc)
+{
+    return current != 0 ? current : rc;
+}
 
-}  // namespace
+} // namespace
 
 int run_exchange(const zip_transport_t *t, const zip_codec_ops_t *codec, const ExchangePlan &plan,
                  zip_algo_result_t *res)
@@ -16,9 +21,11 @@ int run_exchange(const zip_transport_t *t, const zip_codec_ops_t *codec, const E
     size_t staging_bytes = 0, scratch_bytes = 0;
     if (plan.policy.try_compress)
         for (const auto &s : plan.sends)
-            if (plan.policy.may_compress(s.bytes)) staging_bytes += s.bytes;
+            if (plan.policy.may_compress(s.bytes))
+                staging_bytes += s.bytes;
     for (const auto &r : plan.recvs)
-        if (plan.policy.may_compress(r.bytes)) scratch_bytes = std::max(scratch_bytes, r.bytes);
+        if (plan.policy.may_compress(r.bytes))
+            scratch_bytes = std::max(scratch_bytes, r.bytes);
     std::vector<zip_req_t> rreqs, sreqs;
     try {
         rreqs.assign(plan.recvs.size(), nullptr);
@@ -27,7 +34,8 @@ int run_exchange(const zip_transport_t *t, const zip_codec_ops_t *codec, const E
         return ZIP_ALGO_ERR_NOMEM;
     }
     auto staging = raw_buffer(staging_bytes), scratch = raw_buffer(scratch_bytes);
-    if ((staging_bytes && !staging) || (scratch_bytes && !scratch)) return ZIP_ALGO_ERR_NOMEM;
+    if ((staging_bytes && !staging) || (scratch_bytes && !scratch))
+        return ZIP_ALGO_ERR_NOMEM;
 
     BlockCodec blocks(codec, plan.policy, res);
     int err = ZIP_ALGO_OK;
@@ -48,7 +56,8 @@ int run_exchange(const zip_transport_t *t, const zip_codec_ops_t *codec, const E
         const char *out = s.ptr;
         size_t out_len = s.bytes;
         blocks.encode(s, has_slot ? slot : nullptr, &out, &out_len);
-        if (has_slot) slot += s.bytes;
+        if (has_slot)
+            slot += s.bytes;
         zip_req_t req = nullptr;
         if (t->isend(t->ctx, out, out_len, s.peer, plan.tag, &req) != 0) {
             err = ZIP_ALGO_ERR_TRANSPORT;
@@ -62,17 +71,19 @@ int run_exchange(const zip_transport_t *t, const zip_codec_ops_t *codec, const E
     // Decode each frame as soon as its receive completes, while the others are in flight.
     for (size_t done = 0; done < rreqs.size(); ++done) {
         size_t idx = rreqs.size(), got = 0;
-        if (t->waitany(t->ctx, rreqs.size(), rreqs.data(), &idx, &got) != 0 || idx >= rreqs.size()) {
+        if (t->waitany(t->ctx, rreqs.size(), rreqs.data(), &idx, &got) != 0 ||
+            idx >= rreqs.size()) {
             err = keep_first(err, ZIP_ALGO_ERR_TRANSPORT);
-            continue;  // keep waiting for the rest so no request outlives the call
+            continue; // keep waiting for the rest so no request outlives the call
         }
         err = keep_first(err, blocks.decode(plan.recvs[idx], got, scratch.get()));
     }
 
     for (auto &s : sreqs)
-        if (t->wait(t->ctx, &s, nullptr) != 0) err = keep_first(err, ZIP_ALGO_ERR_TRANSPORT);
+        if (t->wait(t->ctx, &s, nullptr) != 0)
+            err = keep_first(err, ZIP_ALGO_ERR_TRANSPORT);
     res->peer_error = err;
     return err;
 }
 
-}  // namespace zipcoll
+} // namespace zipcoll

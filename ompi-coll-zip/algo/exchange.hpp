@@ -7,13 +7,14 @@
 #include "block_codec.hpp"
 #include "zip_algo.h"
 
-namespace zipcoll {
+namespace zipcoll
+{
 
 // Everything at once: every receive posted at its raw length, then every block compressed and
 // sent, then frames decoded in arrival order. Suits gatherv, where only the root receives.
 struct ExchangePlan {
-    std::vector<Transfer> sends;  // in the order they should go out
-    std::vector<Transfer> recvs;  // in the order they should be posted
+    std::vector<Transfer> sends; // in the order they should go out
+    std::vector<Transfer> recvs; // in the order they should be posted
     int tag = 0;
     BlockPolicy policy;
 };
@@ -40,4 +41,4 @@ struct PairwisePlan {
 int run_pairwise(const zip_transport_t *t, const zip_codec_ops_t *codec, const PairwisePlan &plan,
                  zip_algo_result_t *res);
 
-}  // namespace zipcoll
+} // namespace zipcoll

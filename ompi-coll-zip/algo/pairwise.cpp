@@ -8,10 +8,15 @@
 
 #include "exchange.hpp"
 
-namespace zipcoll {
-namespace {
+namespace zipcoll
+{
+namespace
+{
 
-int keep_first(int current, int rc) { return current != 0 ? current : rc; }
+int keep_first(int current, int rc)
+{
+    return current != 0 ? current : rc;
+}
 
 struct InFlight {
     zip_req_t send = nullptr;
@@ -20,7 +25,7 @@ struct InFlight {
     bool receiving = false;
 };
 
-}  // namespace
+} // namespace
 
 int run_pairwise(const zip_transport_t *t, const zip_codec_ops_t *codec, const PairwisePlan &plan,
                  zip_algo_result_t *res)
@@ -30,7 +35,8 @@ int run_pairwise(const zip_transport_t *t, const zip_codec_ops_t *codec, const P
     for (const auto &st : plan.steps) {
         if (plan.policy.try_compress && plan.policy.may_compress(st.send.bytes))
             slot_bytes = std::max(slot_bytes, st.send.bytes);
-        if (plan.policy.may_compress(st.recv.bytes)) scratch_bytes = std::max(scratch_bytes, st.recv.bytes);
+        if (plan.policy.may_compress(st.recv.bytes))
+            scratch_bytes = std::max(scratch_bytes, st.recv.bytes);
     }
     // Frames of the steps in flight live in `window` slots: step k uses slot k % window, whose
     // previous user, step k - window, has finished by then.
@@ -41,7 +47,8 @@ int run_pairwise(const zip_transport_t *t, const zip_codec_ops_t *codec, const P
         return ZIP_ALGO_ERR_NOMEM;
     }
     auto slots = raw_buffer(slot_bytes * window), scratch = raw_buffer(scratch_bytes);
-    if ((slot_bytes && !slots) || (scratch_bytes && !scratch)) return ZIP_ALGO_ERR_NOMEM;
+    if ((slot_bytes && !slots) || (scratch_bytes && !scratch))
+        return ZIP_ALGO_ERR_NOMEM;
 
     BlockCodec blocks(codec, plan.policy, res);
     int err = ZIP_ALGO_OK;
@@ -72,12 +79,15 @@ int run_pairwise(const zip_transport_t *t, const zip_codec_ops_t *codec, const P
         int rc = ZIP_ALGO_OK;
         if (f.receiving) {
             size_t got = 0;
-            if (t->wait(t->ctx, &f.recv, &got) != 0) rc = ZIP_ALGO_ERR_TRANSPORT;
-            else rc = blocks.decode(plan.steps[k].recv, got, scratch.get());
+            if (t->wait(t->ctx, &f.recv, &got) != 0)
+                rc = ZIP_ALGO_ERR_TRANSPORT;
+            else
+                rc = blocks.decode(plan.steps[k].recv, got, scratch.get());
             f.receiving = false;
         }
         if (f.sending) {
-            if (t->wait(t->ctx, &f.send, nullptr) != 0) rc = keep_first(rc, ZIP_ALGO_ERR_TRANSPORT);
+            if (t->wait(t->ctx, &f.send, nullptr) != 0)
+                rc = keep_first(rc, ZIP_ALGO_ERR_TRANSPORT);
             f.sending = false;
         }
         return rc;
@@ -88,13 +98,15 @@ int run_pairwise(const zip_transport_t *t, const zip_codec_ops_t *codec, const P
         const int rc = start(started++);
         if (rc != ZIP_ALGO_OK) {
             err = rc;
-            break;  // a partly started step still finishes below: no request outlives the call
+            break; // a partly started step still finishes below: no request outlives the call
         }
-        if (started >= window) err = keep_first(err, finish(finished++));
+        if (started >= window)
+            err = keep_first(err, finish(finished++));
     }
-    while (finished < started) err = keep_first(err, finish(finished++));
+    while (finished < started)
+        err = keep_first(err, finish(finished++));
     res->peer_error = err;
     return err;
 }
 
-}  // namespace zipcoll
+} // namespace zipcoll

@@ -3,11 +3,12 @@
 
 #include <vector>
 
-namespace zipcoll {
+namespace zipcoll
+{
 
 struct TreeNode {
-    int parent = -1;            // real rank, -1 at the root
-    std::vector<int> children;  // real ranks, largest subtree first
+    int parent = -1;           // real rank, -1 at the root
+    std::vector<int> children; // real ranks, largest subtree first
 };
 
 // A chain moves each segment once per hop and keeps every link busy once the pipeline is
@@ -17,8 +18,10 @@ inline TreeNode chain_node(int rank, int size, int root)
 {
     TreeNode n;
     const int vr = (rank - root + size) % size;
-    if (vr > 0) n.parent = (vr - 1 + root) % size;
-    if (vr + 1 < size) n.children.push_back((vr + 1 + root) % size);
+    if (vr > 0)
+        n.parent = (vr - 1 + root) % size;
+    if (vr + 1 < size)
+        n.children.push_back((vr + 1 + root) % size);
     return n;
 }
 
@@ -36,9 +39,10 @@ inline TreeNode binomial_node(int rank, int size, int root)
     }
     // Children are vr + m for every power of two m below the bit that names our parent.
     for (mask >>= 1; mask > 0; mask >>= 1) {
-        if (vr + mask < size) n.children.push_back((vr + mask + root) % size);
+        if (vr + mask < size)
+            n.children.push_back((vr + mask + root) % size);
     }
     return n;
 }
 
-}  // namespace zipcoll
+} // namespace zipcoll

@@ -18,15 +18,15 @@ extern "C" {
 
 /* What one call did, for the statistics. */
 typedef struct zip_algo_result {
-    size_t bytes_in;    /* raw bytes this rank put on the wire or would have */
-    size_t bytes_out;   /* bytes this rank actually put on the wire */
-    int compressed;     /* nonzero if this rank sent or received at least one frame */
-    int peer_error;     /* transport or codec error value, 0 if none */
+    size_t bytes_in;  /* raw bytes this rank put on the wire or would have */
+    size_t bytes_out; /* bytes this rank actually put on the wire */
+    int compressed;   /* nonzero if this rank sent or received at least one frame */
+    int peer_error;   /* transport or codec error value, 0 if none */
 } zip_algo_result_t;
 
 typedef struct zip_bcast_args {
-    void *buf;            /* byte view of the message on every rank */
-    size_t bytes;         /* identical on every rank */
+    void *buf;    /* byte view of the message on every rank */
+    size_t bytes; /* identical on every rank */
     int root;
     int tag;
     int elem_type;        /* root only: ZIP_ALGO_F64 / F32 / BYTES */
@@ -47,14 +47,14 @@ typedef struct zip_block {
 } zip_block_t;
 
 typedef struct zip_exchange_args {
-    const zip_block_t *send;  /* alltoallv: size entries; gatherv: one block (ignored at root) */
-    const zip_block_t *recv;  /* size entries (gatherv: root only, else NULL) */
+    const zip_block_t *send; /* alltoallv: size entries; gatherv: one block (ignored at root) */
+    const zip_block_t *recv; /* size entries (gatherv: root only, else NULL) */
     int tag;
-    int elem_type;            /* of this rank's send data */
-    int try_compress;         /* zero sends everything raw */
-    size_t threshold;         /* blocks below this many bytes are never compressed; identical
-                                 on every rank, so receivers of such blocks skip the frame check */
-    size_t window;            /* alltoallv: pairwise steps in flight (0 or 1: one at a time) */
+    int elem_type;    /* of this rank's send data */
+    int try_compress; /* zero sends everything raw */
+    size_t threshold; /* blocks below this many bytes are never compressed; identical
+                         on every rank, so receivers of such blocks skip the frame check */
+    size_t window;    /* alltoallv: pairwise steps in flight (0 or 1: one at a time) */
 } zip_exchange_args_t;
 
 /* Alltoallv: every rank sends send[p] to p and receives recv[p] from p (self excluded:

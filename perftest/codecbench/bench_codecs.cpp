@@ -8,11 +8,14 @@
 #include <blosc.h>
 #endif
 
-namespace codecbench {
-namespace {
+namespace codecbench
+{
+namespace
+{
 
 // The floor of any codec's cost: copying the bytes.
-class MemcpyCodec final : public BenchCodec {
+class MemcpyCodec final : public BenchCodec
+{
   public:
     MemcpyCodec() : BenchCodec("memcpy") {}
     size_t bound(size_t raw_bytes) const override { return raw_bytes; }
@@ -43,7 +46,8 @@ class MemcpyCodec final : public BenchCodec {
 
 #ifdef CODECBENCH_HAVE_BLOSC
 // The established general-purpose alternative: byte shuffle + lz4, clevel 5, one thread.
-class BloscCodec final : public BenchCodec {
+class BloscCodec final : public BenchCodec
+{
   public:
     BloscCodec() : BenchCodec("blosc-shuffle-lz4") {}
     size_t bound(size_t raw_bytes) const override { return raw_bytes + BLOSC_MAX_OVERHEAD; }
@@ -74,7 +78,8 @@ class BloscCodec final : public BenchCodec {
 
 // An ompi-zip codec. Two warm contexts, created once: the sender's and the receiver's, as in a
 // real exchange (a context also carries per-stream state that belongs to one side).
-class ZipCodec final : public BenchCodec {
+class ZipCodec final : public BenchCodec
+{
   public:
     ZipCodec(const std::string &spec, zip_ctx_t *enc, zip_ctx_t *dec)
         : BenchCodec(spec), enc_(enc), dec_(dec), lossy_(spec.find('+') != std::string::npos)
@@ -119,9 +124,10 @@ constexpr std::string_view kUncheckedSuffix = "@unchecked";
 std::unique_ptr<BenchCodec> make_zip_codec(const std::string &name, size_t block_size,
                                            std::string *why_not)
 {
-    const bool unchecked = name.size() > kUncheckedSuffix.size() &&
-                           name.ends_with(kUncheckedSuffix);
-    const std::string spec = unchecked ? name.substr(0, name.size() - kUncheckedSuffix.size()) : name;
+    const bool unchecked =
+        name.size() > kUncheckedSuffix.size() && name.ends_with(kUncheckedSuffix);
+    const std::string spec =
+        unchecked ? name.substr(0, name.size() - kUncheckedSuffix.size()) : name;
     if (spec.rfind("temporal", 0) == 0 || spec.find("+temporal") != std::string::npos) {
         // Its ratio depends on the message sequence, which a repeat loop over one buffer fakes.
         *why_not = "the temporal codec needs a message sequence; zipbench measures it";
@@ -155,7 +161,7 @@ std::unique_ptr<BenchCodec> make_zip_codec(const std::string &name, size_t block
     return std::make_unique<ZipCodec>(name, enc, dec);
 }
 
-}  // namespace
+} // namespace
 
 std::string describe_libraries()
 {
@@ -184,4 +190,4 @@ std::unique_ptr<BenchCodec> make_bench_codec(const std::string &spec, size_t blo
     return make_zip_codec(spec, block_size, why_not);
 }
 
-}  // namespace codecbench
+} // namespace codecbench

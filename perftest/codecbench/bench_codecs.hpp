@@ -6,9 +6,11 @@
 #include <memory>
 #include <string>
 
-namespace codecbench {
+namespace codecbench
+{
 
-class BenchCodec {
+class BenchCodec
+{
   public:
     virtual ~BenchCodec() = default;
 
@@ -41,4 +43,4 @@ std::unique_ptr<BenchCodec> make_bench_codec(const std::string &spec, size_t blo
 // One line naming what the figures were measured with (library versions), for the report header.
 std::string describe_libraries();
 
-}  // namespace codecbench
+} // namespace codecbench

@@ -17,7 +17,8 @@
 
 using namespace codecbench;
 
-namespace {
+namespace
+{
 
 struct Candidate {
     std::string spec;
@@ -64,7 +65,7 @@ void pin_to_cpu(int cpu)
         std::fprintf(stderr, "codecbench: cannot pin to CPU %d; running unpinned\n", cpu);
 }
 
-}  // namespace
+} // namespace
 
 int main(int argc, char **argv)
 {

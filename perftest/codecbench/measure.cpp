@@ -7,8 +7,10 @@
 
 #include "verify.hpp"
 
-namespace codecbench {
-namespace {
+namespace codecbench
+{
+namespace
+{
 
 double now_seconds()
 {
@@ -61,7 +63,7 @@ Verdict verify(BenchCodec &codec, const double *data, size_t raw_bytes, const Bu
                : verify_lossless(data, b.decoded.data(), decoded_len, raw_bytes);
 }
 
-}  // namespace
+} // namespace
 
 PointResult measure_point(BenchCodec &codec, const double *data, size_t raw_bytes,
                           const Timing &timing, Buffers &b)
@@ -116,4 +118,4 @@ PointResult measure_point(BenchCodec &codec, const double *data, size_t raw_byte
     return r;
 }
 
-}  // namespace codecbench
+} // namespace codecbench

@@ -8,22 +8,23 @@
 
 #include "bench_codecs.hpp"
 
-namespace codecbench {
+namespace codecbench
+{
 
 struct Timing {
-    double min_time = 0.05;  // seconds of timed work per direction, split over the samples
-    int repeats = 7;         // samples; the median is reported
-    int warmup = 2;          // untimed calls per direction before timing
+    double min_time = 0.05; // seconds of timed work per direction, split over the samples
+    int repeats = 7;        // samples; the median is reported
+    int warmup = 2;         // untimed calls per direction before timing
 };
 
 struct PointResult {
     bool ok = false;
-    std::string error;  // why not ok: no figure may be reported then
+    std::string error; // why not ok: no figure may be reported then
     size_t compressed_bytes = 0;
-    double ratio = 0;          // raw bytes / compressed bytes
-    double compress_gbps = 0;  // raw bytes per second / 1e9, median of the samples
+    double ratio = 0;         // raw bytes / compressed bytes
+    double compress_gbps = 0; // raw bytes per second / 1e9, median of the samples
     double decompress_gbps = 0;
-    double max_rel_error = 0;  // lossy codecs only
+    double max_rel_error = 0; // lossy codecs only
 };
 
 // Scratch buffers reused across points so that the timed loops never allocate.
@@ -34,4 +35,4 @@ struct Buffers {
 PointResult measure_point(BenchCodec &codec, const double *data, size_t raw_bytes,
                           const Timing &timing, Buffers &buffers);
 
-}  // namespace codecbench
+} // namespace codecbench

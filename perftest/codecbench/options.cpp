@@ -8,14 +8,16 @@
 #include "zip/zip.h"
 #include "zipdata.h"
 
-namespace codecbench {
+namespace codecbench
+{
 
 const char *const kDefaultCodecs =
     "memcpy,blosc-shuffle-lz4,raw,lz4,zstd,fast,fpc,dfcm,xorlz,trunc:20+fast,f32+fast";
 const char *const kDefaultSizes = "4K,64K,1M,16M";
 const char *const kQuickSizes = "64K,1M";
 
-namespace {
+namespace
+{
 
 std::vector<std::string> split_commas(const std::string &s)
 {
@@ -78,7 +80,7 @@ bool parse_long(const char *s, long lo, long hi, long *v)
     return !errno && end != s && !*end && *v >= lo && *v <= hi;
 }
 
-}  // namespace
+} // namespace
 
 bool parse_size(const std::string &text, size_t *bytes)
 {
@@ -88,12 +90,19 @@ bool parse_size(const std::string &text, size_t *bytes)
     std::string digits = text;
     switch (text.back()) {
     case 'K':
-    case 'k': mult = size_t{1} << 10; break;
+    case 'k':
+        mult = size_t{1} << 10;
+        break;
     case 'M':
-    case 'm': mult = size_t{1} << 20; break;
+    case 'm':
+        mult = size_t{1} << 20;
+        break;
     case 'G':
-    case 'g': mult = size_t{1} << 30; break;
-    default: break;
+    case 'g':
+        mult = size_t{1} << 30;
+        break;
+    default:
+        break;
     }
     if (mult != 1)
         digits.pop_back();
@@ -171,7 +180,7 @@ int parse_options(int argc, char **argv, Options *o)
             usage(stderr);
             return 2;
         }
-        ++i;  // consumed the value
+        ++i; // consumed the value
     }
     if (o->quick) {
         if (!min_time_given)
@@ -210,4 +219,4 @@ int parse_options(int argc, char **argv, Options *o)
     return 0;
 }
 
-}  // namespace codecbench
+} // namespace codecbench

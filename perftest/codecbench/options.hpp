@@ -6,20 +6,20 @@
 #include <string>
 #include <vector>
 
-namespace codecbench {
+namespace codecbench
+{
 
 struct Options {
-    std::vector<std::string>
-        codecs;  // zip specs, plus the references "memcpy", "blosc-shuffle-lz4"
-    std::vector<std::string> datasets;  // zipdata names
-    std::vector<size_t> sizes;          // message sizes in bytes (multiples of 8)
-    double min_time = 0.05;             // seconds of timed work per point and direction
-    int repeats = 7;                    // samples per point; the median is reported
-    uint64_t seed = 20;                 // zipdata seed_or_step (the time step of heat3d*)
-    size_t block_size = 0;              // zip_ctx_set_block_size; 0 keeps the library default
-    bool tile = false;                  // allow sizes beyond a data set's natural size
+    std::vector<std::string> codecs; // zip specs, plus the references "memcpy", "blosc-shuffle-lz4"
+    std::vector<std::string> datasets; // zipdata names
+    std::vector<size_t> sizes;         // message sizes in bytes (multiples of 8)
+    double min_time = 0.05;            // seconds of timed work per point and direction
+    int repeats = 7;                   // samples per point; the median is reported
+    uint64_t seed = 20;                // zipdata seed_or_step (the time step of heat3d*)
+    size_t block_size = 0;             // zip_ctx_set_block_size; 0 keeps the library default
+    bool tile = false;                 // allow sizes beyond a data set's natural size
     bool quick = false;
-    int pin_cpu = -1;  // pin the process to this CPU (-1: leave it to the OS)
+    int pin_cpu = -1; // pin the process to this CPU (-1: leave it to the OS)
     std::string csv_path;
 };
 
@@ -38,4 +38,4 @@ bool parse_size(const std::string &text, size_t *bytes);
 // 4096 -> "4 KiB", 1048576 -> "1 MiB", 1000 -> "1000 B".
 std::string format_size(size_t bytes);
 
-}  // namespace codecbench
+} // namespace codecbench

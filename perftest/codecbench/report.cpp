@@ -4,15 +4,17 @@
 
 #include "options.hpp"
 
-namespace codecbench {
-namespace {
+namespace codecbench
+{
+namespace
+{
 
 bool reportable(const Row &r, const std::vector<std::string> &failed)
 {
     return r.result.ok && std::find(failed.begin(), failed.end(), r.codec) == failed.end();
 }
 
-}  // namespace
+} // namespace
 
 void print_table(FILE *out, const std::vector<Row> &rows, const std::vector<std::string> &failed)
 {
@@ -53,4 +55,4 @@ bool write_csv(const std::string &path, const std::vector<Row> &rows,
     return std::fclose(f) == 0;
 }
 
-}  // namespace codecbench
+} // namespace codecbench

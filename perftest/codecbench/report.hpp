@@ -7,7 +7,8 @@
 
 #include "measure.hpp"
 
-namespace codecbench {
+namespace codecbench
+{
 
 struct Row {
     std::string codec, dataset;
@@ -24,4 +25,4 @@ void print_table(FILE *out, const std::vector<Row> &rows, const std::vector<std:
 bool write_csv(const std::string &path, const std::vector<Row> &rows,
                const std::vector<std::string> &failed);
 
-}  // namespace codecbench
+} // namespace codecbench

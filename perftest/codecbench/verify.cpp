@@ -8,8 +8,10 @@
 #include <cstring>
 #include <vector>
 
-namespace codecbench {
-namespace {
+namespace codecbench
+{
+namespace
+{
 
 bool size_matches(size_t decoded_bytes, size_t raw_bytes, Verdict *v)
 {
@@ -25,8 +27,8 @@ bool size_matches(size_t decoded_bytes, size_t raw_bytes, Verdict *v)
 // absolute bound on every finite value.
 struct Bound {
     bool known = false;
-    double rel = 0, abs = 0;                        // one of them is used
-    double range_lo = DBL_MIN, range_hi = DBL_MAX;  // magnitudes the relative bound applies to
+    double rel = 0, abs = 0;                       // one of them is used
+    double range_lo = DBL_MIN, range_hi = DBL_MAX; // magnitudes the relative bound applies to
 };
 
 Bound bound_of(const std::string &spec)
@@ -52,7 +54,7 @@ Bound bound_of(const std::string &spec)
     return b;
 }
 
-}  // namespace
+} // namespace
 
 Verdict verify_lossless(const double *original, const void *decoded, size_t decoded_bytes,
                         size_t raw_bytes)
@@ -81,7 +83,7 @@ Verdict verify_lossy(const std::string &spec, const double *original, const void
         return v;
     const size_t n = raw_bytes / sizeof(double);
     std::vector<double> out(n);
-    std::memcpy(out.data(), decoded, raw_bytes);  // `decoded` may be unaligned
+    std::memcpy(out.data(), decoded, raw_bytes); // `decoded` may be unaligned
     const Bound b = bound_of(spec);
     for (size_t k = 0; k < n && v.ok; ++k) {
         double o = original[k], d = out[k];
@@ -111,4 +113,4 @@ Verdict verify_lossy(const std::string &spec, const double *original, const void
     return v;
 }
 
-}  // namespace codecbench
+} // namespace codecbench

@@ -5,12 +5,13 @@
 #include <cstddef>
 #include <string>
 
-namespace codecbench {
+namespace codecbench
+{
 
 struct Verdict {
     bool ok = true;
-    std::string error;         // why not ok
-    double max_rel_error = 0;  // lossy only: largest |decoded - original| / |original| seen
+    std::string error;        // why not ok
+    double max_rel_error = 0; // lossy only: largest |decoded - original| / |original| seen
 };
 
 // Lossless: decoded must equal original byte for byte.
@@ -23,4 +24,4 @@ Verdict verify_lossless(const double *original, const void *decoded, size_t deco
 Verdict verify_lossy(const std::string &spec, const double *original, const void *decoded,
                      size_t decoded_bytes, size_t raw_bytes);
 
-}  // namespace codecbench
+} // namespace codecbench

@@ -5,7 +5,8 @@
 #include <cstddef>
 #include <cstdint>
 
-namespace zipdata {
+namespace zipdata
+{
 
 enum class Surface { Gauss, SinCos };
 
@@ -21,4 +22,4 @@ void release_heat3d();
 // Edge of the heat3d box: the field has kHeatEdge^3 values (16 MiB of doubles).
 constexpr size_t kHeatEdge = 128;
 
-}  // namespace zipdata
+} // namespace zipdata

@@ -11,8 +11,10 @@
 #include "portable_math.hpp"
 #include "zipdata.h"
 
-namespace zipdata {
-namespace {
+namespace zipdata
+{
+namespace
+{
 
 struct Domain {
     double lo, hi;
@@ -28,11 +30,11 @@ Domain domain_of(Surface s)
 void axis_factors(Surface s, size_t npts, std::vector<double> &fx, std::vector<double> &fy)
 {
     Domain d = domain_of(s);
-    double step = (d.hi - d.lo) / static_cast<double>(npts);  // exact: N is a power of two
+    double step = (d.hi - d.lo) / static_cast<double>(npts); // exact: N is a power of two
     fx.resize(npts);
     fy.resize(npts);
     for (size_t i = 0; i < npts; ++i) {
-        double c = d.lo + static_cast<double>(i) * step;  // exact dyadic coordinate
+        double c = d.lo + static_cast<double>(i) * step; // exact dyadic coordinate
         if (s == Surface::Gauss) {
             fx[i] = portable_exp(-c * c);
             fy[i] = fx[i];
@@ -52,7 +54,7 @@ bool ascending(double a, double b)
     return std::signbit(a) && !std::signbit(b);
 }
 
-}  // namespace
+} // namespace
 
 int fill_grid2d(Surface surface, size_t npts, bool sorted, double *out, size_t n)
 {
@@ -80,4 +82,4 @@ int fill_grid2d(Surface surface, size_t npts, bool sorted, double *out, size_t n
     }
 }
 
-}  // namespace zipdata
+} // namespace zipdata

@@ -19,12 +19,14 @@
 #include "prng.hpp"
 #include "zipdata.h"
 
-namespace zipdata {
-namespace {
+namespace zipdata
+{
+namespace
+{
 
 constexpr size_t E = kHeatEdge;
 constexpr size_t kCells = E * E * E;
-constexpr double kDiffusion = 0.125;  // alpha * dt / dx^2
+constexpr double kDiffusion = 0.125; // alpha * dt / dx^2
 constexpr double kTwoPi = 6.283185307179586;
 
 size_t at(size_t x, size_t y, size_t z)
@@ -143,9 +145,12 @@ double halo_value(const std::vector<double> &u, size_t k)
     size_t a = k % E, b = k / E % E;
     size_t plane = face % 2 == 0 ? d : E - 1 - d;
     switch (face / 2) {
-    case 0: return u[at(plane, a, b)];   // x = plane, y = a, z = b
-    case 1: return u[at(a, plane, b)];   // y = plane, x = a, z = b
-    default: return u[at(a, b, plane)];  // z = plane, x = a, y = b
+    case 0:
+        return u[at(plane, a, b)]; // x = plane, y = a, z = b
+    case 1:
+        return u[at(a, plane, b)]; // y = plane, x = a, z = b
+    default:
+        return u[at(a, b, plane)]; // z = plane, x = a, y = b
     }
 }
 
@@ -165,7 +170,7 @@ int fill_from_simulation(double *out, size_t n, uint64_t step, Extract extract)
     return ZIPDATA_OK;
 }
 
-}  // namespace
+} // namespace
 
 int fill_heat3d_field(double *out, size_t n, uint64_t step)
 {
@@ -188,4 +193,4 @@ void release_heat3d()
     sim.step = 0;
 }
 
-}  // namespace zipdata
+} // namespace zipdata

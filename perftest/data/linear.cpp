@@ -5,7 +5,8 @@
 #include "generators.hpp"
 #include "zipdata.h"
 
-namespace zipdata {
+namespace zipdata
+{
 
 int fill_linear(double *out, size_t n)
 {
@@ -14,4 +15,4 @@ int fill_linear(double *out, size_t n)
     return ZIPDATA_OK;
 }
 
-}  // namespace zipdata
+} // namespace zipdata

@@ -4,8 +4,10 @@
 
 #include <cmath>
 
-namespace zipdata {
-namespace {
+namespace zipdata
+{
+namespace
+{
 
 // ln 2 split so that k * kLn2Hi is exact for |k| < 2^11 (fdlibm's constants).
 constexpr double kInvLn2 = 1.44269504088896338700e+00;
@@ -34,7 +36,7 @@ struct InverseFactorials {
 };
 constexpr InverseFactorials kInvFact;
 
-double exp_reduced(double r)  // |r| <= ln2/2: sum r^i/i! to i = 17 (truncation error < 1e-19)
+double exp_reduced(double r) // |r| <= ln2/2: sum r^i/i! to i = 17 (truncation error < 1e-19)
 {
     double sum = 0.0;
     for (int i = 17; i >= 0; --i)
@@ -42,7 +44,7 @@ double exp_reduced(double r)  // |r| <= ln2/2: sum r^i/i! to i = 17 (truncation 
     return sum;
 }
 
-double sin_reduced(double r)  // |r| <= pi/4: r - r^3/3! + ... - r^19/19!
+double sin_reduced(double r) // |r| <= pi/4: r - r^3/3! + ... - r^19/19!
 {
     double r2 = r * r, sum = 0.0;
     for (int i = 19; i >= 1; i -= 2)
@@ -50,7 +52,7 @@ double sin_reduced(double r)  // |r| <= pi/4: r - r^3/3! + ... - r^19/19!
     return sum * r;
 }
 
-double cos_reduced(double r)  // |r| <= pi/4: 1 - r^2/2! + ... + r^20/20!
+double cos_reduced(double r) // |r| <= pi/4: 1 - r^2/2! + ... + r^20/20!
 {
     double r2 = r * r, sum = 0.0;
     for (int i = 20; i >= 0; i -= 2)
@@ -65,14 +67,18 @@ double sin_quadrant(double x, int q)
     double r = (x - k * kPio2Hi) - k * kPio2Lo;
     long quadrant = (static_cast<long>(k) + q) & 3;
     switch (quadrant) {
-    case 0: return sin_reduced(r);
-    case 1: return cos_reduced(r);
-    case 2: return -sin_reduced(r);
-    default: return -cos_reduced(r);
+    case 0:
+        return sin_reduced(r);
+    case 1:
+        return cos_reduced(r);
+    case 2:
+        return -sin_reduced(r);
+    default:
+        return -cos_reduced(r);
     }
 }
 
-}  // namespace
+} // namespace
 
 double portable_exp(double x)
 {
@@ -99,4 +105,4 @@ double portable_cos(double x)
     return sin_quadrant(x, 1);
 }
 
-}  // namespace zipdata
+} // namespace zipdata

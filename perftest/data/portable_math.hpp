@@ -3,10 +3,11 @@
 // a few ulp, which is plenty for test data; speed is secondary.
 #pragma once
 
-namespace zipdata {
+namespace zipdata
+{
 
-double portable_exp(double x);  // finite x; underflows to 0 below ~ -745, overflows to inf
-double portable_sin(double x);  // |x| < 1e6 (the reduction is exact only for moderate x)
-double portable_cos(double x);  // |x| < 1e6
+double portable_exp(double x); // finite x; underflows to 0 below ~ -745, overflows to inf
+double portable_sin(double x); // |x| < 1e6 (the reduction is exact only for moderate x)
+double portable_cos(double x); // |x| < 1e6
 
-}  // namespace zipdata
+} // namespace zipdata

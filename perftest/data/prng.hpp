@@ -4,7 +4,8 @@
 
 #include <cstdint>
 
-namespace zipdata {
+namespace zipdata
+{
 
 inline uint64_t splitmix64(uint64_t &state)
 {
@@ -14,12 +15,13 @@ inline uint64_t splitmix64(uint64_t &state)
     return z ^ (z >> 31);
 }
 
-class Xoshiro256 {
+class Xoshiro256
+{
   public:
     explicit Xoshiro256(uint64_t seed)
     {
         for (auto &w : s_)
-            w = splitmix64(seed);  // never all zero: splitmix64 is a bijection
+            w = splitmix64(seed); // never all zero: splitmix64 is a bijection
     }
 
     uint64_t next()
@@ -46,4 +48,4 @@ class Xoshiro256 {
     uint64_t s_[4];
 };
 
-}  // namespace zipdata
+} // namespace zipdata

@@ -6,7 +6,8 @@
 #include "prng.hpp"
 #include "zipdata.h"
 
-namespace zipdata {
+namespace zipdata
+{
 
 int fill_random_bits(double *out, size_t n, uint64_t seed)
 {
@@ -15,8 +16,7 @@ int fill_random_bits(double *out, size_t n, uint64_t seed)
         uint64_t bits;
         do
             bits = rng.next();
-        while (((bits >> 52) & 0x7FF) ==
-               0x7FF);  // keep the set finite: NaN/inf are "special"'s job
+        while (((bits >> 52) & 0x7FF) == 0x7FF); // keep the set finite: NaN/inf are "special"'s job
         std::memcpy(&out[k], &bits, sizeof bits);
     }
     return ZIPDATA_OK;
@@ -30,4 +30,4 @@ int fill_random_unit(double *out, size_t n, uint64_t seed)
     return ZIPDATA_OK;
 }
 
-}  // namespace zipdata
+} // namespace zipdata

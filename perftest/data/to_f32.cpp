@@ -43,4 +43,4 @@ int zipdata_fill_f32(const char *name, float *out, size_t n, uint64_t seed_or_st
     }
 }
 
-}  // extern "C"
+} // extern "C"

@@ -10,7 +10,8 @@
 
 #include "zipdata.h"
 
-namespace {
+namespace
+{
 
 // Used when a data set has no natural size: 128K doubles, the paper's largest linear message.
 constexpr size_t kDefaultCount = 131072;
@@ -49,12 +50,19 @@ bool parse_size(const char *s, uint64_t *v)
     if (!text.empty()) {
         switch (text.back()) {
         case 'K':
-        case 'k': mult = 1ull << 10; break;
+        case 'k':
+            mult = 1ull << 10;
+            break;
         case 'M':
-        case 'm': mult = 1ull << 20; break;
+        case 'm':
+            mult = 1ull << 20;
+            break;
         case 'G':
-        case 'g': mult = 1ull << 30; break;
-        default: break;
+        case 'g':
+            mult = 1ull << 30;
+            break;
+        default:
+            break;
         }
         if (mult != 1)
             text.pop_back();
@@ -107,7 +115,7 @@ template <class T> int write_all(std::vector<T> &v, const char *path)
     return 0;
 }
 
-}  // namespace
+} // namespace
 
 int main(int argc, char **argv)
 {

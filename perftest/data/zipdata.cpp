@@ -6,17 +6,19 @@
 
 #include "generators.hpp"
 
-namespace zipdata {
-namespace {
+namespace zipdata
+{
+namespace
+{
 
 enum class Family { Linear, Grid, HeatField, HeatHalo, RandomBits, RandomUnit, Special };
 
 struct DataSet {
     const char *name;
     Family family;
-    Surface surface;  // Grid only
-    size_t points;    // Grid only: points per axis
-    bool sorted;      // Grid only
+    Surface surface; // Grid only
+    size_t points;   // Grid only: points per axis
+    bool sorted;     // Grid only
     const char *description;
 };
 
@@ -84,8 +86,8 @@ const DataSet *find(const char *name)
     return nullptr;
 }
 
-}  // namespace
-}  // namespace zipdata
+} // namespace
+} // namespace zipdata
 
 using namespace zipdata;
 
@@ -113,10 +115,14 @@ size_t zipdata_natural_count(const char *name)
     if (!s)
         return 0;
     switch (s->family) {
-    case Family::Grid: return s->points * s->points;
-    case Family::HeatField: return kHeatEdge * kHeatEdge * kHeatEdge;
-    case Family::HeatHalo: return kHeatEdge / 2 * 6 * kHeatEdge * kHeatEdge;
-    default: return ZIPDATA_UNBOUNDED;
+    case Family::Grid:
+        return s->points * s->points;
+    case Family::HeatField:
+        return kHeatEdge * kHeatEdge * kHeatEdge;
+    case Family::HeatHalo:
+        return kHeatEdge / 2 * 6 * kHeatEdge * kHeatEdge;
+    default:
+        return ZIPDATA_UNBOUNDED;
     }
 }
 
@@ -134,17 +140,22 @@ int zipdata_fill(const char *name, double *out, size_t n, uint64_t seed_or_step)
     if (!out && n > 0)
         return ZIPDATA_E_ARG;
     switch (s->family) {
-    case Family::Linear: return fill_linear(out, n);
-    case Family::Grid: return fill_grid2d(s->surface, s->points, s->sorted, out, n);
+    case Family::Linear:
+        return fill_linear(out, n);
+    case Family::Grid:
+        return fill_grid2d(s->surface, s->points, s->sorted, out, n);
     case Family::HeatField:
     case Family::HeatHalo:
         if (seed_or_step > ZIPDATA_MAX_STEP)
             return ZIPDATA_E_ARG;
         return s->family == Family::HeatField ? fill_heat3d_field(out, n, seed_or_step)
                                               : fill_heat3d_halo(out, n, seed_or_step);
-    case Family::RandomBits: return fill_random_bits(out, n, seed_or_step);
-    case Family::RandomUnit: return fill_random_unit(out, n, seed_or_step);
-    case Family::Special: return fill_special(out, n, seed_or_step);
+    case Family::RandomBits:
+        return fill_random_bits(out, n, seed_or_step);
+    case Family::RandomUnit:
+        return fill_random_unit(out, n, seed_or_step);
+    case Family::Special:
+        return fill_special(out, n, seed_or_step);
     }
     return ZIPDATA_E_NAME;
 }
@@ -154,4 +165,4 @@ void zipdata_release(void)
     release_heat3d();
 }
 
-}  // extern "C"
+} // extern "C"

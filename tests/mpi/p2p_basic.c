@@ -16,7 +16,7 @@ static void check_count(MPI_Status *st, MPI_Datatype t, size_t n, const char *wh
     int c = -1, e = -1;
     MPI_Get_count(st, t, &c);
     MPI_Get_elements(st, t, &e);
-    pt_check(c == (int) n && e == (int) n, what);
+    pt_check(c == (int)n && e == (int)n, what);
 }
 
 /* One message each way per size, data set, element type and send mode. */
@@ -26,7 +26,7 @@ static void modes_and_sizes(int peer, int sender)
     size_t maxn = sizes[NSIZES - 1] + SLACK;
     double *d = malloc(maxn * sizeof(double)), *ref = malloc(maxn * sizeof(double));
     float *f = malloc(maxn * sizeof(float)), *fref = malloc(maxn * sizeof(float));
-    int bsize = (int) (maxn * sizeof(double) * 2 + 4 * MPI_BSEND_OVERHEAD);
+    int bsize = (int)(maxn * sizeof(double) * 2 + 4 * MPI_BSEND_OVERHEAD);
     void *bbuf = malloc(bsize);
     MPI_Buffer_attach(bbuf, bsize);
 
@@ -34,39 +34,40 @@ static void modes_and_sizes(int peer, int sender)
         for (size_t s = 0; s < NSIZES; ++s) {
             for (int round = 0; round < 2; ++round) { /* smooth, random */
                 size_t n = sizes[s];
-                int tag = (int) (s * 8 + mode * 2 + round);
-                uint64_t seed = pt_seed(sender ? pt_rank : peer, sender ? peer : pt_rank, tag,
-                                        round);
+                int tag = (int)(s * 8 + mode * 2 + round);
+                uint64_t seed =
+                    pt_seed(sender ? pt_rank : peer, sender ? peer : pt_rank, tag, round);
                 if (sender) {
                     pt_fill_f64(d, n, seed);
                     pt_fill_f32(f, n, seed);
-                    if (3 == mode) MPI_Recv(NULL, 0, MPI_INT, peer, 999, MPI_COMM_WORLD,
-                                            MPI_STATUS_IGNORE); /* receiver posted */
+                    if (3 == mode)
+                        MPI_Recv(NULL, 0, MPI_INT, peer, 999, MPI_COMM_WORLD,
+                                 MPI_STATUS_IGNORE); /* receiver posted */
                     int rc1, rc2;
                     switch (mode) {
                     case 0:
-                        rc1 = MPI_Send(d, (int) n, MPI_DOUBLE, peer, tag, MPI_COMM_WORLD);
-                        rc2 = MPI_Send(f, (int) n, MPI_FLOAT, peer, tag, MPI_COMM_WORLD);
+                        rc1 = MPI_Send(d, (int)n, MPI_DOUBLE, peer, tag, MPI_COMM_WORLD);
+                        rc2 = MPI_Send(f, (int)n, MPI_FLOAT, peer, tag, MPI_COMM_WORLD);
                         break;
                     case 1:
-                        rc1 = MPI_Ssend(d, (int) n, MPI_DOUBLE, peer, tag, MPI_COMM_WORLD);
-                        rc2 = MPI_Ssend(f, (int) n, MPI_FLOAT, peer, tag, MPI_COMM_WORLD);
+                        rc1 = MPI_Ssend(d, (int)n, MPI_DOUBLE, peer, tag, MPI_COMM_WORLD);
+                        rc2 = MPI_Ssend(f, (int)n, MPI_FLOAT, peer, tag, MPI_COMM_WORLD);
                         break;
                     case 2:
                         /* Stock ob1's bsend allocator refuses single messages of a few
                          * MiB, whatever the attached size: the largest size uses MPI_Send. */
                         if (n > 100000) {
-                            rc1 = MPI_Send(d, (int) n, MPI_DOUBLE, peer, tag, MPI_COMM_WORLD);
-                            rc2 = MPI_Send(f, (int) n, MPI_FLOAT, peer, tag, MPI_COMM_WORLD);
+                            rc1 = MPI_Send(d, (int)n, MPI_DOUBLE, peer, tag, MPI_COMM_WORLD);
+                            rc2 = MPI_Send(f, (int)n, MPI_FLOAT, peer, tag, MPI_COMM_WORLD);
                             break;
                         }
-                        rc1 = MPI_Bsend(d, (int) n, MPI_DOUBLE, peer, tag, MPI_COMM_WORLD);
+                        rc1 = MPI_Bsend(d, (int)n, MPI_DOUBLE, peer, tag, MPI_COMM_WORLD);
                         memset(d, 0, n * sizeof(double)); /* buffered: reusable at once */
-                        rc2 = MPI_Bsend(f, (int) n, MPI_FLOAT, peer, tag, MPI_COMM_WORLD);
+                        rc2 = MPI_Bsend(f, (int)n, MPI_FLOAT, peer, tag, MPI_COMM_WORLD);
                         break;
                     default:
-                        rc1 = MPI_Rsend(d, (int) n, MPI_DOUBLE, peer, tag, MPI_COMM_WORLD);
-                        rc2 = MPI_Rsend(f, (int) n, MPI_FLOAT, peer, tag, MPI_COMM_WORLD);
+                        rc1 = MPI_Rsend(d, (int)n, MPI_DOUBLE, peer, tag, MPI_COMM_WORLD);
+                        rc2 = MPI_Rsend(f, (int)n, MPI_FLOAT, peer, tag, MPI_COMM_WORLD);
                         break;
                     }
                     pt_call(rc1, "send double");
@@ -80,25 +81,28 @@ static void modes_and_sizes(int peer, int sender)
                     if (3 == mode) {
                         MPI_Request r[2];
                         MPI_Status sts[2];
-                        MPI_Irecv(d, (int) (n + SLACK), MPI_DOUBLE, peer, tag, MPI_COMM_WORLD, &r[0]);
-                        MPI_Irecv(f, (int) (n + SLACK), MPI_FLOAT, peer, tag, MPI_COMM_WORLD, &r[1]);
+                        MPI_Irecv(d, (int)(n + SLACK), MPI_DOUBLE, peer, tag, MPI_COMM_WORLD,
+                                  &r[0]);
+                        MPI_Irecv(f, (int)(n + SLACK), MPI_FLOAT, peer, tag, MPI_COMM_WORLD, &r[1]);
                         MPI_Send(NULL, 0, MPI_INT, peer, 999, MPI_COMM_WORLD);
                         pt_call(MPI_Waitall(2, r, sts), "waitall rsend");
                         check_count(&sts[0], MPI_DOUBLE, n, "rsend double count");
                         check_count(&sts[1], MPI_FLOAT, n, "rsend float count");
                     } else {
-                        pt_call(MPI_Recv(d, (int) (n + SLACK), MPI_DOUBLE, peer, tag,
-                                         MPI_COMM_WORLD, &st), "recv double");
+                        pt_call(MPI_Recv(d, (int)(n + SLACK), MPI_DOUBLE, peer, tag, MPI_COMM_WORLD,
+                                         &st),
+                                "recv double");
                         check_count(&st, MPI_DOUBLE, n, "double count");
                         pt_check(st.MPI_SOURCE == peer && st.MPI_TAG == tag, "double status");
-                        pt_call(MPI_Recv(f, (int) (n + SLACK), MPI_FLOAT, peer, tag,
-                                         MPI_COMM_WORLD, &st), "recv float");
+                        pt_call(MPI_Recv(f, (int)(n + SLACK), MPI_FLOAT, peer, tag, MPI_COMM_WORLD,
+                                         &st),
+                                "recv float");
                         check_count(&st, MPI_FLOAT, n, "float count");
                     }
                     pt_check(pt_same(d, ref, n * sizeof(double)), "double data");
                     pt_check(pt_same(f, fref, n * sizeof(float)), "float data");
                     /* The slack past the message is untouched. */
-                    unsigned char *tail = (unsigned char *) (d + n);
+                    unsigned char *tail = (unsigned char *)(d + n);
                     pt_check(tail[0] == 0xee && tail[SLACK * sizeof(double) - 1] == 0xee,
                              "bytes past the message untouched");
                 }
@@ -123,7 +127,8 @@ static void mixed(int peer, int sender)
     for (int k = 0; k < 3; ++k) {
         uint64_t seed = pt_seed(sender ? pt_rank : peer, 0, tag, 2 * k);
         if (sender) {
-            for (int i = 0; i < n; ++i) iv[i] = i * 7 + k;
+            for (int i = 0; i < n; ++i)
+                iv[i] = i * 7 + k;
             pt_fill_f64(dv, n, seed);
             MPI_Send(iv, n, MPI_INT, peer, tag, MPI_COMM_WORLD);
             MPI_Send(dv, n, MPI_DOUBLE, peer, tag, MPI_COMM_WORLD);
@@ -135,7 +140,8 @@ static void mixed(int peer, int sender)
             MPI_Recv(iv, n, MPI_INT, peer, tag, MPI_COMM_WORLD, &st);
             MPI_Get_count(&st, MPI_INT, &c);
             int ok = (c == n);
-            for (int i = 0; i < n && ok; ++i) ok = (iv[i] == i * 7 + k);
+            for (int i = 0; i < n && ok; ++i)
+                ok = (iv[i] == i * 7 + k);
             pt_check(ok, "mixed: int message first");
             MPI_Recv(dv, n, MPI_DOUBLE, peer, MPI_ANY_TAG, MPI_COMM_WORLD, &st);
             MPI_Get_count(&st, MPI_DOUBLE, &c);
@@ -224,11 +230,13 @@ static void collectives(void)
         cnt[r] = per;
         dsp[r] = r * per;
     }
-    for (int i = 0; i < n; ++i) a[i] = pt_rank * 1e6 + i * 0.25;
+    for (int i = 0; i < n; ++i)
+        a[i] = pt_rank * 1e6 + i * 0.25;
     MPI_Alltoallv(a, cnt, dsp, MPI_DOUBLE, b, cnt, dsp, MPI_DOUBLE, MPI_COMM_WORLD);
     int ok = 1;
     for (int r = 0; r < pt_size && ok; ++r)
-        for (int i = 0; i < per && ok; ++i) ok = b[r * per + i] == r * 1e6 + (pt_rank * per + i) * 0.25;
+        for (int i = 0; i < per && ok; ++i)
+            ok = b[r * per + i] == r * 1e6 + (pt_rank * per + i) * 0.25;
     pt_check(ok, "alltoallv");
     double s = pt_rank + 0.5, sum = 0;
     MPI_Allreduce(&s, &sum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);

@@ -31,7 +31,8 @@ static inline void pt_check(int ok, const char *what)
 {
     if (!ok) {
         ++pt_failures;
-        if (pt_failures <= 10) fprintf(stderr, "rank %d: FAILED CHECK %s\n", pt_rank, what);
+        if (pt_failures <= 10)
+            fprintf(stderr, "rank %d: FAILED CHECK %s\n", pt_rank, what);
     }
 }
 
@@ -54,20 +55,21 @@ static inline const char *pt_set(uint64_t seed)
 
 static inline uint64_t pt_seed(int src, int dst, int tag, int round)
 {
-    return ((uint64_t) src << 40) ^ ((uint64_t) dst << 28) ^ ((uint64_t) tag << 8) ^
-           (uint64_t) round;
+    return ((uint64_t)src << 40) ^ ((uint64_t)dst << 28) ^ ((uint64_t)tag << 8) ^ (uint64_t)round;
 }
 
 /* n doubles of message `seed`; offset by the seed so that messages differ. */
 static inline void pt_fill_f64(double *out, size_t n, uint64_t seed)
 {
-    if (0 == n) return;
+    if (0 == n)
+        return;
     if (ZIPDATA_OK != zipdata_fill(pt_set(seed), out, n, seed)) {
         fprintf(stderr, "zipdata_fill failed\n");
         abort();
     }
     if (0 == (seed & 1)) {
-        for (size_t i = 0; i < n; ++i) out[i] += (double) (seed % 1000);
+        for (size_t i = 0; i < n; ++i)
+            out[i] += (double)(seed % 1000);
     }
 }
 
@@ -77,11 +79,11 @@ static inline void pt_fill_f32(float *out, size_t n, uint64_t seed)
     pt_fill_f64(tmp, n, seed);
     for (size_t i = 0; i < n; ++i) {
         if (seed & 1) {
-            uint32_t bits = (uint32_t) (((uint64_t) i * 0x9e3779b97f4a7c15ull + seed) >> 17);
+            uint32_t bits = (uint32_t)(((uint64_t)i * 0x9e3779b97f4a7c15ull + seed) >> 17);
             bits &= 0xbf7fffffu; /* finite */
             memcpy(&out[i], &bits, sizeof bits);
         } else {
-            out[i] = (float) tmp[i];
+            out[i] = (float)tmp[i];
         }
     }
     free(tmp);
@@ -96,7 +98,8 @@ static inline int pt_finish(const char *name)
 {
     int total = 0;
     MPI_Allreduce(&pt_failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    if (0 == pt_rank) printf("%s: %s (%d failed checks)\n", total ? "FAIL" : "PASS", name, total);
+    if (0 == pt_rank)
+        printf("%s: %s (%d failed checks)\n", total ? "FAIL" : "PASS", name, total);
     MPI_Finalize();
     return total ? 1 : 0;
 }

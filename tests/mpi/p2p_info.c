@@ -15,13 +15,16 @@ static void exchange(MPI_Comm comm, int tag, const char *what)
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &size);
     int peer = rank ^ 1;
-    if (peer >= size) return;
-    double *s = malloc(N * sizeof(double)), *r = malloc(N * sizeof(double)), *ref = malloc(N * sizeof(double));
+    if (peer >= size)
+        return;
+    double *s = malloc(N * sizeof(double)), *r = malloc(N * sizeof(double)),
+           *ref = malloc(N * sizeof(double));
     pt_fill_f64(s, N, pt_seed(rank, peer, tag, 0));
     pt_fill_f64(ref, N, pt_seed(peer, rank, tag, 0));
     MPI_Status st;
     int c = -1;
-    pt_call(MPI_Sendrecv(s, N, MPI_DOUBLE, peer, tag, r, N, MPI_DOUBLE, peer, tag, comm, &st), what);
+    pt_call(MPI_Sendrecv(s, N, MPI_DOUBLE, peer, tag, r, N, MPI_DOUBLE, peer, tag, comm, &st),
+            what);
     MPI_Get_count(&st, MPI_DOUBLE, &c);
     pt_check(c == N && pt_same(r, ref, N * sizeof(double)), what);
     free(s);
@@ -57,7 +60,8 @@ int main(int argc, char **argv)
     MPI_Comm_get_info(set_later, &got);
     MPI_Info_get(got, "zip_p2p", MPI_MAX_INFO_VAL, value, &flag);
     MPI_Info_free(&got);
-    if (getenv("P2P_INFO_EXPECT_KEY")) pt_check(flag && 0 == strcmp(value, "true"), "get_info returns zip_p2p");
+    if (getenv("P2P_INFO_EXPECT_KEY"))
+        pt_check(flag && 0 == strcmp(value, "true"), "get_info returns zip_p2p");
 
     MPI_Comm_free(&with_info);
     MPI_Comm_free(&set_later);

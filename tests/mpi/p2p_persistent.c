@@ -16,8 +16,9 @@ int main(int argc, char **argv)
     int peer = pt_rank ^ 1;
     double *s = malloc(N * sizeof(double)), *r = malloc((N + 8) * sizeof(double));
     double *ref = malloc(N * sizeof(double));
-    float *fs = malloc(N * sizeof(float)), *fr = malloc(N * sizeof(float)), *fref = malloc(N * sizeof(float));
-    int bsize = 4 * N * (int) sizeof(double) + 16 * MPI_BSEND_OVERHEAD;
+    float *fs = malloc(N * sizeof(float)), *fr = malloc(N * sizeof(float)),
+          *fref = malloc(N * sizeof(float));
+    int bsize = 4 * N * (int)sizeof(double) + 16 * MPI_BSEND_OVERHEAD;
     void *bbuf = malloc(bsize);
     MPI_Buffer_attach(bbuf, bsize);
 
@@ -26,12 +27,16 @@ int main(int argc, char **argv)
         for (int mode = 0; mode < 3; ++mode) {
             int sender = (pt_rank & 1) == (mode & 1);
             if (sender) {
-                if (0 == mode) MPI_Send_init(s, N, MPI_DOUBLE, peer, 10 + mode, MPI_COMM_WORLD, &req[0]);
-                else if (1 == mode) MPI_Ssend_init(s, N, MPI_DOUBLE, peer, 10 + mode, MPI_COMM_WORLD, &req[0]);
-                else MPI_Bsend_init(s, N, MPI_DOUBLE, peer, 10 + mode, MPI_COMM_WORLD, &req[0]);
+                if (0 == mode)
+                    MPI_Send_init(s, N, MPI_DOUBLE, peer, 10 + mode, MPI_COMM_WORLD, &req[0]);
+                else if (1 == mode)
+                    MPI_Ssend_init(s, N, MPI_DOUBLE, peer, 10 + mode, MPI_COMM_WORLD, &req[0]);
+                else
+                    MPI_Bsend_init(s, N, MPI_DOUBLE, peer, 10 + mode, MPI_COMM_WORLD, &req[0]);
                 MPI_Send_init(fs, N / 2, MPI_FLOAT, peer, 20 + mode, MPI_COMM_WORLD, &req[1]);
             } else {
-                MPI_Recv_init(r, N + 8, MPI_DOUBLE, MPI_ANY_SOURCE, 10 + mode, MPI_COMM_WORLD, &req[0]);
+                MPI_Recv_init(r, N + 8, MPI_DOUBLE, MPI_ANY_SOURCE, 10 + mode, MPI_COMM_WORLD,
+                              &req[0]);
                 MPI_Recv_init(fr, N, MPI_FLOAT, peer, MPI_ANY_TAG, MPI_COMM_WORLD, &req[1]);
             }
             for (int round = 0; round < ROUNDS; ++round) {
@@ -55,8 +60,10 @@ int main(int argc, char **argv)
                     MPI_Get_count(&st[0], MPI_DOUBLE, &c0);
                     MPI_Get_count(&st[1], MPI_FLOAT, &c1);
                     pt_check(c0 == N && pt_same(r, ref, N * sizeof(double)), "persistent double");
-                    pt_check(c1 == N / 2 && pt_same(fr, fref, N / 2 * sizeof(float)), "persistent float");
-                    pt_check(st[0].MPI_SOURCE == peer && st[1].MPI_TAG == 20 + mode, "persistent status");
+                    pt_check(c1 == N / 2 && pt_same(fr, fref, N / 2 * sizeof(float)),
+                             "persistent float");
+                    pt_check(st[0].MPI_SOURCE == peer && st[1].MPI_TAG == 20 + mode,
+                             "persistent status");
                 }
             }
             MPI_Request_free(&req[0]);

@@ -13,14 +13,16 @@
 
 static int cmp_double(const void *a, const void *b)
 {
-    double x = *(const double *) a, y = *(const double *) b;
+    double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
 }
 
 static int reps_for(size_t bytes)
 {
-    if (bytes <= 65536) return 200;
-    if (bytes <= 1048576) return 30;
+    if (bytes <= 65536)
+        return 200;
+    if (bytes <= 1048576)
+        return 30;
     return 10;
 }
 
@@ -29,20 +31,23 @@ int main(int argc, char **argv)
     pt_init(&argc, &argv);
     size_t sizes[32];
     int nsizes = 0;
-    for (int i = 1; i < argc && nsizes < 32; ++i) sizes[nsizes++] = strtoull(argv[i], NULL, 10);
+    for (int i = 1; i < argc && nsizes < 32; ++i)
+        sizes[nsizes++] = strtoull(argv[i], NULL, 10);
     if (0 == nsizes) {
         const size_t def[] = {8, 1024, 16384, 65536, 262144, 1048576, 4194304};
-        for (size_t i = 0; i < sizeof(def) / sizeof(def[0]); ++i) sizes[nsizes++] = def[i];
+        for (size_t i = 0; i < sizeof(def) / sizeof(def[0]); ++i)
+            sizes[nsizes++] = def[i];
     }
     const char *names[3] = {"smooth-f64", "random-f64", "bytes"};
-    if (0 == pt_rank) printf("# data size_bytes pingpong_us_median bandwidth_MBps pingpong_us_min\n");
+    if (0 == pt_rank)
+        printf("# data size_bytes pingpong_us_median bandwidth_MBps pingpong_us_min\n");
     for (int d = 0; d < 3; ++d) {
         for (int s = 0; s < nsizes; ++s) {
             size_t bytes = sizes[s], n = bytes / 8;
             double *buf = malloc(bytes + 64), *back = malloc(bytes + 64);
             pt_fill_f64(buf, n, 1 == d ? 1 : 2); /* seed parity picks the data set */
             MPI_Datatype t = (2 == d) ? MPI_BYTE : MPI_DOUBLE;
-            int count = (2 == d) ? (int) bytes : (int) n;
+            int count = (2 == d) ? (int)bytes : (int)n;
             const int reps = reps_for(bytes);
             double *rt = malloc(reps * sizeof(double));
             MPI_Barrier(MPI_COMM_WORLD);
@@ -55,7 +60,8 @@ int main(int argc, char **argv)
                     MPI_Recv(back, count, t, 0, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
                     MPI_Send(back, count, t, 0, 1, MPI_COMM_WORLD);
                 }
-                if (r >= 0) rt[r] = (MPI_Wtime() - t0) * 1e6;
+                if (r >= 0)
+                    rt[r] = (MPI_Wtime() - t0) * 1e6;
             }
             qsort(rt, reps, sizeof(double), cmp_double);
             /* Bandwidth: a window of 8 messages in flight, then a 1-int acknowledgement. */
@@ -66,13 +72,15 @@ int main(int argc, char **argv)
             for (int r = 0; r < rounds; ++r) {
                 int ack = 0;
                 if (0 == pt_rank) {
-                    for (int w = 0; w < window; ++w) MPI_Isend(buf, count, t, 1, 2, MPI_COMM_WORLD, &req[w]);
+                    for (int w = 0; w < window; ++w)
+                        MPI_Isend(buf, count, t, 1, 2, MPI_COMM_WORLD, &req[w]);
                     MPI_Waitall(window, req, MPI_STATUSES_IGNORE);
                     MPI_Recv(&ack, 1, MPI_INT, 1, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
                 } else if (1 == pt_rank) {
                     double *rb = malloc((bytes + 64) * window);
                     for (int w = 0; w < window; ++w)
-                        MPI_Irecv((char *) rb + w * (bytes + 64), count, t, 0, 2, MPI_COMM_WORLD, &req[w]);
+                        MPI_Irecv((char *)rb + w * (bytes + 64), count, t, 0, 2, MPI_COMM_WORLD,
+                                  &req[w]);
                     MPI_Waitall(window, req, MPI_STATUSES_IGNORE);
                     MPI_Send(&ack, 1, MPI_INT, 0, 3, MPI_COMM_WORLD);
                     free(rb);
@@ -81,7 +89,7 @@ int main(int argc, char **argv)
             double secs = MPI_Wtime() - t0;
             if (0 == pt_rank) {
                 printf("%s %zu %.1f %.1f %.1f\n", names[d], bytes, rt[reps / 2],
-                       (double) bytes * window * rounds / secs / 1e6, rt[0]);
+                       (double)bytes * window * rounds / secs / 1e6, rt[0]);
                 fflush(stdout);
             }
             pt_check(pt_same(buf, back, n * 8) || pt_rank > 1, "ping-pong data");

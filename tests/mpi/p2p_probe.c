@@ -10,14 +10,22 @@
 #define KINDS 6
 
 /* Message k from rank src: doubles or ints, small or large, smooth or random. */
-static int msg_n(int k) { static const int n[KINDS] = {70000, 5, 120000, 3000, 80000, 0}; return n[k]; }
-static int msg_is_int(int k) { return 3 == k; }
+static int msg_n(int k)
+{
+    static const int n[KINDS] = {70000, 5, 120000, 3000, 80000, 0};
+    return n[k];
+}
+static int msg_is_int(int k)
+{
+    return 3 == k;
+}
 
 static void fill(void *buf, int src, int k)
 {
     int n = msg_n(k);
     if (msg_is_int(k)) {
-        for (int i = 0; i < n; ++i) ((int *) buf)[i] = src * 100000 + i * 3 + k;
+        for (int i = 0; i < n; ++i)
+            ((int *)buf)[i] = src * 100000 + i * 3 + k;
     } else {
         pt_fill_f64(buf, n, pt_seed(src, 0, k, k & 1));
     }
@@ -36,12 +44,12 @@ static void check_msg(const void *buf, const MPI_Status *st, int k, const char *
 
 static void send_all(int round)
 {
-    (void) round;
+    (void)round;
     void *buf = malloc(130000 * sizeof(double));
     for (int k = 0; k < KINDS; ++k) {
         fill(buf, pt_rank, k);
-        pt_call(MPI_Send(buf, msg_n(k), msg_is_int(k) ? MPI_INT : MPI_DOUBLE, 0, k,
-                         MPI_COMM_WORLD), "send");
+        pt_call(MPI_Send(buf, msg_n(k), msg_is_int(k) ? MPI_INT : MPI_DOUBLE, 0, k, MPI_COMM_WORLD),
+                "send");
     }
     free(buf);
 }
@@ -69,15 +77,19 @@ int main(int argc, char **argv)
                 pt_call(MPI_Probe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &ps), "probe");
                 break;
             case 1: /* iprobe loop */
-                while (!flag) pt_call(MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD,
-                                                 &flag, &ps), "iprobe");
+                while (!flag)
+                    pt_call(MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &ps),
+                            "iprobe");
                 break;
             case 2:
-                pt_call(MPI_Mprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &msg, &ps), "mprobe");
+                pt_call(MPI_Mprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &msg, &ps),
+                        "mprobe");
                 break;
             default:
-                while (!flag) pt_call(MPI_Improbe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD,
-                                                  &flag, &msg, &ps), "improbe");
+                while (!flag)
+                    pt_call(
+                        MPI_Improbe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &msg, &ps),
+                        "improbe");
                 break;
             }
             int k = ps.MPI_TAG;

@@ -16,7 +16,7 @@ static int peer;
 
 static void *worker(void *arg)
 {
-    const int id = (int) (intptr_t) arg;
+    const int id = (int)(intptr_t)arg;
     double *s = malloc(N * sizeof(double)), *r = malloc(N * sizeof(double));
     double *ref = malloc(N * sizeof(double));
     int failures = 0;
@@ -38,7 +38,8 @@ static void *worker(void *arg)
             MPI_Mrecv(r, c, MPI_DOUBLE, &m, &st);
             MPI_Wait(&sr, MPI_STATUS_IGNORE);
         } else if (it & 1) {
-            MPI_Sendrecv(s, n, MPI_DOUBLE, peer, tag, r, N, MPI_DOUBLE, peer, tag, MPI_COMM_WORLD, &st);
+            MPI_Sendrecv(s, n, MPI_DOUBLE, peer, tag, r, N, MPI_DOUBLE, peer, tag, MPI_COMM_WORLD,
+                         &st);
         } else {
             MPI_Request q[2];
             MPI_Irecv(r, N, MPI_DOUBLE, peer, tag, MPI_COMM_WORLD, &q[0]);
@@ -58,7 +59,7 @@ static void *worker(void *arg)
     free(s);
     free(r);
     free(ref);
-    return (void *) (intptr_t) failures;
+    return (void *)(intptr_t)failures;
 }
 
 int main(int argc, char **argv)
@@ -68,18 +69,20 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &pt_rank);
     MPI_Comm_size(MPI_COMM_WORLD, &pt_size);
     if (provided < MPI_THREAD_MULTIPLE) {
-        if (0 == pt_rank) printf("SKIP: p2p_threads (no MPI_THREAD_MULTIPLE)\n");
+        if (0 == pt_rank)
+            printf("SKIP: p2p_threads (no MPI_THREAD_MULTIPLE)\n");
         MPI_Finalize();
         return 0;
     }
     peer = pt_rank ^ 1;
     if (peer < pt_size) {
         pthread_t th[THREADS];
-        for (int i = 0; i < THREADS; ++i) pthread_create(&th[i], NULL, worker, (void *) (intptr_t) i);
+        for (int i = 0; i < THREADS; ++i)
+            pthread_create(&th[i], NULL, worker, (void *)(intptr_t)i);
         for (int i = 0; i < THREADS; ++i) {
             void *ret;
             pthread_join(th[i], &ret);
-            pt_failures += (int) (intptr_t) ret;
+            pt_failures += (int)(intptr_t)ret;
         }
     }
     return pt_finish("p2p_threads");

@@ -12,7 +12,10 @@ static int count_for(int from, int to, int round)
     return menu[(from * 3 + to * 5 + round) % 8];
 }
 
-static uint64_t salt_for(int to, int round) { return (uint64_t) (to * 131 + round); }
+static uint64_t salt_for(int to, int round)
+{
+    return (uint64_t)(to * 131 + round);
+}
 
 static void exchange(MPI_Comm comm, int round, int kind, int strided_recv)
 {
@@ -35,9 +38,11 @@ static void exchange(MPI_Comm comm, int round, int kind, int strided_recv)
     }
     const int stride = strided_recv ? 2 : 1;
     double *sbuf = malloc((stotal + 1) * sizeof(double));
-    double *rbuf = malloc(((size_t) rtotal * stride + 1) * sizeof(double));
-    for (int p = 0; p < size; ++p) zt_fill(sbuf + sd[p], sc[p], kind, rank, salt_for(p, round));
-    for (int i = 0; i < rtotal * stride; ++i) rbuf[i] = -3.0;
+    double *rbuf = malloc(((size_t)rtotal * stride + 1) * sizeof(double));
+    for (int p = 0; p < size; ++p)
+        zt_fill(sbuf + sd[p], sc[p], kind, rank, salt_for(p, round));
+    for (int i = 0; i < rtotal * stride; ++i)
+        rbuf[i] = -3.0;
 
     MPI_Datatype rtype = MPI_DOUBLE;
     if (strided_recv) {
@@ -55,17 +60,23 @@ static void exchange(MPI_Comm comm, int round, int kind, int strided_recv)
     for (int p = 0; p < size; ++p) {
         int ok = 1;
         for (int i = 0; i < rc[p]; ++i) {
-            const double want = zt_value(kind, p, salt_for(rank, round), (size_t) i);
-            ok &= 0 == memcmp(&rbuf[(size_t) (rd[p] + i) * stride], &want, sizeof want);
+            const double want = zt_value(kind, p, salt_for(rank, round), (size_t)i);
+            ok &= 0 == memcmp(&rbuf[(size_t)(rd[p] + i) * stride], &want, sizeof want);
         }
         /* The gap before each block stays untouched. */
-        ok &= rbuf[(size_t) (rd[p] - 1) * stride] == -3.0;
+        ok &= rbuf[(size_t)(rd[p] - 1) * stride] == -3.0;
         snprintf(what, sizeof what, "alltoallv round %d %s strided=%d from %d count %d", round,
                  zt_kind_name[kind], strided_recv, p, rc[p]);
         zt_check(ok, what, rank);
     }
-    if (strided_recv) MPI_Type_free(&rtype);
-    free(sbuf); free(rbuf); free(sc); free(sd); free(rc); free(rd);
+    if (strided_recv)
+        MPI_Type_free(&rtype);
+    free(sbuf);
+    free(rbuf);
+    free(sc);
+    free(sd);
+    free(rc);
+    free(rd);
 }
 
 static void exchange_in_place(MPI_Comm comm)
@@ -82,9 +93,10 @@ static void exchange_in_place(MPI_Comm comm)
         total += c[p];
     }
     double *buf = malloc((total + 1) * sizeof(double));
-    for (int p = 0; p < size; ++p) zt_fill(buf + d[p], c[p], ZT_SMOOTH, rank, p);
-    zt_call(MPI_Alltoallv(MPI_IN_PLACE, NULL, NULL, MPI_DATATYPE_NULL, buf, c, d, MPI_DOUBLE,
-                          comm), "MPI_Alltoallv in place", rank);
+    for (int p = 0; p < size; ++p)
+        zt_fill(buf + d[p], c[p], ZT_SMOOTH, rank, p);
+    zt_call(MPI_Alltoallv(MPI_IN_PLACE, NULL, NULL, MPI_DATATYPE_NULL, buf, c, d, MPI_DOUBLE, comm),
+            "MPI_Alltoallv in place", rank);
     int ok = 1;
     for (int p = 0; p < size; ++p)
         for (int i = 0; i < c[p]; ++i) {
@@ -92,13 +104,16 @@ static void exchange_in_place(MPI_Comm comm)
             ok &= 0 == memcmp(&buf[d[p] + i], &want, sizeof want);
         }
     zt_check(ok, "alltoallv in place", rank);
-    free(buf); free(c); free(d);
+    free(buf);
+    free(c);
+    free(d);
 }
 
 static void run_all(MPI_Comm comm)
 {
     for (int round = 0; round < 8; ++round)
-        for (int kind = 0; kind < ZT_KINDS; ++kind) exchange(comm, round, kind, 0);
+        for (int kind = 0; kind < ZT_KINDS; ++kind)
+            exchange(comm, round, kind, 0);
     exchange(comm, 1, ZT_SMOOTH, 1);
     exchange(comm, 2, ZT_RANDOM, 1);
     exchange_in_place(comm);

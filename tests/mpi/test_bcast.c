@@ -20,9 +20,12 @@ static void bcast_doubles(MPI_Comm comm, const char *label)
             for (int root = 0; root < size; ++root) {
                 const size_t n = sizes[s];
                 zt_fill(ref, n, kind, root, s);
-                if (rank == root) memcpy(buf, ref, n * sizeof(double));
-                else for (size_t i = 0; i < n; ++i) buf[i] = -1.0 - (double) i;
-                zt_call(MPI_Bcast(buf, (int) n, MPI_DOUBLE, root, comm), "MPI_Bcast", rank);
+                if (rank == root)
+                    memcpy(buf, ref, n * sizeof(double));
+                else
+                    for (size_t i = 0; i < n; ++i)
+                        buf[i] = -1.0 - (double)i;
+                zt_call(MPI_Bcast(buf, (int)n, MPI_DOUBLE, root, comm), "MPI_Bcast", rank);
                 snprintf(what, sizeof what, "%s double n=%zu %s root=%d", label, n,
                          zt_kind_name[kind], root);
                 zt_check(0 == memcmp(buf, ref, n * sizeof(double)), what, rank);
@@ -43,8 +46,8 @@ static void bcast_floats_and_ints(MPI_Comm comm)
     int *v = malloc(n * sizeof(int)), *vref = malloc(n * sizeof(int));
     for (int root = 0; root < size; ++root) {
         for (size_t i = 0; i < n; ++i) {
-            fref[i] = (float) zt_value(ZT_SMOOTH, root, 7, i);
-            vref[i] = (int) (i / 3) * (root + 1) + (int) (zt_mix(i) % 5);
+            fref[i] = (float)zt_value(ZT_SMOOTH, root, 7, i);
+            vref[i] = (int)(i / 3) * (root + 1) + (int)(zt_mix(i) % 5);
         }
         if (rank == root) {
             memcpy(f, fref, n * sizeof(float));
@@ -53,12 +56,15 @@ static void bcast_floats_and_ints(MPI_Comm comm)
             memset(f, 0, n * sizeof(float));
             memset(v, 0, n * sizeof(int));
         }
-        zt_call(MPI_Bcast(f, (int) n, MPI_FLOAT, root, comm), "MPI_Bcast float", rank);
-        zt_call(MPI_Bcast(v, (int) n, MPI_INT, root, comm), "MPI_Bcast int", rank);
+        zt_call(MPI_Bcast(f, (int)n, MPI_FLOAT, root, comm), "MPI_Bcast float", rank);
+        zt_call(MPI_Bcast(v, (int)n, MPI_INT, root, comm), "MPI_Bcast int", rank);
         zt_check(0 == memcmp(f, fref, n * sizeof(float)), "float bcast", rank);
         zt_check(0 == memcmp(v, vref, n * sizeof(int)), "int bcast", rank);
     }
-    free(f); free(fref); free(v); free(vref);
+    free(f);
+    free(fref);
+    free(v);
+    free(vref);
 }
 
 /* Every other double of a 2n array (vector type) on all ranks; the root alone describes its
@@ -76,9 +82,11 @@ static void bcast_derived(MPI_Comm comm)
     for (int root = 0; root < size; ++root) {
         for (int variant = 0; variant < 2; ++variant) {
             zt_fill(ref, n, ZT_SMOOTH, root, 11 + variant);
-            for (int i = 0; i < 2 * n; ++i) buf[i] = -7.0;
+            for (int i = 0; i < 2 * n; ++i)
+                buf[i] = -7.0;
             if (rank == root) {
-                for (int i = 0; i < n; ++i) buf[2 * i] = ref[i];
+                for (int i = 0; i < n; ++i)
+                    buf[2 * i] = ref[i];
             }
             if (rank == root && variant == 1) {
                 double *plain = malloc(n * sizeof(double));

@@ -29,7 +29,8 @@ static void gather(MPI_Comm comm, int round, int kind, int in_place)
     char what[160];
     for (int root = 0; root < size; ++root) {
         zt_fill(sbuf, mine, kind, rank, round);
-        for (int i = 0; i < total; ++i) rbuf[i] = -9.0;
+        for (int i = 0; i < total; ++i)
+            rbuf[i] = -9.0;
         const void *send = sbuf;
         if (rank == root && in_place) {
             zt_fill(rbuf + rd[rank], mine, kind, rank, round);
@@ -37,7 +38,8 @@ static void gather(MPI_Comm comm, int round, int kind, int in_place)
         }
         zt_call(MPI_Gatherv(send, mine, MPI_DOUBLE, rbuf, rc, rd, MPI_DOUBLE, root, comm),
                 "MPI_Gatherv", rank);
-        if (rank != root) continue;
+        if (rank != root)
+            continue;
         for (int p = 0; p < size; ++p) {
             int ok = 1;
             for (int i = 0; i < rc[p]; ++i) {
@@ -50,7 +52,10 @@ static void gather(MPI_Comm comm, int round, int kind, int in_place)
             zt_check(ok, what, rank);
         }
     }
-    free(sbuf); free(rbuf); free(rc); free(rd);
+    free(sbuf);
+    free(rbuf);
+    free(rc);
+    free(rd);
 }
 
 static void gather_floats(MPI_Comm comm)
@@ -59,27 +64,36 @@ static void gather_floats(MPI_Comm comm)
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &size);
     const int n = 12000;
-    float *s = malloc(n * sizeof(float)), *r = malloc((size_t) n * size * sizeof(float));
+    float *s = malloc(n * sizeof(float)), *r = malloc((size_t)n * size * sizeof(float));
     int *c = malloc(size * sizeof(int)), *d = malloc(size * sizeof(int));
-    for (int p = 0; p < size; ++p) { c[p] = n; d[p] = p * n; }
-    for (int i = 0; i < n; ++i) s[i] = (float) zt_value(ZT_SMOOTH, rank, 3, i);
-    zt_call(MPI_Gatherv(s, n, MPI_FLOAT, r, c, d, MPI_FLOAT, size - 1, comm), "gatherv float", rank);
+    for (int p = 0; p < size; ++p) {
+        c[p] = n;
+        d[p] = p * n;
+    }
+    for (int i = 0; i < n; ++i)
+        s[i] = (float)zt_value(ZT_SMOOTH, rank, 3, i);
+    zt_call(MPI_Gatherv(s, n, MPI_FLOAT, r, c, d, MPI_FLOAT, size - 1, comm), "gatherv float",
+            rank);
     if (rank == size - 1) {
         int ok = 1;
         for (int p = 0; p < size; ++p)
             for (int i = 0; i < n; ++i) {
-                const float want = (float) zt_value(ZT_SMOOTH, p, 3, i);
+                const float want = (float)zt_value(ZT_SMOOTH, p, 3, i);
                 ok &= 0 == memcmp(&r[p * n + i], &want, sizeof want);
             }
         zt_check(ok, "gatherv float", rank);
     }
-    free(s); free(r); free(c); free(d);
+    free(s);
+    free(r);
+    free(c);
+    free(d);
 }
 
 static void run_all(MPI_Comm comm)
 {
     for (int round = 0; round < 7; ++round)
-        for (int kind = 0; kind < ZT_KINDS; ++kind) gather(comm, round, kind, round % 2);
+        for (int kind = 0; kind < ZT_KINDS; ++kind)
+            gather(comm, round, kind, round % 2);
     gather_floats(comm);
 }
 

@@ -28,7 +28,8 @@ int main(int argc, char **argv)
 
     for (int root = 0; root < size; ++root) {
         zt_fill(ref, n, ZT_SMOOTH, root, 21);
-        for (int i = 0; i < n; ++i) iref[i] = i / 7 + root;
+        for (int i = 0; i < n; ++i)
+            iref[i] = i / 7 + root;
         if (rank == root) {
             memcpy(buf, ref, n * sizeof(double));
             memcpy(ints, iref, n * sizeof(int));
@@ -45,19 +46,28 @@ int main(int argc, char **argv)
     /* Gatherv: each rank's n/size smooth doubles, bounded at the root. */
     const int per = n / size;
     int *counts = malloc(size * sizeof(int)), *displs = malloc(size * sizeof(int));
-    for (int p = 0; p < size; ++p) { counts[p] = per; displs[p] = p * per; }
+    for (int p = 0; p < size; ++p) {
+        counts[p] = per;
+        displs[p] = p * per;
+    }
     zt_fill(ref, per, ZT_SMOOTH, rank, 22);
     zt_call(MPI_Gatherv(ref, per, MPI_DOUBLE, buf, counts, displs, MPI_DOUBLE, 0, MPI_COMM_WORLD),
             "MPI_Gatherv", rank);
     if (0 == rank) {
         for (int p = 1; p < size; ++p) {
             zt_fill(ref, per, ZT_SMOOTH, p, 22);
-            zt_check(within(buf + displs[p], ref, per, &differs), "lossy gatherv out of bound", rank);
+            zt_check(within(buf + displs[p], ref, per, &differs), "lossy gatherv out of bound",
+                     rank);
         }
     }
     int any = 0;
     MPI_Allreduce(&differs, &any, 1, MPI_INT, MPI_LOR, MPI_COMM_WORLD);
     zt_check(any, "no value changed: the lossy stage did not run", rank);
-    free(buf); free(ref); free(ints); free(iref); free(counts); free(displs);
+    free(buf);
+    free(ref);
+    free(ints);
+    free(iref);
+    free(counts);
+    free(displs);
     return zt_finish("lossy");
 }

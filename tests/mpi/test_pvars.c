@@ -34,13 +34,15 @@ int main(int argc, char **argv)
         MPI_Bcast(buf, n, MPI_DOUBLE, 0, MPI_COMM_WORLD);
         free(buf);
         unsigned long long value[NVARS] = {0};
-        for (int v = 0; v < NVARS; ++v) MPI_T_pvar_read(session, handle[v], &value[v]);
+        for (int v = 0; v < NVARS; ++v)
+            MPI_T_pvar_read(session, handle[v], &value[v]);
         zt_check(1 == value[CALLS], "coll_zip_bcast_calls did not count the call", rank);
         if (0 == rank) {
             zt_check(value[BYTES_OUT] > 0 && value[BYTES_OUT] < value[BYTES_IN],
                      "coll_zip_bcast_bytes_out not below bytes_in at the root", rank);
         }
-        for (int v = 0; v < NVARS; ++v) MPI_T_pvar_handle_free(session, &handle[v]);
+        for (int v = 0; v < NVARS; ++v)
+            MPI_T_pvar_handle_free(session, &handle[v]);
     } else if (0 == rank) {
         printf("SKIP: pvars (coll_zip_bcast_* not found)\n");
     }

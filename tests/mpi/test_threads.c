@@ -22,28 +22,43 @@ static void *work(void *arg)
     double *buf = malloc(n * sizeof(double)), *ref = malloc(n * sizeof(double));
     int *c = malloc(size * sizeof(int)), *d = malloc(size * sizeof(int));
     const int per = n / size;
-    for (int p = 0; p < size; ++p) { c[p] = per; d[p] = p * per; }
-    double *out = malloc((size_t) per * size * sizeof(double));
+    for (int p = 0; p < size; ++p) {
+        c[p] = per;
+        d[p] = p * per;
+    }
+    double *out = malloc((size_t)per * size * sizeof(double));
 
     for (int iter = 0; iter < 40; ++iter) {
         const int root = (iter + w->id) % size;
-        const uint64_t salt = (uint64_t) (iter * 2 + w->id);
+        const uint64_t salt = (uint64_t)(iter * 2 + w->id);
         zt_fill(ref, n, iter % 2, root, salt);
-        if (rank == root) memcpy(buf, ref, n * sizeof(double));
-        else memset(buf, 0, n * sizeof(double));
-        if (MPI_SUCCESS != MPI_Bcast(buf, n, MPI_DOUBLE, root, w->comm)) w->failures++;
-        if (0 != memcmp(buf, ref, n * sizeof(double))) w->failures++;
+        if (rank == root)
+            memcpy(buf, ref, n * sizeof(double));
+        else
+            memset(buf, 0, n * sizeof(double));
+        if (MPI_SUCCESS != MPI_Bcast(buf, n, MPI_DOUBLE, root, w->comm))
+            w->failures++;
+        if (0 != memcmp(buf, ref, n * sizeof(double)))
+            w->failures++;
 
-        for (int p = 0; p < size; ++p) zt_fill(buf + d[p], per, ZT_SMOOTH, rank, salt + p);
+        for (int p = 0; p < size; ++p)
+            zt_fill(buf + d[p], per, ZT_SMOOTH, rank, salt + p);
         if (MPI_SUCCESS != MPI_Alltoallv(buf, c, d, MPI_DOUBLE, out, c, d, MPI_DOUBLE, w->comm))
             w->failures++;
         for (int p = 0; p < size; ++p)
             for (int i = 0; i < per; ++i) {
                 const double want = zt_value(ZT_SMOOTH, p, salt + rank, i);
-                if (0 != memcmp(&out[d[p] + i], &want, sizeof want)) { w->failures++; break; }
+                if (0 != memcmp(&out[d[p] + i], &want, sizeof want)) {
+                    w->failures++;
+                    break;
+                }
             }
     }
-    free(buf); free(ref); free(c); free(d); free(out);
+    free(buf);
+    free(ref);
+    free(c);
+    free(d);
+    free(out);
     return NULL;
 }
 
@@ -54,7 +69,8 @@ int main(int argc, char **argv)
     int rank;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     if (provided < MPI_THREAD_MULTIPLE) {
-        if (0 == rank) printf("SKIP: threads (MPI_THREAD_MULTIPLE not provided)\n");
+        if (0 == rank)
+            printf("SKIP: threads (MPI_THREAD_MULTIPLE not provided)\n");
         MPI_Finalize();
         return 0;
     }
@@ -66,8 +82,10 @@ int main(int argc, char **argv)
         MPI_Comm_dup(MPI_COMM_WORLD, &w[i].comm);
         MPI_Comm_set_errhandler(w[i].comm, MPI_ERRORS_RETURN);
     }
-    for (int i = 0; i < 2; ++i) pthread_create(&th[i], NULL, work, &w[i]);
-    for (int i = 0; i < 2; ++i) pthread_join(th[i], NULL);
+    for (int i = 0; i < 2; ++i)
+        pthread_create(&th[i], NULL, work, &w[i]);
+    for (int i = 0; i < 2; ++i)
+        pthread_join(th[i], NULL);
     for (int i = 0; i < 2; ++i) {
         zt_check(0 == w[i].failures, i ? "thread 1" : "thread 0", rank);
         MPI_Comm_free(&w[i].comm);

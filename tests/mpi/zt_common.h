@@ -29,9 +29,9 @@ static inline uint64_t zt_mix(uint64_t x)
 static inline double zt_value(int kind, int owner, uint64_t salt, size_t i)
 {
     if (ZT_SMOOTH == kind) {
-        return 1000.0 * sin(1e-3 * (double) i + 0.1 * owner + (double) salt) + 0.5 * (double) i;
+        return 1000.0 * sin(1e-3 * (double)i + 0.1 * owner + (double)salt) + 0.5 * (double)i;
     }
-    uint64_t bits = zt_mix(((uint64_t) owner << 48) ^ (salt << 32) ^ i);
+    uint64_t bits = zt_mix(((uint64_t)owner << 48) ^ (salt << 32) ^ i);
     double d;
     memcpy(&d, &bits, sizeof d);
     return d;
@@ -39,7 +39,8 @@ static inline double zt_value(int kind, int owner, uint64_t salt, size_t i)
 
 static inline void zt_fill(double *buf, size_t n, int kind, int owner, uint64_t salt)
 {
-    for (size_t i = 0; i < n; ++i) buf[i] = zt_value(kind, owner, salt, i);
+    for (size_t i = 0; i < n; ++i)
+        buf[i] = zt_value(kind, owner, salt, i);
 }
 
 static int zt_failures = 0;
@@ -48,7 +49,8 @@ static inline void zt_check(int ok, const char *what, int rank)
 {
     if (!ok) {
         ++zt_failures;
-        if (zt_failures <= 10) fprintf(stderr, "rank %d: MISMATCH %s\n", rank, what);
+        if (zt_failures <= 10)
+            fprintf(stderr, "rank %d: MISMATCH %s\n", rank, what);
     }
 }
 
@@ -58,7 +60,8 @@ static inline int zt_finish(const char *name)
     int mine = zt_failures, total = 0, rank = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Allreduce(&mine, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    if (0 == rank) printf("%s: %s (%d mismatches)\n", total ? "FAIL" : "PASS", name, total);
+    if (0 == rank)
+        printf("%s: %s (%d mismatches)\n", total ? "FAIL" : "PASS", name, total);
     MPI_Finalize();
     return total ? 1 : 0;
 }

@@ -15,7 +15,8 @@
 
 #include "codec.hpp"
 
-namespace codectest {
+namespace codectest
+{
 
 using CodecFactory = std::function<std::unique_ptr<zip::BlockCodec>()>;
 using Bytes = std::vector<uint8_t>;
@@ -74,14 +75,13 @@ inline Bytes random_bytes(size_t n, uint64_t seed)
 // extremes, interleaved with ordinary values so that predictions keep missing.
 inline std::vector<uint64_t> special_f64_bits()
 {
-    std::vector<uint64_t> v = {
-        0x7ff8000000000000ull, 0xfff8000000000000ull, 0x7ff0000000000001ull,
-        0x7ff4000000000000ull, 0xfff0000000dead01ull, 0x7fffffffffffffffull,
-        0xffffffffffffffffull, 0x7ff800000000beefull, 0x0000000000000000ull,
-        0x8000000000000000ull, 0x7ff0000000000000ull, 0xfff0000000000000ull,
-        0x0000000000000001ull, 0x8000000000000001ull, 0x000fffffffffffffull,
-        0x800fffffffffffffull, 0x0010000000000000ull, 0x7fefffffffffffffull,
-        0x3ff0000000000000ull, 0xbff0000000000000ull, 0x3fb999999999999aull};
+    std::vector<uint64_t> v = {0x7ff8000000000000ull, 0xfff8000000000000ull, 0x7ff0000000000001ull,
+                               0x7ff4000000000000ull, 0xfff0000000dead01ull, 0x7fffffffffffffffull,
+                               0xffffffffffffffffull, 0x7ff800000000beefull, 0x0000000000000000ull,
+                               0x8000000000000000ull, 0x7ff0000000000000ull, 0xfff0000000000000ull,
+                               0x0000000000000001ull, 0x8000000000000001ull, 0x000fffffffffffffull,
+                               0x800fffffffffffffull, 0x0010000000000000ull, 0x7fefffffffffffffull,
+                               0x3ff0000000000000ull, 0xbff0000000000000ull, 0x3fb999999999999aull};
     size_t base = v.size();
     for (size_t rep = 0; rep < 20; ++rep)
         for (size_t i = 0; i < base; ++i)
@@ -104,7 +104,10 @@ inline std::vector<uint32_t> special_f32_bits()
 
 // Roomy capacity for round-trip tests: the codecs may expand incompressible data, and the
 // contract's cap < n is exercised separately.
-inline size_t roomy_cap(size_t n) { return 2 * n + 64; }
+inline size_t roomy_cap(size_t n)
+{
+    return 2 * n + 64;
+}
 
 inline Bytes compress(zip::BlockCodec &codec, const Bytes &raw, zip_elem_type_t type, size_t cap)
 {
@@ -151,7 +154,7 @@ inline void expect_capacity_respected(const CodecFactory &make, const Bytes &raw
     auto codec = make();
     size_t full = compress(*codec, raw, type, roomy_cap(raw.size())).size();
     for (size_t cap = 0; cap < raw.size(); cap += 1 + cap / 16) {
-        Bytes out(cap + 16, 0xa5);  // guard bytes after cap
+        Bytes out(cap + 16, 0xa5); // guard bytes after cap
         size_t len = codec->compress(raw.data(), raw.size(), type, out.data(), cap);
         for (size_t i = cap; i < out.size(); ++i)
             ASSERT_EQ(out[i], 0xa5) << "wrote past cap " << cap;
@@ -242,8 +245,7 @@ inline void expect_blocks_independent(const CodecFactory &make, zip_elem_type_t 
     Bytes a_back(a.size());
     ASSERT_EQ(dec->decompress(a_block.data(), a_block.size(), type, a_back.data(), a.size()),
               ZIP_OK);
-    ASSERT_EQ(dec->decompress(b_fresh.data(), b_fresh.size(), type, back.data(), b.size()),
-              ZIP_OK);
+    ASSERT_EQ(dec->decompress(b_fresh.data(), b_fresh.size(), type, back.data(), b.size()), ZIP_OK);
     EXPECT_EQ(back, b);
 }
 
@@ -259,4 +261,4 @@ inline void expect_empty_block_handled(const CodecFactory &make)
     }
 }
 
-}  // namespace codectest
+} // namespace codectest

@@ -8,7 +8,8 @@
 using algotest::ToyCodec;
 using algotest::World;
 
-namespace {
+namespace
+{
 
 size_t block_bytes(int from, int to, int round)
 {
@@ -18,7 +19,8 @@ size_t block_bytes(int from, int to, int round)
 
 std::vector<char> block_data(int from, int to, int round, size_t n)
 {
-    return algotest::make_data(n, (from + to + round) % 3 != 0, uint64_t(from * 1000 + to * 10 + round));
+    return algotest::make_data(n, (from + to + round) % 3 != 0,
+                               uint64_t(from * 1000 + to * 10 + round));
 }
 
 struct ExchangeRun {
@@ -39,7 +41,8 @@ ExchangeRun alltoallv(int size, int round, size_t threshold, size_t window, ToyC
         std::vector<std::vector<char>> send(size);
         std::vector<zip_block_t> sb(size), rb(size);
         for (int p = 0; p < size; ++p) {
-            if (p == rank) continue;
+            if (p == rank)
+                continue;
             send[p] = block_data(rank, p, round, block_bytes(rank, p, round));
             recv[rank][p].assign(block_bytes(p, rank, round), '\x11');
             sb[p] = {send[p].data(), send[p].size()};
@@ -63,9 +66,11 @@ ExchangeRun alltoallv(int size, int round, size_t threshold, size_t window, ToyC
     return out;
 }
 
-}  // namespace
+} // namespace
 
-class CollAlgoAlltoallv : public ::testing::TestWithParam<std::tuple<int, size_t, size_t>> {};
+class CollAlgoAlltoallv : public ::testing::TestWithParam<std::tuple<int, size_t, size_t>>
+{
+};
 
 TEST_P(CollAlgoAlltoallv, EveryBlockArrivesExactly)
 {
@@ -88,7 +93,8 @@ TEST_P(CollAlgoAlltoallv, EveryBlockArrivesExactly)
 
 INSTANTIATE_TEST_SUITE_P(Shapes, CollAlgoAlltoallv,
                          ::testing::Combine(::testing::Values(1, 2, 3, 4, 7),
-                                            ::testing::Values(size_t(0), size_t(1024), size_t(60000)),
+                                            ::testing::Values(size_t(0), size_t(1024),
+                                                              size_t(60000)),
                                             ::testing::Values(size_t(0), size_t(2), size_t(16))));
 
 TEST(CollAlgoAlltoallvErrors, CorruptFrameIsReported)
@@ -97,6 +103,7 @@ TEST(CollAlgoAlltoallvErrors, CorruptFrameIsReported)
     codec.fail_decode = true;
     const ExchangeRun r = alltoallv(3, 7, 0, 2, codec);
     int errors = 0;
-    for (int k = 0; k < 3; ++k) errors += r.rc[k] == ZIP_ALGO_ERR_CODEC;
+    for (int k = 0; k < 3; ++k)
+        errors += r.rc[k] == ZIP_ALGO_ERR_CODEC;
     EXPECT_GT(errors, 0);
 }

@@ -11,7 +11,8 @@
 using algotest::ToyCodec;
 using algotest::World;
 
-namespace {
+namespace
+{
 
 struct Outcome {
     std::vector<int> rc;
@@ -42,7 +43,7 @@ Outcome bcast(World &w, ToyCodec &codec, const std::vector<char> &data, int root
     return out;
 }
 
-}  // namespace
+} // namespace
 
 TEST(CollAlgoTree, EveryRankHasOneParentAndTheRootNone)
 {
@@ -69,7 +70,9 @@ TEST(CollAlgoTree, EveryRankHasOneParentAndTheRootNone)
     }
 }
 
-class CollAlgoBcast : public ::testing::TestWithParam<std::tuple<int, int, size_t>> {};
+class CollAlgoBcast : public ::testing::TestWithParam<std::tuple<int, int, size_t>>
+{
+};
 
 TEST_P(CollAlgoBcast, DeliversExactBytesFromEveryRoot)
 {
@@ -84,8 +87,8 @@ TEST_P(CollAlgoBcast, DeliversExactBytesFromEveryRoot)
                 const Outcome o = bcast(w, codec, data, root, segment, topology, 1, bufs);
                 for (int r = 0; r < size; ++r) {
                     ASSERT_EQ(o.rc[r], ZIP_ALGO_OK) << "rank " << r << " root " << root;
-                    ASSERT_TRUE(bufs[r] == data) << "rank " << r << " root " << root << " bytes "
-                                                 << bytes;
+                    ASSERT_TRUE(bufs[r] == data)
+                        << "rank " << r << " root " << root << " bytes " << bytes;
                 }
                 if (compressible && bytes >= 1000 && size > 1) {
                     EXPECT_TRUE(o.result[root].compressed);
@@ -132,9 +135,10 @@ TEST(CollAlgoBcastErrors, CorruptFrameIsReportedNotHidden)
     std::vector<std::vector<char>> bufs;
     const auto smooth = algotest::make_data(50000, true, 9);
     const Outcome o = bcast(w, codec, smooth, 0, 4096, ZIP_BCAST_BINOMIAL, 1, bufs);
-    EXPECT_EQ(o.rc[0], ZIP_ALGO_OK);  // the root decodes nothing
-    for (int r = 1; r < 5; ++r) EXPECT_EQ(o.rc[r], ZIP_ALGO_ERR_CODEC) << "rank " << r;
-    EXPECT_EQ(w.unreceived(), 0u);  // frames were still forwarded: nobody hangs
+    EXPECT_EQ(o.rc[0], ZIP_ALGO_OK); // the root decodes nothing
+    for (int r = 1; r < 5; ++r)
+        EXPECT_EQ(o.rc[r], ZIP_ALGO_ERR_CODEC) << "rank " << r;
+    EXPECT_EQ(w.unreceived(), 0u); // frames were still forwarded: nobody hangs
 }
 
 TEST(CollAlgoBcastErrors, BadRootIsAnArgumentError)

@@ -8,7 +8,8 @@
 using algotest::ToyCodec;
 using algotest::World;
 
-namespace {
+namespace
+{
 
 size_t bytes_of(int rank, int round)
 {
@@ -16,9 +17,11 @@ size_t bytes_of(int rank, int round)
     return menu[(rank + round) % 6];
 }
 
-}  // namespace
+} // namespace
 
-class CollAlgoGatherv : public ::testing::TestWithParam<int> {};
+class CollAlgoGatherv : public ::testing::TestWithParam<int>
+{
+};
 
 TEST_P(CollAlgoGatherv, RootGetsEveryBlockExactly)
 {
@@ -43,7 +46,8 @@ TEST_P(CollAlgoGatherv, RootGetsEveryBlockExactly)
                 zip_block_t sb{const_cast<char *>(mine.data()), mine.size()};
                 if (rank == root) {
                     for (int p = 0; p < size; ++p) {
-                        if (p == root) continue;
+                        if (p == root)
+                            continue;
                         got[p].assign(bytes_of(p, round), '\x22');
                         rb[p] = {got[p].data(), got[p].size()};
                     }
@@ -55,7 +59,8 @@ TEST_P(CollAlgoGatherv, RootGetsEveryBlockExactly)
             });
             for (int p = 0; p < size; ++p) {
                 EXPECT_EQ(rc[p], ZIP_ALGO_OK);
-                if (p == root) continue;
+                if (p == root)
+                    continue;
                 EXPECT_TRUE(got[p] == algotest::make_data(bytes_of(p, round), (p + round) % 2,
                                                           uint64_t(p * 7 + round)))
                     << "from " << p << " root " << root << " round " << round;

@@ -3,7 +3,8 @@
 #include <cstring>
 #include <thread>
 
-namespace algotest {
+namespace algotest
+{
 
 zip_transport_t World::transport(int rank)
 {
@@ -11,7 +12,8 @@ zip_transport_t World::transport(int rank)
         std::lock_guard<std::mutex> lock(mu_);
         if (endpoints_.empty()) {
             endpoints_.reserve(size_);
-            for (int r = 0; r < size_; ++r) endpoints_.push_back({this, r});
+            for (int r = 0; r < size_; ++r)
+                endpoints_.push_back({this, r});
         }
     }
     zip_transport_t t;
@@ -28,10 +30,13 @@ zip_transport_t World::transport(int rank)
 void World::run(const std::function<void(int, const zip_transport_t &)> &body)
 {
     std::vector<zip_transport_t> ts;
-    for (int r = 0; r < size_; ++r) ts.push_back(transport(r));
+    for (int r = 0; r < size_; ++r)
+        ts.push_back(transport(r));
     std::vector<std::thread> threads;
-    for (int r = 0; r < size_; ++r) threads.emplace_back([&, r] { body(r, ts[r]); });
-    for (auto &th : threads) th.join();
+    for (int r = 0; r < size_; ++r)
+        threads.emplace_back([&, r] { body(r, ts[r]); });
+    for (auto &th : threads)
+        th.join();
 }
 
 size_t World::unreceived() const
@@ -49,11 +54,12 @@ int World::isend(void *ctx, const void *buf, size_t len, int peer, int tag, zip_
 {
     auto *ep = static_cast<Endpoint *>(ctx);
     World *w = ep->world;
-    if (peer < 0 || peer >= w->size_ || peer == ep->rank) return 1;
+    if (peer < 0 || peer >= w->size_ || peer == ep->rank)
+        return 1;
     {
         std::lock_guard<std::mutex> lock(w->mu_);
         const char *p = static_cast<const char *>(buf);
-        w->sent_[{peer, ep->rank, tag}].emplace_back(p, p + len);  // eager: copied at once
+        w->sent_[{peer, ep->rank, tag}].emplace_back(p, p + len); // eager: copied at once
     }
     w->cv_.notify_all();
     *req = new Request{};
@@ -64,12 +70,13 @@ int World::irecv(void *ctx, void *buf, size_t cap, int peer, int tag, zip_req_t 
 {
     auto *ep = static_cast<Endpoint *>(ctx);
     World *w = ep->world;
-    if (peer < 0 || peer >= w->size_ || peer == ep->rank) return 1;
+    if (peer < 0 || peer >= w->size_ || peer == ep->rank)
+        return 1;
     std::lock_guard<std::mutex> lock(w->mu_);
     auto *r = new Request{};
     r->is_recv = true;
     r->key = {ep->rank, peer, tag};
-    r->seq = w->posted_[r->key]++;  // MPI matches in posting order
+    r->seq = w->posted_[r->key]++; // MPI matches in posting order
     r->buf = buf;
     r->cap = cap;
     *req = r;
@@ -84,13 +91,17 @@ int World::try_complete(Request *r, bool *done, size_t *len)
         return 0;
     }
     auto &msgs = sent_[r->key];
-    if (msgs.size() <= r->seq) return 0;
+    if (msgs.size() <= r->seq)
+        return 0;
     std::vector<char> &m = msgs[r->seq];
     *done = true;
     ++delivered_[r->key];
-    if (m.size() > r->cap) return 2;  // truncation, as MPI_ERR_TRUNCATE
-    if (!m.empty()) std::memcpy(r->buf, m.data(), m.size());
-    if (len) *len = m.size();
+    if (m.size() > r->cap)
+        return 2; // truncation, as MPI_ERR_TRUNCATE
+    if (!m.empty())
+        std::memcpy(r->buf, m.data(), m.size());
+    if (len)
+        *len = m.size();
     std::vector<char>().swap(m);
     return 0;
 }
@@ -99,7 +110,8 @@ int World::wait(void *ctx, zip_req_t *req, size_t *len)
 {
     World *w = static_cast<Endpoint *>(ctx)->world;
     auto *r = static_cast<Request *>(*req);
-    if (!r) return 3;
+    if (!r)
+        return 3;
     std::unique_lock<std::mutex> lock(w->mu_);
     bool done = false;
     int rc = 0;
@@ -122,7 +134,8 @@ int World::waitany(void *ctx, size_t n, zip_req_t *reqs, size_t *index, size_t *
         bool any_active = false;
         for (size_t i = 0; i < n; ++i) {
             auto *r = static_cast<Request *>(reqs[i]);
-            if (!r) continue;
+            if (!r)
+                continue;
             any_active = true;
             bool done = false;
             rc = w->try_complete(r, &done, len);
@@ -138,23 +151,27 @@ int World::waitany(void *ctx, size_t n, zip_req_t *reqs, size_t *index, size_t *
     return rc;
 }
 
-namespace {
+namespace
+{
 
-constexpr uint32_t kMagic = 0x50495a54;  // "TZIP"
+constexpr uint32_t kMagic = 0x50495a54; // "TZIP"
 
 int rle_compress(void *, int, const void *src, size_t bytes, void *dst, size_t cap, size_t *out)
 {
     const auto *s = static_cast<const unsigned char *>(src);
     auto *d = static_cast<unsigned char *>(dst);
     size_t o = 12;
-    if (cap < o) return 1;
+    if (cap < o)
+        return 1;
     std::memcpy(d, &kMagic, 4);
     const uint64_t raw = bytes;
     std::memcpy(d + 4, &raw, 8);
     for (size_t i = 0; i < bytes;) {
         size_t run = 1;
-        while (i + run < bytes && run < 255 && s[i + run] == s[i]) ++run;
-        if (o + 2 > cap) return 1;  // would not fit: the caller sends raw
+        while (i + run < bytes && run < 255 && s[i + run] == s[i])
+            ++run;
+        if (o + 2 > cap)
+            return 1; // would not fit: the caller sends raw
         d[o++] = static_cast<unsigned char>(run);
         d[o++] = s[i];
         i += run;
@@ -165,27 +182,32 @@ int rle_compress(void *, int, const void *src, size_t bytes, void *dst, size_t c
 
 int rle_decompress(void *ctx, const void *frame, size_t len, void *dst, size_t cap, size_t *raw_len)
 {
-    if (static_cast<ToyCodec *>(ctx)->fail_decode) return 5;
+    if (static_cast<ToyCodec *>(ctx)->fail_decode)
+        return 5;
     const auto *f = static_cast<const unsigned char *>(frame);
     auto *d = static_cast<unsigned char *>(dst);
     uint32_t magic = 0;
     uint64_t raw = 0;
-    if (len < 12) return 4;
+    if (len < 12)
+        return 4;
     std::memcpy(&magic, f, 4);
     std::memcpy(&raw, f + 4, 8);
-    if (magic != kMagic || raw > cap || (len - 12) % 2) return 5;
+    if (magic != kMagic || raw > cap || (len - 12) % 2)
+        return 5;
     size_t o = 0;
     for (size_t i = 12; i < len; i += 2) {
-        if (o + f[i] > raw) return 5;
+        if (o + f[i] > raw)
+            return 5;
         std::memset(d + o, f[i + 1], f[i]);
         o += f[i];
     }
-    if (o != raw) return 5;
+    if (o != raw)
+        return 5;
     *raw_len = o;
     return 0;
 }
 
-}  // namespace
+} // namespace
 
 zip_codec_ops_t ToyCodec::ops()
 {
@@ -204,9 +226,10 @@ std::vector<char> make_data(size_t n, bool compressible, uint64_t seed)
         x ^= x << 13;
         x ^= x >> 7;
         x ^= x << 17;
-        v[i] = compressible ? static_cast<char>((i / 37 + seed) & 0xff) : static_cast<char>(x >> 24);
+        v[i] =
+            compressible ? static_cast<char>((i / 37 + seed) & 0xff) : static_cast<char>(x >> 24);
     }
     return v;
 }
 
-}  // namespace algotest
+} // namespace algotest

@@ -12,10 +12,12 @@
 
 #include "transport.h"
 
-namespace algotest {
+namespace algotest
+{
 
-class World {
-public:
+class World
+{
+  public:
     explicit World(int size) : size_(size) {}
     int size() const { return size_; }
 
@@ -28,8 +30,8 @@ public:
     // Messages that were sent but never received: must be 0 after every collective.
     size_t unreceived() const;
 
-private:
-    using Key = std::tuple<int, int, int>;  // receiver, sender, tag
+  private:
+    using Key = std::tuple<int, int, int>; // receiver, sender, tag
     struct Request {
         bool is_recv = false;
         Key key{};
@@ -52,9 +54,9 @@ private:
     int size_;
     mutable std::mutex mu_;
     std::condition_variable cv_;
-    std::map<Key, std::vector<std::vector<char>>> sent_;  // in send order
-    std::map<Key, size_t> delivered_;                     // how many of sent_ were taken
-    std::map<Key, size_t> posted_;                        // receives posted so far
+    std::map<Key, std::vector<std::vector<char>>> sent_; // in send order
+    std::map<Key, size_t> delivered_;                    // how many of sent_ were taken
+    std::map<Key, size_t> posted_;                       // receives posted so far
     std::vector<Endpoint> endpoints_;
 };
 
@@ -68,4 +70,4 @@ struct ToyCodec {
 // Data that compresses with ToyCodec (runs) or not (random bytes), never constant.
 std::vector<char> make_data(size_t n, bool compressible, uint64_t seed);
 
-}  // namespace algotest
+} // namespace algotest

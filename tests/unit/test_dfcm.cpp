@@ -8,15 +8,19 @@
 
 using namespace codectest;
 
-namespace {
+namespace
+{
 
-std::unique_ptr<zip::BlockCodec> dfcm_default() { return zip::make_dfcm(std::string_view{}); }
+std::unique_ptr<zip::BlockCodec> dfcm_default()
+{
+    return zip::make_dfcm(std::string_view{});
+}
 CodecFactory dfcm_bits(unsigned bits)
 {
     return [bits] { return zip::make_dfcm("bits=" + std::to_string(bits)); };
 }
 
-}  // namespace
+} // namespace
 
 TEST(Dfcm, RoundTripsSmoothDoublesAndShrinksThem)
 {
@@ -171,7 +175,8 @@ TEST(Dfcm, ReportsItsTableMemory)
     EXPECT_EQ(dfcm_default()->memory_bytes(), 512u * 1024u);
 }
 
-namespace {
+namespace
+{
 
 // Packs 4-bit codes (two per byte, low nibble first) followed by an LSB-first bit stream.
 Bytes pack_block(const std::vector<unsigned> &codes, const std::vector<bool> &bits)
@@ -200,7 +205,7 @@ void append_lzn(uint64_t r, std::vector<unsigned> &codes, std::vector<bool> &bit
 // The paper's predictor written as plainly as possible, for 64-bit words and 2^table_bits lines.
 Bytes reference_dfcm(const std::vector<uint64_t> &v, unsigned table_bits)
 {
-    std::vector<std::array<uint64_t, 2>> table(size_t(1) << table_bits);  // {recent, older}
+    std::vector<std::array<uint64_t, 2>> table(size_t(1) << table_bits); // {recent, older}
     uint64_t last = 0, delta0 = 0, delta1 = 0, delta2 = 0;               // delta2 = newest
     std::vector<unsigned> codes;
     std::vector<bool> bits;
@@ -225,7 +230,7 @@ std::vector<uint64_t> words_of(const Bytes &b)
     return w;
 }
 
-}  // namespace
+} // namespace
 
 TEST(Dfcm, MatchesAPlainReferenceOfThePapersPredictor)
 {
@@ -234,12 +239,9 @@ TEST(Dfcm, MatchesAPlainReferenceOfThePapersPredictor)
         Bytes raw;
         unsigned table_bits;
     };
-    std::vector<Case> cases = {{smooth(ZIP_TYPE_F64, 1000), 11},
-                               {smooth(ZIP_TYPE_F64, 8192), 14},
-                               {smooth(ZIP_TYPE_F64, 65536), 15},
-                               {random_bytes(8 * 3000, 9), 13},
-                               {as_bytes(special_f64_bits()), 10},
-                               {smooth(ZIP_TYPE_F64, 5), 4}};
+    std::vector<Case> cases = {{smooth(ZIP_TYPE_F64, 1000), 11},   {smooth(ZIP_TYPE_F64, 8192), 14},
+                               {smooth(ZIP_TYPE_F64, 65536), 15},  {random_bytes(8 * 3000, 9), 13},
+                               {as_bytes(special_f64_bits()), 10}, {smooth(ZIP_TYPE_F64, 5), 4}};
     for (const Case &c : cases) {
         auto codec = dfcm_default();
         EXPECT_EQ(compress(*codec, c.raw, ZIP_TYPE_F64, roomy_cap(c.raw.size())),

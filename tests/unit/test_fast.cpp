@@ -7,9 +7,13 @@
 
 using namespace codectest;
 
-namespace {
+namespace
+{
 
-std::unique_ptr<zip::BlockCodec> fast_default() { return zip::make_fast(std::string_view{}); }
+std::unique_ptr<zip::BlockCodec> fast_default()
+{
+    return zip::make_fast(std::string_view{});
+}
 CodecFactory fast_spec(std::string options)
 {
     return [options] { return zip::make_fast(options); };
@@ -33,7 +37,7 @@ unsigned plane_mode(const Bytes &block, size_t k)
     return (block[1 + k / 4] >> (2 * (k % 4))) & 3;
 }
 
-}  // namespace
+} // namespace
 
 TEST(FastCodec, RoundTripsSmoothDoublesAndShrinksThem)
 {
@@ -84,10 +88,10 @@ TEST(FastCodec, RoundTripsSignedZerosAndInfinities)
 {
     std::vector<double> d;
     for (int i = 0; i < 300; ++i)
-        for (double v : {0.0, -0.0, std::numeric_limits<double>::infinity(),
-                         -std::numeric_limits<double>::infinity(),
-                         std::numeric_limits<double>::min(), std::numeric_limits<double>::max(),
-                         -std::numeric_limits<double>::max(), double(i)})
+        for (double v :
+             {0.0, -0.0, std::numeric_limits<double>::infinity(),
+              -std::numeric_limits<double>::infinity(), std::numeric_limits<double>::min(),
+              std::numeric_limits<double>::max(), -std::numeric_limits<double>::max(), double(i)})
             d.push_back(v);
     expect_round_trip(fast_default, as_bytes(d), ZIP_TYPE_F64);
 }
@@ -95,8 +99,8 @@ TEST(FastCodec, RoundTripsSignedZerosAndInfinities)
 TEST(FastCodec, RoundTripsTinyAndOddSizesOfEveryType)
 {
     for (zip_elem_type_t type : {ZIP_TYPE_F64, ZIP_TYPE_F32, ZIP_TYPE_BYTES})
-        for (size_t count : {0, 1, 2, 3, 7, 8, 9, 15, 16, 17, 31, 32, 33, 34, 63, 64, 65, 255,
-                             256, 257, 511, 513, 1000}) {
+        for (size_t count : {0,  1,  2,  3,  7,  8,   9,   15,  16,  17,  31,  32,
+                             33, 34, 63, 64, 65, 255, 256, 257, 511, 513, 1000}) {
             SCOPED_TRACE(testing::Message() << "type " << type << " count " << count);
             expect_round_trip(fast_default, smooth(type, count), type);
             expect_round_trip(fast_default, random_bytes(count * elem_size(type), count), type);
@@ -141,13 +145,13 @@ TEST(FastCodec, AutoPredictorKeepsRepeatedValuesAndExtrapolatesSmoothOnes)
     auto codec = fast_default();
     Bytes smooth_block = compress(*codec, gauss(1024, 8192), ZIP_TYPE_F64, 65535);
     ASSERT_FALSE(smooth_block.empty());
-    EXPECT_EQ(smooth_block[0], 2u);  // Delta2
+    EXPECT_EQ(smooth_block[0], 2u); // Delta2
     std::vector<double> steps(8192);
     for (size_t i = 0; i < steps.size(); ++i)
-        steps[i] = std::exp(-double(i / 4) * 1e-3);  // every value 4 times, as sorted grids
+        steps[i] = std::exp(-double(i / 4) * 1e-3); // every value 4 times, as sorted grids
     Bytes steps_block = compress(*codec, as_bytes(steps), ZIP_TYPE_F64, 65535);
     ASSERT_FALSE(steps_block.empty());
-    EXPECT_EQ(steps_block[0], 0u);  // None
+    EXPECT_EQ(steps_block[0], 0u); // None
     auto delta2 = zip::make_fast("pred=2");
     EXPECT_LT(steps_block.size(), compress(*delta2, as_bytes(steps), ZIP_TYPE_F64, 65535).size());
     expect_round_trip(fast_default, as_bytes(steps), ZIP_TYPE_F64);
@@ -221,11 +225,11 @@ TEST(FastCodec, DecodesAHandMadeRunBlockAndRejectsMaskBitsPastTheEnd)
     Bytes bad = {0x00, 0x03, 0x00, 8, 0x01, 0x80, 0x42, 0x43};
     EXPECT_EQ(decode_exact(*codec, bad, ZIP_TYPE_F64, 13 * 8), ZIP_E_CORRUPT);
     // A literal too few or too many.
-    EXPECT_EQ(decode_exact(*codec, Bytes{0x00, 0x03, 0x00, 8, 0x03, 0x00, 0x42}, ZIP_TYPE_F64,
+    EXPECT_EQ(
+        decode_exact(*codec, Bytes{0x00, 0x03, 0x00, 8, 0x03, 0x00, 0x42}, ZIP_TYPE_F64, 13 * 8),
+        ZIP_E_CORRUPT);
+    EXPECT_EQ(decode_exact(*codec, Bytes{0x00, 0x03, 0x00, 8, 0x01, 0x00, 0x42, 0x43}, ZIP_TYPE_F64,
                            13 * 8),
-              ZIP_E_CORRUPT);
-    EXPECT_EQ(decode_exact(*codec, Bytes{0x00, 0x03, 0x00, 8, 0x01, 0x00, 0x42, 0x43},
-                           ZIP_TYPE_F64, 13 * 8),
               ZIP_E_CORRUPT);
     // Coding bytes other than 1..8.
     for (uint8_t coding : {0, 9, 255}) {
@@ -325,8 +329,8 @@ TEST(FastCodec, ParsesOptionsAndPacksThemIntoTheParam)
     EXPECT_THROW(zip::make_fast("level=3"), zip::SpecError);
     EXPECT_THROW(zip::make_fast("accel"), zip::SpecError);
     EXPECT_NE(zip::make_fast(0u), nullptr);
-    EXPECT_EQ(zip::make_fast(65u), nullptr);         // accel out of range
-    EXPECT_EQ(zip::make_fast(1u << 10), nullptr);    // unknown bits
+    EXPECT_EQ(zip::make_fast(65u), nullptr);      // accel out of range
+    EXPECT_EQ(zip::make_fast(1u << 10), nullptr); // unknown bits
     EXPECT_EQ(zip::make_fast(0xffffffffu), nullptr);
 }
 
@@ -338,10 +342,10 @@ TEST(FastKernels, SimdAndScalarSplitJoinPackAndRunsAgree)
         Bytes src = random_bytes(count * 8 + 8, count);
         for (unsigned pred = 0; pred < 3; ++pred)
             for (size_t width : {4, 8}) {
-                SCOPED_TRACE(testing::Message() << "count " << count << " pred " << pred
-                                                << " width " << width);
+                SCOPED_TRACE(testing::Message()
+                             << "count " << count << " pred " << pred << " width " << width);
                 Bytes a(count * width), b(count * width);
-                const uint8_t *in = src.data() + 1;  // misaligned on purpose
+                const uint8_t *in = src.data() + 1; // misaligned on purpose
                 uint64_t or_a = width == 8 ? best.split8(in, count, pred, a.data())
                                            : best.split4(in, count, pred, a.data());
                 uint64_t or_b = width == 8 ? plain.split8(in, count, pred, b.data())
@@ -361,7 +365,7 @@ TEST(FastKernels, SimdAndScalarSplitJoinPackAndRunsAgree)
                         plain.join4(planes, count, unzig, jb.data() + 1);
                     }
                     EXPECT_EQ(ja, jb);
-                    if (pred == 0 && !unzig) {  // split then join is the identity
+                    if (pred == 0 && !unzig) { // split then join is the identity
                         EXPECT_EQ(0, std::memcmp(ja.data() + 1, in, count * width));
                     }
                 }
@@ -394,7 +398,7 @@ TEST(FastKernels, SimdAndScalarSplitJoinPackAndRunsAgree)
             EXPECT_EQ(plain.encode_runs(plane.data(), count, eb.data(), size), size);
             EXPECT_EQ(ea, eb);
             EXPECT_EQ(ea[size], 0xee) << "wrote past the end";
-            if (literals > 0) {  // one byte short: refused
+            if (literals > 0) { // one byte short: refused
                 EXPECT_EQ(plain.encode_runs(plane.data(), count, eb.data(), size - 1), 0u);
             }
             const uint8_t *lits = ea.data() + (count + 7) / 8;

@@ -5,15 +5,19 @@
 
 using namespace codectest;
 
-namespace {
+namespace
+{
 
-std::unique_ptr<zip::BlockCodec> fpc_default() { return zip::make_fpc(std::string_view{}); }
+std::unique_ptr<zip::BlockCodec> fpc_default()
+{
+    return zip::make_fpc(std::string_view{});
+}
 CodecFactory fpc_bits(unsigned bits)
 {
     return [bits] { return zip::make_fpc("bits=" + std::to_string(bits)); };
 }
 
-}  // namespace
+} // namespace
 
 TEST(Fpc, RoundTripsSmoothDoublesAndShrinksThem)
 {
@@ -109,7 +113,7 @@ TEST(Fpc, SurvivesBitFlipsAndGarbageWithoutStrayAccess)
 TEST(Fpc, RejectsThe32BitVariantsUnusedCodes)
 {
     auto codec = fpc_default();
-    Bytes block = {0x05, 0, 0, 0, 0};  // one float, code 5 (more zero bytes than a float has)
+    Bytes block = {0x05, 0, 0, 0, 0}; // one float, code 5 (more zero bytes than a float has)
     EXPECT_EQ(decode_exact(*codec, block, ZIP_TYPE_F32, 4), ZIP_E_CORRUPT);
 }
 
@@ -140,7 +144,7 @@ TEST(Fpc, BuildsFromFrameParamAndRefusesInvalidOnes)
     EXPECT_EQ(zip::make_fpc(12u)->param(), 12u);
     EXPECT_EQ(zip::make_fpc(3u), nullptr);
     EXPECT_EQ(zip::make_fpc(25u), nullptr);
-    EXPECT_EQ(zip::make_fpc(0x10cu), nullptr);  // reserved high bits set
+    EXPECT_EQ(zip::make_fpc(0x10cu), nullptr); // reserved high bits set
 }
 
 TEST(Fpc, ReportsItsTableMemory)
@@ -148,7 +152,8 @@ TEST(Fpc, ReportsItsTableMemory)
     EXPECT_EQ(zip::make_fpc(10u)->memory_bytes(), 2u * 8u << 10);
 }
 
-namespace {
+namespace
+{
 
 // FPC as described in the paper, written plainly, for 64-bit words and 2^table_bits entries.
 Bytes reference_fpc(const std::vector<uint64_t> &v, unsigned table_bits)
@@ -184,7 +189,7 @@ std::vector<uint64_t> words_of(const Bytes &b)
     return w;
 }
 
-}  // namespace
+} // namespace
 
 TEST(Fpc, MatchesAPlainReferenceOfThePapersAlgorithm)
 {
@@ -193,12 +198,10 @@ TEST(Fpc, MatchesAPlainReferenceOfThePapersAlgorithm)
         Bytes raw;
         unsigned configured, effective;
     };
-    std::vector<Case> cases = {{smooth(ZIP_TYPE_F64, 1000), 12, 11},
-                               {smooth(ZIP_TYPE_F64, 8192), 12, 12},
-                               {smooth(ZIP_TYPE_F64, 8192), 20, 14},
-                               {random_bytes(8 * 3000, 9), 16, 13},
-                               {as_bytes(special_f64_bits()), 12, 10},
-                               {smooth(ZIP_TYPE_F64, 5), 12, 4}};
+    std::vector<Case> cases = {
+        {smooth(ZIP_TYPE_F64, 1000), 12, 11},   {smooth(ZIP_TYPE_F64, 8192), 12, 12},
+        {smooth(ZIP_TYPE_F64, 8192), 20, 14},   {random_bytes(8 * 3000, 9), 16, 13},
+        {as_bytes(special_f64_bits()), 12, 10}, {smooth(ZIP_TYPE_F64, 5), 12, 4}};
     for (const Case &c : cases) {
         auto codec = fpc_bits(c.configured)();
         EXPECT_EQ(compress(*codec, c.raw, ZIP_TYPE_F64, roomy_cap(c.raw.size())),

@@ -9,21 +9,24 @@
 #include "frame_format.hpp"
 #include "test_support.hpp"
 
-namespace {
+namespace
+{
 
 using ziptest::dataset_bytes;
 using ziptest::make_frame;
 
-const char *const kSpecs[] = {"fast", "fpc", "dfcm", "xorlz", "lz4", "zstd", "temporal", "f32+fast"};
+const char *const kSpecs[] = {"fast", "fpc",  "dfcm",     "xorlz",
+                              "lz4",  "zstd", "temporal", "f32+fast"};
 
-class FrameCorruption : public ::testing::TestWithParam<const char *> {
-protected:
+class FrameCorruption : public ::testing::TestWithParam<const char *>
+{
+  protected:
     void SetUp() override
     {
         src_ = dataset_bytes("gauss-256", ZIP_TYPE_F64, 600);
         zip_ctx_t *enc = zip_ctx_create(GetParam(), nullptr);
         ASSERT_NE(enc, nullptr);
-        ASSERT_EQ(zip_ctx_set_block_size(enc, 1024), ZIP_OK);  // several blocks in a small frame
+        ASSERT_EQ(zip_ctx_set_block_size(enc, 1024), ZIP_OK); // several blocks in a small frame
         frame_.resize(zip_compress_bound(src_.size()));
         size_t len = 0;
         ASSERT_EQ(zip_compress(enc, 1, ZIP_TYPE_F64, src_.data(), 600, frame_.data(), frame_.size(),
@@ -49,7 +52,10 @@ protected:
     zip_ctx_t *dec_ = nullptr;
 };
 
-TEST_P(FrameCorruption, IntactFrameDecodes) { EXPECT_EQ(decode(frame_), ZIP_OK); }
+TEST_P(FrameCorruption, IntactFrameDecodes)
+{
+    EXPECT_EQ(decode(frame_), ZIP_OK);
+}
 
 TEST_P(FrameCorruption, EveryTruncationIsAnError)
 {
@@ -90,7 +96,7 @@ TEST_P(FrameCorruption, ForgedBlocksNeverCrashTheDecoder)
         int flips = 1 + int(rng() % 8);
         for (int f = 0; f < flips; ++f)
             bad[body + rng() % (bad.size() - body)] ^= uint8_t(1u << (rng() % 8));
-        if (trial % 3 == 0)  // also random bytes, not only flips
+        if (trial % 3 == 0) // also random bytes, not only flips
             bad[body + rng() % (bad.size() - body)] = uint8_t(rng());
         size_t off = body;
         for (uint32_t i = 0; i < h.block_count; ++i) {
@@ -163,4 +169,4 @@ TEST(FrameHeader, DecodeFailureLeavesAMessage)
     zip_ctx_destroy(ctx);
 }
 
-}  // namespace
+} // namespace

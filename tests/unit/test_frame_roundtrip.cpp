@@ -6,20 +6,24 @@
 
 #include "test_support.hpp"
 
-namespace {
+namespace
+{
 
 using ziptest::dataset_bytes;
 using ziptest::round_trip;
 
-const char *const kLosslessSpecs[] = {"fast", "fpc",  "fpc:bits=8", "dfcm",     "xorlz",
-                                      "lz4",  "zstd", "raw",        "temporal", "temporal:inner=fpc"};
-const char *const kDatasets[] = {"linear", "gauss-256",  "gauss-256-sorted", "sincos-256",
-                                 "heat3d", "heat3d-halo", "random",          "special"};
+const char *const kLosslessSpecs[] = {
+    "fast", "fpc",  "fpc:bits=8", "dfcm",     "xorlz",
+    "lz4",  "zstd", "raw",        "temporal", "temporal:inner=fpc"};
+const char *const kDatasets[] = {"linear", "gauss-256",   "gauss-256-sorted", "sincos-256",
+                                 "heat3d", "heat3d-halo", "random",           "special"};
 const size_t kSizes[] = {0, 1, 2, 7, 1000, 70000};
 
 using Case = std::tuple<const char *, const char *, size_t, zip_elem_type_t>;
 
-class LosslessRoundTrip : public ::testing::TestWithParam<Case> {};
+class LosslessRoundTrip : public ::testing::TestWithParam<Case>
+{
+};
 
 TEST_P(LosslessRoundTrip, IsBitExactFromMisalignedBuffers)
 {
@@ -30,7 +34,8 @@ TEST_P(LosslessRoundTrip, IsBitExactFromMisalignedBuffers)
         ASSERT_EQ(r.compress_status, ZIP_OK) << spec << " " << dataset << " n=" << n;
         ASSERT_EQ(r.decompress_status, ZIP_OK) << spec << " " << dataset << " n=" << n;
         ASSERT_EQ(r.output.size(), src.size());
-        ASSERT_TRUE(r.output == src) << spec << " " << dataset << " n=" << n << " offset=" << offset;
+        ASSERT_TRUE(r.output == src)
+            << spec << " " << dataset << " n=" << n << " offset=" << offset;
         EXPECT_LE(r.frame_bytes, zip_compress_bound(src.size()));
     }
 }
@@ -39,7 +44,9 @@ std::string case_name(const ::testing::TestParamInfo<Case> &info)
 {
     auto [spec, dataset, n, type] = info.param;
     std::string s = std::string(spec) + "_" + dataset + "_" + std::to_string(n) + "_" +
-                    (type == ZIP_TYPE_F64 ? "f64" : type == ZIP_TYPE_F32 ? "f32" : "bytes");
+                    (type == ZIP_TYPE_F64   ? "f64"
+                     : type == ZIP_TYPE_F32 ? "f32"
+                                            : "bytes");
     for (char &c : s)
         if (!isalnum(static_cast<unsigned char>(c)))
             c = '_';
@@ -98,8 +105,9 @@ TEST(FrameRoundTrip, DestinationTooSmallIsReportedNotOverrun)
     ASSERT_NE(ctx, nullptr);
     std::vector<uint8_t> dst(src.size() / 2 + 16, 0xAB);
     size_t len = 0;
-    EXPECT_EQ(zip_compress(ctx, 0, ZIP_TYPE_F64, src.data(), 1000, dst.data(), src.size() / 2, &len),
-              ZIP_E_CAPACITY);
+    EXPECT_EQ(
+        zip_compress(ctx, 0, ZIP_TYPE_F64, src.data(), 1000, dst.data(), src.size() / 2, &len),
+        ZIP_E_CAPACITY);
     for (size_t i = src.size() / 2; i < dst.size(); ++i)
         ASSERT_EQ(dst[i], 0xAB) << "wrote past dst_cap at " << i;
     zip_ctx_destroy(ctx);
@@ -125,8 +133,10 @@ TEST(FrameRoundTrip, AnyContextDecodesAnyCodecsFrame)
         auto frame = ziptest::make_frame(spec, ZIP_TYPE_F64, src);
         std::vector<uint8_t> out(src.size());
         size_t len = 0;
-        ASSERT_EQ(zip_decompress(receiver, 0, frame.data(), frame.size(), out.data(), out.size(), &len),
-                  ZIP_OK) << spec;
+        ASSERT_EQ(
+            zip_decompress(receiver, 0, frame.data(), frame.size(), out.data(), out.size(), &len),
+            ZIP_OK)
+            << spec;
         EXPECT_EQ(out, src) << spec;
     }
     zip_ctx_destroy(receiver);
@@ -139,8 +149,9 @@ TEST(FrameRoundTrip, SmallBlocksSplitTheFrame)
     ASSERT_EQ(zip_ctx_set_block_size(ctx, 4096), ZIP_OK);
     std::vector<uint8_t> frame(zip_compress_bound(src.size()));
     size_t len = 0;
-    ASSERT_EQ(zip_compress(ctx, 0, ZIP_TYPE_F64, src.data(), 10000, frame.data(), frame.size(), &len),
-              ZIP_OK);
+    ASSERT_EQ(
+        zip_compress(ctx, 0, ZIP_TYPE_F64, src.data(), 10000, frame.data(), frame.size(), &len),
+        ZIP_OK);
     zip_frame_info_t info;
     ASSERT_EQ(zip_frame_inspect(frame.data(), len, &info), ZIP_OK);
     EXPECT_EQ(info.block_count, (80000u + 4095) / 4096);
@@ -164,25 +175,27 @@ TEST(CodecSpec, UnknownCodecIsRejectedWithAReason)
     EXPECT_EQ(zip_ctx_create("", &err), nullptr);
 }
 
-}  // namespace
+} // namespace
 
-namespace {
+namespace
+{
 
 TEST(BlockChecks, UncheckedFramesRoundTripAndStillCheckHeaderAndTable)
 {
     auto src = dataset_bytes("heat3d", ZIP_TYPE_F64, 20000);
     zip_ctx_t *enc = zip_ctx_create("fast", nullptr);
-    zip_ctx_t *dec = zip_ctx_create("fpc", nullptr);  // the frame's flag decides, not the context
+    zip_ctx_t *dec = zip_ctx_create("fpc", nullptr); // the frame's flag decides, not the context
     ASSERT_EQ(zip_ctx_set_block_checks(enc, 0), ZIP_OK);
     std::vector<uint8_t> frame(zip_compress_bound(src.size()));
     size_t len = 0, raw = 0;
-    ASSERT_EQ(zip_compress(enc, 0, ZIP_TYPE_F64, src.data(), 20000, frame.data(), frame.size(), &len),
-              ZIP_OK);
+    ASSERT_EQ(
+        zip_compress(enc, 0, ZIP_TYPE_F64, src.data(), 20000, frame.data(), frame.size(), &len),
+        ZIP_OK);
     frame.resize(len);
     std::vector<uint8_t> out(src.size());
     ASSERT_EQ(zip_decompress(dec, 0, frame.data(), len, out.data(), out.size(), &raw), ZIP_OK);
     EXPECT_EQ(out, src);
-    for (size_t byte = 0; byte < 52 + 8 * 3; ++byte) {  // header and block table
+    for (size_t byte = 0; byte < 52 + 8 * 3; ++byte) { // header and block table
         auto bad = frame;
         bad[byte] ^= 0x10;
         EXPECT_NE(zip_decompress(dec, 0, bad.data(), len, out.data(), out.size(), &raw), ZIP_OK)
@@ -192,4 +205,4 @@ TEST(BlockChecks, UncheckedFramesRoundTripAndStillCheckHeaderAndTable)
     zip_ctx_destroy(dec);
 }
 
-}  // namespace
+} // namespace

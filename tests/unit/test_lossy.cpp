@@ -8,7 +8,8 @@
 
 #include "test_support.hpp"
 
-namespace {
+namespace
+{
 
 using ziptest::dataset_bytes;
 using ziptest::round_trip;
@@ -27,10 +28,12 @@ std::vector<float> as_floats(const std::vector<uint8_t> &b)
     return d;
 }
 
-const char *const kSmoothAndSpecial[] = {"gauss-256", "sincos-256", "heat3d", "random-unit",
-                                         "special", "random"};
+const char *const kSmoothAndSpecial[] = {"gauss-256",   "sincos-256", "heat3d",
+                                         "random-unit", "special",    "random"};
 
-class LossyBound : public ::testing::TestWithParam<const char *> {};
+class LossyBound : public ::testing::TestWithParam<const char *>
+{
+};
 
 TEST_P(LossyBound, TruncKeepsRelativeErrorBelowTwoToTheDroppedBitsMinus52)
 {
@@ -88,7 +91,8 @@ TEST_P(LossyBound, RelativeBoundHoldsOnEveryElement)
                 ASSERT_EQ(std::bit_cast<uint64_t>(in[i]), std::bit_cast<uint64_t>(out[i]));
                 continue;
             }
-            ASSERT_LE(std::fabs(out[i] - in[i]), rel * std::fabs(in[i])) << spec << " element " << i;
+            ASSERT_LE(std::fabs(out[i] - in[i]), rel * std::fabs(in[i]))
+                << spec << " element " << i;
         }
     }
 }
@@ -166,4 +170,4 @@ TEST(Lossy, BytePayloadsPassThroughUnchanged)
     EXPECT_EQ(r.output, src);
 }
 
-}  // namespace
+} // namespace

@@ -5,9 +5,11 @@
 
 #include "zipdata.h"
 
-namespace ziptest {
+namespace ziptest
+{
 
-namespace {
+namespace
+{
 
 struct CtxDeleter {
     void operator()(zip_ctx_t *c) const { zip_ctx_destroy(c); }
@@ -23,7 +25,7 @@ Ctx make_ctx(const std::string &spec)
     return ctx;
 }
 
-}  // namespace
+} // namespace
 
 std::vector<uint8_t> dataset_bytes(const std::string &name, zip_elem_type_t type, size_t n,
                                    uint64_t seed)
@@ -56,14 +58,14 @@ RoundTrip round_trip(const std::string &spec, zip_elem_type_t type, const std::v
     size_t cap = zip_compress_bound(src.size());
     Misaligned frame(cap, dst_offset);
     RoundTrip r{};
-    r.compress_status = zip_compress(enc.get(), 7, type, in.data(), count, frame.data(), cap,
-                                     &r.frame_bytes);
+    r.compress_status =
+        zip_compress(enc.get(), 7, type, in.data(), count, frame.data(), cap, &r.frame_bytes);
     if (r.compress_status != ZIP_OK)
         return r;
     Misaligned out(src.size(), (src_offset + 3) % 8);
     size_t raw_len = 0;
-    r.decompress_status = zip_decompress(dec.get(), 7, frame.data(), r.frame_bytes, out.data(),
-                                         src.size(), &raw_len);
+    r.decompress_status =
+        zip_decompress(dec.get(), 7, frame.data(), r.frame_bytes, out.data(), src.size(), &raw_len);
     if (r.decompress_status == ZIP_OK)
         r.output.assign(out.data(), out.data() + raw_len);
     return r;
@@ -75,11 +77,11 @@ std::vector<uint8_t> make_frame(const std::string &spec, zip_elem_type_t type,
     Ctx enc = make_ctx(spec);
     std::vector<uint8_t> frame(zip_compress_bound(src.size()));
     size_t len = 0;
-    if (zip_compress(enc.get(), 7, type, src.data(), src.size() / zip_elem_size(type),
-                     frame.data(), frame.size(), &len) != ZIP_OK)
+    if (zip_compress(enc.get(), 7, type, src.data(), src.size() / zip_elem_size(type), frame.data(),
+                     frame.size(), &len) != ZIP_OK)
         throw std::runtime_error("compress failed: " + std::string(zip_ctx_last_error(enc.get())));
     frame.resize(len);
     return frame;
 }
 
-}  // namespace ziptest
+} // namespace ziptest

@@ -9,7 +9,8 @@
 
 #include "zip/zip.h"
 
-namespace ziptest {
+namespace ziptest
+{
 
 // Bytes of `n` elements of `type` from data set `name` (doubles narrowed to float for F32; the
 // raw double bytes for BYTES). Never constant: the sets come from perftest/data.
@@ -17,8 +18,9 @@ std::vector<uint8_t> dataset_bytes(const std::string &name, zip_elem_type_t type
                                    uint64_t seed = 1);
 
 // A buffer whose data() is `offset` bytes past a 64-byte boundary, to test unaligned access.
-class Misaligned {
-public:
+class Misaligned
+{
+  public:
     Misaligned(size_t n, size_t offset) : storage_(n + offset + 64), offset_(offset) {}
     uint8_t *data()
     {
@@ -26,7 +28,7 @@ public:
         return storage_.data() + ((64 - base % 64) % 64) + offset_;
     }
 
-private:
+  private:
     std::vector<uint8_t> storage_;
     size_t offset_;
 };
@@ -47,4 +49,4 @@ RoundTrip round_trip(const std::string &spec, zip_elem_type_t type, const std::v
 std::vector<uint8_t> make_frame(const std::string &spec, zip_elem_type_t type,
                                 const std::vector<uint8_t> &src);
 
-}  // namespace ziptest
+} // namespace ziptest

@@ -4,12 +4,14 @@
 
 #include "test_support.hpp"
 
-namespace {
+namespace
+{
 
 using ziptest::dataset_bytes;
 
-class Temporal : public ::testing::Test {
-protected:
+class Temporal : public ::testing::Test
+{
+  protected:
     void SetUp() override
     {
         enc_ = zip_ctx_create("temporal", nullptr);
@@ -36,7 +38,8 @@ protected:
                             std::vector<uint8_t> &out)
     {
         size_t len = 0;
-        return zip_decompress(dec_, stream, frame.data(), frame.size(), out.data(), out.size(), &len);
+        return zip_decompress(dec_, stream, frame.data(), frame.size(), out.data(), out.size(),
+                              &len);
     }
     zip_ctx_t *enc_ = nullptr, *dec_ = nullptr;
 };
@@ -75,7 +78,7 @@ TEST_F(Temporal, MissingReferenceIsAStateErrorNotWrongData)
 {
     auto a = dataset_bytes("heat3d-halo", ZIP_TYPE_F64, 4096, 1);
     auto b = dataset_bytes("heat3d-halo", ZIP_TYPE_F64, 4096, 2);
-    compress(9, a);  // receiver never sees this key frame
+    compress(9, a); // receiver never sees this key frame
     auto delta = compress(9, b);
     std::vector<uint8_t> out(b.size());
     EXPECT_EQ(decompress(9, delta, out), ZIP_E_STATE);
@@ -141,7 +144,7 @@ TEST_F(Temporal, KeyFrameEveryIntervalLetsALateReceiverJoin)
     for (uint64_t step = 1; step <= 4; ++step) {
         auto src = dataset_bytes("heat3d-halo", ZIP_TYPE_F64, 4096, step);
         auto frame = compress(1, src);
-        if (step >= 3)  // receiver joins late: step 3 is a delta, step 4 a key frame
+        if (step >= 3) // receiver joins late: step 3 is a delta, step 4 a key frame
             last = decompress(1, frame, out);
         if (step == 3) {
             EXPECT_EQ(last, ZIP_E_STATE);
@@ -150,4 +153,4 @@ TEST_F(Temporal, KeyFrameEveryIntervalLetsALateReceiverJoin)
     EXPECT_EQ(last, ZIP_OK);
 }
 
-}  // namespace
+} // namespace

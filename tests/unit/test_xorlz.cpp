@@ -8,11 +8,15 @@
 
 using namespace codectest;
 
-namespace {
+namespace
+{
 
-std::unique_ptr<zip::BlockCodec> xorlz() { return zip::make_xorlz(std::string_view{}); }
+std::unique_ptr<zip::BlockCodec> xorlz()
+{
+    return zip::make_xorlz(std::string_view{});
+}
 
-}  // namespace
+} // namespace
 
 TEST(XorLz, RoundTripsSmoothDoublesAndShrinksThem)
 {
@@ -25,7 +29,7 @@ TEST(XorLz, CodesARepeatedValueInFourBits)
 {
     std::vector<double> d(8192, 3.25);
     size_t len = expect_round_trip(xorlz, as_bytes(d), ZIP_TYPE_F64);
-    EXPECT_EQ(len, d.size() / 2 + 8);  // headers + the first value's 64 bits
+    EXPECT_EQ(len, d.size() / 2 + 8); // headers + the first value's 64 bits
 }
 
 TEST(XorLz, MatchesTheFormatOnAHandWorkedExample)
@@ -35,9 +39,9 @@ TEST(XorLz, MatchesTheFormatOnAHandWorkedExample)
     std::vector<double> d = {1.0, 1.5};
     auto codec = xorlz();
     Bytes block = compress(*codec, as_bytes(d), ZIP_TYPE_F64, 64);
-    Bytes expected = {0x30,                                            // headers: 0 | 3 << 4
-                      0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xf0, 0x3f,  // 1.0, LSB first
-                      0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x08};       // 52 bits, 4 bits padding
+    Bytes expected = {0x30,                                           // headers: 0 | 3 << 4
+                      0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xf0, 0x3f, // 1.0, LSB first
+                      0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x08};      // 52 bits, 4 bits padding
     EXPECT_EQ(block, expected);
 }
 
@@ -48,9 +52,9 @@ TEST(XorLz, CodesFloatsAsThirtyTwoBitWordsOnAHandWorkedExample)
     std::vector<float> f = {1.0f, 1.5f, 1.5f};
     auto codec = xorlz();
     Bytes block = compress(*codec, as_bytes(f), ZIP_TYPE_F32, 64);
-    Bytes expected = {0x20, 0x08,              // headers: 0 | 2 << 4, then 8 and a zero nibble
-                      0x00, 0x00, 0x80, 0x3f,  // 1.0f
-                      0x00, 0x00, 0x40};       // 24 bits of 0x00400000
+    Bytes expected = {0x20, 0x08,             // headers: 0 | 2 << 4, then 8 and a zero nibble
+                      0x00, 0x00, 0x80, 0x3f, // 1.0f
+                      0x00, 0x00, 0x40};      // 24 bits of 0x00400000
     EXPECT_EQ(block, expected);
 }
 
@@ -143,7 +147,8 @@ TEST(XorLz, TakesNoOptionsAndOnlyParamZero)
     EXPECT_EQ(zip::make_xorlz(1u), nullptr);
 }
 
-namespace {
+namespace
+{
 
 // Packs 4-bit codes (two per byte, low nibble first) followed by an LSB-first bit stream.
 Bytes pack_block(const std::vector<unsigned> &codes, const std::vector<bool> &bits)
@@ -181,11 +186,11 @@ Bytes reference_xorlz(const Bytes &raw)
         previous = v;
     }
     Bytes out = pack_block(codes, bits);
-    out.insert(out.end(), raw.end() - long(raw.size() % 8), raw.end());  // raw tail
+    out.insert(out.end(), raw.end() - long(raw.size() % 8), raw.end()); // raw tail
     return out;
 }
 
-}  // namespace
+} // namespace
 
 TEST(XorLz, MatchesAPlainReferenceOfKumarsScheme)
 {

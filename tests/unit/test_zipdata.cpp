@@ -12,7 +12,8 @@
 
 #include "zipdata.h"
 
-namespace {
+namespace
+{
 
 uint64_t bits_of(double d)
 {
@@ -60,9 +61,9 @@ std::vector<std::string> all_names()
     return names;
 }
 
-constexpr size_t kEdge = 128;  // heat3d box edge (zipdata.h)
+constexpr size_t kEdge = 128; // heat3d box edge (zipdata.h)
 
-}  // namespace
+} // namespace
 
 TEST(ZipData, ListsTheIssueDataSets)
 {
@@ -151,7 +152,7 @@ TEST(ZipData, GaussPeaksAtOneInTheCentre)
         EXPECT_EQ(*std::max_element(v.begin(), v.end()), 1.0) << name;
         // Corner (-2, -2): exp(-4) exp(-4); edges are symmetric about the centre.
         EXPECT_NEAR(v[0], std::exp(-8.0), 1e-16) << name;
-        EXPECT_EQ(v[1], v[npts - 1]) << name;  // x = -2 + dx and x = 2 - dx
+        EXPECT_EQ(v[1], v[npts - 1]) << name; // x = -2 + dx and x = 2 - dx
         for (double d : v)
             ASSERT_GT(d, 0.0);
     }
@@ -167,7 +168,7 @@ TEST(ZipData, SinCosMatchesLibmOnTheGrid)
             double x = -6.0 + dx * static_cast<double>(i), y = -6.0 + dx * static_cast<double>(j);
             ASSERT_NEAR(v[j * npts + i], std::sin(x) * std::cos(y), 4e-16) << i << "," << j;
         }
-    EXPECT_EQ(v[(npts / 2) * npts + npts / 2], 0.0);  // sin(0) cos(0)
+    EXPECT_EQ(v[(npts / 2) * npts + npts / 2], 0.0); // sin(0) cos(0)
     for (double d : v)
         ASSERT_LE(std::fabs(d), 1.0);
 }
@@ -219,7 +220,7 @@ TEST(ZipData, RandomIsFiniteAndVaried)
         ASSERT_TRUE(std::isfinite(d));
         exponents.insert(bits_of(d) >> 52);
     }
-    EXPECT_GT(exponents.size(), 1000u);  // all of the exponent range, not just [0,1)
+    EXPECT_GT(exponents.size(), 1000u); // all of the exponent range, not just [0,1)
     for (double d : fill("random-unit", 65536, 9))
         ASSERT_TRUE(d >= 0.0 && d < 1.0);
 }
@@ -250,11 +251,11 @@ TEST(ZipData, SpecialHasEveryKindOfCornerCase)
     for (size_t count :
          {qnan_pos, qnan_neg, snan_pos, snan_neg, payload, neg_zero, pos_zero, inf, denormal})
         EXPECT_GT(count, 20u);
-    EXPECT_GT(normal, v.size() / 3);  // mixed with ordinary values
+    EXPECT_GT(normal, v.size() / 3); // mixed with ordinary values
     // The fixed catalogue at the start.
-    EXPECT_EQ(bits_of(v[1]), 0x8000000000000000ull);  // -0.0
-    EXPECT_EQ(bits_of(v[8]), 0x7FF0000000000001ull);  // signalling NaN
-    EXPECT_EQ(bits_of(v[11]), 1ull);                  // smallest denormal
+    EXPECT_EQ(bits_of(v[1]), 0x8000000000000000ull); // -0.0
+    EXPECT_EQ(bits_of(v[8]), 0x7FF0000000000001ull); // signalling NaN
+    EXPECT_EQ(bits_of(v[11]), 1ull);                 // smallest denormal
 }
 
 TEST(ZipData, HeatStepsDifferButStayClose)
@@ -270,8 +271,8 @@ TEST(ZipData, HeatStepsDifferButStayClose)
         sum += s5[k];
     }
     EXPECT_GT(max_diff, 0.0);
-    EXPECT_LT(max_diff, 2.0);  // one step moves a temperature by at most a few K
-    EXPECT_GT(lo, 250.0);      // ~300 K background, a cold and two hot spots
+    EXPECT_LT(max_diff, 2.0); // one step moves a temperature by at most a few K
+    EXPECT_GT(lo, 250.0);     // ~300 K background, a cold and two hot spots
     EXPECT_LT(hi, 420.0);
     EXPECT_GT(hi - lo, 50.0);
     // Going back to an earlier step recomputes it exactly.
@@ -291,7 +292,7 @@ TEST(ZipData, HaloIsTheFacePlanesOfTheField)
             ASSERT_EQ(halo[1 * face + i], at(kEdge - 1, a, b));
             ASSERT_EQ(halo[2 * face + i], at(a, 0, b));
             ASSERT_EQ(halo[5 * face + i], at(a, b, kEdge - 1));
-            ASSERT_EQ(halo[6 * face + i], at(1, a, b));  // depth 1 follows depth 0
+            ASSERT_EQ(halo[6 * face + i], at(1, a, b)); // depth 1 follows depth 0
         }
 }
 

@@ -24,15 +24,15 @@ extern "C" {
 
 typedef enum zip_status {
     ZIP_OK = 0,
-    ZIP_E_ARG = 1,          /* invalid argument (null pointer, unknown codec spec, ...) */
-    ZIP_E_NOMEM = 2,        /* allocation failed or memory cap exceeded */
-    ZIP_E_CAPACITY = 3,     /* destination buffer too small */
-    ZIP_E_TRUNCATED = 4,    /* frame shorter than its header says */
-    ZIP_E_CORRUPT = 5,      /* frame fields inconsistent, or a block does not decode */
-    ZIP_E_CHECKSUM = 6,     /* integrity check mismatch */
-    ZIP_E_VERSION = 7,      /* frame from an unknown format version */
-    ZIP_E_UNSUPPORTED = 8,  /* codec or option not available in this build */
-    ZIP_E_STATE = 9         /* temporal frame whose reference message this side does not hold */
+    ZIP_E_ARG = 1,         /* invalid argument (null pointer, unknown codec spec, ...) */
+    ZIP_E_NOMEM = 2,       /* allocation failed or memory cap exceeded */
+    ZIP_E_CAPACITY = 3,    /* destination buffer too small */
+    ZIP_E_TRUNCATED = 4,   /* frame shorter than its header says */
+    ZIP_E_CORRUPT = 5,     /* frame fields inconsistent, or a block does not decode */
+    ZIP_E_CHECKSUM = 6,    /* integrity check mismatch */
+    ZIP_E_VERSION = 7,     /* frame from an unknown format version */
+    ZIP_E_UNSUPPORTED = 8, /* codec or option not available in this build */
+    ZIP_E_STATE = 9        /* temporal frame whose reference message this side does not hold */
 } zip_status_t;
 
 /* Element type of the payload. Anything that is not IEEE binary32/binary64 is ZIP_TYPE_BYTES. */
@@ -92,7 +92,8 @@ zip_status_t zip_ctx_set_block_size(zip_ctx_t *ctx, size_t block_bytes);
 zip_status_t zip_ctx_set_memory_cap(zip_ctx_t *ctx, size_t cap_bytes);
 size_t zip_ctx_memory_used(const zip_ctx_t *ctx);
 
-/* Largest frame that compressing `raw_bytes` bytes can produce (any codec, any block size >= 4 KiB). */
+/* Largest frame that compressing `raw_bytes` bytes can produce (any codec, any block size >= 4
+ * KiB). */
 size_t zip_compress_bound(size_t raw_bytes);
 
 /*
@@ -117,14 +118,14 @@ zip_status_t zip_decompress(zip_ctx_t *ctx, uint64_t stream, const void *frame, 
 typedef struct zip_frame_info {
     unsigned version;
     unsigned codec_id;
-    zip_elem_type_t type;  /* type of the original data */
-    uint64_t count;        /* elements of the original data */
-    uint64_t raw_bytes;    /* count * element size */
-    uint64_t frame_bytes;  /* header + block table + blocks */
+    zip_elem_type_t type; /* type of the original data */
+    uint64_t count;       /* elements of the original data */
+    uint64_t raw_bytes;   /* count * element size */
+    uint64_t frame_bytes; /* header + block table + blocks */
     uint32_t block_count;
     uint32_t block_raw_bytes;
-    int stored_raw;        /* nonzero: the frame holds the data uncompressed */
-    int lossy;             /* nonzero: the frame was produced by a lossy stage */
+    int stored_raw; /* nonzero: the frame holds the data uncompressed */
+    int lossy;      /* nonzero: the frame was produced by a lossy stage */
 } zip_frame_info_t;
 
 zip_status_t zip_frame_inspect(const void *frame, size_t frame_len, zip_frame_info_t *info);
