@@ -51,33 +51,52 @@ static void usage(void)
 static int parse(int argc, char **argv, options *o)
 {
     const char *env_link = getenv("NETEMU_LINK");
-    *o = (options){.mode = "default", .link = env_link ? env_link : "local",
-                   .min_bytes = 1024,
-                   .max_bytes = 16 << 20, .step = 2,
-                   .t = {.warmup = 2, .min_reps = 5, .max_reps = 1000, .rse = 0.02,
-                         .budget_s = 1.0}};
+    *o = (options){
+        .mode = "default",
+        .link = env_link ? env_link : "local",
+        .min_bytes = 1024,
+        .max_bytes = 16 << 20,
+        .step = 2,
+        .t = {.warmup = 2, .min_reps = 5, .max_reps = 1000, .rse = 0.02, .budget_s = 1.0}};
     snprintf(o->ops, sizeof o->ops, "bcast,alltoallv,gatherv");
     snprintf(o->datasets, sizeof o->datasets, "%s", zb_dataset_names);
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 #define ARG(name) (!strcmp(a, name) && v && ++i)
-        if (ARG("--ops")) snprintf(o->ops, sizeof o->ops, "%s", v);
-        else if (ARG("--datasets")) snprintf(o->datasets, sizeof o->datasets, "%s", v);
-        else if (ARG("--sizes")) snprintf(o->sizes, sizeof o->sizes, "%s", v);
-        else if (ARG("--min")) o->min_bytes = atol(v);
-        else if (ARG("--max")) o->max_bytes = atol(v);
-        else if (ARG("--step")) o->step = atol(v);
-        else if (ARG("--mode")) o->mode = v;
-        else if (ARG("--link")) o->link = v;
-        else if (ARG("--csv")) o->csv = v;
-        else if (ARG("--codec")) o->codec = v;
-        else if (ARG("--budget")) o->t.budget_s = atof(v);
-        else if (ARG("--rse")) o->t.rse = atof(v);
-        else if (ARG("--warmup")) o->t.warmup = atoi(v);
-        else if (ARG("--min-reps")) o->t.min_reps = atoi(v);
-        else if (ARG("--max-reps")) o->t.max_reps = atoi(v);
-        else if (!strcmp(a, "--require-zip")) o->require_zip = 1;
-        else return -1;
+        if (ARG("--ops"))
+            snprintf(o->ops, sizeof o->ops, "%s", v);
+        else if (ARG("--datasets"))
+            snprintf(o->datasets, sizeof o->datasets, "%s", v);
+        else if (ARG("--sizes"))
+            snprintf(o->sizes, sizeof o->sizes, "%s", v);
+        else if (ARG("--min"))
+            o->min_bytes = atol(v);
+        else if (ARG("--max"))
+            o->max_bytes = atol(v);
+        else if (ARG("--step"))
+            o->step = atol(v);
+        else if (ARG("--mode"))
+            o->mode = v;
+        else if (ARG("--link"))
+            o->link = v;
+        else if (ARG("--csv"))
+            o->csv = v;
+        else if (ARG("--codec"))
+            o->codec = v;
+        else if (ARG("--budget"))
+            o->t.budget_s = atof(v);
+        else if (ARG("--rse"))
+            o->t.rse = atof(v);
+        else if (ARG("--warmup"))
+            o->t.warmup = atoi(v);
+        else if (ARG("--min-reps"))
+            o->t.min_reps = atoi(v);
+        else if (ARG("--max-reps"))
+            o->t.max_reps = atoi(v);
+        else if (!strcmp(a, "--require-zip"))
+            o->require_zip = 1;
+        else
+            return -1;
 #undef ARG
     }
     if (o->min_bytes < 8 || o->max_bytes < o->min_bytes || o->step < 2 || o->t.min_reps < 1 ||
@@ -111,7 +130,8 @@ static int read_cvar(const char *name, void *buf, int len, int is_string)
         char *tmp = calloc(1, cap);
         if (tmp && MPI_T_cvar_read(h, tmp) == MPI_SUCCESS) {
             memcpy(buf, tmp, (size_t)len);
-            if (is_string) ((char *)buf)[len - 1] = 0;
+            if (is_string)
+                ((char *)buf)[len - 1] = 0;
             rc = 0;
         }
         free(tmp);
@@ -143,7 +163,8 @@ static void zip_codec_spec(char *spec, size_t len)
 static long next_size(const options *o, long cur, const char **cursor)
 {
     if (o->sizes[0]) {
-        if (!**cursor) return -1;
+        if (!**cursor)
+            return -1;
         char *end;
         long s = strtol(*cursor, &end, 10);
         *cursor = *end == ',' ? end + 1 : end;
@@ -161,7 +182,8 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     options o;
     if (parse(argc, argv, &o)) {
-        if (!rank) usage();
+        if (!rank)
+            usage();
         MPI_Finalize();
         return 2;
     }
@@ -175,20 +197,29 @@ int main(int argc, char **argv)
     FILE *csv = NULL;
     if (!rank && o.csv) {
         csv = fopen(o.csv, "a");
-        if (!csv) { perror(o.csv); MPI_Abort(MPI_COMM_WORLD, 2); }
-        if (ftell(csv) == 0) fprintf(csv, "op,dataset,ranks,link,bytes,mode,latency_us,ratio\n");
+        if (!csv) {
+            perror(o.csv);
+            MPI_Abort(MPI_COMM_WORLD, 2);
+        }
+        if (ftell(csv) == 0)
+            fprintf(csv, "op,dataset,ranks,link,bytes,mode,latency_us,ratio\n");
     }
     int is_zip = !strncmp(o.mode, "zip", 3);
     char spec[600];
     size_t threshold = is_zip ? zip_threshold() : 0;
     zb_zipstats *stats = is_zip ? zb_zipstats_open() : NULL;
-    if (o.codec) snprintf(spec, sizeof spec, "%s", o.codec);
-    else if (is_zip) zip_codec_spec(spec, sizeof spec);
-    else snprintf(spec, sizeof spec, "fast");
+    if (o.codec)
+        snprintf(spec, sizeof spec, "%s", o.codec);
+    else if (is_zip)
+        zip_codec_spec(spec, sizeof spec);
+    else
+        snprintf(spec, sizeof spec, "fast");
     if (!rank) {
         printf("# zipbench ranks=%d link=%s mode=%s codec=%s ratio=%s\n", size, o.link, o.mode,
                is_zip ? spec : "-",
-               !is_zip ? "-" : stats ? "measured(coll_zip pvars)" : "codec-estimate");
+               !is_zip ? "-"
+               : stats ? "measured(coll_zip pvars)"
+                       : "codec-estimate");
         printf("%-10s %-14s %10s %-12s %12s %12s %9s %5s %7s\n", "op", "dataset", "bytes", "mode",
                "median_us", "mean_us", "stderr", "reps", "ratio");
     }
@@ -202,7 +233,8 @@ int main(int argc, char **argv)
             size_t n = (size_t)bytes / sizeof(double);
             double *F = malloc(n * sizeof *F);
             if (!F || zb_fill(ds, F, n)) {
-                if (!rank) fprintf(stderr, "zipbench: unknown data set '%s'\n", ds);
+                if (!rank)
+                    fprintf(stderr, "zipbench: unknown data set '%s'\n", ds);
                 MPI_Abort(MPI_COMM_WORLD, 2);
             }
             char opl[sizeof o.ops], *osave = NULL;
@@ -211,7 +243,8 @@ int main(int argc, char **argv)
                  name = strtok_r(NULL, ",", &osave)) {
                 zb_op *op = zb_op_create(name, F, n, MPI_COMM_WORLD);
                 if (!op) {
-                    if (!rank) fprintf(stderr, "zipbench: unknown operation '%s'\n", name);
+                    if (!rank)
+                        fprintf(stderr, "zipbench: unknown operation '%s'\n", name);
                     MPI_Abort(MPI_COMM_WORLD, 2);
                 }
                 /* What zip sends: one message through the codec (a frame larger than the data
@@ -220,7 +253,8 @@ int main(int argc, char **argv)
                 double ratio = 1.0;
                 if (is_zip && !stats && !rank && msg >= threshold && msg >= sizeof *F) {
                     ratio = zb_ratio(spec, F, msg / sizeof *F);
-                    if (!(ratio > 1.0)) ratio = 1.0;
+                    if (!(ratio > 1.0))
+                        ratio = 1.0;
                 }
                 unsigned long long in0 = 0, out0 = 0, in1 = 0, out1 = 0;
                 int have = stats && !zb_zipstats_read(stats, name, &in0, &out0);
@@ -234,15 +268,19 @@ int main(int argc, char **argv)
                     /* Loaded is not selected: a component that declined the communicator would
                      * make this row plain Open MPI under a zip label. */
                     if (!rank && msg >= threshold && traffic[1] == 0)
-                        fprintf(stderr, "zipbench: WARNING: %s %s %ld bytes: zip's counters saw no "
-                                        "bytes, the row is probably not zip\n", name, ds, bytes);
+                        fprintf(stderr,
+                                "zipbench: WARNING: %s %s %ld bytes: zip's counters saw no "
+                                "bytes, the row is probably not zip\n",
+                                name, ds, bytes);
                 }
                 zb_op_destroy(op);
-                if (rank) continue;
+                if (rank)
+                    continue;
                 if (r.bad_elements > 0) {
                     /* A wrong result has no meaningful latency: report it, write no row. */
-                    fprintf(stderr, "zipbench: VERIFY FAILED %s %s %ld bytes mode %s: "
-                                    "%.0f wrong elements\n",
+                    fprintf(stderr,
+                            "zipbench: VERIFY FAILED %s %s %ld bytes mode %s: "
+                            "%.0f wrong elements\n",
                             name, ds, bytes, o.mode, r.bad_elements);
                     failures++;
                     continue;
@@ -257,7 +295,8 @@ int main(int argc, char **argv)
             free(F);
         }
     }
-    if (csv) fclose(csv);
+    if (csv)
+        fclose(csv);
     zb_zipstats_close(stats);
     MPI_Bcast(&failures, 1, MPI_LONG, 0, MPI_COMM_WORLD);
     MPI_Finalize();

@@ -8,8 +8,7 @@
 #ifdef ZIPBENCH_HAVE_ZIPDATA
 #include "zipdata.h"
 
-const char *const zb_dataset_names =
-    "linear,gauss,gauss-sorted,sincos,sincos-sorted,heat,random";
+const char *const zb_dataset_names = "linear,gauss,gauss-sorted,sincos,sincos-sorted,heat,random";
 
 int zb_fill(const char *name, double *out, size_t n)
 {
@@ -23,8 +22,7 @@ int zb_fill(const char *name, double *out, size_t n)
 #include <stdlib.h>
 #include <string.h>
 
-const char *const zb_dataset_names =
-    "linear,gauss,gauss-sorted,sincos,sincos-sorted,heat,random";
+const char *const zb_dataset_names = "linear,gauss,gauss-sorted,sincos,sincos-sorted,heat,random";
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -42,21 +40,30 @@ static void fill_2d(double *out, size_t n, double h, double (*f)(double, double)
         out[k] = f(-h + dx * (double)(k % nx), -h + dy * (double)(k / nx));
 }
 
-static double gauss(double x, double y) { return exp(-x * x) * exp(-y * y); }
-static double sin_cos(double x, double y) { return sin(x) * cos(y); }
+static double gauss(double x, double y)
+{
+    return exp(-x * x) * exp(-y * y);
+}
+static double sin_cos(double x, double y)
+{
+    return sin(x) * cos(y);
+}
 
 /* One explicit step of the 3-D heat equation (7-point stencil, alpha = 0.1, fixed boundary)
  * from a smooth field with a hot spot: what a solver would exchange between time steps. */
 static void fill_heat(double *out, size_t n)
 {
     size_t m = (size_t)cbrt((double)n);
-    if (m < 3) m = 3;
+    if (m < 3)
+        m = 3;
     size_t nz = (n + m * m - 1) / (m * m);
-    if (nz < 3) nz = 3;
+    if (nz < 3)
+        nz = 3;
     size_t total = m * m * nz;
     double *u = malloc(total * sizeof *u);
-    if (!u) abort();
-#define AT(i, j, k) u[((k) * m + (j)) * m + (i)]
+    if (!u)
+        abort();
+#define AT(i, j, k) u[((k)*m + (j)) * m + (i)]
     for (size_t k = 0; k < nz; k++)
         for (size_t j = 0; j < m; j++)
             for (size_t i = 0; i < m; i++) {
@@ -86,7 +93,9 @@ static void fill_random(double *out, size_t n)
 {
     uint64_t s = 0x9E3779B97F4A7C15ull;
     for (size_t k = 0; k < n; k++) {
-        s ^= s << 13; s ^= s >> 7; s ^= s << 17;
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
         out[k] = (double)(s >> 11) * 0x1.0p-53;
     }
 }
@@ -95,13 +104,16 @@ int zb_fill(const char *name, double *out, size_t n)
 {
     if (!strcmp(name, "linear")) {
         /* f(x) = ax on x in [0, 1) */
-        for (size_t k = 0; k < n; k++) out[k] = 0.37 * (double)k / (double)n;
+        for (size_t k = 0; k < n; k++)
+            out[k] = 0.37 * (double)k / (double)n;
     } else if (!strcmp(name, "gauss") || !strcmp(name, "gauss-sorted")) {
         fill_2d(out, n, 2.0, gauss);
-        if (name[5]) qsort(out, n, sizeof *out, cmp_double);
+        if (name[5])
+            qsort(out, n, sizeof *out, cmp_double);
     } else if (!strcmp(name, "sincos") || !strcmp(name, "sincos-sorted")) {
         fill_2d(out, n, 6.0, sin_cos);
-        if (name[6]) qsort(out, n, sizeof *out, cmp_double);
+        if (name[6])
+            qsort(out, n, sizeof *out, cmp_double);
     } else if (!strcmp(name, "heat")) {
         fill_heat(out, n);
     } else if (!strcmp(name, "random")) {

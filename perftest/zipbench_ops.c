@@ -23,14 +23,18 @@ struct zb_op {
 /* 0xFF bytes are a NaN pattern that no data set produces, so stale buffers cannot pass. */
 #define POISON 0xFF
 
-static size_t shift_of(const zb_op *op, int r) { return ((size_t)r * (op->n / 7 + 13)) % op->n; }
+static size_t shift_of(const zb_op *op, int r)
+{
+    return ((size_t)r * (op->n / 7 + 13)) % op->n;
+}
 
 /* dst[k] = rotated(F, s)[start + k] for k < len, where rotated(F, s)[i] = F[(i + s) % n]. */
 static void rot_copy(double *dst, const double *F, size_t n, size_t s, size_t start, size_t len)
 {
     size_t from = (start + s) % n, first = n - from < len ? n - from : len;
     memcpy(dst, F + from, first * sizeof *F);
-    if (len > first) memcpy(dst + first, F, (len - first) * sizeof *F);
+    if (len > first)
+        memcpy(dst + first, F, (len - first) * sizeof *F);
 }
 
 static size_t rot_mismatch(const double *got, const double *F, size_t n, size_t s, size_t start,
@@ -48,7 +52,8 @@ static size_t rot_mismatch(const double *got, const double *F, size_t n, size_t 
 static void *xmalloc(size_t bytes)
 {
     void *p = malloc(bytes ? bytes : 1);
-    if (!p) MPI_Abort(MPI_COMM_WORLD, 2);
+    if (!p)
+        MPI_Abort(MPI_COMM_WORLD, 2);
     return p;
 }
 
@@ -58,7 +63,8 @@ static int a2a_count(size_t n, int p, int i, int j)
     size_t q = n / (size_t)p, d = q / 4, sum = 0;
     for (int k = 0; k < p - 1; k++) {
         size_t c = ((i + k) & 1) ? q + d : q - d;
-        if (k == j) return (int)c;
+        if (k == j)
+            return (int)c;
         sum += c;
     }
     return (int)(n - sum);
@@ -68,19 +74,28 @@ static int a2a_count(size_t n, int p, int i, int j)
  * odd-sized communicator sends n), so the root's total is size * n. */
 static int gv_count(size_t n, int p, int i)
 {
-    if ((p & 1) && i == p - 1) return (int)n;
+    if ((p & 1) && i == p - 1)
+        return (int)n;
     return (int)((i & 1) ? n + n / 8 : n - n / 8);
 }
 
 zb_op *zb_op_create(const char *name, const double *F, size_t n, MPI_Comm comm)
 {
     zb_op *op = calloc(1, sizeof *op);
-    if (!op) MPI_Abort(MPI_COMM_WORLD, 2);
-    if (!strcmp(name, "bcast")) op->kind = BCAST;
-    else if (!strcmp(name, "alltoallv")) op->kind = ALLTOALLV;
-    else if (!strcmp(name, "gatherv")) op->kind = GATHERV;
-    else if (!strcmp(name, "pingpong")) op->kind = PINGPONG;
-    else { free(op); return NULL; }
+    if (!op)
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    if (!strcmp(name, "bcast"))
+        op->kind = BCAST;
+    else if (!strcmp(name, "alltoallv"))
+        op->kind = ALLTOALLV;
+    else if (!strcmp(name, "gatherv"))
+        op->kind = GATHERV;
+    else if (!strcmp(name, "pingpong"))
+        op->kind = PINGPONG;
+    else {
+        free(op);
+        return NULL;
+    }
     op->comm = comm;
     MPI_Comm_rank(comm, &op->rank);
     MPI_Comm_size(comm, &op->size);
@@ -127,7 +142,8 @@ zb_op *zb_op_create(const char *name, const double *F, size_t n, MPI_Comm comm)
 
 void zb_op_destroy(zb_op *op)
 {
-    if (!op) return;
+    if (!op)
+        return;
     free(op->sbuf);
     free(op->rbuf);
     free(op->scount);
@@ -139,7 +155,10 @@ size_t zb_op_message_bytes(const zb_op *op)
     return (op->kind == ALLTOALLV ? op->n / (size_t)op->size : op->n) * sizeof(double);
 }
 
-int zb_op_rooted(const zb_op *op) { return op->kind == BCAST || op->kind == GATHERV; }
+int zb_op_rooted(const zb_op *op)
+{
+    return op->kind == BCAST || op->kind == GATHERV;
+}
 
 static size_t recv_total(const zb_op *op)
 {
@@ -151,12 +170,16 @@ void zb_op_prepare(zb_op *op, int root)
     size_t n = op->n;
     switch (op->kind) {
     case BCAST:
-        if (op->rank == root) rot_copy(op->sbuf, op->F, n, shift_of(op, root), 0, n);
-        else memset(op->sbuf, POISON, n * sizeof(double));
+        if (op->rank == root)
+            rot_copy(op->sbuf, op->F, n, shift_of(op, root), 0, n);
+        else
+            memset(op->sbuf, POISON, n * sizeof(double));
         break;
     case PINGPONG:
-        if (op->rank == 0) rot_copy(op->sbuf, op->F, n, 0, 0, n);
-        else memset(op->sbuf, POISON, n * sizeof(double));
+        if (op->rank == 0)
+            rot_copy(op->sbuf, op->F, n, 0, 0, n);
+        else
+            memset(op->sbuf, POISON, n * sizeof(double));
         break;
     case ALLTOALLV:
         rot_copy(op->sbuf, op->F, n, shift_of(op, op->rank), 0, n);
@@ -204,7 +227,8 @@ void zb_op_run(zb_op *op, int root)
 static int a2a_sdispl_of(const zb_op *op, int i)
 {
     int d = 0;
-    for (int k = 0; k < op->rank; k++) d += a2a_count(op->n, op->size, i, k);
+    for (int k = 0; k < op->rank; k++)
+        d += a2a_count(op->n, op->size, i, k);
     return d;
 }
 
@@ -222,7 +246,8 @@ size_t zb_op_verify(const zb_op *op, int root)
                                 (size_t)a2a_sdispl_of(op, i), (size_t)op->rcount[i]);
         return bad;
     case GATHERV:
-        if (op->rank != root) return 0;
+        if (op->rank != root)
+            return 0;
         for (int i = 0; i < op->size; i++)
             bad += rot_mismatch(op->rbuf + op->rdispl[i], op->F, n, shift_of(op, i), 0,
                                 (size_t)op->rcount[i]);

@@ -10,7 +10,8 @@
 double zb_ratio(const char *spec, const double *data, size_t n)
 {
     zip_ctx_t *ctx = zip_ctx_create(spec, NULL);
-    if (!ctx) return NAN;
+    if (!ctx)
+        return NAN;
     size_t cap = zip_compress_bound(n * sizeof *data), len = 0;
     void *dst = malloc(cap);
     double ratio = NAN;

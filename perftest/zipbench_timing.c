@@ -30,7 +30,8 @@ zb_timing zb_measure(zb_op *op, const zb_timing_opts *o, MPI_Comm comm)
     zb_timing r = {0, 0, INFINITY, 0, 0, 0};
     double v[2], sum = 0, sumsq = 0;
     double *times = malloc((size_t)o->max_reps * sizeof *times);
-    if (!times) MPI_Abort(comm, 2);
+    if (!times)
+        MPI_Abort(comm, 2);
     int rep = 0;
     /* Root rotation runs through warm-up too, so that each root's path is warm. */
     for (int w = 0; w < o->warmup; w++, rep++) {
@@ -44,19 +45,21 @@ zb_timing zb_measure(zb_op *op, const zb_timing_opts *o, MPI_Comm comm)
         times[k - 1] = v[0];
         sum += v[0];
         sumsq += v[0] * v[0];
-        if (v[0] < r.min_us) r.min_us = v[0];
+        if (v[0] < r.min_us)
+            r.min_us = v[0];
         r.reps = k;
         double mean = sum / k;
         double var = k > 1 ? (sumsq - k * mean * mean) / (k - 1) : 0;
         double se = k > 1 ? sqrt(var > 0 ? var : 0) / sqrt((double)k) : INFINITY;
         r.mean_us = mean * 1e6;
         r.stderr_us = (isfinite(se) ? se : 0) * 1e6;
-        if (k >= o->min_reps && (se < o->rse * mean || sum >= o->budget_s)) break;
+        if (k >= o->min_reps && (se < o->rse * mean || sum >= o->budget_s))
+            break;
     }
     r.min_us *= 1e6;
     qsort(times, (size_t)r.reps, sizeof *times, cmp_double);
-    r.median_us = 1e6 * (r.reps & 1 ? times[r.reps / 2]
-                                    : 0.5 * (times[r.reps / 2 - 1] + times[r.reps / 2]));
+    r.median_us =
+        1e6 * (r.reps & 1 ? times[r.reps / 2] : 0.5 * (times[r.reps / 2 - 1] + times[r.reps / 2]));
     free(times);
     return r;
 }

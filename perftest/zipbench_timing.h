@@ -7,18 +7,18 @@
 #include "zipbench_ops.h"
 
 typedef struct zb_timing_opts {
-    int warmup;        /* untimed repetitions first */
-    int min_reps;      /* never fewer timed repetitions */
-    int max_reps;      /* never more */
-    double rse;        /* stop when stderr / mean falls below this */
-    double budget_s;   /* stop when the timed repetitions add up to this */
+    int warmup;      /* untimed repetitions first */
+    int min_reps;    /* never fewer timed repetitions */
+    int max_reps;    /* never more */
+    double rse;      /* stop when stderr / mean falls below this */
+    double budget_s; /* stop when the timed repetitions add up to this */
 } zb_timing_opts;
 
 typedef struct zb_timing {
     /* median: what the CSV reports, robust to the odd descheduled repetition on a shared host */
     double mean_us, stderr_us, min_us, median_us;
     int reps;
-    double bad_elements;  /* wrong elements summed over repetitions (max over ranks) */
+    double bad_elements; /* wrong elements summed over repetitions (max over ranks) */
 } zb_timing;
 
 /* Collective over the op's communicator; every rank returns the same result. */

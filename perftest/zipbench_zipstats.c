@@ -18,15 +18,18 @@ static int alloc_handle(zb_zipstats *s, const char *op, const char *counter, MPI
     char name[96];
     int idx, count;
     snprintf(name, sizeof name, "coll_zip_%s_%s", op, counter);
-    if (MPI_T_pvar_get_index(name, MPI_T_PVAR_CLASS_COUNTER, &idx) != MPI_SUCCESS) return -1;
-    if (MPI_T_pvar_handle_alloc(s->session, idx, NULL, h, &count) != MPI_SUCCESS) return -1;
+    if (MPI_T_pvar_get_index(name, MPI_T_PVAR_CLASS_COUNTER, &idx) != MPI_SUCCESS)
+        return -1;
+    if (MPI_T_pvar_handle_alloc(s->session, idx, NULL, h, &count) != MPI_SUCCESS)
+        return -1;
     return count == 1 ? 0 : -1;
 }
 
 zb_zipstats *zb_zipstats_open(void)
 {
     int provided;
-    if (MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) != MPI_SUCCESS) return NULL;
+    if (MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) != MPI_SUCCESS)
+        return NULL;
     zb_zipstats *s = calloc(1, sizeof *s);
     if (!s || MPI_T_pvar_session_create(&s->session) != MPI_SUCCESS) {
         free(s);
@@ -45,7 +48,8 @@ zb_zipstats *zb_zipstats_open(void)
 
 void zb_zipstats_close(zb_zipstats *s)
 {
-    if (!s) return;
+    if (!s)
+        return;
     /* Freeing the session frees its handles. */
     MPI_T_pvar_session_free(&s->session);
     free(s);
@@ -56,7 +60,8 @@ int zb_zipstats_read(zb_zipstats *s, const char *op, unsigned long long *in,
                      unsigned long long *out)
 {
     for (int i = 0; i < NOPS; i++) {
-        if (strcmp(op, ops[i])) continue;
+        if (strcmp(op, ops[i]))
+            continue;
         /* Continuous counters: readable without MPI_T_pvar_start. */
         if (MPI_T_pvar_read(s->session, s->in[i], in) != MPI_SUCCESS ||
             MPI_T_pvar_read(s->session, s->out[i], out) != MPI_SUCCESS)

@@ -7,7 +7,7 @@ packages=(
   build-essential autoconf automake libtool pkg-config
   openmpi-bin libopenmpi-dev libucx-dev
   liblz4-dev libzstd-dev libblosc-dev libxxhash-dev
-  libgtest-dev clang libclang-rt-14-dev
+  libgtest-dev clang libclang-rt-14-dev clang-format
   iproute2 gnuplot-nox python3
 )
 

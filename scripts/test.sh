@@ -51,6 +51,9 @@ build() {  # build <dir> <configure args...>
 }
 
 mkdir -p "$logdir"
+echo "== source format"
+count_lines "$logdir/format.log" "clang-format" "$top/scripts/check-format.sh"
+
 echo "== build (optimised)"
 if build "$top/build"; then
     echo "== unit tests"
