@@ -107,6 +107,20 @@ TEST(FastCodec, RoundTripsTinyAndOddSizesOfEveryType)
         }
 }
 
+// The decoder joins and sums in chunks of 1024 (F64) / 2048 (F32) elements, the Delta1/Delta2
+// sums two elements a step: odd counts and counts around the chunk edges, random residuals.
+TEST(FastCodec, RoundTripsEveryPredictorAcrossDecodeChunkEdges)
+{
+    for (const char *opt : {"pred=0", "pred=1", "pred=2"})
+        for (zip_elem_type_t type : {ZIP_TYPE_F64, ZIP_TYPE_F32})
+            for (size_t count : {1023, 1024, 1025, 2047, 2049, 3001, 8191, 8193}) {
+                SCOPED_TRACE(testing::Message() << opt << " type " << type << " count " << count);
+                expect_round_trip(fast_spec(opt), smooth(type, count), type);
+                expect_round_trip(fast_spec(opt), random_bytes(count * elem_size(type), count),
+                                  type);
+            }
+}
+
 TEST(FastCodec, RoundTripsOneMillionElementsInOneBlock)
 {
     expect_round_trip(fast_default, smooth(ZIP_TYPE_F64, 1 << 20), ZIP_TYPE_F64);
@@ -338,7 +352,7 @@ TEST(FastKernels, SimdAndScalarSplitJoinPackAndRunsAgree)
 {
     using namespace zip::fast_detail;
     const Kernels &best = kernels(), &plain = scalar_kernels();
-    for (size_t count : {0, 1, 2, 3, 31, 32, 33, 34, 66, 1000, 4099}) {
+    for (size_t count : {0, 1, 2, 3, 31, 32, 33, 34, 63, 64, 65, 66, 127, 128, 129, 1000, 4099}) {
         Bytes src = random_bytes(count * 8 + 8, count);
         for (unsigned pred = 0; pred < 3; ++pred)
             for (size_t width : {4, 8}) {
