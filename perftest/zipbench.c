@@ -1,11 +1,14 @@
 /* zipbench: latency sweeps of MPI_Bcast, MPI_Alltoallv and MPI_Gatherv over message sizes and
- * data sets, for comparing Open MPI with and without the zip coll component.
+ * data sets, for comparing Open MPI with and without the zip coll component, and of rank 0 -> 1
+ * point-to-point transfers (pingpong, bandwidth) for the zip pml (when --ops lists only those,
+ * zip rows describe pml/zip: its threshold, codec and --require-zip check).
  *
  * Whether zip is on, and which tuned algorithm is forced, is decided by the MCA parameters of
  * the job; --mode only labels the rows (perftest/zipsweep runs the modes in alternation and
  * merges them). "bytes" is the size of the buffer each rank passes: the broadcast buffer, the
  * alltoallv send buffer (split over all peers), the average gatherv contribution. latency_us
- * is the median over repetitions of the slowest rank's time. */
+ * is the median over repetitions of the slowest rank's time; for bandwidth, which streams a window
+ * of messages, that time divided by the window (time per message: MB/s = bytes / latency_us). */
 #include <math.h>
 #include <mpi.h>
 #include <stdio.h>
@@ -30,6 +33,8 @@ static void usage(void)
 {
     printf("usage: zipbench [options]\n"
            "  --ops LIST        %s (default bcast,alltoallv,gatherv)\n"
+           "                    (pingpong, bandwidth: rank 0 -> 1; bandwidth reports the time\n"
+           "                    per message of a window streamed at once)\n"
            "  --datasets LIST   %s (default all)\n"
            "  --min B --max B --step F   sizes from B to B bytes, times F\n"
            "                    (default 1024..16777216, x2)\n"
@@ -42,7 +47,8 @@ static void usage(void)
            "                    estimate: codec SPEC (default: the component's) on one message\n"
            "                    (bcast buffer, alltoallv block, gatherv contribution), 1 below\n"
            "                    coll_zip_threshold\n"
-           "  --require-zip     fail unless the zip coll component is loaded\n"
+           "  --require-zip     fail unless the zip coll component is loaded (pml/zip loaded\n"
+           "                    and enabled when --ops lists only pingpong,bandwidth)\n"
            "  --budget S --rse X --warmup N --min-reps N --max-reps N   stopping rule\n"
            "                    (default 1.0 s, 0.02, 2, 5, 1000)\n",
            zb_op_names, zb_dataset_names);
@@ -105,17 +111,6 @@ static int parse(int argc, char **argv, options *o)
     return 0;
 }
 
-/* The zip component registers its MCA variables when it is opened; if coll_zip_priority is
- * unknown to MPI_T, the component is not there and a "zip" row would silently be the default. */
-static int zip_loaded(void)
-{
-    int provided, idx;
-    MPI_T_init_thread(MPI_THREAD_SINGLE, &provided);
-    int rc = MPI_T_cvar_get_index("coll_zip_priority", &idx);
-    MPI_T_finalize();
-    return rc == MPI_SUCCESS;
-}
-
 /* Reads an MCA variable through MPI_T into buf (len bytes; a string is cut to len - 1 characters
  * and terminated); returns 0 when it exists. MPI_T reports a string's count as its buffer size
  * (2048 in Open MPI), so the value goes through a buffer of that size first. */
@@ -141,23 +136,77 @@ static int read_cvar(const char *name, void *buf, int len, int is_string)
     return rc;
 }
 
+/* Name of zip's MCA variable `var` for the component that handles the ops: "coll_zip_<var>" or
+ * "pml_zip_<var>". */
+static const char *zip_var(int p2p, const char *var)
+{
+    static char name[64];
+    snprintf(name, sizeof name, "%s_zip_%s", p2p ? "pml" : "coll", var);
+    return name;
+}
+
+/* pml/zip's variables are gone from MPI_T after MPI_Init (the pml framework closes the component
+ * once it has interposed), so for it the job's MCA settings, which mpirun passes as OMPI_MCA_*
+ * environment variables, are what can be read. NULL if unset. */
+static const char *pml_zip_env(const char *var)
+{
+    char name[80]; /* OMPI_MCA_ + zip_var's up to 63 characters */
+    snprintf(name, sizeof name, "OMPI_MCA_%s", zip_var(1, var));
+    return getenv(name);
+}
+
+/* The coll zip component registers its MCA variables when it is opened; if the variable is
+ * unknown to MPI_T, the component is not there and a "zip" row would silently be the default.
+ * For pml/zip: "zip" in the pml list and pml_zip_enable 1 (else it forwards everything). */
+static int zip_loaded(int p2p)
+{
+    if (p2p) {
+        const char *pml = getenv("OMPI_MCA_pml"), *en = pml_zip_env("enable");
+        return pml && strstr(pml, "zip") && en && atoi(en) == 1;
+    }
+    int provided, idx;
+    MPI_T_init_thread(MPI_THREAD_SINGLE, &provided);
+    int rc = MPI_T_cvar_get_index(zip_var(0, "priority"), &idx);
+    MPI_T_finalize();
+    return rc == MPI_SUCCESS;
+}
+
 /* Messages below the zip component's threshold travel raw. */
-static size_t zip_threshold(void)
+static size_t zip_threshold(int p2p)
 {
     unsigned long long t = 0; /* MPI_T reads a size_t variable as unsigned long long */
-    return read_cvar("coll_zip_threshold", &t, (int)sizeof t, 0) ? 0 : (size_t)t;
+    if (p2p)                  /* pml/zip's default threshold is 64 KiB */
+        return pml_zip_env("threshold") ? strtoull(pml_zip_env("threshold"), NULL, 10) : 65536;
+    return read_cvar(zip_var(p2p, "threshold"), &t, (int)sizeof t, 0) ? 0 : (size_t)t;
 }
 
 /* The codec spec the zip component runs with, so that the ratio column describes it. */
-static void zip_codec_spec(char *spec, size_t len)
+static void zip_codec_spec(int p2p, char *spec, size_t len)
 {
     char codec[256] = "", lossy[256] = "";
-    if (read_cvar("coll_zip_codec", codec, sizeof codec, 1) || !codec[0])
+    if (p2p) { /* a lossy stage is part of pml_zip_codec's spec */
+        const char *c = pml_zip_env("codec");
+        snprintf(spec, len, "%s", c && *c ? c : "fast");
+        return;
+    }
+    if (read_cvar(zip_var(p2p, "codec"), codec, sizeof codec, 1) || !codec[0])
         snprintf(codec, sizeof codec, "fast");
-    if (!read_cvar("coll_zip_lossy", lossy, sizeof lossy, 1) && lossy[0] && strcmp(lossy, "none"))
+    if (!read_cvar(zip_var(p2p, "lossy"), lossy, sizeof lossy, 1) && lossy[0] &&
+        strcmp(lossy, "none"))
         snprintf(spec, len, "%s+%s", lossy, codec);
     else
         snprintf(spec, len, "%s", codec);
+}
+
+/* Whether every op in the comma-separated list is point-to-point. */
+static int all_p2p(const char *ops)
+{
+    char l[256], *save = NULL;
+    snprintf(l, sizeof l, "%s", ops);
+    for (char *t = strtok_r(l, ",", &save); t; t = strtok_r(NULL, ",", &save))
+        if (!zb_op_name_p2p(t))
+            return 0;
+    return 1;
 }
 
 static long next_size(const options *o, long cur, const char **cursor)
@@ -187,10 +236,13 @@ int main(int argc, char **argv)
         MPI_Finalize();
         return 2;
     }
-    if (o.require_zip && !zip_loaded()) {
+    int p2p = all_p2p(o.ops);
+    if (o.require_zip && !zip_loaded(p2p)) {
         if (!rank)
-            fprintf(stderr, "zipbench: --require-zip: the zip coll component is not loaded "
-                            "(check mca_base_component_path)\n");
+            fprintf(stderr,
+                    "zipbench: --require-zip: the zip %s component is not loaded%s "
+                    "(check mca_base_component_path)\n",
+                    p2p ? "pml" : "coll", p2p ? " and enabled" : "");
         MPI_Finalize();
         return 4;
     }
@@ -206,17 +258,18 @@ int main(int argc, char **argv)
     }
     int is_zip = !strncmp(o.mode, "zip", 3);
     char spec[600];
-    size_t threshold = is_zip ? zip_threshold() : 0;
-    zb_zipstats *stats = is_zip ? zb_zipstats_open() : NULL;
+    size_t threshold = is_zip ? zip_threshold(p2p) : 0;
+    /* pml/zip has no MPI_T counters: its rows carry the codec estimate. */
+    zb_zipstats *stats = is_zip && !p2p ? zb_zipstats_open() : NULL;
     if (o.codec)
         snprintf(spec, sizeof spec, "%s", o.codec);
     else if (is_zip)
-        zip_codec_spec(spec, sizeof spec);
+        zip_codec_spec(p2p, spec, sizeof spec);
     else
         snprintf(spec, sizeof spec, "fast");
     if (!rank) {
-        printf("# zipbench ranks=%d link=%s mode=%s codec=%s ratio=%s\n", size, o.link, o.mode,
-               is_zip ? spec : "-",
+        printf("# zipbench ranks=%d link=%s mode=%s zip=%s codec=%s ratio=%s\n", size, o.link,
+               o.mode, p2p ? "pml" : "coll", is_zip ? spec : "-",
                !is_zip ? "-"
                : stats ? "measured(coll_zip pvars)"
                        : "codec-estimate");
@@ -259,6 +312,12 @@ int main(int argc, char **argv)
                 unsigned long long in0 = 0, out0 = 0, in1 = 0, out1 = 0;
                 int have = stats && !zb_zipstats_read(stats, name, &in0, &out0);
                 zb_timing r = zb_measure(op, &o.t, MPI_COMM_WORLD);
+                /* Per message, so bandwidth rows read like the others (bytes / time = rate). */
+                int msgs = zb_op_messages(op);
+                r.median_us /= msgs;
+                r.mean_us /= msgs;
+                r.stderr_us /= msgs;
+                r.min_us /= msgs;
                 have = have && !zb_zipstats_read(stats, name, &in1, &out1);
                 /* Traffic over all ranks, warm-up included: the ratio that went over the wire. */
                 double traffic[3] = {have, (double)(in1 - in0), (double)(out1 - out0)};

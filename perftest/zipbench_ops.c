@@ -6,9 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *const zb_op_names = "bcast,alltoallv,gatherv,pingpong";
+const char *const zb_op_names = "bcast,alltoallv,gatherv,pingpong,bandwidth";
 
-enum kind { BCAST, ALLTOALLV, GATHERV, PINGPONG };
+enum kind { BCAST, ALLTOALLV, GATHERV, PINGPONG, BANDWIDTH };
+
+/* Messages in flight in a bandwidth run: enough to keep a 1 Gbit/s pipe busy at 64 KiB, and
+ * ob1's default tcp send queue handles it without flow-control stalls. */
+#define BW_WINDOW 16
 
 struct zb_op {
     enum kind kind;
@@ -18,6 +22,7 @@ struct zb_op {
     size_t n;
     double *sbuf, *rbuf;
     int *scount, *sdispl, *rcount, *rdispl; /* per peer, in doubles */
+    MPI_Request req[BW_WINDOW];
 };
 
 /* 0xFF bytes are a NaN pattern that no data set produces, so stale buffers cannot pass. */
@@ -92,6 +97,8 @@ zb_op *zb_op_create(const char *name, const double *F, size_t n, MPI_Comm comm)
         op->kind = GATHERV;
     else if (!strcmp(name, "pingpong"))
         op->kind = PINGPONG;
+    else if (!strcmp(name, "bandwidth"))
+        op->kind = BANDWIDTH;
     else {
         free(op);
         return NULL;
@@ -110,6 +117,14 @@ zb_op *zb_op_create(const char *name, const double *F, size_t n, MPI_Comm comm)
     case BCAST:
     case PINGPONG:
         op->sbuf = xmalloc(n * sizeof(double));
+        break;
+    case BANDWIDTH:
+        /* One buffer per message in flight, each with its own data (a rotation of F), so a
+         * message delivered into the wrong slot is caught. Only ranks 0 and 1 take part. */
+        if (op->rank == 0)
+            op->sbuf = xmalloc(BW_WINDOW * n * sizeof(double));
+        else if (op->rank == 1)
+            op->rbuf = xmalloc(BW_WINDOW * n * sizeof(double));
         break;
     case ALLTOALLV: {
         int s = 0, r = 0;
@@ -155,6 +170,16 @@ size_t zb_op_message_bytes(const zb_op *op)
     return (op->kind == ALLTOALLV ? op->n / (size_t)op->size : op->n) * sizeof(double);
 }
 
+int zb_op_messages(const zb_op *op)
+{
+    return op->kind == BANDWIDTH ? BW_WINDOW : 1;
+}
+
+int zb_op_name_p2p(const char *name)
+{
+    return !strcmp(name, "pingpong") || !strcmp(name, "bandwidth");
+}
+
 int zb_op_rooted(const zb_op *op)
 {
     return op->kind == BCAST || op->kind == GATHERV;
@@ -180,6 +205,12 @@ void zb_op_prepare(zb_op *op, int root)
             rot_copy(op->sbuf, op->F, n, 0, 0, n);
         else
             memset(op->sbuf, POISON, n * sizeof(double));
+        break;
+    case BANDWIDTH:
+        for (int i = 0; op->rank == 0 && i < BW_WINDOW; i++)
+            rot_copy(op->sbuf + (size_t)i * n, op->F, n, shift_of(op, i), 0, n);
+        if (op->rank == 1)
+            memset(op->rbuf, POISON, BW_WINDOW * n * sizeof(double));
         break;
     case ALLTOALLV:
         rot_copy(op->sbuf, op->F, n, shift_of(op, op->rank), 0, n);
@@ -220,6 +251,25 @@ void zb_op_run(zb_op *op, int root)
         }
         break;
     }
+    case BANDWIDTH: {
+        /* A stream: all messages posted at once, then the ack tells rank 0 the last one landed.
+         * Distinct tags keep the slots matched even if a pml reordered same-tag messages. */
+        char ack = 0;
+        if (op->rank == 0) {
+            for (int i = 0; i < BW_WINDOW; i++)
+                MPI_Isend(op->sbuf + (size_t)i * op->n, n, MPI_DOUBLE, 1, 2 + i, op->comm,
+                          &op->req[i]);
+            MPI_Waitall(BW_WINDOW, op->req, MPI_STATUSES_IGNORE);
+            MPI_Recv(&ack, 1, MPI_CHAR, 1, 1, op->comm, MPI_STATUS_IGNORE);
+        } else if (op->rank == 1) {
+            for (int i = 0; i < BW_WINDOW; i++)
+                MPI_Irecv(op->rbuf + (size_t)i * op->n, n, MPI_DOUBLE, 0, 2 + i, op->comm,
+                          &op->req[i]);
+            MPI_Waitall(BW_WINDOW, op->req, MPI_STATUSES_IGNORE);
+            MPI_Send(&ack, 1, MPI_CHAR, 0, 1, op->comm);
+        }
+        break;
+    }
     }
 }
 
@@ -240,6 +290,10 @@ size_t zb_op_verify(const zb_op *op, int root)
         return rot_mismatch(op->sbuf, op->F, n, shift_of(op, root), 0, n);
     case PINGPONG:
         return op->rank == 1 ? rot_mismatch(op->sbuf, op->F, n, 0, 0, n) : 0;
+    case BANDWIDTH:
+        for (int i = 0; op->rank == 1 && i < BW_WINDOW; i++)
+            bad += rot_mismatch(op->rbuf + (size_t)i * n, op->F, n, shift_of(op, i), 0, n);
+        return bad;
     case ALLTOALLV:
         for (int i = 0; i < op->size; i++)
             bad += rot_mismatch(op->rbuf + op->rdispl[i], op->F, n, shift_of(op, i),

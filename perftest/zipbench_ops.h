@@ -8,7 +8,8 @@
 
 typedef struct zb_op zb_op;
 
-/* Names accepted by zb_op_create ("pingpong" is a rank 0 -> 1 transfer for link checks). */
+/* Names accepted by zb_op_create. Point-to-point ops run between ranks 0 and 1: "pingpong" is
+ * one message 0 -> 1 plus a one-byte ack, "bandwidth" a window of messages 0 -> 1 plus an ack. */
 extern const char *const zb_op_names;
 
 /* Sets up `name` for `n` doubles per rank, drawing data from field F[0..n) (kept by the
@@ -25,6 +26,11 @@ size_t zb_op_verify(const zb_op *op, int root);
 /* Bytes of one message the operation hands to the network: the broadcast buffer, one
  * alltoallv block, one gatherv contribution. Compression decisions are made per message. */
 size_t zb_op_message_bytes(const zb_op *op);
+/* Messages of zb_op_message_bytes one run sends (bandwidth: the window; others 1), so that
+ * a run's time divided by it is the time per message. */
+int zb_op_messages(const zb_op *op);
+/* Whether operation `name` is point-to-point (compressed by pml/zip, not coll/zip). */
+int zb_op_name_p2p(const char *name);
 /* Whether the operation has a root that should rotate between repetitions. */
 int zb_op_rooted(const zb_op *op);
 
