@@ -89,7 +89,7 @@ static int zip_register(void)
                                           MCA_BASE_VAR_TYPE_SIZE_T, NULL, 0, 0, OPAL_INFO_LVL_5,
                                           MCA_BASE_VAR_SCOPE_READONLY, &z->block_size);
 
-    z->segment_size = 262144;
+    z->segment_size = 32768;
     (void)mca_base_component_var_register(
         c, "segment_size",
         "Bcast pipeline segment in bytes: each segment is compressed into its own frame and "
