@@ -10,6 +10,7 @@
 #include "mpi.h"
 #include "ompi/communicator/communicator.h"
 #include "ompi/mca/coll/coll.h"
+#include "ompi/request/request.h"
 
 #include "zip/zip.h"
 
@@ -65,6 +66,11 @@ typedef struct mca_coll_zip_module_t {
     /* One codec context per communicator: MPI forbids concurrent collectives on one
      * communicator, so the context is never used by two threads at once. */
     zip_ctx_t *codec;
+
+    /* Requests of the below-threshold blocks of one call (coll_zip_plain.c), kept between
+     * calls for the same reason. */
+    ompi_request_t **plain_reqs;
+    int plain_capacity;
 } mca_coll_zip_module_t;
 
 OBJ_CLASS_DECLARATION(mca_coll_zip_module_t);

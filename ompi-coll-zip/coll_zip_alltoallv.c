@@ -1,10 +1,9 @@
 /*
  * MPI_Alltoallv: every block of at least `threshold` bytes is compressed for its destination
- * and sent raw when it would not shrink. Whether a block is large is known to both ends (the
- * counts must match), but nothing tells all ranks at once whether a whole call is small, so
- * every call on a zip communicator takes zip's path; small blocks simply travel raw, straight
- * between the user buffers. MPI_IN_PLACE is used by all ranks or none and goes to the previous
- * component.
+ * and sent raw when it would not shrink; smaller blocks move plainly (coll_zip_plain.h), all
+ * posted before the compressed exchange starts. A rank with no large block in either direction
+ * never enters the exchange: no peer expects a large block from it. MPI_IN_PLACE is used by all
+ * ranks or none and goes to the previous component.
  */
 #include "ompi_config.h"
 
@@ -18,15 +17,79 @@
 #include "ompi/mca/coll/base/coll_tags.h"
 
 #include "coll_zip.h"
+#include "coll_zip_plain.h"
 #include "coll_zip_view.h"
 #include "algo/zip_algo.h"
 
-typedef struct alltoallv_buffers {
+/* One direction of the call: the user's buffer, counts, displacements and datatype. */
+typedef struct side {
+    char *buf;
+    const int *counts, *disps;
+    struct ompi_datatype_t *dtype;
+    size_t type_size;
+    ptrdiff_t extent;
+} side_t;
+
+static void side_init(side_t *s, const void *buf, const int *counts, const int *disps,
+                      struct ompi_datatype_t *dtype)
+{
+    ptrdiff_t lb;
+    s->buf = (char *)buf;
+    s->counts = counts;
+    s->disps = disps;
+    s->dtype = dtype;
+    ompi_datatype_type_size(dtype, &s->type_size);
+    ompi_datatype_get_extent(dtype, &lb, &s->extent);
+}
+
+static char *side_block(const side_t *s, int p)
+{
+    return s->buf + (ptrdiff_t)s->disps[p] * s->extent;
+}
+
+static size_t side_bytes(const side_t *s, int p)
+{
+    return s->type_size * (size_t)(s->counts[p] > 0 ? s->counts[p] : 0);
+}
+
+static bool side_is_large(const side_t *s, int p)
+{
+    const size_t bytes = side_bytes(s, p);
+    return bytes > 0 && !mca_coll_zip_block_is_plain(bytes);
+}
+
+/* Posts every small block: receives first, so that early senders find them. Sets *any_large
+ * when some block needs the compressed exchange. */
+static int post_plain(mca_coll_zip_plain_t *plain, const side_t *snd, const side_t *rcv, int size,
+                      int rank, bool *any_large)
+{
+    int rc = OMPI_SUCCESS;
+    *any_large = false;
+    for (int p = 0; p < size && OMPI_SUCCESS == rc; ++p) {
+        if (p == rank || 0 == side_bytes(rcv, p))
+            continue;
+        if (side_is_large(rcv, p))
+            *any_large = true;
+        else
+            rc = mca_coll_zip_plain_irecv(plain, side_block(rcv, p), rcv->counts[p], rcv->dtype, p);
+    }
+    for (int p = 0; p < size && OMPI_SUCCESS == rc; ++p) {
+        if (p == rank || 0 == side_bytes(snd, p))
+            continue;
+        if (side_is_large(snd, p))
+            *any_large = true;
+        else
+            rc = mca_coll_zip_plain_isend(plain, side_block(snd, p), snd->counts[p], snd->dtype, p);
+    }
+    return rc;
+}
+
+typedef struct large_blocks {
     mca_coll_zip_view_t *send_views, *recv_views;
     zip_block_t *send, *recv;
-} alltoallv_buffers_t;
+} large_blocks_t;
 
-static void buffers_free(alltoallv_buffers_t *b, int size)
+static void large_free(large_blocks_t *b, int size)
 {
     for (int p = 0; p < size; ++p) {
         if (NULL != b->send_views)
@@ -40,15 +103,10 @@ static void buffers_free(alltoallv_buffers_t *b, int size)
     free(b->recv);
 }
 
-static int buffers_make(alltoallv_buffers_t *b, int size, int rank, const char *sbuf,
-                        const int *scounts, const int *sdisps, struct ompi_datatype_t *sdtype,
-                        char *rbuf, const int *rcounts, const int *rdisps,
-                        struct ompi_datatype_t *rdtype)
+/* Byte views of the large blocks; small and empty ones stay zero-length, which the exchange
+ * skips. */
+static int large_make(large_blocks_t *b, const side_t *snd, const side_t *rcv, int size, int rank)
 {
-    ptrdiff_t slb, sext, rlb, rext;
-    ompi_datatype_get_extent(sdtype, &slb, &sext);
-    ompi_datatype_get_extent(rdtype, &rlb, &rext);
-
     b->send_views = calloc(size, sizeof(*b->send_views));
     b->recv_views = calloc(size, sizeof(*b->recv_views));
     b->send = calloc(size, sizeof(*b->send));
@@ -60,18 +118,61 @@ static int buffers_make(alltoallv_buffers_t *b, int size, int rank, const char *
         if (p == rank) {
             continue; /* copied locally */
         }
-        int rc = mca_coll_zip_view_send(&b->send_views[p], sbuf + (ptrdiff_t)sdisps[p] * sext,
-                                        scounts[p], sdtype);
+        int rc = OMPI_SUCCESS;
+        if (side_is_large(snd, p)) {
+            rc = mca_coll_zip_view_send(&b->send_views[p], side_block(snd, p), snd->counts[p],
+                                        snd->dtype);
+            b->send[p] = (zip_block_t){b->send_views[p].bytes, b->send_views[p].len};
+        }
+        if (OMPI_SUCCESS == rc && side_is_large(rcv, p)) {
+            rc = mca_coll_zip_view_recv(&b->recv_views[p], side_block(rcv, p), rcv->counts[p],
+                                        rcv->dtype);
+            b->recv[p] = (zip_block_t){b->recv_views[p].bytes, b->recv_views[p].len};
+        }
         if (OMPI_SUCCESS != rc)
             return rc;
-        rc = mca_coll_zip_view_recv(&b->recv_views[p], rbuf + (ptrdiff_t)rdisps[p] * rext,
-                                    rcounts[p], rdtype);
-        if (OMPI_SUCCESS != rc)
-            return rc;
-        b->send[p] = (zip_block_t){b->send_views[p].bytes, b->send_views[p].len};
-        b->recv[p] = (zip_block_t){b->recv_views[p].bytes, b->recv_views[p].len};
     }
     return OMPI_SUCCESS;
+}
+
+/* The compressed exchange of the large blocks. */
+static int exchange_large(const side_t *snd, const side_t *rcv, struct ompi_communicator_t *comm,
+                          mca_coll_zip_module_t *m)
+{
+    mca_coll_zip_component_t *z = &mca_coll_zip_component;
+    const int size = ompi_comm_size(comm), rank = ompi_comm_rank(comm);
+    large_blocks_t b = {0};
+    if (OMPI_SUCCESS != large_make(&b, snd, rcv, size, rank)) {
+        large_free(&b, size);
+        return mca_coll_zip_algo_error(ZIP_ALGO_ERR_NOMEM, "MPI_Alltoallv", comm);
+    }
+    zip_transport_t transport;
+    zip_codec_ops_t codec;
+    mca_coll_zip_codec_binding_t binding;
+    mca_coll_zip_transport_init(&transport, comm);
+    mca_coll_zip_codec_init(&codec, &binding, m);
+    const zip_exchange_args_t args = {
+        .send = b.send,
+        .recv = b.recv,
+        .tag = MCA_COLL_BASE_TAG_ALLTOALLV,
+        .elem_type = mca_coll_zip_elem_type(snd->dtype),
+        .try_compress = 1,
+        .threshold = z->threshold,
+        .window = z->alltoallv_window,
+    };
+    zip_algo_result_t result;
+    const int algo_rc = zip_algo_alltoallv(&transport, &codec, &args, &result);
+    int rc = mca_coll_zip_algo_error(algo_rc, "MPI_Alltoallv", comm);
+    for (int p = 0; p < size && OMPI_SUCCESS == rc; ++p) {
+        if (p != rank)
+            rc = mca_coll_zip_view_deliver(&b.recv_views[p]);
+    }
+    large_free(&b, size);
+    mca_coll_zip_stats_add(COLL_ZIP_OP_ALLTOALLV, 0, result.compressed, result.bytes_in,
+                           result.bytes_out, binding.codec_ns);
+    opal_output_verbose(10, z->output, "coll:zip: alltoallv on %s: sent %zu as %zu", comm->c_name,
+                        result.bytes_in, result.bytes_out);
+    return rc;
 }
 
 int mca_coll_zip_alltoallv(const void *sbuf, const int *scounts, const int *sdisps,
@@ -80,7 +181,6 @@ int mca_coll_zip_alltoallv(const void *sbuf, const int *scounts, const int *sdis
                            struct ompi_communicator_t *comm, mca_coll_base_module_t *module)
 {
     mca_coll_zip_module_t *m = (mca_coll_zip_module_t *)module;
-    mca_coll_zip_component_t *z = &mca_coll_zip_component;
 
     if (comm == &ompi_mpi_comm_world.comm) {
         mca_coll_zip_stats_arm_finalize_summary();
@@ -92,51 +192,32 @@ int mca_coll_zip_alltoallv(const void *sbuf, const int *scounts, const int *sdis
     }
 
     const int size = ompi_comm_size(comm), rank = ompi_comm_rank(comm);
-    ptrdiff_t lb, sext, rext;
-    ompi_datatype_get_extent(sdtype, &lb, &sext);
-    ompi_datatype_get_extent(rdtype, &lb, &rext);
-    int rc = ompi_datatype_sndrcv(
-        (const char *)sbuf + (ptrdiff_t)sdisps[rank] * sext, scounts[rank], sdtype,
-        (char *)rbuf + (ptrdiff_t)rdisps[rank] * rext, rcounts[rank], rdtype);
-    if (MPI_SUCCESS != rc) {
-        return rc;
-    }
+    side_t snd, rcv;
+    side_init(&snd, sbuf, scounts, sdisps, sdtype);
+    side_init(&rcv, rbuf, rcounts, rdisps, rdtype);
 
-    alltoallv_buffers_t b = {0};
-    rc = buffers_make(&b, size, rank, sbuf, scounts, sdisps, sdtype, rbuf, rcounts, rdisps, rdtype);
-    if (OMPI_SUCCESS != rc) {
-        buffers_free(&b, size);
+    mca_coll_zip_plain_t plain;
+    if (OMPI_SUCCESS !=
+        mca_coll_zip_plain_begin(&plain, m, comm, MCA_COLL_BASE_TAG_ALLTOALLV, 2 * size)) {
         return mca_coll_zip_algo_error(ZIP_ALGO_ERR_NOMEM, "MPI_Alltoallv", comm);
     }
-
-    zip_transport_t transport;
-    zip_codec_ops_t codec;
-    mca_coll_zip_codec_binding_t binding;
-    mca_coll_zip_transport_init(&transport, comm);
-    mca_coll_zip_codec_init(&codec, &binding, m);
-    const zip_exchange_args_t args = {
-        .send = b.send,
-        .recv = b.recv,
-        .tag = MCA_COLL_BASE_TAG_ALLTOALLV,
-        .elem_type = mca_coll_zip_elem_type(sdtype),
-        .try_compress = 1,
-        .threshold = z->threshold,
-        .window = z->alltoallv_window,
-    };
-    zip_algo_result_t result;
-    const int algo_rc = zip_algo_alltoallv(&transport, &codec, &args, &result);
-    for (int p = 0; p < size && ZIP_ALGO_OK == algo_rc && OMPI_SUCCESS == rc; ++p) {
-        if (p != rank)
-            rc = mca_coll_zip_view_deliver(&b.recv_views[p]);
+    bool any_large = false;
+    int rc = post_plain(&plain, &snd, &rcv, size, rank, &any_large);
+    if (OMPI_SUCCESS != rc) {
+        return mca_coll_zip_plain_abandon(&plain, rc);
     }
-    buffers_free(&b, size);
-
-    mca_coll_zip_stats_add(COLL_ZIP_OP_ALLTOALLV, 0, result.compressed, result.bytes_in,
-                           result.bytes_out, binding.codec_ns);
-    opal_output_verbose(10, z->output, "coll:zip: alltoallv on %s: sent %zu as %zu", comm->c_name,
-                        result.bytes_in, result.bytes_out);
-    if (ZIP_ALGO_OK != algo_rc) {
-        return mca_coll_zip_algo_error(algo_rc, "MPI_Alltoallv", comm);
+    rc = ompi_datatype_sndrcv(side_block(&snd, rank), scounts[rank], sdtype, side_block(&rcv, rank),
+                              rcounts[rank], rdtype);
+    if (MPI_SUCCESS != rc) {
+        return mca_coll_zip_plain_abandon(&plain, rc);
     }
-    return rc;
+    if (!any_large) {
+        mca_coll_zip_stats_add(COLL_ZIP_OP_ALLTOALLV, 1, 0, 0, 0, 0);
+        return mca_coll_zip_plain_wait(&plain);
+    }
+    rc = exchange_large(&snd, &rcv, comm, m);
+    if (OMPI_SUCCESS != rc) {
+        return mca_coll_zip_plain_abandon(&plain, rc);
+    }
+    return mca_coll_zip_plain_wait(&plain);
 }

@@ -1,7 +1,8 @@
 /*
  * MPI_Gatherv: each non-root compresses its block (when at least `threshold` bytes and it
- * shrinks); the root decodes blocks in arrival order. Only the root knows every count, so
- * every call on a zip communicator takes zip's path; small blocks travel raw.
+ * shrinks); the root decodes blocks in arrival order. Blocks below the threshold move plainly
+ * (coll_zip_plain.h): a non-root sends them with one blocking send, the root posts their
+ * receives before the compressed exchange of the large blocks starts.
  */
 #include "ompi_config.h"
 
@@ -13,8 +14,10 @@
 #include "ompi/constants.h"
 #include "ompi/datatype/ompi_datatype.h"
 #include "ompi/mca/coll/base/coll_tags.h"
+#include "ompi/mca/pml/pml.h"
 
 #include "coll_zip.h"
+#include "coll_zip_plain.h"
 #include "coll_zip_view.h"
 #include "algo/zip_algo.h"
 
@@ -42,19 +45,45 @@ static int gather_at_root(const void *sbuf, int scount, struct ompi_datatype_t *
 {
     const int size = ompi_comm_size(comm);
     ptrdiff_t lb, rext;
+    size_t rsize = 0;
     ompi_datatype_get_extent(rdtype, &lb, &rext);
+    ompi_datatype_type_size(rdtype, &rsize);
 
-    if (MPI_IN_PLACE != sbuf) {
-        int rc = ompi_datatype_sndrcv(sbuf, scount, sdtype, rbuf + (ptrdiff_t)disps[root] * rext,
-                                      rcounts[root], rdtype);
-        if (MPI_SUCCESS != rc)
-            return rc;
+    mca_coll_zip_plain_t plain;
+    if (OMPI_SUCCESS !=
+        mca_coll_zip_plain_begin(&plain, m, comm, MCA_COLL_BASE_TAG_GATHERV, size)) {
+        return mca_coll_zip_algo_error(ZIP_ALGO_ERR_NOMEM, "MPI_Gatherv", comm);
     }
+    int rc = OMPI_SUCCESS, large = 0;
+    for (int p = 0; p < size && OMPI_SUCCESS == rc; ++p) {
+        const size_t bytes = rsize * (size_t)(rcounts[p] > 0 ? rcounts[p] : 0);
+        if (p == root || 0 == bytes)
+            continue;
+        if (mca_coll_zip_block_is_plain(bytes))
+            rc = mca_coll_zip_plain_irecv(&plain, rbuf + (ptrdiff_t)disps[p] * rext, rcounts[p],
+                                          rdtype, p);
+        else
+            ++large;
+    }
+    if (OMPI_SUCCESS == rc && MPI_IN_PLACE != sbuf) {
+        rc = ompi_datatype_sndrcv(sbuf, scount, sdtype, rbuf + (ptrdiff_t)disps[root] * rext,
+                                  rcounts[root], rdtype);
+    }
+    if (OMPI_SUCCESS != rc) {
+        return mca_coll_zip_plain_abandon(&plain, rc);
+    }
+    if (0 == large) {
+        mca_coll_zip_stats_add(COLL_ZIP_OP_GATHERV, 1, 0, 0, 0, 0);
+        return mca_coll_zip_plain_wait(&plain);
+    }
+
+    /* The large blocks: byte views, small ones left empty so that the exchange skips them. */
     mca_coll_zip_view_t *views = calloc(size, sizeof(*views));
     zip_block_t *blocks = calloc(size, sizeof(*blocks));
-    int rc = (NULL == views || NULL == blocks) ? OMPI_ERR_OUT_OF_RESOURCE : OMPI_SUCCESS;
+    rc = (NULL == views || NULL == blocks) ? OMPI_ERR_OUT_OF_RESOURCE : OMPI_SUCCESS;
     for (int p = 0; p < size && OMPI_SUCCESS == rc; ++p) {
-        if (p == root)
+        const size_t bytes = rsize * (size_t)(rcounts[p] > 0 ? rcounts[p] : 0);
+        if (p == root || 0 == bytes || mca_coll_zip_block_is_plain(bytes))
             continue;
         rc = mca_coll_zip_view_recv(&views[p], rbuf + (ptrdiff_t)disps[p] * rext, rcounts[p],
                                     rdtype);
@@ -72,22 +101,33 @@ static int gather_at_root(const void *sbuf, int scount, struct ompi_datatype_t *
         };
         algo_rc = run(comm, m, root, &args);
     }
+    rc = mca_coll_zip_algo_error(algo_rc, "MPI_Gatherv", comm);
     for (int p = 0; NULL != views && p < size; ++p) {
-        if (ZIP_ALGO_OK == algo_rc && OMPI_SUCCESS == rc && p != root) {
+        if (OMPI_SUCCESS == rc && p != root) {
             rc = mca_coll_zip_view_deliver(&views[p]);
         }
         mca_coll_zip_view_free(&views[p]);
     }
     free(views);
     free(blocks);
-    if (ZIP_ALGO_OK != algo_rc)
-        return mca_coll_zip_algo_error(algo_rc, "MPI_Gatherv", comm);
-    return rc;
+    if (OMPI_SUCCESS != rc) {
+        return mca_coll_zip_plain_abandon(&plain, rc);
+    }
+    return mca_coll_zip_plain_wait(&plain);
 }
 
 static int send_to_root(const void *sbuf, int scount, struct ompi_datatype_t *sdtype, int root,
                         struct ompi_communicator_t *comm, mca_coll_zip_module_t *m)
 {
+    size_t ssize = 0;
+    ompi_datatype_type_size(sdtype, &ssize);
+    const size_t bytes = ssize * (size_t)(scount > 0 ? scount : 0);
+    if (0 == bytes || mca_coll_zip_block_is_plain(bytes)) {
+        mca_coll_zip_stats_add(COLL_ZIP_OP_GATHERV, 1, 0, 0, 0, 0);
+        return 0 == bytes ? OMPI_SUCCESS
+                          : MCA_PML_CALL(send(sbuf, scount, sdtype, root, MCA_COLL_BASE_TAG_GATHERV,
+                                              MCA_PML_BASE_SEND_STANDARD, comm));
+    }
     mca_coll_zip_view_t view;
     int rc = mca_coll_zip_view_send(&view, sbuf, scount, sdtype);
     if (OMPI_SUCCESS != rc) {

@@ -60,6 +60,15 @@ void mca_coll_zip_help_init(void)
     }
 }
 
+static void print_plain(const char *plain_format, va_list ap)
+{
+    char *text = NULL;
+    if (vasprintf(&text, plain_format, ap) >= 0) {
+        opal_output(0, "coll:zip: %s", text);
+        free(text);
+    }
+}
+
 void mca_coll_zip_show_help(const char *topic, const char *plain_format, ...)
 {
     va_list ap;
@@ -67,11 +76,23 @@ void mca_coll_zip_show_help(const char *topic, const char *plain_format, ...)
     if (help_file_found) {
         opal_show_vhelp(help_file, topic, true, ap);
     } else {
-        char *text = NULL;
-        if (vasprintf(&text, plain_format, ap) >= 0) {
-            opal_output(0, "coll:zip: %s", text);
-            free(text);
-        }
+        print_plain(plain_format, ap);
     }
+    va_end(ap);
+}
+
+void mca_coll_zip_show_help_now(const char *topic, const char *plain_format, ...)
+{
+    va_list ap;
+    va_start(ap, plain_format);
+    char *text = help_file_found ? opal_show_help_vstring(help_file, topic, true, ap) : NULL;
+    va_end(ap);
+    if (NULL != text) {
+        opal_output(0, "%s", text);
+        free(text);
+        return;
+    }
+    va_start(ap, plain_format);
+    print_plain(plain_format, ap);
     va_end(ap);
 }

@@ -8,4 +8,8 @@ void mca_coll_zip_help_init(void);
  * instead. Both take the same arguments in the same order. */
 void mca_coll_zip_show_help(const char *topic, const char *plain_format, ...);
 
+/* The same, written to this process's stderr at once instead of being forwarded to mpirun,
+ * for a message that MPI_Init's failure follows: a forwarded one can be lost with the process. */
+void mca_coll_zip_show_help_now(const char *topic, const char *plain_format, ...);
+
 #endif

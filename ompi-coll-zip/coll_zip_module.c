@@ -4,6 +4,7 @@
  */
 #include "ompi_config.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "opal/mca/base/mca_base_var.h"
@@ -31,6 +32,8 @@ static void zip_module_construct(mca_coll_zip_module_t *m)
     m->previous_gatherv = NULL;
     m->previous_gatherv_module = NULL;
     m->codec = NULL;
+    m->plain_reqs = NULL;
+    m->plain_capacity = 0;
 }
 
 static void zip_module_destruct(mca_coll_zip_module_t *m)
@@ -41,6 +44,7 @@ static void zip_module_destruct(mca_coll_zip_module_t *m)
         OBJ_RELEASE(m->previous_alltoallv_module);
     if (NULL != m->previous_gatherv_module)
         OBJ_RELEASE(m->previous_gatherv_module);
+    free(m->plain_reqs);
     if (NULL != m->codec) {
         zip_ctx_destroy(m->codec);
         opal_output_verbose(10, mca_coll_zip_component.output, "coll:zip: module released");
@@ -117,7 +121,7 @@ int mca_coll_zip_init_query(bool enable_progress_threads, bool enable_mpi_thread
     mca_coll_zip_stats_set_rank((int)OMPI_PROC_MY_NAME->vpid);
     if (coll_framework_excludes_fallbacks(ompi_coll_base_framework.framework_selection)) {
         if (speaker)
-            mca_coll_zip_show_help(
+            mca_coll_zip_show_help_now(
                 "coll zip alone",
                 "the coll framework was restricted to \"%s\"; zip needs "
                 "coll/tuned and coll/basic to fall back on. Do not use "

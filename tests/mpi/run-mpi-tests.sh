@@ -77,6 +77,11 @@ run "bcast np=4 zip=on small-segments" bcast -np 4 --oversubscribe $zip_on \
     --mca coll_zip_segment_size 4096 --mca coll_zip_threshold 1024 "$bin/test_bcast"
 run "alltoallv np=3 zip=on threshold=64" alltoallv -np 3 --oversubscribe $zip_on \
     --mca coll_zip_threshold 64 "$bin/test_alltoallv"
+# A threshold above every block: all of them move plainly, none through the compressed path.
+for t in alltoallv gatherv; do
+    run "$t np=3 zip=on all-blocks-plain" "$t" -np 3 --oversubscribe $zip_on \
+        --mca coll_zip_threshold 1000000000 "$bin/test_$t"
+done
 for codec in fpc dfcm xorlz lz4 zstd raw; do
     run "bcast np=3 zip=on codec=$codec" bcast -np 3 --oversubscribe $zip_on \
         --mca coll_zip_codec $codec "$bin/test_bcast"

@@ -1,0 +1,42 @@
+/*
+ * Blocks below the compression threshold travel as plain messages of the user's own datatype,
+ * straight between the user buffers and all posted at once, as coll/basic's linear algorithms
+ * move them: a call whose blocks are all small costs what it costs without zip. Both ends of a
+ * block know its size (MPI requires matching type signatures), so both agree that it is plain.
+ */
+#ifndef MCA_COLL_ZIP_PLAIN_H
+#define MCA_COLL_ZIP_PLAIN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "ompi/request/request.h"
+
+struct ompi_communicator_t;
+struct ompi_datatype_t;
+struct mca_coll_zip_module_t;
+
+/* True when a block of `bytes` (> 0) is never compressed, so it moves plainly; the same rule
+ * as the algorithms' BlockPolicy::may_compress. */
+bool mca_coll_zip_block_is_plain(size_t bytes);
+
+typedef struct mca_coll_zip_plain_t {
+    ompi_request_t **reqs; /* the module's array: collectives on one communicator never overlap */
+    int count, capacity;
+    struct ompi_communicator_t *comm;
+    int tag;
+} mca_coll_zip_plain_t;
+
+/* Room for up to `max_requests`; fails only for lack of memory. */
+int mca_coll_zip_plain_begin(mca_coll_zip_plain_t *p, struct mca_coll_zip_module_t *m,
+                             struct ompi_communicator_t *comm, int tag, int max_requests);
+int mca_coll_zip_plain_irecv(mca_coll_zip_plain_t *p, void *buf, int count,
+                             struct ompi_datatype_t *dtype, int peer);
+int mca_coll_zip_plain_isend(mca_coll_zip_plain_t *p, const void *buf, int count,
+                             struct ompi_datatype_t *dtype, int peer);
+/* Waits for every posted transfer; the first error, if any. */
+int mca_coll_zip_plain_wait(mca_coll_zip_plain_t *p);
+/* After a failure elsewhere: lets the posted transfers complete on their own and returns rc. */
+int mca_coll_zip_plain_abandon(mca_coll_zip_plain_t *p, int rc);
+
+#endif
