@@ -58,30 +58,32 @@ static bool side_is_large(const side_t *s, int p)
     return bytes > 0 && !mca_coll_zip_block_is_plain(bytes);
 }
 
-/* Posts every small block: receives first, so that early senders find them. Sets *any_large
- * when some block needs the compressed exchange. */
+/* Posts the small blocks of one direction; sets *any_large when some block of it needs the
+ * compressed exchange. */
+static int post_plain_side(mca_coll_zip_plain_t *plain, const side_t *s, bool sending, int size,
+                           int rank, bool *any_large)
+{
+    int rc = OMPI_SUCCESS;
+    for (int p = 0; p < size && OMPI_SUCCESS == rc; ++p) {
+        if (p == rank || 0 == side_bytes(s, p))
+            continue;
+        if (side_is_large(s, p))
+            *any_large = true;
+        else if (sending)
+            rc = mca_coll_zip_plain_isend(plain, side_block(s, p), s->counts[p], s->dtype, p);
+        else
+            rc = mca_coll_zip_plain_irecv(plain, side_block(s, p), s->counts[p], s->dtype, p);
+    }
+    return rc;
+}
+
+/* Receives first, so that early senders find them. */
 static int post_plain(mca_coll_zip_plain_t *plain, const side_t *snd, const side_t *rcv, int size,
                       int rank, bool *any_large)
 {
-    int rc = OMPI_SUCCESS;
     *any_large = false;
-    for (int p = 0; p < size && OMPI_SUCCESS == rc; ++p) {
-        if (p == rank || 0 == side_bytes(rcv, p))
-            continue;
-        if (side_is_large(rcv, p))
-            *any_large = true;
-        else
-            rc = mca_coll_zip_plain_irecv(plain, side_block(rcv, p), rcv->counts[p], rcv->dtype, p);
-    }
-    for (int p = 0; p < size && OMPI_SUCCESS == rc; ++p) {
-        if (p == rank || 0 == side_bytes(snd, p))
-            continue;
-        if (side_is_large(snd, p))
-            *any_large = true;
-        else
-            rc = mca_coll_zip_plain_isend(plain, side_block(snd, p), snd->counts[p], snd->dtype, p);
-    }
-    return rc;
+    const int rc = post_plain_side(plain, rcv, false, size, rank, any_large);
+    return OMPI_SUCCESS != rc ? rc : post_plain_side(plain, snd, true, size, rank, any_large);
 }
 
 typedef struct large_blocks {
