@@ -1,5 +1,6 @@
 #include "ompi_config.h"
 
+#include <limits.h>
 #include <stdlib.h>
 
 #include "mpi.h"
@@ -11,7 +12,9 @@
 
 bool mca_coll_zip_block_is_plain(size_t bytes)
 {
-    return bytes < mca_coll_zip_component.threshold || bytes <= 1;
+    /* The PML takes an int count: a block of more than INT_MAX bytes cannot travel as one
+     * message of bytes (compressed or raw), but it can as its own int count of its datatype. */
+    return bytes < mca_coll_zip_component.threshold || bytes <= 1 || bytes > (size_t)INT_MAX;
 }
 
 int mca_coll_zip_plain_begin(mca_coll_zip_plain_t *p, mca_coll_zip_module_t *m,

@@ -16,8 +16,9 @@ struct ompi_communicator_t;
 struct ompi_datatype_t;
 struct mca_coll_zip_module_t;
 
-/* True when a block of `bytes` (> 0) is never compressed, so it moves plainly; the same rule
- * as the algorithms' BlockPolicy::may_compress. */
+/* True when a block of `bytes` (> 0) is never compressed, so it moves plainly: below the
+ * threshold (the rule of the algorithms' BlockPolicy::may_compress), or too large for one
+ * message of bytes. */
 bool mca_coll_zip_block_is_plain(size_t bytes);
 
 typedef struct mca_coll_zip_plain_t {

@@ -2,6 +2,7 @@
 // the compressed segment as soon as it arrives and only then decodes its own copy, so codec
 // work on one rank overlaps network transfer on the next.
 #include <algorithm>
+#include <climits>
 #include <cstring>
 #include <memory>
 #include <new>
@@ -200,7 +201,8 @@ extern "C" int zip_algo_bcast(const zip_transport_t *t, const zip_codec_ops_t *c
         return ZIP_ALGO_ERR_ARG;
 
     Segments sg;
-    sg.seg = std::max<size_t>(8, a->segment_bytes & ~size_t(7));
+    // A segment is one message, whose byte count the transport passes on as an int.
+    sg.seg = std::clamp<size_t>(a->segment_bytes & ~size_t(7), 8, size_t(INT_MAX) & ~size_t(7));
     sg.bytes = a->bytes;
     sg.count = (a->bytes + sg.seg - 1) / sg.seg;
 
