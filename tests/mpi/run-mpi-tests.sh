@@ -9,33 +9,18 @@
 #   $BUILD_DIR/ompi-coll-zip/.libs, else the libtool output in this source tree).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
-zipdir=${1:-${ZIP_COMPONENT_DIR:-${BUILD_DIR:-$here/../..}/ompi-coll-zip/.libs}}
-ompidir=${OMPI_COMPONENT_DIR:-$(ompi_info --path pkglibdir --parsable 2>/dev/null | sed -n 's/^path:pkglibdir://p')}
+top=$(cd "$here/../.." && pwd)
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$here/lib.sh"
+zipdir=${1:-${ZIP_COMPONENT_DIR:-$(built_component_dir ompi-coll-zip)}}
+ompidir=$(ompi_component_dir)
 ranks=${ZIP_TEST_RANKS:-"2 3 4 8"}
 limit=${ZIP_TEST_TIMEOUT:-60}
 
-if [ ! -f "$ompidir/mca_coll_basic.so" ]; then
-    echo "FAIL: setup (no Open MPI component directory; set OMPI_COMPONENT_DIR)"
-    exit 1
-fi
-if [ ! -f "$zipdir/mca_coll_zip.so" ]; then
-    echo "FAIL: setup (no mca_coll_zip.so in $zipdir)"
-    exit 1
-fi
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-bin=$(mktemp -d)
-trap 'rm -rf "$bin"' EXIT
-
-failures=0
-report() { # name status [log]
-    if [ "$2" = 0 ]; then
-        echo "PASS: $1"
-    else
-        echo "FAIL: $1"
-        [ -n "${3:-}" ] && sed 's/^/    /' "$3" | tail -15
-        failures=$((failures + 1))
-    fi
-}
+require_component "$ompidir/mca_coll_basic.so" \
+    "no Open MPI component directory; set OMPI_COMPONENT_DIR"
+require_component "$zipdir/mca_coll_zip.so" "no mca_coll_zip.so in $zipdir"
+start_runner mpi-tests
 
 tests="bcast alltoallv gatherv comm_cycles threads"
 for t in $tests lossy pvars large_block; do
@@ -47,21 +32,6 @@ done
 path="--mca mca_base_component_path $zipdir:$ompidir"
 zip_on="$path --mca coll_zip_priority 40 --mca coll_zip_force_local 1"
 zip_off="$path --mca coll_zip_priority 0"
-
-run() { # name expected-line mpirun-args...
-    local name=$1 expect=$2
-    shift 2
-    timeout "$limit" mpirun "$@" >"$bin/out.log" 2>&1
-    local rc=$?
-    if [ $rc = 0 ] && grep -q "^PASS: $expect" "$bin/out.log"; then
-        report "$name" 0
-    elif grep -q "^SKIP: $expect" "$bin/out.log"; then
-        echo "SKIP: $name"
-    else
-        echo "    (exit $rc)" >>"$bin/out.log"
-        report "$name" 1 "$bin/out.log"
-    fi
-}
 
 for np in $ranks; do
     for t in $tests; do
@@ -105,14 +75,12 @@ for t in bcast alltoallv gatherv; do
 done
 
 # Zip must actually have compressed something when on: the stats summary says so.
-timeout "$limit" mpirun -np 3 --oversubscribe $zip_on --mca coll_zip_stats 1 "$bin/test_bcast" \
-    >"$bin/out.log" 2>&1
+mpirun_logged -np 3 --oversubscribe $zip_on --mca coll_zip_stats 1 "$bin/test_bcast"
 awk '/coll:zip +bcast/ { if ($5 > 0 && $7 > 0 && $8 < $7) ok = 1 } END { exit !ok }' "$bin/out.log"
 report "stats summary shows compressed bcast" $? "$bin/out.log"
 
 # Every module zip enables over 300 communicator create/free cycles is released again.
-timeout "$limit" mpirun -np 4 --oversubscribe $zip_on --mca coll_zip_verbose 10 \
-    "$bin/test_comm_cycles" >"$bin/out.log" 2>&1
+mpirun_logged -np 4 --oversubscribe $zip_on --mca coll_zip_verbose 10 "$bin/test_comm_cycles"
 enabled=$(grep -c "coll:zip: enabled on" "$bin/out.log")
 released=$(grep -c "coll:zip: module released" "$bin/out.log")
 echo "    modules enabled $enabled, released $released" >>"$bin/out.log"
@@ -121,20 +89,12 @@ report "comm_cycles releases every module ($enabled/$released)" $? "$bin/out.log
 
 # "--mca coll zip" cannot work (it removes the components zip delegates to): it must stop
 # with a message that names the right option.
-timeout "$limit" mpirun -np 2 $path --mca coll zip "$bin/test_bcast" >"$bin/out.log" 2>&1
+mpirun_logged -np 2 $path --mca coll zip "$bin/test_bcast"
 rc=$?
 [ $rc != 0 ] && grep -q "coll_zip_priority 40" "$bin/out.log"
 report "--mca coll zip stops with a hint" $? "$bin/out.log"
 
-# Every parameter is visible with help text.
-OMPI_MCA_mca_base_component_path="$zipdir:$ompidir" ompi_info --param coll zip --level 9 \
-    >"$bin/out.log" 2>&1
-missing=0
-for p in priority codec threshold lossy verbose stats force_local block_size segment_size alltoallv_window; do
-    grep -q "\"coll_zip_$p\"" "$bin/out.log" || missing=1
-done
-report "ompi_info lists every coll_zip parameter" $missing "$bin/out.log"
+check_params_listed coll zip "$zipdir:$ompidir" priority codec threshold lossy verbose stats \
+    force_local block_size segment_size alltoallv_window
 
-echo "$failures failed"
-[ $failures -gt 100 ] && failures=100
-exit $failures
+finish_runner

@@ -6,30 +6,22 @@
 # failures (capped at 100).
 #
 # Usage: run-p2p-tests.sh [component dir]
-#   component dir: directory holding mca_pml_zip.so (default: $ZIP_PML_DIR, else the libtool
-#   output ucx-hooks/.libs; if neither has it, the component is built by hand into a temp dir).
+#   component dir: directory holding mca_pml_zip.so (default: $ZIP_PML_DIR, else
+#   $BUILD_DIR/ucx-hooks/.libs, else the libtool output ucx-hooks/.libs in this source tree; if
+#   that has none, the component is built by hand into a temp dir).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
-pmldir=${1:-${ZIP_PML_DIR:-$top/ucx-hooks/.libs}}
-ompidir=${OMPI_COMPONENT_DIR:-$(dirname "$(find /usr/lib /usr/local/lib -name mca_pml_ob1.so 2>/dev/null | head -1)")}
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$here/lib.sh"
+pmldir=${1:-${ZIP_PML_DIR:-$(built_component_dir ucx-hooks)}}
+ompidir=$(ompi_component_dir)
 limit=${ZIP_TEST_TIMEOUT:-120}
 ompi_inc=$(mpicc --showme:incdirs | tr ' ' '\n' | grep -v '/openmpi$' | head -n 1)
 
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-bin=$(mktemp -d /tmp/p2p-tests.XXXXXX)
-trap 'rm -rf "$bin"' EXIT
-
-failures=0
-report() { # name status [log]
-    if [ "$2" = 0 ]; then
-        echo "PASS: $1"
-    else
-        echo "FAIL: $1"
-        [ -n "${3:-}" ] && sed 's/^/    /' "$3" | tail -15
-        failures=$((failures + 1))
-    fi
-}
+require_component "$ompidir/mca_pml_ob1.so" \
+    "no Open MPI component directory; set OMPI_COMPONENT_DIR"
+start_runner p2p-tests
 
 # --- the codec engine and the data sets, from the Autotools build or compiled here -----------
 static_lib() { # name libtool-archive-dir sources...
@@ -89,21 +81,6 @@ cfg[ob1+zip+lowthreshold]="$path --mca pml ob1,zip $zip_on --mca pml_zip_thresho
 # Same-node peers without force_local: every message raw behind the header.
 cfg[ob1+zip+local]="$path --mca pml ob1,zip --mca pml_zip_enable 1"
 
-run() { # name expected-line mpirun-args...
-    local name=$1 expect=$2
-    shift 2
-    timeout "$limit" mpirun "$@" >"$bin/out.log" 2>&1
-    local rc=$?
-    if [ $rc = 0 ] && grep -q "^PASS: $expect" "$bin/out.log"; then
-        report "$name" 0
-    elif grep -q "^SKIP: $expect" "$bin/out.log"; then
-        echo "SKIP: $name"
-    else
-        echo "    (exit $rc)" >>"$bin/out.log"
-        report "$name" 1 "$bin/out.log"
-    fi
-}
-
 for t in $tests; do
     [ -x "$bin/p2p_$t" ] || continue
     for c in ob1 ucx ob1+zip ucx+zip; do
@@ -124,60 +101,46 @@ done
 # --- how it loads -------------------------------------------------------------------------------
 verbose="--mca pml_zip_verbose 1"
 for c in ob1 ucx; do
-    timeout "$limit" mpirun -np 2 ${cfg[$c+zip]} $verbose "$bin/p2p_basic" >"$bin/out.log" 2>&1
+    mpirun_logged -np 2 ${cfg[$c+zip]} $verbose "$bin/p2p_basic"
     [ "$(grep -c "interposed in front of pml/$c" "$bin/out.log")" = 2 ]
     report "--mca pml $c,zip interposes in front of pml/$c on every rank" $? "$bin/out.log"
 done
 # Open MPI does not open a PML that is not in the list: "--mca pml ucx" alone leaves zip out.
-timeout "$limit" mpirun -np 2 ${cfg[ucx]} --mca pml_zip_enable 1 $verbose "$bin/p2p_basic" \
-    >"$bin/out.log" 2>&1
+mpirun_logged -np 2 ${cfg[ucx]} --mca pml_zip_enable 1 $verbose "$bin/p2p_basic"
 ! grep -q "interposed" "$bin/out.log" && grep -q "^PASS" "$bin/out.log"
 report "--mca pml ucx alone does not open pml/zip" $? "$bin/out.log"
 # Debian's default (pml = ^ucx, an exclude list) opens every other PML, zip included.
-timeout "$limit" mpirun -np 2 $path --mca pml_zip_enable 1 $verbose "$bin/p2p_basic" \
-    >"$bin/out.log" 2>&1
+mpirun_logged -np 2 $path --mca pml_zip_enable 1 $verbose "$bin/p2p_basic"
 grep -q "interposed in front of pml/ob1" "$bin/out.log" && grep -q "^PASS" "$bin/out.log"
 report "default pml selection (exclude list) is wrapped too" $? "$bin/out.log"
 # "--mca pml zip" alone has nothing to wrap: it must stop with a message naming the option.
-timeout "$limit" mpirun -np 2 $path --mca pml zip "$bin/p2p_basic" >"$bin/out.log" 2>&1
+mpirun_logged -np 2 $path --mca pml zip "$bin/p2p_basic"
 rc=$?
 [ $rc != 0 ] && grep -q -- "--mca pml ob1,zip" "$bin/out.log"
 report "--mca pml zip alone stops with a hint" $? "$bin/out.log"
 
 # --- it really compresses, and only where asked --------------------------------------------------
 for c in ob1 ucx; do
-    timeout "$limit" mpirun -np 2 ${cfg[$c+zip]} --mca pml_zip_stats 1 "$bin/p2p_basic" \
-        >"$bin/out.log" 2>&1
+    mpirun_logged -np 2 ${cfg[$c+zip]} --mca pml_zip_stats 1 "$bin/p2p_basic"
     awk '/pml:zip stats/ { for (i = 1; i <= NF; ++i) if ($i == "zip" && $(i+1) == "messages")
              { sent = $(i-1); comp = substr($(i+2), 2) } if (comp > 0) ok++ } END { exit ok != 2 }' \
         "$bin/out.log"
     report "pml=$c+zip: stats show compressed messages on every rank" $? "$bin/out.log"
 done
 # Without force_local, peers on one node get no frames (raw messages behind the header).
-timeout "$limit" mpirun -np 2 ${cfg[ob1+zip+local]} --mca pml_zip_stats 1 "$bin/p2p_basic" \
-    >"$bin/out.log" 2>&1
+mpirun_logged -np 2 ${cfg[ob1+zip+local]} --mca pml_zip_stats 1 "$bin/p2p_basic"
 [ "$(grep -c "zip messages (0 compressed)" "$bin/out.log")" = 2 ] && grep -q "^PASS" "$bin/out.log"
 report "same-node peers are not compressed unless pml_zip_force_local" $? "$bin/out.log"
 # pml_zip_enable=0: only the two communicators with zip_p2p=true go through zip.
-timeout "$limit" mpirun -np 2 $path --mca pml ob1,zip --mca pml_zip_force_local 1 --mca pml_zip_stats 1 \
-    -x P2P_INFO_EXPECT_KEY=1 "$bin/p2p_info" >"$bin/out.log" 2>&1
+mpirun_logged -np 2 $path --mca pml ob1,zip --mca pml_zip_force_local 1 --mca pml_zip_stats 1 \
+    -x P2P_INFO_EXPECT_KEY=1 "$bin/p2p_info"
 [ "$(grep -c "sent 2 zip messages (2 compressed)" "$bin/out.log")" = 2 ] &&
     grep -q "^PASS" "$bin/out.log"
 report "Info key zip_p2p=true enables one communicator" $? "$bin/out.log"
-timeout "$limit" mpirun -np 2 ${cfg[ob1+zip]} --mca pml_zip_stats 1 "$bin/p2p_info" \
-    >"$bin/out.log" 2>&1
+mpirun_logged -np 2 ${cfg[ob1+zip]} --mca pml_zip_stats 1 "$bin/p2p_info"
 [ "$(grep -c "sent 3 zip messages" "$bin/out.log")" = 2 ] && grep -q "^PASS" "$bin/out.log"
 report "Info key zip_p2p=false disables one communicator" $? "$bin/out.log"
 
-# Every parameter is visible with help text.
-OMPI_MCA_mca_base_component_path="$pmldir:$ompidir" ompi_info --param pml zip --level 9 \
-    >"$bin/out.log" 2>&1
-missing=0
-for p in enable codec threshold verbose stats force_local; do
-    grep -q "\"pml_zip_$p\"" "$bin/out.log" || missing=1
-done
-report "ompi_info lists every pml_zip parameter" $missing "$bin/out.log"
+check_params_listed pml zip "$pmldir:$ompidir" enable codec threshold verbose stats force_local
 
-echo "$failures failed"
-[ $failures -gt 100 ] && failures=100
-exit $failures
+finish_runner

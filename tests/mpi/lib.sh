@@ -1,0 +1,86 @@
+# shellcheck shell=bash
+# Helpers of the mpirun-based test runners (run-mpi-tests.sh, run-p2p-tests.sh). Sourced after
+# `set -u`, with $top set to the source tree. Every check prints one line, "PASS: name",
+# "FAIL: name" (followed by the tail of its log) or "SKIP: name"; $failures counts the FAILs.
+# $limit is the timeout of one mpirun in seconds; `limit=240 run ...` lengthens one run.
+
+# Mpirun as root must be allowed (containers and CI run as root); $bin holds the test programs
+# and logs and is removed on exit.
+start_runner() { # scratch-dir-name
+    export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+    bin=$(mktemp -d "/tmp/$1.XXXXXX") || exit 1
+    trap 'rm -rf "$bin"' EXIT
+    failures=0
+}
+
+# Where the build put a component of this tree: $BUILD_DIR for a separate build directory,
+# else the libtool output in the source tree.
+built_component_dir() { # subdir-of-the-tree
+    echo "${BUILD_DIR:-$top}/$1/.libs"
+}
+
+# Open MPI's own component directory, from the ompi_info next to the mpirun on PATH (so that
+# both come from one installation); $OMPI_COMPONENT_DIR overrides it.
+ompi_component_dir() {
+    echo "${OMPI_COMPONENT_DIR:-$(ompi_info --path pkglibdir --parsable 2>/dev/null |
+        sed -n 's/^path:pkglibdir://p')}"
+}
+
+# Stops the runner before any test when a component it needs is missing.
+require_component() { # file what-is-missing
+    if [ ! -f "$1" ]; then
+        echo "FAIL: setup ($2)"
+        exit 1
+    fi
+}
+
+report() { # name status [log]
+    if [ "$2" = 0 ]; then
+        echo "PASS: $1"
+    else
+        echo "FAIL: $1"
+        [ -n "${3:-}" ] && sed 's/^/    /' "$3" | tail -15
+        failures=$((failures + 1))
+    fi
+}
+
+# mpirun with its output in $bin/out.log; returns mpirun's status (124 on timeout).
+mpirun_logged() { # mpirun-args...
+    timeout "$limit" mpirun "$@" >"$bin/out.log" 2>&1
+}
+
+# Passes when mpirun succeeds and a rank printed "PASS: <expected>"; a test that cannot run here
+# prints "SKIP: <expected>" instead.
+run() { # name expected-line mpirun-args...
+    local name=$1 expect=$2
+    shift 2
+    mpirun_logged "$@"
+    local rc=$?
+    if [ $rc = 0 ] && grep -q "^PASS: $expect" "$bin/out.log"; then
+        report "$name" 0
+    elif grep -q "^SKIP: $expect" "$bin/out.log"; then
+        echo "SKIP: $name"
+    else
+        echo "    (exit $rc)" >>"$bin/out.log"
+        report "$name" 1 "$bin/out.log"
+    fi
+}
+
+# Every parameter must be visible in ompi_info, help text included.
+check_params_listed() { # framework component component-path param...
+    local framework=$1 component=$2 path=$3 missing=0 p
+    shift 3
+    OMPI_MCA_mca_base_component_path="$path" ompi_info --param "$framework" "$component" \
+        --level 9 >"$bin/out.log" 2>&1
+    for p in "$@"; do
+        grep -q "\"${framework}_${component}_$p\"" "$bin/out.log" || missing=1
+    done
+    report "ompi_info lists every ${framework}_${component} parameter" $missing "$bin/out.log"
+}
+
+# The exit status is the number of failures, capped at 100 (exit statuses stop at 255).
+finish_runner() {
+    echo "$failures failed"
+    [ $failures -gt 100 ] && failures=100
+    exit $failures
+}
