@@ -56,18 +56,13 @@ static void exchange(MPI_Comm comm, int round, int kind, int strided_recv)
     zt_call(MPI_Alltoallv(sbuf, sc, sd, MPI_DOUBLE, rbuf, rc, rd, rtype, comm), "MPI_Alltoallv",
             rank);
 
-    char what[160];
     for (int p = 0; p < size; ++p) {
-        int ok = 1;
-        for (int i = 0; i < rc[p]; ++i) {
-            const double want = zt_value(kind, p, salt_for(rank, round), (size_t)i);
-            ok &= 0 == memcmp(&rbuf[(size_t)(rd[p] + i) * stride], &want, sizeof want);
-        }
+        int ok = zt_block_matches(&rbuf[(size_t)rd[p] * stride], stride, rc[p], kind, p,
+                                  salt_for(rank, round));
         /* The gap before each block stays untouched. */
         ok &= rbuf[(size_t)(rd[p] - 1) * stride] == -3.0;
-        snprintf(what, sizeof what, "alltoallv round %d %s strided=%d from %d count %d", round,
-                 zt_kind_name[kind], strided_recv, p, rc[p]);
-        zt_check(ok, what, rank);
+        zt_checkf(ok, rank, "alltoallv round %d %s strided=%d from %d count %d", round,
+                  zt_kind_name[kind], strided_recv, p, rc[p]);
     }
     if (strided_recv)
         MPI_Type_free(&rtype);
@@ -99,10 +94,7 @@ static void exchange_in_place(MPI_Comm comm)
             "MPI_Alltoallv in place", rank);
     int ok = 1;
     for (int p = 0; p < size; ++p)
-        for (int i = 0; i < c[p]; ++i) {
-            const double want = zt_value(ZT_SMOOTH, p, rank, i);
-            ok &= 0 == memcmp(&buf[d[p] + i], &want, sizeof want);
-        }
+        ok &= zt_block_matches(&buf[d[p]], 1, c[p], ZT_SMOOTH, p, rank);
     zt_check(ok, "alltoallv in place", rank);
     free(buf);
     free(c);

@@ -26,7 +26,6 @@ static void gather(MPI_Comm comm, int round, int kind, int in_place)
     const int mine = count_of(rank, round);
     double *sbuf = malloc((mine + 1) * sizeof(double));
     double *rbuf = malloc((total + 1) * sizeof(double));
-    char what[160];
     for (int root = 0; root < size; ++root) {
         zt_fill(sbuf, mine, kind, rank, round);
         for (int i = 0; i < total; ++i)
@@ -41,15 +40,10 @@ static void gather(MPI_Comm comm, int round, int kind, int in_place)
         if (rank != root)
             continue;
         for (int p = 0; p < size; ++p) {
-            int ok = 1;
-            for (int i = 0; i < rc[p]; ++i) {
-                const double want = zt_value(kind, p, round, i);
-                ok &= 0 == memcmp(&rbuf[rd[p] + i], &want, sizeof want);
-            }
+            int ok = zt_block_matches(&rbuf[rd[p]], 1, rc[p], kind, p, round);
             ok &= rbuf[rd[p] - 1] == -9.0;
-            snprintf(what, sizeof what, "gatherv round %d %s in_place=%d root %d from %d", round,
-                     zt_kind_name[kind], in_place, root, p);
-            zt_check(ok, what, rank);
+            zt_checkf(ok, rank, "gatherv round %d %s in_place=%d root %d from %d", round,
+                      zt_kind_name[kind], in_place, root, p);
         }
     }
     free(sbuf);

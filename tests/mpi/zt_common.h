@@ -7,6 +7,7 @@
 
 #include <math.h>
 #include <mpi.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,6 +44,20 @@ static inline void zt_fill(double *buf, size_t n, int kind, int owner, uint64_t 
         buf[i] = zt_value(kind, owner, salt, i);
 }
 
+/* Whether `count` doubles at `got`, `stride` doubles apart, are what `owner` contributes in case
+ * `salt`. Compared bit for bit (memcmp, not ==): == fails on every NaN and cannot tell -0.0 from
+ * 0.0, and a codec must keep both exactly. */
+static inline int zt_block_matches(const double *got, size_t stride, size_t count, int kind,
+                                   int owner, uint64_t salt)
+{
+    int ok = 1;
+    for (size_t i = 0; i < count; ++i) {
+        const double want = zt_value(kind, owner, salt, i);
+        ok &= 0 == memcmp(&got[i * stride], &want, sizeof want);
+    }
+    return ok;
+}
+
 static int zt_failures = 0;
 
 static inline void zt_check(int ok, const char *what, int rank)
@@ -52,6 +67,20 @@ static inline void zt_check(int ok, const char *what, int rank)
         if (zt_failures <= 10)
             fprintf(stderr, "rank %d: MISMATCH %s\n", rank, what);
     }
+}
+
+/* zt_check with a printf-style description, formatted only for a failure. */
+__attribute__((format(printf, 3, 4))) static inline void zt_checkf(int ok, int rank,
+                                                                   const char *fmt, ...)
+{
+    if (ok)
+        return;
+    char what[160];
+    va_list args;
+    va_start(args, fmt);
+    vsnprintf(what, sizeof what, fmt, args);
+    va_end(args);
+    zt_check(0, what, rank);
 }
 
 /* Every test calls this last: prints one line on rank 0 and returns the exit code. */
