@@ -114,19 +114,6 @@ static void run_all(MPI_Comm comm)
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
-    int rank;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-    run_all(MPI_COMM_WORLD);
-
-    MPI_Comm dup, split;
-    MPI_Comm_dup(MPI_COMM_WORLD, &dup);
-    MPI_Comm_set_errhandler(dup, MPI_ERRORS_RETURN);
-    run_all(dup);
-    MPI_Comm_split(MPI_COMM_WORLD, rank % 2, -rank, &split);
-    MPI_Comm_set_errhandler(split, MPI_ERRORS_RETURN);
-    run_all(split);
-    MPI_Comm_free(&split);
-    MPI_Comm_free(&dup);
+    zt_on_world_dup_split(run_all);
     return zt_finish("alltoallv");
 }

@@ -83,6 +83,27 @@ __attribute__((format(printf, 3, 4))) static inline void zt_checkf(int ok, int r
     zt_check(0, what, rank);
 }
 
+/* Runs `test` on MPI_COMM_WORLD, on a duplicate of it and on a split of it into odd and even
+ * ranks in reverse order: zip keeps state per communicator, and the split renumbers the ranks.
+ * Errors return to the caller (see zt_call) on all three. */
+static inline void zt_on_world_dup_split(void (*test)(MPI_Comm))
+{
+    int rank;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    test(MPI_COMM_WORLD);
+
+    MPI_Comm dup, split;
+    MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+    MPI_Comm_set_errhandler(dup, MPI_ERRORS_RETURN);
+    test(dup);
+    MPI_Comm_split(MPI_COMM_WORLD, rank % 2, -rank, &split);
+    MPI_Comm_set_errhandler(split, MPI_ERRORS_RETURN);
+    test(split);
+    MPI_Comm_free(&split);
+    MPI_Comm_free(&dup);
+}
+
 /* Every test calls this last: prints one line on rank 0 and returns the exit code. */
 static inline int zt_finish(const char *name)
 {
