@@ -22,13 +22,6 @@ CodecFactory dfcm_bits(unsigned bits)
 
 } // namespace
 
-TEST(Dfcm, RoundTripsSmoothDoublesAndShrinksThem)
-{
-    Bytes raw = smooth(ZIP_TYPE_F64, 8192);
-    size_t len = expect_round_trip(dfcm_default, raw, ZIP_TYPE_F64);
-    EXPECT_LT(len, raw.size() * 3 / 4);
-}
-
 TEST(Dfcm, PredictsAConstantStrideExactlyAfterWarmUp)
 {
     // Equal integer differences of the bit patterns: after warm-up every prediction is exact and

@@ -19,13 +19,6 @@ CodecFactory fpc_bits(unsigned bits)
 
 } // namespace
 
-TEST(Fpc, RoundTripsSmoothDoublesAndShrinksThem)
-{
-    Bytes raw = smooth(ZIP_TYPE_F64, 8192);
-    size_t len = expect_round_trip(fpc_default, raw, ZIP_TYPE_F64);
-    EXPECT_LT(len, raw.size() * 3 / 4);
-}
-
 TEST(Fpc, CompressesAnArithmeticSequenceToUnderOneByteAValue)
 {
     std::vector<double> d(8192);

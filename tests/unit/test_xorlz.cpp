@@ -18,13 +18,6 @@ std::unique_ptr<zip::BlockCodec> xorlz()
 
 } // namespace
 
-TEST(XorLz, RoundTripsSmoothDoublesAndShrinksThem)
-{
-    Bytes raw = smooth(ZIP_TYPE_F64, 8192);
-    size_t len = expect_round_trip(xorlz, raw, ZIP_TYPE_F64);
-    EXPECT_LT(len, raw.size() * 9 / 10);
-}
-
 TEST(XorLz, CodesARepeatedValueInFourBits)
 {
     std::vector<double> d(8192, 3.25);
