@@ -47,6 +47,14 @@ template <class T> Bytes as_bytes(const std::vector<T> &v)
     return b;
 }
 
+// The whole 64-bit words of a block, for the reference encoders that work on words.
+inline std::vector<uint64_t> words_of(const Bytes &b)
+{
+    std::vector<uint64_t> w(b.size() / 8);
+    std::memcpy(w.data(), b.data(), w.size() * 8);
+    return w;
+}
+
 // A smooth field: what FPC and DFCM are made for.
 inline Bytes smooth(zip_elem_type_t type, size_t count)
 {

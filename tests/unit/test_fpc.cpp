@@ -95,13 +95,6 @@ Bytes reference_fpc(const std::vector<uint64_t> &v, unsigned table_bits)
     return headers;
 }
 
-std::vector<uint64_t> words_of(const Bytes &b)
-{
-    std::vector<uint64_t> w(b.size() / 8);
-    std::memcpy(w.data(), b.data(), w.size() * 8);
-    return w;
-}
-
 } // namespace
 
 TEST(Fpc, MatchesAPlainReferenceOfThePapersAlgorithm)

@@ -1,10 +1,10 @@
 // Unit tests of the xorlz block codec (codecs/src/xorlz.cpp), through the BlockCodec interface.
-#include <algorithm>
 #include <array>
 
 #include "block_codec_checks.hpp"
 #include "codec_registry.hpp"
 #include "xorlz.hpp"
+#include "lzn_reference.hpp"
 
 using namespace codectest;
 
@@ -62,30 +62,6 @@ TEST(XorLz, TakesNoOptionsAndOnlyParamZero)
 
 namespace
 {
-
-// Packs 4-bit codes (two per byte, low nibble first) followed by an LSB-first bit stream.
-Bytes pack_block(const std::vector<unsigned> &codes, const std::vector<bool> &bits)
-{
-    Bytes out((codes.size() + 1) / 2, 0);
-    for (size_t i = 0; i < codes.size(); ++i)
-        out[i / 2] |= uint8_t(codes[i] << (4 * (i & 1)));
-    size_t base = out.size();
-    out.resize(base + (bits.size() + 7) / 8, 0);
-    for (size_t i = 0; i < bits.size(); ++i)
-        out[base + i / 8] |= uint8_t(bits[i] << (i % 8));
-    return out;
-}
-
-// Leading-zero-nibble code of a 64-bit residual and its EBits, as documented in lzn_coder.hpp.
-void append_lzn(uint64_t r, std::vector<unsigned> &codes, std::vector<bool> &bits)
-{
-    unsigned nibbles = r == 0 ? 16 : unsigned(__builtin_clzll(r)) / 4;
-    unsigned code = r == 0 ? 15 : std::min(nibbles, 14u);
-    codes.push_back(code);
-    unsigned n = code == 15 ? 0 : 64 - 4 * code;
-    for (unsigned b = 0; b < n; ++b)
-        bits.push_back((r >> b) & 1);
-}
 
 Bytes reference_xorlz(const Bytes &raw)
 {
