@@ -40,96 +40,97 @@ mca_coll_zip_component_t mca_coll_zip_component = {
     .output = -1,
 };
 
+/* mca_base_component_var_register for this component, with what no coll/zip parameter uses (an
+ * enumerator, a binding, flags) left out. `storage` holds the default on entry. */
+static void register_param(const char *name, const char *help, mca_base_var_type_t type,
+                           mca_base_var_info_lvl_t level, mca_base_var_scope_t scope, void *storage)
+{
+    (void)mca_base_component_var_register(&mca_coll_zip_component.super.collm_version, name, help,
+                                          type, NULL, 0, 0, level, scope, storage);
+}
+
 static int zip_register(void)
 {
-    mca_base_component_t *c = &mca_coll_zip_component.super.collm_version;
     mca_coll_zip_component_t *z = &mca_coll_zip_component;
 
     z->priority = 0;
-    (void)mca_base_component_var_register(
-        c, "priority",
+    register_param(
+        "priority",
         "Priority of the zip coll component. 0 (default) turns zip off; any value above the "
         "priority of coll/tuned (30), e.g. 40, turns it on: zip then compresses MPI_Bcast, "
         "MPI_Alltoallv and MPI_Gatherv payloads and passes everything else to tuned/basic",
-        MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_2, MCA_BASE_VAR_SCOPE_READONLY,
-        &z->priority);
+        MCA_BASE_VAR_TYPE_INT, OPAL_INFO_LVL_2, MCA_BASE_VAR_SCOPE_READONLY, &z->priority);
 
     z->codec = "fast";
-    (void)mca_base_component_var_register(
-        c, "codec",
+    register_param(
+        "codec",
         "Lossless codec spec used for payloads: fast (default), fpc, dfcm, xorlz, lz4, zstd, "
         "raw, with options as in \"zstd:level=3\". Must be the same on every rank",
-        MCA_BASE_VAR_TYPE_STRING, NULL, 0, 0, OPAL_INFO_LVL_3, MCA_BASE_VAR_SCOPE_READONLY,
-        &z->codec);
+        MCA_BASE_VAR_TYPE_STRING, OPAL_INFO_LVL_3, MCA_BASE_VAR_SCOPE_READONLY, &z->codec);
 
     z->lossy = "";
-    (void)mca_base_component_var_register(
-        c, "lossy",
+    register_param(
+        "lossy",
         "Lossy stage applied to MPI_DOUBLE/MPI_FLOAT payloads before the codec, e.g. "
         "\"trunc:20\" (drop 20 mantissa bits), \"f32\", \"abs:1e-6\", \"rel:1e-4\". Empty "
         "(default) keeps results bit-identical. Changes results: use only where the application "
         "tolerates it",
-        MCA_BASE_VAR_TYPE_STRING, NULL, 0, 0, OPAL_INFO_LVL_3, MCA_BASE_VAR_SCOPE_READONLY,
-        &z->lossy);
+        MCA_BASE_VAR_TYPE_STRING, OPAL_INFO_LVL_3, MCA_BASE_VAR_SCOPE_READONLY, &z->lossy);
 
     /* 16 KiB: below it a message is latency bound, and the codec's fixed cost (a few us)
      * would be a visible share of the transfer time; above it bandwidth dominates. */
     z->threshold = 16384;
-    (void)mca_base_component_var_register(
-        c, "threshold",
+    register_param(
+        "threshold",
         "Smallest payload in bytes worth compressing (per message for bcast, per block for "
         "alltoallv/gatherv). Smaller bcasts go to the previous component unchanged. Must be the "
         "same on every rank",
-        MCA_BASE_VAR_TYPE_SIZE_T, NULL, 0, 0, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY,
-        &z->threshold);
+        MCA_BASE_VAR_TYPE_SIZE_T, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY, &z->threshold);
 
     z->block_size = 0;
-    (void)mca_base_component_var_register(c, "block_size",
-                                          "Codec block size in bytes (0: codec default, 64 KiB)",
-                                          MCA_BASE_VAR_TYPE_SIZE_T, NULL, 0, 0, OPAL_INFO_LVL_5,
-                                          MCA_BASE_VAR_SCOPE_READONLY, &z->block_size);
+    register_param("block_size", "Codec block size in bytes (0: codec default, 64 KiB)",
+                   MCA_BASE_VAR_TYPE_SIZE_T, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY,
+                   &z->block_size);
 
     z->segment_size = 32768;
-    (void)mca_base_component_var_register(
-        c, "segment_size",
+    register_param(
+        "segment_size",
         "Bcast pipeline segment in bytes: each segment is compressed into its own frame and "
         "forwarded by interior ranks as soon as it arrives. Must be the same on every rank",
-        MCA_BASE_VAR_TYPE_SIZE_T, NULL, 0, 0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY,
-        &z->segment_size);
+        MCA_BASE_VAR_TYPE_SIZE_T, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY, &z->segment_size);
 
     /* Two steps in flight: the next peer's block transfers while this one decodes, and each
      * port still carries one peer at a time (all at once measured ~50% slower on 1 Gbit/s). */
     z->alltoallv_window = 2;
-    (void)mca_base_component_var_register(
-        c, "alltoallv_window",
+    register_param(
+        "alltoallv_window",
         "MPI_Alltoallv runs in pairwise steps (send to rank+k, receive from rank-k); this many "
         "steps are in flight at once. 1 is strictly pairwise; larger values overlap more "
         "transfers but load every port with several peers",
-        MCA_BASE_VAR_TYPE_SIZE_T, NULL, 0, 0, OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_READONLY,
+        MCA_BASE_VAR_TYPE_SIZE_T, OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_READONLY,
         &z->alltoallv_window);
 
     z->verbose = 0;
-    (void)mca_base_component_var_register(
-        c, "verbose",
+    register_param(
+        "verbose",
         "Verbosity: 1 reports why zip steps aside on a communicator and per-rank statistics, "
         "10 traces every call",
-        MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_LOCAL, &z->verbose);
+        MCA_BASE_VAR_TYPE_INT, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_LOCAL, &z->verbose);
 
     z->stats = 0;
-    (void)mca_base_component_var_register(
-        c, "stats",
+    register_param(
+        "stats",
         "1: print a compression summary (calls, calls compressed, bytes in/out, ratio, codec "
         "seconds per collective) from rank 0 at MPI_Finalize; with verbose >= 1 every rank "
         "prints its own",
-        MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_LOCAL, &z->stats);
+        MCA_BASE_VAR_TYPE_INT, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_LOCAL, &z->stats);
 
     z->force_local = false;
-    (void)mca_base_component_var_register(
-        c, "force_local",
+    register_param(
+        "force_local",
         "Compress even on communicators whose ranks all share one node (shared memory is "
         "faster than any codec there; meant for testing)",
-        MCA_BASE_VAR_TYPE_BOOL, NULL, 0, 0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY,
-        &z->force_local);
+        MCA_BASE_VAR_TYPE_BOOL, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY, &z->force_local);
 
     mca_coll_zip_pvars_register();
     return OMPI_SUCCESS;
