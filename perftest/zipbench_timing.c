@@ -9,17 +9,19 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* One repetition: returns {max over ranks of the time, max over ranks of wrong elements}. */
-static void one_rep(zb_op *op, int root, MPI_Comm comm, double out[2])
+/* One repetition of `batch` calls: returns {max over ranks of the time per call, max over ranks
+ * of wrong elements}. */
+static void one_rep(zb_op *op, int root, int batch, MPI_Comm comm, double out[2])
 {
     zb_op_prepare(op, root);
     /* The barrier lines the ranks up so that max(t1 - t0) is the collective's latency and not
      * the skew left over from the previous repetition's verification. */
     MPI_Barrier(comm);
     double t0 = MPI_Wtime();
-    zb_op_run(op, root);
+    for (int b = 0; b < batch; b++)
+        zb_op_run(op, root);
     double t1 = MPI_Wtime();
-    double local[2] = {t1 - t0, (double)zb_op_verify(op, root)};
+    double local[2] = {(t1 - t0) / batch, (double)zb_op_verify(op, root)};
     MPI_Allreduce(local, out, 2, MPI_DOUBLE, MPI_MAX, comm);
 }
 
@@ -35,12 +37,12 @@ zb_timing zb_measure(zb_op *op, const zb_timing_opts *o, MPI_Comm comm)
     int rep = 0;
     /* Root rotation runs through warm-up too, so that each root's path is warm. */
     for (int w = 0; w < o->warmup; w++, rep++) {
-        one_rep(op, zb_op_rooted(op) ? rep % size : 0, comm, v);
+        one_rep(op, zb_op_rooted(op) ? rep % size : 0, o->batch, comm, v);
         r.bad_elements += v[1];
     }
     /* Decisions use only allreduced values, so all ranks stop at the same repetition. */
     for (int k = 1; k <= o->max_reps; k++, rep++) {
-        one_rep(op, zb_op_rooted(op) ? rep % size : 0, comm, v);
+        one_rep(op, zb_op_rooted(op) ? rep % size : 0, o->batch, comm, v);
         r.bad_elements += v[1];
         times[k - 1] = v[0];
         sum += v[0];
@@ -53,7 +55,7 @@ zb_timing zb_measure(zb_op *op, const zb_timing_opts *o, MPI_Comm comm)
         double se = k > 1 ? sqrt(var > 0 ? var : 0) / sqrt((double)k) : INFINITY;
         r.mean_us = mean * 1e6;
         r.stderr_us = (isfinite(se) ? se : 0) * 1e6;
-        if (k >= o->min_reps && (se < o->rse * mean || sum >= o->budget_s))
+        if (k >= o->min_reps && (se < o->rse * mean || sum * o->batch >= o->budget_s))
             break;
     }
     r.min_us *= 1e6;

@@ -1,6 +1,7 @@
 /* SKaMPI-style measurement of one (operation, size) point: warm-up, then repetitions until the
  * standard error of the mean is small or the time budget is spent. Each repetition's time is
- * the maximum over ranks, and every repetition's received data are verified. */
+ * the maximum over ranks, and every repetition's received data are verified (with a batch of
+ * calls per repetition, OSU-style, those of its last call). */
 #ifndef ZIPBENCH_TIMING_H
 #define ZIPBENCH_TIMING_H
 
@@ -12,6 +13,7 @@ typedef struct zb_timing_opts {
     int max_reps;    /* never more */
     double rse;      /* stop when stderr / mean falls below this */
     double budget_s; /* stop when the timed repetitions add up to this */
+    int batch;       /* calls per repetition, back to back; times are per call */
 } zb_timing_opts;
 
 typedef struct zb_timing {

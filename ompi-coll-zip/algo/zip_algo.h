@@ -31,7 +31,7 @@ typedef struct zip_bcast_args {
     int tag;
     int elem_type;        /* root only: ZIP_ALGO_F64 / F32 / BYTES */
     int try_compress;     /* root only: zero sends everything raw */
-    size_t segment_bytes; /* identical on every rank; rounded down to a multiple of 8 */
+    size_t segment_bytes; /* identical on every rank: the largest segment (see below) */
     int topology;         /* ZIP_BCAST_AUTO, ZIP_BCAST_CHAIN or ZIP_BCAST_BINOMIAL */
 } zip_bcast_args_t;
 
@@ -39,6 +39,12 @@ enum { ZIP_BCAST_AUTO = 0, ZIP_BCAST_CHAIN = 1, ZIP_BCAST_BINOMIAL = 2 };
 
 int zip_algo_bcast(const zip_transport_t *t, const zip_codec_ops_t *codec,
                    const zip_bcast_args_t *args, zip_algo_result_t *result);
+
+/* The segment zip_algo_bcast cuts `bytes` into: `largest` (a multiple of 8, below INT_MAX), or
+ * less, so that a message gets a segment per rank and takes the pipelined chain, but not below
+ * ZIP_BCAST_MIN_SEGMENT unless `largest` is. */
+size_t zip_bcast_segment_bytes(size_t bytes, int ranks, size_t largest);
+enum { ZIP_BCAST_MIN_SEGMENT = 4096 };
 
 /* One block going to, or coming from, one peer. */
 typedef struct zip_block {

@@ -1,5 +1,6 @@
 // The compressed broadcast on the in-process transport: every root, both topologies,
 // segment sizes that split messages unevenly, compressible and incompressible data.
+#include <climits>
 #include <gtest/gtest.h>
 
 #include <set>
@@ -105,6 +106,41 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Combine(::testing::Values(1, 2, 3, 5, 8),
                        ::testing::Values(ZIP_BCAST_AUTO, ZIP_BCAST_CHAIN, ZIP_BCAST_BINOMIAL),
                        ::testing::Values(size_t(64), size_t(4096), size_t(262144))));
+
+TEST(CollAlgoBcastSegments, LargeMessagesUseTheConfiguredSegment)
+{
+    EXPECT_EQ(zip_bcast_segment_bytes(size_t(1) << 20, 8, 32768), 32768u);
+    EXPECT_EQ(zip_bcast_segment_bytes(size_t(1) << 20, 4, 32768), 32768u);
+    EXPECT_EQ(zip_bcast_segment_bytes(size_t(4) << 20, 8, 262144), 262144u);
+}
+
+TEST(CollAlgoBcastSegments, MidSizedMessagesGetASegmentPerRank)
+{
+    // 16 KiB on 4 ranks: four 4 KiB segments, enough for the chain.
+    EXPECT_EQ(zip_bcast_segment_bytes(16384, 4, 32768), 4096u);
+    EXPECT_EQ(zip_bcast_segment_bytes(65536, 4, 32768), 16384u);
+    EXPECT_EQ(zip_bcast_segment_bytes(65536, 8, 32768), 8192u);
+    // Uneven sizes round up to whole doubles, and never leave more segments than ranks.
+    const size_t seg = zip_bcast_segment_bytes(100003, 7, 32768);
+    EXPECT_EQ(seg % 8, 0u);
+    EXPECT_LE((100003 + seg - 1) / seg, 7u);
+    EXPECT_GE(seg * 7, size_t(100003));
+}
+
+TEST(CollAlgoBcastSegments, NeverBelowTheMinimumUnlessConfiguredSo)
+{
+    EXPECT_EQ(zip_bcast_segment_bytes(16384, 8, 32768), size_t(ZIP_BCAST_MIN_SEGMENT));
+    EXPECT_EQ(zip_bcast_segment_bytes(100, 64, 32768), size_t(ZIP_BCAST_MIN_SEGMENT));
+    EXPECT_EQ(zip_bcast_segment_bytes(16384, 4, 1024), 1024u);
+    EXPECT_EQ(zip_bcast_segment_bytes(16384, 4, 1001), 1000u); // whole doubles
+}
+
+TEST(CollAlgoBcastSegments, EverySegmentFitsAnIntCount)
+{
+    const size_t seg = zip_bcast_segment_bytes(size_t(3) << 31, 2, size_t(1) << 40);
+    EXPECT_LE(seg, size_t(INT_MAX));
+    EXPECT_EQ(seg % 8, 0u);
+}
 
 TEST(CollAlgoBcastRaw, IncompressibleOrDisabledTravelsRaw)
 {
