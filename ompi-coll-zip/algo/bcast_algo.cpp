@@ -195,8 +195,9 @@ int leaf_or_interior_side(const zip_transport_t *t, const zip_codec_ops_t *codec
 // sends it once per port, which is what a bandwidth-bound link wants, but only pays with a
 // segment per rank to pipeline. Mid-sized messages therefore get smaller segments: 4 ranks at
 // 1 Gbit/s, 16-64 KiB of incompressible doubles, 32 KiB segments (binomial) took 0.71-0.73x
-// the time of tuned's scatter-allgather, 4 KiB segments (chain) 1.24-1.38x less. Below 4 KiB a
-// segment compresses worse and costs a message of its own.
+// the time of tuned's scatter-allgather, 4 KiB segments (chain) 1.27-1.42x less. The floor of
+// 2 KiB keeps a segment worth a message and a frame (8 ranks, 16 KiB: 2 KiB segments 0.75-0.80x
+// of scatter-allgather, 4 KiB ones, too few for a chain, 0.58-0.65x).
 extern "C" size_t zip_bcast_segment_bytes(size_t bytes, int ranks, size_t largest)
 {
     // A segment is one message, whose byte count the transport passes on as an int.

@@ -44,7 +44,7 @@ int zip_algo_bcast(const zip_transport_t *t, const zip_codec_ops_t *codec,
  * less, so that a message gets a segment per rank and takes the pipelined chain, but not below
  * ZIP_BCAST_MIN_SEGMENT unless `largest` is. */
 size_t zip_bcast_segment_bytes(size_t bytes, int ranks, size_t largest);
-enum { ZIP_BCAST_MIN_SEGMENT = 4096 };
+enum { ZIP_BCAST_MIN_SEGMENT = 2048 };
 
 /* One block going to, or coming from, one peer. */
 typedef struct zip_block {

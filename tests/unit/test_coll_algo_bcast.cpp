@@ -131,7 +131,7 @@ TEST(CollAlgoBcastSegments, NeverBelowTheMinimumUnlessConfiguredSo)
 {
     EXPECT_EQ(zip_bcast_segment_bytes(16384, 8, 32768), size_t(ZIP_BCAST_MIN_SEGMENT));
     EXPECT_EQ(zip_bcast_segment_bytes(100, 64, 32768), size_t(ZIP_BCAST_MIN_SEGMENT));
-    EXPECT_EQ(zip_bcast_segment_bytes(16384, 4, 1024), 1024u);
+    EXPECT_EQ(zip_bcast_segment_bytes(16384, 4, 1024), 1024u); // configured below the floor
     EXPECT_EQ(zip_bcast_segment_bytes(16384, 4, 1001), 1000u); // whole doubles
 }
 
