@@ -70,12 +70,12 @@ if ((full)); then
     configs=("${ranks:-8}:${rate:-1gbit}" "${ranks:-8}:500mbit" "${ranks:-8}:100mbit" "2:10gbit")
     [[ -n $rate ]] && configs=("${ranks:-8}:$rate")
     sweep=(--rounds 2)
-    bench=(--min 1024 --max 16777216 --step 2)
+    bench=(--min 1024 --max 16777216 --step 2 --batch auto)
 else
     out=${out:-$here/results/demo}
     configs=("${ranks:-4}:${rate:-1gbit}")
     sweep=(--datasets linear,gauss,sincos-sorted,heat,random --bcast-algs 3,6,7,8)
-    bench=(--min 1024 --max 4194304 --step 4 --warmup 1 --min-reps 3 --budget 0.5)
+    bench=(--min 1024 --max 4194304 --step 4 --warmup 1 --min-reps 3 --budget 0.5 --batch auto)
 fi
 mkdir -p "$out"
 # Only what a previous run wrote: --out may point at a directory holding other files.

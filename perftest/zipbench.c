@@ -55,8 +55,9 @@ static void usage(void)
            "                    and enabled when --ops lists only pingpong,bandwidth)\n"
            "  --budget S --rse X --warmup N --min-reps N --max-reps N   stopping rule\n"
            "                    (default 1.0 s, 0.02, 2, 5, 1000)\n"
-           "  --batch K         time K back-to-back calls per repetition and report the time\n"
-           "                    per call (default 1); the last call of each batch is verified.\n"
+           "  --batch K|auto    time K back-to-back calls per repetition and report the time\n"
+           "                    per call (default 1; auto: 256 KiB / bytes, 1 to 16); the last\n"
+           "                    call of each batch is verified.\n"
            "                    Over netemu, small points need it: between repetitions the\n"
            "                    link's token bucket refills and lets the next call through\n"
            "                    at veth speed\n",
@@ -107,7 +108,7 @@ static int parse(int argc, char **argv, options *o)
         else if (ARG("--rse"))
             o->t.rse = atof(v);
         else if (ARG("--batch"))
-            o->t.batch = atoi(v);
+            o->t.batch = strcmp(v, "auto") ? atoi(v) : 0;
         else if (ARG("--warmup"))
             o->t.warmup = atoi(v);
         else if (ARG("--min-reps"))
@@ -121,7 +122,7 @@ static int parse(int argc, char **argv, options *o)
 #undef ARG
     }
     if (o->min_bytes < 8 || o->max_bytes < o->min_bytes || o->step < 2 || o->t.min_reps < 1 ||
-        o->t.max_reps < o->t.min_reps || o->t.batch < 1)
+        o->t.max_reps < o->t.min_reps || o->t.batch < 0)
         return -1;
     return 0;
 }
@@ -326,7 +327,10 @@ static point *time_points(const options *o, int rank, int *npoints)
                 snprintf(pt->op, sizeof pt->op, "%s", name);
                 snprintf(pt->ds, sizeof pt->ds, "%s", ds);
                 pt->bytes = bytes;
-                pt->r = zb_measure(op, &o->t, MPI_COMM_WORLD);
+                zb_timing_opts t = o->t;
+                if (t.batch == 0) /* auto: about 256 KiB per repetition, as the bucket needs */
+                    t.batch = bytes >= 262144 ? 1 : bytes <= 16384 ? 16 : (int)(262144 / bytes);
+                pt->r = zb_measure(op, &t, MPI_COMM_WORLD);
                 /* Per message, so bandwidth rows read like the others (bytes / time = rate). */
                 const int msgs = zb_op_messages(op);
                 pt->r.median_us /= msgs;
