@@ -20,7 +20,7 @@ BEGIN_C_DECLS
  * different threads run collectives concurrently. */
 typedef struct mca_coll_zip_op_stats_t {
     uint64_t calls;            /* calls that reached zip */
-    uint64_t calls_fallback;   /* of those, handed to the previous component */
+    uint64_t calls_fallback;   /* of those, handed on, or with only below-threshold blocks */
     uint64_t calls_compressed; /* of those, sent or received at least one frame */
     uint64_t bytes_in;         /* raw bytes this process sent in zip's own path */
     uint64_t bytes_out;        /* bytes it actually sent */

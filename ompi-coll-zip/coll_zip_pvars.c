@@ -32,7 +32,8 @@ void mca_coll_zip_pvars_register(void)
         size_t offset;
     } counters[] = {
         {"calls", "calls that reached coll/zip", offsetof(mca_coll_zip_op_stats_t, calls)},
-        {"calls_fallback", "calls handed to the previous component",
+        {"calls_fallback",
+         "calls handed to the previous component, or whose blocks were all below the threshold",
          offsetof(mca_coll_zip_op_stats_t, calls_fallback)},
         {"calls_compressed", "calls in which this process sent or received a compressed frame",
          offsetof(mca_coll_zip_op_stats_t, calls_compressed)},
