@@ -43,6 +43,7 @@ typedef struct mca_coll_zip_component_t {
     int verbose;
     int stats;
     bool force_local;
+    int inject_corruption; /* testing: corrupt every Nth frame this process sends (0: never) */
 
     int output;       /* opal_output stream, verbosity from `verbose` */
     char *codec_spec; /* lossless codec, or lossy stage + "+" + lossless codec */

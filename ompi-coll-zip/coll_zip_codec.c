@@ -20,6 +20,19 @@ static uint64_t now_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* coll_zip_inject_corruption (testing only): flips a byte in the middle of every Nth frame. */
+static void maybe_corrupt(void *frame, size_t len)
+{
+    static uint64_t frames = 0;
+    const int every = mca_coll_zip_component.inject_corruption;
+    if (every <= 0 || 0 == len) {
+        return;
+    }
+    if (0 == (__atomic_add_fetch(&frames, 1, __ATOMIC_RELAXED) % (uint64_t)every)) {
+        ((unsigned char *)frame)[len / 2] ^= 0x5a;
+    }
+}
+
 static int timed_compress(void *ctx, int elem_type, const void *src, size_t bytes, void *dst,
                           size_t dst_cap, size_t *frame_len)
 {
@@ -31,6 +44,9 @@ static int timed_compress(void *ctx, int elem_type, const void *src, size_t byte
     const uint64_t t0 = now_ns();
     zip_status_t st = zip_compress(b->module->codec, 0, type, src, count, dst, dst_cap, frame_len);
     b->codec_ns += now_ns() - t0;
+    if (ZIP_OK == st) {
+        maybe_corrupt(dst, *frame_len);
+    }
     return (int)st;
 }
 

@@ -132,6 +132,16 @@ static int zip_register(void)
         "faster than any codec there; meant for testing)",
         MCA_BASE_VAR_TYPE_BOOL, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY, &z->force_local);
 
+    /* The error path (a frame that fails its checks at a receiver) cannot be reached from an
+     * application otherwise; the MPI tests use this to check it ends in MPI's error handler. */
+    z->inject_corruption = 0;
+    register_param("inject_corruption",
+                   "Testing only: corrupt one byte of every Nth compressed frame this process "
+                   "sends (0, the default: never), so that receivers report a corrupt frame "
+                   "through MPI's error handler",
+                   MCA_BASE_VAR_TYPE_INT, OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_LOCAL,
+                   &z->inject_corruption);
+
     mca_coll_zip_pvars_register();
     return OMPI_SUCCESS;
 }

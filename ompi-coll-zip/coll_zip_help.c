@@ -53,9 +53,13 @@ void mca_coll_zip_help_init(void)
     if (0 != dladdr((void *)mca_coll_zip_help_init, &info) && NULL != info.dli_fname) {
         snprintf(dir, sizeof(dir), "%s", info.dli_fname);
         char *slash = strrchr(dir, '/');
+        char absolute[PATH_MAX];
+        /* A relative component path (--mca mca_base_component_path build/...) must become
+         * absolute: mpirun, which prints forwarded help, resolves it elsewhere. */
         if (NULL != slash) {
             *slash = '\0';
-            help_file_found = try_dir(dir) || help_file_found;
+            const char *where = NULL != realpath(dir, absolute) ? absolute : dir;
+            help_file_found = try_dir(where) || help_file_found;
         }
     }
 }

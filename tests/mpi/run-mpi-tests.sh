@@ -23,7 +23,7 @@ require_component "$zipdir/mca_coll_zip.so" "no mca_coll_zip.so in $zipdir"
 start_runner mpi-tests
 
 tests="bcast alltoallv gatherv comm_cycles threads"
-for t in $tests lossy pvars large_block; do
+for t in $tests lossy pvars large_block corruption; do
     if ! mpicc -O2 -Wall -Wextra -pthread -o "$bin/test_$t" "$here/test_$t.c" -lm 2>"$bin/cc.log"; then
         report "build test_$t" 1 "$bin/cc.log"
     fi
@@ -49,6 +49,14 @@ run "alltoallv np=3 zip=on threshold=64" alltoallv -np 3 --oversubscribe $zip_on
     --mca coll_zip_threshold 64 "$bin/test_alltoallv"
 # Blocks of more than INT_MAX bytes (skipped without 6 GiB of free memory): ~25 s.
 limit=240 run "large_block np=2 zip=on" large_block -np 2 $zip_on "$bin/test_large_block"
+# Corrupt frames (every frame zip sends, by a testing parameter) end in MPI's error handler with
+# zip's message, never in a wrong result or an abort.
+for np in 3 4; do
+    run "corruption np=$np zip=on every frame corrupted" corruption -np "$np" --oversubscribe \
+        $zip_on --mca coll_zip_inject_corruption 1 "$bin/test_corruption"
+    grep -q "failed: a received frame was corrupt" "$bin/out.log"
+    report "corruption np=$np: zip names the corrupt frame" $? "$bin/out.log"
+done
 # A threshold above every block: all of them move plainly, none through the compressed path.
 for t in alltoallv gatherv; do
     run "$t np=3 zip=on all-blocks-plain" "$t" -np 3 --oversubscribe $zip_on \
@@ -95,6 +103,6 @@ rc=$?
 report "--mca coll zip stops with a hint" $? "$bin/out.log"
 
 check_params_listed coll zip "$zipdir:$ompidir" priority codec threshold lossy verbose stats \
-    force_local block_size segment_size alltoallv_window
+    force_local block_size segment_size alltoallv_window inject_corruption
 
 finish_runner
