@@ -71,3 +71,74 @@ TEST_P(CollAlgoGatherv, RootGetsEveryBlockExactly)
 }
 
 INSTANTIATE_TEST_SUITE_P(Sizes, CollAlgoGatherv, ::testing::Values(1, 2, 3, 6));
+
+// Incompressible data costs a sample, not the whole block: a large first block is judged on its
+// first 64 KiB, and everything goes raw once that does not shrink.
+TEST(CollAlgoGathervSample, LargeIncompressibleBlocksCostOnlyASample)
+{
+    const int size = 3;
+    const size_t block = size_t(1) << 20, sample = 65536;
+    ToyCodec codec;
+    const zip_codec_ops_t ops = codec.ops();
+    World w(size);
+    std::vector<std::vector<char>> got(size);
+    std::vector<zip_algo_result_t> res(size);
+    w.run([&](int rank, const zip_transport_t &t) {
+        const auto mine = algotest::make_data(block, false, uint64_t(rank + 1));
+        zip_exchange_args_t a{};
+        a.tag = 5;
+        a.elem_type = ZIP_ALGO_BYTES;
+        a.try_compress = 1;
+        a.threshold = 1024;
+        std::vector<zip_block_t> rb(size);
+        zip_block_t sb{const_cast<char *>(mine.data()), mine.size()};
+        if (rank == 0) {
+            for (int p = 1; p < size; ++p) {
+                got[p].assign(block, '\x22');
+                rb[p] = {got[p].data(), got[p].size()};
+            }
+            a.recv = rb.data();
+        } else {
+            a.send = &sb;
+        }
+        EXPECT_EQ(zip_algo_gatherv(&t, &ops, 0, &a, &res[rank]), ZIP_ALGO_OK);
+    });
+    for (int p = 1; p < size; ++p) {
+        EXPECT_TRUE(got[p] == algotest::make_data(block, false, uint64_t(p + 1)));
+        EXPECT_FALSE(res[p].compressed);
+        EXPECT_EQ(res[p].bytes_out, block);
+    }
+    EXPECT_EQ(codec.bytes_offered.load(), size_t(size - 1) * sample);
+}
+
+// Compressible data still compresses whole after the sample.
+TEST(CollAlgoGathervSample, LargeCompressibleBlocksCompressAfterTheSample)
+{
+    const int size = 2;
+    const size_t block = size_t(1) << 20;
+    ToyCodec codec;
+    const zip_codec_ops_t ops = codec.ops();
+    World w(size);
+    std::vector<char> got(block, '\x22');
+    std::vector<zip_algo_result_t> res(size);
+    w.run([&](int rank, const zip_transport_t &t) {
+        const auto mine = algotest::make_data(block, true, 9);
+        zip_exchange_args_t a{};
+        a.tag = 5;
+        a.elem_type = ZIP_ALGO_BYTES;
+        a.try_compress = 1;
+        a.threshold = 1024;
+        std::vector<zip_block_t> rb(size);
+        zip_block_t sb{const_cast<char *>(mine.data()), mine.size()};
+        if (rank == 0) {
+            rb[1] = {got.data(), got.size()};
+            a.recv = rb.data();
+        } else {
+            a.send = &sb;
+        }
+        EXPECT_EQ(zip_algo_gatherv(&t, &ops, 0, &a, &res[rank]), ZIP_ALGO_OK);
+    });
+    EXPECT_TRUE(got == algotest::make_data(block, true, 9));
+    EXPECT_TRUE(res[1].compressed);
+    EXPECT_LT(res[1].bytes_out, block / 2);
+}

@@ -156,8 +156,9 @@ namespace
 
 constexpr uint32_t kMagic = 0x50495a54; // "TZIP"
 
-int rle_compress(void *, int, const void *src, size_t bytes, void *dst, size_t cap, size_t *out)
+int rle_compress(void *ctx, int, const void *src, size_t bytes, void *dst, size_t cap, size_t *out)
 {
+    static_cast<ToyCodec *>(ctx)->bytes_offered += bytes;
     const auto *s = static_cast<const unsigned char *>(src);
     auto *d = static_cast<unsigned char *>(dst);
     size_t o = 12;

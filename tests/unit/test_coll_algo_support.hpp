@@ -2,6 +2,8 @@
 // per-(receiver, sender, tag) queues with MPI's matching order, and a small run-length codec.
 #pragma once
 
+#include <atomic>
+
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
@@ -64,6 +66,7 @@ class World
 // data does not. `fail_decode` makes every decode fail, to test the error path.
 struct ToyCodec {
     bool fail_decode = false;
+    std::atomic<size_t> bytes_offered{0}; // raw bytes handed to compress, over all ranks
     zip_codec_ops_t ops();
 };
 
