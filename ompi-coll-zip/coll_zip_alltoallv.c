@@ -28,12 +28,14 @@ typedef struct side {
     struct ompi_datatype_t *dtype;
     size_t type_size;
     ptrdiff_t extent;
+    const mca_coll_zip_module_t *module;
 } side_t;
 
 static void side_init(side_t *s, const void *buf, const int *counts, const int *disps,
-                      struct ompi_datatype_t *dtype)
+                      struct ompi_datatype_t *dtype, const mca_coll_zip_module_t *module)
 {
     ptrdiff_t lb;
+    s->module = module;
     s->buf = (char *)buf;
     s->counts = counts;
     s->disps = disps;
@@ -55,7 +57,7 @@ static size_t side_bytes(const side_t *s, int p)
 static bool side_is_large(const side_t *s, int p)
 {
     const size_t bytes = side_bytes(s, p);
-    return bytes > 0 && !mca_coll_zip_block_is_plain(bytes);
+    return bytes > 0 && !mca_coll_zip_block_is_plain(bytes, s->module, p);
 }
 
 /* Posts the small blocks of one direction; sets *any_large when some block of it needs the
@@ -195,8 +197,8 @@ int mca_coll_zip_alltoallv(const void *sbuf, const int *scounts, const int *sdis
 
     const int size = ompi_comm_size(comm), rank = ompi_comm_rank(comm);
     side_t snd, rcv;
-    side_init(&snd, sbuf, scounts, sdisps, sdtype);
-    side_init(&rcv, rbuf, rcounts, rdisps, rdtype);
+    side_init(&snd, sbuf, scounts, sdisps, sdtype, m);
+    side_init(&rcv, rbuf, rcounts, rdisps, rdtype, m);
 
     mca_coll_zip_plain_t plain;
     if (OMPI_SUCCESS !=
@@ -215,11 +217,11 @@ int mca_coll_zip_alltoallv(const void *sbuf, const int *scounts, const int *sdis
     }
     if (!any_large) {
         mca_coll_zip_stats_add(COLL_ZIP_OP_ALLTOALLV, 1, 0, 0, 0, 0);
-        return mca_coll_zip_plain_wait(&plain);
+        return mca_coll_zip_plain_wait(&plain, "MPI_Alltoallv");
     }
     rc = exchange_large(&snd, &rcv, comm, m);
     if (OMPI_SUCCESS != rc) {
         return mca_coll_zip_plain_abandon(&plain, rc);
     }
-    return mca_coll_zip_plain_wait(&plain);
+    return mca_coll_zip_plain_wait(&plain, "MPI_Alltoallv");
 }

@@ -59,7 +59,7 @@ static int gather_at_root(const void *sbuf, int scount, struct ompi_datatype_t *
         const size_t bytes = rsize * (size_t)(rcounts[p] > 0 ? rcounts[p] : 0);
         if (p == root || 0 == bytes)
             continue;
-        if (mca_coll_zip_block_is_plain(bytes))
+        if (mca_coll_zip_block_is_plain(bytes, m, p))
             rc = mca_coll_zip_plain_irecv(&plain, rbuf + (ptrdiff_t)disps[p] * rext, rcounts[p],
                                           rdtype, p);
         else
@@ -74,7 +74,7 @@ static int gather_at_root(const void *sbuf, int scount, struct ompi_datatype_t *
     }
     if (0 == large) {
         mca_coll_zip_stats_add(COLL_ZIP_OP_GATHERV, 1, 0, 0, 0, 0);
-        return mca_coll_zip_plain_wait(&plain);
+        return mca_coll_zip_plain_wait(&plain, "MPI_Gatherv");
     }
 
     /* The large blocks: byte views, small ones left empty so that the exchange skips them. */
@@ -83,7 +83,7 @@ static int gather_at_root(const void *sbuf, int scount, struct ompi_datatype_t *
     rc = (NULL == views || NULL == blocks) ? OMPI_ERR_OUT_OF_RESOURCE : OMPI_SUCCESS;
     for (int p = 0; p < size && OMPI_SUCCESS == rc; ++p) {
         const size_t bytes = rsize * (size_t)(rcounts[p] > 0 ? rcounts[p] : 0);
-        if (p == root || 0 == bytes || mca_coll_zip_block_is_plain(bytes))
+        if (p == root || 0 == bytes || mca_coll_zip_block_is_plain(bytes, m, p))
             continue;
         rc = mca_coll_zip_view_recv(&views[p], rbuf + (ptrdiff_t)disps[p] * rext, rcounts[p],
                                     rdtype);
@@ -113,7 +113,7 @@ static int gather_at_root(const void *sbuf, int scount, struct ompi_datatype_t *
     if (OMPI_SUCCESS != rc) {
         return mca_coll_zip_plain_abandon(&plain, rc);
     }
-    return mca_coll_zip_plain_wait(&plain);
+    return mca_coll_zip_plain_wait(&plain, "MPI_Gatherv");
 }
 
 static int send_to_root(const void *sbuf, int scount, struct ompi_datatype_t *sdtype, int root,
@@ -122,7 +122,7 @@ static int send_to_root(const void *sbuf, int scount, struct ompi_datatype_t *sd
     size_t ssize = 0;
     ompi_datatype_type_size(sdtype, &ssize);
     const size_t bytes = ssize * (size_t)(scount > 0 ? scount : 0);
-    if (0 == bytes || mca_coll_zip_block_is_plain(bytes)) {
+    if (0 == bytes || mca_coll_zip_block_is_plain(bytes, m, root)) {
         mca_coll_zip_stats_add(COLL_ZIP_OP_GATHERV, 1, 0, 0, 0, 0);
         return 0 == bytes ? OMPI_SUCCESS
                           : MCA_PML_CALL(send(sbuf, scount, sdtype, root, MCA_COLL_BASE_TAG_GATHERV,

@@ -32,7 +32,10 @@ static void zip_module_construct(mca_coll_zip_module_t *m)
     m->previous_gatherv = NULL;
     m->previous_gatherv_module = NULL;
     m->codec = NULL;
+    m->peer_on_node = NULL;
     m->plain_reqs = NULL;
+    m->plain_expect = NULL;
+    m->plain_statuses = NULL;
     m->plain_capacity = 0;
 }
 
@@ -44,7 +47,10 @@ static void zip_module_destruct(mca_coll_zip_module_t *m)
         OBJ_RELEASE(m->previous_alltoallv_module);
     if (NULL != m->previous_gatherv_module)
         OBJ_RELEASE(m->previous_gatherv_module);
+    free(m->peer_on_node);
     free(m->plain_reqs);
+    free(m->plain_expect);
+    free(m->plain_statuses);
     if (NULL != m->codec) {
         zip_ctx_destroy(m->codec);
         opal_output_verbose(10, mca_coll_zip_component.output, "coll:zip: module released");
@@ -201,6 +207,23 @@ mca_coll_base_module_t *mca_coll_zip_comm_query(struct ompi_communicator_t *comm
     return &m->super;
 }
 
+/* Which peers share this node. Open MPI may know a peer only by name until it is first used
+ * (a sentinel), which would read as remote one call and local the next; looking every peer up
+ * here, once, gives both ends of every pair the same, lasting answer. */
+static int find_peers_on_node(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm)
+{
+    const int size = ompi_comm_size(comm);
+    m->peer_on_node = calloc((size_t)size, sizeof(*m->peer_on_node));
+    if (NULL == m->peer_on_node) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    for (int p = 0; p < size; ++p) {
+        ompi_proc_t *proc = ompi_group_peer_lookup(comm->c_remote_group, p);
+        m->peer_on_node[p] = NULL != proc && OPAL_PROC_ON_LOCAL_NODE(proc->super.proc_flags);
+    }
+    return OMPI_SUCCESS;
+}
+
 static int zip_module_enable(mca_coll_base_module_t *module, struct ompi_communicator_t *comm)
 {
     mca_coll_zip_component_t *z = &mca_coll_zip_component;
@@ -232,6 +255,9 @@ static int zip_module_enable(mca_coll_base_module_t *module, struct ompi_communi
         return OMPI_ERR_NOT_FOUND; /* the destructor releases what was retained */
     }
 
+    if (!z->force_local && OMPI_SUCCESS != find_peers_on_node(m, comm)) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
     zip_status_t status = ZIP_OK;
     m->codec = zip_ctx_create(z->codec_spec, &status);
     if (NULL == m->codec) {
