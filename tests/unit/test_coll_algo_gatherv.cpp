@@ -72,19 +72,18 @@ TEST_P(CollAlgoGatherv, RootGetsEveryBlockExactly)
 
 INSTANTIATE_TEST_SUITE_P(Sizes, CollAlgoGatherv, ::testing::Values(1, 2, 3, 6));
 
-// Incompressible data costs a sample, not the whole block: a large first block is judged on its
-// first 64 KiB, and everything goes raw once that does not shrink.
-TEST(CollAlgoGathervSample, LargeIncompressibleBlocksCostOnlyASample)
+// Every non-root of a `size`-rank world sends root 0 one block of `block` bytes of data `kind`
+// (seed: the sender's rank + 1); got[p] is what root received from p.
+static void gather_one_block_each(int size, size_t block, bool compressible, ToyCodec &codec,
+                                  std::vector<std::vector<char>> &got,
+                                  std::vector<zip_algo_result_t> &res)
 {
-    const int size = 3;
-    const size_t block = size_t(1) << 20, sample = 65536;
-    ToyCodec codec;
     const zip_codec_ops_t ops = codec.ops();
     World w(size);
-    std::vector<std::vector<char>> got(size);
-    std::vector<zip_algo_result_t> res(size);
+    got.assign(size, {});
+    res.assign(size, {});
     w.run([&](int rank, const zip_transport_t &t) {
-        const auto mine = algotest::make_data(block, false, uint64_t(rank + 1));
+        const auto mine = algotest::make_data(block, compressible, uint64_t(rank + 1));
         zip_exchange_args_t a{};
         a.tag = 5;
         a.elem_type = ZIP_ALGO_BYTES;
@@ -103,6 +102,18 @@ TEST(CollAlgoGathervSample, LargeIncompressibleBlocksCostOnlyASample)
         }
         EXPECT_EQ(zip_algo_gatherv(&t, &ops, 0, &a, &res[rank]), ZIP_ALGO_OK);
     });
+}
+
+// Incompressible data costs a sample, not the whole block: a large first block is judged on its
+// first 64 KiB, and everything goes raw once that does not shrink.
+TEST(CollAlgoGathervSample, LargeIncompressibleBlocksCostOnlyASample)
+{
+    const int size = 3;
+    const size_t block = size_t(1) << 20, sample = 65536;
+    ToyCodec codec;
+    std::vector<std::vector<char>> got;
+    std::vector<zip_algo_result_t> res;
+    gather_one_block_each(size, block, false, codec, got, res);
     for (int p = 1; p < size; ++p) {
         EXPECT_TRUE(got[p] == algotest::make_data(block, false, uint64_t(p + 1)));
         EXPECT_FALSE(res[p].compressed);
@@ -114,31 +125,12 @@ TEST(CollAlgoGathervSample, LargeIncompressibleBlocksCostOnlyASample)
 // Compressible data still compresses whole after the sample.
 TEST(CollAlgoGathervSample, LargeCompressibleBlocksCompressAfterTheSample)
 {
-    const int size = 2;
     const size_t block = size_t(1) << 20;
     ToyCodec codec;
-    const zip_codec_ops_t ops = codec.ops();
-    World w(size);
-    std::vector<char> got(block, '\x22');
-    std::vector<zip_algo_result_t> res(size);
-    w.run([&](int rank, const zip_transport_t &t) {
-        const auto mine = algotest::make_data(block, true, 9);
-        zip_exchange_args_t a{};
-        a.tag = 5;
-        a.elem_type = ZIP_ALGO_BYTES;
-        a.try_compress = 1;
-        a.threshold = 1024;
-        std::vector<zip_block_t> rb(size);
-        zip_block_t sb{const_cast<char *>(mine.data()), mine.size()};
-        if (rank == 0) {
-            rb[1] = {got.data(), got.size()};
-            a.recv = rb.data();
-        } else {
-            a.send = &sb;
-        }
-        EXPECT_EQ(zip_algo_gatherv(&t, &ops, 0, &a, &res[rank]), ZIP_ALGO_OK);
-    });
-    EXPECT_TRUE(got == algotest::make_data(block, true, 9));
+    std::vector<std::vector<char>> got;
+    std::vector<zip_algo_result_t> res;
+    gather_one_block_each(2, block, true, codec, got, res);
+    EXPECT_TRUE(got[1] == algotest::make_data(block, true, 2));
     EXPECT_TRUE(res[1].compressed);
     EXPECT_LT(res[1].bytes_out, block / 2);
 }
