@@ -12,13 +12,14 @@
 #include "coll_zip.h"
 #include "coll_zip_help.h"
 #include "coll_zip_plain.h"
+#include "algo/zip_algo.h"
 
 bool mca_coll_zip_block_is_plain(size_t bytes, const mca_coll_zip_module_t *m, int peer)
 {
     const mca_coll_zip_component_t *z = &mca_coll_zip_component;
     /* The PML takes an int count: a block of more than INT_MAX bytes cannot travel as one
      * message of bytes (compressed or raw), but it can as its own int count of its datatype. */
-    return bytes < z->threshold || bytes <= 1 || bytes > (size_t)INT_MAX ||
+    return !zip_algo_block_may_compress(bytes, z->threshold) || bytes > (size_t)INT_MAX ||
            (NULL != m->peer_on_node && m->peer_on_node[peer]);
 }
 

@@ -19,7 +19,7 @@ struct ompi_datatype_t;
 struct mca_coll_zip_module_t;
 
 /* True when a block of `bytes` (> 0) between this rank and `peer` is never compressed: below
- * the threshold (the rule of the algorithms' BlockPolicy::may_compress), too large for one
+ * the threshold (zip_algo_block_may_compress, the algorithms' own rule), too large for one
  * message of bytes, or between two ranks on one node (shared memory beats any codec) unless
  * force_local is set. */
 bool mca_coll_zip_block_is_plain(size_t bytes, const struct mca_coll_zip_module_t *m, int peer);

@@ -23,6 +23,13 @@ bool worthwhile(int rc, size_t frame_len, size_t raw_len)
 
 } // namespace
 
+extern "C" int zip_algo_block_may_compress(size_t bytes, size_t threshold)
+{
+    BlockPolicy policy;
+    policy.threshold = threshold;
+    return policy.may_compress(bytes) ? 1 : 0;
+}
+
 void BlockCodec::encode(const Transfer &block, char *slot, const char **out, size_t *out_len)
 {
     *out = block.ptr;

@@ -46,6 +46,10 @@ int zip_algo_bcast(const zip_transport_t *t, const zip_codec_ops_t *codec,
 size_t zip_bcast_segment_bytes(size_t bytes, int ranks, size_t largest);
 enum { ZIP_BCAST_MIN_SEGMENT = 2048 };
 
+/* Whether alltoallv and gatherv may send a block of `bytes` as a frame under `threshold`; the
+ * glue moves every other block plainly, so both must use this one rule. */
+int zip_algo_block_may_compress(size_t bytes, size_t threshold);
+
 /* One block going to, or coming from, one peer. */
 typedef struct zip_block {
     void *ptr;
