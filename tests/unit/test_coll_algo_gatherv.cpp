@@ -17,6 +17,17 @@ size_t bytes_of(int rank, int round)
     return menu[(rank + round) % 6];
 }
 
+// Byte blocks, compressed from 1 KiB up, on tag 5.
+zip_exchange_args_t byte_blocks_args()
+{
+    zip_exchange_args_t a{};
+    a.tag = 5;
+    a.elem_type = ZIP_ALGO_BYTES;
+    a.try_compress = 1;
+    a.threshold = 1024;
+    return a;
+}
+
 } // namespace
 
 class CollAlgoGatherv : public ::testing::TestWithParam<int>
@@ -37,11 +48,7 @@ TEST_P(CollAlgoGatherv, RootGetsEveryBlockExactly)
             w.run([&](int rank, const zip_transport_t &t) {
                 const auto mine = algotest::make_data(bytes_of(rank, round), (rank + round) % 2,
                                                       uint64_t(rank * 7 + round));
-                zip_exchange_args_t a{};
-                a.tag = 5;
-                a.elem_type = ZIP_ALGO_BYTES;
-                a.try_compress = 1;
-                a.threshold = 1024;
+                zip_exchange_args_t a = byte_blocks_args();
                 std::vector<zip_block_t> rb(size);
                 zip_block_t sb{const_cast<char *>(mine.data()), mine.size()};
                 if (rank == root) {
@@ -84,11 +91,7 @@ static void gather_one_block_each(int size, size_t block, bool compressible, Toy
     res.assign(size, {});
     w.run([&](int rank, const zip_transport_t &t) {
         const auto mine = algotest::make_data(block, compressible, uint64_t(rank + 1));
-        zip_exchange_args_t a{};
-        a.tag = 5;
-        a.elem_type = ZIP_ALGO_BYTES;
-        a.try_compress = 1;
-        a.threshold = 1024;
+        zip_exchange_args_t a = byte_blocks_args();
         std::vector<zip_block_t> rb(size);
         zip_block_t sb{const_cast<char *>(mine.data()), mine.size()};
         if (rank == 0) {
