@@ -28,7 +28,7 @@ typedef struct mca_pml_zip_stats_t {
     uint64_t bytes_raw;       /* application bytes of those messages */
     uint64_t bytes_wire;      /* bytes handed to the wrapped PML for them */
     uint64_t msgs_received;   /* messages decoded on the receive side */
-    uint64_t probes_peeked;   /* probed messages pulled out early to read their header */
+    uint64_t probes_peeked;   /* messages pulled out of the wrapped PML before their receive */
 } mca_pml_zip_stats_t;
 
 typedef struct mca_pml_zip_component_t {
@@ -61,80 +61,106 @@ extern mca_pml_base_module_t mca_pml_zip_module;
 
 /* Element type of a datatype whose signature is only binary64 / only binary32, or -1. */
 int mca_pml_zip_elem_class(const ompi_datatype_t *dtype);
-/* Application traffic (tag >= 0 or MPI_ANY_TAG) on a communicator where zip is on. */
-bool mca_pml_zip_comm_enabled(ompi_communicator_t *comm, int tag);
+/* Whether the sender may compress on comm (MCA parameter, or the communicator's Info key).
+ * Only the sender asks: the framing itself never depends on it. */
+bool mca_pml_zip_comm_enabled(ompi_communicator_t *comm);
 /* Whether a message to dst may be compressed (peers on this node get raw zip messages). */
 bool mca_pml_zip_may_compress(ompi_communicator_t *comm, int dst);
 int mca_pml_zip_add_comm(ompi_communicator_t *comm);
 int mca_pml_zip_del_comm(ompi_communicator_t *comm);
 void mca_pml_zip_policy_fini(void);
 
-/* ---- pml_zip_wire.c: the header every zip message starts with ---- */
-
-#define MCA_PML_ZIP_MAGIC 0x5a49507032ULL /* "2pPIZ", with a version digit */
-enum { MCA_PML_ZIP_KIND_RAW = 1, MCA_PML_ZIP_KIND_FRAME = 2 };
-
-typedef struct mca_pml_zip_hdr_t {
-    uint64_t magic;
-    uint32_t kind;       /* RAW: payload is the data itself; FRAME: a zip frame */
-    uint32_t elem;       /* zip_elem_type_t of the data */
-    uint64_t raw_bytes;  /* application bytes: what MPI_Get_count reports */
-    uint64_t wire_bytes; /* payload bytes after the header: detects mismatched receives */
-} mca_pml_zip_hdr_t;
-
-#define MCA_PML_ZIP_HDR_BYTES sizeof(mca_pml_zip_hdr_t)
+/* ---- pml_zip_header.c: the framing every application message carries ---- */
 
 /*
- * An encoded message as handed to the wrapped PML: either an owned buffer (header + payload,
- * as MPI_BYTE), or, for a large raw message, a struct type over the header here and the
- * application's own data, sent from MPI_BOTTOM without a copy. It must not move while the
- * send is in flight (the type holds the header's address).
+ * Every message with an application tag (>= 0), on every communicator, whatever its datatype,
+ * travels in one of two shapes, told apart by the wrapped PML's byte count alone, so that a
+ * probe learns the shape without receiving anything and no payload byte is ever inspected:
+ *
+ *   INLINE   (count >= 16): a 16-byte prefix, then the application's bytes, raw. Synchronous
+ *            sends never go inline, and neither do payloads over MCA_PML_ZIP_INLINE_MAX.
+ *   ENVELOPE (count == 14): the message's description; its payload (raw, or a zip frame)
+ *            follows as a second message on a private negative tag derived from seq, sent in
+ *            the application's send mode (so an MPI_Ssend completes when the payload is
+ *            received, never when a probe reads the envelope).
+ *
+ * seq numbers the messages a process sends (all peers, all communicators), so that two
+ * messages from one sender can be put in order after one of them was pulled out by a probe.
  */
-typedef struct mca_pml_zip_wire_t {
-    mca_pml_zip_hdr_t hdr;
-    void *buf;
+#define MCA_PML_ZIP_PREFIX_BYTES 16
+#define MCA_PML_ZIP_ENVELOPE_BYTES 14
+/* Largest inline payload: with the prefix and the wrapped PML's own header it stays within
+ * the smallest eager limit in use (vader's 4 KiB), so pulling it is local. */
+#define MCA_PML_ZIP_INLINE_MAX 4016
+/* What a receive posts first: any inline message or envelope fits, nothing can overflow. */
+#define MCA_PML_ZIP_LANDING_BYTES (MCA_PML_ZIP_PREFIX_BYTES + MCA_PML_ZIP_INLINE_MAX)
+
+enum { MCA_PML_ZIP_ENV_FRAME = 1 /* payload is a zip frame, not the raw bytes */ };
+
+typedef enum { ZIP_SHAPE_INVALID = 0, ZIP_SHAPE_INLINE, ZIP_SHAPE_ENVELOPE } mca_pml_zip_shape_t;
+
+/* What the first message of an application message says. */
+typedef struct mca_pml_zip_head_t {
+    mca_pml_zip_shape_t shape;
+    uint32_t seq;
+    uint32_t flags;     /* envelope: MCA_PML_ZIP_ENV_* */
+    uint64_t raw_bytes; /* the application's bytes: what MPI_Get_count reports */
+} mca_pml_zip_head_t;
+
+/* The shape a received or probed message of `count` bytes has (no byte read). */
+mca_pml_zip_shape_t mca_pml_zip_shape_of(size_t count);
+void mca_pml_zip_prefix_write(void *dst, uint32_t seq, uint64_t raw_bytes);
+void mca_pml_zip_envelope_write(void *dst, uint32_t seq, uint32_t flags, uint64_t raw_bytes);
+/* Parses the first message (len bytes at src); false if it is not a well-formed zip message. */
+bool mca_pml_zip_head_parse(const void *src, size_t len, mca_pml_zip_head_t *head);
+/* The private tag of the payload that follows envelope seq (negative: never an app tag). */
+int mca_pml_zip_payload_tag(uint32_t seq);
+/* Next sequence number of this process. */
+uint32_t mca_pml_zip_next_seq(void);
+/* Whether a comes before b (same sender; wraps around). */
+static inline bool mca_pml_zip_seq_before(uint32_t a, uint32_t b)
+{
+    return (int32_t)(a - b) < 0;
+}
+
+/* ---- pml_zip_wire.c: payload encoding and decoding ---- */
+
+/*
+ * The first message of a send and what follows it. INLINE: buf holds prefix + data. SPLIT:
+ * env holds the envelope; the payload is either buf (a frame, or a copy for buffered mode) as
+ * MPI_BYTE, or the application's own (pbuf, pcount, ptype) without a copy.
+ */
+typedef struct mca_pml_zip_out_t {
+    bool split;
+    unsigned char env[MCA_PML_ZIP_ENVELOPE_BYTES];
+    void *buf; /* owned */
     size_t len;
-    ompi_datatype_t *type;
-} mca_pml_zip_wire_t;
+    const void *pbuf;
+    size_t pcount;
+    ompi_datatype_t *ptype;
+    uint32_t seq;
+} mca_pml_zip_out_t;
 
-/* may_reference: the send completes before the application may touch buf again (not so in
- * buffered mode), so a raw message may be sent from buf itself. */
-int mca_pml_zip_encode(const void *buf, size_t count, ompi_datatype_t *dtype, int elem,
-                       bool may_compress, bool may_reference, mca_pml_zip_wire_t *w);
-/* The (buffer, count, datatype) to send for an encoded message. */
-void mca_pml_zip_wire_args(mca_pml_zip_wire_t *w, void **buf, size_t *count,
-                           ompi_datatype_t **type);
-void mca_pml_zip_wire_release(mca_pml_zip_wire_t *w);
+/* own_copy: the payload must not reference the application's buffer (buffered mode). */
+int mca_pml_zip_encode(const void *buf, size_t count, ompi_datatype_t *dtype,
+                       mca_pml_base_send_mode_t mode, ompi_communicator_t *comm, int dst,
+                       bool own_copy, mca_pml_zip_out_t *out);
+void mca_pml_zip_out_release(mca_pml_zip_out_t *out);
 
-/*
- * Where a zip-class receive lands: for a large contiguous receive, a struct type over a header
- * here and the application's buffer (a raw message then needs no copy; a frame is moved out and
- * decoded in place), otherwise a staging buffer of header + the posted size.
- */
-typedef struct mca_pml_zip_landing_t {
-    mca_pml_zip_hdr_t hdr;
-    void *stage;
-    size_t stage_cap;
-    ompi_datatype_t *type;
-} mca_pml_zip_landing_t;
-
-int mca_pml_zip_landing_prepare(mca_pml_zip_landing_t *l, void *buf, size_t count,
-                                ompi_datatype_t *dtype, void **rbuf, size_t *rcount,
-                                ompi_datatype_t **rtype);
-/* Decodes what arrived (received = bytes the wrapped PML reports); *raw = application bytes. */
-int mca_pml_zip_landing_decode(mca_pml_zip_landing_t *l, size_t received, void *buf, size_t count,
-                               ompi_datatype_t *dtype, size_t *raw);
-void mca_pml_zip_landing_release(mca_pml_zip_landing_t *l);
-
-/* Validates a received message; returns 1 if it is a zip message (hdr filled in). */
-int mca_pml_zip_parse(const void *wire, size_t wire_len, mca_pml_zip_hdr_t *hdr);
-/* Decodes a zip message into count x dtype at buf; *raw_bytes = application bytes. */
-int mca_pml_zip_decode(const void *wire, size_t wire_len, void *buf, size_t count,
-                       ompi_datatype_t *dtype, size_t *raw_bytes);
-/* Copies a message received as bytes (not a zip message) into count x dtype at buf. */
+/* Copies len bytes into count x dtype at buf; MPI_ERR_TRUNCATE (after copying what fits) if
+ * they do not fit. */
 int mca_pml_zip_unpack_bytes(const void *bytes, size_t len, void *buf, size_t count,
                              ompi_datatype_t *dtype);
+/* Decodes a frame of raw_bytes application bytes into count x dtype at buf. */
+int mca_pml_zip_decode_frame(const void *frame, size_t frame_len, size_t raw_bytes, void *buf,
+                             size_t count, ompi_datatype_t *dtype);
+/* Start of count x dtype at buf if it is one contiguous block, else NULL. */
+char *mca_pml_zip_contiguous_base(const void *buf, size_t count, ompi_datatype_t *dtype);
 
+/* Copies the public fields of a status the way Open MPI's PMLs do for single-completion
+ * calls: MPI_ERROR is left as the application set it (MPI-3.1 3.2.5). */
+void mca_pml_zip_status_out(ompi_status_public_t *dst, int source, int tag, size_t count,
+                            int cancelled);
 /* ---- pml_zip_buffers.c: staging buffers and codec contexts reused across messages ---- */
 
 void *mca_pml_zip_buf_get(size_t bytes);
@@ -147,12 +173,21 @@ void mca_pml_zip_buffers_fini(void);
 
 typedef enum { ZIP_REQ_SEND, ZIP_REQ_RECV } mca_pml_zip_req_kind_t;
 
+/* Where a receive is: its first message posted, or its payload posted after an envelope. */
+typedef enum { ZIP_RECV_LANDING, ZIP_RECV_PAYLOAD } mca_pml_zip_recv_phase_t;
+
 typedef struct mca_pml_zip_request_t {
     ompi_request_t super;
     mca_pml_zip_req_kind_t kind;
-    ompi_request_t *inner;    /* the wrapped PML's request while active */
-    mca_pml_zip_wire_t out;   /* send: the encoded message */
-    mca_pml_zip_landing_t in; /* recv (staged): where it lands */
+    ompi_request_t *inner;  /* the wrapped PML's request being waited for */
+    ompi_request_t *inner2; /* send: the envelope's request, next to the payload's */
+    mca_pml_zip_out_t out;  /* send: the encoded message */
+    /* recv */
+    mca_pml_zip_recv_phase_t phase;
+    void *stage; /* landing buffer, or the frame's buffer in the payload phase */
+    int msg_source, msg_tag;
+    mca_pml_zip_head_t head; /* payload phase: the envelope it follows */
+    bool drain;              /* payload phase: received into stage only to be discarded */
     /* the application's arguments (kept for persistent requests and decoding) */
     const void *sbuf;
     void *rbuf;
@@ -163,7 +198,7 @@ typedef struct mca_pml_zip_request_t {
     mca_pml_base_send_mode_t mode;
     ompi_communicator_t *comm;
     bool free_called; /* MPI_Request_free on an active request */
-    bool staged;      /* recv: a zip-class receive, through a staging buffer */
+    bool pml_done;    /* zip finished with it (completion is being or was signalled) */
 } mca_pml_zip_request_t;
 
 OBJ_CLASS_DECLARATION(mca_pml_zip_request_t);
@@ -172,43 +207,42 @@ mca_pml_zip_request_t *mca_pml_zip_request_new(mca_pml_zip_req_kind_t kind, bool
                                                ompi_communicator_t *comm);
 /* Hands a request with an active inner request to the progress engine. */
 void mca_pml_zip_request_track(mca_pml_zip_request_t *req);
-/* Marks a request complete with the given status (decoding already done). */
-void mca_pml_zip_request_complete(mca_pml_zip_request_t *req, const ompi_status_public_t *st);
+/* Completes a request: status fields as given. Runs no callback under a zip lock. */
+void mca_pml_zip_request_complete(mca_pml_zip_request_t *req, int source, int tag, size_t count,
+                                  int error, int cancelled);
 int mca_pml_zip_progress(void);
 int mca_pml_zip_request_start(size_t count, ompi_request_t **requests);
 
-/* ---- pml_zip_stash.c: messages a probe pulled out of the wrapped PML early ---- */
+/* ---- pml_zip_stash.c: messages pulled out of the wrapped PML before their receive ---- */
 
 typedef struct mca_pml_zip_stash_entry_t {
     opal_list_item_t super;
-    ompi_communicator_t *comm;
+    ompi_communicator_t *comm; /* not retained: entries go when the communicator does */
     int source;
     int tag;
-    void *wire; /* the message as received, as bytes */
-    size_t wire_len;
-    bool is_zip;
-    size_t app_bytes; /* what a receive of the application's type will report */
+    mca_pml_zip_head_t head;
+    void *buf;  /* the first message as received */
+    void *data; /* inline: the application's bytes in buf (head.raw_bytes) */
 } mca_pml_zip_stash_entry_t;
 
 OBJ_CLASS_DECLARATION(mca_pml_zip_stash_entry_t);
 
-/* Oldest stashed message matching (source, tag) on comm, removed from the stash, or NULL. */
-mca_pml_zip_stash_entry_t *mca_pml_zip_stash_take(ompi_communicator_t *comm, int source, int tag);
-/* Same, left in the stash (for probe). */
-mca_pml_zip_stash_entry_t *mca_pml_zip_stash_peek(ompi_communicator_t *comm, int source, int tag,
-                                                  ompi_status_public_t *status);
-void mca_pml_zip_stash_put(mca_pml_zip_stash_entry_t *e);
-void mca_pml_zip_stash_fill_status(const mca_pml_zip_stash_entry_t *e,
-                                   ompi_status_public_t *status);
-/* Receives a stashed message into the application's buffer and releases it. */
-int mca_pml_zip_stash_deliver(mca_pml_zip_stash_entry_t *e, void *buf, size_t count,
-                              ompi_datatype_t *dtype, ompi_status_public_t *status);
-/* Pulls a matched message out of the wrapped PML into a new stash entry. */
-int mca_pml_zip_stash_pull(ompi_message_t **inner_msg, ompi_communicator_t *comm,
-                           const ompi_status_public_t *probed, mca_pml_zip_stash_entry_t **out);
+/*
+ * The message a receive or probe of (source, tag) on comm must see first, among those pulled
+ * out already and the first match still queued in the wrapped PML. Returns 1 and its source,
+ * tag and application count, or 0 if nothing matches (yet), or an error. With `take` the
+ * message is pulled out if it was not, removed from the stash and handed over in *taken;
+ * without, an envelope is pulled into the stash (its count is inside) and an inline message
+ * stays where it is.
+ */
+int mca_pml_zip_stash_match(ompi_communicator_t *comm, int source, int tag, bool take,
+                            mca_pml_zip_stash_entry_t **taken, int *msg_source, int *msg_tag,
+                            size_t *count);
+/* Whether any pulled message waits (receives then take the careful path). */
 bool mca_pml_zip_stash_empty(void);
+/* Drops the entries of a communicator that is going away. */
+void mca_pml_zip_stash_drop_comm(ompi_communicator_t *comm);
 void mca_pml_zip_stash_fini(void);
-
 /* ---- the PML entry points ---- */
 
 int mca_pml_zip_send(const void *buf, size_t count, ompi_datatype_t *dtype, int dst, int tag,
@@ -237,12 +271,35 @@ int mca_pml_zip_mrecv(void *buf, size_t count, ompi_datatype_t *dtype, ompi_mess
 int mca_pml_zip_imrecv(void *buf, size_t count, ompi_datatype_t *dtype, ompi_message_t **message,
                        ompi_request_t **request);
 
-/* Encodes the application's data and posts the wrapped send (isend and start). */
+/* ---- pml_zip_recv.c: what receives share with matched probes ---- */
+
+/* Posts the wrapped receive of a message's first part (irecv and persistent start). */
+int mca_pml_zip_post_landing(mca_pml_zip_request_t *req);
+/* A first part arrived (from the wrapped PML or the stash): deliver it, or post the payload.
+ * Completes req unless a payload receive was posted. */
+void mca_pml_zip_recv_first(mca_pml_zip_request_t *req, int source, int tag,
+                            const mca_pml_zip_head_t *head, const void *inline_data);
+/* The wrapped request of req's current phase completed. */
+void mca_pml_zip_recv_progress(mca_pml_zip_request_t *req, ompi_request_t *inner);
+/* Starts a receive request: from the stash if a pulled message matches, else posted. */
+int mca_pml_zip_recv_start(mca_pml_zip_request_t *req);
+mca_pml_zip_request_t *mca_pml_zip_recv_request(void *buf, size_t count, ompi_datatype_t *dtype,
+                                                int src, int tag, ompi_communicator_t *comm,
+                                                bool persistent);
+/* A receive request for a message a matched probe took (MPI_Mrecv, MPI_Imrecv). */
+int mca_pml_zip_deliver_message(mca_pml_zip_stash_entry_t *e, void *buf, size_t count,
+                                ompi_datatype_t *dtype, ompi_communicator_t *comm,
+                                ompi_request_t **request);
+
+/* ---- pml_zip_send.c ---- */
+
+/* Encodes the application's data and posts the wrapped sends (isend and start). */
 int mca_pml_zip_post_send(mca_pml_zip_request_t *req);
-/* Posts the wrapped receive of a zip-class message into a staging buffer (irecv and start). */
-int mca_pml_zip_post_staged_recv(mca_pml_zip_request_t *req);
-/* Finishes a receive whose inner request completed: decode, status, release. */
-void mca_pml_zip_finish_recv(mca_pml_zip_request_t *req);
+/* Whether zip frames a message with this tag: application tags only. */
+static inline bool mca_pml_zip_app_tag(int tag)
+{
+    return tag >= 0 || MPI_ANY_TAG == tag;
+}
 
 END_C_DECLS
 

@@ -71,13 +71,8 @@ bool mca_pml_zip_may_compress(ompi_communicator_t *comm, int dst)
     return NULL == proc || !OPAL_PROC_ON_LOCAL_NODE(proc->super.proc_flags);
 }
 
-bool mca_pml_zip_comm_enabled(ompi_communicator_t *comm, int tag)
+bool mca_pml_zip_comm_enabled(ompi_communicator_t *comm)
 {
-    /* Negative tags are Open MPI's collectives and internal protocols: never touched, so
-     * that coll/zip frames are not compressed twice and MPI_PACKED/typed pairs still match. */
-    if (tag < 0 && MPI_ANY_TAG != tag) {
-        return false;
-    }
     if (NULL != comm_setting && comm->c_contextid < comm_setting_len) {
         const int8_t v = comm_setting[comm->c_contextid];
         if (v >= 0) {
@@ -122,6 +117,8 @@ int mca_pml_zip_add_comm(ompi_communicator_t *comm)
 int mca_pml_zip_del_comm(ompi_communicator_t *comm)
 {
     set_comm_setting(comm, -1);
+    /* Messages pulled out for this communicator can no longer be received. */
+    mca_pml_zip_stash_drop_comm(comm);
     return mca_pml_zip_wrapped.pml_del_comm(comm);
 }
 

@@ -1,112 +1,210 @@
 /*
- * Receive side. A float/double receive on an enabled communicator expects a zip message, so it
- * receives into a staging buffer of header + the application's buffer size (a zip message is
- * never longer: the sender sends raw when a frame would not be shorter) and decodes into the
- * application's buffer. Other receives go to the wrapped PML directly, after a look at the
- * stash of messages a probe already pulled out.
+ * Receive side. A receive with an application tag first posts a landing buffer that holds any
+ * first message (an inline message or an envelope, never more: nothing can overflow it), then
+ * either delivers the inline bytes or posts the payload receive the envelope announces:
+ * straight into the application's buffer for raw data (the wrapped PML's zero-copy paths
+ * stay in use), into a staging buffer for a frame or a payload too large for the buffer.
+ * Whatever the receive datatype, the bytes delivered are the sender's.
  */
 #include "ompi_config.h"
 
 #include <string.h>
 
+#include "opal/util/output.h"
 #include "ompi/constants.h"
 
 #include "pml_zip.h"
 
-static bool zip_recv_applies(ompi_datatype_t *dtype, int src, int tag, ompi_communicator_t *comm)
+static bool zip_recv_applies(int src, int tag)
 {
-    return MPI_PROC_NULL != src && mca_pml_zip_elem_class(dtype) >= 0 &&
-           mca_pml_zip_comm_enabled(comm, tag);
+    return MPI_PROC_NULL != src && mca_pml_zip_app_tag(tag);
 }
 
-/* A message a probe pulled out earlier, if one matches: it precedes anything still queued. */
-static mca_pml_zip_stash_entry_t *zip_stashed(int src, int tag, ompi_communicator_t *comm)
+static size_t recv_capacity(const mca_pml_zip_request_t *req)
 {
-    if (MPI_PROC_NULL == src || mca_pml_zip_stash_empty() || !mca_pml_zip_comm_enabled(comm, tag)) {
-        return NULL;
-    }
-    return mca_pml_zip_stash_take(comm, src, tag);
+    return req->dtype->super.size * req->count;
 }
 
-int mca_pml_zip_recv(void *buf, size_t count, ompi_datatype_t *dtype, int src, int tag,
-                     ompi_communicator_t *comm, ompi_status_public_t *status)
+static void finish(mca_pml_zip_request_t *req, int error)
 {
-    mca_pml_zip_stash_entry_t *e = zip_stashed(src, tag, comm);
-    if (NULL != e) {
-        return mca_pml_zip_stash_deliver(e, buf, count, dtype, status);
+    const size_t cap = recv_capacity(req);
+    const size_t raw = req->head.raw_bytes;
+    mca_pml_zip_buf_put(req->stage);
+    req->stage = NULL;
+    mca_pml_zip_request_complete(req, req->msg_source, req->msg_tag, raw < cap ? raw : cap, error,
+                                 0);
+}
+
+/* The payload of an envelope, on its private tag from the envelope's sender. */
+static int post_payload(mca_pml_zip_request_t *req)
+{
+    const mca_pml_zip_head_t *h = &req->head;
+    const int ptag = mca_pml_zip_payload_tag(h->seq);
+    const bool frame = 0 != (h->flags & MCA_PML_ZIP_ENV_FRAME);
+
+    req->phase = ZIP_RECV_PAYLOAD;
+    req->drain = h->raw_bytes > recv_capacity(req);
+    mca_pml_zip_buf_put(req->stage);
+    req->stage = NULL;
+    int rc;
+    if (frame || req->drain) {
+        /* A frame is shorter than its data; a payload too large for the application's buffer
+         * is received whole (so its sender completes) and truncated on delivery. */
+        req->stage = mca_pml_zip_buf_get(h->raw_bytes);
+        if (NULL == req->stage) {
+            return OMPI_ERR_OUT_OF_RESOURCE;
+        }
+        rc = mca_pml_zip_wrapped.pml_irecv(req->stage, h->raw_bytes, MPI_BYTE, req->msg_source,
+                                           ptag, req->comm, &req->inner);
+    } else {
+        rc = mca_pml_zip_wrapped.pml_irecv(req->rbuf, req->count, req->dtype, req->msg_source, ptag,
+                                           req->comm, &req->inner);
     }
-    if (!zip_recv_applies(dtype, src, tag, comm)) {
-        return mca_pml_zip_wrapped.pml_recv(buf, count, dtype, src, tag, comm, status);
-    }
-    mca_pml_zip_landing_t land;
-    void *rbuf;
-    size_t rcount;
-    ompi_datatype_t *rtype;
-    int rc = mca_pml_zip_landing_prepare(&land, buf, count, dtype, &rbuf, &rcount, &rtype);
-    if (OMPI_SUCCESS != rc) {
-        return rc;
-    }
-    ompi_status_public_t st;
-    memset(&st, 0, sizeof(st));
-    rc = mca_pml_zip_wrapped.pml_recv(rbuf, rcount, rtype, src, tag, comm, &st);
     if (OMPI_SUCCESS == rc) {
-        size_t raw = 0;
-        rc = mca_pml_zip_landing_decode(&land, st._ucount, buf, count, dtype, &raw);
-        st._ucount = raw;
-        st.MPI_ERROR = rc;
-    }
-    mca_pml_zip_landing_release(&land);
-    if (MPI_STATUS_IGNORE != status) {
-        *status = st;
+        mca_pml_zip_request_track(req);
     }
     return rc;
 }
 
-int mca_pml_zip_post_staged_recv(mca_pml_zip_request_t *req)
+void mca_pml_zip_recv_first(mca_pml_zip_request_t *req, int source, int tag,
+                            const mca_pml_zip_head_t *head, const void *inline_data)
 {
-    int rc;
-
-    if (req->staged) {
-        void *rbuf;
-        size_t rcount;
-        ompi_datatype_t *rtype;
-        rc = mca_pml_zip_landing_prepare(&req->in, req->rbuf, req->count, req->dtype, &rbuf,
-                                         &rcount, &rtype);
-        if (OMPI_SUCCESS != rc) {
-            return rc;
-        }
-        rc = mca_pml_zip_wrapped.pml_irecv(rbuf, rcount, rtype, req->peer, req->tag, req->comm,
-                                           &req->inner);
-    } else {
-        rc = mca_pml_zip_wrapped.pml_irecv(req->rbuf, req->count, req->dtype, req->peer, req->tag,
-                                           req->comm, &req->inner);
+    req->msg_source = source;
+    req->msg_tag = tag;
+    req->head = *head;
+    opal_atomic_add_fetch_64((volatile int64_t *)&mca_pml_zip_component.counters.msgs_received, 1);
+    if (ZIP_SHAPE_INLINE == head->shape) {
+        finish(req, mca_pml_zip_unpack_bytes(inline_data, head->raw_bytes, req->rbuf, req->count,
+                                             req->dtype));
+        return;
     }
+    int rc = post_payload(req);
     if (OMPI_SUCCESS != rc) {
-        mca_pml_zip_landing_release(&req->in);
+        opal_output(0,
+                    "pml:zip: could not post the %" PRIu64 "-byte payload of a message from "
+                    "rank %d: %d",
+                    head->raw_bytes, source, rc);
+        finish(req, MPI_ERR_INTERN);
+    }
+}
+
+/* The landing buffer received n bytes: parse and go on. */
+static void landing_arrived(mca_pml_zip_request_t *req, const ompi_status_public_t *st)
+{
+    mca_pml_zip_head_t head;
+    const size_t n = st->_ucount;
+    if (mca_pml_zip_head_parse(req->stage, n, &head)) {
+        mca_pml_zip_recv_first(req, st->MPI_SOURCE, st->MPI_TAG, &head,
+                               (const char *)req->stage + MCA_PML_ZIP_PREFIX_BYTES);
+        return;
+    }
+    /* Not from a zip sender: deliver its bytes as they are. */
+    opal_output_verbose(1, mca_pml_zip_component.output,
+                        "pml:zip: a %zu-byte message without zip framing (is pml/zip loaded on "
+                        "every rank?)",
+                        n);
+    head.shape = ZIP_SHAPE_INLINE;
+    head.raw_bytes = n;
+    req->msg_source = st->MPI_SOURCE;
+    req->msg_tag = st->MPI_TAG;
+    req->head = head;
+    finish(req, mca_pml_zip_unpack_bytes(req->stage, n, req->rbuf, req->count, req->dtype));
+}
+
+static void payload_arrived(mca_pml_zip_request_t *req, const ompi_status_public_t *st)
+{
+    const mca_pml_zip_head_t *h = &req->head;
+    const size_t n = st->_ucount;
+    int rc;
+    if (h->flags & MCA_PML_ZIP_ENV_FRAME) {
+        rc = mca_pml_zip_decode_frame(req->stage, n, h->raw_bytes, req->rbuf, req->count,
+                                      req->dtype);
+    } else if (n != h->raw_bytes) {
+        opal_output(0, "pml:zip: a payload of %zu bytes where its envelope announced %" PRIu64, n,
+                    h->raw_bytes);
+        rc = MPI_ERR_INTERN;
+    } else if (req->drain) {
+        rc = mca_pml_zip_unpack_bytes(req->stage, n, req->rbuf, req->count, req->dtype);
+    } else {
+        rc = MPI_SUCCESS; /* already in the application's buffer */
+    }
+    finish(req, rc);
+}
+
+void mca_pml_zip_recv_progress(mca_pml_zip_request_t *req, ompi_request_t *inner)
+{
+    const ompi_status_public_t st = inner->req_status;
+    ompi_request_free(&inner);
+    if (st._cancelled) {
+        mca_pml_zip_buf_put(req->stage);
+        req->stage = NULL;
+        mca_pml_zip_request_complete(req, st.MPI_SOURCE, st.MPI_TAG, 0, MPI_SUCCESS, 1);
+        return;
+    }
+    if (MPI_SUCCESS != st.MPI_ERROR) {
+        if (ZIP_RECV_LANDING == req->phase) {
+            req->msg_source = st.MPI_SOURCE;
+            req->msg_tag = st.MPI_TAG;
+            req->head.raw_bytes = st._ucount;
+        }
+        finish(req, st.MPI_ERROR);
+        return;
+    }
+    if (ZIP_RECV_LANDING == req->phase) {
+        landing_arrived(req, &st);
+    } else {
+        payload_arrived(req, &st);
+    }
+}
+
+int mca_pml_zip_post_landing(mca_pml_zip_request_t *req)
+{
+    req->phase = ZIP_RECV_LANDING;
+    if (NULL == req->stage) {
+        req->stage = mca_pml_zip_buf_get(MCA_PML_ZIP_LANDING_BYTES);
+        if (NULL == req->stage) {
+            return OMPI_ERR_OUT_OF_RESOURCE;
+        }
+    }
+    int rc = mca_pml_zip_wrapped.pml_irecv(req->stage, MCA_PML_ZIP_LANDING_BYTES, MPI_BYTE,
+                                           req->peer, req->tag, req->comm, &req->inner);
+    if (OMPI_SUCCESS != rc) {
         return rc;
     }
     mca_pml_zip_request_track(req);
     return OMPI_SUCCESS;
 }
 
-void mca_pml_zip_finish_recv(mca_pml_zip_request_t *req)
+/* Hands a pulled message to a receive request. */
+static void deliver_entry(mca_pml_zip_request_t *req, mca_pml_zip_stash_entry_t *e)
 {
-    ompi_status_public_t st = req->inner->req_status;
-    ompi_request_free(&req->inner);
-    req->inner = NULL;
-    if (req->staged && MPI_SUCCESS == st.MPI_ERROR && !st._cancelled) {
-        size_t raw = 0;
-        st.MPI_ERROR = mca_pml_zip_landing_decode(&req->in, st._ucount, req->rbuf, req->count,
-                                                  req->dtype, &raw);
-        st._ucount = raw;
-    }
-    mca_pml_zip_landing_release(&req->in);
-    mca_pml_zip_request_complete(req, &st);
+    mca_pml_zip_recv_first(req, e->source, e->tag, &e->head, e->data);
+    OBJ_RELEASE(e);
 }
 
-static mca_pml_zip_request_t *zip_recv_request(void *buf, size_t count, ompi_datatype_t *dtype,
-                                               int src, int tag, ompi_communicator_t *comm,
-                                               bool persistent)
+int mca_pml_zip_recv_start(mca_pml_zip_request_t *req)
+{
+    req->phase = ZIP_RECV_LANDING;
+    if (!mca_pml_zip_stash_empty()) {
+        mca_pml_zip_stash_entry_t *e = NULL;
+        int source, tag;
+        size_t count;
+        int rc = mca_pml_zip_stash_match(req->comm, req->peer, req->tag, true, &e, &source, &tag,
+                                         &count);
+        if (rc < 0) {
+            return rc;
+        }
+        if (1 == rc) {
+            deliver_entry(req, e);
+            return OMPI_SUCCESS;
+        }
+    }
+    return mca_pml_zip_post_landing(req);
+}
+
+mca_pml_zip_request_t *mca_pml_zip_recv_request(void *buf, size_t count, ompi_datatype_t *dtype,
+                                                int src, int tag, ompi_communicator_t *comm,
+                                                bool persistent)
 {
     mca_pml_zip_request_t *req = mca_pml_zip_request_new(ZIP_REQ_RECV, persistent, comm);
     if (NULL == req) {
@@ -118,30 +216,20 @@ static mca_pml_zip_request_t *zip_recv_request(void *buf, size_t count, ompi_dat
     req->dtype = dtype;
     req->peer = src;
     req->tag = tag;
-    req->staged = zip_recv_applies(dtype, src, tag, comm);
     return req;
 }
 
 int mca_pml_zip_irecv(void *buf, size_t count, ompi_datatype_t *dtype, int src, int tag,
                       ompi_communicator_t *comm, ompi_request_t **request)
 {
-    mca_pml_zip_stash_entry_t *e = zip_stashed(src, tag, comm);
-    if (NULL == e && !zip_recv_applies(dtype, src, tag, comm)) {
+    if (!zip_recv_applies(src, tag)) {
         return mca_pml_zip_wrapped.pml_irecv(buf, count, dtype, src, tag, comm, request);
     }
-    mca_pml_zip_request_t *req = zip_recv_request(buf, count, dtype, src, tag, comm, false);
+    mca_pml_zip_request_t *req = mca_pml_zip_recv_request(buf, count, dtype, src, tag, comm, false);
     if (NULL == req) {
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
-    int rc = OMPI_SUCCESS;
-    if (NULL != e) {
-        ompi_status_public_t st;
-        memset(&st, 0, sizeof(st));
-        (void)mca_pml_zip_stash_deliver(e, buf, count, dtype, &st);
-        mca_pml_zip_request_complete(req, &st);
-    } else {
-        rc = mca_pml_zip_post_staged_recv(req);
-    }
+    int rc = mca_pml_zip_recv_start(req);
     if (OMPI_SUCCESS != rc) {
         req->super.req_state = OMPI_REQUEST_INACTIVE;
         OBJ_RELEASE(req);
@@ -151,18 +239,86 @@ int mca_pml_zip_irecv(void *buf, size_t count, ompi_datatype_t *dtype, int src, 
     return OMPI_SUCCESS;
 }
 
+int mca_pml_zip_recv(void *buf, size_t count, ompi_datatype_t *dtype, int src, int tag,
+                     ompi_communicator_t *comm, ompi_status_public_t *status)
+{
+    if (!zip_recv_applies(src, tag)) {
+        return mca_pml_zip_wrapped.pml_recv(buf, count, dtype, src, tag, comm, status);
+    }
+    if (mca_pml_zip_stash_empty()) {
+        /* The common case, without a request: an inline message is delivered here. */
+        void *stage = mca_pml_zip_buf_get(MCA_PML_ZIP_LANDING_BYTES);
+        if (NULL == stage) {
+            return OMPI_ERR_OUT_OF_RESOURCE;
+        }
+        ompi_status_public_t st;
+        memset(&st, 0, sizeof(st));
+        int rc = mca_pml_zip_wrapped.pml_recv(stage, MCA_PML_ZIP_LANDING_BYTES, MPI_BYTE, src, tag,
+                                              comm, &st);
+        mca_pml_zip_head_t head;
+        if (OMPI_SUCCESS == rc && mca_pml_zip_head_parse(stage, st._ucount, &head) &&
+            ZIP_SHAPE_INLINE == head.shape) {
+            opal_atomic_add_fetch_64(
+                (volatile int64_t *)&mca_pml_zip_component.counters.msgs_received, 1);
+            rc = mca_pml_zip_unpack_bytes((char *)stage + MCA_PML_ZIP_PREFIX_BYTES, head.raw_bytes,
+                                          buf, count, dtype);
+            const size_t cap = dtype->super.size * count;
+            mca_pml_zip_status_out(status, st.MPI_SOURCE, st.MPI_TAG,
+                                   head.raw_bytes < cap ? head.raw_bytes : cap, 0);
+            mca_pml_zip_buf_put(stage);
+            return rc;
+        }
+        if (OMPI_SUCCESS != rc) {
+            mca_pml_zip_status_out(status, st.MPI_SOURCE, st.MPI_TAG, st._ucount, 0);
+            mca_pml_zip_buf_put(stage);
+            return rc;
+        }
+        /* An envelope (or a foreign message): finish through a request. */
+        mca_pml_zip_request_t *req =
+            mca_pml_zip_recv_request(buf, count, dtype, src, tag, comm, false);
+        if (NULL == req) {
+            mca_pml_zip_buf_put(stage);
+            return OMPI_ERR_OUT_OF_RESOURCE;
+        }
+        req->stage = stage;
+        req->phase = ZIP_RECV_LANDING;
+        landing_arrived(req, &st);
+        ompi_request_t *r = &req->super;
+        return ompi_request_wait(&r, status);
+    }
+    ompi_request_t *r = NULL;
+    int rc = mca_pml_zip_irecv(buf, count, dtype, src, tag, comm, &r);
+    if (OMPI_SUCCESS != rc) {
+        return rc;
+    }
+    return ompi_request_wait(&r, status);
+}
+
 int mca_pml_zip_irecv_init(void *buf, size_t count, ompi_datatype_t *dtype, int src, int tag,
                            ompi_communicator_t *comm, ompi_request_t **request)
 {
-    /* Every persistent receive on an enabled communicator is ours, float or not: at each
-     * start it must look at the stash before the wrapped PML's queue. */
-    if (MPI_PROC_NULL == src || !mca_pml_zip_comm_enabled(comm, tag)) {
+    if (!zip_recv_applies(src, tag)) {
         return mca_pml_zip_wrapped.pml_irecv_init(buf, count, dtype, src, tag, comm, request);
     }
-    mca_pml_zip_request_t *req = zip_recv_request(buf, count, dtype, src, tag, comm, true);
+    mca_pml_zip_request_t *req = mca_pml_zip_recv_request(buf, count, dtype, src, tag, comm, true);
     if (NULL == req) {
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
+    *request = &req->super;
+    return OMPI_SUCCESS;
+}
+
+int mca_pml_zip_deliver_message(mca_pml_zip_stash_entry_t *e, void *buf, size_t count,
+                                ompi_datatype_t *dtype, ompi_communicator_t *comm,
+                                ompi_request_t **request)
+{
+    mca_pml_zip_request_t *req =
+        mca_pml_zip_recv_request(buf, count, dtype, e->source, e->tag, comm, false);
+    if (NULL == req) {
+        OBJ_RELEASE(e);
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    deliver_entry(req, e);
     *request = &req->super;
     return OMPI_SUCCESS;
 }

@@ -1,9 +1,12 @@
 /*
- * The request an application holds for a zip message. It owns the wrapped PML's request and
- * the staging buffer. Completion is polled from a progress callback rather than hooked into
- * the wrapped request's completion callback: a callback can only be attached after the wrapped
- * PML returns the request, and by then it may already be completing on another thread. Polling
- * a list that is empty whenever no zip message is in flight costs one load per progress call.
+ * The request an application holds for a zip message. It owns the wrapped PML's requests and
+ * zip's buffers. Completion is polled from a progress callback rather than hooked into the
+ * wrapped requests' completion callbacks: a callback can only be attached after the wrapped
+ * PML returns the request, and by then it may already be completing on another thread.
+ * Polling a list that is empty whenever no zip message is in flight costs one load.
+ *
+ * Completion runs with no zip lock held: Open MPI's own users of the PML (osc/pt2pt) attach
+ * completion callbacks that free the request or start new ones from inside the callback.
  */
 #include "ompi_config.h"
 
@@ -24,9 +27,11 @@ static int zip_request_cancel(ompi_request_t *request, int complete);
 static void zip_request_construct(mca_pml_zip_request_t *req)
 {
     req->inner = NULL;
+    req->inner2 = NULL;
     memset(&req->out, 0, sizeof(req->out));
-    memset(&req->in, 0, sizeof(req->in));
+    req->stage = NULL;
     req->free_called = false;
+    req->pml_done = false;
     req->comm = NULL;
     req->dtype = NULL;
 }
@@ -36,8 +41,11 @@ static void zip_request_destruct(mca_pml_zip_request_t *req)
     if (NULL != req->inner) {
         ompi_request_free(&req->inner);
     }
-    mca_pml_zip_wire_release(&req->out);
-    mca_pml_zip_landing_release(&req->in);
+    if (NULL != req->inner2) {
+        ompi_request_free(&req->inner2);
+    }
+    mca_pml_zip_out_release(&req->out);
+    mca_pml_zip_buf_put(req->stage);
     if (NULL != req->dtype) {
         OBJ_RELEASE(req->dtype);
     }
@@ -82,40 +90,64 @@ void mca_pml_zip_request_track(mca_pml_zip_request_t *req)
     opal_mutex_unlock(&active_lock);
 }
 
-void mca_pml_zip_request_complete(mca_pml_zip_request_t *req, const ompi_status_public_t *st)
+static void zip_request_release(mca_pml_zip_request_t *req)
 {
-    req->super.req_status.MPI_SOURCE = st->MPI_SOURCE;
-    req->super.req_status.MPI_TAG = st->MPI_TAG;
-    req->super.req_status.MPI_ERROR = st->MPI_ERROR;
-    req->super.req_status._ucount = st->_ucount;
-    req->super.req_status._cancelled = st->_cancelled;
+    req->super.req_state = OMPI_REQUEST_INACTIVE;
+    OBJ_RELEASE(req);
+}
 
-    /* Decide under the lock who owns the request now: a concurrent MPI_Request_free either
-     * sees it complete (and frees it) or leaves it to us. */
+void mca_pml_zip_request_complete(mca_pml_zip_request_t *req, int source, int tag, size_t count,
+                                  int error, int cancelled)
+{
+    req->super.req_status.MPI_SOURCE = source;
+    req->super.req_status.MPI_TAG = tag;
+    req->super.req_status.MPI_ERROR = error;
+    req->super.req_status._ucount = count;
+    req->super.req_status._cancelled = cancelled;
+
+    /* Who releases the request is decided under the lock: a concurrent MPI_Request_free
+     * either sees zip done with it (and drops the application's reference) or leaves the
+     * release to us. The extra reference keeps it alive through a completion callback that
+     * frees it. */
     opal_mutex_lock(&active_lock);
     const bool orphan = req->free_called;
+    req->pml_done = true;
     if (!orphan) {
-        ompi_request_complete(&req->super, true);
+        OBJ_RETAIN(req);
     }
     opal_mutex_unlock(&active_lock);
     if (orphan) {
-        req->super.req_state = OMPI_REQUEST_INACTIVE;
-        OBJ_RELEASE(req);
-    }
-}
-
-static void zip_request_finish(mca_pml_zip_request_t *req, ompi_request_t *inner)
-{
-    req->inner = inner; /* handed back for the kind-specific finish, which frees it */
-    if (ZIP_REQ_RECV == req->kind) {
-        mca_pml_zip_finish_recv(req);
+        zip_request_release(req);
         return;
     }
-    ompi_status_public_t st = inner->req_status;
-    ompi_request_free(&req->inner);
-    req->inner = NULL;
-    mca_pml_zip_wire_release(&req->out);
-    mca_pml_zip_request_complete(req, &st);
+    ompi_request_complete(&req->super, true);
+    OBJ_RELEASE(req);
+}
+
+static bool inner_done(const ompi_request_t *r)
+{
+    return NULL == r || REQUEST_COMPLETED == r->req_complete;
+}
+
+/* Both wrapped sends completed: the first error, if any, is the send's. */
+static void zip_send_finish(mca_pml_zip_request_t *req, ompi_request_t *payload,
+                            ompi_request_t *first)
+{
+    int error = MPI_SUCCESS;
+    int cancelled = 0;
+    ompi_request_t *parts[2] = {first, payload};
+    for (int i = 0; i < 2; ++i) {
+        if (NULL == parts[i]) {
+            continue;
+        }
+        if (MPI_SUCCESS == error) {
+            error = parts[i]->req_status.MPI_ERROR;
+        }
+        cancelled |= parts[i]->req_status._cancelled;
+        ompi_request_free(&parts[i]);
+    }
+    mca_pml_zip_out_release(&req->out);
+    mca_pml_zip_request_complete(req, req->peer, req->tag, 0, error, cancelled);
 }
 
 int mca_pml_zip_progress(void)
@@ -124,7 +156,7 @@ int mca_pml_zip_progress(void)
         return 0;
     }
     mca_pml_zip_request_t *done[64];
-    ompi_request_t *inners[64];
+    ompi_request_t *inners[64][2];
     int n_done = 0;
 
     opal_mutex_lock(&active_lock);
@@ -134,11 +166,13 @@ int mca_pml_zip_progress(void)
         if (n_done == 64) {
             break;
         }
-        if (REQUEST_COMPLETED == req->inner->req_complete) {
+        if (inner_done(req->inner) && inner_done(req->inner2)) {
             opal_list_remove_item(&active_list, &req->super.super.super);
             opal_atomic_add_fetch_32(&n_active, -1);
-            inners[n_done] = req->inner;
+            inners[n_done][0] = req->inner;
+            inners[n_done][1] = req->inner2;
             req->inner = NULL; /* no more cancel from here on */
+            req->inner2 = NULL;
             done[n_done++] = req;
         }
     }
@@ -146,7 +180,11 @@ int mca_pml_zip_progress(void)
 
     /* Decoding happens outside the lock, so threads finish different requests in parallel. */
     for (int i = 0; i < n_done; ++i) {
-        zip_request_finish(done[i], inners[i]);
+        if (ZIP_REQ_RECV == done[i]->kind) {
+            mca_pml_zip_recv_progress(done[i], inners[i][0]);
+        } else {
+            zip_send_finish(done[i], inners[i][0], inners[i][1]);
+        }
     }
     return n_done;
 }
@@ -157,15 +195,13 @@ static int zip_request_free(ompi_request_t **request)
     bool release_now;
 
     opal_mutex_lock(&active_lock);
-    release_now = REQUEST_COMPLETED == req->super.req_complete ||
-                  OMPI_REQUEST_INACTIVE == req->super.req_state;
+    release_now = req->pml_done || OMPI_REQUEST_INACTIVE == req->super.req_state;
     if (!release_now) {
         req->free_called = true; /* completion will release it */
     }
     opal_mutex_unlock(&active_lock);
     if (release_now) {
-        req->super.req_state = OMPI_REQUEST_INACTIVE;
-        OBJ_RELEASE(req);
+        zip_request_release(req);
     }
     *request = MPI_REQUEST_NULL;
     return OMPI_SUCCESS;
@@ -176,9 +212,15 @@ static int zip_request_cancel(ompi_request_t *request, int complete)
     mca_pml_zip_request_t *req = (mca_pml_zip_request_t *)request;
     int rc = OMPI_SUCCESS;
 
+    /* Only a receive still waiting for its first message can be cancelled: after that its
+     * sender is committed. Sends are whatever the wrapped PML does with its payload. */
     opal_mutex_lock(&active_lock);
-    if (NULL != req->inner && NULL != req->inner->req_cancel) {
-        rc = req->inner->req_cancel(req->inner, complete);
+    ompi_request_t *inner = NULL;
+    if (ZIP_REQ_RECV == req->kind ? ZIP_RECV_LANDING == req->phase : NULL != req->inner) {
+        inner = req->inner;
+    }
+    if (NULL != inner && NULL != inner->req_cancel) {
+        rc = inner->req_cancel(inner, complete);
     }
     opal_mutex_unlock(&active_lock);
     return rc;
@@ -191,22 +233,12 @@ static int zip_request_start_one(mca_pml_zip_request_t *req)
     req->super.req_status.MPI_ERROR = MPI_SUCCESS;
     req->super.req_status._cancelled = 0;
     req->free_called = false;
+    req->pml_done = false;
 
     if (ZIP_REQ_SEND == req->kind) {
         return mca_pml_zip_post_send(req);
     }
-
-    if (!mca_pml_zip_stash_empty()) {
-        mca_pml_zip_stash_entry_t *e = mca_pml_zip_stash_take(req->comm, req->peer, req->tag);
-        if (NULL != e) {
-            ompi_status_public_t st;
-            memset(&st, 0, sizeof(st));
-            (void)mca_pml_zip_stash_deliver(e, req->rbuf, req->count, req->dtype, &st);
-            mca_pml_zip_request_complete(req, &st);
-            return OMPI_SUCCESS;
-        }
-    }
-    return mca_pml_zip_post_staged_recv(req);
+    return mca_pml_zip_recv_start(req);
 }
 
 int mca_pml_zip_request_start(size_t count, ompi_request_t **requests)

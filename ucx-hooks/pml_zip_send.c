@@ -1,7 +1,8 @@
 /*
- * Send side: float/double application messages on an enabled communicator go out as MPI_BYTE
- * with the zip header (pml_zip_wire.c), in the application's send mode, with its tag; anything
- * else goes to the wrapped PML untouched, keeping its zero-copy path.
+ * Send side: every message with an application tag is framed (pml_zip.h): inline, or an
+ * envelope followed by its payload on a private tag. The envelope goes in standard mode, the
+ * payload in the application's mode, so the wrapped PML keeps MPI's completion rules for it.
+ * Internal traffic (negative tags) and MPI_PROC_NULL go to the wrapped PML untouched.
  */
 #include "ompi_config.h"
 
@@ -9,17 +10,53 @@
 
 #include "pml_zip.h"
 
-static bool zip_send_applies(ompi_datatype_t *dtype, int dst, int tag, ompi_communicator_t *comm)
+static bool zip_send_applies(int dst, int tag)
 {
-    return MPI_PROC_NULL != dst && tag >= 0 && mca_pml_zip_elem_class(dtype) >= 0 &&
-           mca_pml_zip_comm_enabled(comm, tag);
+    return MPI_PROC_NULL != dst && tag >= 0;
+}
+
+/* Ready mode promises a posted receive; zip's own receive is posted by then too, but standard
+ * mode is as correct and keeps one path. */
+static mca_pml_base_send_mode_t wire_mode(mca_pml_base_send_mode_t mode)
+{
+    return MCA_PML_BASE_SEND_SYNCHRONOUS == mode ? mode : MCA_PML_BASE_SEND_STANDARD;
+}
+
+/* Posts the wrapped sends of an encoded message: *first for the inline message or envelope,
+ * *payload for a split message's payload (NULL otherwise). */
+static int post_wire(mca_pml_zip_out_t *out, int dst, int tag, mca_pml_base_send_mode_t mode,
+                     ompi_communicator_t *comm, ompi_request_t **first, ompi_request_t **payload)
+{
+    *first = NULL;
+    *payload = NULL;
+    if (!out->split) {
+        return mca_pml_zip_wrapped.pml_isend(out->buf, out->len, MPI_BYTE, dst, tag,
+                                             MCA_PML_BASE_SEND_STANDARD, comm, first);
+    }
+    int rc = mca_pml_zip_wrapped.pml_isend(out->env, MCA_PML_ZIP_ENVELOPE_BYTES, MPI_BYTE, dst, tag,
+                                           MCA_PML_BASE_SEND_STANDARD, comm, first);
+    if (OMPI_SUCCESS != rc) {
+        return rc;
+    }
+    const int ptag = mca_pml_zip_payload_tag(out->seq);
+    if (NULL != out->buf) {
+        rc = mca_pml_zip_wrapped.pml_isend(out->buf, out->len, MPI_BYTE, dst, ptag, wire_mode(mode),
+                                           comm, payload);
+    } else {
+        rc = mca_pml_zip_wrapped.pml_isend(out->pbuf, out->pcount, out->ptype, dst, ptag,
+                                           wire_mode(mode), comm, payload);
+    }
+    if (OMPI_SUCCESS != rc) {
+        /* The envelope is out; its payload cannot follow. Nothing can undo that. */
+        (void)ompi_request_wait(first, MPI_STATUS_IGNORE);
+    }
+    return rc;
 }
 
 /*
- * Buffered mode: the encoded message is our own copy (never a reference to the application's
- * buffer), so it is sent in standard mode and released when the wrapped send completes. Open
- * MPI's attached buffer is not used (a header makes a small message larger than what the
- * application sized that buffer for).
+ * Buffered mode: the encoded message is zip's own copy (never a reference to the
+ * application's buffer), sent in standard mode and released when the wrapped sends complete.
+ * Open MPI's attached buffer is not used.
  */
 static int zip_send_detached(const void *buf, size_t count, ompi_datatype_t *dtype, int dst,
                              int tag, ompi_communicator_t *comm)
@@ -29,15 +66,11 @@ static int zip_send_detached(const void *buf, size_t count, ompi_datatype_t *dty
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
     tracker->free_called = true; /* nobody waits for it: completion releases it */
-    int rc = mca_pml_zip_encode(buf, count, dtype, mca_pml_zip_elem_class(dtype),
-                                mca_pml_zip_may_compress(comm, dst), false, &tracker->out);
+    int rc = mca_pml_zip_encode(buf, count, dtype, MCA_PML_BASE_SEND_STANDARD, comm, dst, true,
+                                &tracker->out);
     if (OMPI_SUCCESS == rc) {
-        void *wbuf;
-        size_t wcount;
-        ompi_datatype_t *wtype;
-        mca_pml_zip_wire_args(&tracker->out, &wbuf, &wcount, &wtype);
-        rc = mca_pml_zip_wrapped.pml_isend(wbuf, wcount, wtype, dst, tag,
-                                           MCA_PML_BASE_SEND_STANDARD, comm, &tracker->inner);
+        rc = post_wire(&tracker->out, dst, tag, MCA_PML_BASE_SEND_STANDARD, comm, &tracker->inner2,
+                       &tracker->inner);
     }
     if (OMPI_SUCCESS != rc) {
         tracker->super.req_state = OMPI_REQUEST_INACTIVE;
@@ -51,24 +84,37 @@ static int zip_send_detached(const void *buf, size_t count, ompi_datatype_t *dty
 int mca_pml_zip_send(const void *buf, size_t count, ompi_datatype_t *dtype, int dst, int tag,
                      mca_pml_base_send_mode_t mode, ompi_communicator_t *comm)
 {
-    if (!zip_send_applies(dtype, dst, tag, comm)) {
+    if (!zip_send_applies(dst, tag)) {
         return mca_pml_zip_wrapped.pml_send(buf, count, dtype, dst, tag, mode, comm);
     }
     if (MCA_PML_BASE_SEND_BUFFERED == mode) {
         return zip_send_detached(buf, count, dtype, dst, tag, comm);
     }
-    mca_pml_zip_wire_t w;
-    int rc = mca_pml_zip_encode(buf, count, dtype, mca_pml_zip_elem_class(dtype),
-                                mca_pml_zip_may_compress(comm, dst), true, &w);
+    mca_pml_zip_out_t out;
+    int rc = mca_pml_zip_encode(buf, count, dtype, mode, comm, dst, false, &out);
     if (OMPI_SUCCESS != rc) {
         return rc;
     }
-    void *wbuf;
-    size_t wcount;
-    ompi_datatype_t *wtype;
-    mca_pml_zip_wire_args(&w, &wbuf, &wcount, &wtype);
-    rc = mca_pml_zip_wrapped.pml_send(wbuf, wcount, wtype, dst, tag, mode, comm);
-    mca_pml_zip_wire_release(&w);
+    if (!out.split) {
+        rc = mca_pml_zip_wrapped.pml_send(out.buf, out.len, MPI_BYTE, dst, tag,
+                                          MCA_PML_BASE_SEND_STANDARD, comm);
+    } else {
+        ompi_request_t *env = NULL;
+        rc = mca_pml_zip_wrapped.pml_isend(out.env, MCA_PML_ZIP_ENVELOPE_BYTES, MPI_BYTE, dst, tag,
+                                           MCA_PML_BASE_SEND_STANDARD, comm, &env);
+        if (OMPI_SUCCESS == rc) {
+            const int ptag = mca_pml_zip_payload_tag(out.seq);
+            rc = (NULL != out.buf) ? mca_pml_zip_wrapped.pml_send(out.buf, out.len, MPI_BYTE, dst,
+                                                                  ptag, wire_mode(mode), comm)
+                                   : mca_pml_zip_wrapped.pml_send(out.pbuf, out.pcount, out.ptype,
+                                                                  dst, ptag, wire_mode(mode), comm);
+            int rc2 = ompi_request_wait(&env, MPI_STATUS_IGNORE);
+            if (OMPI_SUCCESS == rc) {
+                rc = rc2;
+            }
+        }
+    }
+    mca_pml_zip_out_release(&out);
     return rc;
 }
 
@@ -79,25 +125,18 @@ int mca_pml_zip_post_send(mca_pml_zip_request_t *req)
     if (MCA_PML_BASE_SEND_BUFFERED == req->mode) {
         rc = zip_send_detached(req->sbuf, req->count, req->dtype, req->peer, req->tag, req->comm);
         if (OMPI_SUCCESS == rc) {
-            ompi_status_public_t st = {
-                .MPI_SOURCE = req->peer, .MPI_TAG = req->tag, .MPI_ERROR = MPI_SUCCESS};
-            mca_pml_zip_request_complete(req, &st);
+            mca_pml_zip_request_complete(req, req->peer, req->tag, 0, MPI_SUCCESS, 0);
         }
         return rc;
     }
-    rc = mca_pml_zip_encode(req->sbuf, req->count, req->dtype, mca_pml_zip_elem_class(req->dtype),
-                            mca_pml_zip_may_compress(req->comm, req->peer), true, &req->out);
+    rc = mca_pml_zip_encode(req->sbuf, req->count, req->dtype, req->mode, req->comm, req->peer,
+                            false, &req->out);
     if (OMPI_SUCCESS != rc) {
         return rc;
     }
-    void *wbuf;
-    size_t wcount;
-    ompi_datatype_t *wtype;
-    mca_pml_zip_wire_args(&req->out, &wbuf, &wcount, &wtype);
-    rc = mca_pml_zip_wrapped.pml_isend(wbuf, wcount, wtype, req->peer, req->tag, req->mode,
-                                       req->comm, &req->inner);
+    rc = post_wire(&req->out, req->peer, req->tag, req->mode, req->comm, &req->inner2, &req->inner);
     if (OMPI_SUCCESS != rc) {
-        mca_pml_zip_wire_release(&req->out);
+        mca_pml_zip_out_release(&req->out);
         return rc;
     }
     mca_pml_zip_request_track(req);
@@ -127,7 +166,7 @@ int mca_pml_zip_isend(const void *buf, size_t count, ompi_datatype_t *dtype, int
                       mca_pml_base_send_mode_t mode, ompi_communicator_t *comm,
                       ompi_request_t **request)
 {
-    if (!zip_send_applies(dtype, dst, tag, comm)) {
+    if (!zip_send_applies(dst, tag)) {
         return mca_pml_zip_wrapped.pml_isend(buf, count, dtype, dst, tag, mode, comm, request);
     }
     mca_pml_zip_request_t *req = zip_send_request(buf, count, dtype, dst, tag, mode, comm, false);
@@ -148,7 +187,7 @@ int mca_pml_zip_isend_init(const void *buf, size_t count, ompi_datatype_t *dtype
                            mca_pml_base_send_mode_t mode, ompi_communicator_t *comm,
                            ompi_request_t **request)
 {
-    if (!zip_send_applies(dtype, dst, tag, comm)) {
+    if (!zip_send_applies(dst, tag)) {
         return mca_pml_zip_wrapped.pml_isend_init(buf, count, dtype, dst, tag, mode, comm, request);
     }
     mca_pml_zip_request_t *req = zip_send_request(buf, count, dtype, dst, tag, mode, comm, true);

@@ -1,8 +1,8 @@
 /*
- * The zip message: a fixed header, then either the data itself (RAW) or a zip frame (FRAME).
- * Every float/double application message on an enabled communicator carries the header, small
- * or incompressible ones too: that is how the sender's decision travels with the message,
- * because the receiver only knows an upper bound of the count.
+ * Payloads: the sender's choice between inline, split raw and split compressed (pml_zip.h
+ * describes the shapes), and the receiver's decoding of whatever arrived into the
+ * application's buffer, whatever its datatype: the bytes delivered are exactly those the
+ * sender's data would have had without zip.
  */
 #include "ompi_config.h"
 
@@ -13,15 +13,27 @@
 
 #include "pml_zip.h"
 
-/* Start of the data of count x dtype when it is one contiguous block. */
-static bool contiguous_base(const void *buf, size_t count, ompi_datatype_t *dtype,
-                            const char **base)
+char *mca_pml_zip_contiguous_base(const void *buf, size_t count, ompi_datatype_t *dtype)
 {
-    if (!ompi_datatype_is_contiguous_memory_layout(dtype, (int32_t)count)) {
-        return false;
+    if (count > INT32_MAX || !ompi_datatype_is_contiguous_memory_layout(dtype, (int32_t)count)) {
+        return NULL;
     }
-    *base = (const char *)buf + dtype->super.true_lb;
-    return true;
+    return (char *)buf + dtype->super.true_lb;
+}
+
+/* Packs count x dtype into dst (bytes of it). */
+static void pack_into(void *dst, size_t bytes, const void *buf, size_t count,
+                      ompi_datatype_t *dtype)
+{
+    const char *base = mca_pml_zip_contiguous_base(buf, count, dtype);
+    if (NULL != base) {
+        if (bytes > 0) {
+            memcpy(dst, base, bytes);
+        }
+    } else if (bytes > 0) {
+        (void)ompi_datatype_sndrcv((void *)buf, (int32_t)count, dtype, dst, (int32_t)bytes,
+                                   MPI_PACKED);
+    }
 }
 
 /*
@@ -48,250 +60,106 @@ static bool worth_compressing(zip_ctx_t *ctx, int elem, const char *src, size_t 
     return ZIP_OK == st && frame_len * 10 < sample * 9;
 }
 
-/*
- * Below this a copy is cheaper than building a datatype, and the wrapped PML sends small
- * messages through a copy anyway.
- */
-#define ZIP_DIRECT_MIN_BYTES 32768
-
-/* A struct type: `first` bytes at a, then `second` bytes at b, addressed from MPI_BOTTOM. */
-static int split_type(void *a, size_t first, void *b, size_t second, ompi_datatype_t **type)
+/* A frame of the message into out->buf, if compressing pays; false to send it raw. */
+static bool try_frame(const void *buf, size_t count, ompi_datatype_t *dtype, size_t bytes, int elem,
+                      mca_pml_zip_out_t *out)
 {
-    const int lens[2] = {(int)first, (int)second};
-    const ptrdiff_t disps[2] = {(ptrdiff_t)a, (ptrdiff_t)b};
-    ompi_datatype_t *const types[2] = {MPI_BYTE, MPI_BYTE};
-    int rc = ompi_datatype_create_struct(2, lens, disps, types, type);
-    if (OMPI_SUCCESS == rc) {
-        rc = ompi_datatype_commit(type);
-        if (OMPI_SUCCESS != rc) {
-            ompi_datatype_destroy(type);
+    const char *src = mca_pml_zip_contiguous_base(buf, count, dtype);
+    void *packed = NULL;
+    if (NULL == src) {
+        packed = mca_pml_zip_buf_get(bytes);
+        if (NULL == packed) {
+            return false;
         }
+        pack_into(packed, bytes, buf, count, dtype);
+        src = packed;
     }
-    return rc;
+    const size_t cap = zip_compress_bound(bytes);
+    void *frame = mca_pml_zip_buf_get(cap);
+    zip_ctx_t *ctx = (NULL != frame) ? mca_pml_zip_ctx_get() : NULL;
+    size_t frame_len = 0;
+    bool ok = false;
+    if (NULL != ctx && worth_compressing(ctx, elem, src, bytes, frame, cap)) {
+        zip_status_t st =
+            zip_compress(ctx, 0, (zip_elem_type_t)elem, src,
+                         bytes / zip_elem_size((zip_elem_type_t)elem), frame, cap, &frame_len);
+        /* A frame that does not shrink the data is not worth the receiver's decode. */
+        ok = ZIP_OK == st && frame_len < bytes && frame_len <= INT_MAX;
+    }
+    mca_pml_zip_ctx_put(ctx);
+    mca_pml_zip_buf_put(packed);
+    if (!ok) {
+        mca_pml_zip_buf_put(frame);
+        return false;
+    }
+    out->buf = frame;
+    out->len = frame_len;
+    return true;
 }
 
-static void count_sent(const mca_pml_zip_hdr_t *hdr)
+static void count_sent(uint64_t raw, uint64_t wire, bool compressed)
 {
     mca_pml_zip_stats_t *s = &mca_pml_zip_component.counters;
     opal_atomic_add_fetch_64((volatile int64_t *)&s->msgs_sent, 1);
-    if (MCA_PML_ZIP_KIND_FRAME == hdr->kind) {
+    if (compressed) {
         opal_atomic_add_fetch_64((volatile int64_t *)&s->msgs_compressed, 1);
     }
-    opal_atomic_add_fetch_64((volatile int64_t *)&s->bytes_raw, (int64_t)hdr->raw_bytes);
-    opal_atomic_add_fetch_64((volatile int64_t *)&s->bytes_wire,
-                             (int64_t)(MCA_PML_ZIP_HDR_BYTES + hdr->wire_bytes));
+    opal_atomic_add_fetch_64((volatile int64_t *)&s->bytes_raw, (int64_t)raw);
+    opal_atomic_add_fetch_64((volatile int64_t *)&s->bytes_wire, (int64_t)wire);
 }
 
-int mca_pml_zip_encode(const void *buf, size_t count, ompi_datatype_t *dtype, int elem,
-                       bool may_compress, bool may_reference, mca_pml_zip_wire_t *w)
+int mca_pml_zip_encode(const void *buf, size_t count, ompi_datatype_t *dtype,
+                       mca_pml_base_send_mode_t mode, ompi_communicator_t *comm, int dst,
+                       bool own_copy, mca_pml_zip_out_t *out)
 {
     const size_t bytes = dtype->super.size * count;
-    const char *src = NULL;
-    void *packed = NULL;
+    const int elem = mca_pml_zip_elem_class(dtype);
 
-    w->buf = NULL;
-    w->len = 0;
-    w->type = NULL;
-    const bool contiguous = contiguous_base(buf, count, dtype, &src);
-    if (!contiguous) {
-        packed = mca_pml_zip_buf_get(bytes);
-        if (NULL == packed) {
+    memset(out, 0, sizeof(*out));
+    out->seq = mca_pml_zip_next_seq();
+    if (elem >= 0 && bytes > 0 && bytes >= mca_pml_zip_component.threshold &&
+        mca_pml_zip_comm_enabled(comm) && mca_pml_zip_may_compress(comm, dst) &&
+        try_frame(buf, count, dtype, bytes, elem, out)) {
+        out->split = true;
+        mca_pml_zip_envelope_write(out->env, out->seq, MCA_PML_ZIP_ENV_FRAME, bytes);
+        count_sent(bytes, MCA_PML_ZIP_ENVELOPE_BYTES + out->len, true);
+        return OMPI_SUCCESS;
+    }
+    if (MCA_PML_BASE_SEND_SYNCHRONOUS != mode && bytes <= MCA_PML_ZIP_INLINE_MAX) {
+        out->len = MCA_PML_ZIP_PREFIX_BYTES + bytes;
+        out->buf = mca_pml_zip_buf_get(out->len);
+        if (NULL == out->buf) {
             return OMPI_ERR_OUT_OF_RESOURCE;
         }
-        (void)ompi_datatype_sndrcv(buf, (int32_t)count, dtype, packed, (int32_t)bytes, MPI_PACKED);
-        src = packed;
-    }
-
-    mca_pml_zip_hdr_t hdr = {.magic = MCA_PML_ZIP_MAGIC,
-                             .kind = MCA_PML_ZIP_KIND_RAW,
-                             .elem = (uint32_t)elem,
-                             .raw_bytes = bytes,
-                             .wire_bytes = bytes};
-    char *out = NULL;
-    if (may_compress && bytes >= mca_pml_zip_component.threshold && bytes > 0) {
-        const size_t cap = zip_compress_bound(bytes);
-        out = mca_pml_zip_buf_get(MCA_PML_ZIP_HDR_BYTES + cap);
-        zip_ctx_t *ctx = (NULL != out) ? mca_pml_zip_ctx_get() : NULL;
-        if (NULL != ctx &&
-            worth_compressing(ctx, elem, src, bytes, out + MCA_PML_ZIP_HDR_BYTES, cap)) {
-            size_t frame_len = 0;
-            zip_status_t st = zip_compress(ctx, 0, (zip_elem_type_t)elem, src,
-                                           bytes / zip_elem_size((zip_elem_type_t)elem),
-                                           out + MCA_PML_ZIP_HDR_BYTES, cap, &frame_len);
-            /* A frame that does not shrink the data is not worth the receiver's decode. */
-            if (ZIP_OK == st && frame_len < bytes) {
-                hdr.kind = MCA_PML_ZIP_KIND_FRAME;
-                hdr.wire_bytes = frame_len;
-            }
-        }
-        mca_pml_zip_ctx_put(ctx);
-    }
-    w->hdr = hdr;
-    if (MCA_PML_ZIP_KIND_RAW == hdr.kind && contiguous && may_reference &&
-        bytes >= ZIP_DIRECT_MIN_BYTES && bytes <= INT_MAX &&
-        OMPI_SUCCESS == split_type(&w->hdr, MCA_PML_ZIP_HDR_BYTES, (void *)src, bytes, &w->type)) {
-        /* Raw and large: header + the application's data, no copy. */
-        mca_pml_zip_buf_put(out);
-        count_sent(&hdr);
+        mca_pml_zip_prefix_write(out->buf, out->seq, bytes);
+        pack_into((char *)out->buf + MCA_PML_ZIP_PREFIX_BYTES, bytes, buf, count, dtype);
+        count_sent(bytes, out->len, false);
         return OMPI_SUCCESS;
     }
-    if (MCA_PML_ZIP_KIND_RAW == hdr.kind) {
-        if (NULL == out) {
-            out = mca_pml_zip_buf_get(MCA_PML_ZIP_HDR_BYTES + bytes);
+    out->split = true;
+    mca_pml_zip_envelope_write(out->env, out->seq, 0, bytes);
+    if (own_copy) {
+        out->buf = mca_pml_zip_buf_get(bytes > 0 ? bytes : 1);
+        if (NULL == out->buf) {
+            return OMPI_ERR_OUT_OF_RESOURCE;
         }
-        if (NULL != out && bytes > 0) {
-            memcpy(out + MCA_PML_ZIP_HDR_BYTES, src, bytes);
-        }
-    }
-    mca_pml_zip_buf_put(packed);
-    if (NULL == out) {
-        return OMPI_ERR_OUT_OF_RESOURCE;
-    }
-    memcpy(out, &hdr, sizeof(hdr));
-    w->buf = out;
-    w->len = MCA_PML_ZIP_HDR_BYTES + hdr.wire_bytes;
-    count_sent(&hdr);
-    return OMPI_SUCCESS;
-}
-
-void mca_pml_zip_wire_args(mca_pml_zip_wire_t *w, void **buf, size_t *count, ompi_datatype_t **type)
-{
-    if (NULL != w->type) {
-        *buf = MPI_BOTTOM;
-        *count = 1;
-        *type = w->type;
+        pack_into(out->buf, bytes, buf, count, dtype);
+        out->len = bytes;
     } else {
-        *buf = w->buf;
-        *count = w->len;
-        *type = MPI_BYTE;
+        /* The application's own data, in its own datatype: no copy, the wrapped PML's
+         * zero-copy paths stay in use. */
+        out->pbuf = buf;
+        out->pcount = count;
+        out->ptype = dtype;
     }
-}
-
-void mca_pml_zip_wire_release(mca_pml_zip_wire_t *w)
-{
-    mca_pml_zip_buf_put(w->buf);
-    w->buf = NULL;
-    if (NULL != w->type) {
-        ompi_datatype_destroy(&w->type);
-        w->type = NULL;
-    }
-}
-
-int mca_pml_zip_landing_prepare(mca_pml_zip_landing_t *l, void *buf, size_t count,
-                                ompi_datatype_t *dtype, void **rbuf, size_t *rcount,
-                                ompi_datatype_t **rtype)
-{
-    const size_t bytes = dtype->super.size * count;
-    const char *base = NULL;
-
-    l->stage = NULL;
-    l->stage_cap = 0;
-    l->type = NULL;
-    if (bytes >= ZIP_DIRECT_MIN_BYTES && bytes <= INT_MAX &&
-        contiguous_base(buf, count, dtype, &base) &&
-        OMPI_SUCCESS == split_type(&l->hdr, MCA_PML_ZIP_HDR_BYTES, (void *)base, bytes, &l->type)) {
-        *rbuf = MPI_BOTTOM;
-        *rcount = 1;
-        *rtype = l->type;
-        return OMPI_SUCCESS;
-    }
-    l->stage_cap = MCA_PML_ZIP_HDR_BYTES + bytes;
-    l->stage = mca_pml_zip_buf_get(l->stage_cap);
-    if (NULL == l->stage) {
-        return OMPI_ERR_OUT_OF_RESOURCE;
-    }
-    *rbuf = l->stage;
-    *rcount = l->stage_cap;
-    *rtype = MPI_BYTE;
+    count_sent(bytes, MCA_PML_ZIP_ENVELOPE_BYTES + bytes, false);
     return OMPI_SUCCESS;
 }
 
-/* Direct landing: the header arrived in l->hdr and the rest at the application's buffer. */
-static int landing_decode_direct(mca_pml_zip_landing_t *l, size_t received, char *base, size_t cap,
-                                 size_t *raw)
+void mca_pml_zip_out_release(mca_pml_zip_out_t *out)
 {
-    const mca_pml_zip_hdr_t *h = &l->hdr;
-    const size_t payload = received >= MCA_PML_ZIP_HDR_BYTES ? received - MCA_PML_ZIP_HDR_BYTES : 0;
-
-    if (received < MCA_PML_ZIP_HDR_BYTES || MCA_PML_ZIP_MAGIC != h->magic ||
-        h->wire_bytes != payload ||
-        !((MCA_PML_ZIP_KIND_RAW == h->kind && h->raw_bytes == h->wire_bytes) ||
-          (MCA_PML_ZIP_KIND_FRAME == h->kind && h->wire_bytes < h->raw_bytes))) {
-        /* No header: the message's first bytes are in l->hdr. Put them back in front. */
-        opal_output_verbose(1, mca_pml_zip_component.output,
-                            "pml:zip: a %zu-byte message for a float/double receive has no zip "
-                            "header (is zip on for this communicator on every rank?)",
-                            received);
-        const size_t head = received < MCA_PML_ZIP_HDR_BYTES ? received : MCA_PML_ZIP_HDR_BYTES;
-        *raw = received;
-        if (received > cap) {
-            return MPI_ERR_TRUNCATE;
-        }
-        memmove(base + head, base, payload);
-        memcpy(base, &l->hdr, head);
-        return MPI_SUCCESS;
-    }
-    *raw = h->raw_bytes;
-    opal_atomic_add_fetch_64((volatile int64_t *)&mca_pml_zip_component.counters.msgs_received, 1);
-    if (MCA_PML_ZIP_KIND_RAW == h->kind) {
-        return MPI_SUCCESS; /* already in place */
-    }
-    if (h->raw_bytes > cap) {
-        return MPI_ERR_TRUNCATE;
-    }
-    /* The frame sits at the start of the buffer it decodes into: move it out first. */
-    void *frame = mca_pml_zip_buf_get(payload);
-    zip_ctx_t *ctx = (NULL != frame) ? mca_pml_zip_ctx_get() : NULL;
-    if (NULL == ctx) {
-        mca_pml_zip_buf_put(frame);
-        return MPI_ERR_NO_MEM;
-    }
-    memcpy(frame, base, payload);
-    size_t got = 0;
-    zip_status_t st = zip_decompress(ctx, 0, frame, payload, base, h->raw_bytes, &got);
-    if (ZIP_OK != st) {
-        opal_output(0, "pml:zip: a %zu-byte frame did not decode: %s (%s)", payload,
-                    zip_status_str(st), zip_ctx_last_error(ctx));
-    }
-    mca_pml_zip_ctx_put(ctx);
-    mca_pml_zip_buf_put(frame);
-    return (ZIP_OK == st && got == h->raw_bytes) ? MPI_SUCCESS : MPI_ERR_OTHER;
-}
-
-int mca_pml_zip_landing_decode(mca_pml_zip_landing_t *l, size_t received, void *buf, size_t count,
-                               ompi_datatype_t *dtype, size_t *raw)
-{
-    if (NULL != l->type) {
-        const char *base = NULL;
-        (void)contiguous_base(buf, count, dtype, &base);
-        return landing_decode_direct(l, received, (char *)base, dtype->super.size * count, raw);
-    }
-    return mca_pml_zip_decode(l->stage, received, buf, count, dtype, raw);
-}
-
-void mca_pml_zip_landing_release(mca_pml_zip_landing_t *l)
-{
-    mca_pml_zip_buf_put(l->stage);
-    l->stage = NULL;
-    if (NULL != l->type) {
-        ompi_datatype_destroy(&l->type);
-        l->type = NULL;
-    }
-}
-
-int mca_pml_zip_parse(const void *wire, size_t wire_len, mca_pml_zip_hdr_t *hdr)
-{
-    if (wire_len < MCA_PML_ZIP_HDR_BYTES) {
-        return 0;
-    }
-    memcpy(hdr, wire, sizeof(*hdr));
-    if (MCA_PML_ZIP_MAGIC != hdr->magic || hdr->wire_bytes != wire_len - MCA_PML_ZIP_HDR_BYTES) {
-        return 0;
-    }
-    if (MCA_PML_ZIP_KIND_RAW == hdr->kind) {
-        return hdr->raw_bytes == hdr->wire_bytes;
-    }
-    return MCA_PML_ZIP_KIND_FRAME == hdr->kind && hdr->wire_bytes < hdr->raw_bytes;
+    mca_pml_zip_buf_put(out->buf);
+    out->buf = NULL;
 }
 
 int mca_pml_zip_unpack_bytes(const void *bytes, size_t len, void *buf, size_t count,
@@ -299,64 +167,43 @@ int mca_pml_zip_unpack_bytes(const void *bytes, size_t len, void *buf, size_t co
 {
     const size_t cap = dtype->super.size * count;
     const size_t n = len < cap ? len : cap;
-    const char *base = NULL;
+    char *base = mca_pml_zip_contiguous_base(buf, count, dtype);
 
-    if (contiguous_base(buf, count, dtype, &base)) {
+    if (NULL != base) {
         if (n > 0) {
-            memcpy((char *)base, bytes, n);
+            memcpy(base, bytes, n);
         }
     } else if (n > 0) {
-        (void)ompi_datatype_sndrcv(bytes, (int32_t)n, MPI_PACKED, buf, (int32_t)count, dtype);
+        (void)ompi_datatype_sndrcv((void *)bytes, (int32_t)n, MPI_PACKED, buf, (int32_t)count,
+                                   dtype);
     }
     return len > cap ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
 }
 
-int mca_pml_zip_decode(const void *wire, size_t wire_len, void *buf, size_t count,
-                       ompi_datatype_t *dtype, size_t *raw_bytes)
+int mca_pml_zip_decode_frame(const void *frame, size_t frame_len, size_t raw_bytes, void *buf,
+                             size_t count, ompi_datatype_t *dtype)
 {
-    mca_pml_zip_hdr_t hdr;
-
-    if (!mca_pml_zip_parse(wire, wire_len, &hdr)) {
-        /* Not a zip message: the sender did not see this communicator as enabled, or sent a
-         * different type class. Deliver the bytes as they are. */
-        *raw_bytes = wire_len;
-        opal_output_verbose(1, mca_pml_zip_component.output,
-                            "pml:zip: a %zu-byte message for a float/double receive has no zip "
-                            "header (is zip on for this communicator on every rank?)",
-                            wire_len);
-        return mca_pml_zip_unpack_bytes(wire, wire_len, buf, count, dtype);
-    }
-    const char *payload = (const char *)wire + MCA_PML_ZIP_HDR_BYTES;
-    *raw_bytes = hdr.raw_bytes;
-    opal_atomic_add_fetch_64((volatile int64_t *)&mca_pml_zip_component.counters.msgs_received, 1);
-    if (MCA_PML_ZIP_KIND_RAW == hdr.kind) {
-        return mca_pml_zip_unpack_bytes(payload, hdr.raw_bytes, buf, count, dtype);
-    }
-
     const size_t cap = dtype->super.size * count;
-    if (hdr.raw_bytes > cap) {
-        return MPI_ERR_TRUNCATE;
-    }
-    const char *base = NULL;
-    const bool direct = contiguous_base(buf, count, dtype, &base);
-    void *dst = direct ? (void *)base : mca_pml_zip_buf_get(hdr.raw_bytes);
+    char *base = mca_pml_zip_contiguous_base(buf, count, dtype);
+    const bool direct = NULL != base && raw_bytes <= cap;
+    void *dst = direct ? (void *)base : mca_pml_zip_buf_get(raw_bytes);
     if (NULL == dst) {
         return MPI_ERR_NO_MEM;
     }
     zip_ctx_t *ctx = mca_pml_zip_ctx_get();
     size_t got = 0;
-    zip_status_t st =
-        (NULL == ctx) ? ZIP_E_UNSUPPORTED
-                      : zip_decompress(ctx, 0, payload, hdr.wire_bytes, dst, hdr.raw_bytes, &got);
+    zip_status_t st = (NULL == ctx)
+                          ? ZIP_E_UNSUPPORTED
+                          : zip_decompress(ctx, 0, frame, frame_len, dst, raw_bytes, &got);
     if (ZIP_OK != st) {
-        opal_output(0, "pml:zip: a %" PRIu64 "-byte frame did not decode: %s (%s)", hdr.wire_bytes,
+        opal_output(0, "pml:zip: a %zu-byte frame did not decode: %s (%s)", frame_len,
                     zip_status_str(st), ctx ? zip_ctx_last_error(ctx) : "");
     }
     mca_pml_zip_ctx_put(ctx);
-    int rc = (ZIP_OK == st && got == hdr.raw_bytes) ? MPI_SUCCESS : MPI_ERR_OTHER;
+    int rc = (ZIP_OK == st && got == raw_bytes) ? MPI_SUCCESS : MPI_ERR_OTHER;
     if (!direct) {
         if (MPI_SUCCESS == rc) {
-            rc = mca_pml_zip_unpack_bytes(dst, hdr.raw_bytes, buf, count, dtype);
+            rc = mca_pml_zip_unpack_bytes(dst, raw_bytes, buf, count, dtype);
         }
         mca_pml_zip_buf_put(dst);
     }

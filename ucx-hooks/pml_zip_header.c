@@ -1,0 +1,108 @@
+/*
+ * The two first-message shapes of pml/zip (see pml_zip.h): the 16-byte inline prefix and the
+ * 14-byte envelope. The only code that reads zip's own bytes from the network; fuzzed by
+ * tests/fuzz/fuzz_pml_header.c.
+ *
+ *   prefix   u32 magic "ZIP2" | u32 seq | u64 raw_bytes (== count - 16)
+ *   envelope u8 'Z' | u8 flags | u32 seq | u64 raw_bytes      (host byte order: Open MPI
+ *            4.1's PMLs do not convert MPI_BYTE either, so peers share one byte order)
+ */
+#include "ompi_config.h"
+
+#include <string.h>
+
+#include "opal/sys/atomic.h"
+
+#include "pml_zip.h"
+
+#define ZIP_PREFIX_MAGIC 0x3250495aU /* "ZIP2" in memory order on little-endian hosts */
+#define ZIP_ENVELOPE_MAGIC 0x5a
+
+/* Payload tags: 2^22 negative values at the bottom of the 24-bit tag space that pml/ucx
+ * keeps (-2^23 + 1 .. -2^22), far from Open MPI's fixed internal tags (-10 .. -31080). */
+#define ZIP_PAYLOAD_TAG_TOP (-(1 << 22))
+#define ZIP_PAYLOAD_TAG_SLOTS (1u << 22)
+
+static volatile int32_t next_seq;
+
+mca_pml_zip_shape_t mca_pml_zip_shape_of(size_t count)
+{
+    if (count >= MCA_PML_ZIP_PREFIX_BYTES) {
+        return ZIP_SHAPE_INLINE;
+    }
+    return MCA_PML_ZIP_ENVELOPE_BYTES == count ? ZIP_SHAPE_ENVELOPE : ZIP_SHAPE_INVALID;
+}
+
+void mca_pml_zip_prefix_write(void *dst, uint32_t seq, uint64_t raw_bytes)
+{
+    const uint32_t magic = ZIP_PREFIX_MAGIC;
+    char *p = dst;
+    memcpy(p, &magic, 4);
+    memcpy(p + 4, &seq, 4);
+    memcpy(p + 8, &raw_bytes, 8);
+}
+
+void mca_pml_zip_envelope_write(void *dst, uint32_t seq, uint32_t flags, uint64_t raw_bytes)
+{
+    unsigned char *p = dst;
+    p[0] = ZIP_ENVELOPE_MAGIC;
+    p[1] = (unsigned char)flags;
+    memcpy(p + 2, &seq, 4);
+    memcpy(p + 6, &raw_bytes, 8);
+}
+
+bool mca_pml_zip_head_parse(const void *src, size_t len, mca_pml_zip_head_t *head)
+{
+    const unsigned char *p = src;
+    memset(head, 0, sizeof(*head));
+    switch (mca_pml_zip_shape_of(len)) {
+    case ZIP_SHAPE_INLINE: {
+        uint32_t magic;
+        memcpy(&magic, p, 4);
+        memcpy(&head->seq, p + 4, 4);
+        memcpy(&head->raw_bytes, p + 8, 8);
+        if (ZIP_PREFIX_MAGIC != magic || head->raw_bytes != len - MCA_PML_ZIP_PREFIX_BYTES) {
+            return false;
+        }
+        head->shape = ZIP_SHAPE_INLINE;
+        return true;
+    }
+    case ZIP_SHAPE_ENVELOPE:
+        if (ZIP_ENVELOPE_MAGIC != p[0] || 0 != (p[1] & ~MCA_PML_ZIP_ENV_FRAME)) {
+            return false;
+        }
+        head->flags = p[1];
+        memcpy(&head->seq, p + 2, 4);
+        memcpy(&head->raw_bytes, p + 6, 8);
+        /* A frame is never longer than its data; an empty message is never a frame. */
+        if ((head->flags & MCA_PML_ZIP_ENV_FRAME) && 0 == head->raw_bytes) {
+            return false;
+        }
+        head->shape = ZIP_SHAPE_ENVELOPE;
+        return true;
+    default:
+        return false;
+    }
+}
+
+int mca_pml_zip_payload_tag(uint32_t seq)
+{
+    return ZIP_PAYLOAD_TAG_TOP - (int)(seq % ZIP_PAYLOAD_TAG_SLOTS);
+}
+
+uint32_t mca_pml_zip_next_seq(void)
+{
+    return (uint32_t)opal_atomic_fetch_add_32(&next_seq, 1);
+}
+
+void mca_pml_zip_status_out(ompi_status_public_t *dst, int source, int tag, size_t count,
+                            int cancelled)
+{
+    if (MPI_STATUS_IGNORE == dst) {
+        return;
+    }
+    dst->MPI_SOURCE = source;
+    dst->MPI_TAG = tag;
+    dst->_ucount = count;
+    dst->_cancelled = cancelled;
+}
