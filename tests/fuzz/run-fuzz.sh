@@ -82,6 +82,30 @@ run_target() {  # run_target <name> <source> [defines]
 }
 
 run_target frame "$top/tests/fuzz/fuzz_frame.cpp"
+
+# pml/zip's header parser: C, against Open MPI's headers; seeded with one message of each shape.
+pml_header_target() {
+    local bin="$out/fuzz-pml-header" corpus="$out/corpus-pml-header" inc
+    inc=$(mpicc --showme:incdirs 2>/dev/null | tr ' ' '\n' | grep -v '/openmpi$' | head -n 1)
+    mkdir -p "$corpus"
+    if ! ${FUZZ_CC:-clang} -std=gnu11 -O1 -g -mcx16 -fsanitize=fuzzer,address,undefined \
+        -fno-sanitize-recover=undefined -I"$inc" -I"$inc/openmpi" -I"$top/codecs/include" \
+        -I"$top/ucx-hooks" "$top/tests/fuzz/fuzz_pml_header.c" "$top/ucx-hooks/pml_zip_header.c" \
+        -o "$bin" 2>> "$out/build.log"; then
+        echo "FAIL: fuzz-pml-header (build, see $out/build.log)"
+        return
+    fi
+    printf 'ZIP\x32\x07\0\0\0\x03\0\0\0\0\0\0\0abc' > "$corpus/inline"
+    printf 'Z\x01\x09\0\0\0\x00\x10\0\0\0\0\0\0' > "$corpus/envelope"
+    if "$bin" -max_total_time="$seconds" -print_final_stats=1 \
+        -artifact_prefix="$out/crash-pml-header-" "$corpus" > "$out/fuzz-pml-header.log" 2>&1; then
+        echo "PASS: fuzz-pml-header ($(grep -m1 -o 'stat::number_of_executed_units: *[0-9]*' "$out/fuzz-pml-header.log" | grep -o '[0-9]*$') inputs in ${seconds}s)"
+    else
+        echo "FAIL: fuzz-pml-header (see $out/fuzz-pml-header.log)"
+        grep -m5 -E 'ERROR|SUMMARY|runtime error|deadly' "$out/fuzz-pml-header.log"
+    fi
+}
+pml_header_target
 for codec in fast fpc dfcm xorlz lz4 zstd; do
     run_target "$codec" "$top/tests/fuzz/fuzz_block_decoder.cpp" "-DFUZZ_CODEC=\"$codec\""
 done

@@ -1,0 +1,42 @@
+/*
+ * libFuzzer target for pml/zip's first-message parser (ucx-hooks/pml_zip_header.c), the only
+ * code of pml/zip that reads zip's own bytes from the network. Besides memory safety it checks
+ * that whatever parses is canonical: writing the parsed fields back gives the same bytes, and
+ * the shape is the one the byte count alone gives.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "pml_zip.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    mca_pml_zip_head_t head;
+    if (!mca_pml_zip_head_parse(data, size, &head)) {
+        return 0;
+    }
+    if (head.shape != mca_pml_zip_shape_of(size)) {
+        abort();
+    }
+    unsigned char again[MCA_PML_ZIP_PREFIX_BYTES];
+    if (ZIP_SHAPE_INLINE == head.shape) {
+        if (head.raw_bytes != size - MCA_PML_ZIP_PREFIX_BYTES) {
+            abort();
+        }
+        mca_pml_zip_prefix_write(again, head.seq, head.raw_bytes);
+        if (0 != memcmp(again, data, MCA_PML_ZIP_PREFIX_BYTES)) {
+            abort();
+        }
+    } else {
+        mca_pml_zip_envelope_write(again, head.seq, head.flags, head.raw_bytes);
+        if (0 != memcmp(again, data, MCA_PML_ZIP_ENVELOPE_BYTES)) {
+            abort();
+        }
+    }
+    /* A payload tag is never an application tag, nor one of Open MPI's fixed internal ones. */
+    const int ptag = mca_pml_zip_payload_tag(head.seq);
+    if (ptag >= -31080 || ptag < -(1 << 23)) {
+        abort();
+    }
+    return 0;
+}
