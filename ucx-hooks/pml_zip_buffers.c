@@ -94,20 +94,8 @@ zip_ctx_t *mca_pml_zip_ctx_get(void)
     if (NULL != ctx) {
         return ctx;
     }
-    const char *spec = mca_pml_zip_component.codec;
-    if (NULL == spec || '\0' == spec[0]) {
-        spec = "fast";
-    }
-    /* The temporal codec needs the same context per stream at both ends; pooled contexts and
-     * wildcard receives cannot promise that. */
-    if (NULL != strstr(spec, "temporal")) {
-        if (!ctx_failed_reported) {
-            ctx_failed_reported = true;
-            opal_output(0, "pml:zip: the temporal codec is not supported for point-to-point "
-                           "messages; using \"fast\"");
-        }
-        spec = "fast";
-    }
+    /* Checked by the engine when we installed ourselves (pml_zip_component.c). */
+    const char *spec = NULL != mca_pml_zip_component.codec ? mca_pml_zip_component.codec : "fast";
     zip_status_t st = ZIP_OK;
     ctx = zip_ctx_create(spec, &st);
     if (NULL == ctx && !ctx_failed_reported) {

@@ -9,6 +9,7 @@
  */
 #include "ompi_config.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "opal/mca/base/mca_base_component_repository.h"
@@ -25,6 +26,12 @@ const char *mca_pml_zip_component_version_string =
 
 mca_pml_base_component_t mca_pml_zip_wrapped_component;
 mca_pml_base_module_t mca_pml_zip_wrapped;
+
+/* Storage of the pml_zip_codec variable. The MCA variable system owns it: when the base closes
+ * us as a losing PML it deregisters our variables right after zip_close returns, which frees
+ * the string and sets this pointer to NULL. zip_close therefore copies the spec into
+ * mca_pml_zip_component.codec, which is ours, before that happens. */
+static char *codec_param;
 
 static int zip_register(void);
 static int zip_open(void);
@@ -68,13 +75,14 @@ static int zip_register(void)
         MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_2, MCA_BASE_VAR_SCOPE_READONLY,
         &z->enable);
 
-    z->codec = "fast";
+    codec_param = "fast";
     (void)mca_base_component_var_register(
         c, "codec",
         "Codec spec for payloads (fast, fpc, dfcm, xorlz, lz4, zstd, ...; a lossy stage as in "
-        "\"trunc:20+fast\" changes results). Any rank decodes any codec",
+        "\"trunc:20+fast\" changes results). Any rank decodes any codec. An invalid spec "
+        "stops MPI_Init",
         MCA_BASE_VAR_TYPE_STRING, NULL, 0, 0, OPAL_INFO_LVL_3, MCA_BASE_VAR_SCOPE_READONLY,
-        &z->codec);
+        &codec_param);
 
     /* 64 KiB: below it the codec's fixed cost is a visible share of the transfer even on a
      * slow network, and latency, not bandwidth, dominates. */
@@ -139,6 +147,41 @@ static mca_pml_base_module_t *zip_init(int *priority, bool progress_threads, boo
     return &mca_pml_zip_module;
 }
 
+/* The codec spec in effect, checked by the engine: a copy of pml_zip_codec (empty means the
+ * default), "temporal" replaced by "fast". NULL, after a message naming the value and the valid
+ * ones, if the engine cannot make a context of it. The context of the check joins the pool. */
+static char *zip_codec_resolve(void)
+{
+    const char *spec = (NULL != codec_param && '\0' != codec_param[0]) ? codec_param : "fast";
+
+    /* The temporal codec needs the same context per stream at both ends; pooled contexts and
+     * wildcard receives cannot promise that. */
+    if (NULL != strstr(spec, "temporal")) {
+        opal_output(0, "pml:zip: the temporal codec is not supported for point-to-point "
+                       "messages; using \"fast\"");
+        spec = "fast";
+    }
+    zip_status_t st = ZIP_OK;
+    zip_ctx_t *ctx = zip_ctx_create(spec, &st);
+    char *copy = NULL != ctx ? strdup(spec) : NULL;
+    if (NULL == copy) {
+        opal_output(0,
+                    "pml:zip: pml_zip_codec \"%s\" cannot be used: %s. Valid codecs: %s; a lossy "
+                    "stage goes first, as in \"trunc:20+fast\". MPI_Init fails",
+                    spec, NULL != ctx ? "out of memory" : zip_spec_error(), zip_codec_list());
+    }
+    mca_pml_zip_ctx_put(ctx);
+    return copy;
+}
+
+/* Stands in for the winner's add_procs when the parameters are wrong: MPI_Init fails there. */
+static int zip_refuse_add_procs(struct ompi_proc_t **procs, size_t nprocs)
+{
+    (void)procs;
+    (void)nprocs;
+    return OMPI_ERR_BAD_PARAM;
+}
+
 /* Called twice: by the selection when we lose (install), and by MPI_Finalize (no-op). */
 static int zip_close(void)
 {
@@ -150,6 +193,16 @@ static int zip_close(void)
     /* Stay loaded after the base unloads the losers. */
     if (OPAL_SUCCESS != mca_base_component_repository_retain_component("pml", "zip")) {
         return OMPI_ERROR;
+    }
+    /* Now: our variables are deregistered when we return. A user who named a codec expects
+     * it, so a spec the engine rejects is not replaced: we do not interpose, and MPI_Init
+     * fails. The selection ignores what close returns, but MPI_Init checks what the PML's
+     * add_procs returns a little later: that is where it fails. */
+    free(z->codec);
+    z->codec = zip_codec_resolve();
+    if (NULL == z->codec) {
+        mca_pml.pml_add_procs = zip_refuse_add_procs;
+        return OMPI_ERR_BAD_PARAM;
     }
     mca_pml_zip_wrapped_component = mca_pml_base_selected_component;
     mca_pml_zip_wrapped = mca_pml;
@@ -166,8 +219,9 @@ static int zip_close(void)
     opal_progress_register(mca_pml_zip_progress);
     z->active = true;
     memset(&z->counters, 0, sizeof(z->counters));
-    opal_output_verbose(1, z->output, "pml:zip: interposed in front of pml/%s (enable=%d)",
-                        mca_pml_zip_wrapped_component.pmlm_version.mca_component_name, z->enable);
+    opal_output_verbose(
+        1, z->output, "pml:zip: interposed in front of pml/%s (enable=%d, codec=%s)",
+        mca_pml_zip_wrapped_component.pmlm_version.mca_component_name, z->enable, z->codec);
     return OMPI_SUCCESS;
 }
 
@@ -183,6 +237,8 @@ static int zip_finalize(void)
     mca_pml_zip_stash_fini();
     mca_pml_zip_buffers_fini();
     mca_pml_zip_policy_fini();
+    free(z->codec);
+    z->codec = NULL;
     /* Put the original table back, then let the original PML finalize itself. */
     mca_pml_base_selected_component = mca_pml_zip_wrapped_component;
     mca_pml = mca_pml_zip_wrapped;

@@ -141,6 +141,44 @@ mpirun_logged -np 2 ${cfg[ob1+zip]} --mca pml_zip_stats 1 "$bin/p2p_info"
 [ "$(grep -c "sent 3 zip messages" "$bin/out.log")" = 2 ] && grep -q "^PASS" "$bin/out.log"
 report "Info key zip_p2p=false disables one communicator" $? "$bin/out.log"
 
+# pml_zip_codec takes effect: p2p_codec sends the same two messages whatever the codec, so a
+# codec that differs from fast costs different wire bytes, and a lossy stage fewer (its values
+# arrive within their bound). An invalid spec stops MPI_Init with a message naming it.
+wire_bytes() { # the "raw bytes -> N wire bytes" of every stats line in $bin/out.log, summed
+    grep -o 'raw bytes -> [0-9]* wire bytes' "$bin/out.log" | awk '{ s += $4 } END { print s + 0 }'
+}
+if mpicc -O2 -Wall -Wextra -Werror -pthread -I"$top/perftest/data" -o "$bin/p2p_codec" \
+    "$here/p2p_codec.c" "$datalib" -lstdc++ -lm 2>"$bin/cc.log"; then
+    declare -A wire
+    : >"$bin/wire.log"
+    for codec in fast lz4 zstd fpc trunc:20+fast f32+fast; do
+        mode=exact
+        case $codec in *+*) mode=lossy ;; esac
+        run "p2p_codec $mode np=2 pml=ob1+zip codec=$codec" p2p_codec -np 2 ${cfg[ob1+zip]} \
+            --mca pml_zip_stats 1 --mca pml_zip_codec "$codec" "$bin/p2p_codec" $mode
+        wire[$codec]=$(wire_bytes)
+        echo "codec $codec: ${wire[$codec]} wire bytes" >>"$bin/wire.log"
+    done
+    ok=0
+    for codec in lz4 zstd fpc; do
+        [ "${wire[fast]}" -gt 0 ] && [ "${wire[$codec]}" -gt 0 ] &&
+            [ "${wire[$codec]}" != "${wire[fast]}" ] || ok=1
+    done
+    report "pml_zip_codec lz4, zstd, fpc: other wire bytes than fast" $ok "$bin/wire.log"
+    ok=0
+    for codec in trunc:20+fast f32+fast; do
+        [ "${wire[$codec]}" -gt 0 ] && [ "${wire[$codec]}" -lt "${wire[fast]}" ] || ok=1
+    done
+    report "pml_zip_codec trunc:20+fast, f32+fast: fewer wire bytes than fast" $ok "$bin/wire.log"
+    mpirun_logged -np 2 ${cfg[ob1+zip]} --mca pml_zip_codec bogus "$bin/p2p_codec" exact
+    rc=$?
+    [ $rc != 0 ] && [ "$(grep -c 'pml_zip_codec "bogus" cannot be used' "$bin/out.log")" = 2 ] &&
+        grep -q "MPI_Init" "$bin/out.log" && ! grep -q "^PASS" "$bin/out.log"
+    report "pml_zip_codec bogus stops MPI_Init, naming the value" $? "$bin/out.log"
+else
+    report "build p2p_codec" 1 "$bin/cc.log"
+fi
+
 check_params_listed pml zip "$pmldir:$ompidir" enable codec threshold verbose stats force_local
 
 finish_runner

@@ -137,6 +137,92 @@ void zip_ctx_forget_all(zip_ctx_t *ctx);
 /* Names of the available codecs, comma separated (e.g. for help text). */
 const char *zip_codec_list(void);
 
+/* ---- Speed-aware policy: send a payload compressed or raw ----
+ *
+ * One cost model for every decision site (docs/design.md, "The cost model"). With B raw bytes,
+ * ratio R = raw / compressed, codec speeds Cc, Cd (raw bytes per second through compressor and
+ * decompressor) and the bandwidth L the transfer gets on the wire (after sharing a NIC):
+ *   raw                       B / L
+ *   compressed, one shot      B / Cc + B / (R L) + B / Cd      (compress, send, decompress)
+ *   compressed, pipelined     max(B / Cc, B / (R L), B / Cd)   (segments overlap the stages)
+ * A payload is compressed when the compressed time is below ZIP_POLICY_MARGIN times the raw
+ * time. Before a sample gives R, ZIP_POLICY_RATIO_CAP stands in for it: if even that ratio
+ * cannot pay, the link is faster than the codec and no sample is taken.
+ */
+#define ZIP_POLICY_MARGIN 0.9
+#define ZIP_POLICY_RATIO_CAP 8.0
+
+typedef enum zip_policy_mode {
+    ZIP_POLICY_AUTO = 0,   /* the cost model decides */
+    ZIP_POLICY_ALWAYS = 1, /* compress whenever the data shrink (size threshold still applies) */
+    ZIP_POLICY_NEVER = 2,  /* always raw */
+    ZIP_POLICY_OBSERVE = 3 /* decide as AUTO and count what it would save, but send raw */
+} zip_policy_mode_t;
+
+/* Parses "auto", "always", "never", "observe"; -1 for anything else. */
+int zip_policy_mode_parse(const char *name);
+const char *zip_policy_mode_name(zip_policy_mode_t mode);
+
+typedef enum zip_transfer_shape {
+    ZIP_TRANSFER_ONE_SHOT = 0, /* compress, send, decompress one after the other */
+    ZIP_TRANSFER_PIPELINED = 1 /* segments: the three stages overlap */
+} zip_transfer_shape_t;
+
+typedef enum zip_verdict {
+    ZIP_VERDICT_COMPRESS = 0,
+    ZIP_VERDICT_TOO_SMALL = 1,      /* below the size threshold */
+    ZIP_VERDICT_INCOMPRESSIBLE = 2, /* the sample did not shrink enough to pay */
+    ZIP_VERDICT_LINK_FASTER = 3,    /* the link is faster than the codec could ever help */
+    ZIP_VERDICT_NEVER = 4           /* policy "never" */
+} zip_verdict_t;
+#define ZIP_VERDICT_COUNT 5
+const char *zip_verdict_name(zip_verdict_t verdict);
+
+typedef struct zip_speeds {
+    double compress_Bps;   /* raw bytes per second through the compressor */
+    double decompress_Bps; /* raw bytes per second out of the decompressor */
+    double link_Bps;       /* bytes per second this transfer gets on the wire; 0: unknown */
+} zip_speeds_t;
+
+/* Predicted seconds. An unknown link (0) is taken as infinitely fast. */
+double zip_policy_time_raw(const zip_speeds_t *s, size_t bytes);
+double zip_policy_time_compressed(const zip_speeds_t *s, size_t bytes, double ratio,
+                                  zip_transfer_shape_t shape);
+
+/*
+ * The decision. ratio: raw / compressed of a sample, or 0 before any sample (then the link
+ * test alone: ZIP_VERDICT_LINK_FASTER or ZIP_VERDICT_COMPRESS meaning "worth a sample").
+ * OBSERVE decides as AUTO (the caller sends raw and counts). ALWAYS compresses any payload at
+ * or above the threshold whose sample shrinks at all (ratio > 1, or no sample yet).
+ */
+zip_verdict_t zip_policy_decide(zip_policy_mode_t mode, const zip_speeds_t *s, size_t bytes,
+                                size_t threshold, double ratio, zip_transfer_shape_t shape);
+
+/*
+ * Running estimates of this process's codec speeds and of the link per peer class (0: same
+ * node, 1: other node), from what zip observes. Thread-safe. Codec speeds are smoothed
+ * (exponential average); a link estimate is the fastest recent observation, decaying slowly,
+ * because waiting for a late receiver makes single observations too slow, never too fast.
+ */
+typedef struct zip_estimator zip_estimator_t;
+enum { ZIP_PEER_LOCAL = 0, ZIP_PEER_REMOTE = 1 };
+
+zip_estimator_t *zip_estimator_create(void);
+void zip_estimator_destroy(zip_estimator_t *e);
+void zip_estimator_observe_codec(zip_estimator_t *e, int decompress, size_t raw_bytes,
+                                 double seconds);
+/* bytes moved in seconds by one of `sharing` transfers that shared the NIC at the time. */
+void zip_estimator_observe_link(zip_estimator_t *e, int peer_class, size_t bytes, double seconds,
+                                int sharing);
+/* A link rate fixed by the user (bytes per second): observations no longer change it. */
+void zip_estimator_fix_link(zip_estimator_t *e, int peer_class, double Bps);
+/* Speeds for a transfer to peer_class sharing the NIC with `sharing` - 1 others. */
+zip_speeds_t zip_estimator_speeds(const zip_estimator_t *e, int peer_class, int sharing);
+
+/* Measures ctx's compress and decompress speed on a synthetic smooth field of doubles
+ * (about a millisecond), e.g. to seed an estimator. */
+zip_status_t zip_calibrate(zip_ctx_t *ctx, double *compress_Bps, double *decompress_Bps);
+
 #ifdef __cplusplus
 }
 #endif
