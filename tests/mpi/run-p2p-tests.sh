@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # pml/zip integration tests under mpirun: every p2p_* test with stock Open MPI (baseline), with
-# zip in front of ob1 and in front of pml/ucx, 2-4 ranks; then the checks of how the component
-# loads (which --mca pml lists open it), the per-communicator switch and the parameters.
+# zip in front of ob1 and in front of pml/ucx, 2-4 ranks; the MPI rules of p2p_semantics, one-sided
+# communication over osc/pt2pt (p2p_osc) and p2p_probe_finalize, one line per case; then the
+# checks of how the component loads (which --mca pml lists open it), the per-communicator switch
+# and the parameters.
 # One line per run: "PASS: name" / "FAIL: name" (or "SKIP: name"); exit status is the number of
 # failures (capped at 100).
 #
@@ -59,7 +61,9 @@ if [ ! -f "$pmldir/mca_pml_zip.so" ]; then
 fi
 
 tests="basic nonblocking probe persistent cancel threads info"
-for t in $tests; do
+# Programs of named cases (one mpirun per case below) and the finalize check.
+case_tests="semantics osc probe_finalize"
+for t in $tests $case_tests; do
     if ! mpicc -O2 -Wall -Wextra -Werror -pthread -I"$top/perftest/data" -o "$bin/p2p_$t" \
         "$here/p2p_$t.c" "$datalib" -lstdc++ -lm 2>"$bin/cc.log"; then
         report "build p2p_$t" 1 "$bin/cc.log"
@@ -97,6 +101,42 @@ for codec in fpc zstd lz4; do
     run "p2p_basic np=2 pml=ob1+zip codec=$codec" p2p_basic -np 2 ${cfg[ob1+zip]} \
         --mca pml_zip_codec $codec "$bin/p2p_basic"
 done
+
+# --- MPI rules a PML must keep: one mpirun per case, each its own line ----------------------------
+# p2p_semantics <case> / p2p_osc <case> run one case; a case that hangs fails on its own deadline
+# (alarm, a few seconds; PT_CASE_SECONDS=N lengthens every one, e.g. under a debugger).
+# iprobe_local sleeps 3 s by design: run on the four main configurations only.
+semantics_cases="probe_ssend probe_order status_error type_mismatch info_in_flight truncate
+    sendrecv_replace zero_length iprobe_local"
+if [ -x "$bin/p2p_semantics" ]; then
+    for c in ob1 ucx ob1+zip ucx+zip ob1+zip+lowthreshold ob1+zip+local; do
+        for k in $semantics_cases; do
+            case "$k/$c" in iprobe_local/*+lowthreshold | iprobe_local/*+local) continue ;; esac
+            run "p2p_semantics $k np=2 pml=$c" "p2p_semantics $k (" -np 2 ${cfg[$c]} \
+                "$bin/p2p_semantics" "$k"
+        done
+    done
+fi
+# One-sided communication over osc/pt2pt, which moves everything as PML messages.
+if [ -x "$bin/p2p_osc" ]; then
+    for c in ob1 ob1+zip ucx ucx+zip; do
+        for k in get8 get put accumulate; do
+            if [ ! -f "$ompidir/mca_osc_pt2pt.so" ]; then
+                echo "SKIP: p2p_osc $k np=2 pml=$c osc=pt2pt (no osc/pt2pt in $ompidir)"
+                continue
+            fi
+            run "p2p_osc $k np=2 pml=$c osc=pt2pt" "p2p_osc $k (" -np 2 ${cfg[$c]} --mca osc pt2pt \
+                "$bin/p2p_osc" "$k"
+        done
+    done
+fi
+# Probed messages never received, then MPI_Finalize.
+if [ -x "$bin/p2p_probe_finalize" ]; then
+    for c in ob1 ucx ob1+zip ucx+zip; do
+        run "p2p_probe_finalize np=2 pml=$c" p2p_probe_finalize -np 2 ${cfg[$c]} \
+            "$bin/p2p_probe_finalize"
+    done
+fi
 
 # --- how it loads -------------------------------------------------------------------------------
 verbose="--mca pml_zip_verbose 1"
