@@ -107,3 +107,27 @@ TEST(CollAlgoAlltoallvErrors, CorruptFrameIsReported)
         errors += r.rc[k] == ZIP_ALGO_ERR_CODEC;
     EXPECT_GT(errors, 0);
 }
+
+// Statistics (docs/user-guide.md): every block a rank sends counts in bytes_in, raw or
+// compressed, whatever the threshold; bytes_out is what went on the wire for them, so it equals
+// bytes_in when nothing was compressed.
+TEST(CollAlgoAlltoallvStats, EverySentBlockCountsInBytesIn)
+{
+    const int size = 4;
+    for (const size_t threshold : {size_t(0), size_t(1024), size_t(1) << 30}) {
+        for (int round = 0; round < 3; ++round) {
+            ToyCodec codec;
+            const ExchangeRun r = alltoallv(size, round, threshold, 2, codec);
+            for (int k = 0; k < size; ++k) {
+                size_t sent = 0;
+                for (int p = 0; p < size; ++p)
+                    if (p != k)
+                        sent += block_bytes(k, p, round);
+                EXPECT_EQ(r.res[k].bytes_in, sent) << "threshold " << threshold;
+                if (!r.res[k].compressed) {
+                    EXPECT_EQ(r.res[k].bytes_out, sent) << "threshold " << threshold;
+                }
+            }
+        }
+    }
+}

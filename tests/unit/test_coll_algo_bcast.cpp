@@ -149,12 +149,16 @@ TEST(CollAlgoBcastRaw, IncompressibleOrDisabledTravelsRaw)
     std::vector<std::vector<char>> bufs;
     const auto random = algotest::make_data(100000, false, 5);
     Outcome o = bcast(w, codec, random, 1, 8192, ZIP_BCAST_AUTO, 1, bufs);
+    size_t sent = 0;
     for (int r = 0; r < 4; ++r) {
         EXPECT_EQ(o.rc[r], ZIP_ALGO_OK);
         EXPECT_TRUE(bufs[r] == random);
         EXPECT_FALSE(o.result[r].compressed);
         EXPECT_EQ(o.result[r].bytes_out, o.result[r].bytes_in);
+        sent += o.result[r].bytes_in;
     }
+    // Every rank but the root receives the message once, from one sender that counts it.
+    EXPECT_EQ(sent, 3 * random.size());
     const auto smooth = algotest::make_data(100000, true, 5);
     o = bcast(w, codec, smooth, 2, 8192, ZIP_BCAST_AUTO, 0, bufs);
     for (int r = 0; r < 4; ++r) {

@@ -137,3 +137,26 @@ TEST(CollAlgoGathervSample, LargeCompressibleBlocksCompressAfterTheSample)
     EXPECT_TRUE(res[1].compressed);
     EXPECT_LT(res[1].bytes_out, block / 2);
 }
+
+// Statistics (docs/user-guide.md): a rank counts the blocks it sends in zip's path, raw or not,
+// as every algorithm does. Random blocks go raw, whether compressed whole in vain (below the
+// 64 KiB sample) or judged on the sample: each sender counts its block in both columns; the
+// root only receives and counts nothing.
+TEST(CollAlgoGathervStats, RawBlocksCountOnTheirSenderInBothColumns)
+{
+    const int size = 3;
+    for (const size_t block : {size_t(4096), size_t(1) << 20}) {
+        ToyCodec codec;
+        std::vector<std::vector<char>> got;
+        std::vector<zip_algo_result_t> res;
+        gather_one_block_each(size, block, false, codec, got, res);
+        EXPECT_EQ(res[0].bytes_in, 0u);
+        EXPECT_EQ(res[0].bytes_out, 0u);
+        EXPECT_FALSE(res[0].compressed);
+        for (int p = 1; p < size; ++p) {
+            EXPECT_FALSE(res[p].compressed) << "block " << block;
+            EXPECT_EQ(res[p].bytes_in, block) << "block " << block;
+            EXPECT_EQ(res[p].bytes_out, block) << "block " << block;
+        }
+    }
+}
