@@ -29,6 +29,12 @@ typedef struct mca_pml_zip_stats_t {
     uint64_t bytes_wire;      /* bytes handed to the wrapped PML for them */
     uint64_t msgs_received;   /* messages decoded on the receive side */
     uint64_t probes_peeked;   /* messages pulled out of the wrapped PML before their receive */
+    /* float/double messages on enabled communicators, by what the policy decided */
+    uint64_t verdicts[ZIP_VERDICT_COUNT];
+    /* policy "observe": messages that would have been compressed, and the time the cost
+     * model predicts compression would have saved on them */
+    uint64_t observed_compressible;
+    uint64_t observed_saving_ns;
 } mca_pml_zip_stats_t;
 
 typedef struct mca_pml_zip_component_t {
@@ -40,7 +46,11 @@ typedef struct mca_pml_zip_component_t {
     size_t threshold;
     int verbose;
     int stats;
-    bool force_local; /* compress to peers on the same node too */
+    bool force_local;       /* compress to peers on the same node too */
+    char *policy_name;      /* pml_zip_policy */
+    int policy;             /* its zip_policy_mode_t */
+    double link_gbps_local; /* 0: measured */
+    double link_gbps_remote;
 
     int output;
     bool active; /* our table is installed in mca_pml */
@@ -56,6 +66,8 @@ extern mca_pml_base_module_t mca_pml_zip_module;
 
 /* Name of the per-communicator MPI_Info key ("true"/"false"). */
 #define MCA_PML_ZIP_INFO_KEY "zip_p2p"
+/* Per-communicator policy (auto, always, never, observe), shared with coll/zip. */
+#define MCA_PML_ZIP_POLICY_KEY "zip_policy"
 
 /* ---- pml_zip_policy.c: which traffic is ours ---- */
 
@@ -64,8 +76,14 @@ int mca_pml_zip_elem_class(const ompi_datatype_t *dtype);
 /* Whether the sender may compress on comm (MCA parameter, or the communicator's Info key).
  * Only the sender asks: the framing itself never depends on it. */
 bool mca_pml_zip_comm_enabled(ompi_communicator_t *comm);
-/* Whether a message to dst may be compressed (peers on this node get raw zip messages). */
-bool mca_pml_zip_may_compress(ompi_communicator_t *comm, int dst);
+/* ZIP_PEER_LOCAL or ZIP_PEER_REMOTE (force_local makes every peer remote). */
+int mca_pml_zip_peer_class(ompi_communicator_t *comm, int dst);
+/* The policy on comm: the Info key zip_policy, else pml_zip_policy. */
+zip_policy_mode_t mca_pml_zip_comm_policy(ompi_communicator_t *comm);
+/* This process's codec and link estimates (created and calibrated on first use). */
+zip_estimator_t *mca_pml_zip_estimator(void);
+/* Seconds on a monotonic clock. */
+double mca_pml_zip_now(void);
 int mca_pml_zip_add_comm(ompi_communicator_t *comm);
 int mca_pml_zip_del_comm(ompi_communicator_t *comm);
 void mca_pml_zip_policy_fini(void);
@@ -139,6 +157,8 @@ typedef struct mca_pml_zip_out_t {
     size_t pcount;
     ompi_datatype_t *ptype;
     uint32_t seq;
+    int peer_class; /* float/double data the policy looked at: the class it used, else -1 */
+    double t_post;  /* when the payload was handed to the wrapped PML (link observation) */
 } mca_pml_zip_out_t;
 
 /* own_copy: the payload must not reference the application's buffer (buffered mode). */
@@ -146,6 +166,9 @@ int mca_pml_zip_encode(const void *buf, size_t count, ompi_datatype_t *dtype,
                        mca_pml_base_send_mode_t mode, ompi_communicator_t *comm, int dst,
                        bool own_copy, mca_pml_zip_out_t *out);
 void mca_pml_zip_out_release(mca_pml_zip_out_t *out);
+/* A split message's payload posted at out->t_post, completed now: what it says
+ * about the link (large payloads only: small ones complete before they leave). */
+void mca_pml_zip_observe_payload(const mca_pml_zip_out_t *out);
 
 /* Copies len bytes into count x dtype at buf; MPI_ERR_TRUNCATE (after copying what fits) if
  * they do not fit. */

@@ -108,6 +108,32 @@ static int zip_register(void)
         MCA_BASE_VAR_TYPE_BOOL, NULL, 0, 0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY,
         &z->force_local);
 
+    z->policy_name = "auto";
+    (void)mca_base_component_var_register(
+        c, "policy",
+        "auto (default): compress a message only when the cost model predicts it arrives sooner "
+        "(codec speed, measured link rate, sample ratio); always: whenever it shrinks; never; "
+        "observe: decide as auto but send raw, and report at MPI_Finalize (pml_zip_stats) what "
+        "compression would have saved. The MPI_Info key zip_policy overrides it per communicator",
+        MCA_BASE_VAR_TYPE_STRING, NULL, 0, 0, OPAL_INFO_LVL_2, MCA_BASE_VAR_SCOPE_READONLY,
+        &z->policy_name);
+
+    z->link_gbps_local = 0.0;
+    (void)mca_base_component_var_register(
+        c, "link_gbps_local",
+        "Rate in Gbit/s of the path to peers on the same node, for the policy; 0 (default): "
+        "measured from zip's own transfers",
+        MCA_BASE_VAR_TYPE_DOUBLE, NULL, 0, 0, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY,
+        &z->link_gbps_local);
+
+    z->link_gbps_remote = 0.0;
+    (void)mca_base_component_var_register(
+        c, "link_gbps_remote",
+        "Rate in Gbit/s of one NIC to peers on other nodes, for the policy; 0 (default): "
+        "measured from zip's own transfers",
+        MCA_BASE_VAR_TYPE_DOUBLE, NULL, 0, 0, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY,
+        &z->link_gbps_remote);
+
     z->stats = 0;
     (void)mca_base_component_var_register(
         c, "stats", "1: every rank prints its point-to-point compression counters at MPI_Finalize",
@@ -217,6 +243,16 @@ static int zip_close(void)
     mca_pml.pml_flags = mca_pml_zip_wrapped.pml_flags;
     /* Ours completes zip requests whose wrapped request has completed. */
     opal_progress_register(mca_pml_zip_progress);
+    /* Read the policy now: string parameters of a component the base closed as a loser do
+     * not stay readable. */
+    const int mode = zip_policy_mode_parse(z->policy_name);
+    if (mode < 0) {
+        opal_output(0,
+                    "pml:zip: unknown pml_zip_policy \"%s\" (auto, always, never, observe): "
+                    "using auto",
+                    NULL != z->policy_name ? z->policy_name : "");
+    }
+    z->policy = mode < 0 ? ZIP_POLICY_AUTO : mode;
     z->active = true;
     memset(&z->counters, 0, sizeof(z->counters));
     opal_output_verbose(
@@ -236,7 +272,7 @@ static int zip_finalize(void)
     opal_progress_unregister(mca_pml_zip_progress);
     mca_pml_zip_stash_fini();
     mca_pml_zip_buffers_fini();
-    mca_pml_zip_policy_fini();
+    mca_pml_zip_policy_fini(); /* after the report: it prints the estimates */
     free(z->codec);
     z->codec = NULL;
     /* Put the original table back, then let the original PML finalize itself. */
@@ -267,4 +303,20 @@ static void zip_stats_report(void)
                 "received %" PRIu64 "; probes peeked %" PRIu64,
                 ompi_comm_rank(&ompi_mpi_comm_world.comm), s->msgs_sent, s->msgs_compressed,
                 s->bytes_raw, s->bytes_wire, ratio, s->msgs_received, s->probes_peeked);
+    zip_estimator_t *e = mca_pml_zip_estimator();
+    const zip_speeds_t local = zip_estimator_speeds(e, ZIP_PEER_LOCAL, 1);
+    const zip_speeds_t remote = zip_estimator_speeds(e, ZIP_PEER_REMOTE, 1);
+    opal_output(0,
+                "pml:zip policy (rank %d): %s; decisions: compressed %" PRIu64
+                ", too_small %" PRIu64 ", incompressible %" PRIu64 ", link_faster %" PRIu64
+                ", never %" PRIu64
+                "; link MB/s local %.0f remote %.0f; codec MB/s compress %.0f decompress %.0f; "
+                "observe: %" PRIu64 " would compress, predicted saving %.3f ms",
+                ompi_comm_rank(&ompi_mpi_comm_world.comm),
+                zip_policy_mode_name((zip_policy_mode_t)mca_pml_zip_component.policy),
+                s->verdicts[ZIP_VERDICT_COMPRESS], s->verdicts[ZIP_VERDICT_TOO_SMALL],
+                s->verdicts[ZIP_VERDICT_INCOMPRESSIBLE], s->verdicts[ZIP_VERDICT_LINK_FASTER],
+                s->verdicts[ZIP_VERDICT_NEVER], local.link_Bps / 1e6, remote.link_Bps / 1e6,
+                remote.compress_Bps / 1e6, remote.decompress_Bps / 1e6, s->observed_compressible,
+                (double)s->observed_saving_ns / 1e6);
 }

@@ -1,14 +1,15 @@
 /*
- * Which traffic zip handles. Both ends must reach the same answer without talking, so the
- * rule uses only what MPI guarantees to agree between matching sends and receives: the
- * communicator's setting, the application tag range, and the type signature (binary64-only
- * or binary32-only), never the local count or the datatype handle.
+ * What the sender needs to decide whether to compress: the communicator's settings (MCA
+ * parameters, overridden per communicator by the Info keys zip_p2p and zip_policy), the type
+ * signature (binary64-only or binary32-only), and the class of the peer (same node or not).
+ * Only the sender asks: the receiver reads the decision from the envelope.
  */
 #include "ompi_config.h"
 
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 
 #include "opal/datatype/opal_datatype.h"
 #include "opal/mca/hwloc/hwloc-internal.h"
@@ -31,10 +32,15 @@ int mca_pml_zip_elem_class(const ompi_datatype_t *dtype)
     return -1;
 }
 
-/* Per-communicator setting from the Info key, indexed by context id: -1 unset (the MCA
- * parameter decides), 0 off, 1 on. Written when the key changes (rare), read on every
- * float/double message, so the hot path never searches an MPI_Info. */
-static int8_t *comm_setting;
+/* Per-communicator settings from the Info keys, indexed by context id: -1 unset (the MCA
+ * parameter decides), else the value (zip_p2p: 0 off, 1 on; zip_policy: a zip_policy_mode_t).
+ * Written when a key changes (rare), read on every large float/double message, so the hot path
+ * never searches an MPI_Info. */
+typedef struct {
+    int8_t enable;
+    int8_t policy;
+} comm_setting_t;
+static comm_setting_t *comm_setting;
 static uint32_t comm_setting_len;
 
 static int8_t parse_setting(const char *value)
@@ -53,31 +59,40 @@ static int8_t parse_setting(const char *value)
     return -1; /* "default" (our subscription's placeholder) or anything else */
 }
 
-static void set_comm_setting(ompi_communicator_t *comm, int8_t v)
+static comm_setting_t *setting_of(ompi_communicator_t *comm)
 {
     if (NULL != comm_setting && comm->c_contextid < comm_setting_len) {
-        comm_setting[comm->c_contextid] = v;
+        return &comm_setting[comm->c_contextid];
     }
+    return NULL;
 }
 
-bool mca_pml_zip_may_compress(ompi_communicator_t *comm, int dst)
+int mca_pml_zip_peer_class(ompi_communicator_t *comm, int dst)
 {
+    /* force_local: a peer on this node is judged like a remote one, on the rate zip measures
+     * to it (a stand-in for a fast network when testing on one machine). */
     if (mca_pml_zip_component.force_local) {
-        return true;
+        return ZIP_PEER_REMOTE;
     }
-    /* Shared memory moves data faster than any codec. Only the sender decides this; the
-     * receiver reads the decision from the header, so wildcard receives need not know. */
     ompi_proc_t *proc = ompi_comm_peer_lookup(comm, dst);
-    return NULL == proc || !OPAL_PROC_ON_LOCAL_NODE(proc->super.proc_flags);
+    return (NULL != proc && OPAL_PROC_ON_LOCAL_NODE(proc->super.proc_flags)) ? ZIP_PEER_LOCAL
+                                                                             : ZIP_PEER_REMOTE;
+}
+
+zip_policy_mode_t mca_pml_zip_comm_policy(ompi_communicator_t *comm)
+{
+    const comm_setting_t *c = setting_of(comm);
+    if (NULL != c && c->policy >= 0) {
+        return (zip_policy_mode_t)c->policy;
+    }
+    return (zip_policy_mode_t)mca_pml_zip_component.policy;
 }
 
 bool mca_pml_zip_comm_enabled(ompi_communicator_t *comm)
 {
-    if (NULL != comm_setting && comm->c_contextid < comm_setting_len) {
-        const int8_t v = comm_setting[comm->c_contextid];
-        if (v >= 0) {
-            return 1 == v;
-        }
+    const comm_setting_t *c = setting_of(comm);
+    if (NULL != c && c->enable >= 0) {
+        return 1 == c->enable;
     }
     return 0 != mca_pml_zip_component.enable;
 }
@@ -89,7 +104,21 @@ static char *zip_info_changed(opal_infosubscriber_t *obj, char *key, char *value
 {
     (void)key;
     /* The subscriber object is the communicator's first member. */
-    set_comm_setting((ompi_communicator_t *)obj, parse_setting(value));
+    comm_setting_t *c = setting_of((ompi_communicator_t *)obj);
+    if (NULL != c) {
+        c->enable = parse_setting(value);
+    }
+    return value;
+}
+
+/* zip_policy: auto, always, never, observe; anything else defers to pml_zip_policy. */
+static char *zip_policy_changed(opal_infosubscriber_t *obj, char *key, char *value)
+{
+    (void)key;
+    comm_setting_t *c = setting_of((ompi_communicator_t *)obj);
+    if (NULL != c) {
+        c->policy = (int8_t)zip_policy_mode_parse(value);
+    }
     return value;
 }
 
@@ -99,31 +128,99 @@ int mca_pml_zip_add_comm(ompi_communicator_t *comm)
         /* Context ids are below the wrapped PML's limit; 16 Mi entries at most. */
         uint64_t n = (uint64_t)mca_pml_zip_wrapped.pml_max_contextid + 1;
         comm_setting_len = (uint32_t)(n < (1u << 24) ? n : (1u << 24));
-        comm_setting = malloc(comm_setting_len);
+        comm_setting = malloc(comm_setting_len * sizeof(*comm_setting));
         if (NULL != comm_setting) {
-            memset(comm_setting, -1, comm_setting_len);
+            memset(comm_setting, -1, comm_setting_len * sizeof(*comm_setting));
         }
     }
     int rc = mca_pml_zip_wrapped.pml_add_comm(comm);
     if (OMPI_SUCCESS == rc) {
-        set_comm_setting(comm, -1); /* a reused context id starts unset */
-        /* The default must be a string (the subscriber saves a copy of it). */
+        comm_setting_t *c = setting_of(comm); /* a reused context id starts unset */
+        if (NULL != c) {
+            c->enable = -1;
+            c->policy = -1;
+        }
+        /* The defaults must be strings (the subscriber saves a copy of them). */
         (void)opal_infosubscribe_subscribe(&comm->super, MCA_PML_ZIP_INFO_KEY, "default",
                                            zip_info_changed);
+        (void)opal_infosubscribe_subscribe(&comm->super, MCA_PML_ZIP_POLICY_KEY, "default",
+                                           zip_policy_changed);
     }
     return rc;
 }
 
 int mca_pml_zip_del_comm(ompi_communicator_t *comm)
 {
-    set_comm_setting(comm, -1);
+    comm_setting_t *c = setting_of(comm);
+    if (NULL != c) {
+        c->enable = -1;
+        c->policy = -1;
+    }
     /* Messages pulled out for this communicator can no longer be received. */
     mca_pml_zip_stash_drop_comm(comm);
     return mca_pml_zip_wrapped.pml_del_comm(comm);
 }
 
+double mca_pml_zip_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Below this a send completes when the data is buffered, not when it arrived. */
+#define ZIP_LINK_OBSERVE_MIN_BYTES (128 * 1024)
+
+void mca_pml_zip_observe_payload(const mca_pml_zip_out_t *out)
+{
+    if (!out->split || out->peer_class < 0 || out->t_post <= 0.0) {
+        return;
+    }
+    const size_t wire = (NULL != out->buf) ? out->len : out->ptype->super.size * out->pcount;
+    if (wire < ZIP_LINK_OBSERVE_MIN_BYTES) {
+        return;
+    }
+    zip_estimator_observe_link(mca_pml_zip_estimator(), out->peer_class, wire,
+                               mca_pml_zip_now() - out->t_post, 1);
+}
+
+static zip_estimator_t *volatile estimator;
+static opal_mutex_t estimator_lock = OPAL_MUTEX_STATIC_INIT;
+
+zip_estimator_t *mca_pml_zip_estimator(void)
+{
+    zip_estimator_t *e = estimator;
+    if (NULL != e) {
+        return e;
+    }
+    opal_mutex_lock(&estimator_lock);
+    if (NULL == estimator) {
+        e = zip_estimator_create();
+        const mca_pml_zip_component_t *z = &mca_pml_zip_component;
+        /* Gbit/s to bytes per second; 0 leaves the class to be measured. */
+        zip_estimator_fix_link(e, ZIP_PEER_LOCAL, z->link_gbps_local * 1e9 / 8.0);
+        zip_estimator_fix_link(e, ZIP_PEER_REMOTE, z->link_gbps_remote * 1e9 / 8.0);
+        /* Seed the codec speeds with a millisecond of this process's codec on a smooth field;
+         * every message the codec handles afterwards refines them. */
+        zip_ctx_t *ctx = mca_pml_zip_ctx_get();
+        double c = 0.0, d = 0.0;
+        if (NULL != ctx && ZIP_OK == zip_calibrate(ctx, &c, &d) && c > 0.0 && d > 0.0) {
+            const size_t probe = 1u << 20;
+            zip_estimator_observe_codec(e, 0, probe, (double)probe / c);
+            zip_estimator_observe_codec(e, 1, probe, (double)probe / d);
+        }
+        mca_pml_zip_ctx_put(ctx);
+        opal_atomic_wmb();
+        estimator = e;
+    }
+    opal_mutex_unlock(&estimator_lock);
+    return estimator;
+}
+
 void mca_pml_zip_policy_fini(void)
 {
+    zip_estimator_destroy(estimator);
+    estimator = NULL;
     free(comm_setting);
     comm_setting = NULL;
     comm_setting_len = 0;

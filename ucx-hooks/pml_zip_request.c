@@ -146,6 +146,9 @@ static void zip_send_finish(mca_pml_zip_request_t *req, ompi_request_t *payload,
         cancelled |= parts[i]->req_status._cancelled;
         ompi_request_free(&parts[i]);
     }
+    if (MPI_SUCCESS == error && !cancelled) {
+        mca_pml_zip_observe_payload(&req->out);
+    }
     mca_pml_zip_out_release(&req->out);
     mca_pml_zip_request_complete(req, req->peer, req->tag, 0, error, cancelled);
 }

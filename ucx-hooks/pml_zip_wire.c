@@ -37,39 +37,47 @@ static void pack_into(void *dst, size_t bytes, const void *buf, size_t count,
 }
 
 /*
- * Incompressible data would cost a full compression pass for nothing (several percent of the
- * transfer on a 1 Gbit/s link), so a message is first tried on one sample block, a quarter of
- * it up to 64 KiB: if that does not shrink by a tenth, the message goes raw. dst is scratch.
+ * The sample: a quarter of the message, up to 64 KiB, from its middle (the start is often a
+ * boundary or padding). Its ratio feeds the cost model; it also keeps incompressible data from
+ * costing a full compression pass. Returns raw / compressed, or 0 if the message is too small
+ * to sample. dst is scratch.
  */
 #define ZIP_SAMPLE_MAX_BYTES 65536
 #define ZIP_SAMPLE_MIN_BYTES 4096
-static bool worth_compressing(zip_ctx_t *ctx, int elem, const char *src, size_t bytes, void *dst,
-                              size_t dst_cap)
+static double sample_ratio(zip_ctx_t *ctx, int elem, const char *src, size_t bytes, void *dst,
+                           size_t dst_cap)
 {
     const size_t esize = zip_elem_size((zip_elem_type_t)elem);
     size_t sample = bytes / 4 < ZIP_SAMPLE_MAX_BYTES ? bytes / 4 : ZIP_SAMPLE_MAX_BYTES;
     sample = sample / esize * esize;
     if (sample < ZIP_SAMPLE_MIN_BYTES) {
-        return true;
+        return 0.0;
     }
-    /* From the middle of the message: its start is often a boundary or padding. */
     const size_t start = (bytes / 2 - sample / 2) / esize * esize;
     size_t frame_len = 0;
+    const double t0 = mca_pml_zip_now();
     zip_status_t st = zip_compress(ctx, 0, (zip_elem_type_t)elem, src + start, sample / esize, dst,
                                    dst_cap, &frame_len);
-    return ZIP_OK == st && frame_len * 10 < sample * 9;
+    zip_estimator_observe_codec(mca_pml_zip_estimator(), 0, sample, mca_pml_zip_now() - t0);
+    return (ZIP_OK == st && frame_len > 0) ? (double)sample / (double)frame_len : 1.0;
 }
 
-/* A frame of the message into out->buf, if compressing pays; false to send it raw. */
-static bool try_frame(const void *buf, size_t count, ompi_datatype_t *dtype, size_t bytes, int elem,
-                      mca_pml_zip_out_t *out)
+/*
+ * Asks the cost model (zip.h) about a message it already found worth a sample: samples it and,
+ * if compressing pays, puts a frame of it in out->buf. Under "observe" nothing is compressed:
+ * *saving is what the model predicts compression would have saved.
+ */
+static zip_verdict_t compress_if_it_pays(const void *buf, size_t count, ompi_datatype_t *dtype,
+                                         size_t bytes, int elem, zip_policy_mode_t mode,
+                                         const zip_speeds_t *speeds, mca_pml_zip_out_t *out,
+                                         double *saving)
 {
     const char *src = mca_pml_zip_contiguous_base(buf, count, dtype);
     void *packed = NULL;
     if (NULL == src) {
         packed = mca_pml_zip_buf_get(bytes);
         if (NULL == packed) {
-            return false;
+            return ZIP_VERDICT_INCOMPRESSIBLE;
         }
         pack_into(packed, bytes, buf, count, dtype);
         src = packed;
@@ -77,24 +85,65 @@ static bool try_frame(const void *buf, size_t count, ompi_datatype_t *dtype, siz
     const size_t cap = zip_compress_bound(bytes);
     void *frame = mca_pml_zip_buf_get(cap);
     zip_ctx_t *ctx = (NULL != frame) ? mca_pml_zip_ctx_get() : NULL;
+    zip_verdict_t v = ZIP_VERDICT_INCOMPRESSIBLE;
     size_t frame_len = 0;
-    bool ok = false;
-    if (NULL != ctx && worth_compressing(ctx, elem, src, bytes, frame, cap)) {
-        zip_status_t st =
-            zip_compress(ctx, 0, (zip_elem_type_t)elem, src,
-                         bytes / zip_elem_size((zip_elem_type_t)elem), frame, cap, &frame_len);
-        /* A frame that does not shrink the data is not worth the receiver's decode. */
-        ok = ZIP_OK == st && frame_len < bytes && frame_len <= INT_MAX;
+    if (NULL != ctx) {
+        double ratio = sample_ratio(ctx, elem, src, bytes, frame, cap);
+        const size_t threshold = mca_pml_zip_component.threshold;
+        v = (ratio > 0.0)
+                ? zip_policy_decide(mode, speeds, bytes, threshold, ratio, ZIP_TRANSFER_ONE_SHOT)
+                : ZIP_VERDICT_COMPRESS; /* too small to sample: the frame decides */
+        if (ZIP_VERDICT_COMPRESS == v && (ZIP_POLICY_OBSERVE != mode || 0.0 == ratio)) {
+            const double t0 = mca_pml_zip_now();
+            zip_status_t st =
+                zip_compress(ctx, 0, (zip_elem_type_t)elem, src,
+                             bytes / zip_elem_size((zip_elem_type_t)elem), frame, cap, &frame_len);
+            zip_estimator_observe_codec(mca_pml_zip_estimator(), 0, bytes, mca_pml_zip_now() - t0);
+            /* A frame that does not shrink the data is not worth the receiver's decode. */
+            if (ZIP_OK != st || frame_len >= bytes || frame_len > INT_MAX) {
+                v = ZIP_VERDICT_INCOMPRESSIBLE;
+            } else if (0.0 == ratio) {
+                ratio = (double)bytes / (double)frame_len;
+            }
+        }
+        if (ZIP_VERDICT_COMPRESS == v && ZIP_POLICY_OBSERVE == mode) {
+            *saving = zip_policy_time_raw(speeds, bytes) -
+                      zip_policy_time_compressed(speeds, bytes, ratio, ZIP_TRANSFER_ONE_SHOT);
+        }
     }
     mca_pml_zip_ctx_put(ctx);
     mca_pml_zip_buf_put(packed);
-    if (!ok) {
+    if (ZIP_VERDICT_COMPRESS != v || ZIP_POLICY_OBSERVE == mode) {
         mca_pml_zip_buf_put(frame);
-        return false;
+        return v;
     }
     out->buf = frame;
     out->len = frame_len;
-    return true;
+    return v;
+}
+
+/* What the policy says for a message; a frame in out->buf when it is to be compressed. */
+static bool policy_compresses(const void *buf, size_t count, ompi_datatype_t *dtype, size_t bytes,
+                              int elem, ompi_communicator_t *comm, int dst, mca_pml_zip_out_t *out)
+{
+    mca_pml_zip_stats_t *s = &mca_pml_zip_component.counters;
+    const zip_policy_mode_t mode = mca_pml_zip_comm_policy(comm);
+    out->peer_class = mca_pml_zip_peer_class(comm, dst);
+    const zip_speeds_t speeds = zip_estimator_speeds(mca_pml_zip_estimator(), out->peer_class, 1);
+    double saving = 0.0;
+    zip_verdict_t v = zip_policy_decide(mode, &speeds, bytes, mca_pml_zip_component.threshold, 0.0,
+                                        ZIP_TRANSFER_ONE_SHOT);
+    if (ZIP_VERDICT_COMPRESS == v) {
+        v = compress_if_it_pays(buf, count, dtype, bytes, elem, mode, &speeds, out, &saving);
+    }
+    opal_atomic_add_fetch_64((volatile int64_t *)&s->verdicts[v], 1);
+    if (ZIP_POLICY_OBSERVE == mode && ZIP_VERDICT_COMPRESS == v) {
+        opal_atomic_add_fetch_64((volatile int64_t *)&s->observed_compressible, 1);
+        opal_atomic_add_fetch_64((volatile int64_t *)&s->observed_saving_ns,
+                                 (int64_t)(saving > 0.0 ? saving * 1e9 : 0.0));
+        return false;
+    }
+    return ZIP_VERDICT_COMPRESS == v;
 }
 
 static void count_sent(uint64_t raw, uint64_t wire, bool compressed)
@@ -117,9 +166,10 @@ int mca_pml_zip_encode(const void *buf, size_t count, ompi_datatype_t *dtype,
 
     memset(out, 0, sizeof(*out));
     out->seq = mca_pml_zip_next_seq();
+    out->peer_class = -1;
     if (elem >= 0 && bytes > 0 && bytes >= mca_pml_zip_component.threshold &&
-        mca_pml_zip_comm_enabled(comm) && mca_pml_zip_may_compress(comm, dst) &&
-        try_frame(buf, count, dtype, bytes, elem, out)) {
+        mca_pml_zip_comm_enabled(comm) &&
+        policy_compresses(buf, count, dtype, bytes, elem, comm, dst, out)) {
         out->split = true;
         mca_pml_zip_envelope_write(out->env, out->seq, MCA_PML_ZIP_ENV_FRAME, bytes);
         count_sent(bytes, MCA_PML_ZIP_ENVELOPE_BYTES + out->len, true);
@@ -192,9 +242,13 @@ int mca_pml_zip_decode_frame(const void *frame, size_t frame_len, size_t raw_byt
     }
     zip_ctx_t *ctx = mca_pml_zip_ctx_get();
     size_t got = 0;
+    const double t0 = mca_pml_zip_now();
     zip_status_t st = (NULL == ctx)
                           ? ZIP_E_UNSUPPORTED
                           : zip_decompress(ctx, 0, frame, frame_len, dst, raw_bytes, &got);
+    if (ZIP_OK == st) {
+        zip_estimator_observe_codec(mca_pml_zip_estimator(), 1, raw_bytes, mca_pml_zip_now() - t0);
+    }
     if (ZIP_OK != st) {
         opal_output(0, "pml:zip: a %zu-byte frame did not decode: %s (%s)", frame_len,
                     zip_status_str(st), ctx ? zip_ctx_last_error(ctx) : "");

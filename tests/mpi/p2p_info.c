@@ -3,7 +3,8 @@
  * MPI_Comm_set_info(zip_p2p=true) turn compression on for one communicator only, and
  * zip_p2p=false turns it off on one communicator when the job-wide switch is on. Data must be
  * right on all of them; whether the zip path ran is checked by the harness from the
- * pml_zip_stats counters.
+ * pml_zip_stats counters. With P2P_INFO_POLICY_KEY set, the first communicator also carries
+ * zip_policy=never, which must override pml_zip_policy there.
  */
 #include "p2p_common.h"
 
@@ -38,12 +39,16 @@ int main(int argc, char **argv)
     MPI_Info on, off;
     MPI_Info_create(&on);
     MPI_Info_set(on, "zip_p2p", "true");
+    if (getenv("P2P_INFO_POLICY_KEY"))
+        MPI_Info_set(on, "zip_policy", "never");
     MPI_Info_create(&off);
     MPI_Info_set(off, "zip_p2p", "false");
 
     MPI_Comm with_info, set_later, turned_off, plain;
     MPI_Comm_dup_with_info(MPI_COMM_WORLD, on, &with_info);
     MPI_Comm_dup(MPI_COMM_WORLD, &set_later);
+    if (getenv("P2P_INFO_POLICY_KEY"))
+        MPI_Info_delete(on, "zip_policy"); /* only the first one gets it */
     MPI_Comm_set_info(set_later, on);
     MPI_Comm_dup_with_info(MPI_COMM_WORLD, off, &turned_off);
     MPI_Comm_dup(MPI_COMM_WORLD, &plain);

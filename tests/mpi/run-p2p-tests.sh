@@ -75,15 +75,18 @@ ucx_opts="--mca pml_ucx_tls any --mca pml_ucx_devices any -x UCX_TLS=tcp,self,sm
 declare -A cfg
 cfg[ob1]="$path --mca pml ob1"
 cfg[ucx]="$path --mca pml ucx $ucx_opts"
-# All ranks share this machine: force_local makes zip compress anyway (by default messages to
-# peers on the same node go raw behind the header).
-zip_on="--mca pml_zip_enable 1 --mca pml_zip_force_local 1"
+# All ranks share this machine: force_local judges peers on this node like remote ones, and
+# policy "always" compresses whatever shrinks (policy "auto" would rightly find shared memory
+# faster than the codec and send everything raw: the ob1+zip+auto configuration).
+zip_on="--mca pml_zip_enable 1 --mca pml_zip_force_local 1 --mca pml_zip_policy always"
 cfg[ob1+zip]="$path --mca pml ob1,zip $zip_on"
 cfg[ucx+zip]="$path --mca pml ucx,zip $ucx_opts $zip_on"
 # A threshold of 1 KiB sends every float/double message but the tiny ones compressed.
 cfg[ob1+zip+lowthreshold]="$path --mca pml ob1,zip $zip_on --mca pml_zip_threshold 1024"
-# Same-node peers without force_local: every message raw behind the header.
+# Same-node peers without force_local: every message raw.
 cfg[ob1+zip+local]="$path --mca pml ob1,zip --mca pml_zip_enable 1"
+# The default policy, deciding from measured speeds (here: raw, shared memory is fast).
+cfg[ob1+zip+auto]="$path --mca pml ob1,zip --mca pml_zip_enable 1 --mca pml_zip_force_local 1"
 
 for t in $tests; do
     [ -x "$bin/p2p_$t" ] || continue
@@ -96,6 +99,7 @@ for t in $tests; do
         ${cfg[ob1+zip+lowthreshold]} "$bin/p2p_$t"
     run "p2p_$t np=2 pml=ob1+zip (same node, raw)" "p2p_$t" -np 2 ${cfg[ob1+zip+local]} \
         "$bin/p2p_$t"
+    run "p2p_$t np=2 pml=ob1+zip+auto" "p2p_$t" -np 2 ${cfg[ob1+zip+auto]} "$bin/p2p_$t"
 done
 for codec in fpc zstd lz4; do
     run "p2p_basic np=2 pml=ob1+zip codec=$codec" p2p_basic -np 2 ${cfg[ob1+zip]} \
@@ -109,9 +113,9 @@ done
 semantics_cases="probe_ssend probe_order status_error type_mismatch info_in_flight truncate
     sendrecv_replace zero_length iprobe_local"
 if [ -x "$bin/p2p_semantics" ]; then
-    for c in ob1 ucx ob1+zip ucx+zip ob1+zip+lowthreshold ob1+zip+local; do
+    for c in ob1 ucx ob1+zip ucx+zip ob1+zip+lowthreshold ob1+zip+local ob1+zip+auto; do
         for k in $semantics_cases; do
-            case "$k/$c" in iprobe_local/*+lowthreshold | iprobe_local/*+local) continue ;; esac
+            case "$k/$c" in iprobe_local/*+lowthreshold | iprobe_local/*+local | iprobe_local/*+auto) continue ;; esac
             run "p2p_semantics $k np=2 pml=$c" "p2p_semantics $k (" -np 2 ${cfg[$c]} \
                 "$bin/p2p_semantics" "$k"
         done
@@ -171,15 +175,51 @@ done
 mpirun_logged -np 2 ${cfg[ob1+zip+local]} --mca pml_zip_stats 1 "$bin/p2p_basic"
 [ "$(grep -c "zip messages (0 compressed)" "$bin/out.log")" = 2 ] && grep -q "^PASS" "$bin/out.log"
 report "same-node peers are not compressed unless pml_zip_force_local" $? "$bin/out.log"
-# pml_zip_enable=0: only the two communicators with zip_p2p=true go through zip.
+# pml_zip_enable=0: only the two communicators with zip_p2p=true compress (each rank sends one
+# message on each of four communicators; every message is framed, only those are compressed).
 mpirun_logged -np 2 $path --mca pml ob1,zip --mca pml_zip_force_local 1 --mca pml_zip_stats 1 \
-    -x P2P_INFO_EXPECT_KEY=1 "$bin/p2p_info"
-[ "$(grep -c "sent 2 zip messages (2 compressed)" "$bin/out.log")" = 2 ] &&
+    --mca pml_zip_policy always -x P2P_INFO_EXPECT_KEY=1 "$bin/p2p_info"
+[ "$(grep -c "sent 4 zip messages (2 compressed)" "$bin/out.log")" = 2 ] &&
     grep -q "^PASS" "$bin/out.log"
 report "Info key zip_p2p=true enables one communicator" $? "$bin/out.log"
 mpirun_logged -np 2 ${cfg[ob1+zip]} --mca pml_zip_stats 1 "$bin/p2p_info"
-[ "$(grep -c "sent 3 zip messages" "$bin/out.log")" = 2 ] && grep -q "^PASS" "$bin/out.log"
+[ "$(grep -c "sent 4 zip messages (3 compressed)" "$bin/out.log")" = 2 ] &&
+    grep -q "^PASS" "$bin/out.log"
 report "Info key zip_p2p=false disables one communicator" $? "$bin/out.log"
+
+# --- the policy ------------------------------------------------------------------------------------
+# verdicts <name>: the count after "<name> " in every "pml:zip policy" line, summed.
+verdicts() {
+    grep 'pml:zip policy' "$bin/out.log" | grep -o "$1 [0-9]*" | awk '{ s += $2 } END { print s + 0 }'
+}
+# auto on shared memory (force_local): the measured rate beats the codec, so nothing is
+# compressed and no sample is taken: every large message says link_faster.
+mpirun_logged -np 2 ${cfg[ob1+zip+auto]} --mca pml_zip_stats 1 "$bin/p2p_basic"
+[ "$(verdicts link_faster)" -gt 10 ] && [ "$(verdicts "compressed")" -le 2 ] &&
+    grep -q "^PASS" "$bin/out.log"
+report "policy auto: shared memory is faster than the codec, large messages go raw" $? \
+    "$bin/out.log"
+# A 1 Gbit/s link (pml_zip_link_gbps_remote 1): auto compresses the smooth messages.
+slow="--mca pml_zip_link_gbps_remote 1 --mca pml_zip_stats 1"
+mpirun_logged -np 2 ${cfg[ob1+zip+auto]} $slow "$bin/p2p_basic"
+[ "$(verdicts "compressed")" -gt 10 ] && [ "$(verdicts link_faster)" = 0 ] &&
+    grep -q "^PASS" "$bin/out.log"
+report "policy auto: over a 1 Gbit/s link smooth messages are compressed" $? "$bin/out.log"
+# observe: decides as auto, sends raw, reports what it would have saved.
+mpirun_logged -np 2 ${cfg[ob1+zip+auto]} $slow --mca pml_zip_policy observe "$bin/p2p_basic"
+grep 'pml:zip policy' "$bin/out.log" | grep -q 'observe: [1-9][0-9]* would compress' &&
+    [ "$(grep -c 'zip messages (0 compressed)' "$bin/out.log")" = 2 ] && grep -q "^PASS" "$bin/out.log"
+report "policy observe: counts what it would compress, sends everything raw" $? "$bin/out.log"
+# never: nothing compressed, every large message says so.
+mpirun_logged -np 2 ${cfg[ob1+zip+auto]} $slow --mca pml_zip_policy never "$bin/p2p_basic"
+[ "$(grep -c 'zip messages (0 compressed)' "$bin/out.log")" = 2 ] && [ "$(verdicts never)" -gt 10 ] &&
+    grep -q "^PASS" "$bin/out.log"
+report "policy never: nothing is compressed" $? "$bin/out.log"
+# The Info key zip_policy overrides pml_zip_policy per communicator (p2p_info sets never on one).
+mpirun_logged -np 2 ${cfg[ob1+zip]} --mca pml_zip_stats 1 -x P2P_INFO_POLICY_KEY=1 "$bin/p2p_info"
+[ "$(grep -c "sent 4 zip messages (2 compressed)" "$bin/out.log")" = 2 ] &&
+    grep -q "^PASS" "$bin/out.log"
+report "Info key zip_policy=never overrides pml_zip_policy on one communicator" $? "$bin/out.log"
 
 # pml_zip_codec takes effect: p2p_codec sends the same two messages whatever the codec, so a
 # codec that differs from fast costs different wire bytes, and a lossy stage fewer (its values
@@ -219,6 +259,7 @@ else
     report "build p2p_codec" 1 "$bin/cc.log"
 fi
 
-check_params_listed pml zip "$pmldir:$ompidir" enable codec threshold verbose stats force_local
+check_params_listed pml zip "$pmldir:$ompidir" enable codec threshold verbose stats force_local \
+    policy link_gbps_local link_gbps_remote
 
 finish_runner
