@@ -23,7 +23,7 @@ require_component "$zipdir/mca_coll_zip.so" "no mca_coll_zip.so in $zipdir"
 start_runner mpi-tests
 
 tests="bcast alltoallv gatherv comm_cycles threads"
-for t in $tests lossy pvars large_block corruption; do
+for t in $tests lossy pvars stats large_block corruption; do
     if ! mpicc -O2 -Wall -Wextra -pthread -o "$bin/test_$t" "$here/test_$t.c" -lm 2>"$bin/cc.log"; then
         report "build test_$t" 1 "$bin/cc.log"
     fi
@@ -75,6 +75,11 @@ done
 
 # The counters as MPI_T performance variables.
 run "pvars np=3 zip=on" pvars -np 3 --oversubscribe $zip_on "$bin/test_pvars"
+# Every operation counts the same way: incompressible blocks in both columns, at the sender.
+for np in 2 3 4; do
+    run "stats np=$np zip=on random data" stats -np "$np" --oversubscribe $zip_on \
+        "$bin/test_stats"
+done
 
 # pml/ucx (Debian's openmpi-mca-params.conf excludes it unless asked for).
 ucx="--mca pml ucx --mca pml_ucx_tls any --mca pml_ucx_devices any -x UCX_TLS=tcp,self,sm"
