@@ -102,8 +102,11 @@ zip_verdict_t zip_policy_decide(zip_policy_mode_t mode, const zip_speeds_t *s, s
         return ZIP_VERDICT_NEVER;
     if (bytes == 0 || bytes < threshold)
         return ZIP_VERDICT_TOO_SMALL;
+    // ALWAYS: whatever shrinks by a tenth or more (a frame that barely shrinks costs the
+    // receiver a decode for nothing).
     if (mode == ZIP_POLICY_ALWAYS)
-        return (ratio == 0.0 || ratio > 1.0) ? ZIP_VERDICT_COMPRESS : ZIP_VERDICT_INCOMPRESSIBLE;
+        return (ratio == 0.0 || ratio * ZIP_POLICY_MARGIN >= 1.0) ? ZIP_VERDICT_COMPRESS
+                                                                  : ZIP_VERDICT_INCOMPRESSIBLE;
     // An unknown link never pays for compression: zip observes it raw first.
     if (s->link_Bps <= 0.0)
         return ZIP_VERDICT_LINK_FASTER;

@@ -9,6 +9,7 @@ extern "C" int zip_algo_alltoallv(const zip_transport_t *t, const zip_codec_ops_
                                   const zip_exchange_args_t *a, zip_algo_result_t *res)
 {
     *res = zip_algo_result_t{};
+    res->verdict = -1;
     if (t->size <= 1)
         return ZIP_ALGO_OK;
     if (!a->send || !a->recv)
@@ -19,6 +20,7 @@ extern "C" int zip_algo_alltoallv(const zip_transport_t *t, const zip_codec_ops_
     plan.policy.elem_type = a->elem_type;
     plan.policy.try_compress = a->try_compress != 0;
     plan.policy.threshold = a->threshold;
+    plan.policy.policy = a->policy;
     try {
         // Step k: send to rank + k while receiving from rank - k, so every port carries one
         // peer's block at a time and every rank is busy at every step.

@@ -8,6 +8,7 @@
 #include <new>
 #include <vector>
 
+#include "block_codec.hpp"
 #include "tree.hpp"
 #include "zip_algo.h"
 
@@ -23,10 +24,6 @@ constexpr size_t kRecvWindow = 4;
 // sends of the segment that used it have completed. This bounds both the staging memory
 // (kSlots segments, not the whole message) and the number of sends in flight.
 constexpr size_t kSlots = 8;
-
-// The root stops compressing when the first segment shrinks by less than this: such data is
-// close to incompressible and raw is nearly free.
-constexpr double kWorthwhileRatio = 0.9;
 
 struct Segments {
     size_t seg;
@@ -122,8 +119,11 @@ int root_side(const zip_transport_t *t, const zip_codec_ops_t *codec, const zip_
                 res->compressed = 1;
             }
             // The first segment is the sample that decides for the rest.
-            if (i == 0 && (rc != 0 || double(frame_len) > kWorthwhileRatio * double(len)))
-                compressing = false;
+            if (i == 0) {
+                res->verdict = zipcoll::sample_verdict(a->policy, rc, frame_len, len, sg.bytes,
+                                                       ZIP_TRANSFER_PIPELINED);
+                compressing = res->verdict == ZIP_VERDICT_COMPRESS;
+            }
         }
         if (err == ZIP_ALGO_OK)
             err = ring.forward(node, i, out, out_len, len, a->tag, res);
@@ -211,6 +211,7 @@ extern "C" int zip_algo_bcast(const zip_transport_t *t, const zip_codec_ops_t *c
                               const zip_bcast_args_t *a, zip_algo_result_t *res)
 {
     *res = zip_algo_result_t{};
+    res->verdict = -1;
     if (a->bytes == 0 || t->size <= 1)
         return ZIP_ALGO_OK;
     if (a->buf == nullptr || a->root < 0 || a->root >= t->size)
@@ -242,7 +243,6 @@ extern "C" int zip_algo_bcast(const zip_transport_t *t, const zip_codec_ops_t *c
     try {
         const int rc = is_root ? root_side(t, codec, a, node, sg, staging.get(), res)
                                : leaf_or_interior_side(t, codec, a, node, sg, staging.get(), res);
-        res->peer_error = rc;
         return rc;
     } catch (const std::bad_alloc &) {
         return ZIP_ALGO_ERR_NOMEM;

@@ -7,21 +7,24 @@ namespace zipcoll
 namespace
 {
 
-// The first compressed block is the sample: if it shrinks by less than this, the remaining
-// blocks go raw without codec work.
-constexpr double kWorthwhileRatio = 0.9;
-
 // A first block larger than this is judged on its first kSampleBytes alone, so that
 // incompressible data costs a sample's codec time rather than the whole block's (8 ranks,
 // 1 MiB random gatherv: each sender compressed its whole megabyte in vain).
 constexpr size_t kSampleBytes = 65536;
 
-bool worthwhile(int rc, size_t frame_len, size_t raw_len)
-{
-    return rc == 0 && double(frame_len) <= kWorthwhileRatio * double(raw_len);
-}
-
 } // namespace
+
+zip_verdict_t sample_verdict(const zip_algo_policy_t *policy, int rc, size_t frame_len,
+                             size_t sample_len, size_t bytes, zip_transfer_shape_t shape)
+{
+    if (rc != 0 || frame_len == 0)
+        return ZIP_VERDICT_INCOMPRESSIBLE;
+    const zip_speeds_t unknown{0.0, 0.0, 0.0};
+    const zip_policy_mode_t mode = policy ? policy->mode : ZIP_POLICY_ALWAYS;
+    // The threshold was applied before anything was sampled.
+    return zip_policy_decide(mode, policy ? &policy->speeds : &unknown, bytes, 0,
+                             double(sample_len) / double(frame_len), shape);
+}
 
 extern "C" int zip_algo_block_may_compress(size_t bytes, size_t threshold)
 {
@@ -42,7 +45,9 @@ void BlockCodec::encode(const Transfer &block, char *slot, const char **out, siz
     if (first && block.bytes > kSampleBytes) {
         const int rc = codec_->compress(codec_->ctx, policy_.elem_type, block.ptr, kSampleBytes,
                                         slot, kSampleBytes - 1, &frame_len);
-        if (!worthwhile(rc, frame_len, kSampleBytes)) {
+        res_->verdict = sample_verdict(policy_.policy, rc, frame_len, kSampleBytes, block.bytes,
+                                       ZIP_TRANSFER_PIPELINED);
+        if (res_->verdict != ZIP_VERDICT_COMPRESS) {
             compressing_ = false;
             return;
         }
@@ -56,8 +61,11 @@ void BlockCodec::encode(const Transfer &block, char *slot, const char **out, siz
         *out_len = frame_len;
         res_->compressed = 1;
     }
-    if (first && !worthwhile(rc, frame_len, block.bytes))
-        compressing_ = false;
+    if (first && block.bytes <= kSampleBytes) {
+        res_->verdict = sample_verdict(policy_.policy, rc, frame_len, block.bytes, block.bytes,
+                                       ZIP_TRANSFER_PIPELINED);
+        compressing_ = res_->verdict == ZIP_VERDICT_COMPRESS;
+    }
 }
 
 int BlockCodec::decode(const Transfer &r, size_t got, char *scratch)

@@ -21,9 +21,15 @@ struct BlockPolicy {
     int elem_type = ZIP_ALGO_BYTES;
     bool try_compress = false;
     size_t threshold = 0; // identical on every rank
+    const zip_algo_policy_t *policy = nullptr;
 
     bool may_compress(size_t bytes) const { return bytes >= threshold && bytes > 1; }
 };
+
+// zip.h's verdict on a sample of sample_len bytes that the codec (status rc) turned into
+// frame_len bytes, for a payload of `bytes` sent with `shape`.
+zip_verdict_t sample_verdict(const zip_algo_policy_t *policy, int rc, size_t frame_len,
+                             size_t sample_len, size_t bytes, zip_transfer_shape_t shape);
 
 class BlockCodec
 {

@@ -82,7 +82,6 @@ int run_exchange(const zip_transport_t *t, const zip_codec_ops_t *codec, const E
     for (auto &s : sreqs)
         if (t->wait(t->ctx, &s, nullptr) != 0)
             err = keep_first(err, ZIP_ALGO_ERR_TRANSPORT);
-    res->peer_error = err;
     return err;
 }
 

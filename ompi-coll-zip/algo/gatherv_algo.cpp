@@ -9,6 +9,7 @@ extern "C" int zip_algo_gatherv(const zip_transport_t *t, const zip_codec_ops_t 
                                 const zip_exchange_args_t *a, zip_algo_result_t *res)
 {
     *res = zip_algo_result_t{};
+    res->verdict = -1;
     if (t->size <= 1)
         return ZIP_ALGO_OK;
     if (root < 0 || root >= t->size)
@@ -18,6 +19,7 @@ extern "C" int zip_algo_gatherv(const zip_transport_t *t, const zip_codec_ops_t 
     plan.policy.elem_type = a->elem_type;
     plan.policy.try_compress = a->try_compress != 0;
     plan.policy.threshold = a->threshold;
+    plan.policy.policy = a->policy;
     try {
         if (t->rank == root) {
             if (!a->recv)

@@ -105,7 +105,6 @@ int run_pairwise(const zip_transport_t *t, const zip_codec_ops_t *codec, const P
     }
     while (finished < started)
         err = keep_first(err, finish(finished++));
-    res->peer_error = err;
     return err;
 }
 

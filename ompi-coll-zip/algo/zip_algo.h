@@ -11,6 +11,7 @@
 #define ZIP_COLL_ALGO_ZIP_ALGO_H
 
 #include "transport.h"
+#include "zip/zip.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -21,18 +22,29 @@ typedef struct zip_algo_result {
     size_t bytes_in;  /* raw bytes this rank put on the wire or would have */
     size_t bytes_out; /* bytes this rank actually put on the wire */
     int compressed;   /* nonzero if this rank sent or received at least one frame */
-    int peer_error;   /* transport or codec error value, 0 if none */
+    int verdict;      /* what this rank's sample decided (zip_verdict_t), -1: no sample */
 } zip_algo_result_t;
+
+/*
+ * How a sender decides from its sample whether compressing the rest pays: zip.h's cost model
+ * with the mode and speeds the glue agreed on for the communicator. NULL: ZIP_POLICY_ALWAYS.
+ * The decision is local; receivers learn it from the length of what arrives.
+ */
+typedef struct zip_algo_policy {
+    zip_policy_mode_t mode;
+    zip_speeds_t speeds;
+} zip_algo_policy_t;
 
 typedef struct zip_bcast_args {
     void *buf;    /* byte view of the message on every rank */
     size_t bytes; /* identical on every rank */
     int root;
     int tag;
-    int elem_type;        /* root only: ZIP_ALGO_F64 / F32 / BYTES */
-    int try_compress;     /* root only: zero sends everything raw */
-    size_t segment_bytes; /* identical on every rank: the largest segment (see below) */
-    int topology;         /* ZIP_BCAST_AUTO, ZIP_BCAST_CHAIN or ZIP_BCAST_BINOMIAL */
+    int elem_type;                   /* root only: ZIP_ALGO_F64 / F32 / BYTES */
+    int try_compress;                /* root only: zero sends everything raw */
+    size_t segment_bytes;            /* identical on every rank: the largest segment (see below) */
+    int topology;                    /* ZIP_BCAST_AUTO, ZIP_BCAST_CHAIN or ZIP_BCAST_BINOMIAL */
+    const zip_algo_policy_t *policy; /* root only */
 } zip_bcast_args_t;
 
 enum { ZIP_BCAST_AUTO = 0, ZIP_BCAST_CHAIN = 1, ZIP_BCAST_BINOMIAL = 2 };
@@ -65,6 +77,7 @@ typedef struct zip_exchange_args {
     size_t threshold; /* blocks below this many bytes are never compressed; identical
                          on every rank, so receivers of such blocks skip the frame check */
     size_t window;    /* alltoallv: pairwise steps in flight (0 or 1: one at a time) */
+    const zip_algo_policy_t *policy;
 } zip_exchange_args_t;
 
 /* Alltoallv: every rank sends send[p] to p and receives recv[p] from p (self excluded:

@@ -193,7 +193,8 @@ double zip_policy_time_compressed(const zip_speeds_t *s, size_t bytes, double ra
  * The decision. ratio: raw / compressed of a sample, or 0 before any sample (then the link
  * test alone: ZIP_VERDICT_LINK_FASTER or ZIP_VERDICT_COMPRESS meaning "worth a sample").
  * OBSERVE decides as AUTO (the caller sends raw and counts). ALWAYS compresses any payload at
- * or above the threshold whose sample shrinks at all (ratio > 1, or no sample yet).
+ * or above the threshold whose sample shrinks by a tenth (ratio >= 1 / ZIP_POLICY_MARGIN), or
+ * with no sample yet.
  */
 zip_verdict_t zip_policy_decide(zip_policy_mode_t mode, const zip_speeds_t *s, size_t bytes,
                                 size_t threshold, double ratio, zip_transfer_shape_t shape);
