@@ -13,6 +13,7 @@
 #include "ompi/request/request.h"
 
 #include "zip/zip.h"
+#include "algo/zip_algo.h"
 
 BEGIN_C_DECLS
 
@@ -25,6 +26,12 @@ typedef struct mca_coll_zip_op_stats_t {
     uint64_t bytes_in;         /* raw bytes this process sent in zip's own path */
     uint64_t bytes_out;        /* bytes it actually sent */
     uint64_t codec_ns;         /* time spent compressing and decompressing */
+    /* the policy (all uint64_t: the summary reduces the table as one flat array) */
+    uint64_t calls_link_faster;    /* handed on: the link is faster than the codec could help */
+    uint64_t calls_never;          /* handed on: policy never */
+    uint64_t calls_incompressible; /* this process's sample said compressing would not pay */
+    uint64_t observe_compressible; /* policy observe: calls auto would have compressed here */
+    uint64_t observe_saving_ns;    /* and the time the cost model predicts it would have saved */
 } mca_coll_zip_op_stats_t;
 
 enum { COLL_ZIP_OP_BCAST, COLL_ZIP_OP_ALLTOALLV, COLL_ZIP_OP_GATHERV, COLL_ZIP_OP_COUNT };
@@ -43,7 +50,12 @@ typedef struct mca_coll_zip_component_t {
     int verbose;
     int stats;
     bool force_local;
-    int inject_corruption; /* testing: corrupt every Nth frame this process sends (0: never) */
+    char *policy_name;        /* coll_zip_policy */
+    int policy;               /* its zip_policy_mode_t */
+    double link_gbps_local;   /* 0: measured */
+    double link_gbps_remote;  /* 0: measured */
+    zip_speeds_t last_speeds; /* the last agreed speeds (remote link), for the summary */
+    int inject_corruption;    /* testing: corrupt every Nth frame this process sends (0: never) */
 
     int output;       /* opal_output stream, verbosity from `verbose` */
     char *codec_spec; /* lossless codec, or lossy stage + "+" + lossless codec */
@@ -77,6 +89,15 @@ typedef struct mca_coll_zip_module_t {
     size_t *plain_expect;
     ompi_status_public_t *plain_statuses;
     int plain_capacity;
+
+    /* The speeds every rank agreed on at the first call that needed them (coll_zip_policy.c). */
+    bool agreed;
+    double link_Bps[2]; /* ZIP_PEER_LOCAL, ZIP_PEER_REMOTE */
+    double compress_Bps;
+    double decompress_Bps;
+    int ranks_per_node;
+    /* The policy of the call in progress (one collective at a time per communicator). */
+    zip_algo_policy_t call_policy;
 } mca_coll_zip_module_t;
 
 OBJ_CLASS_DECLARATION(mca_coll_zip_module_t);
@@ -111,6 +132,33 @@ typedef struct mca_coll_zip_codec_binding_t {
 void mca_coll_zip_codec_init(struct zip_codec_ops *ops, mca_coll_zip_codec_binding_t *binding,
                              mca_coll_zip_module_t *module);
 int mca_coll_zip_elem_type(struct ompi_datatype_t *dtype);
+
+/* ---- coll_zip_policy.c ---- */
+/* The Info key zip_policy of comm, else coll_zip_policy. */
+zip_policy_mode_t mca_coll_zip_policy_mode(struct ompi_communicator_t *comm);
+void mca_coll_zip_policy_subscribe(struct ompi_communicator_t *comm);
+void mca_coll_zip_policy_fini(void);
+/* Whether a call of `op` moving `bytes` takes zip's path (ZIP_VERDICT_COMPRESS: the sample
+ * decides inside) or goes to the previous component (any other verdict). The same on every
+ * rank. *out is what the algorithm's sample decision needs. */
+zip_verdict_t mca_coll_zip_policy_route(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm,
+                                        int op, size_t bytes, zip_algo_policy_t *out);
+/* Policy observe: the seconds compressing `bytes` would save, judged on a sample of them (0
+ * if it would not pay). */
+double mca_coll_zip_policy_observe(mca_coll_zip_module_t *m, const zip_algo_policy_t *policy,
+                                   int elem_type, const void *sample, size_t sample_bytes,
+                                   size_t bytes);
+/*
+ * The policy's routing of a call, the same on every rank: true if it takes zip's path (then
+ * m->call_policy is what the algorithm's sample decision uses). Otherwise the call is counted
+ * as handed on (under observe, with what compressing this rank's `my_bytes` would have saved,
+ * judged on sample_count x dtype at sample) and the caller hands it to the previous component.
+ */
+bool mca_coll_zip_policy_takes(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm, int op,
+                               size_t bytes, const void *sample, int sample_count,
+                               struct ompi_datatype_t *dtype, size_t my_bytes);
+/* Counts a call the policy handed on, or observed. */
+void mca_coll_zip_stats_policy(int op, zip_verdict_t verdict, double observe_saving);
 
 /* coll_zip_stats.c: maps an algorithm result to an MPI error code, reporting failures */
 int mca_coll_zip_algo_error(int algo_rc, const char *op, struct ompi_communicator_t *comm);

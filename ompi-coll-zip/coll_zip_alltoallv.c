@@ -163,9 +163,13 @@ static int exchange_large(const side_t *snd, const side_t *rcv, struct ompi_comm
         .try_compress = 1,
         .threshold = z->threshold,
         .window = z->alltoallv_window,
+        .policy = &m->call_policy,
     };
     zip_algo_result_t result;
     const int algo_rc = zip_algo_alltoallv(&transport, &codec, &args, &result);
+    if (result.verdict >= 0) {
+        mca_coll_zip_stats_policy(COLL_ZIP_OP_ALLTOALLV, (zip_verdict_t)result.verdict, 0.0);
+    }
     int rc = mca_coll_zip_algo_error(algo_rc, "MPI_Alltoallv", comm);
     for (int p = 0; p < size && OMPI_SUCCESS == rc; ++p) {
         if (p != rank)
@@ -196,6 +200,30 @@ int mca_coll_zip_alltoallv(const void *sbuf, const int *scounts, const int *sdis
     }
 
     const int size = ompi_comm_size(comm), rank = ompi_comm_rank(comm);
+    /* The policy routes the call alike on every rank; under observe this rank's largest block
+     * is its sample. */
+    size_t ssize = 0, mine = 0, largest = 0;
+    ptrdiff_t lb = 0, extent = 0;
+    int sample_peer = -1;
+    ompi_datatype_type_size(sdtype, &ssize);
+    ompi_datatype_get_extent(sdtype, &lb, &extent);
+    for (int p = 0; p < size; ++p) {
+        const size_t b = ssize * (size_t)(scounts[p] > 0 ? scounts[p] : 0);
+        if (p != rank && b >= mca_coll_zip_component.threshold) {
+            mine += b;
+            if (b > largest) {
+                largest = b;
+                sample_peer = p;
+            }
+        }
+    }
+    if (!mca_coll_zip_policy_takes(
+            m, comm, COLL_ZIP_OP_ALLTOALLV, mca_coll_zip_component.threshold,
+            sample_peer >= 0 ? (const char *)sbuf + (ptrdiff_t)sdisps[sample_peer] * extent : NULL,
+            sample_peer >= 0 ? scounts[sample_peer] : 0, sdtype, mine)) {
+        return m->previous_alltoallv(sbuf, scounts, sdisps, sdtype, rbuf, rcounts, rdisps, rdtype,
+                                     comm, m->previous_alltoallv_module);
+    }
     side_t snd, rcv;
     side_init(&snd, sbuf, scounts, sdisps, sdtype, m);
     side_init(&rcv, rbuf, rcounts, rdisps, rdtype, m);

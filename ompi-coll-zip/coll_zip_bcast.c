@@ -1,7 +1,8 @@
 /*
- * MPI_Bcast: payloads of at least `threshold` bytes take the compressed pipeline; smaller
- * ones go to the previous component untouched. count * type size is the same on every rank,
- * so every rank takes the same branch.
+ * MPI_Bcast: payloads of at least `threshold` bytes take the compressed pipeline, when the
+ * policy finds that compressing can pay on this communicator's link (coll_zip_policy.c);
+ * other calls go to the previous component untouched. count * type size and the policy's
+ * agreed speeds are the same on every rank, so every rank takes the same branch.
  */
 #include "ompi_config.h"
 
@@ -34,6 +35,10 @@ int mca_coll_zip_bcast(void *buff, int count, struct ompi_datatype_t *datatype, 
     }
 
     const int rank = ompi_comm_rank(comm);
+    if (!mca_coll_zip_policy_takes(m, comm, COLL_ZIP_OP_BCAST, bytes, rank == root ? buff : NULL,
+                                   count, datatype, rank == root ? bytes : 0)) {
+        return m->previous_bcast(buff, count, datatype, root, comm, m->previous_bcast_module);
+    }
     mca_coll_zip_view_t view;
     int rc = (rank == root) ? mca_coll_zip_view_send(&view, buff, count, datatype)
                             : mca_coll_zip_view_recv(&view, buff, count, datatype);
@@ -57,6 +62,7 @@ int mca_coll_zip_bcast(void *buff, int count, struct ompi_datatype_t *datatype, 
         .try_compress = 1,
         .segment_bytes = z->segment_size,
         .topology = ZIP_BCAST_AUTO,
+        .policy = &m->call_policy,
     };
     zip_algo_result_t result;
     int algo_rc = zip_algo_bcast(&transport, &codec, &args, &result);
@@ -67,6 +73,9 @@ int mca_coll_zip_bcast(void *buff, int count, struct ompi_datatype_t *datatype, 
 
     mca_coll_zip_stats_add(COLL_ZIP_OP_BCAST, 0, result.compressed, result.bytes_in,
                            result.bytes_out, binding.codec_ns);
+    if (result.verdict >= 0) {
+        mca_coll_zip_stats_policy(COLL_ZIP_OP_BCAST, (zip_verdict_t)result.verdict, 0.0);
+    }
     opal_output_verbose(10, z->output, "coll:zip: bcast %zu bytes root %d on %s: sent %zu as %zu",
                         bytes, root, comm->c_name, result.bytes_in, result.bytes_out);
     if (ZIP_ALGO_OK != algo_rc) {

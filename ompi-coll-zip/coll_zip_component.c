@@ -110,6 +110,30 @@ static int zip_register(void)
         MCA_BASE_VAR_TYPE_SIZE_T, OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_READONLY,
         &z->alltoallv_window);
 
+    z->policy_name = "auto";
+    register_param(
+        "policy",
+        "auto (default): a call takes zip's path only if, at the link rate and codec speed all "
+        "ranks measured on the communicator, compressing can pay, and then each sender's "
+        "sample decides; always: compress whatever shrinks by a tenth; never: hand every call "
+        "to the previous component; observe: hand every call on, and count what auto would "
+        "have compressed and the time it predicts it would have saved (coll_zip_stats, MPI_T). "
+        "The MPI_Info key zip_policy overrides it per communicator. Must be the same on every "
+        "rank",
+        MCA_BASE_VAR_TYPE_STRING, OPAL_INFO_LVL_2, MCA_BASE_VAR_SCOPE_READONLY, &z->policy_name);
+    z->link_gbps_local = 0.0;
+    register_param("link_gbps_local",
+                   "Rate in Gbit/s between ranks on one node, for the policy; 0 (default): "
+                   "measured at the first call on each communicator. Must be the same on every "
+                   "rank",
+                   MCA_BASE_VAR_TYPE_DOUBLE, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY,
+                   &z->link_gbps_local);
+    z->link_gbps_remote = 0.0;
+    register_param("link_gbps_remote",
+                   "Rate in Gbit/s of one node's NIC, for the policy; 0 (default): measured at "
+                   "the first call on each communicator. Must be the same on every rank",
+                   MCA_BASE_VAR_TYPE_DOUBLE, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY,
+                   &z->link_gbps_remote);
     z->verbose = 0;
     register_param(
         "verbose",
@@ -173,6 +197,7 @@ static int zip_close(void)
     mca_coll_zip_component_t *z = &mca_coll_zip_component;
 
     mca_coll_zip_stats_report();
+    mca_coll_zip_policy_fini();
     free(z->codec_spec);
     z->codec_spec = NULL;
     if (z->output >= 0) {

@@ -33,6 +33,9 @@ static int run(struct ompi_communicator_t *comm, mca_coll_zip_module_t *m, int r
     const int algo_rc = zip_algo_gatherv(&transport, &codec, root, args, &result);
     mca_coll_zip_stats_add(COLL_ZIP_OP_GATHERV, 0, result.compressed, result.bytes_in,
                            result.bytes_out, binding.codec_ns);
+    if (result.verdict >= 0) {
+        mca_coll_zip_stats_policy(COLL_ZIP_OP_GATHERV, (zip_verdict_t)result.verdict, 0.0);
+    }
     opal_output_verbose(10, mca_coll_zip_component.output,
                         "coll:zip: gatherv root %d on %s: sent %zu as %zu", root, comm->c_name,
                         result.bytes_in, result.bytes_out);
@@ -142,6 +145,7 @@ static int send_to_root(const void *sbuf, int scount, struct ompi_datatype_t *sd
         .elem_type = mca_coll_zip_elem_type(sdtype),
         .try_compress = 1,
         .threshold = mca_coll_zip_component.threshold,
+        .policy = &m->call_policy,
     };
     const int algo_rc = run(comm, m, root, &args);
     mca_coll_zip_view_free(&view);
@@ -156,7 +160,18 @@ int mca_coll_zip_gatherv(const void *sbuf, int scount, struct ompi_datatype_t *s
     if (comm == &ompi_mpi_comm_world.comm) {
         mca_coll_zip_stats_arm_finalize_summary();
     }
-    if (ompi_comm_rank(comm) == root) {
+    /* The policy routes the call alike on every rank; under observe a sender judges its own
+     * block. */
+    const bool is_root = ompi_comm_rank(comm) == root;
+    size_t ssize = 0;
+    ompi_datatype_type_size(sdtype, &ssize);
+    const size_t mine = is_root ? 0 : ssize * (size_t)(scount > 0 ? scount : 0);
+    if (!mca_coll_zip_policy_takes(m, comm, COLL_ZIP_OP_GATHERV, mca_coll_zip_component.threshold,
+                                   is_root ? NULL : sbuf, scount, sdtype, mine)) {
+        return m->previous_gatherv(sbuf, scount, sdtype, rbuf, rcounts, disps, rdtype, root, comm,
+                                   m->previous_gatherv_module);
+    }
+    if (is_root) {
         return gather_at_root(sbuf, scount, sdtype, rbuf, rcounts, disps, rdtype, root, comm, m);
     }
     return send_to_root(sbuf, scount, sdtype, root, comm, m);

@@ -37,6 +37,11 @@ static void zip_module_construct(mca_coll_zip_module_t *m)
     m->plain_expect = NULL;
     m->plain_statuses = NULL;
     m->plain_capacity = 0;
+    m->agreed = false;
+    m->link_Bps[0] = m->link_Bps[1] = 0.0;
+    m->compress_Bps = m->decompress_Bps = 0.0;
+    m->ranks_per_node = 1;
+    memset(&m->call_policy, 0, sizeof(m->call_policy));
 }
 
 static void zip_module_destruct(mca_coll_zip_module_t *m)
@@ -146,6 +151,16 @@ int mca_coll_zip_init_query(bool enable_progress_threads, bool enable_mpi_thread
     if (speaker)
         warn_if_below_tuned(z->priority);
     reject_temporal_codec(speaker);
+    const int mode = zip_policy_mode_parse(z->policy_name);
+    if (mode < 0) {
+        if (speaker)
+            mca_coll_zip_show_help("bad policy",
+                                   "coll_zip_policy \"%s\" is not one of auto, always, never, "
+                                   "observe; zip is disabled",
+                                   NULL != z->policy_name ? z->policy_name : "");
+        return OMPI_ERR_NOT_AVAILABLE;
+    }
+    z->policy = mode;
     if (NULL == z->codec_spec) {
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
@@ -265,9 +280,14 @@ static int zip_module_enable(mca_coll_base_module_t *module, struct ompi_communi
                     comm->c_name, zip_spec_error());
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
-    if (0 != z->block_size) {
-        (void)zip_ctx_set_block_size(m->codec, z->block_size);
+    if (0 != z->block_size && ZIP_OK != zip_ctx_set_block_size(m->codec, z->block_size)) {
+        /* Reported, not ignored: the codec keeps its default. */
+        opal_output(0,
+                    "coll:zip: coll_zip_block_size %zu is not usable (%s); using the codec's "
+                    "default",
+                    z->block_size, zip_ctx_last_error(m->codec));
     }
+    mca_coll_zip_policy_subscribe(comm);
     opal_output_verbose(10, z->output, "coll:zip: enabled on %s (cid %d), codec %s", comm->c_name,
                         comm->c_contextid, zip_ctx_spec(m->codec));
     return OMPI_SUCCESS;

@@ -43,6 +43,19 @@ void mca_coll_zip_pvars_register(void)
          offsetof(mca_coll_zip_op_stats_t, bytes_out)},
         {"codec_ns", "nanoseconds this process spent compressing and decompressing",
          offsetof(mca_coll_zip_op_stats_t, codec_ns)},
+        {"calls_link_faster",
+         "calls handed on because the link is faster than the codec could help (policy)",
+         offsetof(mca_coll_zip_op_stats_t, calls_link_faster)},
+        {"calls_never", "calls handed on because the policy is never",
+         offsetof(mca_coll_zip_op_stats_t, calls_never)},
+        {"calls_incompressible",
+         "calls in which this process's sample said compression would "
+         "not pay",
+         offsetof(mca_coll_zip_op_stats_t, calls_incompressible)},
+        {"observe_calls", "policy observe: calls in which auto would have compressed here",
+         offsetof(mca_coll_zip_op_stats_t, observe_compressible)},
+        {"observe_saving_ns", "policy observe: nanoseconds compression is predicted to have saved",
+         offsetof(mca_coll_zip_op_stats_t, observe_saving_ns)},
     };
     const mca_base_component_t *c = &mca_coll_zip_component.super.collm_version;
     char name[64], desc[160];

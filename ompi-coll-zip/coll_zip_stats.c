@@ -46,16 +46,36 @@ void mca_coll_zip_stats_add(int op, int fallback, int compressed, uint64_t bytes
     add(&s->codec_ns, codec_ns);
 }
 
+void mca_coll_zip_stats_policy(int op, zip_verdict_t verdict, double observe_saving)
+{
+    mca_coll_zip_op_stats_t *s = &mca_coll_zip_component.op_stats[op];
+    switch (verdict) {
+    case ZIP_VERDICT_LINK_FASTER:
+        add(&s->calls_link_faster, 1);
+        break;
+    case ZIP_VERDICT_NEVER:
+        add(&s->calls_never, 1);
+        break;
+    case ZIP_VERDICT_INCOMPRESSIBLE:
+        add(&s->calls_incompressible, 1);
+        break;
+    default:
+        break;
+    }
+    if (observe_saving > 0.0) {
+        add(&s->observe_compressible, 1);
+        add(&s->observe_saving_ns, (uint64_t)(observe_saving * 1e9));
+    }
+}
+
+/* The counters are all uint64_t: read them as one flat array. */
 static void snapshot(mca_coll_zip_op_stats_t out[COLL_ZIP_OP_COUNT])
 {
-    for (int op = 0; op < COLL_ZIP_OP_COUNT; ++op) {
-        const mca_coll_zip_op_stats_t *s = &mca_coll_zip_component.op_stats[op];
-        out[op].calls = __atomic_load_n(&s->calls, __ATOMIC_RELAXED);
-        out[op].calls_fallback = __atomic_load_n(&s->calls_fallback, __ATOMIC_RELAXED);
-        out[op].calls_compressed = __atomic_load_n(&s->calls_compressed, __ATOMIC_RELAXED);
-        out[op].bytes_in = __atomic_load_n(&s->bytes_in, __ATOMIC_RELAXED);
-        out[op].bytes_out = __atomic_load_n(&s->bytes_out, __ATOMIC_RELAXED);
-        out[op].codec_ns = __atomic_load_n(&s->codec_ns, __ATOMIC_RELAXED);
+    const size_t n = COLL_ZIP_OP_COUNT * sizeof(mca_coll_zip_op_stats_t) / sizeof(uint64_t);
+    const uint64_t *from = (const uint64_t *)mca_coll_zip_component.op_stats;
+    uint64_t *to = (uint64_t *)out;
+    for (size_t i = 0; i < n; ++i) {
+        to[i] = __atomic_load_n(&from[i], __ATOMIC_RELAXED);
     }
 }
 
@@ -74,6 +94,20 @@ static void print_table(const char *whose, const mca_coll_zip_op_stats_t t[COLL_
                     (unsigned long long)s->calls_fallback, (unsigned long long)s->calls_compressed,
                     (unsigned long long)s->bytes_in, (unsigned long long)s->bytes_out, ratio,
                     (double)s->codec_ns * 1e-9);
+    }
+    const zip_speeds_t *v = &z->last_speeds;
+    opal_output(0, "coll:zip policy %s (link %.0f MB/s, codec %.0f / %.0f MB/s as last agreed):",
+                zip_policy_mode_name((zip_policy_mode_t)z->policy), v->link_Bps / 1e6,
+                v->compress_Bps / 1e6, v->decompress_Bps / 1e6);
+    opal_output(0, "coll:zip:policy %-9s %12s %10s %15s %14s %16s", "op", "link_faster", "never",
+                "incompressible", "observe_calls", "observe_saved_s");
+    for (int op = 0; op < COLL_ZIP_OP_COUNT; ++op) {
+        const mca_coll_zip_op_stats_t *s = &t[op];
+        opal_output(0, "coll:zip:policy %-9s %12llu %10llu %15llu %14llu %16.6f", op_names[op],
+                    (unsigned long long)s->calls_link_faster, (unsigned long long)s->calls_never,
+                    (unsigned long long)s->calls_incompressible,
+                    (unsigned long long)s->observe_compressible,
+                    (double)s->observe_saving_ns * 1e-9);
     }
 }
 

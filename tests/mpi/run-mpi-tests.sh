@@ -30,7 +30,10 @@ for t in $tests lossy pvars stats large_block corruption; do
 done
 
 path="--mca mca_base_component_path $zipdir:$ompidir"
-zip_on="$path --mca coll_zip_priority 40 --mca coll_zip_force_local 1"
+# force_local: zip works on one node; policy always: it compresses whatever shrinks (the
+# default, auto, rightly finds shared memory faster than the codec and hands calls on: zip_auto).
+zip_on="$path --mca coll_zip_priority 40 --mca coll_zip_force_local 1 --mca coll_zip_policy always"
+zip_auto="$path --mca coll_zip_priority 40 --mca coll_zip_force_local 1"
 zip_off="$path --mca coll_zip_priority 0"
 
 for np in $ranks; do
@@ -39,6 +42,9 @@ for np in $ranks; do
         run "$t np=$np zip=off" "$t" -np "$np" --oversubscribe $zip_off "$bin/test_$t"
         run "$t np=$np zip=on" "$t" -np "$np" --oversubscribe $zip_on "$bin/test_$t"
     done
+done
+for t in bcast alltoallv gatherv; do
+    run "$t np=3 zip=auto" "$t" -np 3 --oversubscribe $zip_auto "$bin/test_$t"
 done
 
 # Small segments and a low threshold push every path (many segments, chain topology, many
@@ -92,6 +98,38 @@ mpirun_logged -np 3 --oversubscribe $zip_on --mca coll_zip_stats 1 "$bin/test_bc
 awk '/coll:zip +bcast/ { if ($5 > 0 && $7 > 0 && $8 < $7) ok = 1 } END { exit !ok }' "$bin/out.log"
 report "stats summary shows compressed bcast" $? "$bin/out.log"
 
+# The policy, from the stats summary (sum over ranks). policy_col <op> <column>: that column of
+# the op's row in the policy table (link_faster 4, never 5, incompressible 6, observe_calls 7).
+policy_col() { awk -v op="$1" -v c="$2" '$2 == "coll:zip:policy" && $3 == op { print $c }' "$bin/out.log"; }
+main_col() { awk -v op="$1" -v c="$2" '$2 == "coll:zip" && $3 == op { print $c }' "$bin/out.log"; }
+# auto on shared memory: the measured rate beats the codec; every large call is handed on.
+mpirun_logged -np 3 --oversubscribe $zip_auto --mca coll_zip_stats 1 "$bin/test_alltoallv"
+[ "$(policy_col alltoallv 4)" -gt 0 ] && [ "$(main_col alltoallv 6)" = 0 ] &&
+    grep -q "^PASS" "$bin/out.log"
+report "policy auto: shared memory is faster than the codec, calls go to tuned" $? "$bin/out.log"
+# A 1 Gbit/s link: auto compresses.
+slow="--mca coll_zip_link_gbps_remote 1 --mca coll_zip_stats 1"
+mpirun_logged -np 3 --oversubscribe $zip_auto $slow "$bin/test_alltoallv"
+[ "$(policy_col alltoallv 4)" = 0 ] && [ "$(main_col alltoallv 6)" -gt 0 ] &&
+    grep -q "^PASS" "$bin/out.log"
+report "policy auto: over a 1 Gbit/s link alltoallv compresses" $? "$bin/out.log"
+mpirun_logged -np 3 --oversubscribe $zip_auto $slow "$bin/test_bcast"
+[ "$(main_col bcast 6)" -gt 0 ] && grep -q "^PASS" "$bin/out.log"
+report "policy auto: over a 1 Gbit/s link bcast compresses" $? "$bin/out.log"
+# observe: every call handed on, and what auto would have compressed is counted.
+mpirun_logged -np 3 --oversubscribe $zip_auto $slow --mca coll_zip_policy observe "$bin/test_bcast"
+[ "$(policy_col bcast 7)" -gt 0 ] && [ "$(main_col bcast 6)" = 0 ] && grep -q "^PASS" "$bin/out.log"
+report "policy observe: counts what it would compress, hands every call on" $? "$bin/out.log"
+# never: every call handed on.
+mpirun_logged -np 3 --oversubscribe $zip_auto $slow --mca coll_zip_policy never "$bin/test_gatherv"
+[ "$(policy_col gatherv 5)" -gt 0 ] && [ "$(main_col gatherv 6)" = 0 ] &&
+    grep -q "^PASS" "$bin/out.log"
+report "policy never: every call goes to tuned" $? "$bin/out.log"
+# An unknown policy disables zip with a message; the job still runs right.
+mpirun_logged -np 2 $zip_auto --mca coll_zip_policy sometimes "$bin/test_bcast"
+grep -q 'coll_zip_policy "sometimes"' "$bin/out.log" && grep -q "^PASS" "$bin/out.log"
+report "an unknown coll_zip_policy is reported and zip stays out" $? "$bin/out.log"
+
 # Every module zip enables over 300 communicator create/free cycles is released again.
 mpirun_logged -np 4 --oversubscribe $zip_on --mca coll_zip_verbose 10 "$bin/test_comm_cycles"
 enabled=$(grep -c "coll:zip: enabled on" "$bin/out.log")
@@ -108,6 +146,7 @@ rc=$?
 report "--mca coll zip stops with a hint" $? "$bin/out.log"
 
 check_params_listed coll zip "$zipdir:$ompidir" priority codec threshold lossy verbose stats \
-    force_local block_size segment_size alltoallv_window inject_corruption
+    force_local block_size segment_size alltoallv_window inject_corruption policy link_gbps_local \
+    link_gbps_remote
 
 finish_runner

@@ -1,0 +1,342 @@
+/*
+ * coll/zip's side of the speed-aware policy (zip.h, docs/design.md "The cost model").
+ *
+ * Whether a call takes zip's path or goes to the previous component must be the same on every
+ * rank, or the ranks would run different algorithms. So that answer uses only values all ranks
+ * agreed on: at the first call that needs them, every rank measures its codec (zip_calibrate)
+ * and the link to one or two partners (a short ping-pong), and one allreduce (through the
+ * previous component) gives everyone the fastest link and the slowest codec seen, and the
+ * largest number of ranks sharing a node. Calls are then handed back when, with those speeds,
+ * no plausible ratio could pay ("link faster than codec"). Inside zip's path the sender's
+ * sample decides locally with the same speeds; receivers learn the outcome from lengths.
+ */
+#include "ompi_config.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "opal/util/info_subscriber.h"
+#include "opal/util/output.h"
+#include "ompi/constants.h"
+#include "ompi/datatype/ompi_datatype.h"
+#include "ompi/mca/coll/base/coll_tags.h"
+#include "ompi/mca/pml/pml.h"
+
+#include "coll_zip.h"
+#include "algo/zip_algo.h"
+
+/* ---- the per-communicator Info key zip_policy ---- */
+
+/* Indexed by context id: -1 unset, else a zip_policy_mode_t. Grown on demand. */
+static int8_t *comm_policy;
+static uint32_t comm_policy_len;
+
+static void set_comm_policy(uint32_t cid, int8_t value)
+{
+    if (cid >= comm_policy_len) {
+        uint32_t n = comm_policy_len ? comm_policy_len : 64;
+        while (n <= cid) {
+            n *= 2;
+        }
+        int8_t *grown = realloc(comm_policy, n);
+        if (NULL == grown) {
+            return;
+        }
+        memset(grown + comm_policy_len, -1, n - comm_policy_len);
+        comm_policy = grown;
+        comm_policy_len = n;
+    }
+    comm_policy[cid] = value;
+}
+
+static char *policy_key_changed(opal_infosubscriber_t *obj, char *key, char *value)
+{
+    (void)key;
+    /* The subscriber object is the communicator's first member. */
+    ompi_communicator_t *comm = (ompi_communicator_t *)obj;
+    set_comm_policy(comm->c_contextid, (int8_t)zip_policy_mode_parse(value));
+    return value;
+}
+
+void mca_coll_zip_policy_subscribe(struct ompi_communicator_t *comm)
+{
+    set_comm_policy(comm->c_contextid, -1); /* a reused context id starts unset */
+    (void)opal_infosubscribe_subscribe(&comm->super, "zip_policy", "default", policy_key_changed);
+}
+
+zip_policy_mode_t mca_coll_zip_policy_mode(struct ompi_communicator_t *comm)
+{
+    const uint32_t cid = comm->c_contextid;
+    if (cid < comm_policy_len && comm_policy[cid] >= 0) {
+        return (zip_policy_mode_t)comm_policy[cid];
+    }
+    return (zip_policy_mode_t)mca_coll_zip_component.policy;
+}
+
+void mca_coll_zip_policy_fini(void)
+{
+    free(comm_policy);
+    comm_policy = NULL;
+    comm_policy_len = 0;
+}
+
+/* ---- agreeing on the speeds ---- */
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+#define ZIP_PROBE_SMALL (256 * 1024)
+#define ZIP_PROBE_LARGE (4 * 1024 * 1024)
+#define ZIP_PROBE_ROUNDS 3
+/* A link that moves the small probe faster than this is measured again with the large one:
+ * on a fast link a 256 KiB round trip is mostly latency and handshakes. */
+#define ZIP_PROBE_FAST_BPS 2e8
+
+/* Best round-trip rate of `bytes` to `partner` (the first round pays for connection setup).
+ * Both ends call it; the lower rank times, and 0 is the higher rank's answer. */
+static double ping_pong(struct ompi_communicator_t *comm, int partner, char *buf, size_t bytes)
+{
+    const int rank = ompi_comm_rank(comm);
+    const int tag = MCA_COLL_BASE_TAG_BCAST;
+    double best = 0.0;
+    for (int round = 0; round < ZIP_PROBE_ROUNDS; ++round) {
+        const double t0 = now_s();
+        int rc;
+        if (rank < partner) {
+            rc = MCA_PML_CALL(
+                send(buf, bytes, MPI_BYTE, partner, tag, MCA_PML_BASE_SEND_STANDARD, comm));
+            if (OMPI_SUCCESS == rc) {
+                rc =
+                    MCA_PML_CALL(recv(buf, bytes, MPI_BYTE, partner, tag, comm, MPI_STATUS_IGNORE));
+            }
+        } else {
+            rc = MCA_PML_CALL(recv(buf, bytes, MPI_BYTE, partner, tag, comm, MPI_STATUS_IGNORE));
+            if (OMPI_SUCCESS == rc) {
+                rc = MCA_PML_CALL(
+                    send(buf, bytes, MPI_BYTE, partner, tag, MCA_PML_BASE_SEND_STANDARD, comm));
+            }
+        }
+        const double dt = now_s() - t0;
+        if (OMPI_SUCCESS != rc) {
+            return 0.0;
+        }
+        if (rank < partner && dt > 0.0 && 2.0 * (double)bytes / dt > best) {
+            best = 2.0 * (double)bytes / dt;
+        }
+    }
+    return best;
+}
+
+/* The pair's rate: the small probe, and the large one when the link looks fast (the lower rank
+ * tells the higher one which). */
+static double measure_pair(struct ompi_communicator_t *comm, int partner, char *buf)
+{
+    const int rank = ompi_comm_rank(comm);
+    double rate = ping_pong(comm, partner, buf, ZIP_PROBE_SMALL);
+    int again = rate > ZIP_PROBE_FAST_BPS;
+    const int tag = MCA_COLL_BASE_TAG_BCAST;
+    int rc =
+        (rank < partner)
+            ? MCA_PML_CALL(send(&again, 1, MPI_INT, partner, tag, MCA_PML_BASE_SEND_STANDARD, comm))
+            : MCA_PML_CALL(recv(&again, 1, MPI_INT, partner, tag, comm, MPI_STATUS_IGNORE));
+    if (OMPI_SUCCESS == rc && again) {
+        const double large = ping_pong(comm, partner, buf, ZIP_PROBE_LARGE);
+        rate = large > rate ? large : rate;
+    }
+    return rate;
+}
+
+static bool on_my_node(const mca_coll_zip_module_t *m, int peer)
+{
+    /* force_local: every peer counts as remote (a stand-in for a network on one machine). */
+    return NULL != m->peer_on_node && m->peer_on_node[peer];
+}
+
+/* Link rates per class measured with partners rank^1 and rank^h (h about half the size, which
+ * with block placement reaches another node). */
+static void measure_links(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm,
+                          double link[2])
+{
+    const int rank = ompi_comm_rank(comm), size = ompi_comm_size(comm);
+    int h = 1;
+    while (2 * h <= size / 2) {
+        h *= 2;
+    }
+    char *buf = calloc(1, ZIP_PROBE_LARGE);
+    if (NULL == buf) {
+        return;
+    }
+    const int partners[2] = {rank ^ 1, h > 1 ? rank ^ h : -1};
+    for (int i = 0; i < 2; ++i) {
+        const int p = partners[i];
+        if (p < 0 || p >= size) {
+            continue;
+        }
+        const double rate = measure_pair(comm, p, buf);
+        const int cls = on_my_node(m, p) ? ZIP_PEER_LOCAL : ZIP_PEER_REMOTE;
+        if (rate > link[cls]) {
+            link[cls] = rate;
+        }
+    }
+    free(buf);
+}
+
+/* This process's codec, measured once. */
+static void codec_speeds(mca_coll_zip_module_t *m, double *c, double *d)
+{
+    static double cached_c, cached_d;
+    static opal_mutex_t lock = OPAL_MUTEX_STATIC_INIT;
+    opal_mutex_lock(&lock);
+    if (0.0 == cached_c && ZIP_OK != zip_calibrate(m->codec, &cached_c, &cached_d)) {
+        cached_c = cached_d = 0.0;
+    }
+    *c = cached_c;
+    *d = cached_d;
+    opal_mutex_unlock(&lock);
+}
+
+static int ranks_on_my_node(const mca_coll_zip_module_t *m, struct ompi_communicator_t *comm)
+{
+    if (NULL == m->peer_on_node) {
+        return 1;
+    }
+    int n = 0;
+    for (int p = 0; p < ompi_comm_size(comm); ++p) {
+        n += m->peer_on_node[p] ? 1 : 0;
+    }
+    return n > 0 ? n : 1;
+}
+
+static int agree(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm)
+{
+    mca_coll_zip_component_t *z = &mca_coll_zip_component;
+    double link[2] = {z->link_gbps_local * 1e9 / 8.0, z->link_gbps_remote * 1e9 / 8.0};
+    const bool measure = link[ZIP_PEER_LOCAL] <= 0.0 || link[ZIP_PEER_REMOTE] <= 0.0;
+    double c = 0.0, d = 0.0;
+    codec_speeds(m, &c, &d);
+    if (measure) {
+        double measured[2] = {0.0, 0.0};
+        measure_links(m, comm, measured);
+        for (int cls = 0; cls < 2; ++cls) {
+            if (link[cls] <= 0.0) {
+                link[cls] = measured[cls];
+            }
+        }
+    }
+    /* Fastest link, slowest codec, most ranks on one node: every rank the same, and on the
+     * side of sending raw when in doubt. */
+    double mine[5] = {link[0], link[1], -c, -d, (double)ranks_on_my_node(m, comm)};
+    double all[5];
+    int rc = comm->c_coll->coll_allreduce(mine, all, 5, MPI_DOUBLE, MPI_MAX, comm,
+                                          comm->c_coll->coll_allreduce_module);
+    if (OMPI_SUCCESS != rc) {
+        return rc;
+    }
+    m->link_Bps[ZIP_PEER_LOCAL] = all[0];
+    m->link_Bps[ZIP_PEER_REMOTE] = all[1];
+    m->compress_Bps = -all[2];
+    m->decompress_Bps = -all[3];
+    m->ranks_per_node = (int)all[4];
+    m->agreed = true;
+    opal_output_verbose(1, z->output,
+                        "coll:zip: %s: link MB/s local %.0f remote %.0f, codec MB/s %.0f / %.0f, "
+                        "up to %d ranks per node",
+                        comm->c_name, all[0] / 1e6, all[1] / 1e6, -all[2] / 1e6, -all[3] / 1e6,
+                        m->ranks_per_node);
+    z->last_speeds.link_Bps = all[1];
+    z->last_speeds.compress_Bps = -all[2];
+    z->last_speeds.decompress_Bps = -all[3];
+    return OMPI_SUCCESS;
+}
+
+zip_verdict_t mca_coll_zip_policy_route(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm,
+                                        int op, size_t bytes, zip_algo_policy_t *out)
+{
+    const zip_policy_mode_t mode = mca_coll_zip_policy_mode(comm);
+    memset(out, 0, sizeof(*out));
+    out->mode = mode;
+    if (ZIP_POLICY_NEVER == mode) {
+        return ZIP_VERDICT_NEVER;
+    }
+    if (ZIP_POLICY_ALWAYS == mode) {
+        return ZIP_VERDICT_COMPRESS; /* speeds unknown: the sample alone decides */
+    }
+    if (!m->agreed) {
+        const int rc = agree(m, comm);
+        if (OMPI_SUCCESS != rc) {
+            opal_output_verbose(1, mca_coll_zip_component.output,
+                                "coll:zip: %s: could not agree on speeds (%d): handing calls on",
+                                comm->c_name, rc);
+            return ZIP_VERDICT_LINK_FASTER; /* no estimate: behave as stock Open MPI */
+        }
+    }
+    /* Off-node traffic is the bottleneck of a communicator that spans nodes; with
+     * force_local every peer counts as remote. Alltoallv: every rank of a node sends at
+     * once through its one NIC. Bcast (a chain) and gatherv (into the root): one flow. */
+    const int cls = (NULL == m->peer_on_node || m->link_Bps[ZIP_PEER_REMOTE] > 0.0)
+                        ? ZIP_PEER_REMOTE
+                        : ZIP_PEER_LOCAL;
+    const int sharing = (COLL_ZIP_OP_ALLTOALLV == op) ? m->ranks_per_node : 1;
+    out->speeds.compress_Bps = m->compress_Bps;
+    out->speeds.decompress_Bps = m->decompress_Bps;
+    out->speeds.link_Bps = m->link_Bps[cls] / (double)(sharing > 0 ? sharing : 1);
+    return zip_policy_decide(mode, &out->speeds, bytes > 0 ? bytes : 1, 0, 0.0,
+                             ZIP_TRANSFER_PIPELINED);
+}
+
+double mca_coll_zip_policy_observe(mca_coll_zip_module_t *m, const zip_algo_policy_t *policy,
+                                   int elem_type, const void *sample, size_t sample_bytes,
+                                   size_t bytes)
+{
+    const size_t elem = zip_elem_size((zip_elem_type_t)elem_type);
+    const size_t n = sample_bytes < 65536 ? sample_bytes : 65536;
+    if (n < elem || 0 == bytes) {
+        return 0.0;
+    }
+    const size_t cap = zip_compress_bound(n);
+    void *frame = malloc(cap);
+    size_t frame_len = 0;
+    if (NULL == frame ||
+        ZIP_OK != zip_compress(m->codec, 0, (zip_elem_type_t)elem_type, sample, n / elem, frame,
+                               cap, &frame_len) ||
+        0 == frame_len) {
+        free(frame);
+        return 0.0;
+    }
+    free(frame);
+    const double ratio = (double)n / (double)frame_len;
+    if (ZIP_VERDICT_COMPRESS != zip_policy_decide(ZIP_POLICY_AUTO, &policy->speeds, bytes, 0, ratio,
+                                                  ZIP_TRANSFER_PIPELINED)) {
+        return 0.0;
+    }
+    return zip_policy_time_raw(&policy->speeds, bytes) -
+           zip_policy_time_compressed(&policy->speeds, bytes, ratio, ZIP_TRANSFER_PIPELINED);
+}
+
+bool mca_coll_zip_policy_takes(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm, int op,
+                               size_t bytes, const void *sample, int sample_count,
+                               struct ompi_datatype_t *dtype, size_t my_bytes)
+{
+    const zip_verdict_t v = mca_coll_zip_policy_route(m, comm, op, bytes, &m->call_policy);
+    if (ZIP_VERDICT_COMPRESS == v && ZIP_POLICY_OBSERVE != m->call_policy.mode) {
+        return true;
+    }
+    double saving = 0.0;
+    size_t tsize = 0;
+    if (ZIP_VERDICT_COMPRESS == v && NULL != sample && sample_count > 0 && NULL != dtype &&
+        OMPI_SUCCESS == ompi_datatype_type_size(dtype, &tsize) &&
+        ompi_datatype_is_contiguous_memory_layout(dtype, sample_count) &&
+        my_bytes >= mca_coll_zip_component.threshold) {
+        saving = mca_coll_zip_policy_observe(m, &m->call_policy, mca_coll_zip_elem_type(dtype),
+                                             (const char *)sample + dtype->super.true_lb,
+                                             tsize * (size_t)sample_count, my_bytes);
+    }
+    mca_coll_zip_stats_policy(op, v, saving);
+    mca_coll_zip_stats_add(op, 1, 0, 0, 0, 0);
+    return false;
+}
