@@ -100,6 +100,13 @@ int root_side(const zip_transport_t *t, const zip_codec_ops_t *codec, const zip_
 {
     char *buf = static_cast<char *>(a->buf);
     bool compressing = a->try_compress && codec != nullptr && staging != nullptr;
+    if (compressing) {
+        const zip_verdict_t pre = zipcoll::pre_verdict(a->policy, sg.bytes, ZIP_TRANSFER_PIPELINED);
+        if (pre != ZIP_VERDICT_COMPRESS) {
+            res->verdict = pre; // never, or a link faster than the codec: no codec work
+            compressing = false;
+        }
+    }
     SendRing ring(t, node.children.size());
     int err = ZIP_ALGO_OK;
 

@@ -14,6 +14,13 @@ constexpr size_t kSampleBytes = 65536;
 
 } // namespace
 
+zip_verdict_t pre_verdict(const zip_algo_policy_t *policy, size_t bytes, zip_transfer_shape_t shape)
+{
+    if (policy == nullptr)
+        return ZIP_VERDICT_COMPRESS;
+    return zip_policy_decide(policy->mode, &policy->speeds, bytes, 0, 0.0, shape);
+}
+
 zip_verdict_t sample_verdict(const zip_algo_policy_t *policy, int rc, size_t frame_len,
                              size_t sample_len, size_t bytes, zip_transfer_shape_t shape)
 {
@@ -41,6 +48,15 @@ void BlockCodec::encode(const Transfer &block, char *slot, const char **out, siz
         return;
     const bool first = !sampled_;
     sampled_ = true;
+    if (first) {
+        // Never, or a link faster than the codec: no codec work at all.
+        const zip_verdict_t pre = pre_verdict(policy_.policy, block.bytes, ZIP_TRANSFER_PIPELINED);
+        if (pre != ZIP_VERDICT_COMPRESS) {
+            res_->verdict = pre;
+            compressing_ = false;
+            return;
+        }
+    }
     size_t frame_len = 0;
     if (first && block.bytes > kSampleBytes) {
         const int rc = codec_->compress(codec_->ctx, policy_.elem_type, block.ptr, kSampleBytes,

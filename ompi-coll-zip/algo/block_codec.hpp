@@ -26,6 +26,10 @@ struct BlockPolicy {
     bool may_compress(size_t bytes) const { return bytes >= threshold && bytes > 1; }
 };
 
+// zip.h's verdict before any sample: ZIP_VERDICT_COMPRESS means "worth a sample".
+zip_verdict_t pre_verdict(const zip_algo_policy_t *policy, size_t bytes,
+                          zip_transfer_shape_t shape);
+
 // zip.h's verdict on a sample of sample_len bytes that the codec (status rc) turned into
 // frame_len bytes, for a payload of `bytes` sent with `shape`.
 zip_verdict_t sample_verdict(const zip_algo_policy_t *policy, int rc, size_t frame_len,

@@ -29,7 +29,9 @@ struct ExchangeRun {
     int mismatches = 0;
 };
 
-ExchangeRun alltoallv(int size, int round, size_t threshold, size_t window, ToyCodec &codec)
+// policies[rank], if given, is that rank's policy (nullptr: always).
+ExchangeRun alltoallv(int size, int round, size_t threshold, size_t window, ToyCodec &codec,
+                      const std::vector<const zip_algo_policy_t *> &policies = {})
 {
     World w(size);
     ExchangeRun out;
@@ -56,6 +58,7 @@ ExchangeRun alltoallv(int size, int round, size_t threshold, size_t window, ToyC
         a.try_compress = 1;
         a.threshold = threshold;
         a.window = window;
+        a.policy = policies.empty() ? nullptr : policies[size_t(rank)];
         out.rc[rank] = zip_algo_alltoallv(&t, &ops, &a, &out.res[rank]);
     });
     for (int r = 0; r < size; ++r)
@@ -130,4 +133,35 @@ TEST(CollAlgoAlltoallvStats, EverySentBlockCountsInBytesIn)
             }
         }
     }
+}
+
+// The cost model decides at each sender with its own estimates; receivers learn the outcome
+// from lengths. Ranks whose estimates differ (a slow link, a link faster than the codec,
+// always, never) still exchange every block exactly, and each follows its own verdict.
+TEST(CollAlgoAlltoallvPolicy, RanksWithDifferentEstimatesStillDecodeEachOther)
+{
+    const zip_algo_policy_t slow{ZIP_POLICY_AUTO, {2e9, 3e9, 0.1e9}};
+    const zip_algo_policy_t fast{ZIP_POLICY_AUTO, {2e9, 3e9, 20e9}};
+    const zip_algo_policy_t never{ZIP_POLICY_NEVER, {0, 0, 0}};
+    const std::vector<const zip_algo_policy_t *> policies = {&slow, &fast, nullptr, &never};
+    bool slow_compressed = false;
+    for (int round = 0; round < 8; ++round) {
+        ToyCodec codec;
+        const ExchangeRun r = alltoallv(4, round, 1024, 2, codec, policies);
+        EXPECT_EQ(r.mismatches, 0) << "round " << round;
+        for (int k = 0; k < 4; ++k)
+            EXPECT_EQ(r.rc[k], ZIP_ALGO_OK) << "rank " << k;
+        // A link faster than the codec and "never" send raw whatever the data.
+        EXPECT_EQ(r.res[1].bytes_out, r.res[1].bytes_in) << "round " << round;
+        EXPECT_EQ(r.res[3].bytes_out, r.res[3].bytes_in) << "round " << round;
+        if (r.res[1].verdict >= 0) {
+            EXPECT_EQ(r.res[1].verdict, ZIP_VERDICT_LINK_FASTER);
+        }
+        if (r.res[3].verdict >= 0) {
+            EXPECT_EQ(r.res[3].verdict, ZIP_VERDICT_NEVER);
+        }
+        slow_compressed |= r.res[0].bytes_out < r.res[0].bytes_in;
+    }
+    // Over the slow link the compressible blocks went compressed.
+    EXPECT_TRUE(slow_compressed);
 }
