@@ -80,6 +80,9 @@ if build "$top/build-asan" --enable-sanitizers; then
     elif [ $rc -ne 0 ] && ! grep -q '^\[  FAILED  \]' "$logdir/unit-asan.log"; then
         note_fail "sanitized unit tests exited with $rc (see $logdir/unit-asan.log)"
     fi
+    echo "== pml/zip under ASan+UBSan (MPI)"
+    count_lines "$logdir/mpi-p2p-asan.log" "MPI pml/zip under ASan+UBSan" \
+        env BUILD_DIR="$top/build" "$top/tests/mpi/run-p2p-asan.sh" "$top/build-asan/ucx-hooks/.libs"
 else
     note_fail "sanitizer build (see $top/build-asan/*.log)"
     tail -30 "$top"/build-asan/make*.log 2>/dev/null

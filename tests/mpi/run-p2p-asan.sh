@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# pml/zip under AddressSanitizer and UBSan: the sanitized component (a --enable-sanitizers
+# build) in front of ob1 and ucx, with the sanitizer runtimes preloaded into the MPI processes,
+# running the programs that stress zip's own memory: probed messages never received and then
+# MPI_Finalize (issue: a heap-use-after-free of the stash at finalize), and every p2p_semantics
+# case. A sanitizer report fails the run even when the program itself passes.
+#
+# Usage: run-p2p-asan.sh <dir of the sanitized mca_pml_zip.so>
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$here/lib.sh"
+pmldir=${1:?usage: run-p2p-asan.sh <dir of the sanitized mca_pml_zip.so>}
+ompidir=$(ompi_component_dir)
+limit=${ZIP_TEST_TIMEOUT:-120}
+require_component "$pmldir/mca_pml_zip.so" "no sanitized mca_pml_zip.so in $pmldir"
+start_runner p2p-asan
+
+preload="$(gcc -print-file-name=libasan.so):$(gcc -print-file-name=libubsan.so)"
+datalib=$(ls "${BUILD_DIR:-$top/build}"/perftest/data/.libs/libzipdata.a 2>/dev/null)
+for t in probe_finalize semantics; do
+    if ! mpicc -O1 -g -Wall -Wextra -pthread -I"$top/perftest/data" -o "$bin/p2p_$t" \
+        "$here/p2p_$t.c" $datalib -lstdc++ -lm 2>"$bin/cc.log"; then
+        report "build p2p_$t" 1 "$bin/cc.log"
+    fi
+done
+
+ucx_opts="--mca pml_ucx_tls any --mca pml_ucx_devices any -x UCX_TLS=tcp,self,sm"
+# Open MPI itself leaks at exit: leaks are not what this looks for.
+common="-np 2 -x LD_PRELOAD=$preload -x ASAN_OPTIONS=detect_leaks=0:abort_on_error=0
+    -x UBSAN_OPTIONS=print_stacktrace=1 --mca mca_base_component_path $pmldir:$ompidir
+    --mca pml_zip_enable 1 --mca pml_zip_force_local 1 --mca pml_zip_policy always"
+# run_clean <name> <expected line> <mpirun args...>: run, and fail on any sanitizer report.
+run_clean() {
+    local name=$1 expect=$2
+    shift 2
+    mpirun_logged "$@"
+    local rc=$?
+    if [ $rc = 0 ] && grep -q "^PASS: $expect" "$bin/out.log" &&
+        ! grep -q -E 'ERROR: AddressSanitizer|runtime error:' "$bin/out.log"; then
+        report "$name" 0
+    else
+        echo "    (exit $rc)" >>"$bin/out.log"
+        report "$name" 1 "$bin/out.log"
+    fi
+}
+for pml in ob1 ucx; do
+    opts="--mca pml $pml,zip"
+    [ $pml = ucx ] && opts="$opts $ucx_opts"
+    # shellcheck disable=SC2086
+    run_clean "asan: p2p_probe_finalize pml=$pml+zip" p2p_probe_finalize $common $opts \
+        "$bin/p2p_probe_finalize"
+    # shellcheck disable=SC2086
+    run_clean "asan: p2p_semantics pml=$pml+zip" "p2p_semantics (" $common $opts \
+        -x PT_CASE_SECONDS=30 "$bin/p2p_semantics"
+done
+finish_runner
