@@ -91,7 +91,7 @@ static double now_s(void)
 }
 
 #define ZIP_PROBE_SMALL (256 * 1024)
-#define ZIP_PROBE_LARGE (4 * 1024 * 1024)
+#define ZIP_PROBE_LARGE (1024 * 1024)
 #define ZIP_PROBE_ROUNDS 3
 /* A link that moves the small probe faster than this is measured again with the large one:
  * on a fast link a 256 KiB round trip is mostly latency and handshakes. */
