@@ -82,6 +82,14 @@ int mca_pml_zip_peer_class(ompi_communicator_t *comm, int dst);
 zip_policy_mode_t mca_pml_zip_comm_policy(ompi_communicator_t *comm);
 /* This process's codec and link estimates (created and calibrated on first use). */
 zip_estimator_t *mca_pml_zip_estimator(void);
+/* Counts a received message (only with pml_zip_stats: the counters are read nowhere else). */
+static inline void mca_pml_zip_count_received(void)
+{
+    if (mca_pml_zip_component.stats) {
+        opal_atomic_add_fetch_64((volatile int64_t *)&mca_pml_zip_component.counters.msgs_received,
+                                 1);
+    }
+}
 /* Seconds on a monotonic clock. */
 double mca_pml_zip_now(void);
 int mca_pml_zip_add_comm(ompi_communicator_t *comm);
@@ -157,11 +165,14 @@ typedef struct mca_pml_zip_out_t {
     size_t pcount;
     ompi_datatype_t *ptype;
     uint32_t seq;
+    bool borrowed;  /* buf is the caller's (a blocking send's stack), not from the pool */
     int peer_class; /* float/double data the policy looked at: the class it used, else -1 */
     double t_post;  /* when the payload was handed to the wrapped PML (link observation) */
 } mca_pml_zip_out_t;
 
-/* own_copy: the payload must not reference the application's buffer (buffered mode). */
+/* own_copy: the payload must not reference the application's buffer (buffered mode).
+ * out->buf may be preset to MCA_PML_ZIP_LANDING_BYTES of the caller's for an inline message
+ * (out->borrowed); encode clears everything else. */
 int mca_pml_zip_encode(const void *buf, size_t count, ompi_datatype_t *dtype,
                        mca_pml_base_send_mode_t mode, ompi_communicator_t *comm, int dst,
                        bool own_copy, mca_pml_zip_out_t *out);

@@ -72,7 +72,7 @@ void mca_pml_zip_recv_first(mca_pml_zip_request_t *req, int source, int tag,
     req->msg_source = source;
     req->msg_tag = tag;
     req->head = *head;
-    opal_atomic_add_fetch_64((volatile int64_t *)&mca_pml_zip_component.counters.msgs_received, 1);
+    mca_pml_zip_count_received();
     if (ZIP_SHAPE_INLINE == head->shape) {
         finish(req, mca_pml_zip_unpack_bytes(inline_data, head->raw_bytes, req->rbuf, req->count,
                                              req->dtype));
@@ -246,11 +246,9 @@ int mca_pml_zip_recv(void *buf, size_t count, ompi_datatype_t *dtype, int src, i
         return mca_pml_zip_wrapped.pml_recv(buf, count, dtype, src, tag, comm, status);
     }
     if (mca_pml_zip_stash_empty()) {
-        /* The common case, without a request: an inline message is delivered here. */
-        void *stage = mca_pml_zip_buf_get(MCA_PML_ZIP_LANDING_BYTES);
-        if (NULL == stage) {
-            return OMPI_ERR_OUT_OF_RESOURCE;
-        }
+        /* The common case, without a request and on the stack: an inline message is
+         * delivered here, a raw payload received straight into the buffer. */
+        char stage[MCA_PML_ZIP_LANDING_BYTES];
         ompi_status_public_t st;
         memset(&st, 0, sizeof(st));
         int rc = mca_pml_zip_wrapped.pml_recv(stage, MCA_PML_ZIP_LANDING_BYTES, MPI_BYTE, src, tag,
@@ -258,29 +256,47 @@ int mca_pml_zip_recv(void *buf, size_t count, ompi_datatype_t *dtype, int src, i
         mca_pml_zip_head_t head;
         if (OMPI_SUCCESS == rc && mca_pml_zip_head_parse(stage, st._ucount, &head) &&
             ZIP_SHAPE_INLINE == head.shape) {
-            opal_atomic_add_fetch_64(
-                (volatile int64_t *)&mca_pml_zip_component.counters.msgs_received, 1);
+            mca_pml_zip_count_received();
             rc = mca_pml_zip_unpack_bytes((char *)stage + MCA_PML_ZIP_PREFIX_BYTES, head.raw_bytes,
                                           buf, count, dtype);
             const size_t cap = dtype->super.size * count;
             mca_pml_zip_status_out(status, st.MPI_SOURCE, st.MPI_TAG,
                                    head.raw_bytes < cap ? head.raw_bytes : cap, 0);
-            mca_pml_zip_buf_put(stage);
             return rc;
         }
         if (OMPI_SUCCESS != rc) {
             mca_pml_zip_status_out(status, st.MPI_SOURCE, st.MPI_TAG, st._ucount, 0);
-            mca_pml_zip_buf_put(stage);
             return rc;
         }
-        /* An envelope (or a foreign message): finish through a request. */
+        /* A raw payload that fits: received straight into the application's buffer, with no
+         * request and no trip through zip's progress (the common large message). */
+        if (mca_pml_zip_head_parse(stage, st._ucount, &head) && ZIP_SHAPE_ENVELOPE == head.shape &&
+            0 == (head.flags & MCA_PML_ZIP_ENV_FRAME) &&
+            head.raw_bytes <= dtype->super.size * count) {
+            mca_pml_zip_count_received();
+            ompi_status_public_t pst;
+            memset(&pst, 0, sizeof(pst));
+            rc = mca_pml_zip_wrapped.pml_recv(buf, count, dtype, st.MPI_SOURCE,
+                                              mca_pml_zip_payload_tag(head.seq), comm, &pst);
+            if (OMPI_SUCCESS == rc && pst._ucount != head.raw_bytes) {
+                rc = MPI_ERR_INTERN; /* the payload must be what its envelope announced */
+            }
+            mca_pml_zip_status_out(status, st.MPI_SOURCE, st.MPI_TAG, head.raw_bytes, 0);
+            return rc;
+        }
+        /* A frame, a payload too large for the buffer, or a foreign message: through a
+         * request. */
         mca_pml_zip_request_t *req =
             mca_pml_zip_recv_request(buf, count, dtype, src, tag, comm, false);
         if (NULL == req) {
-            mca_pml_zip_buf_put(stage);
             return OMPI_ERR_OUT_OF_RESOURCE;
         }
-        req->stage = stage;
+        req->stage = mca_pml_zip_buf_get(MCA_PML_ZIP_LANDING_BYTES);
+        if (NULL == req->stage) {
+            OBJ_RELEASE(req);
+            return OMPI_ERR_OUT_OF_RESOURCE;
+        }
+        memcpy(req->stage, stage, st._ucount < sizeof(stage) ? st._ucount : sizeof(stage));
         req->phase = ZIP_RECV_LANDING;
         landing_arrived(req, &st);
         ompi_request_t *r = &req->super;

@@ -67,6 +67,7 @@ static int zip_send_detached(const void *buf, size_t count, ompi_datatype_t *dty
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
     tracker->free_called = true; /* nobody waits for it: completion releases it */
+    tracker->out.borrowed = false;
     int rc = mca_pml_zip_encode(buf, count, dtype, MCA_PML_BASE_SEND_STANDARD, comm, dst, true,
                                 &tracker->out);
     if (OMPI_SUCCESS == rc) {
@@ -92,6 +93,9 @@ int mca_pml_zip_send(const void *buf, size_t count, ompi_datatype_t *dtype, int 
         return zip_send_detached(buf, count, dtype, dst, tag, comm);
     }
     mca_pml_zip_out_t out;
+    char space[MCA_PML_ZIP_LANDING_BYTES];
+    out.buf = space;
+    out.borrowed = true;
     int rc = mca_pml_zip_encode(buf, count, dtype, mode, comm, dst, false, &out);
     if (OMPI_SUCCESS != rc) {
         return rc;
@@ -134,6 +138,7 @@ int mca_pml_zip_post_send(mca_pml_zip_request_t *req)
         }
         return rc;
     }
+    req->out.borrowed = false;
     rc = mca_pml_zip_encode(req->sbuf, req->count, req->dtype, req->mode, req->comm, req->peer,
                             false, &req->out);
     if (OMPI_SUCCESS != rc) {
