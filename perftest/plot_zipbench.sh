@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
 # plot_zipbench.sh RESULTS.csv OUTDIR: PNG figures from zipbench-merge's results.csv:
-#   latency-<op>.png     latency vs size: default, best-tuned and zip-raw (data-independent,
+#   latency-<op>.png     latency vs size: default, best-tuned (the fastest of every tuned
+#                        algorithm and segment size the sweep tried) and zip-raw (data-independent,
 #                        drawn for one data set) and zip for every data set
 #   speedup-<ds>.png     best-tuned latency / zip latency vs size, one line per operation
+#                        ("<op> zip"), and best-tuned / zip-raw ("<op> zip-raw", dashed): what
+#                        zip's own schedule gains with the codec off. Where the two lines meet, the
+#                        gain is the schedule; the gap between them is compression.
 # Needs gnuplot (gnuplot-nox). Prints the files it wrote.
 set -euo pipefail
 res=$1 out=$2
@@ -36,7 +40,11 @@ END {
                     print s, lat[op, tag, d, "zip", s] | ("sort -n > " dir "/lat_" op "_" tag "_zip-" d ".dat")
                     if ((op, tag, d, "best-tuned", s) in lat)
                         print s, lat[op, tag, d, "best-tuned", s] / lat[op, tag, d, "zip", s] \
-                            | ("sort -n > " dir "/spd_" d "_" tag "_" op ".dat")
+                            | ("sort -n > " dir "/spd_" d "_" tag "_" op "-zip.dat")
+                }
+                if ((op, tag, d, "zip-raw", s) in lat && (op, tag, d, "best-tuned", s) in lat) {
+                    print s, lat[op, tag, d, "best-tuned", s] / lat[op, tag, d, "zip-raw", s] \
+                        | ("sort -n > " dir "/spd_" d "_" tag "_" op "-zip-raw.dat")
                 }
             }
         }
@@ -61,9 +69,13 @@ for key in $(ls "$dat" | sed -n 's/^lat_\([^_]*_[^_]*\)_.*\.dat$/\1/p' | sort -u
     plot "$out/latency-$op-$tag.png" "MPI_${op^} latency, ${tag/r-/ ranks, } (lower is better)" \
         "latency (us)" 1 0 "$dat"/lat_"$key"_*.dat
 done
-# One speedup figure per (data set, ranks, link).
+# One speedup figure per (data set, ranks, link): per op, zip and then zip-raw (dashed, same colour).
 for key in $(ls "$dat" | sed -n 's/^spd_\(.*\)_[^_]*\.dat$/\1/p' | sort -u); do
-    ds=${key%%_*} tag=${key#*_}
-    plot "$out/speedup-$ds-$tag.png" "zip speedup over best tuned algorithm: $ds, ${tag/r-/ ranks, }" \
-        "best-tuned latency / zip latency" 0 1 "$dat"/spd_"$key"_*.dat
+    ds=${key%%_*} tag=${key#*_} files=()
+    for f in "$dat"/spd_"$key"_*-zip.dat; do
+        files+=("$f")
+        if [[ -f ${f%-zip.dat}-zip-raw.dat ]]; then files+=("${f%-zip.dat}-zip-raw.dat"); fi
+    done
+    plot "$out/speedup-$ds-$tag.png" "zip over the best tuned algorithm and segment size: $ds, ${tag/r-/ ranks, }" \
+        "best-tuned latency / zip latency (zip-raw: codec off)" 0 1 "${files[@]}"
 done
