@@ -157,6 +157,10 @@ double mca_coll_zip_policy_observe(mca_coll_zip_module_t *m, const zip_algo_poli
 bool mca_coll_zip_policy_takes(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm, int op,
                                size_t bytes, const void *sample, int sample_count,
                                struct ompi_datatype_t *dtype, size_t my_bytes);
+/* Runs the algorithm of `op` (root: gatherv's) with zip's transport and timed codec, counts
+ * and traces what it did; returns an MPI error code (with a message) or OMPI_SUCCESS. */
+int mca_coll_zip_run(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm, int op, int root,
+                     const void *args);
 /* Counts a call the policy handed on, or observed. */
 void mca_coll_zip_stats_policy(int op, zip_verdict_t verdict, double observe_saving);
 

@@ -150,11 +150,6 @@ static int exchange_large(const side_t *snd, const side_t *rcv, struct ompi_comm
         large_free(&b, size);
         return mca_coll_zip_algo_error(ZIP_ALGO_ERR_NOMEM, "MPI_Alltoallv", comm);
     }
-    zip_transport_t transport;
-    zip_codec_ops_t codec;
-    mca_coll_zip_codec_binding_t binding;
-    mca_coll_zip_transport_init(&transport, comm);
-    mca_coll_zip_codec_init(&codec, &binding, m);
     const zip_exchange_args_t args = {
         .send = b.send,
         .recv = b.recv,
@@ -165,21 +160,12 @@ static int exchange_large(const side_t *snd, const side_t *rcv, struct ompi_comm
         .window = z->alltoallv_window,
         .policy = &m->call_policy,
     };
-    zip_algo_result_t result;
-    const int algo_rc = zip_algo_alltoallv(&transport, &codec, &args, &result);
-    if (result.verdict >= 0) {
-        mca_coll_zip_stats_policy(COLL_ZIP_OP_ALLTOALLV, (zip_verdict_t)result.verdict, 0.0);
-    }
-    int rc = mca_coll_zip_algo_error(algo_rc, "MPI_Alltoallv", comm);
+    int rc = mca_coll_zip_run(m, comm, COLL_ZIP_OP_ALLTOALLV, -1, &args);
     for (int p = 0; p < size && OMPI_SUCCESS == rc; ++p) {
         if (p != rank)
             rc = mca_coll_zip_view_deliver(&b.recv_views[p]);
     }
     large_free(&b, size);
-    mca_coll_zip_stats_add(COLL_ZIP_OP_ALLTOALLV, 0, result.compressed, result.bytes_in,
-                           result.bytes_out, binding.codec_ns);
-    opal_output_verbose(10, z->output, "coll:zip: alltoallv on %s: sent %zu as %zu", comm->c_name,
-                        result.bytes_in, result.bytes_out);
     return rc;
 }
 

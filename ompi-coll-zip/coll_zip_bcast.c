@@ -47,12 +47,6 @@ int mca_coll_zip_bcast(void *buff, int count, struct ompi_datatype_t *datatype, 
         return mca_coll_zip_algo_error(ZIP_ALGO_ERR_NOMEM, "MPI_Bcast", comm);
     }
 
-    zip_transport_t transport;
-    zip_codec_ops_t codec;
-    mca_coll_zip_codec_binding_t binding;
-    mca_coll_zip_transport_init(&transport, comm);
-    mca_coll_zip_codec_init(&codec, &binding, m);
-
     const zip_bcast_args_t args = {
         .buf = view.bytes,
         .bytes = bytes,
@@ -64,22 +58,10 @@ int mca_coll_zip_bcast(void *buff, int count, struct ompi_datatype_t *datatype, 
         .topology = ZIP_BCAST_AUTO,
         .policy = &m->call_policy,
     };
-    zip_algo_result_t result;
-    int algo_rc = zip_algo_bcast(&transport, &codec, &args, &result);
-    if (ZIP_ALGO_OK == algo_rc && rank != root) {
+    rc = mca_coll_zip_run(m, comm, COLL_ZIP_OP_BCAST, root, &args);
+    if (OMPI_SUCCESS == rc && rank != root) {
         rc = mca_coll_zip_view_deliver(&view);
     }
     mca_coll_zip_view_free(&view);
-
-    mca_coll_zip_stats_add(COLL_ZIP_OP_BCAST, 0, result.compressed, result.bytes_in,
-                           result.bytes_out, binding.codec_ns);
-    if (result.verdict >= 0) {
-        mca_coll_zip_stats_policy(COLL_ZIP_OP_BCAST, (zip_verdict_t)result.verdict, 0.0);
-    }
-    opal_output_verbose(10, z->output, "coll:zip: bcast %zu bytes root %d on %s: sent %zu as %zu",
-                        bytes, root, comm->c_name, result.bytes_in, result.bytes_out);
-    if (ZIP_ALGO_OK != algo_rc) {
-        return mca_coll_zip_algo_error(algo_rc, "MPI_Bcast", comm);
-    }
     return rc;
 }

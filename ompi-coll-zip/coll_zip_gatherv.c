@@ -21,27 +21,6 @@
 #include "coll_zip_view.h"
 #include "algo/zip_algo.h"
 
-static int run(struct ompi_communicator_t *comm, mca_coll_zip_module_t *m, int root,
-               const zip_exchange_args_t *args)
-{
-    zip_transport_t transport;
-    zip_codec_ops_t codec;
-    mca_coll_zip_codec_binding_t binding;
-    mca_coll_zip_transport_init(&transport, comm);
-    mca_coll_zip_codec_init(&codec, &binding, m);
-    zip_algo_result_t result;
-    const int algo_rc = zip_algo_gatherv(&transport, &codec, root, args, &result);
-    mca_coll_zip_stats_add(COLL_ZIP_OP_GATHERV, 0, result.compressed, result.bytes_in,
-                           result.bytes_out, binding.codec_ns);
-    if (result.verdict >= 0) {
-        mca_coll_zip_stats_policy(COLL_ZIP_OP_GATHERV, (zip_verdict_t)result.verdict, 0.0);
-    }
-    opal_output_verbose(10, mca_coll_zip_component.output,
-                        "coll:zip: gatherv root %d on %s: sent %zu as %zu", root, comm->c_name,
-                        result.bytes_in, result.bytes_out);
-    return algo_rc;
-}
-
 static int gather_at_root(const void *sbuf, int scount, struct ompi_datatype_t *sdtype, char *rbuf,
                           const int *rcounts, const int *disps, struct ompi_datatype_t *rdtype,
                           int root, struct ompi_communicator_t *comm, mca_coll_zip_module_t *m)
@@ -92,8 +71,9 @@ static int gather_at_root(const void *sbuf, int scount, struct ompi_datatype_t *
                                     rdtype);
         blocks[p] = (zip_block_t){views[p].bytes, views[p].len};
     }
-    int algo_rc = ZIP_ALGO_ERR_NOMEM;
-    if (OMPI_SUCCESS == rc) {
+    if (OMPI_SUCCESS != rc) {
+        rc = mca_coll_zip_algo_error(ZIP_ALGO_ERR_NOMEM, "MPI_Gatherv", comm);
+    } else {
         const zip_exchange_args_t args = {
             .send = NULL,
             .recv = blocks,
@@ -102,9 +82,8 @@ static int gather_at_root(const void *sbuf, int scount, struct ompi_datatype_t *
             .try_compress = 0,
             .threshold = mca_coll_zip_component.threshold,
         };
-        algo_rc = run(comm, m, root, &args);
+        rc = mca_coll_zip_run(m, comm, COLL_ZIP_OP_GATHERV, root, &args);
     }
-    rc = mca_coll_zip_algo_error(algo_rc, "MPI_Gatherv", comm);
     for (int p = 0; NULL != views && p < size; ++p) {
         if (OMPI_SUCCESS == rc && p != root) {
             rc = mca_coll_zip_view_deliver(&views[p]);
@@ -147,9 +126,9 @@ static int send_to_root(const void *sbuf, int scount, struct ompi_datatype_t *sd
         .threshold = mca_coll_zip_component.threshold,
         .policy = &m->call_policy,
     };
-    const int algo_rc = run(comm, m, root, &args);
+    rc = mca_coll_zip_run(m, comm, COLL_ZIP_OP_GATHERV, root, &args);
     mca_coll_zip_view_free(&view);
-    return mca_coll_zip_algo_error(algo_rc, "MPI_Gatherv", comm);
+    return rc;
 }
 
 int mca_coll_zip_gatherv(const void *sbuf, int scount, struct ompi_datatype_t *sdtype, void *rbuf,

@@ -1,0 +1,47 @@
+/*
+ * What every call that takes zip's path does around its algorithm: bind the transport and the
+ * timed codec, run the algorithm, count what it did (bytes, codec time, the sample's verdict),
+ * trace it, and turn its status into an MPI error code with a message.
+ */
+#include "ompi_config.h"
+
+#include "opal/util/output.h"
+#include "ompi/constants.h"
+
+#include "coll_zip.h"
+#include "algo/zip_algo.h"
+
+int mca_coll_zip_run(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm, int op, int root,
+                     const void *args)
+{
+    static const char *const calls[COLL_ZIP_OP_COUNT] = {"MPI_Bcast", "MPI_Alltoallv",
+                                                         "MPI_Gatherv"};
+    zip_transport_t transport;
+    zip_codec_ops_t codec;
+    mca_coll_zip_codec_binding_t binding;
+    mca_coll_zip_transport_init(&transport, comm);
+    mca_coll_zip_codec_init(&codec, &binding, m);
+
+    zip_algo_result_t result;
+    int algo_rc;
+    switch (op) {
+    case COLL_ZIP_OP_BCAST:
+        algo_rc = zip_algo_bcast(&transport, &codec, args, &result);
+        break;
+    case COLL_ZIP_OP_ALLTOALLV:
+        algo_rc = zip_algo_alltoallv(&transport, &codec, args, &result);
+        break;
+    default:
+        algo_rc = zip_algo_gatherv(&transport, &codec, root, args, &result);
+        break;
+    }
+    mca_coll_zip_stats_add(op, 0, result.compressed, result.bytes_in, result.bytes_out,
+                           binding.codec_ns);
+    if (result.verdict >= 0) {
+        mca_coll_zip_stats_policy(op, (zip_verdict_t)result.verdict, 0.0);
+    }
+    opal_output_verbose(10, mca_coll_zip_component.output,
+                        "coll:zip: %s on %s (root %d): sent %zu as %zu", calls[op], comm->c_name,
+                        root, result.bytes_in, result.bytes_out);
+    return mca_coll_zip_algo_error(algo_rc, calls[op], comm);
+}
