@@ -59,85 +59,87 @@ mca_pml_zip_component_t mca_pml_zip_component = {
     .output = -1,
 };
 
+/* mca_base_component_var_register for this component, with what no pml/zip parameter uses (an
+ * enumerator, a binding, flags) left out. `storage` holds the default on entry. */
+static void register_param(const char *name, const char *help, mca_base_var_type_t type,
+                           mca_base_var_info_lvl_t level, mca_base_var_scope_t scope, void *storage)
+{
+    (void)mca_base_component_var_register(&mca_pml_zip_component.super.pmlm_version, name, help,
+                                          type, NULL, 0, 0, level, scope, storage);
+}
+
 static int zip_register(void)
 {
-    mca_base_component_t *c = &mca_pml_zip_component.super.pmlm_version;
     mca_pml_zip_component_t *z = &mca_pml_zip_component;
 
     z->enable = 0;
-    (void)mca_base_component_var_register(
-        c, "enable",
+    register_param(
+        "enable",
         "1: compress application point-to-point MPI_FLOAT/MPI_DOUBLE payloads on every "
         "communicator; 0 (default): only on communicators whose MPI_Info has zip_p2p=true. "
         "Open MPI opens this component only if it is in the pml list: use e.g. "
         "--mca pml ucx,zip or --mca pml ob1,zip (the real PML first). Must be the same on every "
         "rank",
-        MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_2, MCA_BASE_VAR_SCOPE_READONLY,
-        &z->enable);
+        MCA_BASE_VAR_TYPE_INT, OPAL_INFO_LVL_2, MCA_BASE_VAR_SCOPE_READONLY, &z->enable);
 
     codec_param = "fast";
-    (void)mca_base_component_var_register(
-        c, "codec",
+    register_param(
+        "codec",
         "Codec spec for payloads (fast, fpc, dfcm, xorlz, lz4, zstd, ...; a lossy stage as in "
         "\"trunc:20+fast\" changes results). Any rank decodes any codec. An invalid spec "
         "stops MPI_Init",
-        MCA_BASE_VAR_TYPE_STRING, NULL, 0, 0, OPAL_INFO_LVL_3, MCA_BASE_VAR_SCOPE_READONLY,
-        &codec_param);
+        MCA_BASE_VAR_TYPE_STRING, OPAL_INFO_LVL_3, MCA_BASE_VAR_SCOPE_READONLY, &codec_param);
 
     /* 64 KiB: below it the codec's fixed cost is a visible share of the transfer even on a
      * slow network, and latency, not bandwidth, dominates. */
     z->threshold = 65536;
-    (void)mca_base_component_var_register(
-        c, "threshold",
+    register_param(
+        "threshold",
         "Smallest payload in bytes that is compressed; smaller float/double messages are sent "
         "raw behind the zip header",
-        MCA_BASE_VAR_TYPE_SIZE_T, NULL, 0, 0, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY,
-        &z->threshold);
+        MCA_BASE_VAR_TYPE_SIZE_T, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY, &z->threshold);
 
     z->verbose = 0;
-    (void)mca_base_component_var_register(
-        c, "verbose", "Verbosity: 1 reports installation and decode failures",
-        MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_LOCAL, &z->verbose);
+    register_param("verbose", "Verbosity: 1 reports installation and decode failures",
+                   MCA_BASE_VAR_TYPE_INT, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_LOCAL, &z->verbose);
 
     z->force_local = false;
-    (void)mca_base_component_var_register(
-        c, "force_local",
+    register_param(
+        "force_local",
         "Compress messages to peers on the same node too (shared memory is faster than any "
         "codec there; meant for testing on one machine). Off: such messages go raw behind the "
         "zip header",
-        MCA_BASE_VAR_TYPE_BOOL, NULL, 0, 0, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY,
-        &z->force_local);
+        MCA_BASE_VAR_TYPE_BOOL, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY, &z->force_local);
 
     z->policy_name = "auto";
-    (void)mca_base_component_var_register(
-        c, "policy",
+    register_param(
+        "policy",
         "auto (default): compress a message only when the cost model predicts it arrives sooner "
         "(codec speed, measured link rate, sample ratio); always: whenever it shrinks; never; "
         "observe: decide as auto but send raw, and report at MPI_Finalize (pml_zip_stats) what "
         "compression would have saved. The MPI_Info key zip_policy overrides it per communicator",
-        MCA_BASE_VAR_TYPE_STRING, NULL, 0, 0, OPAL_INFO_LVL_2, MCA_BASE_VAR_SCOPE_READONLY,
-        &z->policy_name);
+        MCA_BASE_VAR_TYPE_STRING, OPAL_INFO_LVL_2, MCA_BASE_VAR_SCOPE_READONLY, &z->policy_name);
 
     z->link_gbps_local = 0.0;
-    (void)mca_base_component_var_register(
-        c, "link_gbps_local",
+    register_param(
+        "link_gbps_local",
         "Rate in Gbit/s of the path to peers on the same node, for the policy; 0 (default): "
         "measured from zip's own transfers",
-        MCA_BASE_VAR_TYPE_DOUBLE, NULL, 0, 0, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY,
+        MCA_BASE_VAR_TYPE_DOUBLE, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY,
         &z->link_gbps_local);
 
     z->link_gbps_remote = 0.0;
-    (void)mca_base_component_var_register(
-        c, "link_gbps_remote",
+    register_param(
+        "link_gbps_remote",
         "Rate in Gbit/s of one NIC to peers on other nodes, for the policy; 0 (default): "
         "measured from zip's own transfers",
-        MCA_BASE_VAR_TYPE_DOUBLE, NULL, 0, 0, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY,
+        MCA_BASE_VAR_TYPE_DOUBLE, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY,
         &z->link_gbps_remote);
 
     z->stats = 0;
-    (void)mca_base_component_var_register(
-        c, "stats", "1: every rank prints its point-to-point compression counters at MPI_Finalize",
-        MCA_BASE_VAR_TYPE_INT, NULL, 0, 0, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_LOCAL, &z->stats);
+    register_param("stats",
+                   "1: every rank prints its point-to-point compression counters at MPI_Finalize",
+                   MCA_BASE_VAR_TYPE_INT, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_LOCAL, &z->stats);
     return OMPI_SUCCESS;
 }
 
