@@ -9,6 +9,7 @@ packages=(
   liblz4-dev libzstd-dev libblosc-dev libxxhash-dev
   libgtest-dev clang libclang-rt-14-dev clang-format
   iproute2 gnuplot-nox python3
+  environment-modules
 )
 
 missing=()
