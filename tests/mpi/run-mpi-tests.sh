@@ -145,6 +145,48 @@ rc=$?
 [ $rc != 0 ] && grep -q "coll_zip_priority 40" "$bin/out.log"
 report "--mca coll zip stops with a hint" $? "$bin/out.log"
 
+# The environment module of docs/deployment.md (scripts/modulefiles/ompi-zip), as a user loads
+# it in a bash shell: it must point Open MPI at zip and switch zip on (a compressed bcast under
+# the default policy over a 1 Gbit/s link, pml/zip in front of ob1), and unloading it must give
+# the environment back. Needs environment-modules (scripts/install-deps.sh installs it).
+mod_pmldir=$(built_component_dir ucx-hooks)
+if command -v modulecmd >/dev/null && [ -f /usr/share/modules/init/bash ] &&
+    [ -f "$mod_pmldir/mca_pml_zip.so" ]; then
+    mkdir -p "$bin/modules"
+    sed -e "s|^set zip_components .*|set zip_components {$zipdir:$mod_pmldir}|" \
+        -e "s|^set ompi_components .*|set ompi_components {$ompidir}|" \
+        "$top/scripts/modulefiles/ompi-zip" >"$bin/modules/ompi-zip"
+    # shellcheck disable=SC2016 # expanded by the inner shell
+    OMPI_MCA_pml=users-own bin=$bin limit=$limit bash -c '
+        env | grep "^OMPI_MCA_" | sort >"$bin/env-before"
+        . /usr/share/modules/init/bash
+        module use "$bin/modules" && module load ompi-zip || exit 1
+        env | grep "^OMPI_MCA_" | sort | tee "$bin/env-loaded"
+        timeout "$limit" mpirun -np 3 --oversubscribe --mca coll_zip_force_local 1 \
+            --mca coll_zip_link_gbps_remote 1 --mca coll_zip_stats 1 --mca pml_zip_verbose 1 \
+            --mca pml_zip_stats 1 "$bin/test_bcast" >"$bin/out.log" 2>&1
+        echo "    (mpirun exit $?)" >>"$bin/out.log"
+        module unload ompi-zip || exit 1
+        env | grep "^OMPI_MCA_" | sort | tee "$bin/env-after"' >"$bin/module.log" 2>&1
+    mod_ok=0
+    for mod_want in OMPI_MCA_coll_zip_priority=40 OMPI_MCA_pml=ob1,zip OMPI_MCA_pml_zip_enable=1 \
+        "OMPI_MCA_mca_base_component_path=$zipdir:$mod_pmldir:$ompidir"; do
+        grep -qxF "$mod_want" "$bin/env-loaded" 2>/dev/null || mod_ok=1
+    done
+    report "modulefile: load sets component path, coll_zip_priority, pml ob1,zip, pml_zip_enable" \
+        $mod_ok "$bin/module.log"
+    awk '$2 == "coll:zip" && $3 == "bcast" { if ($6 > 0 && $8 < $7) ok = 1 } END { exit !ok }' \
+        "$bin/out.log" && grep -q "^PASS: bcast" "$bin/out.log" &&
+        [ "$(grep -c "pml:zip: interposed in front of pml/ob1 (enable=1" "$bin/out.log")" = 3 ] &&
+        [ "$(grep -c "pml:zip stats (rank" "$bin/out.log")" = 3 ]
+    report "modulefile: zip active (bcast compressed, pml/zip in front of ob1 on 3 ranks)" $? \
+        "$bin/out.log"
+    cmp -s "$bin/env-before" "$bin/env-after" && grep -qx "OMPI_MCA_pml=users-own" "$bin/env-after"
+    report "modulefile: unload restores the environment" $? "$bin/module.log"
+else
+    echo "SKIP: modulefile (needs modulecmd from environment-modules, and mca_pml_zip.so)"
+fi
+
 check_params_listed coll zip "$zipdir:$ompidir" priority codec threshold lossy verbose stats \
     force_local block_size segment_size alltoallv_window inject_corruption policy link_gbps_local \
     link_gbps_remote
