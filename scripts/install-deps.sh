@@ -3,9 +3,11 @@
 # Idempotent: only missing packages are installed. Needs root (or sudo) and apt.
 set -euo pipefail
 
+# No libucx-dev: nothing here compiles against UCX. The MPI runs over pml/ucx need only UCX's
+# run-time libraries (libucx0), which Open MPI's libopenmpi3 depends on.
 packages=(
   build-essential autoconf automake libtool pkg-config
-  openmpi-bin libopenmpi-dev libucx-dev
+  openmpi-bin libopenmpi-dev
   liblz4-dev libzstd-dev libblosc-dev libxxhash-dev
   libgtest-dev clang libclang-rt-14-dev clang-format
   iproute2 gnuplot-nox python3
