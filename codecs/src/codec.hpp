@@ -13,7 +13,10 @@
 namespace zip
 {
 
-// Stable ids: they are written into frames (docs/format.md). Never renumber.
+// Stable ids: they are written into frames (docs/format.md). Never renumber, never reuse.
+// 7 is reserved: the first draft listed "temporal" here, but temporal is not a block codec (its
+// frames carry the inner codec's id and the kFlagTemporal* flags), and no frame ever carried 7.
+// A frame naming 7, or any id without a codec, is ZIP_E_UNSUPPORTED once a block needs the codec.
 enum class CodecId : uint8_t {
     Raw = 0,
     Lz4 = 1,
@@ -22,7 +25,7 @@ enum class CodecId : uint8_t {
     Dfcm = 4,
     XorLz = 5,
     Fast = 6,
-    Temporal = 7,
+    // 7: reserved (see above)
 };
 
 // Options of a lossless codec, parsed from "name:key=value,key=value" and stored in the frame's

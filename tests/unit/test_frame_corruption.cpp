@@ -156,6 +156,57 @@ TEST(FrameHeader, WrongMagicIsCorruptAndNewerVersionIsUnsupported)
     EXPECT_EQ(info.frame_bytes, frame.size());
 }
 
+// Codec ids are on the wire. 7 is reserved (a draft's "temporal", which is a frame flag, not a
+// block codec) and, like every id without a codec, cannot decode a compressed block: the decoder
+// says ZIP_E_UNSUPPORTED and nothing else. A frame whose blocks are all raw needs no codec.
+TEST(FrameHeader, CodecIdWithoutACodecIsUnsupported)
+{
+    const auto src = dataset_bytes("gauss-256", ZIP_TYPE_F64, 600);
+    for (const char *name : {"raw", "lz4", "zstd", "fpc", "dfcm", "xorlz", "fast"})
+        EXPECT_NE(zip::make_codec(name, {})->id(), zip::CodecId(7)) << name;
+    auto temporal = make_frame("temporal", ZIP_TYPE_F64, src);
+    zip_frame_info_t info;
+    ASSERT_EQ(zip_frame_inspect(temporal.data(), temporal.size(), &info), ZIP_OK);
+    EXPECT_EQ(info.codec_id, unsigned(zip::CodecId::Fast)) << "temporal frames name their codec";
+
+    const auto frame = make_frame("fast", ZIP_TYPE_F64, src);
+    zip::FrameHeader h;
+    uint64_t total = 0;
+    const char *why = nullptr;
+    ASSERT_EQ(zip::parse_frame_header(frame.data(), frame.size(), &h, &total, &why), ZIP_OK);
+    ASSERT_FALSE(zip::read_block_entry(frame.data() + zip::kFrameHeaderBytes, 0).raw);
+    for (unsigned id : {7u, 8u, 15u, 16u, 255u}) {
+        EXPECT_EQ(zip::make_codec(zip::CodecId(id), h.codec_param), nullptr) << id;
+        zip::FrameHeader forged = h;
+        forged.codec = uint8_t(id);
+        auto bad = frame;
+        zip::write_frame_header(forged, bad.data()); // the header check matches the new id
+        zip_ctx_t *ctx = zip_ctx_create("fast", nullptr);
+        std::vector<uint8_t> out(src.size());
+        size_t len = 0;
+        EXPECT_EQ(zip_decompress(ctx, 0, bad.data(), bad.size(), out.data(), out.size(), &len),
+                  ZIP_E_UNSUPPORTED)
+            << "codec id " << id;
+        EXPECT_STRNE(zip_ctx_last_error(ctx), "");
+        zip_ctx_destroy(ctx);
+    }
+
+    auto random = dataset_bytes("random", ZIP_TYPE_F64, 600);
+    auto stored = make_frame("fast", ZIP_TYPE_F64, random);
+    ASSERT_EQ(zip_frame_inspect(stored.data(), stored.size(), &info), ZIP_OK);
+    ASSERT_TRUE(info.stored_raw);
+    ASSERT_EQ(zip::parse_frame_header(stored.data(), stored.size(), &h, &total, &why), ZIP_OK);
+    h.codec = 7;
+    zip::write_frame_header(h, stored.data());
+    zip_ctx_t *ctx = zip_ctx_create("fast", nullptr);
+    std::vector<uint8_t> out(random.size());
+    size_t len = 0;
+    EXPECT_EQ(zip_decompress(ctx, 0, stored.data(), stored.size(), out.data(), out.size(), &len),
+              ZIP_OK);
+    EXPECT_EQ(out, random);
+    zip_ctx_destroy(ctx);
+}
+
 TEST(FrameHeader, DecodeFailureLeavesAMessage)
 {
     auto frame = make_frame("fpc", ZIP_TYPE_F64, dataset_bytes("linear", ZIP_TYPE_F64, 100));
