@@ -80,11 +80,12 @@ for np in 3 4; do
 done
 
 # The counters as MPI_T performance variables.
-run "pvars np=3 zip=on" pvars -np 3 --oversubscribe $zip_on "$bin/test_pvars"
+# --require-zip: zip is loaded here, so a missing counter (or zip) fails instead of skipping.
+run "pvars np=3 zip=on" pvars -np 3 --oversubscribe $zip_on "$bin/test_pvars" --require-zip
 # Every operation counts the same way: incompressible blocks in both columns, at the sender.
 for np in 2 3 4; do
     run "stats np=$np zip=on random data" stats -np "$np" --oversubscribe $zip_on \
-        "$bin/test_stats"
+        "$bin/test_stats" --require-zip
 done
 
 # pml/ucx (Debian's openmpi-mca-params.conf excludes it unless asked for).

@@ -128,4 +128,40 @@ static inline void zt_call(int rc, const char *what, int rank)
     }
 }
 
+/* For the tests of zip's MPI_T counters (test_pvars, test_stats); call after MPI_Init, with MPI_T
+ * initialized. coll/zip is loaded when its parameters exist as control variables (registered as
+ * the coll framework opens it, whatever its priority). Not loaded on any rank: prints
+ * "SKIP: <name>" on rank 0 and returns 0 (nothing to test), unless the command line says
+ * --require-zip (run-mpi-tests.sh, which always loads zip), where that is a failure. Otherwise
+ * returns 1, and a rank without zip is a failure. */
+static inline int zt_zip_counters_expected(int argc, char **argv, const char *name)
+{
+    int rank, index = -1, require = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    for (int i = 1; i < argc; ++i)
+        require |= 0 == strcmp(argv[i], "--require-zip");
+    int loaded = MPI_SUCCESS == MPI_T_cvar_get_index("coll_zip_priority", &index), anywhere = 0;
+    MPI_Allreduce(&loaded, &anywhere, 1, MPI_INT, MPI_LOR, MPI_COMM_WORLD);
+    if (!anywhere && !require) {
+        if (0 == rank)
+            printf("SKIP: %s (coll/zip is not loaded)\n", name);
+        return 0;
+    }
+    zt_check(loaded, "coll/zip is not loaded (no coll_zip_priority control variable)", rank);
+    return 1;
+}
+
+/* Allocates a handle of zip's MPI_T counter `name` in `session`. A counter that is missing (or
+ * refuses a handle) is a failure: zip is loaded. Returns whether the handle was allocated. */
+static inline int zt_counter_handle(MPI_T_pvar_session session, const char *name,
+                                    MPI_T_pvar_handle *handle, int rank)
+{
+    int index = -1, count = 0;
+    const int ok = MPI_SUCCESS == MPI_T_pvar_get_index(name, MPI_T_PVAR_CLASS_COUNTER, &index) &&
+                   MPI_SUCCESS == MPI_T_pvar_handle_alloc(session, index, NULL, handle, &count) &&
+                   1 == count;
+    zt_checkf(ok, rank, "MPI_T counter %s is missing", name);
+    return ok;
+}
+
 #endif
