@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # coll/zip integration tests under mpirun: every test with 2, 3, 4 and 8 ranks (oversubscribed),
-# zip off (stock Open MPI) and on (priority 40, force_local so it compresses on one node), one
-# run over pml/ucx, and the checks of the user-facing messages. One line per run:
+# zip off (stock Open MPI) and on (priority 40, force_local and policy always so it compresses
+# on one node; bcast, alltoallv and gatherv runs then also check in the stats summary that zip
+# compressed), runs over pml/ucx, and the checks of the user-facing messages. One line per run:
 # "PASS: name" or "FAIL: name"; exit status is the number of failures (capped at 100).
 #
 # Usage: run-mpi-tests.sh [component dir]
@@ -36,11 +37,44 @@ zip_on="$path --mca coll_zip_priority 40 --mca coll_zip_force_local 1 --mca coll
 zip_auto="$path --mca coll_zip_priority 40 --mca coll_zip_force_local 1"
 zip_off="$path --mca coll_zip_priority 0"
 
+# Column of an op's row in the stats summary (coll_zip_stats 1: rank 0 prints the sum over
+# ranks): calls 4, fallback 5, compressed 6, bytes_in 7, bytes_out 8.
+main_col() { awk -v op="$1" -v c="$2" '$2 == "coll:zip" && $3 == op { print $c; exit }' "$bin/out.log"; }
+
+# Like run, with the stats summary on, and the op's row must show what zip did with the data:
+#   compressed  calls that sent frames, and fewer bytes out than in (the tests' smooth data);
+#   raw         no compressed call, every byte in zip's path sent as is (codec raw);
+#   plain       every call's blocks moved plainly: nothing in zip's path.
+run_stats() { # name expected-line op compressed|raw|plain mpirun-args...
+    local name=$1 expect=$2 op=$3 want=$4
+    shift 4
+    mpirun_logged --mca coll_zip_stats 1 "$@"
+    local rc=$? calls fallback compressed in out ok=1
+    calls=$(main_col "$op" 4) fallback=$(main_col "$op" 5) compressed=$(main_col "$op" 6)
+    in=$(main_col "$op" 7) out=$(main_col "$op" 8)
+    echo "    (exit $rc; $op: calls ${calls:-?} fallback ${fallback:-?} compressed ${compressed:-?}" \
+        "bytes_in ${in:-?} bytes_out ${out:-?}; want $want)" >>"$bin/out.log"
+    if [ $rc = 0 ] && grep -q "^PASS: $expect" "$bin/out.log" && [ -n "$out" ]; then
+        case $want in
+        compressed) [ "$compressed" -gt 0 ] && [ "$out" -lt "$in" ] && ok=0 ;;
+        raw) [ "$compressed" = 0 ] && [ "$in" -gt 0 ] && [ "$out" = "$in" ] && ok=0 ;;
+        plain) [ "$calls" -gt 0 ] && [ "$fallback" = "$calls" ] && [ "$compressed" = 0 ] &&
+            [ "$in" = 0 ] && ok=0 ;;
+        esac
+    fi
+    report "$name" $ok "$bin/out.log"
+}
+
 for np in $ranks; do
     for t in $tests; do
         [ -x "$bin/test_$t" ] || continue
         run "$t np=$np zip=off" "$t" -np "$np" --oversubscribe $zip_off "$bin/test_$t"
-        run "$t np=$np zip=on" "$t" -np "$np" --oversubscribe $zip_on "$bin/test_$t"
+        case $t in
+        bcast | alltoallv | gatherv)
+            run_stats "$t np=$np zip=on, compressed" "$t" "$t" compressed -np "$np" \
+                --oversubscribe $zip_on "$bin/test_$t" ;;
+        *) run "$t np=$np zip=on" "$t" -np "$np" --oversubscribe $zip_on "$bin/test_$t" ;;
+        esac
     done
 done
 for t in bcast alltoallv gatherv; do
@@ -49,10 +83,11 @@ done
 
 # Small segments and a low threshold push every path (many segments, chain topology, many
 # compressed blocks) with the same data.
-run "bcast np=4 zip=on small-segments" bcast -np 4 --oversubscribe $zip_on \
-    --mca coll_zip_segment_size 4096 --mca coll_zip_threshold 1024 "$bin/test_bcast"
-run "alltoallv np=3 zip=on threshold=64" alltoallv -np 3 --oversubscribe $zip_on \
-    --mca coll_zip_threshold 64 "$bin/test_alltoallv"
+run_stats "bcast np=4 zip=on small-segments, compressed" bcast bcast compressed -np 4 \
+    --oversubscribe $zip_on --mca coll_zip_segment_size 4096 --mca coll_zip_threshold 1024 \
+    "$bin/test_bcast"
+run_stats "alltoallv np=3 zip=on threshold=64, compressed" alltoallv alltoallv compressed -np 3 \
+    --oversubscribe $zip_on --mca coll_zip_threshold 64 "$bin/test_alltoallv"
 # Blocks of more than INT_MAX bytes (skipped without 6 GiB of free memory): ~25 s.
 limit=240 run "large_block np=2 zip=on" large_block -np 2 $zip_on "$bin/test_large_block"
 # Corrupt frames (every frame zip sends, by a testing parameter) end in MPI's error handler with
@@ -65,12 +100,14 @@ for np in 3 4; do
 done
 # A threshold above every block: all of them move plainly, none through the compressed path.
 for t in alltoallv gatherv; do
-    run "$t np=3 zip=on all-blocks-plain" "$t" -np 3 --oversubscribe $zip_on \
+    run_stats "$t np=3 zip=on all-blocks-plain" "$t" "$t" plain -np 3 --oversubscribe $zip_on \
         --mca coll_zip_threshold 1000000000 "$bin/test_$t"
 done
 for codec in fpc dfcm xorlz lz4 zstd raw; do
-    run "bcast np=3 zip=on codec=$codec" bcast -np 3 --oversubscribe $zip_on \
-        --mca coll_zip_codec $codec "$bin/test_bcast"
+    want=compressed
+    [ $codec = raw ] && want=raw
+    run_stats "bcast np=3 zip=on codec=$codec, $want" bcast bcast $want -np 3 --oversubscribe \
+        $zip_on --mca coll_zip_codec $codec "$bin/test_bcast"
 done
 
 # Lossy mode only where asked for, and then within its bound (integers untouched).
@@ -91,18 +128,13 @@ done
 # pml/ucx (Debian's openmpi-mca-params.conf excludes it unless asked for).
 ucx="--mca pml ucx --mca pml_ucx_tls any --mca pml_ucx_devices any -x UCX_TLS=tcp,self,sm"
 for t in bcast alltoallv gatherv; do
-    run "$t np=4 zip=on pml=ucx" "$t" -np 4 --oversubscribe $zip_on $ucx "$bin/test_$t"
+    run_stats "$t np=4 zip=on pml=ucx, compressed" "$t" "$t" compressed -np 4 --oversubscribe \
+        $zip_on $ucx "$bin/test_$t"
 done
-
-# Zip must actually have compressed something when on: the stats summary says so.
-mpirun_logged -np 3 --oversubscribe $zip_on --mca coll_zip_stats 1 "$bin/test_bcast"
-awk '/coll:zip +bcast/ { if ($5 > 0 && $7 > 0 && $8 < $7) ok = 1 } END { exit !ok }' "$bin/out.log"
-report "stats summary shows compressed bcast" $? "$bin/out.log"
 
 # The policy, from the stats summary (sum over ranks). policy_col <op> <column>: that column of
 # the op's row in the policy table (link_faster 4, never 5, incompressible 6, observe_calls 7).
 policy_col() { awk -v op="$1" -v c="$2" '$2 == "coll:zip:policy" && $3 == op { print $c }' "$bin/out.log"; }
-main_col() { awk -v op="$1" -v c="$2" '$2 == "coll:zip" && $3 == op { print $c }' "$bin/out.log"; }
 # auto on shared memory: the measured rate beats the codec; every large call is handed on.
 mpirun_logged -np 3 --oversubscribe $zip_auto --mca coll_zip_stats 1 "$bin/test_alltoallv"
 [ "$(policy_col alltoallv 4)" -gt 0 ] && [ "$(main_col alltoallv 6)" = 0 ] &&
