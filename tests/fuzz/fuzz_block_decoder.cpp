@@ -1,5 +1,6 @@
 // libFuzzer target for one block decoder, chosen at build time with -DFUZZ_CODEC="fpc".
-// Input: byte 0 picks the element type, bytes 1-2 the raw block size; the rest is the block.
+// Input: byte 0 picks the element type, bytes 1-2 the raw block size; the rest is the block
+// (make_seeds.cpp writes the codec's own blocks of the benchmark data in this format).
 // The decoder must return ZIP_OK or ZIP_E_CORRUPT and never touch memory outside its buffers.
 #include <cstdlib>
 #include <memory>

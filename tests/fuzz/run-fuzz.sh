@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Builds one libFuzzer target per block decoder plus one for the whole frame path (clang++,
-# ASan+UBSan), seeds each corpus with real frames and blocks, and fuzzes each for FUZZ_SECONDS
-# (default 15). Prints "PASS: fuzz-<name>" or "FAIL: fuzz-<name>" per target.
+# ASan+UBSan), seeds each with real frames or real blocks of its codec (make_seeds.cpp, from
+# perftest/data's data sets), and fuzzes each for FUZZ_SECONDS (default 15). Prints
+# "PASS: fuzz-<name>" or "FAIL: fuzz-<name>" per target.
 # Longer runs: FUZZ_SECONDS=3600 tests/fuzz/run-fuzz.sh, or run a built target by hand:
-#   build/fuzz/fuzz-fpc -max_total_time=3600 build/fuzz/corpus-fpc
+#   build/fuzz/fuzz-fpc -max_total_time=3600 build/fuzz/corpus-fpc build/fuzz/seeds-fpc
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 out=${FUZZ_DIR:-$top/build/fuzz}
@@ -31,57 +32,40 @@ for s in $srcs; do
     objs+=("$o")
 done
 
-# Seed corpora: real frames from the codec benchmark's data, so fuzzing starts from valid input.
+# Seed corpora (make_seeds.cpp): frames of every spec, and blocks of each codec, made from
+# perftest/data's data sets, so that fuzzing starts from valid input of every kind.
 seedgen="$out/make-seeds"
-cat > "$out/make_seeds.cpp" <<'CPP'
-#include <cmath>
-#include <cstdio>
-#include <string>
-#include <vector>
-#include "zip/zip.h"
-int main(int argc, char **argv) {
-    std::string dir = argv[1];
-    std::vector<double> v(3000);
-    for (size_t i = 0; i < v.size(); ++i) v[i] = std::exp(-1e-4 * double(i * i % 7919)) + 1e-3 * double(i);
-    const char *specs[] = {"fast", "fpc", "dfcm", "xorlz", "lz4", "zstd", "temporal", "f32+fast", "trunc:20+fpc"};
-    int k = 0;
-    for (const char *spec : specs) {
-        zip_ctx_t *c = zip_ctx_create(spec, nullptr);
-        zip_ctx_set_block_size(c, 4096);
-        std::vector<unsigned char> f(zip_compress_bound(v.size() * 8));
-        size_t len = 0;
-        zip_compress(c, 1, ZIP_TYPE_F64, v.data(), 1 + size_t(k) * 300, f.data(), f.size(), &len);
-        std::string p = dir + "/seed" + std::to_string(k++);
-        FILE *fp = std::fopen(p.c_str(), "wb"); std::fwrite(f.data(), 1, len, fp); std::fclose(fp);
-        zip_ctx_destroy(c);
-    }
-    (void)argc;
-    return 0;
-}
-CPP
-$CXX -std=c++20 -O1 -fsanitize=address,undefined $incs "$out/make_seeds.cpp" \
-    $(for s in $srcs; do echo "$s"; done) $libs -o "$seedgen" 2>> "$out/build.log" || {
+datasrcs=$(ls "$top"/perftest/data/*.cpp | grep -v zipdata-gen.cpp)
+$CXX -std=c++20 -O1 -ffp-contract=off -fsanitize=address,undefined $incs -I"$top/perftest/data" \
+    "$top/tests/fuzz/make_seeds.cpp" $srcs $datasrcs $libs -o "$seedgen" 2>> "$out/build.log" || {
     echo "FAIL: fuzz-build (seed generator, see $out/build.log)"; exit 1; }
 
-run_target() {  # run_target <name> <source> [defines]
-    local name=$1 src=$2 def=${3:-}
-    local bin="$out/fuzz-$name" corpus="$out/corpus-$name"
+# The corpus keeps what fuzzing found across runs; the seeds are made afresh in their own
+# directory, which libFuzzer reads too.
+run_target() {  # run_target <name> <source> <defines> <make-seeds arguments...>
+    local name=$1 src=$2 def=$3
+    shift 3
+    local bin="$out/fuzz-$name" corpus="$out/corpus-$name" seeds="$out/seeds-$name" made
     mkdir -p "$corpus"
     if ! $CXX $flags $def $incs "$src" "${objs[@]}" $libs -o "$bin" 2>> "$out/build.log"; then
         echo "FAIL: fuzz-$name (build, see $out/build.log)"
         return
     fi
-    "$seedgen" "$corpus"
+    rm -rf "$seeds" && mkdir -p "$seeds"
+    if ! made=$("$seedgen" "$@" "$seeds" 2>> "$out/build.log"); then
+        echo "FAIL: fuzz-$name (seeds: ${made:-none}; see $out/build.log)"
+        return
+    fi
     if "$bin" -max_total_time="$seconds" -rss_limit_mb=2048 -print_final_stats=1 \
-        -artifact_prefix="$out/crash-$name-" "$corpus" > "$out/fuzz-$name.log" 2>&1; then
-        echo "PASS: fuzz-$name ($(grep -m1 -o 'stat::number_of_executed_units: *[0-9]*' "$out/fuzz-$name.log" | grep -o '[0-9]*$') inputs in ${seconds}s)"
+        -artifact_prefix="$out/crash-$name-" "$corpus" "$seeds" > "$out/fuzz-$name.log" 2>&1; then
+        echo "PASS: fuzz-$name ($(grep -m1 -o 'stat::number_of_executed_units: *[0-9]*' "$out/fuzz-$name.log" | grep -o '[0-9]*$') inputs in ${seconds}s, seeds: $made)"
     else
         echo "FAIL: fuzz-$name (see $out/fuzz-$name.log)"
         grep -m5 -E 'ERROR|SUMMARY|runtime error' "$out/fuzz-$name.log"
     fi
 }
 
-run_target frame "$top/tests/fuzz/fuzz_frame.cpp"
+run_target frame "$top/tests/fuzz/fuzz_frame.cpp" "" frame
 
 # pml/zip's header parser: C, against Open MPI's headers; seeded with one message of each shape.
 pml_header_target() {
@@ -90,7 +74,8 @@ pml_header_target() {
     mkdir -p "$corpus"
     if ! ${FUZZ_CC:-clang} -std=gnu11 -O1 -g -mcx16 -fsanitize=fuzzer,address,undefined \
         -fno-sanitize-recover=undefined -I"$inc" -I"$inc/openmpi" -I"$top/codecs/include" \
-        -I"$top/ucx-hooks" "$top/tests/fuzz/fuzz_pml_header.c" "$top/ucx-hooks/pml_zip_header.c" \
+        -I"$top/ucx-hooks" -I"$top/common" "$top/tests/fuzz/fuzz_pml_header.c" \
+        "$top/ucx-hooks/pml_zip_header.c" \
         -o "$bin" 2>> "$out/build.log"; then
         echo "FAIL: fuzz-pml-header (build, see $out/build.log)"
         return
@@ -107,5 +92,6 @@ pml_header_target() {
 }
 pml_header_target
 for codec in fast fpc dfcm xorlz lz4 zstd; do
-    run_target "$codec" "$top/tests/fuzz/fuzz_block_decoder.cpp" "-DFUZZ_CODEC=\"$codec\""
+    run_target "$codec" "$top/tests/fuzz/fuzz_block_decoder.cpp" "-DFUZZ_CODEC=\"$codec\"" \
+        block "$codec"
 done
