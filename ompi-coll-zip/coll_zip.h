@@ -13,6 +13,7 @@
 #include "ompi/request/request.h"
 
 #include "zip/zip.h"
+#include "zip_ompi.h"
 #include "algo/zip_algo.h"
 
 BEGIN_C_DECLS
@@ -58,7 +59,7 @@ typedef struct mca_coll_zip_component_t {
     int inject_corruption;    /* testing: corrupt every Nth frame this process sends (0: never) */
 
     int output;       /* opal_output stream, verbosity from `verbose` */
-    char *codec_spec; /* lossless codec, or lossy stage + "+" + lossless codec */
+    char *codec_spec; /* in effect (init_query: zip_ompi_codec_resolve); NULL while zip is off */
 
     mca_coll_zip_op_stats_t op_stats[COLL_ZIP_OP_COUNT];
 } mca_coll_zip_component_t;
@@ -131,7 +132,12 @@ typedef struct mca_coll_zip_codec_binding_t {
 } mca_coll_zip_codec_binding_t;
 void mca_coll_zip_codec_init(struct zip_codec_ops *ops, mca_coll_zip_codec_binding_t *binding,
                              mca_coll_zip_module_t *module);
-int mca_coll_zip_elem_type(struct ompi_datatype_t *dtype);
+/* The algorithms' element type (ZIP_ALGO_*) of data of dtype: the type signature decides, as
+ * for pml/zip (zip_ompi.h); ZIP_ALGO_* equal zip_elem_type_t (checked in coll_zip_codec.c). */
+static inline int mca_coll_zip_elem_type(struct ompi_datatype_t *dtype)
+{
+    return (int)zip_ompi_elem_type(dtype);
+}
 
 /* ---- coll_zip_policy.c ---- */
 /* The Info key zip_policy of comm, else coll_zip_policy. */

@@ -1,6 +1,5 @@
 /*
- * Binds the algorithms' codec seam to libzipcodec, timing every call for the statistics,
- * and maps MPI datatypes to the element type the float codecs understand.
+ * Binds the algorithms' codec seam to libzipcodec, timing every call for the statistics.
  */
 #include "ompi_config.h"
 
@@ -8,7 +7,6 @@
 
 #include "mpi.h"
 #include "ompi/constants.h"
-#include "ompi/datatype/ompi_datatype.h"
 
 #include "coll_zip.h"
 #include "algo/transport.h"
@@ -32,6 +30,11 @@ static void maybe_corrupt(void *frame, size_t len)
         ((unsigned char *)frame)[len / 2] ^= 0x5a;
     }
 }
+
+/* The algorithms' element types are the engine's (mca_coll_zip_elem_type in coll_zip.h). */
+_Static_assert(ZIP_ALGO_BYTES == (int)ZIP_TYPE_BYTES && ZIP_ALGO_F32 == (int)ZIP_TYPE_F32 &&
+                   ZIP_ALGO_F64 == (int)ZIP_TYPE_F64,
+               "ZIP_ALGO_* element types must equal zip_elem_type_t");
 
 static int timed_compress(void *ctx, int elem_type, const void *src, size_t bytes, void *dst,
                           size_t dst_cap, size_t *frame_len)
@@ -73,20 +76,4 @@ void mca_coll_zip_codec_init(struct zip_codec_ops *ops, mca_coll_zip_codec_bindi
     ops->ctx = binding;
     ops->compress = timed_compress;
     ops->decompress = timed_decompress;
-}
-
-int mca_coll_zip_elem_type(struct ompi_datatype_t *dtype)
-{
-    /* Complex types are pairs of reals, which the float codecs predict just as well. */
-    if (dtype == MPI_DOUBLE || dtype == MPI_DOUBLE_PRECISION || dtype == MPI_REAL8 ||
-        dtype == MPI_C_DOUBLE_COMPLEX || dtype == MPI_DOUBLE_COMPLEX || dtype == MPI_COMPLEX16 ||
-        dtype == MPI_CXX_DOUBLE_COMPLEX) {
-        return ZIP_ALGO_F64;
-    }
-    if (dtype == MPI_FLOAT || dtype == MPI_REAL || dtype == MPI_REAL4 ||
-        dtype == MPI_C_FLOAT_COMPLEX || dtype == MPI_COMPLEX || dtype == MPI_COMPLEX8 ||
-        dtype == MPI_CXX_FLOAT_COMPLEX) {
-        return ZIP_ALGO_F32;
-    }
-    return ZIP_ALGO_BYTES;
 }

@@ -8,7 +8,6 @@
 #include <string.h>
 
 #include "opal/util/output.h"
-#include "opal/util/printf.h"
 
 #include "mpi.h"
 #include "ompi/constants.h"
@@ -176,18 +175,7 @@ static int zip_open(void)
 
     z->output = opal_output_open(NULL);
     opal_output_set_verbosity(z->output, z->verbose);
-
-    const char *codec = (NULL != z->codec && '\0' != z->codec[0]) ? z->codec : "fast";
-    if (NULL != z->lossy && '\0' != z->lossy[0]) {
-        if (opal_asprintf(&z->codec_spec, "%s+%s", z->lossy, codec) < 0) {
-            return OMPI_ERR_OUT_OF_RESOURCE;
-        }
-    } else {
-        z->codec_spec = strdup(codec);
-        if (NULL == z->codec_spec) {
-            return OMPI_ERR_OUT_OF_RESOURCE;
-        }
-    }
+    /* z->codec_spec: set by init_query from coll_zip_codec and coll_zip_lossy. */
     memset(z->op_stats, 0, sizeof(z->op_stats));
     return OMPI_SUCCESS;
 }

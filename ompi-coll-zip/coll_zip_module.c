@@ -85,22 +85,34 @@ static bool coll_framework_excludes_fallbacks(const char *selection)
     return !has_fallback;
 }
 
-/* The temporal codec keys frames to the previous message of a stream, which the receivers of
- * a collective do not share. */
-static void reject_temporal_codec(bool speaker)
+/* z->codec_spec from coll_zip_codec and coll_zip_lossy, checked once (zip_ompi.h), so that a
+ * typo gives one message instead of one per communicator: a spec naming the temporal codec is
+ * replaced by the default, one the engine rejects disables zip. */
+static int resolve_codec_spec(bool speaker)
 {
     mca_coll_zip_component_t *z = &mca_coll_zip_component;
-    if (NULL == strstr(z->codec_spec, "temporal")) {
-        return;
+    zip_ompi_codec_t c;
+    const zip_ompi_codec_status_t st = zip_ompi_codec_resolve(z->codec, z->lossy, &c, NULL);
+    int rc = OMPI_SUCCESS;
+    if (ZIP_OMPI_CODEC_REFUSED == st) {
+        if (speaker)
+            mca_coll_zip_show_help("temporal codec",
+                                   "codec spec \"%s\" cannot be used for collectives: %s; using "
+                                   "\"%s\"",
+                                   c.asked, c.reason, c.spec);
+    } else if (ZIP_OMPI_CODEC_INVALID == st) {
+        if (speaker)
+            mca_coll_zip_show_help("bad codec", "cannot create codec \"%s\": %s; zip is disabled",
+                                   c.asked, c.reason);
+        rc = OMPI_ERR_NOT_AVAILABLE;
+    } else if (ZIP_OMPI_CODEC_NO_MEMORY == st) {
+        rc = OMPI_ERR_OUT_OF_RESOURCE;
     }
-    if (speaker)
-        mca_coll_zip_show_help(
-            "temporal codec",
-            "codec spec \"%s\" uses the temporal codec, which collectives cannot "
-            "use; using \"fast\"",
-            z->codec_spec);
     free(z->codec_spec);
-    z->codec_spec = strdup("fast");
+    z->codec_spec = c.spec; /* NULL unless usable */
+    c.spec = NULL;
+    zip_ompi_codec_release(&c);
+    return rc;
 }
 
 /* Priority 1..30 is a silent no-op: tuned, enabled after zip, takes all three collectives. */
@@ -150,7 +162,6 @@ int mca_coll_zip_init_query(bool enable_progress_threads, bool enable_mpi_thread
 
     if (speaker)
         warn_if_below_tuned(z->priority);
-    reject_temporal_codec(speaker);
     const int mode = zip_policy_mode_parse(z->policy_name);
     if (mode < 0) {
         if (speaker)
@@ -161,20 +172,7 @@ int mca_coll_zip_init_query(bool enable_progress_threads, bool enable_mpi_thread
         return OMPI_ERR_NOT_AVAILABLE;
     }
     z->policy = mode;
-    if (NULL == z->codec_spec) {
-        return OMPI_ERR_OUT_OF_RESOURCE;
-    }
-    /* Validate the spec once, so a typo gives one message instead of one per communicator. */
-    zip_status_t status = ZIP_OK;
-    zip_ctx_t *probe = zip_ctx_create(z->codec_spec, &status);
-    if (NULL == probe) {
-        if (speaker)
-            mca_coll_zip_show_help("bad codec", "cannot create codec \"%s\": %s; zip is disabled",
-                                   z->codec_spec, zip_spec_error());
-        return OMPI_ERR_NOT_AVAILABLE;
-    }
-    zip_ctx_destroy(probe);
-    return OMPI_SUCCESS;
+    return resolve_codec_spec(speaker);
 }
 
 static bool all_ranks_on_this_node(struct ompi_communicator_t *comm)

@@ -14,7 +14,7 @@ typedef struct mca_coll_zip_view_t {
     size_t len;
     char *packed; /* owned copy when the datatype is not contiguous, else NULL */
     void *user;
-    int count;
+    size_t count; /* elements of dtype at user */
     struct ompi_datatype_t *dtype;
 } mca_coll_zip_view_t;
 
