@@ -18,6 +18,7 @@
 #include "opal/threads/mutex.h"
 
 #include "zip/zip.h"
+#include "zip_ompi.h"
 
 BEGIN_C_DECLS
 
@@ -71,8 +72,6 @@ extern mca_pml_base_module_t mca_pml_zip_module;
 
 /* ---- pml_zip_policy.c: which traffic is ours ---- */
 
-/* Element type of a datatype whose signature is only binary64 / only binary32, or -1. */
-int mca_pml_zip_elem_class(const ompi_datatype_t *dtype);
 /* Whether the sender may compress on comm (MCA parameter, or the communicator's Info key).
  * Only the sender asks: the framing itself never depends on it. */
 bool mca_pml_zip_comm_enabled(ompi_communicator_t *comm);
@@ -181,15 +180,9 @@ void mca_pml_zip_out_release(mca_pml_zip_out_t *out);
  * about the link (large payloads only: small ones complete before they leave). */
 void mca_pml_zip_observe_payload(const mca_pml_zip_out_t *out);
 
-/* Copies len bytes into count x dtype at buf; MPI_ERR_TRUNCATE (after copying what fits) if
- * they do not fit. */
-int mca_pml_zip_unpack_bytes(const void *bytes, size_t len, void *buf, size_t count,
-                             ompi_datatype_t *dtype);
 /* Decodes a frame of raw_bytes application bytes into count x dtype at buf. */
 int mca_pml_zip_decode_frame(const void *frame, size_t frame_len, size_t raw_bytes, void *buf,
                              size_t count, ompi_datatype_t *dtype);
-/* Start of count x dtype at buf if it is one contiguous block, else NULL. */
-char *mca_pml_zip_contiguous_base(const void *buf, size_t count, ompi_datatype_t *dtype);
 
 /* Copies the public fields of a status the way Open MPI's PMLs do for single-completion
  * calls: MPI_ERROR is left as the application set it (MPI-3.1 3.2.5). */

@@ -175,31 +175,31 @@ static mca_pml_base_module_t *zip_init(int *priority, bool progress_threads, boo
     return &mca_pml_zip_module;
 }
 
-/* The codec spec in effect, checked by the engine: a copy of pml_zip_codec (empty means the
- * default), "temporal" replaced by "fast". NULL, after a message naming the value and the valid
- * ones, if the engine cannot make a context of it. The context of the check joins the pool. */
+/* The codec spec in effect (zip_ompi_codec_resolve: pml_zip_codec, empty meaning the default,
+ * checked by the engine), or NULL, after a message naming the value and the valid ones, if the
+ * engine cannot make a context of it. A spec naming the temporal codec gives the default, with a
+ * warning. The context of the check joins the pool. */
 static char *zip_codec_resolve(void)
 {
-    const char *spec = (NULL != codec_param && '\0' != codec_param[0]) ? codec_param : "fast";
-
-    /* The temporal codec needs the same context per stream at both ends; pooled contexts and
-     * wildcard receives cannot promise that. */
-    if (NULL != strstr(spec, "temporal")) {
-        opal_output(0, "pml:zip: the temporal codec is not supported for point-to-point "
-                       "messages; using \"fast\"");
-        spec = "fast";
-    }
-    zip_status_t st = ZIP_OK;
-    zip_ctx_t *ctx = zip_ctx_create(spec, &st);
-    char *copy = NULL != ctx ? strdup(spec) : NULL;
-    if (NULL == copy) {
+    zip_ompi_codec_t c;
+    zip_ctx_t *ctx = NULL;
+    const zip_ompi_codec_status_t st = zip_ompi_codec_resolve(codec_param, NULL, &c, &ctx);
+    if (ZIP_OMPI_CODEC_REFUSED == st) {
+        opal_output(0,
+                    "pml:zip: pml_zip_codec \"%s\" cannot be used for point-to-point messages: "
+                    "%s; using \"%s\"",
+                    c.asked, c.reason, c.spec);
+    } else if (ZIP_OMPI_CODEC_OK != st) {
         opal_output(0,
                     "pml:zip: pml_zip_codec \"%s\" cannot be used: %s. Valid codecs: %s; a lossy "
                     "stage goes first, as in \"trunc:20+fast\". MPI_Init fails",
-                    spec, NULL != ctx ? "out of memory" : zip_spec_error(), zip_codec_list());
+                    NULL != c.asked ? c.asked : "", c.reason, zip_codec_list());
     }
     mca_pml_zip_ctx_put(ctx);
-    return copy;
+    char *spec = c.spec;
+    c.spec = NULL;
+    zip_ompi_codec_release(&c);
+    return spec;
 }
 
 /* Stands in for the winner's add_procs when the parameters are wrong: MPI_Init fails there. */

@@ -1,7 +1,7 @@
 /*
  * What the sender needs to decide whether to compress: the communicator's settings (MCA
- * parameters, overridden per communicator by the Info keys zip_p2p and zip_policy), the type
- * signature (binary64-only or binary32-only), and the class of the peer (same node or not).
+ * parameters, overridden per communicator by the Info keys zip_p2p and zip_policy) and the
+ * class of the peer (same node or not); the type signature is zip_ompi_elem_type's (common/).
  * Only the sender asks: the receiver reads the decision from the envelope.
  */
 #include "ompi_config.h"
@@ -11,26 +11,11 @@
 #include <strings.h>
 #include <time.h>
 
-#include "opal/datatype/opal_datatype.h"
 #include "opal/mca/hwloc/hwloc-internal.h"
 #include "opal/util/info_subscriber.h"
 #include "ompi/proc/proc.h"
 
 #include "pml_zip.h"
-
-int mca_pml_zip_elem_class(const ompi_datatype_t *dtype)
-{
-    /* bdt_used is the set of basic types in the signature, derived types included; compare
-     * with the predefined types' sets (complex values are pairs of reals to the codecs). */
-    const uint32_t used = dtype->super.bdt_used;
-    if (used == MPI_DOUBLE->super.bdt_used || used == MPI_C_DOUBLE_COMPLEX->super.bdt_used) {
-        return ZIP_TYPE_F64;
-    }
-    if (used == MPI_FLOAT->super.bdt_used || used == MPI_C_FLOAT_COMPLEX->super.bdt_used) {
-        return ZIP_TYPE_F32;
-    }
-    return -1;
-}
 
 /* Per-communicator settings from the Info keys, indexed by context id: -1 unset (the MCA
  * parameter decides), else the value (zip_p2p: 0 off, 1 on; zip_policy: a zip_policy_mode_t).

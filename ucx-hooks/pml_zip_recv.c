@@ -74,8 +74,8 @@ void mca_pml_zip_recv_first(mca_pml_zip_request_t *req, int source, int tag,
     req->head = *head;
     mca_pml_zip_count_received();
     if (ZIP_SHAPE_INLINE == head->shape) {
-        finish(req, mca_pml_zip_unpack_bytes(inline_data, head->raw_bytes, req->rbuf, req->count,
-                                             req->dtype));
+        finish(req,
+               zip_ompi_unpack(inline_data, head->raw_bytes, req->rbuf, req->count, req->dtype));
         return;
     }
     int rc = post_payload(req);
@@ -108,7 +108,7 @@ static void landing_arrived(mca_pml_zip_request_t *req, const ompi_status_public
     req->msg_source = st->MPI_SOURCE;
     req->msg_tag = st->MPI_TAG;
     req->head = head;
-    finish(req, mca_pml_zip_unpack_bytes(req->stage, n, req->rbuf, req->count, req->dtype));
+    finish(req, zip_ompi_unpack(req->stage, n, req->rbuf, req->count, req->dtype));
 }
 
 static void payload_arrived(mca_pml_zip_request_t *req, const ompi_status_public_t *st)
@@ -124,7 +124,7 @@ static void payload_arrived(mca_pml_zip_request_t *req, const ompi_status_public
                     h->raw_bytes);
         rc = MPI_ERR_INTERN;
     } else if (req->drain) {
-        rc = mca_pml_zip_unpack_bytes(req->stage, n, req->rbuf, req->count, req->dtype);
+        rc = zip_ompi_unpack(req->stage, n, req->rbuf, req->count, req->dtype);
     } else {
         rc = MPI_SUCCESS; /* already in the application's buffer */
     }
@@ -257,8 +257,8 @@ int mca_pml_zip_recv(void *buf, size_t count, ompi_datatype_t *dtype, int src, i
         if (OMPI_SUCCESS == rc && mca_pml_zip_head_parse(stage, st._ucount, &head) &&
             ZIP_SHAPE_INLINE == head.shape) {
             mca_pml_zip_count_received();
-            rc = mca_pml_zip_unpack_bytes((char *)stage + MCA_PML_ZIP_PREFIX_BYTES, head.raw_bytes,
-                                          buf, count, dtype);
+            rc = zip_ompi_unpack((char *)stage + MCA_PML_ZIP_PREFIX_BYTES, head.raw_bytes, buf,
+                                 count, dtype);
             const size_t cap = dtype->super.size * count;
             mca_pml_zip_status_out(status, st.MPI_SOURCE, st.MPI_TAG,
                                    head.raw_bytes < cap ? head.raw_bytes : cap, 0);

@@ -13,29 +13,6 @@
 
 #include "pml_zip.h"
 
-char *mca_pml_zip_contiguous_base(const void *buf, size_t count, ompi_datatype_t *dtype)
-{
-    if (count > INT32_MAX || !ompi_datatype_is_contiguous_memory_layout(dtype, (int32_t)count)) {
-        return NULL;
-    }
-    return (char *)buf + dtype->super.true_lb;
-}
-
-/* Packs count x dtype into dst (bytes of it). */
-static void pack_into(void *dst, size_t bytes, const void *buf, size_t count,
-                      ompi_datatype_t *dtype)
-{
-    const char *base = mca_pml_zip_contiguous_base(buf, count, dtype);
-    if (NULL != base) {
-        if (bytes > 0) {
-            memcpy(dst, base, bytes);
-        }
-    } else if (bytes > 0) {
-        (void)ompi_datatype_sndrcv((void *)buf, (int32_t)count, dtype, dst, (int32_t)bytes,
-                                   MPI_PACKED);
-    }
-}
-
 /*
  * The sample: a quarter of the message, up to 64 KiB, from its middle (the start is often a
  * boundary or padding). Its ratio feeds the cost model; it also keeps incompressible data from
@@ -72,14 +49,14 @@ static zip_verdict_t compress_if_it_pays(const void *buf, size_t count, ompi_dat
                                          const zip_speeds_t *speeds, mca_pml_zip_out_t *out,
                                          double *saving)
 {
-    const char *src = mca_pml_zip_contiguous_base(buf, count, dtype);
+    const char *src = zip_ompi_contiguous_base(buf, count, dtype);
     void *packed = NULL;
     if (NULL == src) {
         packed = mca_pml_zip_buf_get(bytes);
         if (NULL == packed) {
             return ZIP_VERDICT_INCOMPRESSIBLE;
         }
-        pack_into(packed, bytes, buf, count, dtype);
+        (void)zip_ompi_pack(packed, buf, count, dtype);
         src = packed;
     }
     const size_t cap = zip_compress_bound(bytes);
@@ -165,13 +142,13 @@ int mca_pml_zip_encode(const void *buf, size_t count, ompi_datatype_t *dtype,
                        bool own_copy, mca_pml_zip_out_t *out)
 {
     const size_t bytes = dtype->super.size * count;
-    const int elem = mca_pml_zip_elem_class(dtype);
+    const int elem = zip_ompi_elem_type(dtype);
 
     void *space = out->borrowed ? out->buf : NULL;
     memset(out, 0, sizeof(*out));
     out->seq = mca_pml_zip_next_seq();
     out->peer_class = -1;
-    if (elem >= 0 && bytes > 0 && bytes >= mca_pml_zip_component.threshold &&
+    if (ZIP_TYPE_BYTES != elem && bytes > 0 && bytes >= mca_pml_zip_component.threshold &&
         mca_pml_zip_comm_enabled(comm) &&
         policy_compresses(buf, count, dtype, bytes, elem, comm, dst, out)) {
         out->split = true;
@@ -188,7 +165,7 @@ int mca_pml_zip_encode(const void *buf, size_t count, ompi_datatype_t *dtype,
             return OMPI_ERR_OUT_OF_RESOURCE;
         }
         mca_pml_zip_prefix_write(out->buf, out->seq, bytes);
-        pack_into((char *)out->buf + MCA_PML_ZIP_PREFIX_BYTES, bytes, buf, count, dtype);
+        (void)zip_ompi_pack((char *)out->buf + MCA_PML_ZIP_PREFIX_BYTES, buf, count, dtype);
         count_sent(bytes, out->len, false);
         return OMPI_SUCCESS;
     }
@@ -199,7 +176,7 @@ int mca_pml_zip_encode(const void *buf, size_t count, ompi_datatype_t *dtype,
         if (NULL == out->buf) {
             return OMPI_ERR_OUT_OF_RESOURCE;
         }
-        pack_into(out->buf, bytes, buf, count, dtype);
+        (void)zip_ompi_pack(out->buf, buf, count, dtype);
         out->len = bytes;
     } else {
         /* The application's own data, in its own datatype: no copy, the wrapped PML's
@@ -221,29 +198,11 @@ void mca_pml_zip_out_release(mca_pml_zip_out_t *out)
     out->borrowed = false;
 }
 
-int mca_pml_zip_unpack_bytes(const void *bytes, size_t len, void *buf, size_t count,
-                             ompi_datatype_t *dtype)
-{
-    const size_t cap = dtype->super.size * count;
-    const size_t n = len < cap ? len : cap;
-    char *base = mca_pml_zip_contiguous_base(buf, count, dtype);
-
-    if (NULL != base) {
-        if (n > 0) {
-            memcpy(base, bytes, n);
-        }
-    } else if (n > 0) {
-        (void)ompi_datatype_sndrcv((void *)bytes, (int32_t)n, MPI_PACKED, buf, (int32_t)count,
-                                   dtype);
-    }
-    return len > cap ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
-}
-
 int mca_pml_zip_decode_frame(const void *frame, size_t frame_len, size_t raw_bytes, void *buf,
                              size_t count, ompi_datatype_t *dtype)
 {
     const size_t cap = dtype->super.size * count;
-    char *base = mca_pml_zip_contiguous_base(buf, count, dtype);
+    char *base = zip_ompi_contiguous_base(buf, count, dtype);
     const bool direct = NULL != base && raw_bytes <= cap;
     void *dst = direct ? (void *)base : mca_pml_zip_buf_get(raw_bytes);
     if (NULL == dst) {
@@ -266,7 +225,7 @@ int mca_pml_zip_decode_frame(const void *frame, size_t frame_len, size_t raw_byt
     int rc = (ZIP_OK == st && got == raw_bytes) ? MPI_SUCCESS : MPI_ERR_OTHER;
     if (!direct) {
         if (MPI_SUCCESS == rc) {
-            rc = mca_pml_zip_unpack_bytes(dst, raw_bytes, buf, count, dtype);
+            rc = zip_ompi_unpack(dst, raw_bytes, buf, count, dtype);
         }
         mca_pml_zip_buf_put(dst);
     }
