@@ -10,12 +10,27 @@
 
 #include "pml_zip.h"
 
+/* True, after one message, when the selection left us in mca_pml with nothing behind us:
+ * "--mca pml zip" alone, or "--mca pml ucx,zip" where pml/ucx declined (no usable transport).
+ * MPI_Init then fails the way it would with that PML alone, instead of calling a NULL table. */
+static bool zip_selected_alone(void)
+{
+    static bool told = false;
+    if (mca_pml_zip_component.active) {
+        return false;
+    }
+    if (!told) {
+        told = true;
+        opal_output(0, "pml:zip is an interposer and no PML before it in the pml list could be "
+                       "selected (name the real PML first, e.g. --mca pml ob1,zip or --mca pml "
+                       "ucx,zip; --mca pml_base_verbose 10 tells why a PML declined)");
+    }
+    return true;
+}
+
 static int zip_add_procs(struct ompi_proc_t **procs, size_t nprocs)
 {
-    if (!mca_pml_zip_component.active) {
-        /* We won the selection alone ("--mca pml zip"): there is nothing to wrap. */
-        opal_output(0, "pml:zip is an interposer: name the real PML first, e.g. "
-                       "--mca pml ob1,zip or --mca pml ucx,zip");
+    if (zip_selected_alone()) {
         return OMPI_ERR_NOT_SUPPORTED;
     }
     return mca_pml_zip_wrapped.pml_add_procs(procs, nprocs);
@@ -23,11 +38,18 @@ static int zip_add_procs(struct ompi_proc_t **procs, size_t nprocs)
 
 static int zip_del_procs(struct ompi_proc_t **procs, size_t nprocs)
 {
+    if (!mca_pml_zip_component.active) {
+        return OMPI_SUCCESS; /* MPI_Init failed before any proc was added */
+    }
     return mca_pml_zip_wrapped.pml_del_procs(procs, nprocs);
 }
 
+/* MPI_Init enables the PML before it adds procs: the first call to reach us. */
 static int zip_enable(bool enable)
 {
+    if (zip_selected_alone()) {
+        return OMPI_ERR_NOT_SUPPORTED;
+    }
     return mca_pml_zip_wrapped.pml_enable(enable);
 }
 
