@@ -2,13 +2,17 @@
 # run-demo.sh: from a fresh checkout to figures. Installs the packages, builds ompi-zip, brings
 # up an emulated 1 Gbit/s cluster (perftest/netemu), checks that traffic really crosses the
 # shaped links, sweeps MPI_Bcast / MPI_Alltoallv / MPI_Gatherv with zip off (Open MPI default
-# and the best forced tuned algorithm) and on, and prints a summary and where the plots are.
+# and the best forced tuned algorithm and segment size) and on, and prints a summary and where
+# the plots are.
 #
-#   perftest/run-demo.sh            short sweep, 4 ranks, 1 KiB..4 MiB, 5 data sets (about 6 min
-#                                   on 2 cores, build included)
-#   perftest/run-demo.sh --full     8 ranks, 1 KiB..16 MiB, all data sets and tuned algorithms,
-#                                   2 rounds, at 1gbit, 500mbit and 100mbit, then 2 ranks at
-#                                   10gbit (~1 h per round at 1gbit; most of a day in all)
+#   perftest/run-demo.sh            short sweep, 4 ranks, 1 KiB..4 MiB, 5 data sets, every tuned
+#                                   algorithm and segment size (zipbench-sweep's lists; the tuned
+#                                   jobs on the random data set only, as tuned does not look at
+#                                   the bytes); about 12 min on 2 cores, build included
+#   perftest/run-demo.sh --full     8 ranks, 1 KiB..16 MiB, all data sets, every tuned algorithm
+#                                   and segment size (tuned jobs on random only), 2 rounds, at
+#                                   1gbit, 500mbit and 100mbit, then 2 ranks at 10gbit (most of
+#                                   a day)
 # Options: --out DIR (default perftest/results/demo or .../full), --ranks N, --rate R,
 #          --no-build (use an existing build), --zipbench BIN and --zip-dir DIR (use these
 #          instead of the tree's build). Needs root (network namespaces, tc).
@@ -62,19 +66,20 @@ if [[ -z $zipdir ]]; then
     zipdir=${so:+$(dirname "$so")}
 fi
 
-# Sweep parameters. The short sweep keeps the sizes where a 1 Gbit/s link dominates and a
-# representative subset of the tuned bcast algorithms (pipeline, binomial, knomial,
-# scatter-allgather); --full tries them all.
+# Sweep parameters. The short sweep keeps the sizes where a 1 Gbit/s link dominates. Both
+# compare zip with the best of every tuned configuration at each point (zipbench-sweep tries
+# bcast algorithms 1-9, the segmented ones 2-7 unsegmented and at 8..256 KiB, and both
+# alltoallv algorithms); fewer candidates would overstate zip's gain.
 if ((full)); then
     out=${out:-$here/results/full}
     configs=("${ranks:-8}:${rate:-1gbit}" "${ranks:-8}:500mbit" "${ranks:-8}:100mbit" "2:10gbit")
     [[ -n $rate ]] && configs=("${ranks:-8}:$rate")
-    sweep=(--rounds 2)
+    sweep=(--rounds 2 --tuned-datasets random)
     bench=(--min 1024 --max 16777216 --step 2 --batch auto)
 else
     out=${out:-$here/results/demo}
     configs=("${ranks:-4}:${rate:-1gbit}")
-    sweep=(--datasets linear,gauss,sincos-sorted,heat,random --bcast-algs 3,6,7,8)
+    sweep=(--datasets "linear,gauss,sincos-sorted,heat,random" --tuned-datasets random)
     bench=(--min 1024 --max 4194304 --step 4 --warmup 1 --min-reps 3 --budget 0.5 --batch auto)
 fi
 mkdir -p "$out"
@@ -109,7 +114,7 @@ for cfg in "${configs[@]}"; do
     # The same 16 MiB through MPI: proves the ranks' TCP traffic goes through the shaper too.
     "$here/netemu" run -- -np 2 "$zipbench" --ops pingpong --datasets random --sizes 16777216 \
         --min-reps 3 --warmup 1 | tee -a "$out/network-check.txt"
-    step "sweep ($n ranks, $r): default, tuned algorithms, zip, in alternation"
+    step "sweep ($n ranks, $r): default, tuned algorithms and segment sizes, zip, in alternation"
     # In the background so that a signal interrupts `wait` at once (bash runs traps only between
     # foreground commands, and a sweep can take an hour).
     "$here/zipbench-sweep" --zipbench "$zipbench" --zip-dir "$zipdir" --out "$out" "${sweep[@]}" \
