@@ -246,24 +246,25 @@ static long next_size(const options *o, long cur, const char **cursor)
 /* Bytes all ranks handed to zip (traffic[0]) and sent after compression (traffic[1]) over a
  * few untimed runs of `op`, from zip's MPI_T counters; the same data gives the same frames, so
  * this is the ratio of the timed runs. Collective; 0 when every rank could read the counters. */
-static int measured_ratio(zb_op *op, const char *name, double traffic[2])
+static int measured_ratio(zb_op *op, const char *name, double traffic[3])
 {
     enum { RUNS = 2 };
-    unsigned long long in0 = 0, out0 = 0, in1 = 0, out1 = 0;
+    unsigned long long in0 = 0, out0 = 0, on0 = 0, in1 = 0, out1 = 0, on1 = 0;
     zb_zipstats *stats = zb_zipstats_open();
-    int ok = stats && !zb_zipstats_read(stats, name, &in0, &out0);
+    int ok = stats && !zb_zipstats_read(stats, name, &in0, &out0, &on0);
     for (int i = 0; i < RUNS; i++) {
         zb_op_prepare(op, 0);
         zb_op_run(op, 0);
     }
-    ok = ok && !zb_zipstats_read(stats, name, &in1, &out1);
+    ok = ok && !zb_zipstats_read(stats, name, &in1, &out1, &on1);
     zb_zipstats_close(stats);
     int size;
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    double t[3] = {ok, (double)(in1 - in0), (double)(out1 - out0)};
-    MPI_Allreduce(MPI_IN_PLACE, t, 3, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    double t[4] = {ok, (double)(in1 - in0), (double)(out1 - out0), (double)(on1 - on0)};
+    MPI_Allreduce(MPI_IN_PLACE, t, 4, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
     traffic[0] = t[1];
     traffic[1] = t[2];
+    traffic[2] = t[3];
     return t[0] == size ? 0 : -1;
 }
 
@@ -355,12 +356,17 @@ static double point_ratio(const point *pt, const char *spec, size_t threshold, i
     double *F = field(pt->ds, pt->bytes, rank);
     zb_op *op = create_op(pt->op, F, pt->bytes, rank);
     const size_t msg = zb_op_message_bytes(op);
-    double ratio = 1.0, traffic[2];
+    double ratio = 1.0, traffic[3];
     if (use_pvars && measured_ratio(op, pt->op, traffic) == 0) {
         ratio = traffic[1] > 0 ? traffic[0] / traffic[1] : 1.0;
         /* Loaded is not selected: a component that declined the communicator would make this
          * row plain Open MPI under a zip label. */
-        if (!rank && msg >= threshold && traffic[0] == 0)
+        if (!rank && msg >= threshold && traffic[0] == 0 && traffic[2] > 0)
+            fprintf(stderr,
+                    "zipbench: %s %s %ld bytes: zip's policy handed the calls to the previous "
+                    "component (link faster than the codec, or policy never)\n",
+                    pt->op, pt->ds, pt->bytes);
+        else if (!rank && msg >= threshold && traffic[0] == 0)
             fprintf(stderr,
                     "zipbench: WARNING: %s %s %ld bytes: zip's counters saw no bytes, the row is "
                     "probably not zip\n",

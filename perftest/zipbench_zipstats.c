@@ -10,7 +10,7 @@ enum { NOPS = 3 };
 
 struct zb_zipstats {
     MPI_T_pvar_session session;
-    MPI_T_pvar_handle in[NOPS], out[NOPS];
+    MPI_T_pvar_handle in[NOPS], out[NOPS], link_faster[NOPS], never[NOPS];
 };
 
 static int alloc_handle(zb_zipstats *s, const char *op, const char *counter, MPI_T_pvar_handle *h)
@@ -38,7 +38,9 @@ zb_zipstats *zb_zipstats_open(void)
     }
     for (int i = 0; i < NOPS; i++) {
         if (alloc_handle(s, ops[i], "bytes_in", &s->in[i]) ||
-            alloc_handle(s, ops[i], "bytes_out", &s->out[i])) {
+            alloc_handle(s, ops[i], "bytes_out", &s->out[i]) ||
+            alloc_handle(s, ops[i], "calls_link_faster", &s->link_faster[i]) ||
+            alloc_handle(s, ops[i], "calls_never", &s->never[i])) {
             zb_zipstats_close(s);
             return NULL;
         }
@@ -57,15 +59,19 @@ void zb_zipstats_close(zb_zipstats *s)
 }
 
 int zb_zipstats_read(zb_zipstats *s, const char *op, unsigned long long *in,
-                     unsigned long long *out)
+                     unsigned long long *out, unsigned long long *handed_on)
 {
+    unsigned long long faster = 0, never = 0;
     for (int i = 0; i < NOPS; i++) {
         if (strcmp(op, ops[i]))
             continue;
         /* Continuous counters: readable without MPI_T_pvar_start. */
         if (MPI_T_pvar_read(s->session, s->in[i], in) != MPI_SUCCESS ||
-            MPI_T_pvar_read(s->session, s->out[i], out) != MPI_SUCCESS)
+            MPI_T_pvar_read(s->session, s->out[i], out) != MPI_SUCCESS ||
+            MPI_T_pvar_read(s->session, s->link_faster[i], &faster) != MPI_SUCCESS ||
+            MPI_T_pvar_read(s->session, s->never[i], &never) != MPI_SUCCESS)
             return -1;
+        *handed_on = faster + never;
         return 0;
     }
     return -1;

@@ -1,6 +1,7 @@
 /* The zip component's own traffic counters (MPI_T performance variables
  * coll_zip_<op>_bytes_in / _bytes_out), so that zip rows report the compression ratio that
- * actually went over the wire, not an estimate. */
+ * actually went over the wire, not an estimate; and the calls its policy handed to the previous
+ * component (_calls_link_faster + _calls_never), so that a row without zip traffic says why. */
 #ifndef ZIPBENCH_ZIPSTATS_H
 #define ZIPBENCH_ZIPSTATS_H
 
@@ -11,8 +12,9 @@ zb_zipstats *zb_zipstats_open(void);
 void zb_zipstats_close(zb_zipstats *s);
 
 /* This process's cumulative bytes before (*in) and after (*out) compression for operation
- * `op` ("bcast", "alltoallv", "gatherv"). Returns 0, or -1 for an operation without counters. */
+ * `op` ("bcast", "alltoallv", "gatherv"), and the calls the policy handed on (*handed_on).
+ * Returns 0, or -1 for an operation without counters. */
 int zb_zipstats_read(zb_zipstats *s, const char *op, unsigned long long *in,
-                     unsigned long long *out);
+                     unsigned long long *out, unsigned long long *handed_on);
 
 #endif
