@@ -335,6 +335,12 @@ bool mca_coll_zip_policy_takes(mca_coll_zip_module_t *m, struct ompi_communicato
         saving = mca_coll_zip_policy_observe(m, &m->call_policy, mca_coll_zip_elem_type(dtype),
                                              (const char *)sample + dtype->super.true_lb,
                                              tsize * (size_t)sample_count, my_bytes);
+        /* The counter is the call's predicted wall-time saving summed over ranks. Bcast: the
+         * root alone counts. Gatherv: the senders share the root's link one after another, so
+         * their savings add up. Alltoallv: every rank sends at once, so each counts its share. */
+        if (COLL_ZIP_OP_ALLTOALLV == op) {
+            saving /= (double)ompi_comm_size(comm);
+        }
     }
     mca_coll_zip_stats_policy(op, v, saving);
     mca_coll_zip_stats_add(op, 1, 0, 0, 0, 0);
