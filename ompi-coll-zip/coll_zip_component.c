@@ -102,14 +102,14 @@ static int zip_register(void)
         "forwarded by interior ranks as soon as it arrives. Must be the same on every rank",
         MCA_BASE_VAR_TYPE_SIZE_T, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY, &z->segment_size);
 
-    /* Two steps in flight: the next peer's block transfers while this one decodes, and each
-     * port still carries one peer at a time (all at once measured ~50% slower on 1 Gbit/s). */
-    z->alltoallv_window = 2;
+    /* 0, auto: enough steps for about 512 KiB in flight (coll_zip_alltoallv.c). */
+    z->alltoallv_window = 0;
     register_param(
         "alltoallv_window",
         "MPI_Alltoallv runs in pairwise steps (send to rank+k, receive from rank-k); this many "
-        "steps are in flight at once. 1 is strictly pairwise; larger values overlap more "
-        "transfers but load every port with several peers",
+        "steps are in flight at once. 0 (default): enough for about 512 KiB of this rank's "
+        "blocks, at least 2. 1 is strictly pairwise; larger values overlap more transfers but "
+        "load every port with several peers",
         MCA_BASE_VAR_TYPE_SIZE_T, OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_READONLY,
         &z->alltoallv_window);
 
