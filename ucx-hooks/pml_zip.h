@@ -179,6 +179,8 @@ void mca_pml_zip_out_release(mca_pml_zip_out_t *out);
 /* A split message's payload posted at out->t_post, completed now: what it says
  * about the link (large payloads only: small ones complete before they leave). */
 void mca_pml_zip_observe_payload(const mca_pml_zip_out_t *out);
+/* A raw payload of `bytes` from a peer of peer_class arrived `seconds` after its envelope. */
+void mca_pml_zip_observe_arrival(int peer_class, size_t bytes, double seconds);
 
 /* Decodes a frame of raw_bytes application bytes into count x dtype at buf. */
 int mca_pml_zip_decode_frame(const void *frame, size_t frame_len, size_t raw_bytes, void *buf,

@@ -156,9 +156,29 @@ double mca_pml_zip_now(void)
 /* Below this a send completes when the data is buffered, not when it arrived. */
 #define ZIP_LINK_OBSERVE_MIN_BYTES (128 * 1024)
 
+/* Per peer class: whether this process has timed a payload arriving. A sender's completion
+ * times run ahead of the wire where the transport buffers (TCP: ob1 completes a 1 MiB send
+ * into socket buffers; 2 GB/s estimated for a 1 Gbit/s link), so once a receiver-side time
+ * exists the sender-side ones are ignored. Links are taken as symmetric. */
+static volatile bool arrival_timed[2];
+
+void mca_pml_zip_observe_arrival(int peer_class, size_t bytes, double seconds)
+{
+    if (peer_class < 0 || peer_class > 1 || bytes < ZIP_LINK_OBSERVE_MIN_BYTES) {
+        return;
+    }
+    zip_estimator_t *e = mca_pml_zip_estimator();
+    if (!arrival_timed[peer_class]) {
+        arrival_timed[peer_class] = true;
+        zip_estimator_reset_link(e, peer_class);
+    }
+    zip_estimator_observe_link(e, peer_class, bytes, seconds, 1);
+}
+
 void mca_pml_zip_observe_payload(const mca_pml_zip_out_t *out)
 {
-    if (!out->split || out->peer_class < 0 || out->t_post <= 0.0) {
+    if (!out->split || out->peer_class < 0 || out->t_post <= 0.0 ||
+        arrival_timed[out->peer_class]) {
         return;
     }
     const size_t wire = (NULL != out->buf) ? out->len : out->ptype->super.size * out->pcount;
@@ -206,6 +226,7 @@ void mca_pml_zip_policy_fini(void)
 {
     zip_estimator_destroy(estimator);
     estimator = NULL;
+    arrival_timed[0] = arrival_timed[1] = false;
     free(comm_setting);
     comm_setting = NULL;
     comm_setting_len = 0;

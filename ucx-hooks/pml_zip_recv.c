@@ -276,10 +276,16 @@ int mca_pml_zip_recv(void *buf, size_t count, ompi_datatype_t *dtype, int src, i
             mca_pml_zip_count_received();
             ompi_status_public_t pst;
             memset(&pst, 0, sizeof(pst));
+            const double t0 = mca_pml_zip_now();
             rc = mca_pml_zip_wrapped.pml_recv(buf, count, dtype, st.MPI_SOURCE,
                                               mca_pml_zip_payload_tag(head.seq), comm, &pst);
             if (OMPI_SUCCESS == rc && pst._ucount != head.raw_bytes) {
                 rc = MPI_ERR_INTERN; /* the payload must be what its envelope announced */
+            }
+            /* Blocked in the receive from the envelope on: the time the payload took. */
+            if (OMPI_SUCCESS == rc) {
+                mca_pml_zip_observe_arrival(mca_pml_zip_peer_class(comm, st.MPI_SOURCE),
+                                            head.raw_bytes, mca_pml_zip_now() - t0);
             }
             mca_pml_zip_status_out(status, st.MPI_SOURCE, st.MPI_TAG, head.raw_bytes, 0);
             return rc;

@@ -155,6 +155,15 @@ void zip_estimator_observe_link(zip_estimator_t *e, int peer_class, size_t bytes
     est = rate >= est ? rate : std::max(rate, (1.0 - kLinkDecay) * est);
 }
 
+void zip_estimator_reset_link(zip_estimator_t *e, int peer_class)
+{
+    if (e == nullptr || peer_class < 0 || peer_class > 1)
+        return;
+    std::lock_guard<std::mutex> g(e->lock);
+    if (!e->link_fixed[peer_class])
+        e->link_Bps[peer_class] = 0.0;
+}
+
 void zip_estimator_fix_link(zip_estimator_t *e, int peer_class, double Bps)
 {
     if (e == nullptr || peer_class < 0 || peer_class > 1)

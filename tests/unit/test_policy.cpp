@@ -152,6 +152,21 @@ TEST(PolicyEstimator, SharingDividesTheNic)
     zip_estimator_destroy(e);
 }
 
+TEST(PolicyEstimator, AResetLinkTakesTheNextObservationEvenIfSlower)
+{
+    zip_estimator_t *e = zip_estimator_create();
+    zip_estimator_observe_link(e, ZIP_PEER_REMOTE, MiB, 1e-3, 1); // buffered: 1 GB/s, too fast
+    zip_estimator_reset_link(e, ZIP_PEER_REMOTE);
+    EXPECT_EQ(zip_estimator_speeds(e, ZIP_PEER_REMOTE, 1).link_Bps, 0.0);
+    zip_estimator_observe_link(e, ZIP_PEER_REMOTE, MiB, 8e-3, 1); // what arrived: 131 MB/s
+    EXPECT_NEAR(zip_estimator_speeds(e, ZIP_PEER_REMOTE, 1).link_Bps, MiB / 8e-3, 1.0);
+    // A fixed rate stays.
+    zip_estimator_fix_link(e, ZIP_PEER_LOCAL, 12.5e9);
+    zip_estimator_reset_link(e, ZIP_PEER_LOCAL);
+    EXPECT_EQ(zip_estimator_speeds(e, ZIP_PEER_LOCAL, 1).link_Bps, 12.5e9);
+    zip_estimator_destroy(e);
+}
+
 TEST(PolicyEstimator, AFixedLinkIgnoresObservations)
 {
     zip_estimator_t *e = zip_estimator_create();

@@ -215,6 +215,10 @@ void zip_estimator_observe_codec(zip_estimator_t *e, int decompress, size_t raw_
 /* bytes moved in seconds by one of `sharing` transfers that shared the NIC at the time. */
 void zip_estimator_observe_link(zip_estimator_t *e, int peer_class, size_t bytes, double seconds,
                                 int sharing);
+/* Forgets peer_class's link rate (not a fixed one): the next observation sets it, even if slower.
+ * For a caller that learns a better kind of observation (a sender's completion times are too
+ * fast where the transport buffers; a receiver's arrival times are not). */
+void zip_estimator_reset_link(zip_estimator_t *e, int peer_class);
 /* A link rate fixed by the user (bytes per second): observations no longer change it. */
 void zip_estimator_fix_link(zip_estimator_t *e, int peer_class, double Bps);
 /* Speeds for a transfer to peer_class sharing the NIC with `sharing` - 1 others. */
