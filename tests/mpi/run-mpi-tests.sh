@@ -178,6 +178,21 @@ rc=$?
 [ $rc != 0 ] && grep -q "coll_zip_priority 40" "$bin/out.log"
 report "--mca coll zip stops with a hint" $? "$bin/out.log"
 
+# The helpers both components share (common/zip_ompi.h), white box on one rank: linked against
+# the built libzipompi and libzipcodec, so only with a build tree.
+libs="${BUILD_DIR:-$top}/common/.libs/libzipompi.a ${BUILD_DIR:-$top}/codecs/.libs/libzipcodec.a"
+if ls $libs >/dev/null 2>&1; then
+    # shellcheck disable=SC2086
+    mpicc -O2 -Wall -Wextra -I"$top/common" -I"$top/codecs/include" -o "$bin/test_zip_ompi" \
+        "$here/test_zip_ompi.c" $libs -lopen-pal -llz4 -lzstd -lxxhash -lstdc++ -lm \
+        >"$bin/cc.log" 2>&1 || report "build test_zip_ompi" 1 "$bin/cc.log"
+    mpirun_logged -np 1 "$bin/test_zip_ompi"
+    [ $? = 0 ] && grep -q "^PASS: zip_ompi" "$bin/out.log" && ! grep -q "^FAIL" "$bin/out.log"
+    report "common/zip_ompi: datatype rule, contiguous views, packing, codec spec" $? "$bin/out.log"
+else
+    echo "SKIP: common/zip_ompi (needs the built libzipompi.a and libzipcodec.a)"
+fi
+
 # The environment module of docs/deployment.md (scripts/modulefiles/ompi-zip), as a user loads
 # it in a bash shell: it must point Open MPI at zip and switch zip on (a compressed bcast under
 # the default policy over a 1 Gbit/s link, pml/zip in front of ob1), and unloading it must give

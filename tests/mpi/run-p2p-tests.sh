@@ -49,9 +49,9 @@ if [ ! -f "$pmldir/mca_pml_zip.so" ]; then
     pmldir=$bin/pml
     mkdir -p "$pmldir/obj"
     ok=0
-    for f in "$top"/ucx-hooks/*.c; do
+    for f in "$top"/ucx-hooks/*.c "$top"/common/*.c; do
         gcc -O2 -g -fPIC -mcx16 -Wall -Wextra -std=gnu11 -I"$ompi_inc" -I"$ompi_inc/openmpi" \
-            -I"$top/codecs/include" -c "$f" -o "$pmldir/obj/$(basename "$f" .c).o" \
+            -I"$top/codecs/include" -I"$top/common" -c "$f" -o "$pmldir/obj/$(basename "$f" .c).o" \
             2>>"$bin/cc.log" || ok=1
     done
     [ $ok = 0 ] && g++ -shared -o "$pmldir/mca_pml_zip.so" "$pmldir"/obj/*.o "$codeclib" \
@@ -162,6 +162,15 @@ mpirun_logged -np 2 $path --mca pml zip "$bin/p2p_basic"
 rc=$?
 [ $rc != 0 ] && grep -q -- "--mca pml ob1,zip" "$bin/out.log"
 report "--mca pml zip alone stops with a hint" $? "$bin/out.log"
+# "--mca pml ucx,zip" where pml/ucx declines (here: no transport or device matches) leaves zip
+# selected alone: MPI_Init must fail with zip's message, as it would with pml/ucx alone, and not
+# crash.
+mpirun_logged -np 2 $path --mca pml ucx,zip --mca pml_ucx_tls none_such --mca pml_ucx_devices none_such \
+    "$bin/p2p_basic"
+rc=$?
+[ $rc != 0 ] && [ "$(grep -c 'no PML before it in the pml list could be selected' "$bin/out.log")" = 2 ] &&
+    ! grep -qiE 'segmentation|signal 11' "$bin/out.log"
+report "--mca pml ucx,zip with pml/ucx declining fails MPI_Init with a message, no crash" $? "$bin/out.log"
 
 # --- it really compresses, and only where asked --------------------------------------------------
 for c in ob1 ucx; do
