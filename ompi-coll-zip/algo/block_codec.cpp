@@ -50,7 +50,7 @@ void BlockCodec::encode(const Transfer &block, char *slot, const char **out, siz
     sampled_ = true;
     if (first) {
         // Never, or a link faster than the codec: no codec work at all.
-        const zip_verdict_t pre = pre_verdict(policy_.policy, block.bytes, ZIP_TRANSFER_PIPELINED);
+        const zip_verdict_t pre = pre_verdict(policy_.policy, block.bytes, policy_.shape());
         if (pre != ZIP_VERDICT_COMPRESS) {
             res_->verdict = pre;
             compressing_ = false;
@@ -62,7 +62,7 @@ void BlockCodec::encode(const Transfer &block, char *slot, const char **out, siz
         const int rc = codec_->compress(codec_->ctx, policy_.elem_type, block.ptr, kSampleBytes,
                                         slot, kSampleBytes - 1, &frame_len);
         res_->verdict = sample_verdict(policy_.policy, rc, frame_len, kSampleBytes, block.bytes,
-                                       ZIP_TRANSFER_PIPELINED);
+                                       policy_.shape());
         if (res_->verdict != ZIP_VERDICT_COMPRESS) {
             compressing_ = false;
             return;
@@ -79,7 +79,7 @@ void BlockCodec::encode(const Transfer &block, char *slot, const char **out, siz
     }
     if (first && block.bytes <= kSampleBytes) {
         res_->verdict = sample_verdict(policy_.policy, rc, frame_len, block.bytes, block.bytes,
-                                       ZIP_TRANSFER_PIPELINED);
+                                       policy_.shape());
         compressing_ = res_->verdict == ZIP_VERDICT_COMPRESS;
     }
 }

@@ -24,6 +24,10 @@ struct BlockPolicy {
     const zip_algo_policy_t *policy = nullptr;
 
     bool may_compress(size_t bytes) const { return bytes >= threshold && bytes > 1; }
+    zip_transfer_shape_t shape() const
+    {
+        return policy != nullptr ? policy->shape : ZIP_TRANSFER_PIPELINED;
+    }
 };
 
 // zip.h's verdict before any sample: ZIP_VERDICT_COMPRESS means "worth a sample".

@@ -33,6 +33,10 @@ typedef struct zip_algo_result {
 typedef struct zip_algo_policy {
     zip_policy_mode_t mode;
     zip_speeds_t speeds;
+    /* How a sender's blocks move: pipelined where coding one block overlaps the transfer of
+     * another (bcast segments; alltoallv and gatherv with several blocks in turn), one-shot
+     * where a sender has a single block (alltoallv and gatherv on two ranks). */
+    zip_transfer_shape_t shape;
 } zip_algo_policy_t;
 
 typedef struct zip_bcast_args {
