@@ -33,7 +33,15 @@ typedef struct mca_coll_zip_op_stats_t {
     uint64_t calls_incompressible; /* this process's sample said compressing would not pay */
     uint64_t observe_compressible; /* policy observe: calls auto would have compressed here */
     uint64_t observe_saving_ns;    /* and the time the cost model predicts it would have saved */
+    /* the same two by the size this process judged (coll_zip_size_class) */
+    uint64_t observe_compressible_by_size[3];
+    uint64_t observe_saving_ns_by_size[3];
 } mca_coll_zip_op_stats_t;
+
+/* Size classes of observe's counters: below 64 KiB, 64 KiB to 1 MiB, 1 MiB and more. */
+enum { COLL_ZIP_SIZE_CLASSES = 3 };
+int mca_coll_zip_size_class(size_t bytes);
+const char *mca_coll_zip_size_class_name(int size_class);
 
 enum { COLL_ZIP_OP_BCAST, COLL_ZIP_OP_ALLTOALLV, COLL_ZIP_OP_GATHERV, COLL_ZIP_OP_COUNT };
 
@@ -168,7 +176,9 @@ bool mca_coll_zip_policy_takes(mca_coll_zip_module_t *m, struct ompi_communicato
 int mca_coll_zip_run(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm, int op, int root,
                      const void *args);
 /* Counts a call the policy handed on, or observed. */
-void mca_coll_zip_stats_policy(int op, zip_verdict_t verdict, double observe_saving);
+/* observe_saving: the predicted saving of a call auto would have compressed, judged on `bytes`
+ * (this process's payload in it); 0 otherwise. */
+void mca_coll_zip_stats_policy(int op, zip_verdict_t verdict, double observe_saving, size_t bytes);
 
 /* coll_zip_stats.c: maps an algorithm result to an MPI error code, reporting failures */
 int mca_coll_zip_algo_error(int algo_rc, const char *op, struct ompi_communicator_t *comm);

@@ -345,7 +345,7 @@ bool mca_coll_zip_policy_takes(mca_coll_zip_module_t *m, struct ompi_communicato
             saving /= (double)ompi_comm_size(comm);
         }
     }
-    mca_coll_zip_stats_policy(op, v, saving);
+    mca_coll_zip_stats_policy(op, v, saving, my_bytes);
     mca_coll_zip_stats_add(op, 1, 0, 0, 0, 0);
     return false;
 }

@@ -38,7 +38,7 @@ int mca_coll_zip_run(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm,
     mca_coll_zip_stats_add(op, 0, result.compressed, result.bytes_in, result.bytes_out,
                            binding.codec_ns);
     if (result.verdict >= 0) {
-        mca_coll_zip_stats_policy(op, (zip_verdict_t)result.verdict, 0.0);
+        mca_coll_zip_stats_policy(op, (zip_verdict_t)result.verdict, 0.0, 0);
     }
     opal_output_verbose(10, mca_coll_zip_component.output,
                         "coll:zip: %s on %s (root %d): sent %zu as %zu", calls[op], comm->c_name,

@@ -153,6 +153,11 @@ report "policy auto: over a 1 Gbit/s link bcast compresses" $? "$bin/out.log"
 mpirun_logged -np 3 --oversubscribe $zip_auto $slow --mca coll_zip_policy observe "$bin/test_bcast"
 [ "$(policy_col bcast 7)" -gt 0 ] && [ "$(main_col bcast 6)" = 0 ] && grep -q "^PASS" "$bin/out.log"
 report "policy observe: counts what it would compress, hands every call on" $? "$bin/out.log"
+# ... and says by size what it would have saved: the rows by size class add up to the op's row.
+awk '$2 == "coll:zip:policy" && $3 == "bcast" { want = $7 }
+     $2 == "coll:zip:observe" && $3 == "bcast" { got += $6; rows++ }
+     END { exit !(rows > 0 && got == want) }' "$bin/out.log"
+report "policy observe: bcast's would-compress calls by size class add up" $? "$bin/out.log"
 # never: every call handed on.
 mpirun_logged -np 3 --oversubscribe $zip_auto $slow --mca coll_zip_policy never "$bin/test_gatherv"
 [ "$(policy_col gatherv 5)" -gt 0 ] && [ "$(main_col gatherv 6)" = 0 ] &&
