@@ -84,6 +84,18 @@ zip_ompi_codec_status_t zip_ompi_codec_resolve(const char *lossless, const char 
                                                zip_ompi_codec_t *out, zip_ctx_t **ctx);
 void zip_ompi_codec_release(zip_ompi_codec_t *c);
 
+/* Size classes of the "observe" counters of both components, by the payload judged. */
+enum { ZIP_OMPI_SIZE_CLASSES = 3 };
+static inline int zip_ompi_size_class(size_t bytes)
+{
+    return bytes < 65536 ? 0 : bytes < 1048576 ? 1 : 2;
+}
+static inline const char *zip_ompi_size_class_name(int size_class)
+{
+    static const char *const names[ZIP_OMPI_SIZE_CLASSES] = {"<64KiB", "64KiB-1MiB", ">=1MiB"};
+    return size_class >= 0 && size_class < ZIP_OMPI_SIZE_CLASSES ? names[size_class] : "?";
+}
+
 #ifdef __cplusplus
 }
 #endif

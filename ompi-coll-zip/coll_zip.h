@@ -33,15 +33,10 @@ typedef struct mca_coll_zip_op_stats_t {
     uint64_t calls_incompressible; /* this process's sample said compressing would not pay */
     uint64_t observe_compressible; /* policy observe: calls auto would have compressed here */
     uint64_t observe_saving_ns;    /* and the time the cost model predicts it would have saved */
-    /* the same two by the size this process judged (coll_zip_size_class) */
-    uint64_t observe_compressible_by_size[3];
-    uint64_t observe_saving_ns_by_size[3];
+    /* the same two by the size this process judged (zip_ompi_size_class) */
+    uint64_t observe_compressible_by_size[ZIP_OMPI_SIZE_CLASSES];
+    uint64_t observe_saving_ns_by_size[ZIP_OMPI_SIZE_CLASSES];
 } mca_coll_zip_op_stats_t;
-
-/* Size classes of observe's counters: below 64 KiB, 64 KiB to 1 MiB, 1 MiB and more. */
-enum { COLL_ZIP_SIZE_CLASSES = 3 };
-int mca_coll_zip_size_class(size_t bytes);
-const char *mca_coll_zip_size_class_name(int size_class);
 
 enum { COLL_ZIP_OP_BCAST, COLL_ZIP_OP_ALLTOALLV, COLL_ZIP_OP_GATHERV, COLL_ZIP_OP_COUNT };
 

@@ -46,17 +46,6 @@ void mca_coll_zip_stats_add(int op, int fallback, int compressed, uint64_t bytes
     add(&s->codec_ns, codec_ns);
 }
 
-int mca_coll_zip_size_class(size_t bytes)
-{
-    return bytes < 65536 ? 0 : bytes < 1048576 ? 1 : 2;
-}
-
-const char *mca_coll_zip_size_class_name(int size_class)
-{
-    static const char *const names[COLL_ZIP_SIZE_CLASSES] = {"<64KiB", "64KiB-1MiB", ">=1MiB"};
-    return size_class >= 0 && size_class < COLL_ZIP_SIZE_CLASSES ? names[size_class] : "?";
-}
-
 void mca_coll_zip_stats_policy(int op, zip_verdict_t verdict, double observe_saving, size_t bytes)
 {
     mca_coll_zip_op_stats_t *s = &mca_coll_zip_component.op_stats[op];
@@ -74,7 +63,7 @@ void mca_coll_zip_stats_policy(int op, zip_verdict_t verdict, double observe_sav
         break;
     }
     if (observe_saving > 0.0) {
-        const int c = mca_coll_zip_size_class(bytes);
+        const int c = zip_ompi_size_class(bytes);
         add(&s->observe_compressible, 1);
         add(&s->observe_saving_ns, (uint64_t)(observe_saving * 1e9));
         add(&s->observe_compressible_by_size[c], 1);
@@ -125,13 +114,13 @@ static void print_table(const char *whose, const mca_coll_zip_op_stats_t t[COLL_
     }
     /* What observe found, by operation and size: where compression would pay. */
     for (int op = 0; op < COLL_ZIP_OP_COUNT; ++op) {
-        for (int c = 0; c < COLL_ZIP_SIZE_CLASSES; ++c) {
+        for (int c = 0; c < ZIP_OMPI_SIZE_CLASSES; ++c) {
             const mca_coll_zip_op_stats_t *s = &t[op];
             if (0 == s->observe_compressible_by_size[c]) {
                 continue;
             }
             opal_output(0, "coll:zip:observe %-9s %-10s calls %llu would save %.6f s", op_names[op],
-                        mca_coll_zip_size_class_name(c),
+                        zip_ompi_size_class_name(c),
                         (unsigned long long)s->observe_compressible_by_size[c],
                         (double)s->observe_saving_ns_by_size[c] * 1e-9);
         }

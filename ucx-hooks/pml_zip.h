@@ -36,6 +36,9 @@ typedef struct mca_pml_zip_stats_t {
      * model predicts compression would have saved on them */
     uint64_t observed_compressible;
     uint64_t observed_saving_ns;
+    /* the same two by message size (zip_ompi_size_class) */
+    uint64_t observed_compressible_by_size[ZIP_OMPI_SIZE_CLASSES];
+    uint64_t observed_saving_ns_by_size[ZIP_OMPI_SIZE_CLASSES];
 } mca_pml_zip_stats_t;
 
 typedef struct mca_pml_zip_component_t {

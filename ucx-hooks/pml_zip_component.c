@@ -321,4 +321,13 @@ static void zip_stats_report(void)
                 s->verdicts[ZIP_VERDICT_NEVER], local.link_Bps / 1e6, remote.link_Bps / 1e6,
                 remote.compress_Bps / 1e6, remote.decompress_Bps / 1e6, s->observed_compressible,
                 (double)s->observed_saving_ns / 1e6);
+    for (int c = 0; c < ZIP_OMPI_SIZE_CLASSES; ++c) {
+        if (0 != s->observed_compressible_by_size[c]) {
+            opal_output(
+                0, "pml:zip observe (rank %d): %-10s %" PRIu64 " would compress, saving %.3f ms",
+                ompi_comm_rank(&ompi_mpi_comm_world.comm), zip_ompi_size_class_name(c),
+                s->observed_compressible_by_size[c],
+                (double)s->observed_saving_ns_by_size[c] / 1e6);
+        }
+    }
 }

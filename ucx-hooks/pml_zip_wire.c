@@ -115,9 +115,12 @@ static bool policy_compresses(const void *buf, size_t count, ompi_datatype_t *dt
     }
     opal_atomic_add_fetch_64((volatile int64_t *)&s->verdicts[v], 1);
     if (ZIP_POLICY_OBSERVE == mode && ZIP_VERDICT_COMPRESS == v) {
+        const int64_t ns = (int64_t)(saving > 0.0 ? saving * 1e9 : 0.0);
+        const int c = zip_ompi_size_class(bytes);
         opal_atomic_add_fetch_64((volatile int64_t *)&s->observed_compressible, 1);
-        opal_atomic_add_fetch_64((volatile int64_t *)&s->observed_saving_ns,
-                                 (int64_t)(saving > 0.0 ? saving * 1e9 : 0.0));
+        opal_atomic_add_fetch_64((volatile int64_t *)&s->observed_saving_ns, ns);
+        opal_atomic_add_fetch_64((volatile int64_t *)&s->observed_compressible_by_size[c], 1);
+        opal_atomic_add_fetch_64((volatile int64_t *)&s->observed_saving_ns_by_size[c], ns);
         return false;
     }
     return ZIP_VERDICT_COMPRESS == v;

@@ -219,6 +219,11 @@ mpirun_logged -np 2 ${cfg[ob1+zip+auto]} $slow --mca pml_zip_policy observe "$bi
 grep 'pml:zip policy' "$bin/out.log" | grep -q 'observe: [1-9][0-9]* would compress' &&
     [ "$(grep -c 'zip messages (0 compressed)' "$bin/out.log")" = 2 ] && grep -q "^PASS" "$bin/out.log"
 report "policy observe: counts what it would compress, sends everything raw" $? "$bin/out.log"
+# ... and by message size: per rank, the size-class lines add up to the total.
+awk '/pml:zip policy/ { for (i = 1; i < NF; ++i) if ($i == "observe:") want += $(i + 1) }
+     /pml:zip observe/ { for (i = 1; i < NF; ++i) if ($i == "would") got += $(i - 1); rows++ }
+     END { exit !(rows > 0 && got == want) }' "$bin/out.log"
+report "policy observe: would-compress messages by size class add up" $? "$bin/out.log"
 # never: nothing compressed, every large message says so.
 mpirun_logged -np 2 ${cfg[ob1+zip+auto]} $slow --mca pml_zip_policy never "$bin/p2p_basic"
 [ "$(grep -c 'zip messages (0 compressed)' "$bin/out.log")" = 2 ] && [ "$(verdicts never)" -gt 10 ] &&
