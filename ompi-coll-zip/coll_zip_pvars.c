@@ -56,6 +56,18 @@ void mca_coll_zip_pvars_register(void)
          offsetof(mca_coll_zip_op_stats_t, observe_compressible)},
         {"observe_saving_ns", "policy observe: nanoseconds compression is predicted to have saved",
          offsetof(mca_coll_zip_op_stats_t, observe_saving_ns)},
+        {"observe_calls_small", "policy observe: observe_calls judged on less than 64 KiB",
+         offsetof(mca_coll_zip_op_stats_t, observe_compressible_by_size[0])},
+        {"observe_saving_ns_small", "policy observe: observe_saving_ns of those",
+         offsetof(mca_coll_zip_op_stats_t, observe_saving_ns_by_size[0])},
+        {"observe_calls_medium", "policy observe: observe_calls judged on 64 KiB to 1 MiB",
+         offsetof(mca_coll_zip_op_stats_t, observe_compressible_by_size[1])},
+        {"observe_saving_ns_medium", "policy observe: observe_saving_ns of those",
+         offsetof(mca_coll_zip_op_stats_t, observe_saving_ns_by_size[1])},
+        {"observe_calls_large", "policy observe: observe_calls judged on 1 MiB or more",
+         offsetof(mca_coll_zip_op_stats_t, observe_compressible_by_size[2])},
+        {"observe_saving_ns_large", "policy observe: observe_saving_ns of those",
+         offsetof(mca_coll_zip_op_stats_t, observe_saving_ns_by_size[2])},
     };
     const mca_base_component_t *c = &mca_coll_zip_component.super.collm_version;
     char name[64], desc[160];
