@@ -205,12 +205,24 @@ void mca_pml_zip_buffers_fini(void);
 
 typedef enum { ZIP_REQ_SEND, ZIP_REQ_RECV } mca_pml_zip_req_kind_t;
 
+struct mca_pml_zip_request_t;
+/* What a kind of request does at the two moments the request machinery hands it back, so that
+ * pml_zip_request.c knows nothing of sends and receives (pml_zip_send.c, pml_zip_recv.c). */
+typedef struct mca_pml_zip_request_ops_t {
+    /* MPI_Start of a persistent request: post its wrapped requests (and track them). */
+    int (*start)(struct mca_pml_zip_request_t *req);
+    /* Its tracked wrapped requests completed; inner and inner2 are now the callee's. */
+    void (*inner_done)(struct mca_pml_zip_request_t *req, ompi_request_t *inner,
+                       ompi_request_t *inner2);
+} mca_pml_zip_request_ops_t;
+
 /* Where a receive is: its first message posted, or its payload posted after an envelope. */
 typedef enum { ZIP_RECV_LANDING, ZIP_RECV_PAYLOAD } mca_pml_zip_recv_phase_t;
 
 typedef struct mca_pml_zip_request_t {
     ompi_request_t super;
     mca_pml_zip_req_kind_t kind;
+    const mca_pml_zip_request_ops_t *ops;
     ompi_request_t *inner;  /* the wrapped PML's request being waited for */
     ompi_request_t *inner2; /* send: the envelope's request, next to the payload's */
     mca_pml_zip_out_t out;  /* send: the encoded message */
@@ -235,8 +247,9 @@ typedef struct mca_pml_zip_request_t {
 
 OBJ_CLASS_DECLARATION(mca_pml_zip_request_t);
 
-mca_pml_zip_request_t *mca_pml_zip_request_new(mca_pml_zip_req_kind_t kind, bool persistent,
-                                               ompi_communicator_t *comm);
+mca_pml_zip_request_t *mca_pml_zip_request_new(mca_pml_zip_req_kind_t kind,
+                                               const mca_pml_zip_request_ops_t *ops,
+                                               bool persistent, ompi_communicator_t *comm);
 /* Hands a request with an active inner request to the progress engine. */
 void mca_pml_zip_request_track(mca_pml_zip_request_t *req);
 /* Completes a request: status fields as given. Runs no callback under a zip lock. */
@@ -311,8 +324,6 @@ int mca_pml_zip_post_landing(mca_pml_zip_request_t *req);
  * Completes req unless a payload receive was posted. */
 void mca_pml_zip_recv_first(mca_pml_zip_request_t *req, int source, int tag,
                             const mca_pml_zip_head_t *head, const void *inline_data);
-/* The wrapped request of req's current phase completed. */
-void mca_pml_zip_recv_progress(mca_pml_zip_request_t *req, ompi_request_t *inner);
 /* Starts a receive request: from the stash if a pulled message matches, else posted. */
 int mca_pml_zip_recv_start(mca_pml_zip_request_t *req);
 mca_pml_zip_request_t *mca_pml_zip_recv_request(void *buf, size_t count, ompi_datatype_t *dtype,
@@ -325,8 +336,6 @@ int mca_pml_zip_deliver_message(mca_pml_zip_stash_entry_t *e, void *buf, size_t 
 
 /* ---- pml_zip_send.c ---- */
 
-/* Encodes the application's data and posts the wrapped sends (isend and start). */
-int mca_pml_zip_post_send(mca_pml_zip_request_t *req);
 /* Whether zip frames a message with this tag: application tags only. */
 static inline bool mca_pml_zip_app_tag(int tag)
 {

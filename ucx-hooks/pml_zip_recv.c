@@ -131,8 +131,11 @@ static void payload_arrived(mca_pml_zip_request_t *req, const ompi_status_public
     finish(req, rc);
 }
 
-void mca_pml_zip_recv_progress(mca_pml_zip_request_t *req, ompi_request_t *inner)
+/* The wrapped request of req's current phase completed. */
+static void recv_inner_done(mca_pml_zip_request_t *req, ompi_request_t *inner,
+                            ompi_request_t *unused)
 {
+    (void)unused;
     const ompi_status_public_t st = inner->req_status;
     ompi_request_free(&inner);
     if (st._cancelled) {
@@ -206,7 +209,11 @@ mca_pml_zip_request_t *mca_pml_zip_recv_request(void *buf, size_t count, ompi_da
                                                 int src, int tag, ompi_communicator_t *comm,
                                                 bool persistent)
 {
-    mca_pml_zip_request_t *req = mca_pml_zip_request_new(ZIP_REQ_RECV, persistent, comm);
+    static const mca_pml_zip_request_ops_t recv_ops = {
+        .start = mca_pml_zip_recv_start,
+        .inner_done = recv_inner_done,
+    };
+    mca_pml_zip_request_t *req = mca_pml_zip_request_new(ZIP_REQ_RECV, &recv_ops, persistent, comm);
     if (NULL == req) {
         return NULL;
     }

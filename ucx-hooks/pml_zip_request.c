@@ -7,6 +7,9 @@
  *
  * Completion runs with no zip lock held: Open MPI's own users of the PML (osc/pt2pt) attach
  * completion callbacks that free the request or start new ones from inside the callback.
+ *
+ * What happens when a request starts or its wrapped requests complete is the business of its
+ * kind (req->ops, set by pml_zip_send.c and pml_zip_recv.c): this file only tracks and completes.
  */
 #include "ompi_config.h"
 
@@ -57,8 +60,9 @@ static void zip_request_destruct(mca_pml_zip_request_t *req)
 OBJ_CLASS_INSTANCE(mca_pml_zip_request_t, ompi_request_t, zip_request_construct,
                    zip_request_destruct);
 
-mca_pml_zip_request_t *mca_pml_zip_request_new(mca_pml_zip_req_kind_t kind, bool persistent,
-                                               ompi_communicator_t *comm)
+mca_pml_zip_request_t *mca_pml_zip_request_new(mca_pml_zip_req_kind_t kind,
+                                               const mca_pml_zip_request_ops_t *ops,
+                                               bool persistent, ompi_communicator_t *comm)
 {
     mca_pml_zip_request_t *req = OBJ_NEW(mca_pml_zip_request_t);
     if (NULL == req) {
@@ -72,6 +76,7 @@ mca_pml_zip_request_t *mca_pml_zip_request_new(mca_pml_zip_req_kind_t kind, bool
     req->super.req_cancel = zip_request_cancel;
     req->super.req_mpi_object.comm = comm;
     req->kind = kind;
+    req->ops = ops;
     /* The communicator and datatype must outlive a request the application freed early. */
     OBJ_RETAIN(comm);
     req->comm = comm;
@@ -129,30 +134,6 @@ static bool inner_done(const ompi_request_t *r)
     return NULL == r || REQUEST_COMPLETED == r->req_complete;
 }
 
-/* Both wrapped sends completed: the first error, if any, is the send's. */
-static void zip_send_finish(mca_pml_zip_request_t *req, ompi_request_t *payload,
-                            ompi_request_t *first)
-{
-    int error = MPI_SUCCESS;
-    int cancelled = 0;
-    ompi_request_t *parts[2] = {first, payload};
-    for (int i = 0; i < 2; ++i) {
-        if (NULL == parts[i]) {
-            continue;
-        }
-        if (MPI_SUCCESS == error) {
-            error = parts[i]->req_status.MPI_ERROR;
-        }
-        cancelled |= parts[i]->req_status._cancelled;
-        ompi_request_free(&parts[i]);
-    }
-    if (MPI_SUCCESS == error && !cancelled) {
-        mca_pml_zip_observe_payload(&req->out);
-    }
-    mca_pml_zip_out_release(&req->out);
-    mca_pml_zip_request_complete(req, req->peer, req->tag, 0, error, cancelled);
-}
-
 int mca_pml_zip_progress(void)
 {
     if (0 == n_active) {
@@ -183,11 +164,7 @@ int mca_pml_zip_progress(void)
 
     /* Decoding happens outside the lock, so threads finish different requests in parallel. */
     for (int i = 0; i < n_done; ++i) {
-        if (ZIP_REQ_RECV == done[i]->kind) {
-            mca_pml_zip_recv_progress(done[i], inners[i][0]);
-        } else {
-            zip_send_finish(done[i], inners[i][0], inners[i][1]);
-        }
+        done[i]->ops->inner_done(done[i], inners[i][0], inners[i][1]);
     }
     return n_done;
 }
@@ -238,10 +215,7 @@ static int zip_request_start_one(mca_pml_zip_request_t *req)
     req->free_called = false;
     req->pml_done = false;
 
-    if (ZIP_REQ_SEND == req->kind) {
-        return mca_pml_zip_post_send(req);
-    }
-    return mca_pml_zip_recv_start(req);
+    return req->ops->start(req);
 }
 
 int mca_pml_zip_request_start(size_t count, ompi_request_t **requests)

@@ -54,6 +54,37 @@ static int post_wire(mca_pml_zip_out_t *out, int dst, int tag, mca_pml_base_send
     return rc;
 }
 
+/* Both wrapped sends completed: the first error, if any, is the send's. */
+static void send_inner_done(mca_pml_zip_request_t *req, ompi_request_t *payload,
+                            ompi_request_t *first)
+{
+    int error = MPI_SUCCESS;
+    int cancelled = 0;
+    ompi_request_t *parts[2] = {first, payload};
+    for (int i = 0; i < 2; ++i) {
+        if (NULL == parts[i]) {
+            continue;
+        }
+        if (MPI_SUCCESS == error) {
+            error = parts[i]->req_status.MPI_ERROR;
+        }
+        cancelled |= parts[i]->req_status._cancelled;
+        ompi_request_free(&parts[i]);
+    }
+    if (MPI_SUCCESS == error && !cancelled) {
+        mca_pml_zip_observe_payload(&req->out);
+    }
+    mca_pml_zip_out_release(&req->out);
+    mca_pml_zip_request_complete(req, req->peer, req->tag, 0, error, cancelled);
+}
+
+static int send_start(mca_pml_zip_request_t *req);
+
+static const mca_pml_zip_request_ops_t send_ops = {
+    .start = send_start,
+    .inner_done = send_inner_done,
+};
+
 /*
  * Buffered mode: the encoded message is zip's own copy (never a reference to the
  * application's buffer), sent in standard mode and released when the wrapped sends complete.
@@ -62,7 +93,7 @@ static int post_wire(mca_pml_zip_out_t *out, int dst, int tag, mca_pml_base_send
 static int zip_send_detached(const void *buf, size_t count, ompi_datatype_t *dtype, int dst,
                              int tag, ompi_communicator_t *comm)
 {
-    mca_pml_zip_request_t *tracker = mca_pml_zip_request_new(ZIP_REQ_SEND, false, comm);
+    mca_pml_zip_request_t *tracker = mca_pml_zip_request_new(ZIP_REQ_SEND, &send_ops, false, comm);
     if (NULL == tracker) {
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
@@ -127,7 +158,8 @@ int mca_pml_zip_send(const void *buf, size_t count, ompi_datatype_t *dtype, int 
     return rc;
 }
 
-int mca_pml_zip_post_send(mca_pml_zip_request_t *req)
+/* Encodes the application's data and posts the wrapped sends (isend and MPI_Start). */
+static int send_start(mca_pml_zip_request_t *req)
 {
     int rc;
 
@@ -158,7 +190,7 @@ static mca_pml_zip_request_t *zip_send_request(const void *buf, size_t count,
                                                mca_pml_base_send_mode_t mode,
                                                ompi_communicator_t *comm, bool persistent)
 {
-    mca_pml_zip_request_t *req = mca_pml_zip_request_new(ZIP_REQ_SEND, persistent, comm);
+    mca_pml_zip_request_t *req = mca_pml_zip_request_new(ZIP_REQ_SEND, &send_ops, persistent, comm);
     if (NULL == req) {
         return NULL;
     }
@@ -183,7 +215,7 @@ int mca_pml_zip_isend(const void *buf, size_t count, ompi_datatype_t *dtype, int
     if (NULL == req) {
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
-    int rc = mca_pml_zip_post_send(req);
+    int rc = send_start(req);
     if (OMPI_SUCCESS != rc) {
         req->super.req_state = OMPI_REQUEST_INACTIVE;
         OBJ_RELEASE(req);
