@@ -21,6 +21,15 @@ static int read_counter(const struct mca_base_pvar_t *pvar, void *value, void *o
     return OMPI_SUCCESS;
 }
 
+static void register_counter(const char *name, const char *desc, void *counter)
+{
+    (void)mca_base_component_pvar_register(
+        &mca_coll_zip_component.super.collm_version, name, desc, OPAL_INFO_LVL_4,
+        MCA_BASE_PVAR_CLASS_COUNTER, MCA_BASE_VAR_TYPE_UNSIGNED_LONG_LONG, NULL,
+        MCA_BASE_VAR_BIND_NO_OBJECT, MCA_BASE_PVAR_FLAG_READONLY | MCA_BASE_PVAR_FLAG_CONTINUOUS,
+        read_counter, NULL, NULL, counter);
+}
+
 void mca_coll_zip_pvars_register(void)
 {
     static const char *const ops[COLL_ZIP_OP_COUNT] = {"bcast", "alltoallv", "gatherv"};
@@ -56,31 +65,26 @@ void mca_coll_zip_pvars_register(void)
          offsetof(mca_coll_zip_op_stats_t, observe_compressible)},
         {"observe_saving_ns", "policy observe: nanoseconds compression is predicted to have saved",
          offsetof(mca_coll_zip_op_stats_t, observe_saving_ns)},
-        {"observe_calls_small", "policy observe: observe_calls judged on less than 64 KiB",
-         offsetof(mca_coll_zip_op_stats_t, observe_compressible_by_size[0])},
-        {"observe_saving_ns_small", "policy observe: observe_saving_ns of those",
-         offsetof(mca_coll_zip_op_stats_t, observe_saving_ns_by_size[0])},
-        {"observe_calls_medium", "policy observe: observe_calls judged on 64 KiB to 1 MiB",
-         offsetof(mca_coll_zip_op_stats_t, observe_compressible_by_size[1])},
-        {"observe_saving_ns_medium", "policy observe: observe_saving_ns of those",
-         offsetof(mca_coll_zip_op_stats_t, observe_saving_ns_by_size[1])},
-        {"observe_calls_large", "policy observe: observe_calls judged on 1 MiB or more",
-         offsetof(mca_coll_zip_op_stats_t, observe_compressible_by_size[2])},
-        {"observe_saving_ns_large", "policy observe: observe_saving_ns of those",
-         offsetof(mca_coll_zip_op_stats_t, observe_saving_ns_by_size[2])},
     };
-    const mca_base_component_t *c = &mca_coll_zip_component.super.collm_version;
+    /* observe's two counters by size class (zip_ompi_size_class): _small, _medium, _large. */
+    static const char *const classes[ZIP_OMPI_SIZE_CLASSES] = {"small", "medium", "large"};
     char name[64], desc[160];
 
     for (int op = 0; op < COLL_ZIP_OP_COUNT; ++op) {
+        mca_coll_zip_op_stats_t *s = &mca_coll_zip_component.op_stats[op];
         for (size_t k = 0; k < sizeof(counters) / sizeof(counters[0]); ++k) {
             snprintf(name, sizeof(name), "%s_%s", ops[op], counters[k].name);
             snprintf(desc, sizeof(desc), "%s: %s", calls[op], counters[k].what);
-            (void)mca_base_component_pvar_register(
-                c, name, desc, OPAL_INFO_LVL_4, MCA_BASE_PVAR_CLASS_COUNTER,
-                MCA_BASE_VAR_TYPE_UNSIGNED_LONG_LONG, NULL, MCA_BASE_VAR_BIND_NO_OBJECT,
-                MCA_BASE_PVAR_FLAG_READONLY | MCA_BASE_PVAR_FLAG_CONTINUOUS, read_counter, NULL,
-                NULL, (char *)&mca_coll_zip_component.op_stats[op] + counters[k].offset);
+            register_counter(name, desc, (char *)s + counters[k].offset);
+        }
+        for (int k = 0; k < ZIP_OMPI_SIZE_CLASSES; ++k) {
+            snprintf(name, sizeof(name), "%s_observe_calls_%s", ops[op], classes[k]);
+            snprintf(desc, sizeof(desc), "%s: observe_calls judged on a payload of %s", calls[op],
+                     zip_ompi_size_class_name(k));
+            register_counter(name, desc, &s->observe_compressible_by_size[k]);
+            snprintf(name, sizeof(name), "%s_observe_saving_ns_%s", ops[op], classes[k]);
+            snprintf(desc, sizeof(desc), "%s: observe_saving_ns of those", calls[op]);
+            register_counter(name, desc, &s->observe_saving_ns_by_size[k]);
         }
     }
 }
