@@ -12,6 +12,7 @@
 #include "mpi.h"
 #include "ompi/constants.h"
 #include "coll_zip.h"
+#include "zip_ompi_mca.h"
 
 const char *mca_coll_zip_component_version_string =
     "ompi-zip compressing collective MCA component version 1.0.0";
@@ -39,136 +40,91 @@ mca_coll_zip_component_t mca_coll_zip_component = {
     .output = -1,
 };
 
-/* mca_base_component_var_register for this component, with what no coll/zip parameter uses (an
- * enumerator, a binding, flags) left out. `storage` holds the default on entry. */
-static void register_param(const char *name, const char *help, mca_base_var_type_t type,
-                           mca_base_var_info_lvl_t level, mca_base_var_scope_t scope, void *storage)
-{
-    (void)mca_base_component_var_register(&mca_coll_zip_component.super.collm_version, name, help,
-                                          type, NULL, 0, 0, level, scope, storage);
-}
-
-static int zip_register(void)
-{
-    mca_coll_zip_component_t *z = &mca_coll_zip_component;
-
-    z->priority = 0;
-    register_param(
-        "priority",
-        "Priority of the zip coll component. 0 (default) turns zip off; any value above the "
-        "priority of coll/tuned (30), e.g. 40, turns it on: zip then compresses MPI_Bcast, "
-        "MPI_Alltoallv and MPI_Gatherv payloads and passes everything else to tuned/basic",
-        MCA_BASE_VAR_TYPE_INT, OPAL_INFO_LVL_2, MCA_BASE_VAR_SCOPE_READONLY, &z->priority);
-
-    z->codec = "fast";
-    register_param(
-        "codec",
-        "Lossless codec spec used for payloads: fast (default), fpc, dfcm, xorlz, lz4, zstd, "
-        "raw, with options as in \"zstd:level=3\". Must be the same on every rank",
-        MCA_BASE_VAR_TYPE_STRING, OPAL_INFO_LVL_3, MCA_BASE_VAR_SCOPE_READONLY, &z->codec);
-
-    z->lossy = "";
-    register_param(
-        "lossy",
-        "Lossy stage applied to MPI_DOUBLE/MPI_FLOAT payloads before the codec, e.g. "
-        "\"trunc:20\" (drop 20 mantissa bits), \"f32\", \"abs:1e-6\", \"rel:1e-4\". Empty "
-        "(default) keeps results bit-identical. Changes results: use only where the application "
-        "tolerates it",
-        MCA_BASE_VAR_TYPE_STRING, OPAL_INFO_LVL_3, MCA_BASE_VAR_SCOPE_READONLY, &z->lossy);
-
+static const zip_ompi_param_t params[] = {
+    {"priority", OPAL_INFO_LVL_2, MCA_BASE_VAR_SCOPE_READONLY,
+     ZIP_OMPI_PARAM_INT(&mca_coll_zip_component.priority, 0),
+     "Priority of the zip coll component. 0 (default) turns zip off; any value above the "
+     "priority of coll/tuned (30), e.g. 40, turns it on: zip then compresses MPI_Bcast, "
+     "MPI_Alltoallv and MPI_Gatherv payloads and passes everything else to tuned/basic"},
+    {"codec", OPAL_INFO_LVL_3, MCA_BASE_VAR_SCOPE_READONLY,
+     ZIP_OMPI_PARAM_STRING(&mca_coll_zip_component.codec, "fast"),
+     "Lossless codec spec used for payloads: fast (default), fpc, dfcm, xorlz, lz4, zstd, "
+     "raw, with options as in \"zstd:level=3\". Must be the same on every rank"},
+    {"lossy", OPAL_INFO_LVL_3, MCA_BASE_VAR_SCOPE_READONLY,
+     ZIP_OMPI_PARAM_STRING(&mca_coll_zip_component.lossy, ""),
+     "Lossy stage applied to MPI_DOUBLE/MPI_FLOAT payloads before the codec, e.g. "
+     "\"trunc:20\" (drop 20 mantissa bits), \"f32\", \"abs:1e-6\", \"rel:1e-4\". Empty "
+     "(default) keeps results bit-identical. Changes results: use only where the application "
+     "tolerates it"},
     /* 16 KiB: below it a message is latency bound, and the codec's fixed cost (a few us)
      * would be a visible share of the transfer time; above it bandwidth dominates. */
-    z->threshold = 16384;
-    register_param(
-        "threshold",
-        "Smallest payload in bytes worth compressing (per message for bcast, per block for "
-        "alltoallv/gatherv). Smaller bcasts go to the previous component unchanged. Must be the "
-        "same on every rank",
-        MCA_BASE_VAR_TYPE_SIZE_T, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY, &z->threshold);
-
-    z->block_size = 0;
-    register_param("block_size", "Codec block size in bytes (0: codec default, 64 KiB)",
-                   MCA_BASE_VAR_TYPE_SIZE_T, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY,
-                   &z->block_size);
-
+    {"threshold", OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY,
+     ZIP_OMPI_PARAM_SIZE(&mca_coll_zip_component.threshold, 16384),
+     "Smallest payload in bytes worth compressing (per message for bcast, per block for "
+     "alltoallv/gatherv). Smaller bcasts go to the previous component unchanged. Must be the "
+     "same on every rank"},
+    {"block_size", OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY,
+     ZIP_OMPI_PARAM_SIZE(&mca_coll_zip_component.block_size, 0),
+     "Codec block size in bytes (0: codec default, 64 KiB)"},
     /* 48 KiB: a raw segment and its frame header stay below the TCP BTL's 64 KiB eager limit
      * (a 64 KiB segment of incompressible data takes the rendezvous protocol: 8 ranks at
      * 1 Gbit/s, 4 MiB bcast, 83 ms instead of 40), and on 8 ranks of a 2-core host fewer
      * messages than with 32 KiB cost less CPU (smooth data, 4 MiB: 30 ms instead of 36). */
-    z->segment_size = 49152;
-    register_param(
-        "segment_size",
-        "Bcast pipeline segment in bytes: each segment is compressed into its own frame and "
-        "forwarded by interior ranks as soon as it arrives. Must be the same on every rank",
-        MCA_BASE_VAR_TYPE_SIZE_T, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY, &z->segment_size);
-
+    {"segment_size", OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY,
+     ZIP_OMPI_PARAM_SIZE(&mca_coll_zip_component.segment_size, 49152),
+     "Bcast pipeline segment in bytes: each segment is compressed into its own frame and "
+     "forwarded by interior ranks as soon as it arrives. Must be the same on every rank"},
     /* 0, auto: enough steps for about 512 KiB in flight (coll_zip_alltoallv.c). */
-    z->alltoallv_window = 0;
-    register_param(
-        "alltoallv_window",
-        "MPI_Alltoallv runs in pairwise steps (send to rank+k, receive from rank-k); this many "
-        "steps are in flight at once. 0 (default): enough for about 512 KiB of this rank's "
-        "blocks, at least 2. 1 is strictly pairwise; larger values overlap more transfers but "
-        "load every port with several peers",
-        MCA_BASE_VAR_TYPE_SIZE_T, OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_READONLY,
-        &z->alltoallv_window);
-
-    z->policy_name = "auto";
-    register_param(
-        "policy",
-        "auto (default): a call takes zip's path only if, at the link rate and codec speed all "
-        "ranks measured on the communicator, compressing can pay, and then each sender's "
-        "sample decides; always: compress whatever shrinks by a tenth; never: hand every call "
-        "to the previous component; observe: hand every call on, and count what auto would "
-        "have compressed and the time it predicts it would have saved (coll_zip_stats, MPI_T). "
-        "The MPI_Info key zip_policy overrides it per communicator. Must be the same on every "
-        "rank",
-        MCA_BASE_VAR_TYPE_STRING, OPAL_INFO_LVL_2, MCA_BASE_VAR_SCOPE_READONLY, &z->policy_name);
-    z->link_gbps_local = 0.0;
-    register_param("link_gbps_local",
-                   "Rate in Gbit/s between ranks on one node, for the policy; 0 (default): "
-                   "measured at the first call on each communicator. Must be the same on every "
-                   "rank",
-                   MCA_BASE_VAR_TYPE_DOUBLE, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY,
-                   &z->link_gbps_local);
-    z->link_gbps_remote = 0.0;
-    register_param("link_gbps_remote",
-                   "Rate in Gbit/s of one node's NIC, for the policy; 0 (default): measured at "
-                   "the first call on each communicator. Must be the same on every rank",
-                   MCA_BASE_VAR_TYPE_DOUBLE, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY,
-                   &z->link_gbps_remote);
-    z->verbose = 0;
-    register_param(
-        "verbose",
-        "Verbosity: 1 reports why zip steps aside on a communicator and per-rank statistics, "
-        "10 traces every call",
-        MCA_BASE_VAR_TYPE_INT, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_LOCAL, &z->verbose);
-
-    z->stats = 0;
-    register_param(
-        "stats",
-        "1: print a compression summary (calls, calls compressed, bytes in/out, ratio, codec "
-        "seconds per collective) from rank 0 at MPI_Finalize; with verbose >= 1 every rank "
-        "prints its own",
-        MCA_BASE_VAR_TYPE_INT, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_LOCAL, &z->stats);
-
-    z->force_local = false;
-    register_param(
-        "force_local",
-        "Compress even on communicators whose ranks all share one node (shared memory is "
-        "faster than any codec there; meant for testing)",
-        MCA_BASE_VAR_TYPE_BOOL, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY, &z->force_local);
-
+    {"alltoallv_window", OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_READONLY,
+     ZIP_OMPI_PARAM_SIZE(&mca_coll_zip_component.alltoallv_window, 0),
+     "MPI_Alltoallv runs in pairwise steps (send to rank+k, receive from rank-k); this many "
+     "steps are in flight at once. 0 (default): enough for about 512 KiB of this rank's "
+     "blocks, at least 2. 1 is strictly pairwise; larger values overlap more transfers but "
+     "load every port with several peers"},
+    {"policy", OPAL_INFO_LVL_2, MCA_BASE_VAR_SCOPE_READONLY,
+     ZIP_OMPI_PARAM_STRING(&mca_coll_zip_component.policy_name, "auto"),
+     "auto (default): a call takes zip's path only if, at the link rate and codec speed all "
+     "ranks measured on the communicator, compressing can pay, and then each sender's "
+     "sample decides; always: compress whatever shrinks by a tenth; never: hand every call "
+     "to the previous component; observe: hand every call on, and count what auto would "
+     "have compressed and the time it predicts it would have saved (coll_zip_stats, MPI_T). "
+     "The MPI_Info key zip_policy overrides it per communicator. Must be the same on every "
+     "rank"},
+    {"link_gbps_local", OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY,
+     ZIP_OMPI_PARAM_DOUBLE(&mca_coll_zip_component.link_gbps_local, 0.0),
+     "Rate in Gbit/s between ranks on one node, for the policy; 0 (default): "
+     "measured at the first call on each communicator. Must be the same on every "
+     "rank"},
+    {"link_gbps_remote", OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY,
+     ZIP_OMPI_PARAM_DOUBLE(&mca_coll_zip_component.link_gbps_remote, 0.0),
+     "Rate in Gbit/s of one node's NIC, for the policy; 0 (default): measured at "
+     "the first call on each communicator. Must be the same on every rank"},
+    {"verbose", OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_LOCAL,
+     ZIP_OMPI_PARAM_INT(&mca_coll_zip_component.verbose, 0),
+     "Verbosity: 1 reports why zip steps aside on a communicator and per-rank statistics, "
+     "10 traces every call"},
+    {"stats", OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_LOCAL,
+     ZIP_OMPI_PARAM_INT(&mca_coll_zip_component.stats, 0),
+     "1: print a compression summary (calls, calls compressed, bytes in/out, ratio, codec "
+     "seconds per collective) from rank 0 at MPI_Finalize; with verbose >= 1 every rank "
+     "prints its own"},
+    {"force_local", OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY,
+     ZIP_OMPI_PARAM_BOOL(&mca_coll_zip_component.force_local, false),
+     "Compress even on communicators whose ranks all share one node (shared memory is "
+     "faster than any codec there; meant for testing)"},
     /* The error path (a frame that fails its checks at a receiver) cannot be reached from an
      * application otherwise; the MPI tests use this to check it ends in MPI's error handler. */
-    z->inject_corruption = 0;
-    register_param("inject_corruption",
-                   "Testing only: corrupt one byte of every Nth compressed frame this process "
-                   "sends (0, the default: never), so that receivers report a corrupt frame "
-                   "through MPI's error handler",
-                   MCA_BASE_VAR_TYPE_INT, OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_LOCAL,
-                   &z->inject_corruption);
+    {"inject_corruption", OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_LOCAL,
+     ZIP_OMPI_PARAM_INT(&mca_coll_zip_component.inject_corruption, 0),
+     "Testing only: corrupt one byte of every Nth compressed frame this process "
+     "sends (0, the default: never), so that receivers report a corrupt frame "
+     "through MPI's error handler"},
+};
 
+static int zip_register(void)
+{
+    zip_ompi_params_register(&mca_coll_zip_component.super.collm_version, params,
+                             sizeof(params) / sizeof(params[0]));
     mca_coll_zip_pvars_register();
     return OMPI_SUCCESS;
 }

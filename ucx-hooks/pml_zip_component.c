@@ -20,6 +20,7 @@
 #include "ompi/mca/pml/base/base.h"
 
 #include "pml_zip.h"
+#include "zip_ompi_mca.h"
 
 const char *mca_pml_zip_component_version_string =
     "ompi-zip compressing point-to-point PML interposer version 1.0.0";
@@ -59,87 +60,56 @@ mca_pml_zip_component_t mca_pml_zip_component = {
     .output = -1,
 };
 
-/* mca_base_component_var_register for this component, with what no pml/zip parameter uses (an
- * enumerator, a binding, flags) left out. `storage` holds the default on entry. */
-static void register_param(const char *name, const char *help, mca_base_var_type_t type,
-                           mca_base_var_info_lvl_t level, mca_base_var_scope_t scope, void *storage)
-{
-    (void)mca_base_component_var_register(&mca_pml_zip_component.super.pmlm_version, name, help,
-                                          type, NULL, 0, 0, level, scope, storage);
-}
+static const zip_ompi_param_t params[] = {
+    {"enable", OPAL_INFO_LVL_2, MCA_BASE_VAR_SCOPE_READONLY,
+     ZIP_OMPI_PARAM_INT(&mca_pml_zip_component.enable, 0),
+     "1: compress application point-to-point MPI_FLOAT/MPI_DOUBLE payloads on every "
+     "communicator; 0 (default): only on communicators whose MPI_Info has zip_p2p=true. "
+     "Open MPI opens this component only if it is in the pml list: use e.g. "
+     "--mca pml ucx,zip or --mca pml ob1,zip (the real PML first). Must be the same on every "
+     "rank"},
+    {"codec", OPAL_INFO_LVL_3, MCA_BASE_VAR_SCOPE_READONLY,
+     ZIP_OMPI_PARAM_STRING(&codec_param, "fast"),
+     "Codec spec for payloads (fast, fpc, dfcm, xorlz, lz4, zstd, ...; a lossy stage as in "
+     "\"trunc:20+fast\" changes results). Any rank decodes any codec. An invalid spec "
+     "stops MPI_Init"},
+    /* 64 KiB: below it the codec's fixed cost is a visible share of the transfer even on a
+     * slow network, and latency, not bandwidth, dominates. */
+    {"threshold", OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY,
+     ZIP_OMPI_PARAM_SIZE(&mca_pml_zip_component.threshold, 65536),
+     "Smallest payload in bytes that is compressed; smaller float/double messages are sent "
+     "raw behind the zip header"},
+    {"verbose", OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_LOCAL,
+     ZIP_OMPI_PARAM_INT(&mca_pml_zip_component.verbose, 0),
+     "Verbosity: 1 reports installation and decode failures"},
+    {"force_local", OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY,
+     ZIP_OMPI_PARAM_BOOL(&mca_pml_zip_component.force_local, false),
+     "Compress messages to peers on the same node too (shared memory is faster than any "
+     "codec there; meant for testing on one machine). Off: such messages go raw behind the "
+     "zip header"},
+    {"policy", OPAL_INFO_LVL_2, MCA_BASE_VAR_SCOPE_READONLY,
+     ZIP_OMPI_PARAM_STRING(&mca_pml_zip_component.policy_name, "auto"),
+     "auto (default): compress a message only when the cost model predicts it arrives sooner "
+     "(codec speed, measured link rate, sample ratio); always: whenever it shrinks; never; "
+     "observe: decide as auto but send raw, and report at MPI_Finalize (pml_zip_stats) what "
+     "compression would have saved. The MPI_Info key zip_policy overrides it per communicator"},
+    {"link_gbps_local", OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY,
+     ZIP_OMPI_PARAM_DOUBLE(&mca_pml_zip_component.link_gbps_local, 0.0),
+     "Rate in Gbit/s of the path to peers on the same node, for the policy; 0 (default): "
+     "measured from zip's own transfers"},
+    {"link_gbps_remote", OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY,
+     ZIP_OMPI_PARAM_DOUBLE(&mca_pml_zip_component.link_gbps_remote, 0.0),
+     "Rate in Gbit/s of one NIC to peers on other nodes, for the policy; 0 (default): "
+     "measured from zip's own transfers"},
+    {"stats", OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_LOCAL,
+     ZIP_OMPI_PARAM_INT(&mca_pml_zip_component.stats, 0),
+     "1: every rank prints its point-to-point compression counters at MPI_Finalize"},
+};
 
 static int zip_register(void)
 {
-    mca_pml_zip_component_t *z = &mca_pml_zip_component;
-
-    z->enable = 0;
-    register_param(
-        "enable",
-        "1: compress application point-to-point MPI_FLOAT/MPI_DOUBLE payloads on every "
-        "communicator; 0 (default): only on communicators whose MPI_Info has zip_p2p=true. "
-        "Open MPI opens this component only if it is in the pml list: use e.g. "
-        "--mca pml ucx,zip or --mca pml ob1,zip (the real PML first). Must be the same on every "
-        "rank",
-        MCA_BASE_VAR_TYPE_INT, OPAL_INFO_LVL_2, MCA_BASE_VAR_SCOPE_READONLY, &z->enable);
-
-    codec_param = "fast";
-    register_param(
-        "codec",
-        "Codec spec for payloads (fast, fpc, dfcm, xorlz, lz4, zstd, ...; a lossy stage as in "
-        "\"trunc:20+fast\" changes results). Any rank decodes any codec. An invalid spec "
-        "stops MPI_Init",
-        MCA_BASE_VAR_TYPE_STRING, OPAL_INFO_LVL_3, MCA_BASE_VAR_SCOPE_READONLY, &codec_param);
-
-    /* 64 KiB: below it the codec's fixed cost is a visible share of the transfer even on a
-     * slow network, and latency, not bandwidth, dominates. */
-    z->threshold = 65536;
-    register_param(
-        "threshold",
-        "Smallest payload in bytes that is compressed; smaller float/double messages are sent "
-        "raw behind the zip header",
-        MCA_BASE_VAR_TYPE_SIZE_T, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY, &z->threshold);
-
-    z->verbose = 0;
-    register_param("verbose", "Verbosity: 1 reports installation and decode failures",
-                   MCA_BASE_VAR_TYPE_INT, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_LOCAL, &z->verbose);
-
-    z->force_local = false;
-    register_param(
-        "force_local",
-        "Compress messages to peers on the same node too (shared memory is faster than any "
-        "codec there; meant for testing on one machine). Off: such messages go raw behind the "
-        "zip header",
-        MCA_BASE_VAR_TYPE_BOOL, OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY, &z->force_local);
-
-    z->policy_name = "auto";
-    register_param(
-        "policy",
-        "auto (default): compress a message only when the cost model predicts it arrives sooner "
-        "(codec speed, measured link rate, sample ratio); always: whenever it shrinks; never; "
-        "observe: decide as auto but send raw, and report at MPI_Finalize (pml_zip_stats) what "
-        "compression would have saved. The MPI_Info key zip_policy overrides it per communicator",
-        MCA_BASE_VAR_TYPE_STRING, OPAL_INFO_LVL_2, MCA_BASE_VAR_SCOPE_READONLY, &z->policy_name);
-
-    z->link_gbps_local = 0.0;
-    register_param(
-        "link_gbps_local",
-        "Rate in Gbit/s of the path to peers on the same node, for the policy; 0 (default): "
-        "measured from zip's own transfers",
-        MCA_BASE_VAR_TYPE_DOUBLE, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY,
-        &z->link_gbps_local);
-
-    z->link_gbps_remote = 0.0;
-    register_param(
-        "link_gbps_remote",
-        "Rate in Gbit/s of one NIC to peers on other nodes, for the policy; 0 (default): "
-        "measured from zip's own transfers",
-        MCA_BASE_VAR_TYPE_DOUBLE, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY,
-        &z->link_gbps_remote);
-
-    z->stats = 0;
-    register_param("stats",
-                   "1: every rank prints its point-to-point compression counters at MPI_Finalize",
-                   MCA_BASE_VAR_TYPE_INT, OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_LOCAL, &z->stats);
+    zip_ompi_params_register(&mca_pml_zip_component.super.pmlm_version, params,
+                             sizeof(params) / sizeof(params[0]));
     return OMPI_SUCCESS;
 }
 
