@@ -88,13 +88,24 @@ int BlockCodec::decode(const Transfer &r, size_t got, char *scratch)
 {
     if (got == r.bytes)
         return ZIP_ALGO_OK; // arrived raw, already in place
+    if (got > r.bytes || scratch == nullptr)
+        return ZIP_ALGO_ERR_CODEC;
+    std::memcpy(scratch, r.ptr, got);
+    return decode_into(scratch, got, r);
+}
+
+int BlockCodec::decode_into(const char *wire, size_t got, const Transfer &r)
+{
+    if (got == r.bytes) {
+        std::memcpy(r.ptr, wire, got);
+        return ZIP_ALGO_OK;
+    }
     // Only a block at or above the threshold may arrive as a (shorter) frame.
-    if (got > r.bytes || !policy_.may_compress(r.bytes) || codec_ == nullptr || scratch == nullptr)
+    if (got > r.bytes || !policy_.may_compress(r.bytes) || codec_ == nullptr)
         return ZIP_ALGO_ERR_CODEC;
     res_->compressed = 1;
-    std::memcpy(scratch, r.ptr, got);
     size_t raw_len = 0;
-    if (codec_->decompress(codec_->ctx, scratch, got, r.ptr, r.bytes, &raw_len) != 0 ||
+    if (codec_->decompress(codec_->ctx, wire, got, r.ptr, r.bytes, &raw_len) != 0 ||
         raw_len != r.bytes)
         return ZIP_ALGO_ERR_CODEC;
     return ZIP_ALGO_OK;

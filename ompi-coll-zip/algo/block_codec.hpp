@@ -56,6 +56,10 @@ class BlockCodec
     // frame, using `scratch` (at least r.bytes) to hold the frame. Returns a ZIP_ALGO_ code.
     int decode(const Transfer &r, size_t got, char *scratch);
 
+    // The same for `got` bytes that arrived at `wire`, which stays untouched (it may be
+    // forwarded): copies raw data to r.ptr, decodes a frame into it.
+    int decode_into(const char *wire, size_t got, const Transfer &r);
+
   private:
     const zip_codec_ops_t *codec_;
     BlockPolicy policy_;

@@ -94,6 +94,36 @@ int zip_algo_alltoallv(const zip_transport_t *t, const zip_codec_ops_t *codec,
 int zip_algo_gatherv(const zip_transport_t *t, const zip_codec_ops_t *codec, int root,
                      const zip_exchange_args_t *args, zip_algo_result_t *result);
 
+/* The reduction operator of an allreduce or reduce: inout = in op inout, elementwise over
+ * `bytes` bytes (a whole number of elements). The glue binds it to an MPI operation. */
+typedef struct zip_reduce_ops {
+    void *ctx;
+    size_t elem_bytes; /* chunks are cut between elements */
+    void (*reduce)(void *ctx, const void *in, void *inout, size_t bytes);
+} zip_reduce_ops_t;
+
+typedef struct zip_allreduce_args {
+    void *buf;    /* this rank's contribution on entry; the result on return (reduce: at the
+                     root, other ranks' buf is clobbered) */
+    size_t bytes; /* identical on every rank */
+    int tag;
+    int elem_type;
+    size_t threshold; /* chunks below this many bytes travel raw; identical on every rank */
+    const zip_algo_policy_t *policy;
+    const zip_reduce_ops_t *reduce;
+} zip_allreduce_args_t;
+
+/* Allreduce: a ring reduce-scatter of p chunks, whose partial results travel as frames, then
+ * a ring allgather that forwards each finished chunk's frame unchanged. Chunk c is reduced
+ * as (...((x_c op x_{c+1}) op x_{c+2}) ...) op x_{c+p-1}, ranks mod p, on one rank, so every
+ * rank gets the same bits. */
+int zip_algo_allreduce(const zip_transport_t *t, const zip_codec_ops_t *codec,
+                       const zip_allreduce_args_t *args, zip_algo_result_t *result);
+
+/* Reduce: the same reduce-scatter, then each chunk's owner sends it to the root. */
+int zip_algo_reduce(const zip_transport_t *t, const zip_codec_ops_t *codec, int root,
+                    const zip_allreduce_args_t *args, zip_algo_result_t *result);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,260 @@
+// Compressed allreduce and reduce: a ring reduce-scatter whose partial chunks travel as frames,
+// then a ring allgather (allreduce) or a gather to the root (reduce) of the finished chunks,
+// each compressed once by its owner and forwarded unchanged.
+//
+// Chunk c of p is reduced along the ring starting at rank c: rank c + 1 computes
+// x_c op x_{c+1}, rank c + 2 adds its own on the right, and so on, so that
+//     result_c = (...((x_c op x_{c+1}) op x_{c+2}) ... ) op x_{c+p-1}     (ranks mod p)
+// and rank c - 1 (mod p) owns the finished chunk. Every rank of an allreduce receives the
+// owner's bits, so all ranks hold identical results.
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "block_codec.hpp"
+#include "exchange.hpp"
+#include "zip_algo.h"
+
+namespace
+{
+
+using zipcoll::BlockCodec;
+using zipcoll::BlockPolicy;
+using zipcoll::Transfer;
+
+int keep_first(int current, int rc)
+{
+    return current != 0 ? current : rc;
+}
+
+// Chunk boundaries in elements, identical on every rank: the first n % p chunks have one
+// element more.
+struct Chunks {
+    size_t elems, elem_bytes;
+    int parts;
+    size_t first(int c) const
+    {
+        const size_t base = elems / size_t(parts), rem = elems % size_t(parts);
+        return size_t(c) * base + std::min(size_t(c), rem);
+    }
+    size_t offset(int c) const { return first(c) * elem_bytes; }
+    size_t bytes(int c) const { return (first(c + 1) - first(c)) * elem_bytes; }
+    size_t largest() const { return bytes(0); }
+};
+
+int mod(int a, int p)
+{
+    return ((a % p) + p) % p;
+}
+
+class Ring
+{
+  public:
+    Ring(const zip_transport_t *t, const zip_codec_ops_t *codec, const zip_allreduce_args_t *a,
+         zip_algo_result_t *res)
+        : t_(t), a_(a), res_(res),
+          buf_(static_cast<char *>(a->buf)), chunks_{a->bytes / a->reduce->elem_bytes,
+                                                     a->reduce->elem_bytes, t->size},
+          next_((t->rank + 1) % t->size), prev_(mod(t->rank - 1, t->size)), policy_(make_policy(a)),
+          blocks_(codec, policy_, res)
+    {
+    }
+
+    bool allocate()
+    {
+        const size_t n = chunks_.largest();
+        incoming_ = zipcoll::raw_buffer(n);
+        scratch_ = zipcoll::raw_buffer(n);
+        for (auto &s : slots_)
+            s = zipcoll::raw_buffer(n);
+        return n == 0 || (incoming_ && scratch_ && slots_[0] && slots_[1]);
+    }
+
+    // After p - 1 steps rank r holds finished chunk r + 1.
+    int reduce_scatter()
+    {
+        int err = ZIP_ALGO_OK;
+        const int p = t_->size, r = t_->rank;
+        for (int s = 0; s < p - 1; ++s) {
+            const int out = mod(r - s, p), in = mod(r - s - 1, p);
+            const Transfer dst{prev_, incoming_.get(), chunks_.bytes(in)};
+            zip_req_t rreq = nullptr, sreq = nullptr;
+            if (dst.bytes > 0 && t_->irecv(t_->ctx, dst.ptr, dst.bytes, prev_, a_->tag, &rreq) != 0)
+                return keep_first(err, ZIP_ALGO_ERR_TRANSPORT);
+            err = keep_first(err, send_chunk(out, slots_[s % 2].get(), &sreq));
+            if (dst.bytes > 0) {
+                size_t got = 0;
+                if (t_->wait(t_->ctx, &rreq, &got) != 0) {
+                    err = keep_first(err, ZIP_ALGO_ERR_TRANSPORT);
+                } else {
+                    const int rc = blocks_.decode(dst, got, scratch_.get());
+                    err = keep_first(err, rc);
+                    // The received partial result goes on the left: x_c op ... op mine.
+                    if (rc == ZIP_ALGO_OK)
+                        a_->reduce->reduce(a_->reduce->ctx, dst.ptr, buf_ + chunks_.offset(in),
+                                           dst.bytes);
+                }
+            }
+            if (sreq != nullptr && t_->wait(t_->ctx, &sreq, nullptr) != 0)
+                err = keep_first(err, ZIP_ALGO_ERR_TRANSPORT);
+        }
+        return err;
+    }
+
+    // Ring allgather of the finished chunks: each owner encodes its chunk once, every other
+    // rank forwards the bytes it received (frame or raw) and decodes its own copy.
+    int allgather()
+    {
+        int err = ZIP_ALGO_OK;
+        const int p = t_->size, r = t_->rank;
+        // What goes out at the next step: this rank's chunk first, then what arrived.
+        const int own = mod(r + 1, p);
+        const char *out = nullptr;
+        size_t out_len = 0;
+        blocks_.encode(Transfer{next_, buf_ + chunks_.offset(own), chunks_.bytes(own)},
+                       slots_[0].get(), &out, &out_len);
+        for (int s = 0; s < p - 1; ++s) {
+            const int sent = mod(r + 1 - s, p), in = mod(r - s, p);
+            // Step s receives into the slot that step s - 1 forwarded from, which its send's
+            // completion freed; the own chunk's frame, sent at step 0, lives in slot 0.
+            char *stage = slots_[(s + 1) % 2].get();
+            zip_req_t rreq = nullptr, sreq = nullptr;
+            const size_t in_bytes = chunks_.bytes(in);
+            if (in_bytes > 0 && t_->irecv(t_->ctx, stage, in_bytes, prev_, a_->tag, &rreq) != 0)
+                return keep_first(err, ZIP_ALGO_ERR_TRANSPORT);
+            if (chunks_.bytes(sent) > 0) {
+                if (t_->isend(t_->ctx, out, out_len, next_, a_->tag, &sreq) != 0) {
+                    err = keep_first(err, ZIP_ALGO_ERR_TRANSPORT);
+                    sreq = nullptr;
+                }
+                res_->bytes_in += chunks_.bytes(sent);
+                res_->bytes_out += out_len;
+            }
+            size_t got = 0;
+            if (in_bytes > 0) {
+                if (t_->wait(t_->ctx, &rreq, &got) != 0)
+                    err = keep_first(err, ZIP_ALGO_ERR_TRANSPORT);
+                else
+                    err = keep_first(err, land(stage, got, in));
+            }
+            if (sreq != nullptr && t_->wait(t_->ctx, &sreq, nullptr) != 0)
+                err = keep_first(err, ZIP_ALGO_ERR_TRANSPORT);
+            out = stage;
+            out_len = got;
+        }
+        return err;
+    }
+
+    // Reduce's second half: every owner sends its finished chunk to the root, encoded once;
+    // the root decodes them in arrival order (run_exchange).
+    int gather(const zip_codec_ops_t *codec, int root)
+    {
+        const int p = t_->size, r = t_->rank;
+        zipcoll::ExchangePlan plan;
+        plan.tag = a_->tag;
+        plan.policy = policy_;
+        try {
+            if (r != root) {
+                const int own = mod(r + 1, p);
+                if (chunks_.bytes(own) > 0)
+                    plan.sends.push_back({root, buf_ + chunks_.offset(own), chunks_.bytes(own)});
+            } else {
+                // The root owns chunk root + 1 already; chunk c comes from rank c - 1.
+                for (int c = 0; c < p; ++c)
+                    if (mod(c - 1, p) != root && chunks_.bytes(c) > 0)
+                        plan.recvs.push_back(
+                            {mod(c - 1, p), buf_ + chunks_.offset(c), chunks_.bytes(c)});
+            }
+        } catch (const std::bad_alloc &) {
+            return ZIP_ALGO_ERR_NOMEM;
+        }
+        return zipcoll::run_exchange(t_, codec, plan, res_);
+    }
+
+  private:
+    static BlockPolicy make_policy(const zip_allreduce_args_t *a)
+    {
+        BlockPolicy p;
+        p.elem_type = a->elem_type;
+        p.try_compress = true;
+        p.threshold = a->threshold;
+        p.policy = a->policy;
+        return p;
+    }
+
+    int send_chunk(int c, char *slot, zip_req_t *req) { return send_chunk_to(c, next_, slot, req); }
+
+    int send_chunk_to(int c, int peer, char *slot, zip_req_t *req)
+    {
+        const Transfer block{peer, buf_ + chunks_.offset(c), chunks_.bytes(c)};
+        if (block.bytes == 0)
+            return ZIP_ALGO_OK;
+        const char *out = nullptr;
+        size_t out_len = 0;
+        blocks_.encode(block, slot, &out, &out_len);
+        res_->bytes_in += block.bytes;
+        res_->bytes_out += out_len;
+        return t_->isend(t_->ctx, out, out_len, peer, a_->tag, req) != 0 ? ZIP_ALGO_ERR_TRANSPORT
+                                                                         : ZIP_ALGO_OK;
+    }
+
+    // Chunk c arrived as `got` bytes at stage (which stays intact: it is forwarded next).
+    int land(const char *stage, size_t got, int c)
+    {
+        return blocks_.decode_into(stage, got,
+                                   Transfer{prev_, buf_ + chunks_.offset(c), chunks_.bytes(c)});
+    }
+
+    const zip_transport_t *t_;
+    const zip_allreduce_args_t *a_;
+    zip_algo_result_t *res_;
+    char *buf_;
+    Chunks chunks_;
+    int next_, prev_;
+    BlockPolicy policy_;
+    BlockCodec blocks_;
+    std::unique_ptr<char[]> incoming_, scratch_, slots_[2];
+};
+
+int check(const zip_transport_t *t, const zip_allreduce_args_t *a, zip_algo_result_t *res)
+{
+    *res = zip_algo_result_t{};
+    res->verdict = -1;
+    if (a == nullptr || a->reduce == nullptr || a->reduce->reduce == nullptr ||
+        a->reduce->elem_bytes == 0 || a->bytes % a->reduce->elem_bytes != 0 ||
+        (a->bytes > 0 && a->buf == nullptr))
+        return ZIP_ALGO_ERR_ARG;
+    return t->size <= 1 || a->bytes == 0 ? 1 : ZIP_ALGO_OK;
+}
+
+} // namespace
+
+extern "C" int zip_algo_allreduce(const zip_transport_t *t, const zip_codec_ops_t *codec,
+                                  const zip_allreduce_args_t *a, zip_algo_result_t *res)
+{
+    const int rc = check(t, a, res);
+    if (rc != ZIP_ALGO_OK)
+        return rc > 0 ? ZIP_ALGO_OK : rc;
+    Ring ring(t, codec, a, res);
+    if (!ring.allocate())
+        return ZIP_ALGO_ERR_NOMEM;
+    // Both phases run even after an error, so that no peer waits for a message that never
+    // comes; the first error is returned.
+    const int err = ring.reduce_scatter();
+    return keep_first(err, ring.allgather());
+}
+
+extern "C" int zip_algo_reduce(const zip_transport_t *t, const zip_codec_ops_t *codec, int root,
+                               const zip_allreduce_args_t *a, zip_algo_result_t *res)
+{
+    const int rc = check(t, a, res);
+    if (rc != ZIP_ALGO_OK)
+        return rc > 0 ? ZIP_ALGO_OK : rc;
+    if (root < 0 || root >= t->size)
+        return ZIP_ALGO_ERR_ARG;
+    Ring ring(t, codec, a, res);
+    if (!ring.allocate())
+        return ZIP_ALGO_ERR_NOMEM;
+    const int err = ring.reduce_scatter();
+    return keep_first(err, ring.gather(codec, root));
+}
