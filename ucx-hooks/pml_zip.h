@@ -50,11 +50,10 @@ typedef struct mca_pml_zip_component_t {
     size_t threshold;
     int verbose;
     int stats;
-    bool force_local;       /* compress to peers on the same node too */
-    char *policy_name;      /* pml_zip_policy */
-    int policy;             /* its zip_policy_mode_t */
-    double link_gbps_local; /* 0: measured */
-    double link_gbps_remote;
+    bool force_local;        /* compress to peers on the same node too */
+    char *policy_name;       /* pml_zip_policy */
+    int policy;              /* its zip_policy_mode_t */
+    double link_gbps_remote; /* 0: measured */
 
     int output;
     bool active; /* our table is installed in mca_pml */

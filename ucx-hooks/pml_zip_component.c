@@ -93,10 +93,6 @@ static const zip_ompi_param_t params[] = {
      "(codec speed, measured link rate, sample ratio); always: whenever it shrinks; never; "
      "observe: decide as auto but send raw, and report at MPI_Finalize (pml_zip_stats) what "
      "compression would have saved. The MPI_Info key zip_policy overrides it per communicator"},
-    {"link_gbps_local", OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY,
-     ZIP_OMPI_PARAM_DOUBLE(&mca_pml_zip_component.link_gbps_local, 0.0),
-     "Rate in Gbit/s of the path to peers on the same node, for the policy; 0 (default): "
-     "measured from zip's own transfers"},
     {"link_gbps_remote", OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY,
      ZIP_OMPI_PARAM_DOUBLE(&mca_pml_zip_component.link_gbps_remote, 0.0),
      "Rate in Gbit/s of one NIC to peers on other nodes, for the policy; 0 (default): "

@@ -55,7 +55,8 @@ static comm_setting_t *setting_of(ompi_communicator_t *comm)
 int mca_pml_zip_peer_class(ompi_communicator_t *comm, int dst)
 {
     /* force_local: a peer on this node is judged like a remote one, on the rate zip measures
-     * to it (a stand-in for a fast network when testing on one machine). */
+     * to it (a stand-in for a fast network when testing on one machine); without it such a
+     * peer never gets a frame (pml_zip_wire.c). */
     if (mca_pml_zip_component.force_local) {
         return ZIP_PEER_REMOTE;
     }
@@ -203,7 +204,6 @@ zip_estimator_t *mca_pml_zip_estimator(void)
         e = zip_estimator_create();
         const mca_pml_zip_component_t *z = &mca_pml_zip_component;
         /* Gbit/s to bytes per second; 0 leaves the class to be measured. */
-        zip_estimator_fix_link(e, ZIP_PEER_LOCAL, z->link_gbps_local * 1e9 / 8.0);
         zip_estimator_fix_link(e, ZIP_PEER_REMOTE, z->link_gbps_remote * 1e9 / 8.0);
         /* Seed the codec speeds with a millisecond of this process's codec on a smooth field;
          * every message the codec handles afterwards refines them. */

@@ -108,8 +108,12 @@ static bool policy_compresses(const void *buf, size_t count, ompi_datatype_t *dt
     out->peer_class = mca_pml_zip_peer_class(comm, dst);
     const zip_speeds_t speeds = zip_estimator_speeds(mca_pml_zip_estimator(), out->peer_class, 1);
     double saving = 0.0;
-    zip_verdict_t v = zip_policy_decide(mode, &speeds, bytes, mca_pml_zip_component.threshold, 0.0,
-                                        ZIP_TRANSFER_ONE_SHOT);
+    /* Shared memory moves data at least as fast as a codec reads it, so a peer on this node
+     * never gets a frame (as in coll/zip), whatever a link rate measured under load says. */
+    zip_verdict_t v = ZIP_PEER_LOCAL == out->peer_class
+                          ? ZIP_VERDICT_LINK_FASTER
+                          : zip_policy_decide(mode, &speeds, bytes, mca_pml_zip_component.threshold,
+                                              0.0, ZIP_TRANSFER_ONE_SHOT);
     if (ZIP_VERDICT_COMPRESS == v) {
         v = compress_if_it_pays(buf, count, dtype, bytes, elem, mode, &speeds, out, &saving);
     }

@@ -274,6 +274,6 @@ else
 fi
 
 check_params_listed pml zip "$pmldir:$ompidir" enable codec threshold verbose stats force_local \
-    policy link_gbps_local link_gbps_remote
+    policy link_gbps_remote
 
 finish_runner
