@@ -1,5 +1,6 @@
 /*
- * coll/zip: compresses the payload of MPI_Bcast, MPI_Alltoallv and MPI_Gatherv and hands
+ * coll/zip: compresses the payload of MPI_Bcast, MPI_Alltoallv, MPI_Gatherv, MPI_Allreduce and
+ * MPI_Reduce and hands
  * every other collective, and every call it cannot help, to the component selected before it.
  */
 #ifndef MCA_COLL_ZIP_EXPORT_H
@@ -38,7 +39,14 @@ typedef struct mca_coll_zip_op_stats_t {
     uint64_t observe_saving_ns_by_size[ZIP_OMPI_SIZE_CLASSES];
 } mca_coll_zip_op_stats_t;
 
-enum { COLL_ZIP_OP_BCAST, COLL_ZIP_OP_ALLTOALLV, COLL_ZIP_OP_GATHERV, COLL_ZIP_OP_COUNT };
+enum {
+    COLL_ZIP_OP_BCAST,
+    COLL_ZIP_OP_ALLTOALLV,
+    COLL_ZIP_OP_GATHERV,
+    COLL_ZIP_OP_ALLREDUCE,
+    COLL_ZIP_OP_REDUCE,
+    COLL_ZIP_OP_COUNT
+};
 
 typedef struct mca_coll_zip_component_t {
     mca_coll_base_component_2_0_0_t super;
@@ -79,6 +87,10 @@ typedef struct mca_coll_zip_module_t {
     mca_coll_base_module_t *previous_alltoallv_module;
     mca_coll_base_module_gatherv_fn_t previous_gatherv;
     mca_coll_base_module_t *previous_gatherv_module;
+    mca_coll_base_module_allreduce_fn_t previous_allreduce;
+    mca_coll_base_module_t *previous_allreduce_module;
+    mca_coll_base_module_reduce_fn_t previous_reduce;
+    mca_coll_base_module_t *previous_reduce_module;
 
     /* One codec context per communicator: MPI forbids concurrent collectives on one
      * communicator, so the context is never used by two threads at once. */
@@ -114,6 +126,9 @@ mca_coll_base_module_t *mca_coll_zip_comm_query(struct ompi_communicator_t *comm
 void mca_coll_zip_pvars_register(void);
 
 /* coll_zip_stats.c */
+/* Each operation's row name ("bcast", as in the stats and the MPI_T counters) and MPI call. */
+extern const char *const mca_coll_zip_op_names[COLL_ZIP_OP_COUNT];
+extern const char *const mca_coll_zip_op_calls[COLL_ZIP_OP_COUNT];
 void mca_coll_zip_stats_set_rank(int world_rank);
 void mca_coll_zip_stats_add(int op, int fallback, int compressed, uint64_t bytes_in,
                             uint64_t bytes_out, uint64_t codec_ns);
@@ -189,6 +204,12 @@ int mca_coll_zip_gatherv(const void *sbuf, int scount, struct ompi_datatype_t *s
                          const int *rcounts, const int *disps, struct ompi_datatype_t *rdtype,
                          int root, struct ompi_communicator_t *comm,
                          mca_coll_base_module_t *module);
+int mca_coll_zip_allreduce(const void *sbuf, void *rbuf, int count, struct ompi_datatype_t *dtype,
+                           struct ompi_op_t *op, struct ompi_communicator_t *comm,
+                           mca_coll_base_module_t *module);
+int mca_coll_zip_reduce(const void *sbuf, void *rbuf, int count, struct ompi_datatype_t *dtype,
+                        struct ompi_op_t *op, int root, struct ompi_communicator_t *comm,
+                        mca_coll_base_module_t *module);
 
 END_C_DECLS
 

@@ -31,6 +31,10 @@ static void zip_module_construct(mca_coll_zip_module_t *m)
     m->previous_alltoallv_module = NULL;
     m->previous_gatherv = NULL;
     m->previous_gatherv_module = NULL;
+    m->previous_allreduce = NULL;
+    m->previous_allreduce_module = NULL;
+    m->previous_reduce = NULL;
+    m->previous_reduce_module = NULL;
     m->codec = NULL;
     m->peer_on_node = NULL;
     m->plain_reqs = NULL;
@@ -52,6 +56,10 @@ static void zip_module_destruct(mca_coll_zip_module_t *m)
         OBJ_RELEASE(m->previous_alltoallv_module);
     if (NULL != m->previous_gatherv_module)
         OBJ_RELEASE(m->previous_gatherv_module);
+    if (NULL != m->previous_allreduce_module)
+        OBJ_RELEASE(m->previous_allreduce_module);
+    if (NULL != m->previous_reduce_module)
+        OBJ_RELEASE(m->previous_reduce_module);
     free(m->peer_on_node);
     free(m->plain_reqs);
     free(m->plain_expect);
@@ -215,6 +223,8 @@ mca_coll_base_module_t *mca_coll_zip_comm_query(struct ompi_communicator_t *comm
     m->super.coll_bcast = mca_coll_zip_bcast;
     m->super.coll_alltoallv = mca_coll_zip_alltoallv;
     m->super.coll_gatherv = mca_coll_zip_gatherv;
+    m->super.coll_allreduce = mca_coll_zip_allreduce;
+    m->super.coll_reduce = mca_coll_zip_reduce;
     opal_output_verbose(10, z->output, "coll:zip: offered on %s (cid %d) with priority %d",
                         comm->c_name, comm->c_contextid, *priority);
     return &m->super;
@@ -258,6 +268,8 @@ static int zip_module_enable(mca_coll_base_module_t *module, struct ompi_communi
     ZIP_SAVE_PREVIOUS(bcast);
     ZIP_SAVE_PREVIOUS(alltoallv);
     ZIP_SAVE_PREVIOUS(gatherv);
+    ZIP_SAVE_PREVIOUS(allreduce);
+    ZIP_SAVE_PREVIOUS(reduce);
 #undef ZIP_SAVE_PREVIOUS
 
     if (NULL != missing) {

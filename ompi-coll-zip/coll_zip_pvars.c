@@ -32,9 +32,8 @@ static void register_counter(const char *name, const char *desc, void *counter)
 
 void mca_coll_zip_pvars_register(void)
 {
-    static const char *const ops[COLL_ZIP_OP_COUNT] = {"bcast", "alltoallv", "gatherv"};
-    static const char *const calls[COLL_ZIP_OP_COUNT] = {"MPI_Bcast", "MPI_Alltoallv",
-                                                         "MPI_Gatherv"};
+    const char *const *ops = mca_coll_zip_op_names;
+    const char *const *calls = mca_coll_zip_op_calls;
     static const struct {
         const char *name;
         const char *what;

@@ -14,8 +14,7 @@
 int mca_coll_zip_run(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm, int op, int root,
                      const void *args)
 {
-    static const char *const calls[COLL_ZIP_OP_COUNT] = {"MPI_Bcast", "MPI_Alltoallv",
-                                                         "MPI_Gatherv"};
+    const char *const *calls = mca_coll_zip_op_calls;
     zip_transport_t transport;
     zip_codec_ops_t codec;
     mca_coll_zip_codec_binding_t binding;
@@ -31,8 +30,14 @@ int mca_coll_zip_run(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm,
     case COLL_ZIP_OP_ALLTOALLV:
         algo_rc = zip_algo_alltoallv(&transport, &codec, args, &result);
         break;
-    default:
+    case COLL_ZIP_OP_GATHERV:
         algo_rc = zip_algo_gatherv(&transport, &codec, root, args, &result);
+        break;
+    case COLL_ZIP_OP_ALLREDUCE:
+        algo_rc = zip_algo_allreduce(&transport, &codec, args, &result);
+        break;
+    default:
+        algo_rc = zip_algo_reduce(&transport, &codec, root, args, &result);
         break;
     }
     mca_coll_zip_stats_add(op, 0, result.compressed, result.bytes_in, result.bytes_out,

@@ -17,7 +17,10 @@
 #include "coll_zip_help.h"
 #include "algo/transport.h"
 
-static const char *const op_names[COLL_ZIP_OP_COUNT] = {"bcast", "alltoallv", "gatherv"};
+const char *const mca_coll_zip_op_names[COLL_ZIP_OP_COUNT] = {"bcast", "alltoallv", "gatherv",
+                                                              "allreduce", "reduce"};
+const char *const mca_coll_zip_op_calls[COLL_ZIP_OP_COUNT] = {
+    "MPI_Bcast", "MPI_Alltoallv", "MPI_Gatherv", "MPI_Allreduce", "MPI_Reduce"};
 
 /* World rank of this process, known once the component is initialised (-1 in ompi_info). */
 static int stats_world_rank = -1;
@@ -93,7 +96,7 @@ static void print_table(const char *whose, const mca_coll_zip_op_stats_t t[COLL_
         const mca_coll_zip_op_stats_t *s = &t[op];
         const double ratio = s->bytes_out > 0 ? (double)s->bytes_in / (double)s->bytes_out : 1.0;
         opal_output(0, "coll:zip   %-9s %10llu %10llu %10llu %14llu %14llu %7.3f %10.6f",
-                    op_names[op], (unsigned long long)s->calls,
+                    mca_coll_zip_op_names[op], (unsigned long long)s->calls,
                     (unsigned long long)s->calls_fallback, (unsigned long long)s->calls_compressed,
                     (unsigned long long)s->bytes_in, (unsigned long long)s->bytes_out, ratio,
                     (double)s->codec_ns * 1e-9);
@@ -106,9 +109,9 @@ static void print_table(const char *whose, const mca_coll_zip_op_stats_t t[COLL_
                 "incompressible", "observe_calls", "observe_saved_s");
     for (int op = 0; op < COLL_ZIP_OP_COUNT; ++op) {
         const mca_coll_zip_op_stats_t *s = &t[op];
-        opal_output(0, "coll:zip:policy %-9s %12llu %10llu %15llu %14llu %16.6f", op_names[op],
-                    (unsigned long long)s->calls_link_faster, (unsigned long long)s->calls_never,
-                    (unsigned long long)s->calls_incompressible,
+        opal_output(0, "coll:zip:policy %-9s %12llu %10llu %15llu %14llu %16.6f",
+                    mca_coll_zip_op_names[op], (unsigned long long)s->calls_link_faster,
+                    (unsigned long long)s->calls_never, (unsigned long long)s->calls_incompressible,
                     (unsigned long long)s->observe_compressible,
                     (double)s->observe_saving_ns * 1e-9);
     }
@@ -119,8 +122,8 @@ static void print_table(const char *whose, const mca_coll_zip_op_stats_t t[COLL_
             if (0 == s->observe_compressible_by_size[c]) {
                 continue;
             }
-            opal_output(0, "coll:zip:observe %-9s %-10s calls %llu would save %.6f s", op_names[op],
-                        zip_ompi_size_class_name(c),
+            opal_output(0, "coll:zip:observe %-9s %-10s calls %llu would save %.6f s",
+                        mca_coll_zip_op_names[op], zip_ompi_size_class_name(c),
                         (unsigned long long)s->observe_compressible_by_size[c],
                         (double)s->observe_saving_ns_by_size[c] * 1e-9);
         }

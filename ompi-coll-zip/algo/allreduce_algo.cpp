@@ -55,8 +55,8 @@ class Ring
         : t_(t), a_(a), res_(res),
           buf_(static_cast<char *>(a->buf)), chunks_{a->bytes / a->reduce->elem_bytes,
                                                      a->reduce->elem_bytes, t->size},
-          next_((t->rank + 1) % t->size), prev_(mod(t->rank - 1, t->size)), policy_(make_policy(a)),
-          blocks_(codec, policy_, res)
+          next_((t->rank + 1) % t->size), prev_(mod(t->rank - 1, t->size)),
+          policy_(make_policy(a, (t->rank + 1) % t->size)), blocks_(codec, policy_, res)
     {
     }
 
@@ -152,7 +152,7 @@ class Ring
         const int p = t_->size, r = t_->rank;
         zipcoll::ExchangePlan plan;
         plan.tag = a_->tag;
-        plan.policy = policy_;
+        plan.policy = make_policy(a_, root);
         try {
             if (r != root) {
                 const int own = mod(r + 1, p);
@@ -172,11 +172,12 @@ class Ring
     }
 
   private:
-    static BlockPolicy make_policy(const zip_allreduce_args_t *a)
+    static BlockPolicy make_policy(const zip_allreduce_args_t *a, int to)
     {
         BlockPolicy p;
         p.elem_type = a->elem_type;
-        p.try_compress = true;
+        // Shared memory beats any codec: blocks for a peer on this node go raw.
+        p.try_compress = a->peer_on_node == nullptr || !a->peer_on_node[to];
         p.threshold = a->threshold;
         p.policy = a->policy;
         return p;

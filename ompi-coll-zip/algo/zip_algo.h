@@ -10,6 +10,8 @@
 #ifndef ZIP_COLL_ALGO_ZIP_ALGO_H
 #define ZIP_COLL_ALGO_ZIP_ALGO_H
 
+#include <stdbool.h>
+
 #include "transport.h"
 #include "zip/zip.h"
 
@@ -111,6 +113,9 @@ typedef struct zip_allreduce_args {
     size_t threshold; /* chunks below this many bytes travel raw; identical on every rank */
     const zip_algo_policy_t *policy;
     const zip_reduce_ops_t *reduce;
+    /* peer_on_node[p]: rank p shares this rank's node, so what goes to it is not compressed
+     * (frames received from elsewhere are forwarded as they are). NULL: every peer remote. */
+    const bool *peer_on_node;
 } zip_allreduce_args_t;
 
 /* Allreduce: a ring reduce-scatter of p chunks, whose partial results travel as frames, then

@@ -23,7 +23,7 @@ require_component "$ompidir/mca_coll_basic.so" \
 require_component "$zipdir/mca_coll_zip.so" "no mca_coll_zip.so in $zipdir"
 start_runner mpi-tests
 
-tests="bcast alltoallv gatherv comm_cycles threads"
+tests="bcast alltoallv gatherv allreduce comm_cycles threads"
 for t in $tests lossy pvars stats large_block corruption; do
     if ! mpicc -O2 -Wall -Wextra -pthread -o "$bin/test_$t" "$here/test_$t.c" -lm 2>"$bin/cc.log"; then
         report "build test_$t" 1 "$bin/cc.log"
@@ -73,11 +73,14 @@ for np in $ranks; do
         bcast | alltoallv | gatherv)
             run_stats "$t np=$np zip=on, compressed" "$t" "$t" compressed -np "$np" \
                 --oversubscribe $zip_on "$bin/test_$t" ;;
+        allreduce) # ZT_ZIP_RING: results must be zip's ring order, bit for bit
+            run_stats "$t np=$np zip=on, compressed" "$t" "$t" compressed -np "$np" \
+                --oversubscribe $zip_on -x ZT_ZIP_RING=16384 "$bin/test_$t" ;;
         *) run "$t np=$np zip=on" "$t" -np "$np" --oversubscribe $zip_on "$bin/test_$t" ;;
         esac
     done
 done
-for t in bcast alltoallv gatherv; do
+for t in bcast alltoallv gatherv allreduce; do
     run "$t np=3 zip=auto" "$t" -np 3 --oversubscribe $zip_auto "$bin/test_$t"
 done
 

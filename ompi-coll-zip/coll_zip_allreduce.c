@@ -1,0 +1,140 @@
+/*
+ * MPI_Allreduce and MPI_Reduce of doubles or floats with MPI_SUM, MPI_PROD, MPI_MIN or
+ * MPI_MAX: a ring reduce-scatter whose partial chunks travel compressed, then a ring allgather
+ * (allreduce) or a gather to the root (reduce) of the finished chunks, each compressed once
+ * (algo/allreduce_algo.cpp, which states the summation order). Every other call, and calls
+ * whose chunks would be below the threshold, go to the previous component. count, datatype,
+ * op and the policy's agreed speeds are the same on every rank, so every rank takes the same
+ * branch.
+ */
+#include "ompi_config.h"
+
+#include <stdlib.h>
+
+#include "mpi.h"
+#include "ompi/constants.h"
+#include "ompi/datatype/ompi_datatype.h"
+#include "ompi/mca/coll/base/coll_tags.h"
+
+#include "coll_zip.h"
+#include "algo/zip_algo.h"
+
+typedef struct reduce_binding {
+    struct ompi_op_t *op;
+    struct ompi_datatype_t *dtype;
+} reduce_binding_t;
+
+/* inout = in op inout. Through PMPI_ (ompi/op/op.h needs Fortran headers Debian does not
+ * ship), so that a profiling tool does not see zip's own calls; chunks hold at most INT_MAX
+ * elements (the call's count is an int). */
+static void reduce_with_op(void *ctx, const void *in, void *inout, size_t bytes)
+{
+    const reduce_binding_t *b = ctx;
+    (void)PMPI_Reduce_local(in, inout, (int)(bytes / b->dtype->super.size), b->dtype, b->op);
+}
+
+/* Bytes of the call when zip can take it: a predefined float or double type (MPI_DOUBLE,
+ * MPI_REAL8, ...: one element per type, no padding) with an arithmetic predefined op; else 0.
+ * Complex types and MINLOC/MAXLOC pairs are not elementwise on one float, so they go on. */
+static size_t zip_bytes(int count, struct ompi_datatype_t *dtype, struct ompi_op_t *op)
+{
+    const zip_elem_type_t elem = zip_ompi_elem_type(dtype);
+    if (count <= 0 || !ompi_datatype_is_predefined(dtype) || ZIP_TYPE_BYTES == elem ||
+        dtype->super.size != zip_elem_size(elem)) {
+        return 0;
+    }
+    if (op != MPI_SUM && op != MPI_PROD && op != MPI_MIN && op != MPI_MAX) {
+        return 0;
+    }
+    return (size_t)count * dtype->super.size;
+}
+
+/* Whether zip runs this call: each of the p chunks reaches the threshold, and the policy
+ * finds that compressing can pay. Otherwise the call is counted as handed on. */
+static bool takes(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm, int op_index,
+                  size_t bytes, const void *sample, int count, struct ompi_datatype_t *dtype)
+{
+    const int size = ompi_comm_size(comm);
+    if (0 == bytes || size < 2 || bytes / (size_t)size < mca_coll_zip_component.threshold) {
+        mca_coll_zip_stats_add(op_index, 1, 0, 0, 0, 0);
+        return false;
+    }
+    return mca_coll_zip_policy_takes(m, comm, op_index, bytes, sample, count, dtype, bytes);
+}
+
+static int run_ring(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm, int op_index,
+                    int root, void *buf, size_t bytes, struct ompi_datatype_t *dtype,
+                    struct ompi_op_t *op)
+{
+    reduce_binding_t binding = {op, dtype};
+    const zip_reduce_ops_t reduce = {&binding, dtype->super.size, reduce_with_op};
+    const zip_allreduce_args_t args = {
+        .buf = buf,
+        .bytes = bytes,
+        .tag = COLL_ZIP_OP_ALLREDUCE == op_index ? MCA_COLL_BASE_TAG_ALLREDUCE
+                                                 : MCA_COLL_BASE_TAG_REDUCE,
+        .elem_type = mca_coll_zip_elem_type(dtype),
+        .threshold = mca_coll_zip_component.threshold,
+        .policy = &m->call_policy,
+        .reduce = &reduce,
+        .peer_on_node = m->peer_on_node,
+    };
+    return mca_coll_zip_run(m, comm, op_index, root, &args);
+}
+
+int mca_coll_zip_allreduce(const void *sbuf, void *rbuf, int count, struct ompi_datatype_t *dtype,
+                           struct ompi_op_t *op, struct ompi_communicator_t *comm,
+                           mca_coll_base_module_t *module)
+{
+    mca_coll_zip_module_t *m = (mca_coll_zip_module_t *)module;
+    if (comm == &ompi_mpi_comm_world.comm) {
+        mca_coll_zip_stats_arm_finalize_summary();
+    }
+    const size_t bytes = zip_bytes(count, dtype, op);
+    if (!takes(m, comm, COLL_ZIP_OP_ALLREDUCE, bytes, MPI_IN_PLACE == sbuf ? rbuf : sbuf, count,
+               dtype)) {
+        return m->previous_allreduce(sbuf, rbuf, count, dtype, op, comm,
+                                     m->previous_allreduce_module);
+    }
+    if (MPI_IN_PLACE != sbuf) {
+        const int rc = ompi_datatype_copy_content_same_ddt(dtype, count, rbuf, (char *)sbuf);
+        if (OMPI_SUCCESS != rc) {
+            return rc;
+        }
+    }
+    return run_ring(m, comm, COLL_ZIP_OP_ALLREDUCE, -1, rbuf, bytes, dtype, op);
+}
+
+int mca_coll_zip_reduce(const void *sbuf, void *rbuf, int count, struct ompi_datatype_t *dtype,
+                        struct ompi_op_t *op, int root, struct ompi_communicator_t *comm,
+                        mca_coll_base_module_t *module)
+{
+    mca_coll_zip_module_t *m = (mca_coll_zip_module_t *)module;
+    if (comm == &ompi_mpi_comm_world.comm) {
+        mca_coll_zip_stats_arm_finalize_summary();
+    }
+    const bool is_root = ompi_comm_rank(comm) == root;
+    const void *mine = (is_root && MPI_IN_PLACE == sbuf) ? rbuf : sbuf;
+    const size_t bytes = zip_bytes(count, dtype, op);
+    if (!takes(m, comm, COLL_ZIP_OP_REDUCE, bytes, mine, count, dtype)) {
+        return m->previous_reduce(sbuf, rbuf, count, dtype, op, root, comm,
+                                  m->previous_reduce_module);
+    }
+    /* The ring works in place: the root in its receive buffer, the others in a copy of their
+     * contribution (MPI leaves their receive buffer undefined, and it may be NULL). */
+    char *work = is_root ? rbuf : malloc(bytes);
+    if (NULL == work) {
+        return mca_coll_zip_algo_error(ZIP_ALGO_ERR_NOMEM, "MPI_Reduce", comm);
+    }
+    int rc = OMPI_SUCCESS;
+    if (work != mine) {
+        rc = ompi_datatype_copy_content_same_ddt(dtype, count, work, (char *)mine);
+    }
+    if (OMPI_SUCCESS == rc) {
+        rc = run_ring(m, comm, COLL_ZIP_OP_REDUCE, root, work, bytes, dtype, op);
+    }
+    if (!is_root) {
+        free(work);
+    }
+    return rc;
+}

@@ -1,0 +1,180 @@
+/*
+ * MPI_Allreduce and MPI_Reduce through coll/zip: doubles and floats with SUM, PROD, MIN and
+ * MAX, every root, MPI_IN_PLACE, counts from 0 to 2 MiB, ints next to them, dup/split
+ * communicators. Integer-valued data must come out exact whoever reduces it; for other data,
+ * a run that sets ZT_ZIP_RING=<coll_zip_threshold> (zip on, policy always) expects bit for bit
+ * the ring order zip documents wherever each of the p chunks reaches the threshold, and any
+ * other run a result within rounding of it.
+ */
+#include "zt_common.h"
+
+enum { INTEGRAL = 0, SMOOTH = 1, NOISY = 2, FAMILIES = 3 };
+static const char *const family_name[FAMILIES] = {"integral", "smooth", "noisy"};
+
+/* Element i of `owner`'s contribution: integer-valued (sums exact in any order), smooth
+ * non-integer (compresses), or finite noise (does not). Positive, so MIN/MAX see no -0.0. */
+static double value(int family, int owner, int salt, size_t i)
+{
+    const double smooth = zt_value(ZT_SMOOTH, owner, (uint64_t)salt, i);
+    switch (family) {
+    case INTEGRAL:
+        return floor(fabs(smooth)) + 1.0;
+    case SMOOTH:
+        return fabs(smooth) + 1.0;
+    default: {
+        const uint64_t bits = (zt_mix(((uint64_t)owner << 40) ^ ((uint64_t)salt << 32) ^ i) >> 12) |
+                              0x3ff0000000000000ull; /* [1, 2) */
+        double d;
+        memcpy(&d, &bits, sizeof d);
+        return d;
+    }
+    }
+}
+
+static double apply(MPI_Op op, double a, double b)
+{
+    if (op == MPI_SUM)
+        return a + b;
+    if (op == MPI_PROD)
+        return a * b;
+    if (op == MPI_MIN)
+        return a < b ? a : b;
+    return a > b ? a : b;
+}
+
+/* Chunk c of n elements over p ranks reduced from rank c onwards:
+ * (...((x_c op x_{c+1}) op x_{c+2}) ...) op x_{c+p-1}, the order of zip's ring. */
+static double ring_reference(int family, MPI_Op op, int salt, int p, size_t n, size_t i, int flt)
+{
+    const size_t base = n / (size_t)p, rem = n % (size_t)p;
+    int c = 0;
+    while ((size_t)(c + 1) * base + ((size_t)(c + 1) < rem ? (size_t)(c + 1) : rem) <= i)
+        ++c;
+    if (flt) {
+        float acc = (float)value(family, c, salt, i);
+        for (int k = 1; k < p; ++k) {
+            const float x = (float)value(family, (c + k) % p, salt, i);
+            acc = op == MPI_SUM ? acc + x : (float)apply(op, acc, x);
+        }
+        return acc;
+    }
+    double acc = value(family, c, salt, i);
+    for (int k = 1; k < p; ++k)
+        acc = apply(op, acc, value(family, (c + k) % p, salt, i));
+    return acc;
+}
+
+static size_t ring_threshold(void)
+{
+    const char *s = getenv("ZT_ZIP_RING");
+    return NULL != s ? (size_t)strtoull(s, NULL, 10) : 0;
+}
+
+/* Whether result element i is right: bit for bit where zip's ring must have run (or the data
+ * are integral, or the op is MIN/MAX), else within rounding of the ring order's value. */
+static int element_ok(double got, int family, MPI_Op op, int salt, int p, size_t n, size_t i,
+                      int flt)
+{
+    const double want = ring_reference(family, op, salt, p, n, i, flt);
+    const size_t elem = flt ? sizeof(float) : sizeof(double);
+    const size_t threshold = ring_threshold();
+    const int exact = INTEGRAL == family || op == MPI_MIN || op == MPI_MAX ||
+                      (threshold > 0 && n * elem / (size_t)p >= threshold && p > 1);
+    if (exact)
+        return flt ? (float)got == (float)want : 0 == memcmp(&got, &want, sizeof got);
+    return fabs(got - want) <= 1e-5 * fabs(want);
+}
+
+static void fill(void *buf, int flt, int family, int owner, int salt, size_t n)
+{
+    for (size_t i = 0; i < n; ++i) {
+        const double v = value(family, owner, salt, i);
+        if (flt)
+            ((float *)buf)[i] = (float)v;
+        else
+            ((double *)buf)[i] = v;
+    }
+}
+
+static double element(const void *buf, int flt, size_t i)
+{
+    return flt ? ((const float *)buf)[i] : ((const double *)buf)[i];
+}
+
+/* One call: allreduce (root < 0) or reduce to root; in_place uses MPI_IN_PLACE. */
+static void one(MPI_Comm comm, int flt, int family, MPI_Op op, size_t n, int root, int in_place,
+                int salt)
+{
+    int rank, p;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &p);
+    const size_t elem = flt ? sizeof(float) : sizeof(double);
+    MPI_Datatype type = flt ? MPI_FLOAT : MPI_DOUBLE;
+    char *sbuf = malloc(n * elem + 1), *rbuf = malloc(n * elem + 1);
+    fill(sbuf, flt, family, rank, salt, n);
+    memset(rbuf, 0x5a, n * elem + 1);
+    const int receives = root < 0 || rank == root;
+    const void *send = sbuf;
+    if (in_place && receives) {
+        memcpy(rbuf, sbuf, n * elem);
+        send = MPI_IN_PLACE;
+    }
+    if (root < 0)
+        zt_call(MPI_Allreduce(send, rbuf, (int)n, type, op, comm), "MPI_Allreduce", rank);
+    else
+        zt_call(MPI_Reduce(send, rbuf, (int)n, type, op, root, comm), "MPI_Reduce", rank);
+    if (receives) {
+        int ok = 1;
+        for (size_t i = 0; i < n && ok; ++i)
+            ok = element_ok(element(rbuf, flt, i), family, op, salt, p, n, i, flt);
+        ok &= (unsigned char)rbuf[n * elem] == 0x5a;
+        zt_checkf(ok, rank, "%s %s %s n=%zu root %d in_place %d", root < 0 ? "allreduce" : "reduce",
+                  flt ? "float" : "double", family_name[family], n, root, in_place);
+    }
+    free(sbuf);
+    free(rbuf);
+}
+
+static void ints(MPI_Comm comm)
+{
+    int rank, p;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &p);
+    const int n = 50000;
+    int *s = malloc(n * sizeof(int)), *r = malloc(n * sizeof(int));
+    for (int i = 0; i < n; ++i)
+        s[i] = rank * 7 + i;
+    zt_call(MPI_Allreduce(s, r, n, MPI_INT, MPI_SUM, comm), "MPI_Allreduce int", rank);
+    int ok = 1;
+    for (int i = 0; i < n; ++i)
+        ok &= r[i] == 7 * p * (p - 1) / 2 + p * i;
+    zt_check(ok, "allreduce int", rank);
+    free(s);
+    free(r);
+}
+
+static void run_all(MPI_Comm comm)
+{
+    int p;
+    MPI_Comm_size(comm, &p);
+    static const size_t counts[] = {0, 3, 5000, 70001, 262147};
+    const MPI_Op ops[] = {MPI_SUM, MPI_PROD, MPI_MIN, MPI_MAX};
+    int salt = 0;
+    for (size_t c = 0; c < sizeof counts / sizeof counts[0]; ++c)
+        for (int family = 0; family < FAMILIES; ++family)
+            one(comm, 0, family, MPI_SUM, counts[c], -1, (int)c % 2, ++salt);
+    for (int o = 1; o < 4; ++o)
+        one(comm, 0, SMOOTH, ops[o], 70001, -1, o % 2, ++salt);
+    one(comm, 1, SMOOTH, MPI_SUM, 140001, -1, 0, ++salt);
+    for (int root = 0; root < p; ++root)
+        one(comm, 0, root % 2 ? NOISY : SMOOTH, MPI_SUM, 70001, root, root % 2, ++salt);
+    one(comm, 1, INTEGRAL, MPI_MAX, 140001, p - 1, 0, ++salt);
+    ints(comm);
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    zt_on_world_dup_split(run_all);
+    return zt_finish("allreduce");
+}
