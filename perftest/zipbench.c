@@ -35,33 +35,34 @@ typedef struct options {
 
 static void usage(void)
 {
-    printf("usage: zipbench [options]\n"
-           "  --ops LIST        %s (default bcast,alltoallv,gatherv)\n"
-           "                    (pingpong, bandwidth: rank 0 -> 1; bandwidth reports the time\n"
-           "                    per message of a window streamed at once)\n"
-           "  --datasets LIST   %s (default all)\n"
-           "  --min B --max B --step F   sizes from B to B bytes, times F\n"
-           "                    (default 1024..16777216, x2)\n"
-           "  --sizes LIST      explicit sizes in bytes (overrides --min/--max/--step)\n"
-           "  --mode LABEL      row label: default, tuned-bcast-6, zip, ... (default: default)\n"
-           "  --link LABEL      network label (default $NETEMU_LINK or 'local')\n"
-           "  --csv FILE        append rows op,dataset,ranks,link,bytes,mode,latency_us,ratio\n"
-           "  --codec SPEC      zip rows report the ratio zip's counters measured (MPI_T pvars\n"
-           "                    coll_zip_<op>_bytes_in/out, all ranks); without them, an\n"
-           "                    estimate: codec SPEC (default: the component's) on one message\n"
-           "                    (bcast buffer, alltoallv block, gatherv contribution), 1 below\n"
-           "                    coll_zip_threshold\n"
-           "  --require-zip     fail unless the zip coll component is loaded (pml/zip loaded\n"
-           "                    and enabled when --ops lists only pingpong,bandwidth)\n"
-           "  --budget S --rse X --warmup N --min-reps N --max-reps N   stopping rule\n"
-           "                    (default 1.0 s, 0.02, 2, 5, 1000)\n"
-           "  --batch K|auto    time K back-to-back calls per repetition and report the time\n"
-           "                    per call (default 1; auto: 256 KiB / bytes, 1 to 16); the last\n"
-           "                    call of each batch is verified.\n"
-           "                    Over netemu, small points need it: between repetitions the\n"
-           "                    link's token bucket refills and lets the next call through\n"
-           "                    at veth speed\n",
-           zb_op_names, zb_dataset_names);
+    printf(
+        "usage: zipbench [options]\n"
+        "  --ops LIST        %s (default bcast,alltoallv,gatherv; allreduce: MPI_SUM of doubles)\n"
+        "                    (pingpong, bandwidth: rank 0 -> 1; bandwidth reports the time\n"
+        "                    per message of a window streamed at once)\n"
+        "  --datasets LIST   %s (default all)\n"
+        "  --min B --max B --step F   sizes from B to B bytes, times F\n"
+        "                    (default 1024..16777216, x2)\n"
+        "  --sizes LIST      explicit sizes in bytes (overrides --min/--max/--step)\n"
+        "  --mode LABEL      row label: default, tuned-bcast-6, zip, ... (default: default)\n"
+        "  --link LABEL      network label (default $NETEMU_LINK or 'local')\n"
+        "  --csv FILE        append rows op,dataset,ranks,link,bytes,mode,latency_us,ratio\n"
+        "  --codec SPEC      zip rows report the ratio zip's counters measured (MPI_T pvars\n"
+        "                    coll_zip_<op>_bytes_in/out, all ranks); without them, an\n"
+        "                    estimate: codec SPEC (default: the component's) on one message\n"
+        "                    (bcast buffer, alltoallv block, gatherv contribution), 1 below\n"
+        "                    coll_zip_threshold\n"
+        "  --require-zip     fail unless the zip coll component is loaded (pml/zip loaded\n"
+        "                    and enabled when --ops lists only pingpong,bandwidth)\n"
+        "  --budget S --rse X --warmup N --min-reps N --max-reps N   stopping rule\n"
+        "                    (default 1.0 s, 0.02, 2, 5, 1000)\n"
+        "  --batch K|auto    time K back-to-back calls per repetition and report the time\n"
+        "                    per call (default 1; auto: 256 KiB / bytes, 1 to 16); the last\n"
+        "                    call of each batch is verified.\n"
+        "                    Over netemu, small points need it: between repetitions the\n"
+        "                    link's token bucket refills and lets the next call through\n"
+        "                    at veth speed\n",
+        zb_op_names, zb_dataset_names);
 }
 
 static int parse(int argc, char **argv, options *o)

@@ -3,12 +3,13 @@
  * smoothness of the data set. Receivers rebuild the expected bytes from F locally. */
 #include "zipbench_ops.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-const char *const zb_op_names = "bcast,alltoallv,gatherv,pingpong,bandwidth";
+const char *const zb_op_names = "bcast,alltoallv,gatherv,allreduce,pingpong,bandwidth";
 
-enum kind { BCAST, ALLTOALLV, GATHERV, PINGPONG, BANDWIDTH };
+enum kind { BCAST, ALLTOALLV, GATHERV, ALLREDUCE, PINGPONG, BANDWIDTH };
 
 /* Messages in flight in a bandwidth run: enough to keep a 1 Gbit/s pipe busy at 64 KiB, and
  * ob1's default tcp send queue handles it without flow-control stalls. */
@@ -99,6 +100,8 @@ zb_op *zb_op_create(const char *name, const double *F, size_t n, MPI_Comm comm)
         op->kind = ALLTOALLV;
     else if (!strcmp(name, "gatherv"))
         op->kind = GATHERV;
+    else if (!strcmp(name, "allreduce"))
+        op->kind = ALLREDUCE;
     else if (!strcmp(name, "pingpong"))
         op->kind = PINGPONG;
     else if (!strcmp(name, "bandwidth"))
@@ -121,6 +124,10 @@ zb_op *zb_op_create(const char *name, const double *F, size_t n, MPI_Comm comm)
     case BCAST:
     case PINGPONG:
         op->sbuf = xmalloc(n * sizeof(double));
+        break;
+    case ALLREDUCE:
+        op->sbuf = xmalloc(n * sizeof(double));
+        op->rbuf = xmalloc(n * sizeof(double));
         break;
     case BANDWIDTH:
         /* One buffer per message in flight, each with its own data (a rotation of F), so a
@@ -220,6 +227,10 @@ void zb_op_prepare(zb_op *op, int root)
         rot_copy(op->sbuf, op->F, n, shift_of(op, op->rank), 0, n);
         memset(op->rbuf, POISON, recv_total(op) * sizeof(double));
         break;
+    case ALLREDUCE:
+        rot_copy(op->sbuf, op->F, n, shift_of(op, op->rank), 0, n);
+        memset(op->rbuf, POISON, n * sizeof(double));
+        break;
     case GATHERV:
         rot_copy(op->sbuf, op->F, n, shift_of(op, op->rank), 0, (size_t)op->rcount[op->rank]);
         if (op->rank == root)
@@ -242,6 +253,9 @@ void zb_op_run(zb_op *op, int root)
     case GATHERV:
         MPI_Gatherv(op->sbuf, op->rcount[op->rank], MPI_DOUBLE, op->rbuf, op->rcount, op->rdispl,
                     MPI_DOUBLE, root, op->comm);
+        break;
+    case ALLREDUCE:
+        MPI_Allreduce(op->sbuf, op->rbuf, n, MPI_DOUBLE, MPI_SUM, op->comm);
         break;
     case PINGPONG: {
         /* One way plus a one-byte ack, so rank 0's clock sees the end of the transfer. */
@@ -277,6 +291,28 @@ void zb_op_run(zb_op *op, int root)
     }
 }
 
+/* Elements of an allreduce sum that are wrong: the sum over ranks of their rotations of F, in
+ * rank order, against what came back, within rounding (algorithms add in different orders); NaN
+ * must meet NaN, and a sum that overflows in some order may come back as any infinity. */
+static size_t sum_mismatch(const zb_op *op)
+{
+    size_t bad = 0;
+    for (size_t i = 0; i < op->n; i++) {
+        double sum = 0.0, mag = 0.0;
+        for (int r = 0; r < op->size; r++) {
+            const double x = op->F[(i + shift_of(op, r)) % op->n];
+            sum += x;
+            mag += fabs(x);
+        }
+        const double got = op->rbuf[i];
+        if (isnan(sum) || isnan(got))
+            bad += !(isnan(sum) && isnan(got));
+        else if (isfinite(mag))
+            bad += !(fabs(got - sum) <= 1e-12 * mag);
+    }
+    return bad;
+}
+
 /* Where sender i's block for this rank starts in i's send buffer. */
 static int a2a_sdispl_of(const zb_op *op, int i)
 {
@@ -303,6 +339,8 @@ size_t zb_op_verify(const zb_op *op, int root)
             bad += rot_mismatch(op->rbuf + op->rdispl[i], op->F, n, shift_of(op, i),
                                 (size_t)a2a_sdispl_of(op, i), (size_t)op->rcount[i]);
         return bad;
+    case ALLREDUCE:
+        return sum_mismatch(op);
     case GATHERV:
         if (op->rank != root)
             return 0;

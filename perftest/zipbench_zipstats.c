@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const ops[] = {"bcast", "alltoallv", "gatherv"};
-enum { NOPS = 3 };
+static const char *const ops[] = {"bcast", "alltoallv", "gatherv", "allreduce"};
+enum { NOPS = sizeof ops / sizeof ops[0] };
 
 struct zb_zipstats {
     MPI_T_pvar_session session;
