@@ -45,6 +45,7 @@ enum {
     COLL_ZIP_OP_GATHERV,
     COLL_ZIP_OP_ALLREDUCE,
     COLL_ZIP_OP_REDUCE,
+    COLL_ZIP_OP_IALLREDUCE,
     COLL_ZIP_OP_COUNT
 };
 
@@ -91,6 +92,8 @@ typedef struct mca_coll_zip_module_t {
     mca_coll_base_module_t *previous_allreduce_module;
     mca_coll_base_module_reduce_fn_t previous_reduce;
     mca_coll_base_module_t *previous_reduce_module;
+    mca_coll_base_module_iallreduce_fn_t previous_iallreduce;
+    mca_coll_base_module_t *previous_iallreduce_module;
 
     /* One codec context per communicator: MPI forbids concurrent collectives on one
      * communicator, so the context is never used by two threads at once. */
@@ -146,6 +149,7 @@ void mca_coll_zip_transport_init(struct zip_transport *t, struct ompi_communicat
 /* coll_zip_codec.c: the algorithms' codec on libzipcodec, timed for the statistics */
 typedef struct mca_coll_zip_codec_binding_t {
     mca_coll_zip_module_t *module;
+    zip_ctx_t *codec; /* the module's, or a non-blocking call's own */
     uint64_t codec_ns;
 } mca_coll_zip_codec_binding_t;
 void mca_coll_zip_codec_init(struct zip_codec_ops *ops, mca_coll_zip_codec_binding_t *binding,
@@ -210,6 +214,9 @@ int mca_coll_zip_allreduce(const void *sbuf, void *rbuf, int count, struct ompi_
 int mca_coll_zip_reduce(const void *sbuf, void *rbuf, int count, struct ompi_datatype_t *dtype,
                         struct ompi_op_t *op, int root, struct ompi_communicator_t *comm,
                         mca_coll_base_module_t *module);
+int mca_coll_zip_iallreduce(const void *sbuf, void *rbuf, int count, struct ompi_datatype_t *dtype,
+                            struct ompi_op_t *op, struct ompi_communicator_t *comm,
+                            struct ompi_request_t **request, mca_coll_base_module_t *module);
 
 END_C_DECLS
 

@@ -1,6 +1,6 @@
 /*
- * MPI_Allreduce and MPI_Reduce of doubles or floats with MPI_SUM, MPI_PROD, MPI_MIN or
- * MPI_MAX: a ring reduce-scatter whose partial chunks travel compressed, then a ring allgather
+ * MPI_Allreduce, MPI_Reduce and MPI_Iallreduce of doubles or floats with MPI_SUM, MPI_PROD, MPI_MIN
+ * or MPI_MAX: a ring reduce-scatter whose partial chunks travel compressed, then a ring allgather
  * (allreduce) or a gather to the root (reduce) of the finished chunks, each compressed once
  * (algo/allreduce_algo.cpp, which states the summation order). Every other call, and calls
  * whose chunks would be below the threshold, go to the previous component. count, datatype,
@@ -17,6 +17,7 @@
 #include "ompi/mca/coll/base/coll_tags.h"
 
 #include "coll_zip.h"
+#include "coll_zip_nb.h"
 #include "algo/zip_algo.h"
 
 typedef struct reduce_binding {
@@ -137,4 +138,65 @@ int mca_coll_zip_reduce(const void *sbuf, void *rbuf, int count, struct ompi_dat
         free(work);
     }
     return rc;
+}
+
+/* MPI_Iallreduce: the same ring, advanced by Open MPI's progress engine (coll_zip_nb.h). */
+typedef struct iallreduce {
+    mca_coll_zip_nb_t nb; /* first: released as a whole */
+    reduce_binding_t binding;
+    zip_reduce_ops_t reduce;
+    zip_allreduce_args_t args;
+} iallreduce_t;
+
+static void iallreduce_release(mca_coll_zip_nb_t *nb)
+{
+    free(nb);
+}
+
+int mca_coll_zip_iallreduce(const void *sbuf, void *rbuf, int count, struct ompi_datatype_t *dtype,
+                            struct ompi_op_t *op, struct ompi_communicator_t *comm,
+                            struct ompi_request_t **request, mca_coll_base_module_t *module)
+{
+    mca_coll_zip_module_t *m = (mca_coll_zip_module_t *)module;
+    if (comm == &ompi_mpi_comm_world.comm) {
+        mca_coll_zip_stats_arm_finalize_summary();
+    }
+    const size_t bytes = zip_bytes(count, dtype, op);
+    if (!takes(m, comm, COLL_ZIP_OP_IALLREDUCE, bytes, MPI_IN_PLACE == sbuf ? rbuf : sbuf, count,
+               dtype)) {
+        return m->previous_iallreduce(sbuf, rbuf, count, dtype, op, comm, request,
+                                      m->previous_iallreduce_module);
+    }
+    if (MPI_IN_PLACE != sbuf) {
+        const int rc = ompi_datatype_copy_content_same_ddt(dtype, count, rbuf, (char *)sbuf);
+        if (OMPI_SUCCESS != rc) {
+            return rc;
+        }
+    }
+    iallreduce_t *c = calloc(1, sizeof(*c));
+    if (NULL == c) {
+        return mca_coll_zip_algo_error(ZIP_ALGO_ERR_NOMEM, "MPI_Iallreduce", comm);
+    }
+    c->nb.release = iallreduce_release;
+    if (OMPI_SUCCESS != mca_coll_zip_nb_begin(&c->nb, m, comm, COLL_ZIP_OP_IALLREDUCE)) {
+        mca_coll_zip_nb_release(&c->nb);
+        return mca_coll_zip_algo_error(ZIP_ALGO_ERR_NOMEM, "MPI_Iallreduce", comm);
+    }
+    c->binding = (reduce_binding_t){op, dtype};
+    c->reduce = (zip_reduce_ops_t){&c->binding, dtype->super.size, reduce_with_op};
+    c->args = (zip_allreduce_args_t){
+        .buf = rbuf,
+        .bytes = bytes,
+        .tag = c->nb.tag,
+        .elem_type = mca_coll_zip_elem_type(dtype),
+        .threshold = mca_coll_zip_component.threshold,
+        .policy = &c->nb.policy,
+        .reduce = &c->reduce,
+        .peer_on_node = m->peer_on_node,
+    };
+    zip_algo_call_t *call =
+        zip_algo_iallreduce(&c->nb.transport, &c->nb.codec, &c->args, &c->nb.result);
+    const int rc = mca_coll_zip_nb_start(&c->nb, call, request);
+    return OMPI_SUCCESS == rc ? rc
+                              : mca_coll_zip_algo_error(ZIP_ALGO_ERR_NOMEM, "MPI_Iallreduce", comm);
 }

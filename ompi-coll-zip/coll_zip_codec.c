@@ -45,7 +45,7 @@ static int timed_compress(void *ctx, int elem_type, const void *src, size_t byte
     zip_elem_type_t type = (0 == bytes % elem) ? (zip_elem_type_t)elem_type : ZIP_TYPE_BYTES;
     const size_t count = bytes / zip_elem_size(type);
     const uint64_t t0 = now_ns();
-    zip_status_t st = zip_compress(b->module->codec, 0, type, src, count, dst, dst_cap, frame_len);
+    zip_status_t st = zip_compress(b->codec, 0, type, src, count, dst, dst_cap, frame_len);
     b->codec_ns += now_ns() - t0;
     if (ZIP_OK == st) {
         maybe_corrupt(dst, *frame_len);
@@ -58,12 +58,12 @@ static int timed_decompress(void *ctx, const void *frame, size_t frame_len, void
 {
     mca_coll_zip_codec_binding_t *b = (mca_coll_zip_codec_binding_t *)ctx;
     const uint64_t t0 = now_ns();
-    zip_status_t st = zip_decompress(b->module->codec, 0, frame, frame_len, dst, dst_cap, raw_len);
+    zip_status_t st = zip_decompress(b->codec, 0, frame, frame_len, dst, dst_cap, raw_len);
     b->codec_ns += now_ns() - t0;
     if (ZIP_OK != st) {
         opal_output_verbose(1, mca_coll_zip_component.output,
                             "coll:zip: frame of %zu bytes did not decode: %s (%s)", frame_len,
-                            zip_status_str(st), zip_ctx_last_error(b->module->codec));
+                            zip_status_str(st), zip_ctx_last_error(b->codec));
     }
     return (int)st;
 }
@@ -72,6 +72,7 @@ void mca_coll_zip_codec_init(struct zip_codec_ops *ops, mca_coll_zip_codec_bindi
                              mca_coll_zip_module_t *module)
 {
     binding->module = module;
+    binding->codec = module->codec;
     binding->codec_ns = 0;
     ops->ctx = binding;
     ops->compress = timed_compress;

@@ -12,6 +12,7 @@
 #include "mpi.h"
 #include "ompi/constants.h"
 #include "coll_zip.h"
+#include "coll_zip_nb.h"
 #include "zip_ompi_mca.h"
 
 const char *mca_coll_zip_component_version_string =
@@ -146,6 +147,7 @@ static int zip_close(void)
 
     mca_coll_zip_stats_report();
     mca_coll_zip_policy_fini();
+    mca_coll_zip_nb_fini();
     free(z->codec_spec);
     z->codec_spec = NULL;
     if (z->output >= 0) {

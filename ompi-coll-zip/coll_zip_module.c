@@ -35,6 +35,8 @@ static void zip_module_construct(mca_coll_zip_module_t *m)
     m->previous_allreduce_module = NULL;
     m->previous_reduce = NULL;
     m->previous_reduce_module = NULL;
+    m->previous_iallreduce = NULL;
+    m->previous_iallreduce_module = NULL;
     m->codec = NULL;
     m->peer_on_node = NULL;
     m->plain_reqs = NULL;
@@ -60,6 +62,8 @@ static void zip_module_destruct(mca_coll_zip_module_t *m)
         OBJ_RELEASE(m->previous_allreduce_module);
     if (NULL != m->previous_reduce_module)
         OBJ_RELEASE(m->previous_reduce_module);
+    if (NULL != m->previous_iallreduce_module)
+        OBJ_RELEASE(m->previous_iallreduce_module);
     free(m->peer_on_node);
     free(m->plain_reqs);
     free(m->plain_expect);
@@ -225,6 +229,7 @@ mca_coll_base_module_t *mca_coll_zip_comm_query(struct ompi_communicator_t *comm
     m->super.coll_gatherv = mca_coll_zip_gatherv;
     m->super.coll_allreduce = mca_coll_zip_allreduce;
     m->super.coll_reduce = mca_coll_zip_reduce;
+    m->super.coll_iallreduce = mca_coll_zip_iallreduce;
     opal_output_verbose(10, z->output, "coll:zip: offered on %s (cid %d) with priority %d",
                         comm->c_name, comm->c_contextid, *priority);
     return &m->super;
@@ -270,6 +275,7 @@ static int zip_module_enable(mca_coll_base_module_t *module, struct ompi_communi
     ZIP_SAVE_PREVIOUS(gatherv);
     ZIP_SAVE_PREVIOUS(allreduce);
     ZIP_SAVE_PREVIOUS(reduce);
+    ZIP_SAVE_PREVIOUS(iallreduce);
 #undef ZIP_SAVE_PREVIOUS
 
     if (NULL != missing) {

@@ -69,11 +69,14 @@ static int pml_waitany(void *ctx, size_t n, zip_req_t *reqs, size_t *index, size
 
 void mca_coll_zip_transport_init(struct zip_transport *t, struct ompi_communicator_t *comm)
 {
-    t->ctx = comm;
-    t->rank = ompi_comm_rank(comm);
-    t->size = ompi_comm_size(comm);
-    t->isend = pml_isend;
-    t->irecv = pml_irecv;
-    t->wait = pml_wait;
-    t->waitany = pml_waitany;
+    /* Fields not named here (test: a blocking transport) are NULL. */
+    *t = (zip_transport_t){
+        .ctx = comm,
+        .rank = ompi_comm_rank(comm),
+        .size = ompi_comm_size(comm),
+        .isend = pml_isend,
+        .irecv = pml_irecv,
+        .wait = pml_wait,
+        .waitany = pml_waitany,
+    };
 }

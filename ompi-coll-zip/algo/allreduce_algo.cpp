@@ -2,6 +2,9 @@
 // then a ring allgather (allreduce) or a gather to the root (reduce) of the finished chunks,
 // each compressed once by its owner and forwarded unchanged.
 //
+// The phases are coroutines (task.hpp): the same code runs the blocking call and, over a
+// transport that can test requests, the non-blocking one.
+//
 // Chunk c of p is reduced along the ring starting at rank c: rank c + 1 computes
 // x_c op x_{c+1}, rank c + 2 adds its own on the right, and so on, so that
 //     result_c = (...((x_c op x_{c+1}) op x_{c+2}) ... ) op x_{c+p-1}     (ranks mod p)
@@ -13,6 +16,7 @@
 
 #include "block_codec.hpp"
 #include "exchange.hpp"
+#include "task.hpp"
 #include "zip_algo.h"
 
 namespace
@@ -20,6 +24,7 @@ namespace
 
 using zipcoll::BlockCodec;
 using zipcoll::BlockPolicy;
+using zipcoll::Task;
 using zipcoll::Transfer;
 
 int keep_first(int current, int rc)
@@ -71,7 +76,7 @@ class Ring
     }
 
     // After p - 1 steps rank r holds finished chunk r + 1.
-    int reduce_scatter()
+    Task reduce_scatter()
     {
         int err = ZIP_ALGO_OK;
         const int p = t_->size, r = t_->rank;
@@ -80,11 +85,11 @@ class Ring
             const Transfer dst{prev_, incoming_.get(), chunks_.bytes(in)};
             zip_req_t rreq = nullptr, sreq = nullptr;
             if (dst.bytes > 0 && t_->irecv(t_->ctx, dst.ptr, dst.bytes, prev_, a_->tag, &rreq) != 0)
-                return keep_first(err, ZIP_ALGO_ERR_TRANSPORT);
+                co_return keep_first(err, ZIP_ALGO_ERR_TRANSPORT);
             err = keep_first(err, send_chunk(out, slots_[s % 2].get(), &sreq));
             if (dst.bytes > 0) {
                 size_t got = 0;
-                if (t_->wait(t_->ctx, &rreq, &got) != 0) {
+                if (co_await zipcoll::wait(t_, &rreq, &got) != 0) {
                     err = keep_first(err, ZIP_ALGO_ERR_TRANSPORT);
                 } else {
                     const int rc = blocks_.decode(dst, got, scratch_.get());
@@ -95,15 +100,15 @@ class Ring
                                            dst.bytes);
                 }
             }
-            if (sreq != nullptr && t_->wait(t_->ctx, &sreq, nullptr) != 0)
+            if (sreq != nullptr && co_await zipcoll::wait(t_, &sreq, nullptr) != 0)
                 err = keep_first(err, ZIP_ALGO_ERR_TRANSPORT);
         }
-        return err;
+        co_return err;
     }
 
     // Ring allgather of the finished chunks: each owner encodes its chunk once, every other
     // rank forwards the bytes it received (frame or raw) and decodes its own copy.
-    int allgather()
+    Task allgather()
     {
         int err = ZIP_ALGO_OK;
         const int p = t_->size, r = t_->rank;
@@ -121,7 +126,7 @@ class Ring
             zip_req_t rreq = nullptr, sreq = nullptr;
             const size_t in_bytes = chunks_.bytes(in);
             if (in_bytes > 0 && t_->irecv(t_->ctx, stage, in_bytes, prev_, a_->tag, &rreq) != 0)
-                return keep_first(err, ZIP_ALGO_ERR_TRANSPORT);
+                co_return keep_first(err, ZIP_ALGO_ERR_TRANSPORT);
             if (chunks_.bytes(sent) > 0) {
                 if (t_->isend(t_->ctx, out, out_len, next_, a_->tag, &sreq) != 0) {
                     err = keep_first(err, ZIP_ALGO_ERR_TRANSPORT);
@@ -132,17 +137,17 @@ class Ring
             }
             size_t got = 0;
             if (in_bytes > 0) {
-                if (t_->wait(t_->ctx, &rreq, &got) != 0)
+                if (co_await zipcoll::wait(t_, &rreq, &got) != 0)
                     err = keep_first(err, ZIP_ALGO_ERR_TRANSPORT);
                 else
                     err = keep_first(err, land(stage, got, in));
             }
-            if (sreq != nullptr && t_->wait(t_->ctx, &sreq, nullptr) != 0)
+            if (sreq != nullptr && co_await zipcoll::wait(t_, &sreq, nullptr) != 0)
                 err = keep_first(err, ZIP_ALGO_ERR_TRANSPORT);
             out = stage;
             out_len = got;
         }
-        return err;
+        co_return err;
     }
 
     // Reduce's second half: every owner sends its finished chunk to the root, encoded once;
@@ -228,34 +233,60 @@ int check(const zip_transport_t *t, const zip_allreduce_args_t *a, zip_algo_resu
     return t->size <= 1 || a->bytes == 0 ? 1 : ZIP_ALGO_OK;
 }
 
+// Both phases run even after an error, so that no peer waits for a message that never comes;
+// the first error is returned. root < 0: allreduce, else reduce to root.
+Task ring_reduce(const zip_transport_t *t, const zip_codec_ops_t *codec,
+                 const zip_allreduce_args_t *a, int root, zip_algo_result_t *res)
+{
+    const int rc = check(t, a, res);
+    if (rc != ZIP_ALGO_OK)
+        co_return rc > 0 ? ZIP_ALGO_OK : rc;
+    if (root >= t->size)
+        co_return ZIP_ALGO_ERR_ARG;
+    Ring ring(t, codec, a, res);
+    if (!ring.allocate())
+        co_return ZIP_ALGO_ERR_NOMEM;
+    const int err = co_await ring.reduce_scatter();
+    co_return keep_first(err, root < 0 ? co_await ring.allgather() : ring.gather(codec, root));
+}
+
 } // namespace
+
+struct zip_algo_call {
+    explicit zip_algo_call(zipcoll::Task task) : runner(std::move(task)) {}
+    zipcoll::Runner runner;
+};
 
 extern "C" int zip_algo_allreduce(const zip_transport_t *t, const zip_codec_ops_t *codec,
                                   const zip_allreduce_args_t *a, zip_algo_result_t *res)
 {
-    const int rc = check(t, a, res);
-    if (rc != ZIP_ALGO_OK)
-        return rc > 0 ? ZIP_ALGO_OK : rc;
-    Ring ring(t, codec, a, res);
-    if (!ring.allocate())
-        return ZIP_ALGO_ERR_NOMEM;
-    // Both phases run even after an error, so that no peer waits for a message that never
-    // comes; the first error is returned.
-    const int err = ring.reduce_scatter();
-    return keep_first(err, ring.allgather());
+    return zipcoll::run_to_end(ring_reduce(t, codec, a, -1, res));
 }
 
 extern "C" int zip_algo_reduce(const zip_transport_t *t, const zip_codec_ops_t *codec, int root,
                                const zip_allreduce_args_t *a, zip_algo_result_t *res)
 {
-    const int rc = check(t, a, res);
-    if (rc != ZIP_ALGO_OK)
-        return rc > 0 ? ZIP_ALGO_OK : rc;
-    if (root < 0 || root >= t->size)
+    if (root < 0)
         return ZIP_ALGO_ERR_ARG;
-    Ring ring(t, codec, a, res);
-    if (!ring.allocate())
-        return ZIP_ALGO_ERR_NOMEM;
-    const int err = ring.reduce_scatter();
-    return keep_first(err, ring.gather(codec, root));
+    return zipcoll::run_to_end(ring_reduce(t, codec, a, root, res));
+}
+
+extern "C" zip_algo_call_t *zip_algo_iallreduce(const zip_transport_t *t,
+                                                const zip_codec_ops_t *codec,
+                                                const zip_allreduce_args_t *a,
+                                                zip_algo_result_t *res)
+{
+    return new (std::nothrow) zip_algo_call(ring_reduce(t, codec, a, -1, res));
+}
+
+extern "C" int zip_algo_call_advance(zip_algo_call_t *call)
+{
+    return call->runner.advance() ? 1 : 0;
+}
+
+extern "C" int zip_algo_call_finish(zip_algo_call_t *call)
+{
+    const int rc = call->runner.result();
+    delete call;
+    return rc;
 }

@@ -42,6 +42,11 @@ typedef struct zip_transport {
     /* Blocks until one of the active handles in reqs[0..n) completes. Stores its index in
      * *index (or n when none is active) and, for a receive, the received length in *len. */
     int (*waitany)(void *ctx, size_t n, zip_req_t *reqs, size_t *index, size_t *len);
+    /* Optional (NULL: a blocking transport). Never blocks: if *req has completed, stores 1 in
+     * *done, the received length in *len (receives; len may be NULL) and NULL in *req; else
+     * stores 0 in *done. With it, the algorithms run as coroutines that suspend instead of
+     * waiting (task.hpp), for the non-blocking collectives. */
+    int (*test)(void *ctx, zip_req_t *req, int *done, size_t *len);
 } zip_transport_t;
 
 /* Element type hint for the codec; values match zip_elem_type_t in zip/zip.h. */

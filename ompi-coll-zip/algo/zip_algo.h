@@ -129,6 +129,19 @@ int zip_algo_allreduce(const zip_transport_t *t, const zip_codec_ops_t *codec,
 int zip_algo_reduce(const zip_transport_t *t, const zip_codec_ops_t *codec, int root,
                     const zip_allreduce_args_t *args, zip_algo_result_t *result);
 
+/* ---- Non-blocking: an algorithm in progress over a transport with `test` ---- */
+typedef struct zip_algo_call zip_algo_call_t;
+
+/* Starts an allreduce (nothing runs until the first advance); NULL when memory is short.
+ * t, codec, args (and what they point to) and result must outlive the call. */
+zip_algo_call_t *zip_algo_iallreduce(const zip_transport_t *t, const zip_codec_ops_t *codec,
+                                     const zip_allreduce_args_t *args, zip_algo_result_t *result);
+/* Runs the call as far as its completed requests allow (codec work included): 1 once it has
+ * finished, else 0. */
+int zip_algo_call_advance(zip_algo_call_t *call);
+/* The finished call's ZIP_ALGO_ code; releases the call. */
+int zip_algo_call_finish(zip_algo_call_t *call);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,6 +1,6 @@
 /*
- * MPI_Allreduce and MPI_Reduce through coll/zip: doubles and floats with SUM, PROD, MIN and
- * MAX, every root, MPI_IN_PLACE, counts from 0 to 2 MiB, ints next to them, dup/split
+ * MPI_Allreduce, MPI_Reduce and MPI_Iallreduce through coll/zip: doubles and floats with SUM, PROD,
+ * MIN and MAX, every root, MPI_IN_PLACE, counts from 0 to 2 MiB, ints next to them, dup/split
  * communicators. Integer-valued data must come out exact whoever reduces it; for other data,
  * a run that sets ZT_ZIP_RING=<coll_zip_threshold> (zip on, policy always) expects bit for bit
  * the ring order zip documents wherever each of the p chunks reaches the threshold, and any
@@ -153,6 +153,43 @@ static void ints(MPI_Comm comm)
     free(r);
 }
 
+/* MPI_Iallreduce: two calls in flight with a blocking one between them, driven by MPI_Test
+ * while the rank "computes", then the same checks as the blocking calls. */
+static void nonblocking(MPI_Comm comm)
+{
+    int rank, p;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &p);
+    const size_t n = 70001;
+    double *a = malloc(n * sizeof(double)), *ra = malloc(n * sizeof(double));
+    double *b = malloc(n * sizeof(double)), *rb = malloc(n * sizeof(double));
+    fill(a, 0, SMOOTH, rank, 101, n);
+    fill(b, 0, NOISY, rank, 102, n);
+    MPI_Request req[2];
+    zt_call(MPI_Iallreduce(a, ra, (int)n, MPI_DOUBLE, MPI_SUM, comm, &req[0]), "MPI_Iallreduce",
+            rank);
+    zt_call(MPI_Iallreduce(b, rb, (int)n, MPI_DOUBLE, MPI_SUM, comm, &req[1]), "MPI_Iallreduce",
+            rank);
+    one(comm, 0, INTEGRAL, MPI_SUM, 70001, -1, 0, 103);
+    int done = 0;
+    volatile double work = 0.0;
+    while (!done) {
+        for (int i = 0; i < 20000; ++i)
+            work += 1e-9 * i;
+        zt_call(MPI_Testall(2, req, &done, MPI_STATUSES_IGNORE), "MPI_Testall", rank);
+    }
+    int ok = 1;
+    for (size_t i = 0; i < n; ++i) {
+        ok &= element_ok(ra[i], SMOOTH, MPI_SUM, 101, p, n, i, 0);
+        ok &= element_ok(rb[i], NOISY, MPI_SUM, 102, p, n, i, 0);
+    }
+    zt_check(ok, "iallreduce", rank);
+    free(a);
+    free(ra);
+    free(b);
+    free(rb);
+}
+
 static void run_all(MPI_Comm comm)
 {
     int p;
@@ -170,6 +207,7 @@ static void run_all(MPI_Comm comm)
         one(comm, 0, root % 2 ? NOISY : SMOOTH, MPI_SUM, 70001, root, root % 2, ++salt);
     one(comm, 1, INTEGRAL, MPI_MAX, 140001, p - 1, 0, ++salt);
     ints(comm);
+    nonblocking(comm);
 }
 
 int main(int argc, char **argv)

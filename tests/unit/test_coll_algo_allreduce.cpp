@@ -178,6 +178,52 @@ TEST_P(CollAlgoAllreduce, AFailingDecoderIsAnErrorOnTheRanksThatDecodeAndNobodyH
     EXPECT_EQ(o.unreceived, 0u);
 }
 
+// The non-blocking form: over a transport that tests instead of waiting, the algorithm
+// suspends and each rank drives it by polling, here two calls at once on different tags,
+// advanced alternately as a rank that computes between MPI_Test calls would.
+TEST_P(CollAlgoAllreduce, TwoNonBlockingCallsInFlightGiveTheBlockingResults)
+{
+    const int size = GetParam();
+    const size_t n = 20001;
+    ToyCodec codec;
+    const zip_codec_ops_t ops = codec.ops();
+    std::vector<std::vector<double>> x(static_cast<size_t>(size)), y(static_cast<size_t>(size));
+    for (int r = 0; r < size; ++r) {
+        x[size_t(r)] = contribution(r, n, true);
+        y[size_t(r)] = contribution(r + 100, n, false);
+    }
+    auto xr = x, yr = y;
+    std::vector<int> rcx(size_t(size), -100), rcy(size_t(size), -100), polls(size_t(size), 0);
+    World w(size, true);
+    w.run([&](int rank, const zip_transport_t &t) {
+        zip_allreduce_args_t ax = args_for(xr[size_t(rank)]), ay = args_for(yr[size_t(rank)]);
+        ay.tag = 10;
+        zip_algo_result_t resx, resy;
+        zip_algo_call_t *cx = zip_algo_iallreduce(&t, &ops, &ax, &resx);
+        zip_algo_call_t *cy = zip_algo_iallreduce(&t, &ops, &ay, &resy);
+        ASSERT_NE(cx, nullptr);
+        ASSERT_NE(cy, nullptr);
+        bool dx = false, dy = false;
+        while (!dx || !dy) {
+            if (!dy)
+                dy = zip_algo_call_advance(cy) != 0;
+            if (!dx)
+                dx = zip_algo_call_advance(cx) != 0;
+            ++polls[size_t(rank)];
+        }
+        rcx[size_t(rank)] = zip_algo_call_finish(cx);
+        rcy[size_t(rank)] = zip_algo_call_finish(cy);
+    });
+    const auto want_x = ring_order_reference(x), want_y = ring_order_reference(y);
+    for (int r = 0; r < size; ++r) {
+        EXPECT_EQ(rcx[size_t(r)], ZIP_ALGO_OK);
+        EXPECT_EQ(rcy[size_t(r)], ZIP_ALGO_OK);
+        EXPECT_TRUE(same_bits(xr[size_t(r)], want_x)) << "rank " << r;
+        EXPECT_TRUE(same_bits(yr[size_t(r)], want_y)) << "rank " << r;
+    }
+    EXPECT_EQ(w.unreceived(), 0u);
+}
+
 INSTANTIATE_TEST_SUITE_P(Sizes, CollAlgoAllreduce, ::testing::Values(1, 2, 3, 5, 8));
 
 TEST(CollAlgoAllreduceArgs, APayloadThatIsNotAWholeNumberOfElementsIsRejected)

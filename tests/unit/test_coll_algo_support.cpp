@@ -16,7 +16,7 @@ zip_transport_t World::transport(int rank)
                 endpoints_.push_back({this, r});
         }
     }
-    zip_transport_t t;
+    zip_transport_t t{};
     t.ctx = &endpoints_[rank];
     t.rank = rank;
     t.size = size_;
@@ -24,6 +24,8 @@ zip_transport_t World::transport(int rank)
     t.irecv = &World::irecv;
     t.wait = &World::wait;
     t.waitany = &World::waitany;
+    if (testing_)
+        t.test = &World::test;
     return t;
 }
 
@@ -121,6 +123,23 @@ int World::wait(void *ctx, zip_req_t *req, size_t *len)
     });
     delete r;
     *req = nullptr;
+    return rc;
+}
+
+int World::test(void *ctx, zip_req_t *req, int *done, size_t *len)
+{
+    World *w = static_cast<Endpoint *>(ctx)->world;
+    auto *r = static_cast<Request *>(*req);
+    if (!r)
+        return 3;
+    std::lock_guard<std::mutex> lock(w->mu_);
+    bool complete = false;
+    const int rc = w->try_complete(r, &complete, len);
+    *done = complete ? 1 : 0;
+    if (complete) {
+        delete r;
+        *req = nullptr;
+    }
     return rc;
 }
 

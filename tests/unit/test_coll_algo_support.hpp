@@ -20,7 +20,9 @@ namespace algotest
 class World
 {
   public:
-    explicit World(int size) : size_(size) {}
+    // testing: the transports have `test`, so the algorithms run as suspending coroutines
+    // (the non-blocking collectives' mode) and the caller drives them.
+    explicit World(int size, bool testing = false) : size_(size), testing_(testing) {}
     int size() const { return size_; }
 
     // The transport of one rank; valid while the World lives.
@@ -50,10 +52,12 @@ class World
     static int irecv(void *ctx, void *buf, size_t cap, int peer, int tag, zip_req_t *req);
     static int wait(void *ctx, zip_req_t *req, size_t *len);
     static int waitany(void *ctx, size_t n, zip_req_t *reqs, size_t *index, size_t *len);
+    static int test(void *ctx, zip_req_t *req, int *done, size_t *len);
     // Completes *r if its message is there; caller holds mu_.
     int try_complete(Request *r, bool *done, size_t *len);
 
     int size_;
+    bool testing_;
     mutable std::mutex mu_;
     std::condition_variable cv_;
     std::map<Key, std::vector<std::vector<char>>> sent_; // in send order

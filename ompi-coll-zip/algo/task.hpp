@@ -1,0 +1,234 @@
+// Algorithms as coroutines, so that one piece of code serves the blocking collective and the
+// non-blocking one. An algorithm is a Task that co_awaits its transport requests:
+//
+//   - over a transport without `test` (blocking), every await waits on the spot and never
+//     suspends: the first Runner::advance() runs the whole algorithm, as a plain function;
+//   - over a transport with `test`, an await whose request is still in flight suspends, and the
+//     caller's progress loop (Open MPI's progress engine for MPI_I* calls) calls advance()
+//     again, which resumes the algorithm once what it waits for has completed. Codec work
+//     therefore happens inside advance(), as the collective progresses.
+//
+// Tasks nest (an algorithm awaits a sub-schedule such as run_exchange); the innermost waiting
+// coroutine and how to tell that it may go on are kept in the outermost Runner.
+#pragma once
+
+#include <coroutine>
+#include <cstddef>
+#include <new>
+#include <utility>
+
+#include "transport.h"
+
+namespace zipcoll
+{
+
+// Where a suspended algorithm waits.
+struct Blocked {
+    std::coroutine_handle<> handle; // resumed once ready(awaiter) says so
+    bool (*ready)(void *awaiter) = nullptr;
+    void *awaiter = nullptr;
+};
+
+class Task
+{
+  public:
+    struct promise_type {
+        int value = ZIP_ALGO_OK;
+        std::coroutine_handle<> continuation; // the task awaiting this one, if any
+        Blocked *blocked = nullptr;           // the Runner's record, shared down the nest
+
+        Task get_return_object()
+        {
+            return Task(std::coroutine_handle<promise_type>::from_promise(*this));
+        }
+        std::suspend_always initial_suspend() noexcept { return {}; }
+        struct Final {
+            bool await_ready() noexcept { return false; }
+            std::coroutine_handle<> await_suspend(std::coroutine_handle<promise_type> h) noexcept
+            {
+                const auto next = h.promise().continuation;
+                return next ? next : std::noop_coroutine();
+            }
+            void await_resume() noexcept {}
+        };
+        Final final_suspend() noexcept { return {}; }
+        void return_value(int v) { value = v; }
+        // The algorithms throw nothing but std::bad_alloc (from std::vector).
+        void unhandled_exception() { value = ZIP_ALGO_ERR_NOMEM; }
+        // Coroutine frames come from the heap; running out is an error code, not an abort.
+        static Task get_return_object_on_allocation_failure() { return Task(nullptr); }
+        void *operator new(std::size_t n) noexcept { return ::operator new(n, std::nothrow); }
+        void operator delete(void *p) noexcept { ::operator delete(p); }
+    };
+
+    Task(Task &&o) noexcept : h_(std::exchange(o.h_, nullptr)) {}
+    Task &operator=(Task &&o) noexcept
+    {
+        std::swap(h_, o.h_);
+        return *this;
+    }
+    Task(const Task &) = delete;
+    ~Task()
+    {
+        if (h_)
+            h_.destroy();
+    }
+
+    bool valid() const { return static_cast<bool>(h_); }
+
+    // co_await child: runs the child until it finishes or waits, then continues here.
+    struct Awaiter {
+        std::coroutine_handle<promise_type> child;
+        bool await_ready() const noexcept { return !child; }
+        template <class P> std::coroutine_handle<> await_suspend(std::coroutine_handle<P> parent)
+        {
+            child.promise().continuation = parent;
+            child.promise().blocked = parent.promise().blocked;
+            return child;
+        }
+        int await_resume() const noexcept
+        {
+            return child ? child.promise().value : int(ZIP_ALGO_ERR_NOMEM);
+        }
+    };
+    Awaiter operator co_await() &&noexcept { return Awaiter{h_}; }
+
+  private:
+    friend class Runner;
+    explicit Task(std::coroutine_handle<promise_type> h) : h_(h) {}
+    std::coroutine_handle<promise_type> h_;
+};
+
+// Drives one outermost task.
+class Runner
+{
+  public:
+    explicit Runner(Task task) : task_(std::move(task))
+    {
+        if (task_.valid())
+            task_.h_.promise().blocked = &blocked_;
+    }
+    Runner(const Runner &) = delete;
+    Runner &operator=(const Runner &) = delete;
+
+    // Runs the algorithm as far as it can go now; true once it has finished.
+    bool advance()
+    {
+        if (!task_.valid())
+            return true;
+        if (!started_) {
+            started_ = true;
+            task_.h_.resume();
+        } else if (blocked_.handle) {
+            if (!blocked_.ready(blocked_.awaiter))
+                return false;
+            const auto h = std::exchange(blocked_.handle, nullptr);
+            h.resume();
+        }
+        return task_.h_.done();
+    }
+
+    // The algorithm's ZIP_ALGO_ code, once advance() returned true.
+    int result() const { return task_.valid() ? task_.h_.promise().value : ZIP_ALGO_ERR_NOMEM; }
+
+  private:
+    Task task_;
+    Blocked blocked_;
+    bool started_ = false;
+};
+
+// Runs a task to its end: over a blocking transport in one advance(), otherwise by polling.
+inline int run_to_end(Task task)
+{
+    Runner r(std::move(task));
+    while (!r.advance()) {
+    }
+    return r.result();
+}
+
+// co_await wait(t, &req, &len): t->wait, or, over a testing transport, suspend until
+// t->test says the request completed. The transport's status code is the result.
+class wait
+{
+  public:
+    wait(const zip_transport_t *t, zip_req_t *req, size_t *len) : t_(t), req_(req), len_(len) {}
+    bool await_ready()
+    {
+        if (t_->test == nullptr) {
+            rc_ = t_->wait(t_->ctx, req_, len_);
+            return true;
+        }
+        return poll(this);
+    }
+    template <class P> void await_suspend(std::coroutine_handle<P> h)
+    {
+        *h.promise().blocked = Blocked{h, &wait::poll, this};
+    }
+    int await_resume() const { return rc_; }
+
+  private:
+    static bool poll(void *self)
+    {
+        auto *w = static_cast<wait *>(self);
+        int done = 0;
+        w->rc_ = w->t_->test(w->t_->ctx, w->req_, &done, w->len_);
+        return w->rc_ != 0 || done != 0;
+    }
+    const zip_transport_t *t_;
+    zip_req_t *req_;
+    size_t *len_;
+    int rc_ = 0;
+};
+
+// co_await wait_any(t, n, reqs, &index, &len): t->waitany, or suspend until one of the active
+// requests completes (index n: none was active).
+class wait_any
+{
+  public:
+    wait_any(const zip_transport_t *t, size_t n, zip_req_t *reqs, size_t *index, size_t *len)
+        : t_(t), n_(n), reqs_(reqs), index_(index), len_(len)
+    {
+    }
+    bool await_ready()
+    {
+        if (t_->test == nullptr) {
+            rc_ = t_->waitany(t_->ctx, n_, reqs_, index_, len_);
+            return true;
+        }
+        return poll(this);
+    }
+    template <class P> void await_suspend(std::coroutine_handle<P> h)
+    {
+        *h.promise().blocked = Blocked{h, &wait_any::poll, this};
+    }
+    int await_resume() const { return rc_; }
+
+  private:
+    static bool poll(void *self)
+    {
+        auto *w = static_cast<wait_any *>(self);
+        bool any_active = false;
+        for (size_t k = 0; k < w->n_; ++k) {
+            if (w->reqs_[k] == nullptr)
+                continue;
+            any_active = true;
+            int done = 0;
+            w->rc_ = w->t_->test(w->t_->ctx, &w->reqs_[k], &done, w->len_);
+            if (w->rc_ != 0 || done) {
+                *w->index_ = k;
+                return true;
+            }
+        }
+        if (!any_active)
+            *w->index_ = w->n_;
+        return !any_active;
+    }
+    const zip_transport_t *t_;
+    size_t n_;
+    zip_req_t *reqs_;
+    size_t *index_;
+    size_t *len_;
+    int rc_ = 0;
+};
+
+} // namespace zipcoll

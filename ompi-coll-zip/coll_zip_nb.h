@@ -1,0 +1,44 @@
+/*
+ * The engine of coll/zip's non-blocking collectives (coll_zip_nb.c): a call's state, started
+ * with its algorithm's coroutine and advanced by Open MPI's progress engine.
+ */
+#ifndef MCA_COLL_ZIP_NB_H
+#define MCA_COLL_ZIP_NB_H
+
+#include "coll_zip.h"
+#include "algo/zip_algo.h"
+
+/* What every non-blocking call keeps while in flight; an operation embeds it first in its own
+ * state (buffers, arguments) and frees the whole in `release`. */
+typedef struct mca_coll_zip_nb_t {
+    struct mca_coll_zip_nb_t *next;
+    struct ompi_request_t *request;
+    bool handed_out; /* the application holds request */
+    zip_algo_call_t *call;
+    zip_transport_t transport;
+    zip_codec_ops_t codec;
+    mca_coll_zip_codec_binding_t binding;
+    zip_ctx_t *codec_ctx; /* this call's own: others may run at the same time */
+    zip_algo_policy_t policy;
+    zip_algo_result_t result;
+    struct ompi_communicator_t *comm;
+    int op;  /* COLL_ZIP_OP_* */
+    int tag; /* this call's own */
+    void (*release)(struct mca_coll_zip_nb_t *nb);
+} mca_coll_zip_nb_t;
+
+/* Fills the common part for a call of `op` on comm (after the policy took it: m->call_policy
+ * is copied). Fails only for lack of memory; then release nb. */
+int mca_coll_zip_nb_begin(mca_coll_zip_nb_t *nb, mca_coll_zip_module_t *m,
+                          struct ompi_communicator_t *comm, int op);
+/* Runs `call` (made from nb's transport, codec, policy and result) as far as it goes now and
+ * leaves the rest to progress; *request completes when it has finished. call NULL (no memory):
+ * releases nb and fails. */
+int mca_coll_zip_nb_start(mca_coll_zip_nb_t *nb, zip_algo_call_t *call,
+                          struct ompi_request_t **request);
+/* Frees what begin made, then calls nb->release. */
+void mca_coll_zip_nb_release(mca_coll_zip_nb_t *nb);
+/* At component close. */
+void mca_coll_zip_nb_fini(void);
+
+#endif
