@@ -46,6 +46,7 @@ enum {
     COLL_ZIP_OP_ALLREDUCE,
     COLL_ZIP_OP_REDUCE,
     COLL_ZIP_OP_IALLREDUCE,
+    COLL_ZIP_OP_IBCAST,
     COLL_ZIP_OP_COUNT
 };
 
@@ -94,6 +95,8 @@ typedef struct mca_coll_zip_module_t {
     mca_coll_base_module_t *previous_reduce_module;
     mca_coll_base_module_iallreduce_fn_t previous_iallreduce;
     mca_coll_base_module_t *previous_iallreduce_module;
+    mca_coll_base_module_ibcast_fn_t previous_ibcast;
+    mca_coll_base_module_t *previous_ibcast_module;
 
     /* One codec context per communicator: MPI forbids concurrent collectives on one
      * communicator, so the context is never used by two threads at once. */
@@ -213,6 +216,9 @@ int mca_coll_zip_allreduce(const void *sbuf, void *rbuf, int count, struct ompi_
                            mca_coll_base_module_t *module);
 int mca_coll_zip_reduce(const void *sbuf, void *rbuf, int count, struct ompi_datatype_t *dtype,
                         struct ompi_op_t *op, int root, struct ompi_communicator_t *comm,
+                        mca_coll_base_module_t *module);
+int mca_coll_zip_ibcast(void *buff, int count, struct ompi_datatype_t *datatype, int root,
+                        struct ompi_communicator_t *comm, struct ompi_request_t **request,
                         mca_coll_base_module_t *module);
 int mca_coll_zip_iallreduce(const void *sbuf, void *rbuf, int count, struct ompi_datatype_t *dtype,
                             struct ompi_op_t *op, struct ompi_communicator_t *comm,

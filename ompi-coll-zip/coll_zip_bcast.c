@@ -6,6 +6,8 @@
  */
 #include "ompi_config.h"
 
+#include <stdlib.h>
+
 #include "opal/util/output.h"
 
 #include "mpi.h"
@@ -14,6 +16,7 @@
 #include "ompi/mca/coll/base/coll_tags.h"
 
 #include "coll_zip.h"
+#include "coll_zip_nb.h"
 #include "coll_zip_view.h"
 #include "algo/zip_algo.h"
 
@@ -64,4 +67,82 @@ int mca_coll_zip_bcast(void *buff, int count, struct ompi_datatype_t *datatype, 
     }
     mca_coll_zip_view_free(&view);
     return rc;
+}
+
+/* MPI_Ibcast: the same pipeline, advanced by Open MPI's progress engine (coll_zip_nb.h). */
+typedef struct ibcast {
+    mca_coll_zip_nb_t nb; /* first: released as a whole */
+    mca_coll_zip_view_t view;
+    bool deliver; /* a receiver whose datatype was packed */
+    zip_bcast_args_t args;
+} ibcast_t;
+
+static int ibcast_complete(mca_coll_zip_nb_t *nb)
+{
+    ibcast_t *c = (ibcast_t *)nb;
+    return c->deliver ? mca_coll_zip_view_deliver(&c->view) : OMPI_SUCCESS;
+}
+
+static void ibcast_release(mca_coll_zip_nb_t *nb)
+{
+    ibcast_t *c = (ibcast_t *)nb;
+    mca_coll_zip_view_free(&c->view);
+    free(c);
+}
+
+int mca_coll_zip_ibcast(void *buff, int count, struct ompi_datatype_t *datatype, int root,
+                        struct ompi_communicator_t *comm, struct ompi_request_t **request,
+                        mca_coll_base_module_t *module)
+{
+    mca_coll_zip_module_t *m = (mca_coll_zip_module_t *)module;
+    mca_coll_zip_component_t *z = &mca_coll_zip_component;
+    size_t type_size = 0;
+    if (comm == &ompi_mpi_comm_world.comm) {
+        mca_coll_zip_stats_arm_finalize_summary();
+    }
+    ompi_datatype_type_size(datatype, &type_size);
+    const size_t bytes = type_size * (size_t)(count > 0 ? count : 0);
+    const int rank = ompi_comm_rank(comm);
+    if (bytes == 0 || bytes < z->threshold) {
+        mca_coll_zip_stats_add(COLL_ZIP_OP_IBCAST, 1, 0, 0, 0, 0);
+        return m->previous_ibcast(buff, count, datatype, root, comm, request,
+                                  m->previous_ibcast_module);
+    }
+    if (!mca_coll_zip_policy_takes(m, comm, COLL_ZIP_OP_IBCAST, bytes, rank == root ? buff : NULL,
+                                   count, datatype, rank == root ? bytes : 0)) {
+        return m->previous_ibcast(buff, count, datatype, root, comm, request,
+                                  m->previous_ibcast_module);
+    }
+    ibcast_t *c = calloc(1, sizeof(*c));
+    if (NULL == c) {
+        return mca_coll_zip_algo_error(ZIP_ALGO_ERR_NOMEM, "MPI_Ibcast", comm);
+    }
+    c->nb.release = ibcast_release;
+    c->nb.complete = ibcast_complete;
+    int rc = mca_coll_zip_nb_begin(&c->nb, m, comm, COLL_ZIP_OP_IBCAST);
+    if (OMPI_SUCCESS == rc) {
+        rc = (rank == root) ? mca_coll_zip_view_send(&c->view, buff, count, datatype)
+                            : mca_coll_zip_view_recv(&c->view, buff, count, datatype);
+    }
+    if (OMPI_SUCCESS != rc) {
+        mca_coll_zip_nb_release(&c->nb);
+        return mca_coll_zip_algo_error(ZIP_ALGO_ERR_NOMEM, "MPI_Ibcast", comm);
+    }
+    c->deliver = rank != root;
+    c->args = (zip_bcast_args_t){
+        .buf = c->view.bytes,
+        .bytes = bytes,
+        .root = root,
+        .tag = c->nb.tag,
+        .elem_type = mca_coll_zip_elem_type(datatype),
+        .try_compress = 1,
+        .segment_bytes = z->segment_size,
+        .topology = ZIP_BCAST_AUTO,
+        .policy = &c->nb.policy,
+    };
+    zip_algo_call_t *call =
+        zip_algo_ibcast(&c->nb.transport, &c->nb.codec, &c->args, &c->nb.result);
+    rc = mca_coll_zip_nb_start(&c->nb, call, request);
+    return OMPI_SUCCESS == rc ? rc
+                              : mca_coll_zip_algo_error(ZIP_ALGO_ERR_NOMEM, "MPI_Ibcast", comm);
 }

@@ -37,6 +37,8 @@ static void zip_module_construct(mca_coll_zip_module_t *m)
     m->previous_reduce_module = NULL;
     m->previous_iallreduce = NULL;
     m->previous_iallreduce_module = NULL;
+    m->previous_ibcast = NULL;
+    m->previous_ibcast_module = NULL;
     m->codec = NULL;
     m->peer_on_node = NULL;
     m->plain_reqs = NULL;
@@ -64,6 +66,8 @@ static void zip_module_destruct(mca_coll_zip_module_t *m)
         OBJ_RELEASE(m->previous_reduce_module);
     if (NULL != m->previous_iallreduce_module)
         OBJ_RELEASE(m->previous_iallreduce_module);
+    if (NULL != m->previous_ibcast_module)
+        OBJ_RELEASE(m->previous_ibcast_module);
     free(m->peer_on_node);
     free(m->plain_reqs);
     free(m->plain_expect);
@@ -230,6 +234,7 @@ mca_coll_base_module_t *mca_coll_zip_comm_query(struct ompi_communicator_t *comm
     m->super.coll_allreduce = mca_coll_zip_allreduce;
     m->super.coll_reduce = mca_coll_zip_reduce;
     m->super.coll_iallreduce = mca_coll_zip_iallreduce;
+    m->super.coll_ibcast = mca_coll_zip_ibcast;
     opal_output_verbose(10, z->output, "coll:zip: offered on %s (cid %d) with priority %d",
                         comm->c_name, comm->c_contextid, *priority);
     return &m->super;
@@ -276,6 +281,7 @@ static int zip_module_enable(mca_coll_base_module_t *module, struct ompi_communi
     ZIP_SAVE_PREVIOUS(allreduce);
     ZIP_SAVE_PREVIOUS(reduce);
     ZIP_SAVE_PREVIOUS(iallreduce);
+    ZIP_SAVE_PREVIOUS(ibcast);
 #undef ZIP_SAVE_PREVIOUS
 
     if (NULL != missing) {

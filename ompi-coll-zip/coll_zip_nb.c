@@ -84,9 +84,15 @@ static int request_cancel(ompi_request_t *request, int complete)
     return MPI_ERR_REQUEST; /* MPI: cancelling a collective is erroneous */
 }
 
+/* MPI_Ibcast and friends treat the request a collective returns as coll/base's
+ * ompi_coll_base_nbc_request_t (to retain derived datatypes until completion they write past an
+ * ompi_request_t), so it must be one. Its header needs ompi/op/op.h, which needs Fortran
+ * headers Debian does not ship; the class itself is all we use, and it knows its size. */
+extern opal_class_t ompi_coll_base_nbc_request_t_class;
+
 static ompi_request_t *request_new(void)
 {
-    ompi_request_t *r = OBJ_NEW(ompi_request_t);
+    ompi_request_t *r = (ompi_request_t *)opal_obj_new(&ompi_coll_base_nbc_request_t_class);
     if (NULL == r) {
         return NULL;
     }
@@ -115,8 +121,11 @@ static void finish(mca_coll_zip_nb_t *nb)
         mca_coll_zip_stats_policy(nb->op, (zip_verdict_t)nb->result.verdict, 0.0, 0);
     }
     ompi_request_t *request = nb->request;
-    request->req_status.MPI_ERROR =
-        mca_coll_zip_algo_error(algo_rc, mca_coll_zip_op_calls[nb->op], nb->comm);
+    int rc = mca_coll_zip_algo_error(algo_rc, mca_coll_zip_op_calls[nb->op], nb->comm);
+    if (OMPI_SUCCESS == rc && NULL != nb->complete) {
+        rc = nb->complete(nb);
+    }
+    request->req_status.MPI_ERROR = rc;
     mca_coll_zip_nb_release(nb);
     ompi_request_complete(request, true);
 }

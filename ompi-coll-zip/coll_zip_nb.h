@@ -24,6 +24,9 @@ typedef struct mca_coll_zip_nb_t {
     struct ompi_communicator_t *comm;
     int op;  /* COLL_ZIP_OP_* */
     int tag; /* this call's own */
+    /* Optional: runs when the algorithm has finished, before the request completes (e.g. moves
+     * packed data into a derived datatype); returns an MPI error code. */
+    int (*complete)(struct mca_coll_zip_nb_t *nb);
     void (*release)(struct mca_coll_zip_nb_t *nb);
 } mca_coll_zip_nb_t;
 

@@ -247,15 +247,13 @@ Task ring_reduce(const zip_transport_t *t, const zip_codec_ops_t *codec,
     if (!ring.allocate())
         co_return ZIP_ALGO_ERR_NOMEM;
     const int err = co_await ring.reduce_scatter();
-    co_return keep_first(err, root < 0 ? co_await ring.allgather() : ring.gather(codec, root));
+    // Not one ?: with a co_await in it: GCC 12 miscompiles that (the wrong branch runs).
+    if (root < 0)
+        co_return keep_first(err, co_await ring.allgather());
+    co_return keep_first(err, ring.gather(codec, root));
 }
 
 } // namespace
-
-struct zip_algo_call {
-    explicit zip_algo_call(zipcoll::Task task) : runner(std::move(task)) {}
-    zipcoll::Runner runner;
-};
 
 extern "C" int zip_algo_allreduce(const zip_transport_t *t, const zip_codec_ops_t *codec,
                                   const zip_allreduce_args_t *a, zip_algo_result_t *res)
@@ -276,17 +274,5 @@ extern "C" zip_algo_call_t *zip_algo_iallreduce(const zip_transport_t *t,
                                                 const zip_allreduce_args_t *a,
                                                 zip_algo_result_t *res)
 {
-    return new (std::nothrow) zip_algo_call(ring_reduce(t, codec, a, -1, res));
-}
-
-extern "C" int zip_algo_call_advance(zip_algo_call_t *call)
-{
-    return call->runner.advance() ? 1 : 0;
-}
-
-extern "C" int zip_algo_call_finish(zip_algo_call_t *call)
-{
-    const int rc = call->runner.result();
-    delete call;
-    return rc;
+    return zip_algo_call_new(ring_reduce(t, codec, a, -1, res));
 }

@@ -9,12 +9,14 @@
 #include <vector>
 
 #include "block_codec.hpp"
+#include "task.hpp"
 #include "tree.hpp"
 #include "zip_algo.h"
 
 namespace
 {
 
+using zipcoll::Task;
 using zipcoll::TreeNode;
 
 // How many segment receives a non-root keeps posted ahead of the one it is working on.
@@ -49,7 +51,7 @@ class SendRing
     }
 
     // Makes slot `segment % kSlots` free: waits for the sends of the segment that used it.
-    int reclaim(size_t segment) { return wait_group(groups_[segment % kSlots]); }
+    Task reclaim(size_t segment) { return wait_group(groups_[segment % kSlots]); }
 
     // Sends one segment (frame or raw) to every child.
     int forward(const TreeNode &node, size_t segment, const char *data, size_t len, size_t raw_len,
@@ -67,23 +69,23 @@ class SendRing
         return ZIP_ALGO_OK;
     }
 
-    int drain()
+    Task drain()
     {
         int err = ZIP_ALGO_OK;
         for (auto &g : groups_)
-            err = first_error(err, wait_group(g));
-        return err;
+            err = first_error(err, co_await wait_group(g));
+        co_return err;
     }
 
   private:
-    int wait_group(std::vector<zip_req_t> &group)
+    Task wait_group(std::vector<zip_req_t> &group)
     {
         int err = ZIP_ALGO_OK;
         for (auto &r : group)
-            if (t_->wait(t_->ctx, &r, nullptr) != 0)
+            if (co_await zipcoll::wait(t_, &r, nullptr) != 0)
                 err = first_error(err, ZIP_ALGO_ERR_TRANSPORT);
         group.clear();
-        return err;
+        co_return err;
     }
 
     const zip_transport_t *t_;
@@ -95,8 +97,8 @@ char *slot_of(char *staging, const Segments &sg, size_t segment)
     return staging + (segment % kSlots) * sg.seg;
 }
 
-int root_side(const zip_transport_t *t, const zip_codec_ops_t *codec, const zip_bcast_args_t *a,
-              const TreeNode &node, const Segments &sg, char *staging, zip_algo_result_t *res)
+Task root_side(const zip_transport_t *t, const zip_codec_ops_t *codec, const zip_bcast_args_t *a,
+               const TreeNode &node, const Segments &sg, char *staging, zip_algo_result_t *res)
 {
     char *buf = static_cast<char *>(a->buf);
     bool compressing = a->try_compress && codec != nullptr && staging != nullptr;
@@ -112,7 +114,7 @@ int root_side(const zip_transport_t *t, const zip_codec_ops_t *codec, const zip_
 
     for (size_t i = 0; i < sg.count && err == ZIP_ALGO_OK; ++i) {
         const size_t off = sg.offset(i), len = sg.length(i);
-        err = ring.reclaim(i);
+        err = co_await ring.reclaim(i);
         const char *out = buf + off;
         size_t out_len = len;
         if (compressing && len > 1) {
@@ -135,12 +137,12 @@ int root_side(const zip_transport_t *t, const zip_codec_ops_t *codec, const zip_
         if (err == ZIP_ALGO_OK)
             err = ring.forward(node, i, out, out_len, len, a->tag, res);
     }
-    return first_error(err, ring.drain());
+    co_return first_error(err, co_await ring.drain());
 }
 
-int leaf_or_interior_side(const zip_transport_t *t, const zip_codec_ops_t *codec,
-                          const zip_bcast_args_t *a, const TreeNode &node, const Segments &sg,
-                          char *staging, zip_algo_result_t *res)
+Task leaf_or_interior_side(const zip_transport_t *t, const zip_codec_ops_t *codec,
+                           const zip_bcast_args_t *a, const TreeNode &node, const Segments &sg,
+                           char *staging, zip_algo_result_t *res)
 {
     char *buf = static_cast<char *>(a->buf);
     std::vector<zip_req_t> recvs(sg.count, nullptr);
@@ -153,20 +155,20 @@ int leaf_or_interior_side(const zip_transport_t *t, const zip_codec_ops_t *codec
     for (; posted < std::min(kRecvWindow, sg.count); ++posted) {
         if (post(posted) != 0) {
             for (size_t j = 0; j < posted; ++j)
-                t->wait(t->ctx, &recvs[j], nullptr);
-            return ZIP_ALGO_ERR_TRANSPORT;
+                co_await zipcoll::wait(t, &recvs[j], nullptr);
+            co_return ZIP_ALGO_ERR_TRANSPORT;
         }
     }
 
     int err = ZIP_ALGO_OK;
     for (size_t i = 0; i < sg.count; ++i) {
         size_t got = 0;
-        if (t->wait(t->ctx, &recvs[i], &got) != 0) {
+        if (co_await zipcoll::wait(t, &recvs[i], &got) != 0) {
             // The stream from the parent is broken; drain what is posted and give up.
             for (size_t j = i + 1; j < posted; ++j)
-                t->wait(t->ctx, &recvs[j], nullptr);
-            ring.drain();
-            return ZIP_ALGO_ERR_TRANSPORT;
+                co_await zipcoll::wait(t, &recvs[j], nullptr);
+            co_await ring.drain();
+            co_return ZIP_ALGO_ERR_TRANSPORT;
         }
         if (posted < sg.count) {
             if (post(posted) != 0)
@@ -175,7 +177,7 @@ int leaf_or_interior_side(const zip_transport_t *t, const zip_codec_ops_t *codec
                 ++posted;
         }
         const size_t off = sg.offset(i), len = sg.length(i);
-        err = first_error(err, ring.reclaim(i));
+        err = first_error(err, co_await ring.reclaim(i));
         if (got == len) {
             err = first_error(err, ring.forward(node, i, buf + off, len, len, a->tag, res));
             continue;
@@ -193,7 +195,7 @@ int leaf_or_interior_side(const zip_transport_t *t, const zip_codec_ops_t *codec
             err = first_error(err, ZIP_ALGO_ERR_CODEC);
     }
     // A failed post leaves later segments unreceived; the error already says so.
-    return first_error(err, ring.drain());
+    co_return first_error(err, co_await ring.drain());
 }
 
 } // namespace
@@ -214,15 +216,20 @@ extern "C" size_t zip_bcast_segment_bytes(size_t bytes, int ranks, size_t larges
     return std::min(cap, std::max<size_t>(ZIP_BCAST_MIN_SEGMENT, fit));
 }
 
-extern "C" int zip_algo_bcast(const zip_transport_t *t, const zip_codec_ops_t *codec,
-                              const zip_bcast_args_t *a, zip_algo_result_t *res)
+namespace
+{
+
+// The whole broadcast; its locals (segments, tree node, staging) live in the coroutine frame
+// for as long as the call runs, blocking or not.
+Task bcast(const zip_transport_t *t, const zip_codec_ops_t *codec, const zip_bcast_args_t *a,
+           zip_algo_result_t *res)
 {
     *res = zip_algo_result_t{};
     res->verdict = -1;
     if (a->bytes == 0 || t->size <= 1)
-        return ZIP_ALGO_OK;
+        co_return ZIP_ALGO_OK;
     if (a->buf == nullptr || a->root < 0 || a->root >= t->size)
-        return ZIP_ALGO_ERR_ARG;
+        co_return ZIP_ALGO_ERR_ARG;
 
     Segments sg;
     sg.seg = zip_bcast_segment_bytes(a->bytes, t->size, a->segment_bytes);
@@ -245,13 +252,25 @@ extern "C" int zip_algo_bcast(const zip_transport_t *t, const zip_codec_ops_t *c
         const size_t need = std::min(a->bytes, slots * sg.seg);
         staging.reset(new (std::nothrow) char[need]);
         if (!staging)
-            return ZIP_ALGO_ERR_NOMEM;
+            co_return ZIP_ALGO_ERR_NOMEM;
     }
-    try {
-        const int rc = is_root ? root_side(t, codec, a, node, sg, staging.get(), res)
-                               : leaf_or_interior_side(t, codec, a, node, sg, staging.get(), res);
-        return rc;
-    } catch (const std::bad_alloc &) {
-        return ZIP_ALGO_ERR_NOMEM;
-    }
+    // std::bad_alloc from the request vectors ends the task with ZIP_ALGO_ERR_NOMEM. (No
+    // co_await inside ?: here: GCC 12 miscompiles it, running the wrong branch.)
+    if (is_root)
+        co_return co_await root_side(t, codec, a, node, sg, staging.get(), res);
+    co_return co_await leaf_or_interior_side(t, codec, a, node, sg, staging.get(), res);
+}
+
+} // namespace
+
+extern "C" int zip_algo_bcast(const zip_transport_t *t, const zip_codec_ops_t *codec,
+                              const zip_bcast_args_t *a, zip_algo_result_t *res)
+{
+    return zipcoll::run_to_end(bcast(t, codec, a, res));
+}
+
+extern "C" zip_algo_call_t *zip_algo_ibcast(const zip_transport_t *t, const zip_codec_ops_t *codec,
+                                            const zip_bcast_args_t *a, zip_algo_result_t *res)
+{
+    return zip_algo_call_new(bcast(t, codec, a, res));
 }

@@ -8,8 +8,15 @@
 //     again, which resumes the algorithm once what it waits for has completed. Codec work
 //     therefore happens inside advance(), as the collective progresses.
 //
+// GCC 12 miscompiles a co_await inside the conditional operator (the branch not taken runs):
+// write `if (c) co_return co_await a(); co_return co_await b();` instead.
+//
 // Tasks nest (an algorithm awaits a sub-schedule such as run_exchange); the innermost waiting
-// coroutine and how to tell that it may go on are kept in the outermost Runner.
+// coroutine and how to tell that it may go on are kept in the Runner that is advancing (a
+// thread-local pointer: a blocking algorithm may advance non-blocking ones from inside its own
+// wait, through opal_progress). A child task runs inside its parent's co_await as a plain call
+// would; only a child that suspended hands control back to its parent through final_suspend,
+// so a long loop of children that finish at once does not deepen the stack.
 #pragma once
 
 #include <coroutine>
@@ -18,6 +25,7 @@
 #include <utility>
 
 #include "transport.h"
+#include "zip_algo.h"
 
 namespace zipcoll
 {
@@ -29,13 +37,15 @@ struct Blocked {
     void *awaiter = nullptr;
 };
 
+// The record of the Runner now advancing on this thread.
+inline thread_local Blocked *current_blocked = nullptr;
+
 class Task
 {
   public:
     struct promise_type {
         int value = ZIP_ALGO_OK;
-        std::coroutine_handle<> continuation; // the task awaiting this one, if any
-        Blocked *blocked = nullptr;           // the Runner's record, shared down the nest
+        std::coroutine_handle<> continuation; // the task awaiting this one, once it suspended
 
         Task get_return_object()
         {
@@ -76,15 +86,20 @@ class Task
 
     bool valid() const { return static_cast<bool>(h_); }
 
-    // co_await child: runs the child until it finishes or waits, then continues here.
+    // co_await child: runs the child until it finishes or waits; if it waits, this coroutine
+    // waits too and continues when the child has finished.
     struct Awaiter {
         std::coroutine_handle<promise_type> child;
-        bool await_ready() const noexcept { return !child; }
-        template <class P> std::coroutine_handle<> await_suspend(std::coroutine_handle<P> parent)
+        bool await_ready() const
+        {
+            if (!child)
+                return true;
+            child.resume();
+            return child.done();
+        }
+        void await_suspend(std::coroutine_handle<> parent) const noexcept
         {
             child.promise().continuation = parent;
-            child.promise().blocked = parent.promise().blocked;
-            return child;
         }
         int await_resume() const noexcept
         {
@@ -103,11 +118,7 @@ class Task
 class Runner
 {
   public:
-    explicit Runner(Task task) : task_(std::move(task))
-    {
-        if (task_.valid())
-            task_.h_.promise().blocked = &blocked_;
-    }
+    explicit Runner(Task task) : task_(std::move(task)) {}
     Runner(const Runner &) = delete;
     Runner &operator=(const Runner &) = delete;
 
@@ -116,14 +127,19 @@ class Runner
     {
         if (!task_.valid())
             return true;
+        std::coroutine_handle<> next;
         if (!started_) {
             started_ = true;
-            task_.h_.resume();
+            next = task_.h_;
         } else if (blocked_.handle) {
             if (!blocked_.ready(blocked_.awaiter))
                 return false;
-            const auto h = std::exchange(blocked_.handle, nullptr);
-            h.resume();
+            next = std::exchange(blocked_.handle, nullptr);
+        }
+        if (next) {
+            Blocked *const outer = std::exchange(current_blocked, &blocked_);
+            next.resume();
+            current_blocked = outer;
         }
         return task_.h_.done();
     }
@@ -160,9 +176,9 @@ class wait
         }
         return poll(this);
     }
-    template <class P> void await_suspend(std::coroutine_handle<P> h)
+    void await_suspend(std::coroutine_handle<> h)
     {
-        *h.promise().blocked = Blocked{h, &wait::poll, this};
+        *current_blocked = Blocked{h, &wait::poll, this};
     }
     int await_resume() const { return rc_; }
 
@@ -197,9 +213,9 @@ class wait_any
         }
         return poll(this);
     }
-    template <class P> void await_suspend(std::coroutine_handle<P> h)
+    void await_suspend(std::coroutine_handle<> h)
     {
-        *h.promise().blocked = Blocked{h, &wait_any::poll, this};
+        *current_blocked = Blocked{h, &wait_any::poll, this};
     }
     int await_resume() const { return rc_; }
 
@@ -232,3 +248,6 @@ class wait_any
 };
 
 } // namespace zipcoll
+
+// Wraps a task as a non-blocking call (zip_algo.h); NULL when memory is short.
+zip_algo_call_t *zip_algo_call_new(zipcoll::Task task);

@@ -136,6 +136,9 @@ typedef struct zip_algo_call zip_algo_call_t;
  * t, codec, args (and what they point to) and result must outlive the call. */
 zip_algo_call_t *zip_algo_iallreduce(const zip_transport_t *t, const zip_codec_ops_t *codec,
                                      const zip_allreduce_args_t *args, zip_algo_result_t *result);
+/* Starts a broadcast, likewise. */
+zip_algo_call_t *zip_algo_ibcast(const zip_transport_t *t, const zip_codec_ops_t *codec,
+                                 const zip_bcast_args_t *args, zip_algo_result_t *result);
 /* Runs the call as far as its completed requests allow (codec work included): 1 once it has
  * finished, else 0. */
 int zip_algo_call_advance(zip_algo_call_t *call);

@@ -42,6 +42,7 @@ class World
         size_t seq = 0;
         void *buf = nullptr;
         size_t cap = 0;
+        int polls = 0; // tests of a send so far (testing transport)
     };
     struct Endpoint {
         World *world;
