@@ -115,7 +115,7 @@ static void finish(mca_coll_zip_nb_t *nb)
 {
     const int algo_rc = zip_algo_call_finish(nb->call);
     nb->call = NULL;
-    mca_coll_zip_stats_add(nb->op, 0, nb->result.compressed, nb->result.bytes_in,
+    mca_coll_zip_stats_add(nb->op, nb->result.all_plain, nb->result.compressed, nb->result.bytes_in,
                            nb->result.bytes_out, nb->binding.codec_ns);
     if (nb->result.verdict >= 0) {
         mca_coll_zip_stats_policy(nb->op, (zip_verdict_t)nb->result.verdict, 0.0, 0);
@@ -166,8 +166,11 @@ int mca_coll_zip_nb_begin(mca_coll_zip_nb_t *nb, mca_coll_zip_module_t *m,
     }
     mca_coll_zip_transport_init(&nb->transport, comm);
     nb->transport.test = pml_test;
-    mca_coll_zip_codec_init(&nb->codec, &nb->binding, m);
-    nb->binding.codec = nb->codec_ctx;
+    nb->binding = (zip_algo_codec_binding_t){
+        .codec = nb->codec_ctx,
+        .corrupt_every = mca_coll_zip_component.inject_corruption,
+    };
+    zip_algo_codec_bind(&nb->codec, &nb->binding);
     nb->tag = reserve_tag(comm);
     return OMPI_SUCCESS;
 }

@@ -195,7 +195,7 @@ TEST_P(CollAlgoAllreduce, TwoNonBlockingCallsInFlightGiveTheBlockingResults)
     }
     auto xr = x, yr = y;
     std::vector<int> rcx(size_t(size), -100), rcy(size_t(size), -100), polls(size_t(size), 0);
-    World w(size, true);
+    World w(size, false, 0, true);
     w.run([&](int rank, const zip_transport_t &t) {
         zip_allreduce_args_t ax = args_for(xr[size_t(rank)]), ay = args_for(yr[size_t(rank)]);
         ay.tag = 10;

@@ -203,7 +203,7 @@ TEST(CollAlgoBcastErrors, BadRootIsAnArgumentError)
 TEST(CollAlgoIbcast, TwoCallsInFlightDeliverEverySegment)
 {
     for (int size : {2, 3, 5}) {
-        World w(size, true);
+        World w(size, false, 0, true);
         ToyCodec codec;
         const zip_codec_ops_t ops = codec.ops();
         const auto smooth = algotest::make_data(90000, true, 3);

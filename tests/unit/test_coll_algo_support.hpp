@@ -17,12 +17,25 @@
 namespace algotest
 {
 
+// A block in the "caller's own layout" of the in-process transport: plain is bytes here, but
+// moving it by handle (and making its byte view) is counted, so that tests see which path a
+// block took.
+struct Typed {
+    char *data = nullptr;
+    size_t bytes = 0;
+};
+
 class World
 {
   public:
-    // testing: the transports have `test`, so the algorithms run as suspending coroutines
-    // (the non-blocking collectives' mode) and the caller drives them.
-    explicit World(int size, bool testing = false) : size_(size), testing_(testing) {}
+    // typed: the transport has the typed operations (isend_plain, irecv_plain, byte_view);
+    // max_message: its limit on byte messages (0: none); testing: it has `test`, so the
+    // algorithms run as suspending coroutines (the non-blocking collectives' mode) and the
+    // caller drives them.
+    explicit World(int size, bool typed = false, size_t max_message = 0, bool testing = false)
+        : size_(size), typed_(typed), max_message_(max_message), testing_(testing)
+    {
+    }
     int size() const { return size_; }
 
     // The transport of one rank; valid while the World lives.
@@ -33,6 +46,9 @@ class World
 
     // Messages that were sent but never received: must be 0 after every collective.
     size_t unreceived() const;
+
+    // Over all ranks: blocks sent and received by handle, and byte views made of handles.
+    std::atomic<size_t> plain_sends{0}, plain_recvs{0}, byte_views{0};
 
   private:
     using Key = std::tuple<int, int, int>; // receiver, sender, tag
@@ -54,10 +70,15 @@ class World
     static int wait(void *ctx, zip_req_t *req, size_t *len);
     static int waitany(void *ctx, size_t n, zip_req_t *reqs, size_t *index, size_t *len);
     static int test(void *ctx, zip_req_t *req, int *done, size_t *len);
+    static int isend_plain(void *ctx, void *typed, int peer, int tag, zip_req_t *req);
+    static int irecv_plain(void *ctx, void *typed, int peer, int tag, zip_req_t *req);
+    static int byte_view(void *ctx, void *typed, int sending, void **bytes);
     // Completes *r if its message is there; caller holds mu_.
     int try_complete(Request *r, bool *done, size_t *len);
 
     int size_;
+    bool typed_;
+    size_t max_message_;
     bool testing_;
     mutable std::mutex mu_;
     std::condition_variable cv_;
