@@ -4,10 +4,11 @@
 set -euo pipefail
 
 # No libucx-dev: nothing here compiles against UCX. The MPI runs over pml/ucx need only UCX's
-# run-time libraries (libucx0), which Open MPI's libopenmpi3 depends on.
+# run-time libraries (libucx0), which Open MPI's libopenmpi3 depends on. gfortran: mpif90 for
+# the recorder's Fortran test (tests/mpi/run-msgrec-tests.sh).
 packages=(
   build-essential autoconf automake libtool pkg-config
-  openmpi-bin libopenmpi-dev
+  openmpi-bin libopenmpi-dev gfortran
   liblz4-dev libzstd-dev libblosc-dev libxxhash-dev
   libgtest-dev clang libclang-rt-14-dev clang-format
   iproute2 gnuplot-nox python3

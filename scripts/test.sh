@@ -59,11 +59,13 @@ if build "$top/build"; then
     echo "== unit tests"
     "$top/build/tests/unit/zip_unit_tests" > "$logdir/unit.log" 2>&1
     count_gtest "$logdir/unit.log" "unit tests"
-    echo "== MPI integration tests (coll/zip, then pml/zip)"
+    echo "== MPI integration tests (coll/zip, pml/zip, the message recorder)"
     count_lines "$logdir/mpi-coll.log" "MPI coll/zip tests" \
         env BUILD_DIR="$top/build" "$top/tests/mpi/run-mpi-tests.sh"
     count_lines "$logdir/mpi-p2p.log" "MPI pml/zip tests" \
         env ZIP_PML_DIR="$top/build/ucx-hooks/.libs" "$top/tests/mpi/run-p2p-tests.sh"
+    count_lines "$logdir/mpi-msgrec.log" "MPI message recorder tests" \
+        env BUILD_DIR="$top/build" "$top/tests/mpi/run-msgrec-tests.sh"
 else
     note_fail "optimised build (see $top/build/*.log)"
     tail -30 "$top"/build/make*.log 2>/dev/null

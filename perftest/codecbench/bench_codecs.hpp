@@ -1,13 +1,24 @@
 // The things codecbench measures behind one interface: an ompi-zip codec (through the C API of
-// zip.h) or a reference (memcpy, Blosc shuffle+lz4) that puts the figures in perspective.
+// zip.h) or a reference (memcpy, Blosc shuffle+lz4 or bitshuffle+lz4) that puts the figures in
+// perspective.
 #pragma once
 
 #include <cstddef>
 #include <memory>
 #include <string>
 
+#include "zip/zip.h"
+
 namespace codecbench
 {
+
+// How a payload's elements are handed to a codec: zip's element type (integers are
+// ZIP_TYPE_BYTES, as coll/zip and pml/zip see them) and the element size (Blosc's typesize).
+struct Element {
+    zip_elem_type_t zip_type = ZIP_TYPE_F64;
+    size_t width = sizeof(double);
+};
+inline constexpr Element kF64{ZIP_TYPE_F64, sizeof(double)};
 
 class BenchCodec
 {
@@ -22,9 +33,9 @@ class BenchCodec
     // Largest compressed size for `raw_bytes` of input.
     virtual size_t bound(size_t raw_bytes) const = 0;
 
-    // Both return false and set *error on failure. `src` holds doubles.
-    virtual bool compress(const void *src, size_t raw_bytes, void *dst, size_t cap, size_t *out_len,
-                          std::string *error) = 0;
+    // Both return false and set *error on failure. `src` holds raw_bytes / elem.width elements.
+    virtual bool compress(const void *src, size_t raw_bytes, const Element &elem, void *dst,
+                          size_t cap, size_t *out_len, std::string *error) = 0;
     virtual bool decompress(const void *src, size_t len, void *dst, size_t cap, size_t *out_len,
                             std::string *error) = 0;
 
@@ -35,7 +46,8 @@ class BenchCodec
     std::string name_;
 };
 
-// Creates the codec for `spec` ("memcpy", "blosc-shuffle-lz4" or a zip spec). Returns nullptr
+// Creates the codec for `spec` ("memcpy", "blosc-shuffle-lz4", "blosc-bitshuffle-lz4" or a zip
+// spec). Returns nullptr
 // and says why in *why_not when it is not available in this build (the bench skips it).
 std::unique_ptr<BenchCodec> make_bench_codec(const std::string &spec, size_t block_size,
                                              std::string *why_not);

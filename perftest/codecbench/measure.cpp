@@ -55,27 +55,32 @@ template <class Call> double median_gbps(Call call, size_t raw_bytes, const Timi
     return median(gbps);
 }
 
-Verdict verify(BenchCodec &codec, const double *data, size_t raw_bytes, const Buffers &b,
+Verdict verify(BenchCodec &codec, const void *data, size_t raw_bytes, const Buffers &b,
                size_t decoded_len)
 {
-    return codec.lossy()
-               ? verify_lossy(codec.name(), data, b.decoded.data(), decoded_len, raw_bytes)
-               : verify_lossless(data, b.decoded.data(), decoded_len, raw_bytes);
+    return codec.lossy() ? verify_lossy(codec.name(), static_cast<const double *>(data),
+                                        b.decoded.data(), decoded_len, raw_bytes)
+                         : verify_lossless(data, b.decoded.data(), decoded_len, raw_bytes);
 }
 
 } // namespace
 
-PointResult measure_point(BenchCodec &codec, const double *data, size_t raw_bytes,
-                          const Timing &timing, Buffers &b)
+PointResult measure_point(BenchCodec &codec, const void *data, size_t raw_bytes,
+                          const Element &elem, const Timing &timing, Buffers &b)
 {
     PointResult r;
+    if (codec.lossy() && elem.zip_type != ZIP_TYPE_F64) {
+        r.error = "lossy codecs are checked on doubles only";
+        return r;
+    }
     b.frame.resize(std::max(b.frame.size(), codec.bound(raw_bytes)));
     b.decoded.resize(std::max(b.decoded.size(), raw_bytes));
     size_t frame_len = 0, decoded_len = 0;
     std::string error;
 
     auto compress = [&] {
-        return codec.compress(data, raw_bytes, b.frame.data(), b.frame.size(), &frame_len, &error);
+        return codec.compress(data, raw_bytes, elem, b.frame.data(), b.frame.size(), &frame_len,
+                              &error);
     };
     auto decompress = [&] {
         return codec.decompress(b.frame.data(), frame_len, b.decoded.data(), b.decoded.size(),

@@ -32,7 +32,8 @@ struct Buffers {
     std::vector<unsigned char> frame, decoded;
 };
 
-PointResult measure_point(BenchCodec &codec, const double *data, size_t raw_bytes,
-                          const Timing &timing, Buffers &buffers);
+// `data` holds raw_bytes of elements of `elem` (lossy codecs: doubles only).
+PointResult measure_point(BenchCodec &codec, const void *data, size_t raw_bytes,
+                          const Element &elem, const Timing &timing, Buffers &buffers);
 
 } // namespace codecbench

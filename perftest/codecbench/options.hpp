@@ -21,12 +21,18 @@ struct Options {
     bool quick = false;
     int pin_cpu = -1; // pin the process to this CPU (-1: leave it to the OS)
     std::string csv_path;
+    // --files: recorded application messages (perftest/msgrec) instead of the data sets; each
+    // directory is one application or a corpus of them (one subdirectory each).
+    std::vector<std::string> files;
+    size_t sample = 0; // --sample N: at most N messages per application, evenly spread (0: all)
 };
 
 // The defaults the issue asks for: every codec and data set, 4 KiB .. 16 MiB.
 extern const char *const kDefaultCodecs;
 extern const char *const kDefaultSizes;
 extern const char *const kQuickSizes;
+// The defaults of --files: the candidates and the references of issue 11's goal.
+extern const char *const kFilesCodecs;
 
 // Parses argv into *out. Returns 0 to run, 1 when --help/--list was handled, 2 on a usage error
 // (message already printed).

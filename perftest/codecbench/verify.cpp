@@ -56,21 +56,20 @@ Bound bound_of(const std::string &spec)
 
 } // namespace
 
-Verdict verify_lossless(const double *original, const void *decoded, size_t decoded_bytes,
+Verdict verify_lossless(const void *original, const void *decoded, size_t decoded_bytes,
                         size_t raw_bytes)
 {
     Verdict v;
     if (!size_matches(decoded_bytes, raw_bytes, &v))
         return v;
     if (std::memcmp(original, decoded, raw_bytes) != 0) {
-        const unsigned char *a = reinterpret_cast<const unsigned char *>(original);
+        const unsigned char *a = static_cast<const unsigned char *>(original);
         const unsigned char *b = static_cast<const unsigned char *>(decoded);
         size_t i = 0;
         while (a[i] == b[i])
             ++i;
         v.ok = false;
-        v.error = "round trip differs from the input at byte " + std::to_string(i) + " (double " +
-                  std::to_string(i / sizeof(double)) + ")";
+        v.error = "round trip differs from the input at byte " + std::to_string(i);
     }
     return v;
 }

@@ -15,7 +15,7 @@ struct Verdict {
 };
 
 // Lossless: decoded must equal original byte for byte.
-Verdict verify_lossless(const double *original, const void *decoded, size_t decoded_bytes,
+Verdict verify_lossless(const void *original, const void *decoded, size_t decoded_bytes,
                         size_t raw_bytes);
 
 // Lossy: sizes must match, NaN and infinities must come back unchanged in kind, and finite values
