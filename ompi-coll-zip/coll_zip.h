@@ -99,15 +99,9 @@ typedef struct mca_coll_zip_module_t {
      * communicator, so the context is never used by two threads at once. */
     zip_ctx_t *codec;
 
-    /* Requests of the plainly moved blocks of one call (coll_zip_plain.c), with the bytes each
-     * receive must bring and room for its status; kept between calls for the same reason. */
     /* peer_on_node[p]: rank p shares this rank's node (blocks to and from it move plainly);
      * NULL with force_local. Fixed at enable time so that every call decides alike. */
     bool *peer_on_node;
-    ompi_request_t **plain_reqs;
-    size_t *plain_expect;
-    ompi_status_public_t *plain_statuses;
-    int plain_capacity;
 
     /* The speeds every rank agreed on at the first call that needed them (coll_zip_policy.c). */
     bool agreed;

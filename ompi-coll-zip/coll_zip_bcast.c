@@ -40,8 +40,8 @@ int mca_coll_zip_bcast(void *buff, int count, struct ompi_datatype_t *datatype, 
         return m->previous_bcast(buff, count, datatype, root, comm, m->previous_bcast_module);
     }
     mca_coll_zip_view_t view;
-    int rc = (rank == root) ? mca_coll_zip_view_send(&view, buff, count, datatype)
-                            : mca_coll_zip_view_recv(&view, buff, count, datatype);
+    mca_coll_zip_view_describe(&view, buff, count, datatype);
+    int rc = mca_coll_zip_view_bytes(&view, rank == root);
     if (OMPI_SUCCESS != rc) {
         mca_coll_zip_view_free(&view);
         return mca_coll_zip_algo_error(ZIP_ALGO_ERR_NOMEM, "MPI_Bcast", comm);

@@ -39,10 +39,6 @@ static void zip_module_construct(mca_coll_zip_module_t *m)
     m->previous_iallreduce_module = NULL;
     m->codec = NULL;
     m->peer_on_node = NULL;
-    m->plain_reqs = NULL;
-    m->plain_expect = NULL;
-    m->plain_statuses = NULL;
-    m->plain_capacity = 0;
     m->agreed = false;
     m->link_Bps[0] = m->link_Bps[1] = 0.0;
     m->compress_Bps = m->decompress_Bps = 0.0;
@@ -65,9 +61,6 @@ static void zip_module_destruct(mca_coll_zip_module_t *m)
     if (NULL != m->previous_iallreduce_module)
         OBJ_RELEASE(m->previous_iallreduce_module);
     free(m->peer_on_node);
-    free(m->plain_reqs);
-    free(m->plain_expect);
-    free(m->plain_statuses);
     if (NULL != m->codec) {
         zip_ctx_destroy(m->codec);
         opal_output_verbose(10, mca_coll_zip_component.output, "coll:zip: module released");

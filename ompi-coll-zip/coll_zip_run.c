@@ -6,9 +6,11 @@
 #include "ompi_config.h"
 
 #include "opal/util/output.h"
+#include "mpi.h"
 #include "ompi/constants.h"
 
 #include "coll_zip.h"
+#include "coll_zip_help.h"
 #include "algo/zip_algo.h"
 
 int mca_coll_zip_run(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm, int op, int root,
@@ -40,13 +42,21 @@ int mca_coll_zip_run(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm,
         algo_rc = zip_algo_reduce(&transport, &codec, root, args, &result);
         break;
     }
-    mca_coll_zip_stats_add(op, 0, result.compressed, result.bytes_in, result.bytes_out,
-                           binding.codec_ns);
+    /* A call whose blocks all moved plainly here never entered zip's path: a fallback. */
+    mca_coll_zip_stats_add(op, result.all_plain, result.compressed, result.bytes_in,
+                           result.bytes_out, binding.codec_ns);
     if (result.verdict >= 0) {
         mca_coll_zip_stats_policy(op, (zip_verdict_t)result.verdict, 0.0, 0);
     }
     opal_output_verbose(10, mca_coll_zip_component.output,
                         "coll:zip: %s on %s (root %d): sent %zu as %zu", calls[op], comm->c_name,
                         root, result.bytes_in, result.bytes_out);
+    if (ZIP_ALGO_ERR_LENGTH == algo_rc) {
+        mca_coll_zip_show_help("plain length",
+                               "%s on communicator %s: a block that should have arrived plain "
+                               "brought %zu bytes instead of %zu",
+                               calls[op], comm->c_name, result.plain_got, result.plain_want);
+        return MPI_ERR_TRUNCATE;
+    }
     return mca_coll_zip_algo_error(algo_rc, calls[op], comm);
 }

@@ -1,6 +1,7 @@
 /*
- * The algorithms' byte transport on top of the PML, the way coll/base talks to it. Messages
- * carry MPI_BYTE; their length is capped by the int count of the PML interface.
+ * The algorithms' transport on top of the PML, the way coll/base talks to it. Byte messages
+ * carry MPI_BYTE, their length capped by the int count of the PML interface; plain blocks
+ * travel as the user's own count of the user's datatype, by their view (coll_zip_view.h).
  */
 #include "ompi_config.h"
 
@@ -14,6 +15,7 @@
 #include "ompi/request/request.h"
 
 #include "coll_zip.h"
+#include "coll_zip_view.h"
 #include "algo/transport.h"
 
 static int pml_isend(void *ctx, const void *buf, size_t len, int peer, int tag, zip_req_t *req)
@@ -37,6 +39,36 @@ static int pml_irecv(void *ctx, void *buf, size_t cap, int peer, int tag, zip_re
     int rc = MCA_PML_CALL(
         irecv(buf, (int)cap, MPI_BYTE, peer, tag, (struct ompi_communicator_t *)ctx, &r));
     *req = r;
+    return rc;
+}
+
+static int pml_isend_plain(void *ctx, void *typed, int peer, int tag, zip_req_t *req)
+{
+    const mca_coll_zip_view_t *v = typed;
+    ompi_request_t *r = MPI_REQUEST_NULL;
+    /* count came from an int */
+    int rc = MCA_PML_CALL(isend(v->user, (int)v->count, v->dtype, peer, tag,
+                                MCA_PML_BASE_SEND_STANDARD, (struct ompi_communicator_t *)ctx, &r));
+    *req = r;
+    return rc;
+}
+
+static int pml_irecv_plain(void *ctx, void *typed, int peer, int tag, zip_req_t *req)
+{
+    const mca_coll_zip_view_t *v = typed;
+    ompi_request_t *r = MPI_REQUEST_NULL;
+    int rc = MCA_PML_CALL(
+        irecv(v->user, (int)v->count, v->dtype, peer, tag, (struct ompi_communicator_t *)ctx, &r));
+    *req = r;
+    return rc;
+}
+
+static int view_bytes(void *ctx, void *typed, int sending, void **bytes)
+{
+    mca_coll_zip_view_t *v = typed;
+    (void)ctx;
+    const int rc = mca_coll_zip_view_bytes(v, 0 != sending);
+    *bytes = v->bytes;
     return rc;
 }
 
@@ -78,5 +110,9 @@ void mca_coll_zip_transport_init(struct zip_transport *t, struct ompi_communicat
         .irecv = pml_irecv,
         .wait = pml_wait,
         .waitany = pml_waitany,
+        .isend_plain = pml_isend_plain,
+        .irecv_plain = pml_irecv_plain,
+        .byte_view = view_bytes,
+        .max_message = INT_MAX,
     };
 }

@@ -1,6 +1,5 @@
 /*
- * The byte views of coll_zip_view.h on the shared datatype helpers (zip_ompi.h): the user's
- * memory when it is contiguous, else a packed copy.
+ * The views of coll_zip_view.h on the shared datatype helpers (zip_ompi.h).
  */
 #include "ompi_config.h"
 
@@ -13,15 +12,24 @@
 #include "zip_ompi.h"
 #include "coll_zip_view.h"
 
-static int view_init(mca_coll_zip_view_t *v, void *buf, int count, struct ompi_datatype_t *dtype)
+void mca_coll_zip_view_describe(mca_coll_zip_view_t *v, const void *buf, int count,
+                                struct ompi_datatype_t *dtype)
 {
     v->count = count > 0 ? (size_t)count : 0;
     v->len = dtype->super.size * v->count;
     v->packed = NULL;
-    v->user = buf;
+    v->bytes = NULL;
+    v->user = (void *)buf;
     v->dtype = dtype;
-    v->bytes = (0 == v->len) ? NULL : zip_ompi_contiguous_base(buf, v->count, dtype);
+}
+
+int mca_coll_zip_view_bytes(mca_coll_zip_view_t *v, bool sending)
+{
     if (0 == v->len || NULL != v->bytes) {
+        return OMPI_SUCCESS;
+    }
+    v->bytes = zip_ompi_contiguous_base(v->user, v->count, v->dtype);
+    if (NULL != v->bytes) {
         return OMPI_SUCCESS;
     }
     v->packed = malloc(v->len);
@@ -29,24 +37,10 @@ static int view_init(mca_coll_zip_view_t *v, void *buf, int count, struct ompi_d
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
     v->bytes = v->packed;
-    return OMPI_SUCCESS;
-}
-
-int mca_coll_zip_view_send(mca_coll_zip_view_t *v, const void *buf, int count,
-                           struct ompi_datatype_t *dtype)
-{
-    int rc = view_init(v, (void *)buf, count, dtype);
-    if (OMPI_SUCCESS != rc || NULL == v->packed) {
-        return rc;
+    if (sending && MPI_SUCCESS != zip_ompi_pack(v->packed, v->user, v->count, v->dtype)) {
+        return OMPI_ERROR;
     }
-    return MPI_SUCCESS == zip_ompi_pack(v->packed, buf, v->count, dtype) ? OMPI_SUCCESS
-                                                                         : OMPI_ERROR;
-}
-
-int mca_coll_zip_view_recv(mca_coll_zip_view_t *v, void *buf, int count,
-                           struct ompi_datatype_t *dtype)
-{
-    return view_init(v, buf, count, dtype);
+    return OMPI_SUCCESS;
 }
 
 int mca_coll_zip_view_deliver(mca_coll_zip_view_t *v)
@@ -63,4 +57,60 @@ void mca_coll_zip_view_free(mca_coll_zip_view_t *v)
 {
     free(v->packed);
     v->packed = NULL;
+}
+
+static void blocks_release(mca_coll_zip_blocks_t *b)
+{
+    free(b->views);
+    free(b->blocks);
+    b->views = NULL;
+    b->blocks = NULL;
+    b->n = 0;
+}
+
+int mca_coll_zip_blocks_init(mca_coll_zip_blocks_t *b, int n)
+{
+    b->n = n;
+    b->views = calloc((size_t)n, sizeof(*b->views));
+    b->blocks = calloc((size_t)n, sizeof(*b->blocks));
+    if (NULL == b->views || NULL == b->blocks) {
+        blocks_release(b);
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    return OMPI_SUCCESS;
+}
+
+void mca_coll_zip_blocks_set(mca_coll_zip_blocks_t *b, int i, const void *buf, int count,
+                             struct ompi_datatype_t *dtype)
+{
+    mca_coll_zip_view_describe(&b->views[i], buf, count, dtype);
+    b->blocks[i] = (zip_block_t){NULL, b->views[i].len, &b->views[i]};
+}
+
+void mca_coll_zip_blocks_layout(mca_coll_zip_blocks_t *b, const void *buf, const int *counts,
+                                const int *disps, int count, struct ompi_datatype_t *dtype,
+                                int skip)
+{
+    ptrdiff_t lb = 0, extent = 0;
+    ompi_datatype_get_extent(dtype, &lb, &extent);
+    for (int p = 0; p < b->n; ++p) {
+        if (p == skip) {
+            continue;
+        }
+        const ptrdiff_t at = NULL != counts ? (ptrdiff_t)disps[p] : (ptrdiff_t)p * count;
+        mca_coll_zip_blocks_set(b, p, (const char *)buf + at * extent,
+                                NULL != counts ? counts[p] : count, dtype);
+    }
+}
+
+int mca_coll_zip_blocks_finish(mca_coll_zip_blocks_t *b, bool deliver, int rc)
+{
+    for (int p = 0; p < b->n; ++p) {
+        if (deliver && OMPI_SUCCESS == rc) {
+            rc = mca_coll_zip_view_deliver(&b->views[p]);
+        }
+        mca_coll_zip_view_free(&b->views[p]);
+    }
+    blocks_release(b);
+    return rc;
 }

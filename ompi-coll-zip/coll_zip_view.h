@@ -1,16 +1,21 @@
 /*
- * A contiguous byte view of (buffer, count, datatype): the user's memory itself when the
- * datatype is contiguous, otherwise a packed copy. The algorithms only ever see bytes.
+ * The user's data as the algorithms see it. A view describes (buffer, count, datatype); its
+ * contiguous byte view is made only when a block is to be compressed: the user's memory itself
+ * when the datatype is contiguous, otherwise a packed copy. Plain blocks are never packed: the
+ * transport moves them by their view, in the user's own datatype (coll_zip_transport.c).
  */
 #ifndef MCA_COLL_ZIP_VIEW_H
 #define MCA_COLL_ZIP_VIEW_H
 
+#include <stdbool.h>
 #include <stddef.h>
+
+#include "algo/zip_algo.h"
 
 struct ompi_datatype_t;
 
 typedef struct mca_coll_zip_view_t {
-    char *bytes; /* what the algorithm reads or writes */
+    char *bytes; /* what the algorithm reads or writes; NULL until mca_coll_zip_view_bytes */
     size_t len;
     char *packed; /* owned copy when the datatype is not contiguous, else NULL */
     void *user;
@@ -18,13 +23,33 @@ typedef struct mca_coll_zip_view_t {
     struct ompi_datatype_t *dtype;
 } mca_coll_zip_view_t;
 
-/* Views data to send (packs a non-contiguous layout now). */
-int mca_coll_zip_view_send(mca_coll_zip_view_t *v, const void *buf, int count,
-                           struct ompi_datatype_t *dtype);
-/* Views memory to receive into; mca_coll_zip_view_deliver() moves packed data into place. */
-int mca_coll_zip_view_recv(mca_coll_zip_view_t *v, void *buf, int count,
-                           struct ompi_datatype_t *dtype);
+/* Describes the data; touches neither it nor any memory. */
+void mca_coll_zip_view_describe(mca_coll_zip_view_t *v, const void *buf, int count,
+                                struct ompi_datatype_t *dtype);
+/* Makes v->bytes; data to send is packed now, received data by mca_coll_zip_view_deliver. */
+int mca_coll_zip_view_bytes(mca_coll_zip_view_t *v, bool sending);
 int mca_coll_zip_view_deliver(mca_coll_zip_view_t *v);
 void mca_coll_zip_view_free(mca_coll_zip_view_t *v);
+
+/* The blocks of one direction of a call, for the algorithms: blocks[i] stands for views[i] by
+ * handle (zip_block_t.typed). */
+typedef struct mca_coll_zip_blocks_t {
+    int n;
+    mca_coll_zip_view_t *views;
+    zip_block_t *blocks;
+} mca_coll_zip_blocks_t;
+
+/* n empty blocks; fails only for lack of memory. */
+int mca_coll_zip_blocks_init(mca_coll_zip_blocks_t *b, int n);
+void mca_coll_zip_blocks_set(mca_coll_zip_blocks_t *b, int i, const void *buf, int count,
+                             struct ompi_datatype_t *dtype);
+/* Block p: counts[p] elements of dtype at buf + disps[p] extents (counts NULL: `count` each at
+ * p * count extents), for every p but `skip`. */
+void mca_coll_zip_blocks_layout(mca_coll_zip_blocks_t *b, const void *buf, const int *counts,
+                                const int *disps, int count, struct ompi_datatype_t *dtype,
+                                int skip);
+/* After the call: unpacks received blocks (`deliver`, when rc is OMPI_SUCCESS), frees
+ * everything, and returns rc or the unpacking's error. */
+int mca_coll_zip_blocks_finish(mca_coll_zip_blocks_t *b, bool deliver, int rc);
 
 #endif

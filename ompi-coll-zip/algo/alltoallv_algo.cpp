@@ -1,9 +1,30 @@
 // Compressed alltoallv: one frame per destination, no extra round, pairwise steps with a small
-// window (see pairwise.cpp).
+// window (see pairwise.cpp); plain blocks all at once beside them (see exchange.hpp).
+#include <algorithm>
 #include <new>
 
 #include "exchange.hpp"
 #include "zip_algo.h"
+
+namespace zipcoll
+{
+
+size_t alltoallv_auto_window(int rank, int size, const zip_block_t *send, const zip_block_t *recv)
+{
+    if (size < 3)
+        return 1;
+    size_t bytes = 0;
+    for (int p = 0; p < size; ++p)
+        if (p != rank)
+            bytes += std::max(send[p].bytes, recv[p].bytes);
+    const size_t mean = bytes / size_t(size - 1);
+    const size_t in_flight = 512 * 1024;
+    const size_t most = std::min<size_t>(size_t(size - 1), 4);
+    const size_t w = mean == 0 ? most : (in_flight + mean - 1) / mean;
+    return std::clamp<size_t>(w, 2, most);
+}
+
+} // namespace zipcoll
 
 extern "C" int zip_algo_alltoallv(const zip_transport_t *t, const zip_codec_ops_t *codec,
                                   const zip_exchange_args_t *a, zip_algo_result_t *res)
@@ -16,11 +37,10 @@ extern "C" int zip_algo_alltoallv(const zip_transport_t *t, const zip_codec_ops_
         return ZIP_ALGO_ERR_ARG;
     zipcoll::PairwisePlan plan;
     plan.tag = a->tag;
-    plan.window = a->window;
-    plan.policy.elem_type = a->elem_type;
-    plan.policy.try_compress = a->try_compress != 0;
-    plan.policy.threshold = a->threshold;
-    plan.policy.policy = a->policy;
+    plan.window = a->window != 0
+                      ? a->window
+                      : zipcoll::alltoallv_auto_window(t->rank, t->size, a->send, a->recv);
+    plan.policy = zipcoll::BlockPolicy::of(*a, *t);
     try {
         // Step k: send to rank + k while receiving from rank - k, so every port carries one
         // peer's block at a time and every rank is busy at every step.
@@ -29,8 +49,11 @@ extern "C" int zip_algo_alltoallv(const zip_transport_t *t, const zip_codec_ops_
             const int to = (t->rank + k) % t->size;
             const int from = (t->rank - k + t->size) % t->size;
             auto &st = plan.steps[size_t(k - 1)];
-            st.send = {to, static_cast<char *>(a->send[to].ptr), a->send[to].bytes};
-            st.recv = {from, static_cast<char *>(a->recv[from].ptr), a->recv[from].bytes};
+            int rc = plan.plain.place(t, plan.policy, a->send[to], to, true, &st.send);
+            if (rc == ZIP_ALGO_OK)
+                rc = plan.plain.place(t, plan.policy, a->recv[from], from, false, &st.recv);
+            if (rc != ZIP_ALGO_OK)
+                return rc;
         }
     } catch (const std::bad_alloc &) {
         return ZIP_ALGO_ERR_NOMEM;

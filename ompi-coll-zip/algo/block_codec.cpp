@@ -33,13 +33,6 @@ zip_verdict_t sample_verdict(const zip_algo_policy_t *policy, int rc, size_t fra
                              double(sample_len) / double(frame_len), shape);
 }
 
-extern "C" int zip_algo_block_may_compress(size_t bytes, size_t threshold)
-{
-    BlockPolicy policy;
-    policy.threshold = threshold;
-    return policy.may_compress(bytes) ? 1 : 0;
-}
-
 void BlockCodec::encode(const Transfer &block, char *slot, const char **out, size_t *out_len)
 {
     *out = block.ptr;

@@ -1,5 +1,6 @@
-// Per-block compression policy shared by alltoallv and gatherv: which blocks to compress
-// (threshold, and the sample rule), and how a receiver tells and decodes a frame.
+// Per-block compression policy shared by alltoallv and gatherv: which blocks are plain and which
+// may be compressed (threshold, locality, message limit; then the sample rule), and how a
+// receiver tells and decodes a frame.
 #pragma once
 
 #include <cstddef>
@@ -22,8 +23,23 @@ struct BlockPolicy {
     bool try_compress = false;
     size_t threshold = 0; // identical on every rank
     const zip_algo_policy_t *policy = nullptr;
+    const bool *peer_on_node = nullptr; // per peer; nullptr: none shares this rank's node
+    size_t max_message = 0;             // the transport's; 0: no limit
+
+    // The policy an exchange's arguments describe, over transport t.
+    static BlockPolicy of(const zip_exchange_args_t &a, const zip_transport_t &t)
+    {
+        return {a.elem_type, a.try_compress != 0, a.threshold,
+                a.policy,    a.peer_on_node,      t.max_message};
+    }
 
     bool may_compress(size_t bytes) const { return bytes >= threshold && bytes > 1; }
+    // The split of zip_algo.h, which both ends of a block make alike.
+    bool plain(size_t bytes, int peer) const
+    {
+        return !may_compress(bytes) || (max_message != 0 && bytes > max_message) ||
+               (peer_on_node != nullptr && peer_on_node[peer]);
+    }
     zip_transfer_shape_t shape() const
     {
         return policy != nullptr ? policy->shape : ZIP_TRANSFER_PIPELINED;

@@ -4,19 +4,11 @@
 
 namespace zipcoll
 {
-namespace
-{
 
-int keep_first(int current, int rc)
-{
-    return current != 0 ? current : rc;
-}
-
-} // namespace
-
-int run_exchange(const zip_transport_t *t, const zip_codec_ops_t *codec, const ExchangePlan &plan,
+int run_exchange(const zip_transport_t *t, const zip_codec_ops_t *codec, ExchangePlan &plan,
                  zip_algo_result_t *res)
 {
+    res->all_plain = plan.sends.empty() && plan.recvs.empty();
     // Everything that can fail for lack of memory happens before the first post.
     size_t staging_bytes = 0, scratch_bytes = 0;
     if (plan.policy.try_compress)
@@ -38,16 +30,17 @@ int run_exchange(const zip_transport_t *t, const zip_codec_ops_t *codec, const E
         return ZIP_ALGO_ERR_NOMEM;
 
     BlockCodec blocks(codec, plan.policy, res);
-    int err = ZIP_ALGO_OK;
+    int err = plan.plain.post(t, plan.tag);
     // Receives first, at the raw length, straight into the destination.
-    for (size_t k = 0; k < plan.recvs.size(); ++k) {
-        const Transfer &r = plan.recvs[k];
-        if (t->irecv(t->ctx, r.ptr, r.bytes, r.peer, plan.tag, &rreqs[k]) != 0) {
-            rreqs.resize(k);
+    size_t posted = 0;
+    for (; posted < plan.recvs.size() && err == ZIP_ALGO_OK; ++posted) {
+        const Transfer &r = plan.recvs[posted];
+        if (t->irecv(t->ctx, r.ptr, r.bytes, r.peer, plan.tag, &rreqs[posted]) != 0) {
             err = ZIP_ALGO_ERR_TRANSPORT;
             break;
         }
     }
+    rreqs.resize(posted); // only posted requests are waited for
 
     char *slot = staging.get();
     for (size_t k = 0; k < plan.sends.size() && err == ZIP_ALGO_OK; ++k) {
@@ -82,7 +75,7 @@ int run_exchange(const zip_transport_t *t, const zip_codec_ops_t *codec, const E
     for (auto &s : sreqs)
         if (t->wait(t->ctx, &s, nullptr) != 0)
             err = keep_first(err, ZIP_ALGO_ERR_TRANSPORT);
-    return err;
+    return keep_first(err, plan.plain.finish(t, res));
 }
 
 } // namespace zipcoll

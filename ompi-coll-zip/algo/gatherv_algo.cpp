@@ -1,5 +1,5 @@
 // Compressed gatherv: each non-root compresses its block, the root decodes blocks in the
-// order they arrive (see exchange.cpp).
+// order they arrive (see exchange.cpp); plain blocks all at once beside them.
 #include <new>
 
 #include "exchange.hpp"
@@ -16,23 +16,21 @@ extern "C" int zip_algo_gatherv(const zip_transport_t *t, const zip_codec_ops_t 
         return ZIP_ALGO_ERR_ARG;
     zipcoll::ExchangePlan plan;
     plan.tag = a->tag;
-    plan.policy.elem_type = a->elem_type;
-    plan.policy.try_compress = a->try_compress != 0;
-    plan.policy.threshold = a->threshold;
-    plan.policy.policy = a->policy;
+    plan.policy = zipcoll::BlockPolicy::of(*a, *t);
+    const bool at_root = t->rank == root;
+    if (at_root ? !a->recv : !a->send)
+        return ZIP_ALGO_ERR_ARG;
     try {
-        if (t->rank == root) {
-            if (!a->recv)
-                return ZIP_ALGO_ERR_ARG;
-            for (int p = 0; p < t->size; ++p)
-                if (p != root && a->recv[p].bytes > 0)
-                    plan.recvs.push_back(
-                        {p, static_cast<char *>(a->recv[p].ptr), a->recv[p].bytes});
-        } else {
-            if (!a->send)
-                return ZIP_ALGO_ERR_ARG;
-            if (a->send[0].bytes > 0)
-                plan.sends.push_back({root, static_cast<char *>(a->send[0].ptr), a->send[0].bytes});
+        for (int p = 0; p < t->size; ++p) {
+            if (at_root ? p == root : p != root)
+                continue;
+            zipcoll::Transfer coded;
+            const int rc = plan.plain.place(t, plan.policy, at_root ? a->recv[p] : a->send[0], p,
+                                            !at_root, &coded);
+            if (rc != ZIP_ALGO_OK)
+                return rc;
+            if (coded.bytes > 0)
+                (at_root ? plan.recvs : plan.sends).push_back(coded);
         }
     } catch (const std::bad_alloc &) {
         return ZIP_ALGO_ERR_NOMEM;

@@ -13,11 +13,6 @@ namespace zipcoll
 namespace
 {
 
-int keep_first(int current, int rc)
-{
-    return current != 0 ? current : rc;
-}
-
 struct InFlight {
     zip_req_t send = nullptr;
     zip_req_t recv = nullptr;
@@ -27,12 +22,15 @@ struct InFlight {
 
 } // namespace
 
-int run_pairwise(const zip_transport_t *t, const zip_codec_ops_t *codec, const PairwisePlan &plan,
+int run_pairwise(const zip_transport_t *t, const zip_codec_ops_t *codec, PairwisePlan &plan,
                  zip_algo_result_t *res)
 {
     const size_t window = std::max<size_t>(1, plan.window);
     size_t slot_bytes = 0, scratch_bytes = 0;
+    res->all_plain = 1;
     for (const auto &st : plan.steps) {
+        if (st.send.bytes > 0 || st.recv.bytes > 0)
+            res->all_plain = 0;
         if (plan.policy.try_compress && plan.policy.may_compress(st.send.bytes))
             slot_bytes = std::max(slot_bytes, st.send.bytes);
         if (plan.policy.may_compress(st.recv.bytes))
@@ -51,7 +49,9 @@ int run_pairwise(const zip_transport_t *t, const zip_codec_ops_t *codec, const P
         return ZIP_ALGO_ERR_NOMEM;
 
     BlockCodec blocks(codec, plan.policy, res);
-    int err = ZIP_ALGO_OK;
+    int err = plan.plain.post(t, plan.tag);
+    // A rank with nothing to compress either way takes no steps: no peer expects a frame of it.
+    const size_t steps = err == ZIP_ALGO_OK && !res->all_plain ? plan.steps.size() : 0;
 
     auto start = [&](size_t k) {
         const Step &st = plan.steps[k];
@@ -94,7 +94,7 @@ int run_pairwise(const zip_transport_t *t, const zip_codec_ops_t *codec, const P
     };
 
     size_t started = 0, finished = 0;
-    while (started < plan.steps.size()) {
+    while (started < steps) {
         const int rc = start(started++);
         if (rc != ZIP_ALGO_OK) {
             err = rc;
@@ -105,7 +105,7 @@ int run_pairwise(const zip_transport_t *t, const zip_codec_ops_t *codec, const P
     }
     while (finished < started)
         err = keep_first(err, finish(finished++));
-    return err;
+    return keep_first(err, plan.plain.finish(t, res));
 }
 
 } // namespace zipcoll

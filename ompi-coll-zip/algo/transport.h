@@ -3,6 +3,12 @@
  * a byte transport (the PML in the component, threads and queues in unit tests) and
  * a codec (libzipcodec in the component, a toy codec in unit tests).
  *
+ * A block the algorithms never compress ("plain": below the threshold, between two ranks on one
+ * node, or longer than max_message) may travel in the caller's own layout: the transport's
+ * optional typed operations move it by its opaque handle (for MPI: buffer, count and datatype),
+ * so it is neither packed nor copied. A transport that leaves them NULL moves every block as
+ * the bytes of its byte view.
+ *
  * Plain C so that the Open MPI glue can fill these structs; the algorithms are C++.
  */
 #ifndef ZIP_COLL_ALGO_TRANSPORT_H
@@ -23,7 +29,8 @@ enum {
     ZIP_ALGO_ERR_TRANSPORT = -1, /* a send, receive or wait failed */
     ZIP_ALGO_ERR_CODEC = -2,     /* a frame did not decode to the expected length */
     ZIP_ALGO_ERR_NOMEM = -3,
-    ZIP_ALGO_ERR_ARG = -4
+    ZIP_ALGO_ERR_ARG = -4,
+    ZIP_ALGO_ERR_LENGTH = -5 /* a plain block arrived with another length than expected */
 };
 
 /* An opaque request handle. After a wait completes it, the transport may overwrite the handle
@@ -47,6 +54,20 @@ typedef struct zip_transport {
      * stores 0 in *done. With it, the algorithms run as coroutines that suspend instead of
      * waiting (task.hpp), for the non-blocking collectives. */
     int (*test)(void *ctx, zip_req_t *req, int *done, size_t *len);
+
+    /* Optional, all NULL or all set; zero-initialise what a transport does not provide.
+     * isend_plain / irecv_plain: move a plain block in the caller's own layout, given by its
+     * handle (zip_block_t.typed); wait/waitany report the received length in bytes.
+     * byte_view: sets *bytes to a contiguous byte view of the block behind `typed`, which is
+     * about to be coded: its own memory, or a copy that the caller owns (packed now when
+     * `sending`; unpacked by the caller after the call when receiving). The algorithms ask only
+     * for blocks they may compress, and before they post any transfer. */
+    int (*isend_plain)(void *ctx, void *typed, int peer, int tag, zip_req_t *req);
+    int (*irecv_plain)(void *ctx, void *typed, int peer, int tag, zip_req_t *req);
+    int (*byte_view)(void *ctx, void *typed, int sending, void **bytes);
+    /* The longest message of bytes isend/irecv can move (0: no limit); a longer block travels
+     * plainly (the PML's int count: INT_MAX). */
+    size_t max_message;
 } zip_transport_t;
 
 /* Element type hint for the codec; values match zip_elem_type_t in zip/zip.h. */

@@ -1,6 +1,7 @@
 /*
- * Entry points of the compressed collective algorithms. Every buffer is a contiguous byte
- * view: the glue packs derived datatypes before and unpacks after.
+ * Entry points of the compressed collective algorithms. Blocks the algorithms may compress are
+ * contiguous byte views (made on demand through the transport's byte_view for blocks in the
+ * caller's own layout); plain blocks move in that layout (transport.h).
  *
  * Wire rule shared by all algorithms: a receiver always knows the raw length of what it
  * receives (MPI makes counts consistent), so it posts a receive of the raw length. A sender
@@ -25,6 +26,10 @@ typedef struct zip_algo_result {
     size_t bytes_out; /* bytes this rank actually put on the wire */
     int compressed;   /* nonzero if this rank sent or received at least one frame */
     int verdict;      /* what this rank's sample decided (zip_verdict_t), -1: no sample */
+    int all_plain;    /* alltoallv, gatherv: every block of this rank, sent or received, moved
+                         plainly (or there was none): the call never entered zip's own path */
+    size_t plain_got, plain_want; /* ZIP_ALGO_ERR_LENGTH: the first plain receive that brought
+                                     plain_got bytes instead of plain_want */
 } zip_algo_result_t;
 
 /*
@@ -64,16 +69,26 @@ int zip_algo_bcast(const zip_transport_t *t, const zip_codec_ops_t *codec,
 size_t zip_bcast_segment_bytes(size_t bytes, int ranks, size_t largest);
 enum { ZIP_BCAST_MIN_SEGMENT = 2048 };
 
-/* Whether alltoallv and gatherv may send a block of `bytes` as a frame under `threshold`; the
- * glue moves every other block plainly, so both must use this one rule. */
-int zip_algo_block_may_compress(size_t bytes, size_t threshold);
-
-/* One block going to, or coming from, one peer. */
+/* One block going to, or coming from, one peer: a byte view (ptr, bytes), or a block in the
+ * caller's own layout (typed: the transport's handle, bytes: its size in bytes, ptr: NULL until
+ * the algorithm asks the transport's byte_view for it). */
 typedef struct zip_block {
     void *ptr;
     size_t bytes;
+    void *typed; /* NULL: the block is its byte view */
 } zip_block_t;
 
+/*
+ * Alltoallv and gatherv split the blocks of a call: a block is plain, never compressed and moved
+ * as is (in the caller's layout when the transport can), when it is
+ *   - below `threshold` (or a single byte): nothing would pay there, and the compressed path's
+ *     latency would show;
+ *   - between two ranks on one node (peer_on_node[peer]): shared memory beats any codec;
+ *   - longer than the transport's max_message.
+ * Both ends of a block know all three, so both agree; a plain receive that brings another
+ * length is ZIP_ALGO_ERR_LENGTH. Plain blocks are all posted at once (receives first) before the
+ * compressed schedule starts, and waited for after it.
+ */
 typedef struct zip_exchange_args {
     const zip_block_t *send; /* alltoallv: size entries; gatherv: one block (ignored at root) */
     const zip_block_t *recv; /* size entries (gatherv: root only, else NULL) */
@@ -82,12 +97,14 @@ typedef struct zip_exchange_args {
     int try_compress; /* zero sends everything raw */
     size_t threshold; /* blocks below this many bytes are never compressed; identical
                          on every rank, so receivers of such blocks skip the frame check */
-    size_t window;    /* alltoallv: pairwise steps in flight (0 or 1: one at a time) */
+    size_t window;    /* alltoallv: pairwise steps in flight (0: chosen from the block sizes,
+                         see exchange.hpp) */
     const zip_algo_policy_t *policy;
+    const bool *peer_on_node; /* size entries, or NULL: no peer shares this rank's node */
 } zip_exchange_args_t;
 
 /* Alltoallv: every rank sends send[p] to p and receives recv[p] from p (self excluded:
- * the glue copies the local block itself), in pairwise steps. */
+ * the glue copies the local block itself); compressed blocks in pairwise steps. */
 int zip_algo_alltoallv(const zip_transport_t *t, const zip_codec_ops_t *codec,
                        const zip_exchange_args_t *args, zip_algo_result_t *result);
 

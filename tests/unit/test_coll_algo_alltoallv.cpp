@@ -1,8 +1,10 @@
 // The compressed alltoallv on the in-process transport: uneven and zero blocks around the
-// threshold, compressible and random data, and the corrupt-frame error path.
+// threshold, compressible and random data, the split into plain and compressed blocks, and the
+// error paths (corrupt frame, plain block of the wrong length).
 #include <gtest/gtest.h>
 
 #include "test_coll_algo_support.hpp"
+#include "exchange.hpp"
 #include "zip_algo.h"
 
 using algotest::ToyCodec;
@@ -27,13 +29,21 @@ struct ExchangeRun {
     std::vector<int> rc;
     std::vector<zip_algo_result_t> res;
     int mismatches = 0;
+    size_t plain_sends = 0, plain_recvs = 0, byte_views = 0; // over all ranks
 };
 
-// policies[rank], if given, is that rank's policy (nullptr: always).
-ExchangeRun alltoallv(int size, int round, size_t threshold, size_t window, ToyCodec &codec,
-                      const std::vector<const zip_algo_policy_t *> &policies = {})
+struct Options {
+    size_t threshold = 1024;
+    size_t window = 2;
+    std::vector<const zip_algo_policy_t *> policies; // per rank, if given (nullptr: always)
+    bool typed = false;            // blocks by handle, over a transport with the typed operations
+    size_t max_message = 0;        // the transport's
+    const bool *on_node = nullptr; // size x size: on_node[rank * size + peer], if given
+};
+
+ExchangeRun alltoallv(int size, int round, ToyCodec &codec, const Options &o)
 {
-    World w(size);
+    World w(size, algotest::WorldOptions{.typed = o.typed, .max_message = o.max_message});
     ExchangeRun out;
     out.rc.assign(size, -100);
     out.res.resize(size);
@@ -42,13 +52,18 @@ ExchangeRun alltoallv(int size, int round, size_t threshold, size_t window, ToyC
     w.run([&](int rank, const zip_transport_t &t) {
         std::vector<std::vector<char>> send(size);
         std::vector<zip_block_t> sb(size), rb(size);
+        std::vector<algotest::Typed> st(size), rt(size);
         for (int p = 0; p < size; ++p) {
             if (p == rank)
                 continue;
             send[p] = block_data(rank, p, round, block_bytes(rank, p, round));
             recv[rank][p].assign(block_bytes(p, rank, round), '\x11');
-            sb[p] = {send[p].data(), send[p].size()};
-            rb[p] = {recv[rank][p].data(), recv[rank][p].size()};
+            st[p] = {send[p].data(), send[p].size()};
+            rt[p] = {recv[rank][p].data(), recv[rank][p].size()};
+            sb[p] = o.typed ? zip_block_t{nullptr, st[p].bytes, &st[p]}
+                            : zip_block_t{st[p].data, st[p].bytes, nullptr};
+            rb[p] = o.typed ? zip_block_t{nullptr, rt[p].bytes, &rt[p]}
+                            : zip_block_t{rt[p].data, rt[p].bytes, nullptr};
         }
         zip_exchange_args_t a{};
         a.send = sb.data();
@@ -56,9 +71,10 @@ ExchangeRun alltoallv(int size, int round, size_t threshold, size_t window, ToyC
         a.tag = 3;
         a.elem_type = ZIP_ALGO_BYTES;
         a.try_compress = 1;
-        a.threshold = threshold;
-        a.window = window;
-        a.policy = policies.empty() ? nullptr : policies[size_t(rank)];
+        a.threshold = o.threshold;
+        a.window = o.window;
+        a.policy = o.policies.empty() ? nullptr : o.policies[size_t(rank)];
+        a.peer_on_node = o.on_node ? o.on_node + rank * size : nullptr;
         out.rc[rank] = zip_algo_alltoallv(&t, &ops, &a, &out.res[rank]);
     });
     for (int r = 0; r < size; ++r)
@@ -66,7 +82,30 @@ ExchangeRun alltoallv(int size, int round, size_t threshold, size_t window, ToyC
             if (p != r && recv[r][p] != block_data(p, r, round, block_bytes(p, r, round)))
                 ++out.mismatches;
     EXPECT_EQ(w.unreceived(), 0u);
+    out.plain_sends = w.plain_sends;
+    out.plain_recvs = w.plain_recvs;
+    out.byte_views = w.byte_views;
     return out;
+}
+
+ExchangeRun alltoallv(int size, int round, size_t threshold, size_t window, ToyCodec &codec,
+                      const std::vector<const zip_algo_policy_t *> &policies = {})
+{
+    Options o;
+    o.threshold = threshold;
+    o.window = window;
+    o.policies = policies;
+    return alltoallv(size, round, codec, o);
+}
+
+// Blocks of one round that are not empty and not the rank's own.
+size_t blocks_of_round(int size, int round, bool (*which)(size_t))
+{
+    size_t n = 0;
+    for (int r = 0; r < size; ++r)
+        for (int p = 0; p < size; ++p)
+            n += p != r && block_bytes(r, p, round) > 0 && which(block_bytes(r, p, round));
+    return n;
 }
 
 } // namespace
@@ -111,10 +150,11 @@ TEST(CollAlgoAlltoallvErrors, CorruptFrameIsReported)
     EXPECT_GT(errors, 0);
 }
 
-// Statistics (docs/user-guide.md): every block a rank sends counts in bytes_in, raw or
-// compressed, whatever the threshold; bytes_out is what went on the wire for them, so it equals
-// bytes_in when nothing was compressed.
-TEST(CollAlgoAlltoallvStats, EverySentBlockCountsInBytesIn)
+// Statistics (docs/user-guide.md): every block a rank sends in zip's path (at or above the
+// threshold) counts in bytes_in, raw or compressed; bytes_out is what went on the wire for them,
+// so it equals bytes_in when nothing was compressed. Plain blocks count in neither, and a rank
+// whose blocks were all plain says so.
+TEST(CollAlgoAlltoallvStats, EveryCodedBlockCountsInBytesIn)
 {
     const int size = 4;
     for (const size_t threshold : {size_t(0), size_t(1024), size_t(1) << 30}) {
@@ -123,10 +163,17 @@ TEST(CollAlgoAlltoallvStats, EverySentBlockCountsInBytesIn)
             const ExchangeRun r = alltoallv(size, round, threshold, 2, codec);
             for (int k = 0; k < size; ++k) {
                 size_t sent = 0;
-                for (int p = 0; p < size; ++p)
-                    if (p != k)
-                        sent += block_bytes(k, p, round);
+                bool any_coded = false;
+                for (int p = 0; p < size; ++p) {
+                    if (p == k)
+                        continue;
+                    const size_t out = block_bytes(k, p, round), in = block_bytes(p, k, round);
+                    if (out >= threshold && out > 1)
+                        sent += out;
+                    any_coded |= (out >= threshold && out > 1) || (in >= threshold && in > 1);
+                }
                 EXPECT_EQ(r.res[k].bytes_in, sent) << "threshold " << threshold;
+                EXPECT_EQ(r.res[k].all_plain, any_coded ? 0 : 1) << "threshold " << threshold;
                 if (!r.res[k].compressed) {
                     EXPECT_EQ(r.res[k].bytes_out, sent) << "threshold " << threshold;
                 }
@@ -185,4 +232,150 @@ TEST(CollAlgoAlltoallvPolicy, OneShotBlocksGoRawWhereOnlyAPipelineWouldPay)
         }
     }
     EXPECT_TRUE(pipelined_compressed);
+}
+
+namespace
+{
+
+bool any_size(size_t)
+{
+    return true;
+}
+bool below_1024(size_t bytes)
+{
+    return bytes < 1024;
+}
+bool at_least_1024(size_t bytes)
+{
+    return bytes >= 1024;
+}
+
+// A run with blocks by handle that must succeed: every block exact, every rank OK.
+ExchangeRun typed_run(int size, int round, ToyCodec &codec, Options o)
+{
+    o.typed = true;
+    const ExchangeRun r = alltoallv(size, round, codec, o);
+    EXPECT_EQ(r.mismatches, 0) << "round " << round;
+    for (int k = 0; k < size; ++k)
+        EXPECT_EQ(r.rc[k], ZIP_ALGO_OK) << "round " << round << " rank " << k;
+    return r;
+}
+
+} // namespace
+
+// The split (zip_algo.h): blocks below the threshold move by handle, in the caller's layout; they
+// are neither viewed as bytes nor offered to the codec, and the call counts as all plain.
+TEST(CollAlgoAlltoallvPlain, PlainBlocksMoveTypedAndNeverTouchTheCodec)
+{
+    const int size = 4;
+    for (int round = 0; round < 8; ++round) {
+        ToyCodec codec;
+        Options o;
+        o.threshold = size_t(1) << 30;
+        const ExchangeRun r = typed_run(size, round, codec, o);
+        EXPECT_EQ(r.plain_sends, blocks_of_round(size, round, any_size));
+        EXPECT_EQ(r.plain_recvs, r.plain_sends);
+        EXPECT_EQ(r.byte_views, 0u);
+        EXPECT_EQ(codec.bytes_offered.load(), 0u);
+        for (int k = 0; k < size; ++k) {
+            EXPECT_EQ(r.res[k].all_plain, 1);
+            EXPECT_EQ(r.res[k].bytes_in, 0u);
+        }
+    }
+}
+
+// One call with both kinds: small blocks by handle, the others through their byte views (one
+// at each end) and the codec, and every block exact.
+TEST(CollAlgoAlltoallvPlain, MixedPlainAndCompressedBlocksInOneCall)
+{
+    const int size = 5;
+    bool compressed = false;
+    for (int round = 0; round < 8; ++round) {
+        ToyCodec codec;
+        const ExchangeRun r = typed_run(size, round, codec, Options{});
+        EXPECT_EQ(r.plain_sends, blocks_of_round(size, round, below_1024));
+        EXPECT_EQ(r.plain_recvs, r.plain_sends);
+        EXPECT_EQ(r.byte_views, 2 * blocks_of_round(size, round, at_least_1024));
+        for (int k = 0; k < size; ++k)
+            compressed |= r.res[k].compressed != 0;
+    }
+    EXPECT_TRUE(compressed);
+}
+
+// Blocks between ranks of one node move plainly whatever their size; between nodes the large
+// ones are compressed. Ranks 0, 1 share a node, and so do 2, 3.
+TEST(CollAlgoAlltoallvPlain, PeersOnTheSameNodeMovePlainly)
+{
+    const int size = 4;
+    bool on_node[size * size];
+    for (int r = 0; r < size; ++r)
+        for (int p = 0; p < size; ++p)
+            on_node[r * size + p] = r / 2 == p / 2;
+    for (int round = 0; round < 8; ++round) {
+        ToyCodec codec;
+        Options o;
+        o.on_node = on_node;
+        const ExchangeRun r = typed_run(size, round, codec, o);
+        size_t plain = 0, coded = 0;
+        for (int from = 0; from < size; ++from)
+            for (int to = 0; to < size; ++to) {
+                const size_t b = block_bytes(from, to, round);
+                if (from == to || b == 0)
+                    continue;
+                (b < 1024 || from / 2 == to / 2 ? plain : coded) += 1;
+            }
+        EXPECT_EQ(r.plain_sends, plain) << "round " << round;
+        EXPECT_EQ(r.byte_views, 2 * coded) << "round " << round;
+    }
+}
+
+// A block longer than the transport's byte messages (the PML's int count) moves plainly.
+TEST(CollAlgoAlltoallvPlain, BlocksLongerThanAMessageMovePlainly)
+{
+    const int size = 4;
+    for (int round = 0; round < 8; ++round) {
+        ToyCodec codec;
+        Options o;
+        o.max_message = 5000; // the menu's 70000-byte blocks are longer
+        const ExchangeRun r = typed_run(size, round, codec, o);
+        EXPECT_EQ(r.plain_sends,
+                  blocks_of_round(size, round, [](size_t b) { return b < 1024 || b > 5000; }));
+    }
+}
+
+// Ranks that disagree on which blocks are plain (different settings) get an error, not a wrong
+// result: rank 0 takes rank 1 for a node mate and expects its 1024-byte block plain, rank 1
+// compresses it.
+TEST(CollAlgoAlltoallvPlain, PlainBlockOfAnotherLengthIsAnError)
+{
+    const int size = 3, round = 1;
+    ASSERT_EQ(block_bytes(1, 0, round), 1024u);
+    bool on_node[size * size] = {};
+    on_node[0 * size + 1] = true; // rank 0's view only
+    ToyCodec codec;
+    Options o;
+    o.typed = true;
+    o.on_node = on_node;
+    const ExchangeRun r = alltoallv(size, round, codec, o);
+    EXPECT_EQ(r.rc[0], ZIP_ALGO_ERR_LENGTH);
+    EXPECT_EQ(r.res[0].plain_want, 1024u);
+    EXPECT_LT(r.res[0].plain_got, 1024u);
+    EXPECT_EQ(r.rc[1], ZIP_ALGO_OK);
+    EXPECT_EQ(r.rc[2], ZIP_ALGO_OK);
+}
+
+// The window alltoallv picks when none is given (exchange.hpp): about 512 KiB in flight, 2 to 4
+// steps, one on two ranks.
+TEST(CollAlgoAlltoallvWindow, AutoWindowKeepsAboutHalfAMebibyteInFlight)
+{
+    auto window = [](int size, size_t block) {
+        std::vector<zip_block_t> b(size_t(size), zip_block_t{nullptr, block, nullptr});
+        return zipcoll::alltoallv_auto_window(0, size, b.data(), b.data());
+    };
+    EXPECT_EQ(window(2, 1 << 20), 1u);
+    EXPECT_EQ(window(8, 128 << 10), 4u);
+    EXPECT_EQ(window(8, 256 << 10), 2u);
+    EXPECT_EQ(window(8, 4 << 20), 2u);
+    EXPECT_EQ(window(8, 0), 4u);
+    EXPECT_EQ(window(3, 1024), 2u);
 }

@@ -50,13 +50,13 @@ TEST_P(CollAlgoGatherv, RootGetsEveryBlockExactly)
                                                       uint64_t(rank * 7 + round));
                 zip_exchange_args_t a = byte_blocks_args();
                 std::vector<zip_block_t> rb(size);
-                zip_block_t sb{const_cast<char *>(mine.data()), mine.size()};
+                zip_block_t sb{const_cast<char *>(mine.data()), mine.size(), nullptr};
                 if (rank == root) {
                     for (int p = 0; p < size; ++p) {
                         if (p == root)
                             continue;
                         got[p].assign(bytes_of(p, round), '\x22');
-                        rb[p] = {got[p].data(), got[p].size()};
+                        rb[p] = {got[p].data(), got[p].size(), nullptr};
                     }
                     a.recv = rb.data();
                 } else {
@@ -93,11 +93,11 @@ static void gather_one_block_each(int size, size_t block, bool compressible, Toy
         const auto mine = algotest::make_data(block, compressible, uint64_t(rank + 1));
         zip_exchange_args_t a = byte_blocks_args();
         std::vector<zip_block_t> rb(size);
-        zip_block_t sb{const_cast<char *>(mine.data()), mine.size()};
+        zip_block_t sb{const_cast<char *>(mine.data()), mine.size(), nullptr};
         if (rank == 0) {
             for (int p = 1; p < size; ++p) {
                 got[p].assign(block, '\x22');
-                rb[p] = {got[p].data(), got[p].size()};
+                rb[p] = {got[p].data(), got[p].size(), nullptr};
             }
             a.recv = rb.data();
         } else {
@@ -159,4 +159,49 @@ TEST(CollAlgoGathervStats, RawBlocksCountOnTheirSenderInBothColumns)
             EXPECT_EQ(res[p].bytes_out, block) << "block " << block;
         }
     }
+}
+
+// The split at the root (zip_algo.h): blocks below the threshold, and the block of a sender on
+// the root's node, arrive by handle, posted before the compressed ones; the rest are compressed
+// and viewed as bytes at both ends. Rank 1 shares root 0's node.
+TEST(CollAlgoGathervPlain, SmallAndOnNodeBlocksMovePlainlyBesideCompressedOnes)
+{
+    const int size = 5;
+    const size_t bytes[size] = {0, 90000, 100, 4000, 90000};
+    ToyCodec codec;
+    const zip_codec_ops_t ops = codec.ops();
+    World w(size, algotest::WorldOptions{.typed = true});
+    std::vector<std::vector<char>> got(size);
+    std::vector<zip_algo_result_t> res(size);
+    bool on_node[size] = {true, true, false, false, false};
+    w.run([&](int rank, const zip_transport_t &t) {
+        auto mine = algotest::make_data(bytes[rank], true, uint64_t(rank + 1));
+        std::vector<algotest::Typed> handles(size);
+        std::vector<zip_block_t> rb(size);
+        zip_exchange_args_t a = byte_blocks_args();
+        a.peer_on_node = rank < 2 ? on_node : nullptr; // 2..4 know no node mate
+        if (rank == 0) {
+            for (int p = 1; p < size; ++p) {
+                got[p].assign(bytes[p], '\x22');
+                handles[p] = {got[p].data(), got[p].size()};
+                rb[p] = {nullptr, bytes[p], &handles[p]};
+            }
+            a.recv = rb.data();
+        } else {
+            handles[0] = {mine.data(), mine.size()};
+            rb[0] = {nullptr, mine.size(), &handles[0]};
+            a.send = rb.data();
+        }
+        EXPECT_EQ(zip_algo_gatherv(&t, &ops, 0, &a, &res[rank]), ZIP_ALGO_OK);
+    });
+    for (int p = 1; p < size; ++p)
+        EXPECT_TRUE(got[p] == algotest::make_data(bytes[p], true, uint64_t(p + 1))) << p;
+    EXPECT_EQ(w.plain_sends.load(), 2u); // rank 1 (on node), rank 2 (small)
+    EXPECT_EQ(w.plain_recvs.load(), 2u);
+    EXPECT_EQ(w.byte_views.load(), 4u); // ranks 3 and 4, at each end
+    EXPECT_EQ(res[1].all_plain, 1);
+    EXPECT_EQ(res[2].all_plain, 1);
+    EXPECT_EQ(res[1].bytes_in, 0u);
+    EXPECT_TRUE(res[3].compressed && res[4].compressed);
+    EXPECT_EQ(res[0].all_plain, 0);
 }

@@ -26,6 +26,12 @@ zip_transport_t World::transport(int rank)
     t.waitany = &World::waitany;
     if (testing_)
         t.test = &World::test;
+    if (typed_) {
+        t.isend_plain = &World::isend_plain;
+        t.irecv_plain = &World::irecv_plain;
+        t.byte_view = &World::byte_view;
+    }
+    t.max_message = max_message_;
     return t;
 }
 
@@ -82,6 +88,27 @@ int World::irecv(void *ctx, void *buf, size_t cap, int peer, int tag, zip_req_t 
     r->buf = buf;
     r->cap = cap;
     *req = r;
+    return 0;
+}
+
+int World::isend_plain(void *ctx, void *typed, int peer, int tag, zip_req_t *req)
+{
+    static_cast<Endpoint *>(ctx)->world->plain_sends++;
+    const auto *b = static_cast<const Typed *>(typed);
+    return isend(ctx, b->data, b->bytes, peer, tag, req);
+}
+
+int World::irecv_plain(void *ctx, void *typed, int peer, int tag, zip_req_t *req)
+{
+    static_cast<Endpoint *>(ctx)->world->plain_recvs++;
+    auto *b = static_cast<Typed *>(typed);
+    return irecv(ctx, b->data, b->bytes, peer, tag, req);
+}
+
+int World::byte_view(void *ctx, void *typed, int, void **bytes)
+{
+    static_cast<Endpoint *>(ctx)->world->byte_views++;
+    *bytes = static_cast<Typed *>(typed)->data;
     return 0;
 }
 

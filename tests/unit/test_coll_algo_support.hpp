@@ -17,12 +17,31 @@
 namespace algotest
 {
 
+// A block in the "caller's own layout" of the in-process transport: plain is bytes here, but
+// moving it by handle (and making its byte view) is counted, so that tests see which path a
+// block took.
+struct Typed {
+    char *data = nullptr;
+    size_t bytes = 0;
+};
+
+struct WorldOptions {
+    bool testing = false;   // see World(int, bool)
+    bool typed = false;     // the transport has the typed operations (isend_plain, irecv_plain,
+                            // byte_view)
+    size_t max_message = 0; // its limit on byte messages (0: none)
+};
+
 class World
 {
   public:
     // testing: the transports have `test`, so the algorithms run as suspending coroutines
     // (the non-blocking collectives' mode) and the caller drives them.
-    explicit World(int size, bool testing = false) : size_(size), testing_(testing) {}
+    explicit World(int size, bool testing = false) : World(size, WorldOptions{testing}) {}
+    World(int size, const WorldOptions &o)
+        : size_(size), testing_(o.testing), typed_(o.typed), max_message_(o.max_message)
+    {
+    }
     int size() const { return size_; }
 
     // The transport of one rank; valid while the World lives.
@@ -33,6 +52,9 @@ class World
 
     // Messages that were sent but never received: must be 0 after every collective.
     size_t unreceived() const;
+
+    // Over all ranks: blocks sent and received by handle, and byte views made of handles.
+    std::atomic<size_t> plain_sends{0}, plain_recvs{0}, byte_views{0};
 
   private:
     using Key = std::tuple<int, int, int>; // receiver, sender, tag
@@ -53,11 +75,16 @@ class World
     static int wait(void *ctx, zip_req_t *req, size_t *len);
     static int waitany(void *ctx, size_t n, zip_req_t *reqs, size_t *index, size_t *len);
     static int test(void *ctx, zip_req_t *req, int *done, size_t *len);
+    static int isend_plain(void *ctx, void *typed, int peer, int tag, zip_req_t *req);
+    static int irecv_plain(void *ctx, void *typed, int peer, int tag, zip_req_t *req);
+    static int byte_view(void *ctx, void *typed, int sending, void **bytes);
     // Completes *r if its message is there; caller holds mu_.
     int try_complete(Request *r, bool *done, size_t *len);
 
     int size_;
     bool testing_;
+    bool typed_;
+    size_t max_message_;
     mutable std::mutex mu_;
     std::condition_variable cv_;
     std::map<Key, std::vector<std::vector<char>>> sent_; // in send order
