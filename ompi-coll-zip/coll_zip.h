@@ -15,29 +15,10 @@
 
 #include "zip/zip.h"
 #include "zip_ompi.h"
+#include "algo/coll_stats.h"
 #include "algo/zip_algo.h"
 
 BEGIN_C_DECLS
-
-/* Per-process counters of one collective; updated atomically because communicators on
- * different threads run collectives concurrently. */
-typedef struct mca_coll_zip_op_stats_t {
-    uint64_t calls;            /* calls that reached zip */
-    uint64_t calls_fallback;   /* of those, handed on, or with only below-threshold blocks */
-    uint64_t calls_compressed; /* of those, sent or received at least one frame */
-    uint64_t bytes_in;         /* raw bytes this process sent in zip's own path */
-    uint64_t bytes_out;        /* bytes it actually sent */
-    uint64_t codec_ns;         /* time spent compressing and decompressing */
-    /* the policy (all uint64_t: the summary reduces the table as one flat array) */
-    uint64_t calls_link_faster;    /* handed on: the link is faster than the codec could help */
-    uint64_t calls_never;          /* handed on: policy never */
-    uint64_t calls_incompressible; /* this process's sample said compressing would not pay */
-    uint64_t observe_compressible; /* policy observe: calls auto would have compressed here */
-    uint64_t observe_saving_ns;    /* and the time the cost model predicts it would have saved */
-    /* the same two by the size this process judged (zip_ompi_size_class) */
-    uint64_t observe_compressible_by_size[ZIP_OMPI_SIZE_CLASSES];
-    uint64_t observe_saving_ns_by_size[ZIP_OMPI_SIZE_CLASSES];
-} mca_coll_zip_op_stats_t;
 
 enum {
     COLL_ZIP_OP_BCAST,
@@ -73,7 +54,7 @@ typedef struct mca_coll_zip_component_t {
     int output;       /* opal_output stream, verbosity from `verbose` */
     char *codec_spec; /* in effect (init_query: zip_ompi_codec_resolve); NULL while zip is off */
 
-    mca_coll_zip_op_stats_t op_stats[COLL_ZIP_OP_COUNT];
+    zip_coll_stats_t op_stats[COLL_ZIP_OP_COUNT]; /* algo/coll_stats.h */
 } mca_coll_zip_component_t;
 
 OMPI_MODULE_DECLSPEC extern mca_coll_zip_component_t mca_coll_zip_component;
@@ -134,22 +115,11 @@ void mca_coll_zip_stats_report(void);
  * arranges for the job-wide sum at MPI_Finalize. */
 void mca_coll_zip_stats_arm_finalize_summary(void);
 
-struct zip_transport;
-struct zip_codec_ops;
-
 /* coll_zip_transport.c: the algorithms' transport on the PML */
-void mca_coll_zip_transport_init(struct zip_transport *t, struct ompi_communicator_t *comm);
+void mca_coll_zip_transport_init(zip_transport_t *t, struct ompi_communicator_t *comm);
 
-/* coll_zip_codec.c: the algorithms' codec on libzipcodec, timed for the statistics */
-typedef struct mca_coll_zip_codec_binding_t {
-    mca_coll_zip_module_t *module;
-    zip_ctx_t *codec; /* the module's, or a non-blocking call's own */
-    uint64_t codec_ns;
-} mca_coll_zip_codec_binding_t;
-void mca_coll_zip_codec_init(struct zip_codec_ops *ops, mca_coll_zip_codec_binding_t *binding,
-                             mca_coll_zip_module_t *module);
 /* The algorithms' element type (ZIP_ALGO_*) of data of dtype: the type signature decides, as
- * for pml/zip (zip_ompi.h); ZIP_ALGO_* equal zip_elem_type_t (checked in coll_zip_codec.c). */
+ * for pml/zip (zip_ompi.h); ZIP_ALGO_* equal zip_elem_type_t (algo/codec_binding.cpp). */
 static inline int mca_coll_zip_elem_type(struct ompi_datatype_t *dtype)
 {
     return (int)zip_ompi_elem_type(dtype);
@@ -165,11 +135,6 @@ void mca_coll_zip_policy_fini(void);
  * rank. *out is what the algorithm's sample decision needs. */
 zip_verdict_t mca_coll_zip_policy_route(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm,
                                         int op, size_t bytes, zip_algo_policy_t *out);
-/* Policy observe: the seconds compressing `bytes` would save, judged on a sample of them (0
- * if it would not pay). */
-double mca_coll_zip_policy_observe(mca_coll_zip_module_t *m, const zip_algo_policy_t *policy,
-                                   int elem_type, const void *sample, size_t sample_bytes,
-                                   size_t bytes);
 /*
  * The policy's routing of a call, the same on every rank: true if it takes zip's path (then
  * m->call_policy is what the algorithm's sample decision uses). Otherwise the call is counted

@@ -157,8 +157,11 @@ int mca_coll_zip_nb_begin(mca_coll_zip_nb_t *nb, mca_coll_zip_module_t *m,
     }
     mca_coll_zip_transport_init(&nb->transport, comm);
     nb->transport.test = pml_test;
-    mca_coll_zip_codec_init(&nb->codec, &nb->binding, m);
-    nb->binding.codec = nb->codec_ctx;
+    nb->binding = (zip_algo_codec_binding_t){
+        .codec = nb->codec_ctx,
+        .corrupt_every = mca_coll_zip_component.inject_corruption,
+    };
+    zip_algo_codec_bind(&nb->codec, &nb->binding);
     nb->tag = reserve_tag(comm);
     return OMPI_SUCCESS;
 }

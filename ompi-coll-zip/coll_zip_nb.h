@@ -17,7 +17,7 @@ typedef struct mca_coll_zip_nb_t {
     zip_algo_call_t *call;
     zip_transport_t transport;
     zip_codec_ops_t codec;
-    mca_coll_zip_codec_binding_t binding;
+    zip_algo_codec_binding_t binding;
     zip_ctx_t *codec_ctx; /* this call's own: others may run at the same time */
     zip_algo_policy_t policy;
     zip_algo_result_t result;

@@ -4,24 +4,22 @@
  * Whether a call takes zip's path or goes to the previous component must be the same on every
  * rank, or the ranks would run different algorithms. So that answer uses only values all ranks
  * agreed on: at the first call that needs them, every rank measures its codec (zip_calibrate)
- * and the link to one or two partners (a short ping-pong), and one allreduce (through the
- * previous component) gives everyone the fastest link and the slowest codec seen, and the
- * largest number of ranks sharing a node. Calls are then handed back when, with those speeds,
- * no plausible ratio could pay ("link faster than codec"). Inside zip's path the sender's
- * sample decides locally with the same speeds; receivers learn the outcome from lengths.
+ * and the link to one or two partners (a short ping-pong, zip_algo_probe_links), and one
+ * allreduce (through the previous component) gives everyone the fastest link and the slowest
+ * codec seen, and the largest number of ranks sharing a node. Calls are then handed back when, with
+ * those speeds, no plausible ratio could pay ("link faster than codec"). Inside zip's path the
+ * sender's sample decides locally with the same speeds; receivers learn the outcome from lengths.
  */
 #include "ompi_config.h"
 
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "opal/util/info_subscriber.h"
 #include "opal/util/output.h"
 #include "ompi/constants.h"
 #include "ompi/datatype/ompi_datatype.h"
 #include "ompi/mca/coll/base/coll_tags.h"
-#include "ompi/mca/pml/pml.h"
 
 #include "coll_zip.h"
 #include "algo/zip_algo.h"
@@ -83,109 +81,6 @@ void mca_coll_zip_policy_fini(void)
 
 /* ---- agreeing on the speeds ---- */
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-#define ZIP_PROBE_SMALL (256 * 1024)
-#define ZIP_PROBE_LARGE (1024 * 1024)
-#define ZIP_PROBE_ROUNDS 3
-/* A link that moves the small probe faster than this is measured again with the large one:
- * on a fast link a 256 KiB round trip is mostly latency and handshakes. */
-#define ZIP_PROBE_FAST_BPS 2e8
-
-/* Best round-trip rate of `bytes` to `partner` (the first round pays for connection setup).
- * Both ends call it; the lower rank times, and 0 is the higher rank's answer. */
-static double ping_pong(struct ompi_communicator_t *comm, int partner, char *buf, size_t bytes)
-{
-    const int rank = ompi_comm_rank(comm);
-    const int tag = MCA_COLL_BASE_TAG_BCAST;
-    double best = 0.0;
-    for (int round = 0; round < ZIP_PROBE_ROUNDS; ++round) {
-        const double t0 = now_s();
-        int rc;
-        if (rank < partner) {
-            rc = MCA_PML_CALL(
-                send(buf, bytes, MPI_BYTE, partner, tag, MCA_PML_BASE_SEND_STANDARD, comm));
-            if (OMPI_SUCCESS == rc) {
-                rc =
-                    MCA_PML_CALL(recv(buf, bytes, MPI_BYTE, partner, tag, comm, MPI_STATUS_IGNORE));
-            }
-        } else {
-            rc = MCA_PML_CALL(recv(buf, bytes, MPI_BYTE, partner, tag, comm, MPI_STATUS_IGNORE));
-            if (OMPI_SUCCESS == rc) {
-                rc = MCA_PML_CALL(
-                    send(buf, bytes, MPI_BYTE, partner, tag, MCA_PML_BASE_SEND_STANDARD, comm));
-            }
-        }
-        const double dt = now_s() - t0;
-        if (OMPI_SUCCESS != rc) {
-            return 0.0;
-        }
-        if (rank < partner && dt > 0.0 && 2.0 * (double)bytes / dt > best) {
-            best = 2.0 * (double)bytes / dt;
-        }
-    }
-    return best;
-}
-
-/* The pair's rate: the small probe, and the large one when the link looks fast (the lower rank
- * tells the higher one which). */
-static double measure_pair(struct ompi_communicator_t *comm, int partner, char *buf)
-{
-    const int rank = ompi_comm_rank(comm);
-    double rate = ping_pong(comm, partner, buf, ZIP_PROBE_SMALL);
-    int again = rate > ZIP_PROBE_FAST_BPS;
-    const int tag = MCA_COLL_BASE_TAG_BCAST;
-    int rc =
-        (rank < partner)
-            ? MCA_PML_CALL(send(&again, 1, MPI_INT, partner, tag, MCA_PML_BASE_SEND_STANDARD, comm))
-            : MCA_PML_CALL(recv(&again, 1, MPI_INT, partner, tag, comm, MPI_STATUS_IGNORE));
-    if (OMPI_SUCCESS == rc && again) {
-        const double large = ping_pong(comm, partner, buf, ZIP_PROBE_LARGE);
-        rate = large > rate ? large : rate;
-    }
-    return rate;
-}
-
-static bool on_my_node(const mca_coll_zip_module_t *m, int peer)
-{
-    /* force_local: every peer counts as remote (a stand-in for a network on one machine). */
-    return NULL != m->peer_on_node && m->peer_on_node[peer];
-}
-
-/* Link rates per class measured with partners rank^1 and rank^h (h about half the size, which
- * with block placement reaches another node). */
-static void measure_links(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm,
-                          double link[2])
-{
-    const int rank = ompi_comm_rank(comm), size = ompi_comm_size(comm);
-    int h = 1;
-    while (2 * h <= size / 2) {
-        h *= 2;
-    }
-    char *buf = calloc(1, ZIP_PROBE_LARGE);
-    if (NULL == buf) {
-        return;
-    }
-    const int partners[2] = {rank ^ 1, h > 1 ? rank ^ h : -1};
-    for (int i = 0; i < 2; ++i) {
-        const int p = partners[i];
-        if (p < 0 || p >= size) {
-            continue;
-        }
-        const double rate = measure_pair(comm, p, buf);
-        const int cls = on_my_node(m, p) ? ZIP_PEER_LOCAL : ZIP_PEER_REMOTE;
-        if (rate > link[cls]) {
-            link[cls] = rate;
-        }
-    }
-    free(buf);
-}
-
 /* This process's codec, measured once. */
 static void codec_speeds(mca_coll_zip_module_t *m, double *c, double *d)
 {
@@ -221,7 +116,9 @@ static int agree(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm)
     codec_speeds(m, &c, &d);
     if (measure) {
         double measured[2] = {0.0, 0.0};
-        measure_links(m, comm, measured);
+        zip_transport_t t;
+        mca_coll_zip_transport_init(&t, comm);
+        (void)zip_algo_probe_links(&t, MCA_COLL_BASE_TAG_BCAST, m->peer_on_node, measured);
         for (int cls = 0; cls < 2; ++cls) {
             if (link[cls] <= 0.0) {
                 link[cls] = measured[cls];
@@ -292,35 +189,6 @@ zip_verdict_t mca_coll_zip_policy_route(mca_coll_zip_module_t *m, struct ompi_co
     return zip_policy_decide(mode, &out->speeds, bytes > 0 ? bytes : 1, 0, 0.0, out->shape);
 }
 
-double mca_coll_zip_policy_observe(mca_coll_zip_module_t *m, const zip_algo_policy_t *policy,
-                                   int elem_type, const void *sample, size_t sample_bytes,
-                                   size_t bytes)
-{
-    const size_t elem = zip_elem_size((zip_elem_type_t)elem_type);
-    const size_t n = sample_bytes < 65536 ? sample_bytes : 65536;
-    if (n < elem || 0 == bytes) {
-        return 0.0;
-    }
-    const size_t cap = zip_compress_bound(n);
-    void *frame = malloc(cap);
-    size_t frame_len = 0;
-    if (NULL == frame ||
-        ZIP_OK != zip_compress(m->codec, 0, (zip_elem_type_t)elem_type, sample, n / elem, frame,
-                               cap, &frame_len) ||
-        0 == frame_len) {
-        free(frame);
-        return 0.0;
-    }
-    free(frame);
-    const double ratio = (double)n / (double)frame_len;
-    if (ZIP_VERDICT_COMPRESS !=
-        zip_policy_decide(ZIP_POLICY_AUTO, &policy->speeds, bytes, 0, ratio, policy->shape)) {
-        return 0.0;
-    }
-    return zip_policy_time_raw(&policy->speeds, bytes) -
-           zip_policy_time_compressed(&policy->speeds, bytes, ratio, policy->shape);
-}
-
 bool mca_coll_zip_policy_takes(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm, int op,
                                size_t bytes, const void *sample, int sample_count,
                                struct ompi_datatype_t *dtype, size_t my_bytes)
@@ -335,9 +203,12 @@ bool mca_coll_zip_policy_takes(mca_coll_zip_module_t *m, struct ompi_communicato
         OMPI_SUCCESS == ompi_datatype_type_size(dtype, &tsize) &&
         ompi_datatype_is_contiguous_memory_layout(dtype, sample_count) &&
         my_bytes >= mca_coll_zip_component.threshold) {
-        saving = mca_coll_zip_policy_observe(m, &m->call_policy, mca_coll_zip_elem_type(dtype),
-                                             (const char *)sample + dtype->super.true_lb,
-                                             tsize * (size_t)sample_count, my_bytes);
+        zip_algo_codec_binding_t binding = {.codec = m->codec};
+        zip_codec_ops_t codec;
+        zip_algo_codec_bind(&codec, &binding);
+        saving = zip_algo_observe_saving(&codec, &m->call_policy, mca_coll_zip_elem_type(dtype),
+                                         (const char *)sample + dtype->super.true_lb,
+                                         tsize * (size_t)sample_count, my_bytes);
         /* The counter is the call's predicted wall-time saving summed over ranks. Bcast: the
          * root alone counts. Gatherv: the senders share the root's link one after another, so
          * their savings add up. Alltoallv: every rank sends at once, so each counts its share. */

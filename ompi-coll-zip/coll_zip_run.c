@@ -1,7 +1,7 @@
 /*
  * What every call that takes zip's path does around its algorithm: bind the transport and the
- * timed codec, run the algorithm, count what it did (bytes, codec time, the sample's verdict),
- * trace it, and turn its status into an MPI error code with a message.
+ * timed codec (algo/codec_binding.cpp), run the algorithm, count what it did (bytes, codec time,
+ * the sample's verdict), trace it, and turn its status into an MPI error code with a message.
  */
 #include "ompi_config.h"
 
@@ -16,12 +16,15 @@
 int mca_coll_zip_run(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm, int op, int root,
                      const void *args)
 {
-    const char *const *calls = mca_coll_zip_op_calls;
+    const char *call = mca_coll_zip_op_calls[op];
     zip_transport_t transport;
     zip_codec_ops_t codec;
-    mca_coll_zip_codec_binding_t binding;
+    zip_algo_codec_binding_t binding = {
+        .codec = m->codec,
+        .corrupt_every = mca_coll_zip_component.inject_corruption,
+    };
     mca_coll_zip_transport_init(&transport, comm);
-    mca_coll_zip_codec_init(&codec, &binding, m);
+    zip_algo_codec_bind(&codec, &binding);
 
     zip_algo_result_t result;
     int algo_rc;
@@ -49,14 +52,19 @@ int mca_coll_zip_run(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm,
         mca_coll_zip_stats_policy(op, (zip_verdict_t)result.verdict, 0.0, 0);
     }
     opal_output_verbose(10, mca_coll_zip_component.output,
-                        "coll:zip: %s on %s (root %d): sent %zu as %zu", calls[op], comm->c_name,
-                        root, result.bytes_in, result.bytes_out);
+                        "coll:zip: %s on %s (root %d): sent %zu as %zu", call, comm->c_name, root,
+                        result.bytes_in, result.bytes_out);
+    if (ZIP_OK != binding.failed) {
+        opal_output_verbose(
+            1, mca_coll_zip_component.output, "coll:zip: %s on %s: a frame did not decode: %s (%s)",
+            call, comm->c_name, zip_status_str(binding.failed), zip_ctx_last_error(m->codec));
+    }
     if (ZIP_ALGO_ERR_LENGTH == algo_rc) {
         mca_coll_zip_show_help("plain length",
                                "%s on communicator %s: a block that should have arrived plain "
                                "brought %zu bytes instead of %zu",
-                               calls[op], comm->c_name, result.plain_got, result.plain_want);
+                               call, comm->c_name, result.plain_got, result.plain_want);
         return MPI_ERR_TRUNCATE;
     }
-    return mca_coll_zip_algo_error(algo_rc, calls[op], comm);
+    return mca_coll_zip_algo_error(algo_rc, call, comm);
 }

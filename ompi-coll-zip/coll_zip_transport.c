@@ -99,7 +99,7 @@ static int pml_waitany(void *ctx, size_t n, zip_req_t *reqs, size_t *index, size
     return rc;
 }
 
-void mca_coll_zip_transport_init(struct zip_transport *t, struct ompi_communicator_t *comm)
+void mca_coll_zip_transport_init(zip_transport_t *t, struct ompi_communicator_t *comm)
 {
     /* Fields not named here (test: a blocking transport) are NULL. */
     *t = (zip_transport_t){

@@ -1,5 +1,6 @@
 #include "block_codec.hpp"
 
+#include <algorithm>
 #include <cstring>
 
 namespace zipcoll
@@ -9,7 +10,8 @@ namespace
 
 // A first block larger than this is judged on its first kSampleBytes alone, so that
 // incompressible data costs a sample's codec time rather than the whole block's (8 ranks,
-// 1 MiB random gatherv: each sender compressed its whole megabyte in vain).
+// 1 MiB random gatherv: each sender compressed its whole megabyte in vain). Policy observe
+// judges its samples on as much.
 constexpr size_t kSampleBytes = 65536;
 
 } // namespace
@@ -31,6 +33,27 @@ zip_verdict_t sample_verdict(const zip_algo_policy_t *policy, int rc, size_t fra
     // The threshold was applied before anything was sampled.
     return zip_policy_decide(mode, policy ? &policy->speeds : &unknown, bytes, 0,
                              double(sample_len) / double(frame_len), shape);
+}
+
+extern "C" double zip_algo_observe_saving(const zip_codec_ops_t *codec,
+                                          const zip_algo_policy_t *policy, int elem_type,
+                                          const void *sample, size_t sample_bytes, size_t bytes)
+{
+    const size_t elem = zip_elem_size(zip_elem_type_t(elem_type));
+    const size_t n = std::min(sample_bytes, kSampleBytes) / elem * elem;
+    auto frame = raw_buffer(n);
+    size_t frame_len = 0;
+    // Room for less than the sample: one that does not shrink fails, and would not pay anyway.
+    if (n == 0 || bytes == 0 || !frame ||
+        codec->compress(codec->ctx, elem_type, sample, n, frame.get(), n - 1, &frame_len) != 0 ||
+        frame_len == 0)
+        return 0.0;
+    const double ratio = double(n) / double(frame_len);
+    if (zip_policy_decide(ZIP_POLICY_AUTO, &policy->speeds, bytes, 0, ratio, policy->shape) !=
+        ZIP_VERDICT_COMPRESS)
+        return 0.0;
+    return zip_policy_time_raw(&policy->speeds, bytes) -
+           zip_policy_time_compressed(&policy->speeds, bytes, ratio, policy->shape);
 }
 
 void BlockCodec::encode(const Transfer &block, char *slot, const char **out, size_t *out_len)

@@ -159,6 +159,34 @@ int zip_algo_call_advance(zip_algo_call_t *call);
 /* The finished call's ZIP_ALGO_ code; releases the call. */
 int zip_algo_call_finish(zip_algo_call_t *call);
 
+/* The codec seam on libzipcodec: `codec` compresses and decodes, every call timed into
+ * codec_ns; the first failed decode's status is kept in `failed`. corrupt_every N > 0 (testing
+ * the error path) flips a byte of every Nth frame this process makes. */
+typedef struct zip_algo_codec_binding {
+    zip_ctx_t *codec;
+    int corrupt_every;
+    uint64_t codec_ns;
+    zip_status_t failed;
+} zip_algo_codec_binding_t;
+/* Fills ops to use binding (whose codec and corrupt_every the caller sets). */
+void zip_algo_codec_bind(zip_codec_ops_t *ops, zip_algo_codec_binding_t *binding);
+
+/* Policy observe: the seconds compressing `bytes` with `policy` would save, judged on the first
+ * 64 KiB of sample (0 if it would not pay). */
+double zip_algo_observe_saving(const zip_codec_ops_t *codec, const zip_algo_policy_t *policy,
+                               int elem_type, const void *sample, size_t sample_bytes,
+                               size_t bytes);
+
+/*
+ * The link rates the cost model starts from, in bytes/s, measured with short ping-pongs (256 KiB,
+ * and 1 MiB when that looks fast; the best of 3 rounds) to two partners, rank^1 and rank^h (h
+ * about half the size, which with block placement reaches another node). Every rank calls it at
+ * once. link[ZIP_PEER_LOCAL] / link[ZIP_PEER_REMOTE] (by peer_on_node, NULL: all remote) rise
+ * to the best rate this rank timed; the higher rank of a pair times nothing.
+ */
+int zip_algo_probe_links(const zip_transport_t *t, int tag, const bool *peer_on_node,
+                         double link[2]);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,140 @@
+// coll/zip's statistics table (coll_stats.h).
+#include "coll_stats.h"
+
+#include <atomic>
+#include <cstdio>
+
+namespace
+{
+
+void add(uint64_t *counter, uint64_t value)
+{
+    if (value != 0)
+        std::atomic_ref<uint64_t>(*counter).fetch_add(value, std::memory_order_relaxed);
+}
+
+// printf into a line and hand it on.
+template <typename... Args>
+void emit(void (*line)(void *, const char *), void *ctx, const char *format, Args... args)
+{
+    char text[256];
+    std::snprintf(text, sizeof(text), format, args...);
+    line(ctx, text);
+}
+
+} // namespace
+
+extern "C" {
+
+const zip_coll_stats_counter_t zip_coll_stats_counters[] = {
+    {"calls", "calls that reached coll/zip", offsetof(zip_coll_stats_t, calls)},
+    {"calls_fallback", "calls handed to the previous component, or whose blocks all moved plainly",
+     offsetof(zip_coll_stats_t, calls_fallback)},
+    {"calls_compressed", "calls in which this process sent or received a compressed frame",
+     offsetof(zip_coll_stats_t, calls_compressed)},
+    {"bytes_in", "payload bytes this process sent through zip's path, before compression",
+     offsetof(zip_coll_stats_t, bytes_in)},
+    {"bytes_out", "bytes this process actually sent through zip's path",
+     offsetof(zip_coll_stats_t, bytes_out)},
+    {"codec_ns", "nanoseconds this process spent compressing and decompressing",
+     offsetof(zip_coll_stats_t, codec_ns)},
+    {"calls_link_faster",
+     "calls handed on because the link is faster than the codec could help (policy)",
+     offsetof(zip_coll_stats_t, calls_link_faster)},
+    {"calls_never", "calls handed on because the policy is never",
+     offsetof(zip_coll_stats_t, calls_never)},
+    {"calls_incompressible", "calls in which this process's sample said compression would not pay",
+     offsetof(zip_coll_stats_t, calls_incompressible)},
+    {"observe_calls", "policy observe: calls in which auto would have compressed here",
+     offsetof(zip_coll_stats_t, observe_compressible)},
+    {"observe_saving_ns", "policy observe: nanoseconds compression is predicted to have saved",
+     offsetof(zip_coll_stats_t, observe_saving_ns)},
+};
+const size_t zip_coll_stats_counter_count =
+    sizeof(zip_coll_stats_counters) / sizeof(zip_coll_stats_counters[0]);
+
+void zip_coll_stats_add(zip_coll_stats_t *s, int fallback, int compressed, uint64_t bytes_in,
+                        uint64_t bytes_out, uint64_t codec_ns)
+{
+    add(&s->calls, 1);
+    add(&s->calls_fallback, fallback ? 1 : 0);
+    add(&s->calls_compressed, compressed ? 1 : 0);
+    add(&s->bytes_in, bytes_in);
+    add(&s->bytes_out, bytes_out);
+    add(&s->codec_ns, codec_ns);
+}
+
+void zip_coll_stats_policy(zip_coll_stats_t *s, zip_verdict_t verdict, double observe_saving,
+                           size_t bytes)
+{
+    switch (verdict) {
+    case ZIP_VERDICT_LINK_FASTER:
+        add(&s->calls_link_faster, 1);
+        break;
+    case ZIP_VERDICT_NEVER:
+        add(&s->calls_never, 1);
+        break;
+    case ZIP_VERDICT_INCOMPRESSIBLE:
+        add(&s->calls_incompressible, 1);
+        break;
+    default:
+        break;
+    }
+    if (observe_saving > 0.0) {
+        const int c = zip_ompi_size_class(bytes);
+        const auto ns = uint64_t(observe_saving * 1e9);
+        add(&s->observe_compressible, 1);
+        add(&s->observe_saving_ns, ns);
+        add(&s->observe_compressible_by_size[c], 1);
+        add(&s->observe_saving_ns_by_size[c], ns);
+    }
+}
+
+void zip_coll_stats_snapshot(const zip_coll_stats_t *from, zip_coll_stats_t *to, size_t n)
+{
+    const size_t words = n * sizeof(zip_coll_stats_t) / sizeof(uint64_t);
+    auto *src = const_cast<uint64_t *>(reinterpret_cast<const uint64_t *>(from));
+    auto *dst = reinterpret_cast<uint64_t *>(to);
+    for (size_t i = 0; i < words; ++i)
+        dst[i] = std::atomic_ref<uint64_t>(src[i]).load(std::memory_order_relaxed);
+}
+
+void zip_coll_stats_print(const zip_coll_stats_t *t, const char *const *names, size_t n,
+                          const zip_coll_stats_header_t *h, void (*line)(void *, const char *),
+                          void *ctx)
+{
+    emit(line, ctx, "coll:zip stats (%s, codec %s, threshold %zu bytes):", h->whose, h->codec,
+         h->threshold);
+    emit(line, ctx, "coll:zip   %-10s %10s %10s %10s %14s %14s %7s %10s", "op", "calls", "fallback",
+         "compressed", "bytes_in", "bytes_out", "ratio", "codec_s");
+    for (size_t op = 0; op < n; ++op) {
+        const zip_coll_stats_t &s = t[op];
+        const double ratio = s.bytes_out > 0 ? double(s.bytes_in) / double(s.bytes_out) : 1.0;
+        emit(line, ctx, "coll:zip   %-10s %10llu %10llu %10llu %14llu %14llu %7.3f %10.6f",
+             names[op], (unsigned long long)s.calls, (unsigned long long)s.calls_fallback,
+             (unsigned long long)s.calls_compressed, (unsigned long long)s.bytes_in,
+             (unsigned long long)s.bytes_out, ratio, double(s.codec_ns) * 1e-9);
+    }
+    emit(line, ctx,
+         "coll:zip policy %s (link %.0f MB/s, codec %.0f / %.0f MB/s as last agreed):", h->policy,
+         h->speeds.link_Bps / 1e6, h->speeds.compress_Bps / 1e6, h->speeds.decompress_Bps / 1e6);
+    emit(line, ctx, "coll:zip:policy %-10s %12s %10s %15s %14s %16s", "op", "link_faster", "never",
+         "incompressible", "observe_calls", "observe_saved_s");
+    for (size_t op = 0; op < n; ++op) {
+        const zip_coll_stats_t &s = t[op];
+        emit(line, ctx, "coll:zip:policy %-10s %12llu %10llu %15llu %14llu %16.6f", names[op],
+             (unsigned long long)s.calls_link_faster, (unsigned long long)s.calls_never,
+             (unsigned long long)s.calls_incompressible, (unsigned long long)s.observe_compressible,
+             double(s.observe_saving_ns) * 1e-9);
+    }
+    // What observe found, by operation and size: where compression would pay.
+    for (size_t op = 0; op < n; ++op)
+        for (int c = 0; c < ZIP_OMPI_SIZE_CLASSES; ++c)
+            if (t[op].observe_compressible_by_size[c] != 0)
+                emit(line, ctx, "coll:zip:observe %-10s %-10s calls %llu would save %.6f s",
+                     names[op], zip_ompi_size_class_name(c),
+                     (unsigned long long)t[op].observe_compressible_by_size[c],
+                     double(t[op].observe_saving_ns_by_size[c]) * 1e-9);
+}
+
+} // extern "C"

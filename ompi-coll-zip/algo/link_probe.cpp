@@ -1,0 +1,101 @@
+// The link rates the policy starts from (zip_algo_probe_links in zip_algo.h): short ping-pongs
+// over the transport, so that the same probe runs over the PML, in unit tests and in a
+// simulator.
+#include <chrono>
+#include <memory>
+#include <new>
+
+#include "zip_algo.h"
+
+namespace
+{
+
+constexpr size_t kProbeSmall = 256 * 1024;
+constexpr size_t kProbeLarge = 1024 * 1024;
+constexpr int kRounds = 3;
+// A link that moves the small probe faster than this is measured again with the large one: on
+// a fast link a 256 KiB round trip is mostly latency and handshakes.
+constexpr double kFastBps = 2e8;
+
+double now_s()
+{
+    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+}
+
+int send_bytes(const zip_transport_t *t, const void *buf, size_t n, int peer, int tag)
+{
+    zip_req_t req = nullptr;
+    if (t->isend(t->ctx, buf, n, peer, tag, &req) != 0)
+        return ZIP_ALGO_ERR_TRANSPORT;
+    return t->wait(t->ctx, &req, nullptr) != 0 ? ZIP_ALGO_ERR_TRANSPORT : ZIP_ALGO_OK;
+}
+
+int recv_bytes(const zip_transport_t *t, void *buf, size_t n, int peer, int tag)
+{
+    zip_req_t req = nullptr;
+    size_t got = 0;
+    if (t->irecv(t->ctx, buf, n, peer, tag, &req) != 0)
+        return ZIP_ALGO_ERR_TRANSPORT;
+    return t->wait(t->ctx, &req, &got) != 0 || got != n ? ZIP_ALGO_ERR_TRANSPORT : ZIP_ALGO_OK;
+}
+
+// Best round-trip rate of `bytes` with `partner` (the first round pays for connection setup).
+// Both ends call it; the lower rank times, and 0 is the higher rank's answer.
+double ping_pong(const zip_transport_t *t, int partner, char *buf, size_t bytes, int tag)
+{
+    const bool leads = t->rank < partner;
+    double best = 0.0;
+    for (int round = 0; round < kRounds; ++round) {
+        const double t0 = now_s();
+        const int rc = leads ? send_bytes(t, buf, bytes, partner, tag) ||
+                                   recv_bytes(t, buf, bytes, partner, tag)
+                             : recv_bytes(t, buf, bytes, partner, tag) ||
+                                   send_bytes(t, buf, bytes, partner, tag);
+        const double dt = now_s() - t0;
+        if (rc != 0)
+            return 0.0;
+        if (leads && dt > 0.0 && 2.0 * double(bytes) / dt > best)
+            best = 2.0 * double(bytes) / dt;
+    }
+    return best;
+}
+
+// The pair's rate: the small probe, and the large one when the link looks fast (the lower rank
+// tells the higher one which).
+double measure_pair(const zip_transport_t *t, int partner, char *buf, int tag)
+{
+    double rate = ping_pong(t, partner, buf, kProbeSmall, tag);
+    char again = rate > kFastBps;
+    const int rc = t->rank < partner ? send_bytes(t, &again, 1, partner, tag)
+                                     : recv_bytes(t, &again, 1, partner, tag);
+    if (rc == ZIP_ALGO_OK && again) {
+        const double large = ping_pong(t, partner, buf, kProbeLarge, tag);
+        rate = large > rate ? large : rate;
+    }
+    return rate;
+}
+
+} // namespace
+
+extern "C" int zip_algo_probe_links(const zip_transport_t *t, int tag, const bool *peer_on_node,
+                                    double link[2])
+{
+    int h = 1;
+    while (2 * h <= t->size / 2)
+        h *= 2;
+    std::unique_ptr<char[]> buf(new (std::nothrow) char[kProbeLarge]());
+    if (!buf)
+        return ZIP_ALGO_ERR_NOMEM;
+    const int partners[2] = {t->rank ^ 1, h > 1 ? t->rank ^ h : -1};
+    for (const int p : partners) {
+        if (p < 0 || p >= t->size)
+            continue;
+        const double rate = measure_pair(t, p, buf.get(), tag);
+        const int cls =
+            peer_on_node != nullptr && peer_on_node[p] ? ZIP_PEER_LOCAL : ZIP_PEER_REMOTE;
+        if (rate > link[cls])
+            link[cls] = rate;
+    }
+    return ZIP_ALGO_OK;
+}

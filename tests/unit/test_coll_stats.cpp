@@ -1,0 +1,100 @@
+// coll/zip's statistics table (algo/coll_stats.h): what a call, a policy verdict and an
+// observed saving count, and the summary the MPI tests and users read.
+#include <cstring>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "coll_stats.h"
+
+namespace
+{
+
+std::vector<std::string> print(const zip_coll_stats_t *t, const char *const *names, size_t n)
+{
+    const zip_coll_stats_header_t h{"rank 0", "fast", 16384, "auto", {2e9, 3e9, 125e6}};
+    std::vector<std::string> lines;
+    zip_coll_stats_print(
+        t, names, n, &h,
+        [](void *ctx, const char *text) {
+            static_cast<std::vector<std::string> *>(ctx)->push_back(text);
+        },
+        &lines);
+    return lines;
+}
+
+std::vector<std::string> fields(const std::string &line)
+{
+    std::istringstream in(line);
+    std::vector<std::string> out;
+    for (std::string f; in >> f;)
+        out.push_back(f);
+    return out;
+}
+
+} // namespace
+
+TEST(CollStats, CallsAndBytesAddUp)
+{
+    zip_coll_stats_t s{};
+    zip_coll_stats_add(&s, 0, 1, 1000, 400, 77);
+    zip_coll_stats_add(&s, 1, 0, 0, 0, 0);
+    EXPECT_EQ(s.calls, 2u);
+    EXPECT_EQ(s.calls_fallback, 1u);
+    EXPECT_EQ(s.calls_compressed, 1u);
+    EXPECT_EQ(s.bytes_in, 1000u);
+    EXPECT_EQ(s.bytes_out, 400u);
+    EXPECT_EQ(s.codec_ns, 77u);
+}
+
+TEST(CollStats, PolicyVerdictsAndObservedSavingsBySize)
+{
+    zip_coll_stats_t s{};
+    zip_coll_stats_policy(&s, ZIP_VERDICT_LINK_FASTER, 0.0, 100);
+    zip_coll_stats_policy(&s, ZIP_VERDICT_NEVER, 0.0, 100);
+    zip_coll_stats_policy(&s, ZIP_VERDICT_INCOMPRESSIBLE, 0.0, 100);
+    zip_coll_stats_policy(&s, ZIP_VERDICT_COMPRESS, 0.002, 2 << 20);
+    EXPECT_EQ(s.calls_link_faster, 1u);
+    EXPECT_EQ(s.calls_never, 1u);
+    EXPECT_EQ(s.calls_incompressible, 1u);
+    EXPECT_EQ(s.observe_compressible, 1u);
+    EXPECT_EQ(s.observe_saving_ns, 2000000u);
+    EXPECT_EQ(s.observe_compressible_by_size[2], 1u); // >= 1 MiB
+    EXPECT_EQ(s.observe_compressible_by_size[0] + s.observe_compressible_by_size[1], 0u);
+}
+
+// The summary: a row per collective whose columns are calls, fallback, compressed, bytes_in,
+// bytes_out, ratio, codec seconds (tests/mpi/run-mpi-tests.sh reads them by position), then the
+// policy rows, then a line per size class that observe found worth compressing.
+TEST(CollStats, SummaryHasARowPerCollective)
+{
+    zip_coll_stats_t t[2] = {};
+    zip_coll_stats_add(&t[1], 0, 1, 3000, 1000, 500000);
+    zip_coll_stats_policy(&t[1], ZIP_VERDICT_COMPRESS, 0.5, 100);
+    const char *const names[2] = {"bcast", "allgatherv"};
+    const auto lines = print(t, names, 2);
+    ASSERT_EQ(lines.size(), 2u + 2u + 2u + 2u + 1u);
+    const auto row = fields(lines[3]);
+    ASSERT_EQ(row.size(), 9u);
+    EXPECT_EQ(row[0], "coll:zip");
+    EXPECT_EQ(row[1], "allgatherv");
+    EXPECT_EQ(row[2], "1");
+    EXPECT_EQ(row[5], "3000");
+    EXPECT_EQ(row[6], "1000");
+    EXPECT_EQ(row[7], "3.000");
+    EXPECT_EQ(row[8], "0.000500");
+    const auto policy = fields(lines[7]);
+    EXPECT_EQ(policy[1], "allgatherv");
+    EXPECT_EQ(policy[5], "1"); // observe_calls
+    EXPECT_NE(lines[8].find("coll:zip:observe allgatherv"), std::string::npos);
+}
+
+TEST(CollStats, SnapshotCopiesEveryCounter)
+{
+    zip_coll_stats_t t[2], copy[2];
+    std::memset(t, 0x5a, sizeof(t));
+    zip_coll_stats_snapshot(t, copy, 2);
+    EXPECT_EQ(std::memcmp(t, copy, sizeof(t)), 0);
+}
