@@ -20,28 +20,39 @@
 #include "coll_zip_view.h"
 #include "algo/zip_algo.h"
 
-int mca_coll_zip_bcast(void *buff, int count, struct ompi_datatype_t *datatype, int root,
-                       struct ompi_communicator_t *comm, mca_coll_base_module_t *module)
+/* The payload's bytes when zip takes this bcast (of `op`: blocking or not), else 0: below the
+ * threshold, or handed on by the policy (counted either way). */
+static size_t bcast_takes(mca_coll_zip_module_t *m, int op, void *buff, int count,
+                          struct ompi_datatype_t *datatype, int root,
+                          struct ompi_communicator_t *comm)
 {
-    mca_coll_zip_module_t *m = (mca_coll_zip_module_t *)module;
-    mca_coll_zip_component_t *z = &mca_coll_zip_component;
     size_t type_size = 0;
-
     if (comm == &ompi_mpi_comm_world.comm) {
         mca_coll_zip_stats_arm_finalize_summary();
     }
     ompi_datatype_type_size(datatype, &type_size);
     const size_t bytes = type_size * (size_t)(count > 0 ? count : 0);
-    if (bytes == 0 || bytes < z->threshold) {
-        mca_coll_zip_stats_add(COLL_ZIP_OP_BCAST, 1, 0, 0, 0, 0);
-        return m->previous_bcast(buff, count, datatype, root, comm, m->previous_bcast_module);
+    if (bytes == 0 || bytes < mca_coll_zip_component.threshold) {
+        mca_coll_zip_stats_add(op, 1, 0, 0, 0, 0);
+        return 0;
     }
+    const bool is_root = ompi_comm_rank(comm) == root;
+    return mca_coll_zip_policy_takes(m, comm, op, bytes, is_root ? buff : NULL, count, datatype,
+                                     is_root ? bytes : 0)
+               ? bytes
+               : 0;
+}
 
-    const int rank = ompi_comm_rank(comm);
-    if (!mca_coll_zip_policy_takes(m, comm, COLL_ZIP_OP_BCAST, bytes, rank == root ? buff : NULL,
-                                   count, datatype, rank == root ? bytes : 0)) {
+int mca_coll_zip_bcast(void *buff, int count, struct ompi_datatype_t *datatype, int root,
+                       struct ompi_communicator_t *comm, mca_coll_base_module_t *module)
+{
+    mca_coll_zip_module_t *m = (mca_coll_zip_module_t *)module;
+    mca_coll_zip_component_t *z = &mca_coll_zip_component;
+    const size_t bytes = bcast_takes(m, COLL_ZIP_OP_BCAST, buff, count, datatype, root, comm);
+    if (0 == bytes) {
         return m->previous_bcast(buff, count, datatype, root, comm, m->previous_bcast_module);
     }
+    const int rank = ompi_comm_rank(comm);
     mca_coll_zip_view_t view;
     mca_coll_zip_view_describe(&view, buff, count, datatype);
     int rc = mca_coll_zip_view_bytes(&view, rank == root);
@@ -96,23 +107,12 @@ int mca_coll_zip_ibcast(void *buff, int count, struct ompi_datatype_t *datatype,
 {
     mca_coll_zip_module_t *m = (mca_coll_zip_module_t *)module;
     mca_coll_zip_component_t *z = &mca_coll_zip_component;
-    size_t type_size = 0;
-    if (comm == &ompi_mpi_comm_world.comm) {
-        mca_coll_zip_stats_arm_finalize_summary();
+    const size_t bytes = bcast_takes(m, COLL_ZIP_OP_IBCAST, buff, count, datatype, root, comm);
+    if (0 == bytes) {
+        return m->previous_ibcast(buff, count, datatype, root, comm, request,
+                                  m->previous_ibcast_module);
     }
-    ompi_datatype_type_size(datatype, &type_size);
-    const size_t bytes = type_size * (size_t)(count > 0 ? count : 0);
     const int rank = ompi_comm_rank(comm);
-    if (bytes == 0 || bytes < z->threshold) {
-        mca_coll_zip_stats_add(COLL_ZIP_OP_IBCAST, 1, 0, 0, 0, 0);
-        return m->previous_ibcast(buff, count, datatype, root, comm, request,
-                                  m->previous_ibcast_module);
-    }
-    if (!mca_coll_zip_policy_takes(m, comm, COLL_ZIP_OP_IBCAST, bytes, rank == root ? buff : NULL,
-                                   count, datatype, rank == root ? bytes : 0)) {
-        return m->previous_ibcast(buff, count, datatype, root, comm, request,
-                                  m->previous_ibcast_module);
-    }
     ibcast_t *c = calloc(1, sizeof(*c));
     if (NULL == c) {
         return mca_coll_zip_algo_error(ZIP_ALGO_ERR_NOMEM, "MPI_Ibcast", comm);

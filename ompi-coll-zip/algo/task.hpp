@@ -162,89 +162,91 @@ inline int run_to_end(Task task)
     return r.result();
 }
 
-// co_await wait(t, &req, &len): t->wait, or, over a testing transport, suspend until
-// t->test says the request completed. The transport's status code is the result.
-class wait
+// What wait and wait_any share: over a blocking transport, Derived::block() waits on the
+// spot; over a testing one, Derived::poll() is tried now and, while it says "not yet", by the
+// Runner each time it advances. The transport's status code is the result.
+template <class Derived> class TransportAwait
 {
   public:
-    wait(const zip_transport_t *t, zip_req_t *req, size_t *len) : t_(t), req_(req), len_(len) {}
+    explicit TransportAwait(const zip_transport_t *t) : t_(t) {}
     bool await_ready()
     {
         if (t_->test == nullptr) {
-            rc_ = t_->wait(t_->ctx, req_, len_);
+            rc_ = self().block();
             return true;
         }
-        return poll(this);
+        return self().poll();
     }
     void await_suspend(std::coroutine_handle<> h)
     {
-        *current_blocked = Blocked{h, &wait::poll, this};
+        *current_blocked = Blocked{h, &TransportAwait::ready, this};
     }
     int await_resume() const { return rc_; }
 
-  private:
-    static bool poll(void *self)
-    {
-        auto *w = static_cast<wait *>(self);
-        int done = 0;
-        w->rc_ = w->t_->test(w->t_->ctx, w->req_, &done, w->len_);
-        return w->rc_ != 0 || done != 0;
-    }
+  protected:
     const zip_transport_t *t_;
+    int rc_ = 0;
+
+  private:
+    Derived &self() { return *static_cast<Derived *>(this); }
+    static bool ready(void *me) { return static_cast<TransportAwait *>(me)->self().poll(); }
+};
+
+// co_await wait(t, &req, &len): t->wait, or suspend until t->test says the request completed.
+class wait : public TransportAwait<wait>
+{
+  public:
+    wait(const zip_transport_t *t, zip_req_t *req, size_t *len)
+        : TransportAwait(t), req_(req), len_(len)
+    {
+    }
+    int block() { return t_->wait(t_->ctx, req_, len_); }
+    bool poll()
+    {
+        int done = 0;
+        rc_ = t_->test(t_->ctx, req_, &done, len_);
+        return rc_ != 0 || done != 0;
+    }
+
+  private:
     zip_req_t *req_;
     size_t *len_;
-    int rc_ = 0;
 };
 
 // co_await wait_any(t, n, reqs, &index, &len): t->waitany, or suspend until one of the active
 // requests completes (index n: none was active).
-class wait_any
+class wait_any : public TransportAwait<wait_any>
 {
   public:
     wait_any(const zip_transport_t *t, size_t n, zip_req_t *reqs, size_t *index, size_t *len)
-        : t_(t), n_(n), reqs_(reqs), index_(index), len_(len)
+        : TransportAwait(t), n_(n), reqs_(reqs), index_(index), len_(len)
     {
     }
-    bool await_ready()
+    int block() { return t_->waitany(t_->ctx, n_, reqs_, index_, len_); }
+    bool poll()
     {
-        if (t_->test == nullptr) {
-            rc_ = t_->waitany(t_->ctx, n_, reqs_, index_, len_);
-            return true;
-        }
-        return poll(this);
-    }
-    void await_suspend(std::coroutine_handle<> h)
-    {
-        *current_blocked = Blocked{h, &wait_any::poll, this};
-    }
-    int await_resume() const { return rc_; }
-
-  private:
-    static bool poll(void *self)
-    {
-        auto *w = static_cast<wait_any *>(self);
         bool any_active = false;
-        for (size_t k = 0; k < w->n_; ++k) {
-            if (w->reqs_[k] == nullptr)
+        for (size_t k = 0; k < n_; ++k) {
+            if (reqs_[k] == nullptr)
                 continue;
             any_active = true;
             int done = 0;
-            w->rc_ = w->t_->test(w->t_->ctx, &w->reqs_[k], &done, w->len_);
-            if (w->rc_ != 0 || done) {
-                *w->index_ = k;
+            rc_ = t_->test(t_->ctx, &reqs_[k], &done, len_);
+            if (rc_ != 0 || done) {
+                *index_ = k;
                 return true;
             }
         }
         if (!any_active)
-            *w->index_ = w->n_;
+            *index_ = n_;
         return !any_active;
     }
-    const zip_transport_t *t_;
+
+  private:
     size_t n_;
     zip_req_t *reqs_;
     size_t *index_;
     size_t *len_;
-    int rc_ = 0;
 };
 
 } // namespace zipcoll
