@@ -62,8 +62,44 @@
 namespace zip
 {
 
+// LZ4 for one plane at a time, with output that depends only on the plane. A stream reset with
+// LZ4_resetStream_fast keeps its hash table (no 16 KiB memset per plane, which would dominate
+// 4 KiB messages) and skips 64 KiB of offsets so that old entries are out of reach. But LZ4
+// codes the first input of a stream whose offset is 0 (after LZ4_initStream, and again after LZ4
+// resets its table by itself past 1 GB of offsets) in another mode, where an empty table slot is
+// a candidate match at the start of the input; a used stream rejects such slots. Frames then
+// differed by a few bytes depending on the context's history (issue 11). So the stream is never
+// at offset 0: it is primed with one byte after every init, and re-initialised here well before
+// LZ4's own reset (tests/unit/test_frame_determinism.cpp checks across several such restarts).
 struct FastCodec::Lz4State {
     LZ4_stream_t stream;
+    size_t offset = 0; // what this stream's offsets have advanced since the last restart
+
+    static constexpr size_t kRestartOffset = size_t{512} << 20; // LZ4 resets past 1 GB
+    static constexpr size_t kGap = 65536;                       // LZ4_resetStream_fast's skip
+
+    Lz4State() { restart(); }
+
+    void restart()
+    {
+        LZ4_initStream(&stream, sizeof stream);
+        const char one = 0;
+        char out[16];
+        LZ4_compress_fast_continue(&stream, &one, out, 1, sizeof out, 1);
+        offset = 1;
+    }
+
+    // One LZ4 block of src[0, n) into at most cap bytes; 0 if it does not fit.
+    int compress(const uint8_t *src, size_t n, uint8_t *dst, size_t cap, unsigned accel)
+    {
+        if (offset > kRestartOffset)
+            restart();
+        LZ4_resetStream_fast(&stream);
+        offset += kGap + n;
+        return LZ4_compress_fast_continue(&stream, reinterpret_cast<const char *>(src),
+                                          reinterpret_cast<char *>(dst), static_cast<int>(n),
+                                          static_cast<int>(cap), static_cast<int>(accel));
+    }
 };
 
 namespace
@@ -286,7 +322,6 @@ bool FastOptions::unpack(uint32_t param, FastOptions &out)
 
 FastCodec::FastCodec(FastOptions options) : options_(options), lz4_(new Lz4State)
 {
-    LZ4_initStream(&lz4_->stream, sizeof lz4_->stream);
     reserve(65536); // the frame's default block: no growth on the hot path in the common case
 }
 
@@ -353,11 +388,8 @@ size_t FastCodec::compress_planes(const uint8_t *const *planes, size_t width, si
             }
             if (lz4 && cap - pos > lenbytes) {
                 size_t room = std::min({cap - pos - lenbytes, lz4_limit, coded});
-                LZ4_resetStream_fast(&lz4_->stream); // no memset: stale entries are out of range
-                int got = LZ4_compress_fast_continue(
-                    &lz4_->stream, reinterpret_cast<const char *>(planes[k]),
-                    reinterpret_cast<char *>(dst + pos + lenbytes), static_cast<int>(count),
-                    static_cast<int>(room), static_cast<int>(options_.accel));
+                int got =
+                    lz4_->compress(planes[k], count, dst + pos + lenbytes, room, options_.accel);
                 if (got > 0) {
                     put_le(dst + pos, static_cast<size_t>(got), lenbytes);
                     pos += lenbytes + static_cast<size_t>(got);
