@@ -1,13 +1,22 @@
 // The things codecbench measures behind one interface: an ompi-zip codec (through the C API of
-// zip.h) or a reference (memcpy, Blosc shuffle+lz4) that puts the figures in perspective.
+// zip.h) or a reference (memcpy, Blosc shuffle or bitshuffle + lz4) that puts the figures in
+// perspective.
 #pragma once
 
 #include <cstddef>
 #include <memory>
 #include <string>
 
+#include "zip/zip.h"
+
 namespace codecbench
 {
+
+// What the measured bytes are: the type zip is told, and the element size Blosc shuffles by.
+struct Element {
+    zip_elem_type_t zip_type = ZIP_TYPE_F64;
+    size_t size = 8;
+};
 
 class BenchCodec
 {
@@ -22,7 +31,11 @@ class BenchCodec
     // Largest compressed size for `raw_bytes` of input.
     virtual size_t bound(size_t raw_bytes) const = 0;
 
-    // Both return false and set *error on failure. `src` holds doubles.
+    // The element type of the data measured next (codecbench sets it per data set).
+    void set_element(Element e) { element_ = e; }
+    const Element &element() const { return element_; }
+
+    // Both return false and set *error on failure. `src` holds elements of element().
     virtual bool compress(const void *src, size_t raw_bytes, void *dst, size_t cap, size_t *out_len,
                           std::string *error) = 0;
     virtual bool decompress(const void *src, size_t len, void *dst, size_t cap, size_t *out_len,
@@ -33,9 +46,11 @@ class BenchCodec
 
   private:
     std::string name_;
+    Element element_;
 };
 
-// Creates the codec for `spec` ("memcpy", "blosc-shuffle-lz4" or a zip spec). Returns nullptr
+// Creates the codec for `spec` ("memcpy", "blosc-shuffle-lz4", "blosc-bitshuffle-lz4" or a zip
+// spec). Returns nullptr
 // and says why in *why_not when it is not available in this build (the bench skips it).
 std::unique_ptr<BenchCodec> make_bench_codec(const std::string &spec, size_t block_size,
                                              std::string *why_not);

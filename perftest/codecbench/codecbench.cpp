@@ -56,6 +56,20 @@ std::vector<size_t> sizes_for(const Options &o, const std::string &dataset, std:
     return sizes;
 }
 
+// Integer sets go to zip as bytes (zip has no integer element types) and to Blosc with their
+// own element size.
+Element element_of(const std::string &dataset)
+{
+    switch (zipdata_type(dataset.c_str())) {
+    case ZIPDATA_I32:
+        return {ZIP_TYPE_BYTES, 4};
+    case ZIPDATA_I64:
+        return {ZIP_TYPE_BYTES, 8};
+    default:
+        return {ZIP_TYPE_F64, 8};
+    }
+}
+
 void pin_to_cpu(int cpu)
 {
     cpu_set_t set;
@@ -108,6 +122,9 @@ int main(int argc, char **argv)
             continue;
         }
         std::fprintf(stderr, "[%zu/%zu] %s\n", done, o.datasets.size(), dataset.c_str());
+        const Element element = element_of(dataset);
+        for (Candidate &c : codecs)
+            c.codec->set_element(element);
         for (size_t size : sizes)
             for (Candidate &c : codecs) {
                 Row row{c.spec, dataset, size, c.codec->lossy(), {}};

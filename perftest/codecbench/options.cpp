@@ -12,7 +12,8 @@ namespace codecbench
 {
 
 const char *const kDefaultCodecs =
-    "memcpy,blosc-shuffle-lz4,raw,lz4,zstd,fast,fpc,dfcm,xorlz,trunc:20+fast,f32+fast";
+    "memcpy,blosc-shuffle-lz4,blosc-bitshuffle-lz4,raw,lz4,zstd,fast,fpc,dfcm,xorlz,trunc:20+fast,"
+    "f32+fast";
 const char *const kDefaultSizes = "4K,64K,1M,16M";
 const char *const kQuickSizes = "64K,1M";
 
@@ -35,8 +36,8 @@ void usage(FILE *to)
         to,
         "usage: codecbench [options]\n"
         "Single-core compress/decompress speed (GB/s of raw data, median of repeats) and ratio of\n"
-        "every codec on every zipdata data set, with memcpy and Blosc (shuffle+lz4) as "
-        "references.\n"
+        "every codec on every zipdata data set, with memcpy and Blosc (shuffle+lz4,\n"
+        "bitshuffle+lz4) as references.\n"
         "  --codecs a,b      codec specs (default %s)\n"
         "  --datasets x,y    zipdata data sets (default: all; see --list)\n"
         "  --sizes 4K,1M     message sizes (default %s; a size below a data set's size takes its\n"
@@ -59,7 +60,7 @@ void list_all()
 {
     std::printf("codecs (zip specs, see zip.h; lossy stages as \"stage+codec\"): %s\n",
                 zip_codec_list());
-    std::printf("references: memcpy, blosc-shuffle-lz4\n\ndata sets:\n");
+    std::printf("references: memcpy, blosc-shuffle-lz4, blosc-bitshuffle-lz4\n\ndata sets:\n");
     for (size_t i = 0; i < zipdata_count(); ++i)
         std::printf("  %-20s %s\n", zipdata_name(i), zipdata_description(zipdata_name(i)));
 }
