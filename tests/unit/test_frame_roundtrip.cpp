@@ -15,8 +15,9 @@ using ziptest::round_trip;
 const char *const kLosslessSpecs[] = {
     "fast", "fpc",  "fpc:bits=8", "dfcm",     "xorlz",
     "lz4",  "zstd", "raw",        "temporal", "temporal:inner=fpc"};
-const char *const kDatasets[] = {"linear", "gauss-256",   "gauss-256-sorted", "sincos-256",
-                                 "heat3d", "heat3d-halo", "random",           "special"};
+const char *const kDatasets[] = {"linear",    "gauss-256",   "gauss-256-sorted", "sincos-256",
+                                 "heat3d",    "heat3d-halo", "random",           "special",
+                                 "records-3", "records-5",   "records-8",        "complex-decay"};
 const size_t kSizes[] = {0, 1, 2, 7, 1000, 70000};
 
 using Case = std::tuple<const char *, const char *, size_t, zip_elem_type_t>;
