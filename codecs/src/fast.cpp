@@ -372,11 +372,14 @@ size_t FastCodec::code_plane(const uint8_t *plane, size_t count, bool &analyse, 
             coded = sparse;
         }
         // LZ4 where runs or zeros are common (it is smaller than the masks on long runs and
-        // still fast), or where few distinct values suggest repeats at a distance.
+        // still fast), or where the plane uses few of the values its width allows (repeats at
+        // a distance: index lists, where a sparse plane of 3930 bytes of 16384 is ~50 bytes of
+        // LZ4), unless the plane is small already.
         const size_t runs_or_zeros = count - std::min(st.literals, st.nonzero);
         lz4 = count >= 16 && count <= static_cast<size_t>(LZ4_MAX_INPUT_SIZE) &&
               (runs_or_zeros * 256 >= kLz4RepeatShare * count ||
-               (coding == 0 && distinct_bytes(plane, count) <= kLz4DistinctMax));
+               (16 * coded > count &&
+                distinct_bytes(plane, count) <= std::min(kLz4DistinctMax, (1u << st.bits) / 4)));
         analyse = lz4 || coding != 0; // else noise: so are the lower planes
     }
     if (lz4 && cap > lenbytes) {

@@ -144,11 +144,14 @@ ZIP_INLINE unsigned cost(const uint8_t *src, const Sample &w, size_t s)
 template <class Cost, class U> ZIP_INLINE Transform choose(const uint8_t *src, size_t count)
 {
     const Sample w = sample_of(count);
-    // Delta2 with stride 1 first: it wins ties (smooth fields, the common case).
+    // Delta2 with stride 1 first: it wins ties (smooth fields, the common case). A later
+    // candidate must beat the best so far by 1/32: the costs of a small sample are noisy, and
+    // the least of many noisy costs is low by chance (random keys: Delta1 with strides 4..7
+    // beat Delta1 with stride 1 on the sample, for nothing).
     Transform best{kPredDelta2, 1};
     unsigned best_cost = cost<Cost, U, kPredDelta2>(src, w, 1);
     auto consider = [&](unsigned c, unsigned pred, size_t s) {
-        if (c < best_cost) {
+        if (c < best_cost - best_cost / 32) {
             best_cost = c;
             best = {pred, s};
         }

@@ -56,15 +56,14 @@ std::vector<size_t> sizes_for(const Options &o, const std::string &dataset, std:
     return sizes;
 }
 
-// Integer sets go to zip as bytes (zip has no integer element types) and to Blosc with their
-// own element size.
+// Integer sets go to zip as integers and to Blosc with their own element size.
 Element element_of(const std::string &dataset)
 {
     switch (zipdata_type(dataset.c_str())) {
     case ZIPDATA_I32:
-        return {ZIP_TYPE_BYTES, 4};
+        return {ZIP_TYPE_I32, 4};
     case ZIPDATA_I64:
-        return {ZIP_TYPE_BYTES, 8};
+        return {ZIP_TYPE_I64, 8};
     default:
         return {ZIP_TYPE_F64, 8};
     }
