@@ -28,6 +28,12 @@ enum class CodecId : uint8_t {
     // 7: reserved (see above)
 };
 
+// Floating-point element types: the only ones lossy stages change.
+inline bool is_float(zip_elem_type_t t)
+{
+    return t == ZIP_TYPE_F32 || t == ZIP_TYPE_F64;
+}
+
 // Options of a lossless codec, parsed from "name:key=value,key=value" and stored in the frame's
 // 32-bit codec parameter so that the decoder can rebuild the same codec.
 struct CodecParams {

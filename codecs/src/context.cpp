@@ -91,7 +91,8 @@ size_t context_memory(const zip_ctx &ctx)
 zip_status_t compress_frame(zip_ctx &ctx, uint64_t stream, zip_elem_type_t type, const uint8_t *src,
                             size_t count, uint8_t *dst, size_t dst_cap, size_t *frame_len)
 {
-    if (type != ZIP_TYPE_BYTES && type != ZIP_TYPE_F32 && type != ZIP_TYPE_F64)
+    if (type != ZIP_TYPE_BYTES && type != ZIP_TYPE_F32 && type != ZIP_TYPE_F64 &&
+        type != ZIP_TYPE_I32 && type != ZIP_TYPE_I64)
         return fail(ctx, ZIP_E_ARG, "unknown element type");
     if ((src == nullptr && count != 0) || dst == nullptr || frame_len == nullptr)
         return fail(ctx, ZIP_E_ARG, "NULL buffer");
@@ -111,7 +112,7 @@ zip_status_t compress_frame(zip_ctx &ctx, uint64_t stream, zip_elem_type_t type,
     const size_t pbytes = count * psize;
 
     const uint8_t *payload = src;
-    if (ctx.lossy.active() && type != ZIP_TYPE_BYTES) {
+    if (ctx.lossy.active() && is_float(type)) {
         h.lossy_kind = uint8_t(ctx.lossy.kind);
         h.lossy_param = ctx.lossy.frame_param();
         h.rotation = uint8_t(lossy_rotation(ctx.lossy, type));

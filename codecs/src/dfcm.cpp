@@ -7,9 +7,9 @@
  * Frame parameter: bits 0-7 = N, log2 of the configured table lines (4..20); bits 8-31 zero;
  * 0 means the default N = 15 (the paper's 2^15 lines). Spec: "dfcm" or "dfcm:bits=N".
  *
- * Words: ZIP_TYPE_F64 and ZIP_TYPE_BYTES blocks are 64-bit little-endian words, F32 blocks 32-bit
- * words; B = word width in bits. Differences are of the bit patterns as unsigned integers, mod
- * 2^B, which keeps the scheme lossless for every value (NaN payloads, infinities, -0.0, ...).
+ * Words: ZIP_TYPE_F64, I64 and BYTES blocks are 64-bit little-endian words, F32 and I32 blocks
+ * 32-bit words; B = word width in bits. Differences are of the bit patterns as unsigned integers,
+ * mod 2^B, which keeps the scheme lossless for every value (NaN payloads, infinities, -0.0, ...).
  * top14(d) = d >> (B - 14): the 14 most significant bits (for binary64 the sign, the 11 exponent
  * bits and 2 mantissa bits, as in the paper; for binary32 sign, exponent, 5 mantissa bits).
  *
@@ -122,7 +122,7 @@ size_t DfcmCodec::memory_bytes() const
 size_t DfcmCodec::compress(const uint8_t *src, size_t n, zip_elem_type_t type, uint8_t *dst,
                            size_t cap)
 {
-    if (type == ZIP_TYPE_F32) {
+    if (zip_elem_size(type) == 4) {
         bitio::BlockLayout layout = bitio::block_layout(n, 4);
         DfcmPredictor<uint32_t> pred(table_.get(),
                                      bitio::effective_table_bits(layout.words, table_bits_));
@@ -137,7 +137,7 @@ size_t DfcmCodec::compress(const uint8_t *src, size_t n, zip_elem_type_t type, u
 zip_status_t DfcmCodec::decompress(const uint8_t *src, size_t len, zip_elem_type_t type,
                                    uint8_t *dst, size_t raw_n)
 {
-    if (type == ZIP_TYPE_F32) {
+    if (zip_elem_size(type) == 4) {
         bitio::BlockLayout layout = bitio::block_layout(raw_n, 4);
         DfcmPredictor<uint32_t> pred(table_.get(),
                                      bitio::effective_table_bits(layout.words, table_bits_));

@@ -1,31 +1,38 @@
-// `fast`: lossless block codec for F64/F32 arrays (and plain bytes), built to beat Blosc's
-// shuffle+LZ4 on smooth fields in both speed and ratio. Design and measurements:
-// docs/fast-codec.md.
+// `fast`: lossless block codec for arrays of F64/F32/I64/I32 (and plain bytes), built to beat
+// Blosc's shuffle+LZ4 in both speed and ratio, on smooth fields and on the record layouts of
+// real application messages. Design and measurements: docs/fast-codec.md.
 //
-// Pipeline (F64 / F32, element width w = 8 / 4 bytes, count = n / w elements):
-//   1. predict: each element's bit pattern x[i] (as an unsigned integer) becomes the residual
-//      zigzag(x[i] - prediction), prediction per the block's predictor (None: 0; Delta1: x[i-1];
-//      Delta2: 2 x[i-1] - x[i-2]; x[-1] = x[-2] = x[0]; arithmetic mod 2^(8w); the default
-//      picks None for blocks whose values repeat exactly, else Delta2). zigzag(d) =
-//      (d << 1) ^ (d >> (8w-1)) turns small negative differences into small positive numbers,
-//      so on smooth data the high bytes of the residuals are zero or nearly so. Integer
-//      arithmetic: bit-exact for every pattern and independent of the FPU mode and the CPU.
+// Pipeline (element width w = 8 or 4 bytes, count = n / w elements):
+//   1. predict: each element's bit pattern x[i] (as an unsigned integer) becomes a residual
+//      from the elements one and two strides back (fast_transform.hpp): None x[i]; Delta1
+//      zigzag(x[i] - x[i-s]); Delta2 zigzag(x[i] - 2 x[i-s] + x[i-2s]); Xor x[i] ^ x[i-s];
+//      arithmetic mod 2^(8w); elements before the block stand for the same field of the first
+//      record. The stride s > 1 predicts each field of a record from the same field of the
+//      records before (several variables per grid point side by side). Chosen per block from
+//      a sample. zigzag(d) = (d << 1) ^ (d >> (8w-1)) turns small negative differences into
+//      small positive numbers, so on smooth data the high bytes of the residuals are zero or
+//      nearly so. Integer arithmetic: bit-exact for every pattern, FPU mode and CPU.
 //   2. split the residuals into w byte planes (plane k = byte k of every residual); fused with
 //      step 1 in the AVX2 kernels (fast_transpose.cpp), which also OR all residuals so that the
 //      all-zero planes are known without another pass.
 //   3. code each plane on its own, most significant first, by the smallest of: all-zero (costs
 //      nothing); bit-packed, when its bytes all fit in b < 8 bits; run-coded (a bit mask of the
 //      bytes that differ from their predecessor, then those bytes), when that at least halves
-//      it; raw. Planes with long runs (15/16 of the bytes repeat) try LZ4 first. Once a plane is
-//      noise (none of the above helps) the lower planes are stored raw unexamined.
-// BYTES blocks are one plane (w = 1, predictor None): zero, raw or plain LZ4.
+//      it; sparse (a bit mask of the bytes that are not zero, then those bytes), when that
+//      saves an eighth; raw; LZ4 where one pass of plane statistics says it may pay (long runs,
+//      many zeros, or few distinct byte values: repeats at any distance). Once a plane is noise
+//      (none of the above helps) the lower planes are stored raw unexamined.
+// BYTES blocks are one plane (w = 1, transform 0): zero, raw or plain LZ4.
 //
 // Block byte format (all integers little-endian):
-//   byte 0        predictor: 0 None, 1 Delta1, 2 Delta2 (bits 2..7 zero). Always 0 for BYTES.
+//   byte 0        transform: bits 0-1 predictor (0 None, 1 Delta1, 2 Delta2, 3 Xor), bits 2-6
+//                 stride - 1, bit 7 zero. Always 0 for BYTES. The first format knew only
+//                 predictors 0..2 with stride 1 (the same bytes 0, 1, 2).
 //   modes         ceil(2w / 8) bytes: 2 bits per plane, plane k at bits 2(k%4) of byte k/4;
 //                 0 = zero plane, 1 = raw, 2 = LZ4, 3 = coded (not for BYTES); unused high
 //                 bits zero.
-//   seed          x[0], w bytes, present when the predictor is not None.
+//   seed          the first record, min(s, count) elements of w bytes, when the predictor is not
+//                 None (the first format: x[0]).
 //   planes        in order k = w-1 down to 0 (most significant first):
 //                   zero:   nothing
 //                   raw:    count bytes
@@ -41,6 +48,8 @@
 //                             when plane byte 8g+j differs from the byte before it (the byte
 //                             before byte 0 counts as 0); bits past count are zero. Then one
 //                             literal per set bit, in order; clear bits repeat the byte before.
+//                           c = 9 (sparse, second format): as 8, but a set bit marks a byte
+//                             that is not zero and a clear bit is a zero byte.
 //   The block ends exactly after the last plane; anything else is corrupt.
 // An empty block (n = 0) is not coded (compress returns 0, decompress accepts len 0).
 // The decoder derives w and count from the element type and raw size the frame gives it.
@@ -57,38 +66,76 @@
 #include <limits>
 
 #include "codec_registry.hpp"
+#include "fast_transform.hpp"
 #include "fast_transpose.hpp"
 
 namespace zip
 {
 
+// LZ4 for one plane at a time, with output that depends only on the plane. A stream reset with
+// LZ4_resetStream_fast keeps its hash table (no 16 KiB memset per plane, which would dominate
+// 4 KiB messages) and skips 64 KiB of offsets so that old entries are out of reach. But LZ4
+// codes the first input of a stream whose offset is 0 (after LZ4_initStream, and again after LZ4
+// resets its table by itself past 1 GB of offsets) in another mode, where an empty table slot is
+// a candidate match at the start of the input; a used stream rejects such slots. Frames then
+// differed by a few bytes depending on the context's history (issue 11). So the stream is never
+// at offset 0: it is primed with one byte after every init, and re-initialised here well before
+// LZ4's own reset (tests/unit/test_frame_determinism.cpp checks across several such restarts).
 struct FastCodec::Lz4State {
     LZ4_stream_t stream;
+    size_t offset = 0; // what this stream's offsets have advanced since the last restart
+
+    static constexpr size_t kRestartOffset = size_t{512} << 20; // LZ4 resets past 1 GB
+    static constexpr size_t kGap = 65536;                       // LZ4_resetStream_fast's skip
+
+    Lz4State() { restart(); }
+
+    void restart()
+    {
+        LZ4_initStream(&stream, sizeof stream);
+        const char one = 0;
+        char out[16];
+        LZ4_compress_fast_continue(&stream, &one, out, 1, sizeof out, 1);
+        offset = 1;
+    }
+
+    // One LZ4 block of src[0, n) into at most cap bytes; 0 if it does not fit.
+    int compress(const uint8_t *src, size_t n, uint8_t *dst, size_t cap, unsigned accel)
+    {
+        if (offset > kRestartOffset)
+            restart();
+        LZ4_resetStream_fast(&stream);
+        offset += kGap + n;
+        return LZ4_compress_fast_continue(&stream, reinterpret_cast<const char *>(src),
+                                          reinterpret_cast<char *>(dst), static_cast<int>(n),
+                                          static_cast<int>(cap), static_cast<int>(accel));
+    }
 };
 
 namespace
 {
 
 using fast_detail::kernels;
+using fast_detail::Transform;
 
 constexpr unsigned kMaxAccel = 64;
-// A residual plane goes to LZ4 only if at least this share (in 1/256) of its bytes repeat the
-// byte before (long runs: mostly-zero or sign/exponent planes, where LZ4 is both smaller than
-// the run mask and fast); see plane_stats(). Measurements in docs/fast-codec.md.
+// A residual plane goes to LZ4 only if plane_stats() says LZ4 may find something: at least
+// this share (in 1/256) of its bytes repeat the byte before or are zero (long runs: mostly-zero
+// or sign/exponent planes, where LZ4 is both smaller than the run mask and fast), or few
+// distinct values (repeated patterns at any distance). Measurements in docs/fast-codec.md.
 constexpr unsigned kLz4RepeatShare = 240;
+// Distinct byte values among kDistinctSample bytes of a noise-looking plane, at or below which
+// LZ4 is tried anyway (periodic patterns: index lists, integer records).
+constexpr unsigned kDistinctSample = 256;
+constexpr unsigned kLz4DistinctMax = 48;
 enum PlaneMode : unsigned { kZero = 0, kRaw = 1, kLz4 = 2, kCoded = 3 };
-constexpr unsigned kRunsCoding = 8; // kCoded sub-mode byte: 1..7 bit-packed, 8 run mask
+constexpr unsigned kRunsCoding = 8;   // kCoded sub-mode byte: 1..7 bit-packed, 8 run mask,
+constexpr unsigned kSparseCoding = 9; // 9 nonzero mask
+constexpr uint32_t kParamFormat2 = 1u << 24;
 
 size_t element_width(zip_elem_type_t type)
 {
-    switch (type) {
-    case ZIP_TYPE_F64:
-        return 8;
-    case ZIP_TYPE_F32:
-        return 4;
-    default:
-        return 1;
-    }
+    return zip_elem_size(type); // integers and floats alike: the codec sees bit patterns
 }
 
 size_t mode_bytes(size_t width)
@@ -132,62 +179,26 @@ template <class U> inline void store(uint8_t *p, U v)
     std::memcpy(p, &v, sizeof v);
 }
 
-// Undoes the prediction in place on the (already un-zigzagged) residuals stored, unaligned, at
-// buf, carrying the running state (x = x[i-1], d = x[i-1] - x[i-2]) from chunk to chunk.
-template <class U> void unpredict(uint8_t *buf, size_t count, FastPredictor pred, U &x, U &d)
-{
-    if (pred == FastPredictor::Delta1) {
-        for (size_t i = 0; i < count; ++i) {
-            x += load<U>(buf + i * sizeof(U));
-            store<U>(buf + i * sizeof(U), x);
-        }
-    } else if (pred == FastPredictor::Delta2) {
-        // x[i] - x[i-1] = d[i] = d[i-1] + residual: two running sums. Two elements a step, with
-        // each sum advanced by one add of a pair total (r0 + r1, d0 + d1, off the chains): half
-        // the latency per element of the one-at-a-time loop, which that latency bounded.
-        U xs = x, ds = d; // locals: stores through buf could alias the references
-        size_t i = 0;
-        for (; i + 2 <= count; i += 2) {
-            U r0 = load<U>(buf + i * sizeof(U)), r1 = load<U>(buf + (i + 1) * sizeof(U));
-            U d0 = ds + r0, d1 = ds + (r0 + r1);
-            U x0 = xs + d0, x1 = xs + (d0 + d1);
-            store<U>(buf + i * sizeof(U), x0);
-            store<U>(buf + (i + 1) * sizeof(U), x1);
-            ds = d1;
-            xs = x1;
-        }
-        for (; i < count; ++i) {
-            ds += load<U>(buf + i * sizeof(U));
-            xs += ds;
-            store<U>(buf + i * sizeof(U), xs);
-        }
-        x = xs;
-        d = ds;
-    }
-}
-
-// Planes -> elements at dst. The residuals come from the split kernels (fast_transpose.cpp):
-// zigzag(x[i] - prediction) with x[-1] = x[-2] = x[0] (the seed in the block header), so the
-// first residuals are small too (a large one would spoil the all-zero high planes). Works in
-// chunks of 8 KiB so that the running sums read what the transpose just wrote, still in L1.
+// Planes -> elements at dst. The residuals come from the split kernels (fast_transpose.cpp),
+// the first record from the seed. Works in chunks of 8 KiB so that the running sums read what
+// the transpose just wrote, still in L1.
 template <class U>
-void join_and_unpredict(const uint8_t *const *planes, size_t count, FastPredictor pred,
+void join_and_unpredict(const uint8_t *const *planes, size_t count, Transform t,
                         const uint8_t *seed, uint8_t *dst)
 {
     constexpr size_t kChunk = 8192 / sizeof(U);
-    const auto &t = kernels();
-    const bool unzig = pred != FastPredictor::None;
-    U x = unzig ? load<U>(seed) : 0, d = 0;
+    const auto &k = kernels();
+    const bool unzig = t.pred == fast_detail::kPredDelta1 || t.pred == fast_detail::kPredDelta2;
     const uint8_t *at[8];
     for (size_t i = 0; i < count; i += kChunk) {
         size_t n = std::min(kChunk, count - i);
-        for (size_t k = 0; k < sizeof(U); ++k)
-            at[k] = planes[k] + i;
+        for (size_t p = 0; p < sizeof(U); ++p)
+            at[p] = planes[p] + i;
         if (sizeof(U) == 8)
-            t.join8(at, n, unzig, dst + i * sizeof(U));
+            k.join8(at, n, unzig, dst + i * sizeof(U));
         else
-            t.join4(at, n, unzig, dst + i * sizeof(U));
-        unpredict<U>(dst + i * sizeof(U), n, pred, x, d);
+            k.join4(at, n, unzig, dst + i * sizeof(U));
+        fast_detail::unpredict<U>(dst, i, n, t, seed);
     }
 }
 
@@ -195,30 +206,34 @@ void join_and_unpredict(const uint8_t *const *planes, size_t count, FastPredicto
 // before them, and the OR of all bytes (its bit length is the packed width). LZ4 gains on
 // residual planes come from such runs: measured, LZ4 output/input ~ 2.5 (1 - share) at most.
 struct PlaneStats {
-    unsigned repeat_share;
     unsigned bits;   // 0..8
     size_t literals; // bytes that differ from the byte before (before byte 0: 0)
+    size_t nonzero;  // bytes that are not zero
 };
 
 PlaneStats plane_stats(const uint8_t *p, size_t count)
 {
-    size_t same = p[0] == 0, i = 1;
+    size_t same = p[0] == 0, zeros = p[0] == 0, i = 1;
     unsigned any = p[0];
 #ifdef __SSE2__
-    // 16 bytes a step (SSE2 is baseline on x86-64): compare with the bytes one before, count the
-    // equal ones per lane (at most 255 steps between flushes) and OR everything.
+    // 16 bytes a step (SSE2 is baseline on x86-64): compare with the bytes one before and with
+    // zero, count the equal ones per lane (at most 255 steps between flushes) and OR everything.
     __m128i ors = _mm_setzero_si128();
+    const __m128i zero = _mm_setzero_si128();
     while (i + 16 <= count) {
-        __m128i counts = _mm_setzero_si128();
+        __m128i counts = zero, zcounts = zero;
         for (size_t steps = 0; steps < 255 && i + 16 <= count; ++steps, i += 16) {
             __m128i cur = _mm_loadu_si128(reinterpret_cast<const __m128i *>(p + i));
             __m128i prev = _mm_loadu_si128(reinterpret_cast<const __m128i *>(p + i - 1));
             counts = _mm_sub_epi8(counts, _mm_cmpeq_epi8(cur, prev)); // equal lanes are -1
+            zcounts = _mm_sub_epi8(zcounts, _mm_cmpeq_epi8(cur, zero));
             ors = _mm_or_si128(ors, cur);
         }
-        __m128i sums = _mm_sad_epu8(counts, _mm_setzero_si128());
+        __m128i sums = _mm_sad_epu8(counts, zero), zsums = _mm_sad_epu8(zcounts, zero);
         same += static_cast<size_t>(_mm_cvtsi128_si32(sums)) +
                 static_cast<size_t>(_mm_cvtsi128_si32(_mm_srli_si128(sums, 8)));
+        zeros += static_cast<size_t>(_mm_cvtsi128_si32(zsums)) +
+                 static_cast<size_t>(_mm_cvtsi128_si32(_mm_srli_si128(zsums, 8)));
     }
     alignas(16) uint8_t lanes[16];
     _mm_store_si128(reinterpret_cast<__m128i *>(lanes), ors);
@@ -227,24 +242,27 @@ PlaneStats plane_stats(const uint8_t *p, size_t count)
 #endif
     for (; i < count; ++i) {
         same += p[i] == p[i - 1];
+        zeros += p[i] == 0;
         any |= p[i];
     }
     unsigned bits = any ? 32u - static_cast<unsigned>(__builtin_clz(any)) : 0u;
-    return {static_cast<unsigned>(same * 256 / count), bits, count - same};
+    return {bits, count - same, count - zeros};
 }
 
-// Auto predictor: Delta2 suits smooth fields, but where values repeat exactly (sorted data,
-// plateaus, duplicated entries) differences turn the runs into alternating noise while the plain
-// values keep them (measured on sorted gauss-512: ratio 6.2 with None, 4.1 with Delta2). Runs
-// of exact repeats are rare in a smooth field, so: None when at least half of the first 64
-// elements equal their predecessor.
-template <class U> FastPredictor choose_predictor(const uint8_t *src, size_t count)
+// Distinct values among kDistinctSample bytes spread over the plane: few of them on a plane
+// without runs or zeros means a repeated pattern (LZ4 finds it), many means noise.
+unsigned distinct_bytes(const uint8_t *p, size_t count)
 {
-    const size_t sample = std::min<size_t>(count, 65);
-    size_t repeats = 0;
-    for (size_t i = 1; i < sample; ++i)
-        repeats += load<U>(src + i * sizeof(U)) == load<U>(src + (i - 1) * sizeof(U));
-    return sample > 1 && 2 * repeats >= sample - 1 ? FastPredictor::None : FastPredictor::Delta2;
+    // A byte table rather than a bit set: independent stores instead of a chain of
+    // read-modify-writes through four words (the bit set cost 6% of compress on heat3d-halo).
+    uint8_t seen[256] = {};
+    const size_t step = std::max<size_t>(1, count / kDistinctSample);
+    for (size_t i = 0, taken = 0; i < count && taken < kDistinctSample; i += step, ++taken)
+        seen[p[i]] = 1;
+    unsigned n = 0;
+    for (uint8_t v : seen)
+        n += v;
+    return n;
 }
 
 // Set bits in n bytes, 8 at a time (SWAR: baseline x86-64 has no POPCNT instruction, and
@@ -271,22 +289,38 @@ uint32_t FastOptions::pack() const
 {
     uint32_t a = accel == kDefaultAccel ? 0 : accel;
     uint32_t p = predictor == FastPredictor::Auto ? 0 : static_cast<uint32_t>(predictor) + 1;
-    return a | (p << 8);
+    if (param_format == 1)
+        return a | (p << 8);
+    return kParamFormat2 | a | (p << 8) | (stride << 11);
 }
 
 bool FastOptions::unpack(uint32_t param, FastOptions &out)
 {
-    uint32_t a = param & 0xff, p = (param >> 8) & 0x3;
-    if ((param >> 10) != 0 || a > kMaxAccel)
+    FastOptions o;
+    uint32_t a = param & 0xff;
+    if (a > kMaxAccel)
         return false;
-    out.accel = a == 0 ? kDefaultAccel : a;
-    out.predictor = p == 0 ? FastPredictor::Auto : static_cast<FastPredictor>(p - 1);
+    o.accel = a == 0 ? kDefaultAccel : a;
+    uint32_t p;
+    if (param & kParamFormat2) {
+        p = (param >> 8) & 0x7;
+        o.stride = (param >> 11) & 0x3f;
+        if ((param & ~(kParamFormat2 | 0x1ffffu)) != 0 || p > 4 || o.stride > kMaxStride ||
+            (p == 0 && o.stride != 0))
+            return false;
+    } else {
+        p = (param >> 8) & 0x3;
+        if ((param >> 10) != 0)
+            return false;
+        o.param_format = 1;
+    }
+    o.predictor = p == 0 ? FastPredictor::Auto : static_cast<FastPredictor>(p - 1);
+    out = o;
     return true;
 }
 
 FastCodec::FastCodec(FastOptions options) : options_(options), lz4_(new Lz4State)
 {
-    LZ4_initStream(&lz4_->stream, sizeof lz4_->stream);
     reserve(65536); // the frame's default block: no growth on the hot path in the common case
 }
 
@@ -305,85 +339,127 @@ size_t FastCodec::memory_bytes() const
     return sizeof(Lz4State) + planes_.size() + zeros_.size();
 }
 
+// Codes one residual plane at dst (at most cap bytes): returns the bytes written, or SIZE_MAX if
+// they do not fit; *mode is the plane's mode. `analyse` is cleared when the plane is noise (the
+// lower planes, noisier still, are then stored raw without looking at them).
+size_t FastCodec::code_plane(const uint8_t *plane, size_t count, bool &analyse, uint8_t *dst,
+                             size_t cap, unsigned &mode)
+{
+    constexpr size_t kNoFit = SIZE_MAX;
+    const size_t lenbytes = length_field_bytes(count);
+    bool lz4 = false;
+    unsigned coding = 0;  // kCoded sub-mode: 1..7 packed width, kRunsCoding, kSparseCoding
+    size_t coded = count; // its size, header byte included
+    if (analyse) {
+        PlaneStats st = plane_stats(plane, count);
+        if (st.bits < 8 && 1 + fast_detail::packed_size(count, st.bits) < coded) {
+            coding = st.bits;
+            coded = 1 + fast_detail::packed_size(count, st.bits);
+        }
+        // Run-coded planes must at least halve: decoding them costs ~1 cycle a byte, which a
+        // smaller gain does not repay (measured: a plane with 27% repeats saved 1.8% of the
+        // block and cost 20% decode speed).
+        size_t runs = 1 + fast_detail::runs_size(count, st.literals);
+        if (runs < coded && 2 * runs <= count) {
+            coding = kRunsCoding;
+            coded = runs;
+        }
+        // Sparse planes decode without the run fill (one pdep per 8 bytes): an eighth saved
+        // repays them (interleaved fields of which some are zero).
+        size_t sparse = 1 + fast_detail::runs_size(count, st.nonzero);
+        if (sparse < coded && 8 * sparse <= 7 * count) {
+            coding = kSparseCoding;
+            coded = sparse;
+        }
+        // LZ4 where runs or zeros are common (it is smaller than the masks on long runs and
+        // still fast), or where the plane uses few of the values its width allows (repeats at
+        // a distance: index lists, where a sparse plane of 3930 bytes of 16384 is ~50 bytes of
+        // LZ4), unless the plane is small already.
+        const size_t runs_or_zeros = count - std::min(st.literals, st.nonzero);
+        lz4 = count >= 16 && count <= static_cast<size_t>(LZ4_MAX_INPUT_SIZE) &&
+              (runs_or_zeros * 256 >= kLz4RepeatShare * count ||
+               (16 * coded > count &&
+                distinct_bytes(plane, count) <= std::min(kLz4DistinctMax, (1u << st.bits) / 4)));
+        analyse = lz4 || coding != 0; // else noise: so are the lower planes
+    }
+    if (lz4 && cap > lenbytes) {
+        // LZ4 must save at least 1/16 of a plane to be worth its decode time.
+        size_t room = std::min({cap - lenbytes, count - count / 16, coded});
+        int got = lz4_->compress(plane, count, dst + lenbytes, room, options_.accel);
+        if (got > 0) {
+            put_le(dst, static_cast<size_t>(got), lenbytes);
+            mode = kLz4;
+            return lenbytes + static_cast<size_t>(got);
+        }
+    }
+    if (coding != 0) {
+        if (cap < coded)
+            return kNoFit;
+        dst[0] = static_cast<uint8_t>(coding);
+        const auto &k = kernels();
+        if (coding == kRunsCoding || coding == kSparseCoding) {
+            auto encode = coding == kRunsCoding ? k.encode_runs : k.encode_sparse;
+            if (encode(plane, count, dst + 1, coded - 1) != coded - 1)
+                return kNoFit; // cannot happen: plane_stats counted the same literals
+        } else {
+            k.pack_bits(plane, count, coding, dst + 1);
+        }
+        mode = kCoded;
+        return coded;
+    }
+    if (cap < count)
+        return kNoFit;
+    std::memcpy(dst, plane, count);
+    mode = kRaw;
+    return count;
+}
+
 // Writes the block (header, seed, planes[width-1] .. planes[0]) into dst; 0 if over cap.
 size_t FastCodec::compress_planes(const uint8_t *const *planes, size_t width, size_t count,
-                                  uint64_t nonzero_bytes, FastPredictor pred, const uint8_t *seed,
-                                  uint8_t *dst, size_t cap)
+                                  uint64_t nonzero_bytes, uint8_t transform, const uint8_t *seed,
+                                  size_t seed_bytes, uint8_t *dst, size_t cap)
 {
-    const size_t nmode = mode_bytes(width), lenbytes = length_field_bytes(count);
-    const size_t nseed = seed ? width : 0;
-    size_t pos = 1 + nmode + nseed;
+    const size_t nmode = mode_bytes(width);
+    size_t pos = 1 + nmode + seed_bytes;
     if (pos > cap)
         return 0;
-    dst[0] = static_cast<uint8_t>(pred);
+    dst[0] = transform;
     std::memset(dst + 1, 0, nmode);
-    if (nseed)
-        std::memcpy(dst + 1 + nmode, seed, nseed);
-    // LZ4 must save at least 1/16 of a plane to be worth its decode time.
-    const size_t lz4_limit = count - count / 16;
-    const bool lz4_usable = count >= 16 && count <= static_cast<size_t>(LZ4_MAX_INPUT_SIZE);
-    bool analyse = true; // false once a plane was noise: the lower ones are noisier still
+    if (seed_bytes)
+        std::memcpy(dst + 1 + nmode, seed, seed_bytes);
+    bool analyse = true;
     for (size_t k = width; k-- > 0;) {
         unsigned mode = kZero;
         if ((nonzero_bytes >> (8 * k)) & 0xff) {
-            mode = kRaw;
-            bool lz4 = false;
-            unsigned coding = 0;  // kCoded sub-mode: 1..7 packed width, kRunsCoding runs
-            size_t coded = count; // its size, header byte included
+            size_t got;
             if (width == 1) {
-                lz4 = lz4_usable; // bytes: repeats need not be adjacent, always try
-            } else if (analyse) {
-                PlaneStats st = plane_stats(planes[k], count);
-                if (st.bits < 8 && 1 + fast_detail::packed_size(count, st.bits) < coded) {
-                    coding = st.bits;
-                    coded = 1 + fast_detail::packed_size(count, st.bits);
+                // Bytes: repeats need not be adjacent, always try LZ4.
+                const size_t lenbytes = length_field_bytes(count);
+                got = SIZE_MAX;
+                if (count >= 16 && count <= static_cast<size_t>(LZ4_MAX_INPUT_SIZE) &&
+                    cap - pos > lenbytes) {
+                    size_t room = std::min(cap - pos - lenbytes, count - count / 16);
+                    int n = lz4_->compress(planes[k], count, dst + pos + lenbytes, room,
+                                           options_.accel);
+                    if (n > 0) {
+                        put_le(dst + pos, static_cast<size_t>(n), lenbytes);
+                        got = lenbytes + static_cast<size_t>(n);
+                        mode = kLz4;
+                    }
                 }
-                // Run-coded planes must at least halve: decoding them costs ~1 cycle a byte,
-                // which a smaller gain does not repay (measured: a plane with 27% repeats
-                // saved 1.8% of the block and cost 20% decode speed).
-                size_t runs = 1 + fast_detail::runs_size(count, st.literals);
-                if (runs < coded && 2 * runs <= count) {
-                    coding = kRunsCoding;
-                    coded = runs;
+                if (mode != kLz4) {
+                    if (cap - pos < count)
+                        return 0;
+                    std::memcpy(dst + pos, planes[k], count);
+                    got = count;
+                    mode = kRaw;
                 }
-                // Long runs (mostly-zero or sign/exponent planes): LZ4 is smaller than the run
-                // mask there and still fast; shorter runs cost LZ4 a sequence each.
-                lz4 = lz4_usable && st.repeat_share >= kLz4RepeatShare;
-                analyse = lz4 || coding != 0; // else noise: so are the lower planes
-            }
-            if (lz4 && cap - pos > lenbytes) {
-                size_t room = std::min({cap - pos - lenbytes, lz4_limit, coded});
-                LZ4_resetStream_fast(&lz4_->stream); // no memset: stale entries are out of range
-                int got = LZ4_compress_fast_continue(
-                    &lz4_->stream, reinterpret_cast<const char *>(planes[k]),
-                    reinterpret_cast<char *>(dst + pos + lenbytes), static_cast<int>(count),
-                    static_cast<int>(room), static_cast<int>(options_.accel));
-                if (got > 0) {
-                    put_le(dst + pos, static_cast<size_t>(got), lenbytes);
-                    pos += lenbytes + static_cast<size_t>(got);
-                    mode = kLz4;
-                }
-            }
-            if (mode == kRaw && coding != 0) {
-                if (cap - pos < coded)
+            } else {
+                got = code_plane(planes[k], count, analyse, dst + pos, cap - pos, mode);
+                if (got == SIZE_MAX)
                     return 0;
-                dst[pos] = static_cast<uint8_t>(coding);
-                if (coding == kRunsCoding) {
-                    if (kernels().encode_runs(planes[k], count, dst + pos + 1, coded - 1) !=
-                        coded - 1)
-                        return 0; // cannot happen: plane_stats counted the same literals
-                } else {
-                    kernels().pack_bits(planes[k], count, coding, dst + pos + 1);
-                }
-                pos += coded;
-                mode = kCoded;
             }
-            if (mode == kRaw) {
-                if (cap - pos < count)
-                    return 0;
-                std::memcpy(dst + pos, planes[k], count);
-                pos += count;
-            }
+            pos += got;
         }
         dst[1 + k / 4] |= static_cast<uint8_t>(mode << (2 * (k % 4)));
     }
@@ -400,22 +476,26 @@ size_t FastCodec::compress(const uint8_t *src, size_t n, zip_elem_type_t type, u
     if (width == 1) {
         uint64_t nonzero = std::any_of(src, src + n, [](uint8_t b) { return b != 0; }) ? 1 : 0;
         const uint8_t *plane = src;
-        return compress_planes(&plane, 1, count, nonzero, FastPredictor::None, nullptr, dst, cap);
+        return compress_planes(&plane, 1, count, nonzero, 0, nullptr, 0, dst, cap);
     }
     reserve(n);
     const uint8_t *planes[8];
     for (size_t k = 0; k < width; ++k)
         planes[k] = planes_.data() + k * count;
     const auto &t = kernels();
-    const FastPredictor pred = options_.predictor == FastPredictor::Auto
-                                   ? (width == 8 ? choose_predictor<uint64_t>(src, count)
-                                                 : choose_predictor<uint32_t>(src, count))
-                                   : options_.predictor;
-    const unsigned p = static_cast<unsigned>(pred);
-    uint64_t nonzero = width == 8 ? t.split8(src, count, p, planes_.data())
-                                  : t.split4(src, count, p, planes_.data());
-    const bool seeded = pred != FastPredictor::None;
-    return compress_planes(planes, width, count, nonzero, pred, seeded ? src : nullptr, dst, cap);
+    Transform tf;
+    if (options_.predictor == FastPredictor::Auto) {
+        tf = width == 8 ? fast_detail::choose_transform<uint64_t>(src, count)
+                        : fast_detail::choose_transform<uint32_t>(src, count);
+    } else {
+        tf.pred = static_cast<unsigned>(options_.predictor);
+        tf.stride = options_.stride == 0 ? 1 : options_.stride;
+    }
+    uint64_t nonzero = width == 8 ? t.split8(src, count, tf.pred, tf.stride, planes_.data())
+                                  : t.split4(src, count, tf.pred, tf.stride, planes_.data());
+    const size_t seed_bytes =
+        tf.pred == fast_detail::kPredNone ? 0 : std::min(tf.stride, count) * width;
+    return compress_planes(planes, width, count, nonzero, tf.byte(), src, seed_bytes, dst, cap);
 }
 
 zip_status_t FastCodec::decompress(const uint8_t *src, size_t len, zip_elem_type_t type,
@@ -428,12 +508,13 @@ zip_status_t FastCodec::decompress(const uint8_t *src, size_t len, zip_elem_type
         return ZIP_OK; // an empty block round-trips as nothing
     const size_t count = raw_n / width;
     const size_t nmode = mode_bytes(width), lenbytes = length_field_bytes(count);
-    if (len < 1 + nmode || src[0] > 2 || (width == 1 && src[0] != 0))
+    if (len < 1 + nmode || (src[0] & 0x80) != 0 || (width == 1 && src[0] != 0))
         return ZIP_E_CORRUPT;
-    const auto pred = static_cast<FastPredictor>(src[0]);
+    const Transform tf = Transform::from_byte(src[0]);
     if (width == 1 && (src[1] >> 2) != 0)
         return ZIP_E_CORRUPT;
-    const size_t nseed = pred != FastPredictor::None && count > 0 ? width : 0;
+    const size_t nseed =
+        tf.pred != fast_detail::kPredNone && count > 0 ? std::min(tf.stride, count) * width : 0;
     if (len - (1 + nmode) < nseed)
         return ZIP_E_CORRUPT;
     const uint8_t *seed = src + 1 + nmode;
@@ -480,7 +561,7 @@ zip_status_t FastCodec::decompress(const uint8_t *src, size_t len, zip_elem_type
             if (len - pos < 1 || width == 1)
                 return ZIP_E_CORRUPT;
             unsigned coding = src[pos++];
-            if (coding == kRunsCoding) {
+            if (coding == kRunsCoding || coding == kSparseCoding) {
                 size_t mask_bytes = (count + 7) / 8;
                 if (len - pos < mask_bytes)
                     return ZIP_E_CORRUPT;
@@ -491,7 +572,10 @@ zip_status_t FastCodec::decompress(const uint8_t *src, size_t len, zip_elem_type
                     len - pos - mask_bytes < literals)
                     return ZIP_E_CORRUPT;
                 const uint8_t *lits = mask + mask_bytes;
-                kernels().decode_runs(mask, lits, lits + literals, count, out);
+                if (coding == kRunsCoding)
+                    kernels().decode_runs(mask, lits, lits + literals, count, out);
+                else
+                    kernels().decode_sparse(mask, lits, lits + literals, count, out);
                 pos += mask_bytes + literals;
             } else {
                 if (coding < 1 || coding > 7 || len - pos < fast_detail::packed_size(count, coding))
@@ -509,9 +593,9 @@ zip_status_t FastCodec::decompress(const uint8_t *src, size_t len, zip_elem_type
     if (width == 1)
         return ZIP_OK;
     if (width == 8)
-        join_and_unpredict<uint64_t>(planes, count, pred, seed, dst);
+        join_and_unpredict<uint64_t>(planes, count, tf, seed, dst);
     else
-        join_and_unpredict<uint32_t>(planes, count, pred, seed, dst);
+        join_and_unpredict<uint32_t>(planes, count, tf, seed, dst);
     return ZIP_OK;
 }
 
@@ -524,11 +608,15 @@ std::unique_ptr<BlockCodec> make_fast(std::string_view options)
         else if (key == "pred")
             o.predictor = value == "auto"
                               ? FastPredictor::Auto
-                              : static_cast<FastPredictor>(parse_uint_option(key, value, 0, 2));
+                              : static_cast<FastPredictor>(parse_uint_option(key, value, 0, 3));
+        else if (key == "stride")
+            o.stride = parse_uint_option(key, value, 1, FastOptions::kMaxStride);
         else
             throw SpecError{"fast: unknown option '" + std::string(key) +
-                            "' (known: accel=1..64, pred=auto|0|1|2)"};
+                            "' (known: accel=1..64, pred=auto|0|1|2|3, stride=1..32)"};
     });
+    if (o.stride != 0 && o.predictor == FastPredictor::Auto)
+        throw SpecError{"fast: stride=N needs a fixed predictor (pred=0..3)"};
     return std::make_unique<FastCodec>(o);
 }
 

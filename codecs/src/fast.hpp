@@ -1,6 +1,7 @@
-// `fast`: a lossless block codec for arrays of doubles/floats that aims to beat Blosc's
-// shuffle+LZ4 on speed and ratio: integer prediction, byte planes, per-plane zero/raw/LZ4.
-// The block format is documented at the top of fast.cpp; measurements in docs/fast-codec.md.
+// `fast`: a lossless block codec for arrays of doubles, floats and integers that aims to beat
+// Blosc's shuffle+LZ4 on speed and ratio: integer prediction (from the element one or two
+// records back), byte planes, per-plane zero/packed/run/sparse/LZ4/raw coding. The block format
+// is documented at the top of fast.cpp; measurements in docs/fast-codec.md.
 #pragma once
 
 #include <cstddef>
@@ -13,22 +14,31 @@
 namespace zip
 {
 
-// How each element is predicted from the ones before it; the residual (zigzag-coded integer
-// difference of the bit patterns) is what gets split into byte planes. Written in every block.
+// How each element is predicted from the ones one and two strides before it; the residual is
+// what gets split into byte planes. Written in every block (values 0..3, with the stride).
 enum class FastPredictor : uint8_t {
     None = 0,   // residual = the element itself (bit pattern)
-    Delta1 = 1, // x[i] - x[i-1]
-    Delta2 = 2, // x[i] - (2 x[i-1] - x[i-2]): linear extrapolation, best on smooth fields
-    Auto = 3,   // option only, never in a block: per block, None if values repeat, else Delta2
+    Delta1 = 1, // zigzag(x[i] - x[i-s])
+    Delta2 = 2, // zigzag(x[i] - (2 x[i-s] - x[i-2s])): linear extrapolation, smooth fields
+    Xor = 3,    // x[i] ^ x[i-s]
+    Auto = 4,   // option only, never in a block: chosen per block from a sample
 };
 
 struct FastOptions {
     static constexpr unsigned kDefaultAccel = 1;
+    static constexpr unsigned kMaxStride = 32;
     unsigned accel = kDefaultAccel; // LZ4 acceleration for the compressible planes, 1..64
     FastPredictor predictor = FastPredictor::Auto;
+    unsigned stride = 0; // elements per record, 1..kMaxStride; 0: auto (1 with a fixed predictor)
+    // Format of the frame parameter: 2 (this encoder), or 1 for a parameter read from a frame
+    // of the first format, so that param() gives back the same value.
+    unsigned param_format = 2;
 
-    // 32-bit frame parameter: bits 0-7 accel (0 = default), bits 8-9: 0 Auto (default),
-    // 1 + a fixed predictor. Other bits zero.
+    // 32-bit frame parameter. Format 2 (bit 24 set): bits 0-7 accel (0 = default), bits 8-10
+    // 0 Auto or 1 + a fixed predictor, bits 11-16 stride (0 auto). Format 1 (bit 24 clear, the
+    // first release): bits 0-7 accel, bits 8-9 0 Auto or 1 + predictor 0..2. Other bits zero.
+    // Blocks may use the format-2 modes only in frames with a format-2 parameter, so a build
+    // that knows format 1 only reports such frames as unsupported instead of corrupt.
     uint32_t pack() const;
     static bool unpack(uint32_t param, FastOptions &out); // false: param is not valid
 };
@@ -53,8 +63,10 @@ class FastCodec final : public BlockCodec
     struct Lz4State;
 
     size_t compress_planes(const uint8_t *const *planes, size_t width, size_t count,
-                           uint64_t nonzero_bytes, FastPredictor pred, const uint8_t *seed,
-                           uint8_t *dst, size_t cap);
+                           uint64_t nonzero_bytes, uint8_t transform, const uint8_t *seed,
+                           size_t seed_bytes, uint8_t *dst, size_t cap);
+    size_t code_plane(const uint8_t *plane, size_t count, bool &analyse, uint8_t *dst, size_t cap,
+                      unsigned &mode);
     void reserve(size_t n);
 
     FastOptions options_;

@@ -49,28 +49,33 @@ template <class U> inline U unzigzag(U r)
     return static_cast<U>((r >> 1) ^ (U{0} - (r & 1)));
 }
 
-// Residual of element i (see fast.cpp: x[-1] = x[-2] = x[0]).
-template <class U> inline U residual_at(const uint8_t *e, size_t i, unsigned pred)
+// Residual of element i with stride s (see fast.cpp: an element before the block stands for
+// the same field of the first record, x[j] = x[j + s] for j < 0, so x[-1] = x[-2] = x[0] when
+// s = 1).
+template <class U> inline U residual_at(const uint8_t *e, size_t i, unsigned pred, size_t s)
 {
     U x = load_elem<U>(e + i * sizeof(U));
-    if (pred == 0)
+    if (pred == kPredNone)
         return x;
-    U x1 = load_elem<U>(e + (i >= 1 ? i - 1 : 0) * sizeof(U));
-    if (pred == 1)
+    const size_t i1 = i >= s ? i - s : i, i2 = i1 >= s ? i1 - s : i1;
+    U x1 = load_elem<U>(e + i1 * sizeof(U));
+    if (pred == kPredXor)
+        return x ^ x1;
+    if (pred == kPredDelta1)
         return zigzag<U>(static_cast<U>(x - x1));
-    U x2 = load_elem<U>(e + (i >= 2 ? i - 2 : 0) * sizeof(U));
+    U x2 = load_elem<U>(e + i2 * sizeof(U));
     return zigzag<U>(static_cast<U>(x - 2 * x1 + x2));
 }
 
 // Scalar loops over elements [from, to): the SIMD kernels' head and tail, and the whole job on
 // CPUs without AVX2.
 template <class U>
-uint64_t split_scalar_range(const uint8_t *e, size_t count, unsigned pred, uint8_t *planes,
-                            size_t from, size_t to)
+uint64_t split_scalar_range(const uint8_t *e, size_t count, unsigned pred, size_t stride,
+                            uint8_t *planes, size_t from, size_t to)
 {
     U any = 0;
     for (size_t i = from; i < to; ++i) {
-        U v = residual_at<U>(e, i, pred);
+        U v = residual_at<U>(e, i, pred, stride);
         any |= v;
         for (size_t k = 0; k < sizeof(U); ++k)
             planes[k * count + i] = static_cast<uint8_t>(v >> (8 * k));
@@ -91,13 +96,15 @@ void join_scalar_range(const uint8_t *const *p, size_t count, bool unzig, uint8_
     }
 }
 
-uint64_t split8_scalar(const uint8_t *e, size_t count, unsigned pred, uint8_t *planes)
+uint64_t split8_scalar(const uint8_t *e, size_t count, unsigned pred, size_t stride,
+                       uint8_t *planes)
 {
-    return split_scalar_range<uint64_t>(e, count, pred, planes, 0, count);
+    return split_scalar_range<uint64_t>(e, count, pred, stride, planes, 0, count);
 }
-uint64_t split4_scalar(const uint8_t *e, size_t count, unsigned pred, uint8_t *planes)
+uint64_t split4_scalar(const uint8_t *e, size_t count, unsigned pred, size_t stride,
+                       uint8_t *planes)
 {
-    return split_scalar_range<uint32_t>(e, count, pred, planes, 0, count);
+    return split_scalar_range<uint32_t>(e, count, pred, stride, planes, 0, count);
 }
 void join8_scalar(const uint8_t *const *p, size_t count, bool unzig, uint8_t *e)
 {
@@ -194,7 +201,9 @@ constexpr std::array<uint64_t, 256> make_byte_masks()
 }
 constexpr std::array<uint64_t, 256> kByteMask = make_byte_masks(); // bit j -> byte j all ones
 
-template <class Nonzero, class Compact>
+// Sparse: the mask marks the bytes that are not zero (instead of those that differ from the
+// byte before), and unmarked bytes decode as zero.
+template <bool Sparse, class Nonzero, class Compact>
 inline size_t encode_runs_loop(const uint8_t *plane, size_t count, uint8_t *out, size_t out_size,
                                Nonzero nonzero, Compact compact)
 {
@@ -214,7 +223,7 @@ inline size_t encode_runs_loop(const uint8_t *plane, size_t count, uint8_t *out,
             v = load_u64(tmp);
             valid = (1u << (count - 8 * g)) - 1;
         }
-        unsigned m = nonzero(v ^ ((v << 8) | carry)) & valid;
+        unsigned m = nonzero(Sparse ? v : v ^ ((v << 8) | carry)) & valid;
         carry = v >> 56;
         out[g] = static_cast<uint8_t>(m);
         uint64_t packed = compact(v, m);
@@ -299,13 +308,47 @@ uint64_t expand_bytes_scalar(uint64_t w, unsigned m)
 
 size_t encode_runs_scalar(const uint8_t *plane, size_t count, uint8_t *out, size_t out_size)
 {
-    return encode_runs_loop(plane, count, out, out_size, nonzero_bytes_scalar,
-                            compact_bytes_scalar);
+    return encode_runs_loop<false>(plane, count, out, out_size, nonzero_bytes_scalar,
+                                   compact_bytes_scalar);
 }
 void decode_runs_scalar(const uint8_t *mask, const uint8_t *lits, const uint8_t *lits_end,
                         size_t count, uint8_t *plane)
 {
     decode_runs_tail(mask, lits, lits_end, count, plane, 0, 0);
+}
+
+size_t encode_sparse_scalar(const uint8_t *plane, size_t count, uint8_t *out, size_t out_size)
+{
+    return encode_runs_loop<true>(plane, count, out, out_size, nonzero_bytes_scalar,
+                                  compact_bytes_scalar);
+}
+
+// Decodes groups [g, end) of a sparse plane (all of them for the scalar kernel, the last few for
+// the BMI2 one).
+void decode_sparse_tail(const uint8_t *mask, const uint8_t *lits, const uint8_t *lits_end,
+                        size_t count, uint8_t *plane, size_t g)
+{
+    const size_t groups = (count + 7) / 8;
+    for (; g < groups; ++g) {
+        unsigned m = mask[g];
+        uint64_t w;
+        if (lits_end - lits >= 8) {
+            w = load_u64(lits);
+        } else {
+            uint8_t tmp[8] = {};
+            std::memcpy(tmp, lits, static_cast<size_t>(lits_end - lits));
+            w = load_u64(tmp);
+        }
+        lits += __builtin_popcount(m);
+        uint64_t v = expand_bytes_scalar(w, m);
+        std::memcpy(plane + 8 * g, &v, 8 * g + 8 <= count ? 8 : count - 8 * g);
+    }
+}
+
+void decode_sparse_scalar(const uint8_t *mask, const uint8_t *lits, const uint8_t *lits_end,
+                          size_t count, uint8_t *plane)
+{
+    decode_sparse_tail(mask, lits, lits_end, count, plane, 0);
 }
 
 #ifdef ZIP_FAST_X86
@@ -330,7 +373,9 @@ ZIP_BMI2 void unpack_bits_bmi2(const uint8_t *in, size_t count, unsigned bits, u
 
 // The BMI2 run kernels repeat the loops above with the intrinsics written in: GCC does not
 // inline target-specific lambdas into a generic template (measured: a call per group).
-ZIP_BMI2 size_t encode_runs_bmi2(const uint8_t *plane, size_t count, uint8_t *out, size_t out_size)
+template <bool Sparse>
+ZIP_BMI2 size_t encode_runs_bmi2_loop(const uint8_t *plane, size_t count, uint8_t *out,
+                                      size_t out_size)
 {
     constexpr uint64_t lo7 = 0x7f7f7f7f7f7f7f7full, hi = 0x8080808080808080ull;
     const size_t groups = (count + 7) / 8;
@@ -349,7 +394,7 @@ ZIP_BMI2 size_t encode_runs_bmi2(const uint8_t *plane, size_t count, uint8_t *ou
             v = load_u64(tmp);
             valid = (1u << (count - 8 * g)) - 1;
         }
-        uint64_t x = v ^ ((v << 8) | carry);
+        uint64_t x = Sparse ? v : v ^ ((v << 8) | carry);
         // High bit of each byte of x that is not zero, gathered: bit j = byte j is a literal.
         unsigned m = static_cast<unsigned>(_pext_u64(((x & lo7) + lo7) | x, hi)) & valid;
         carry = v >> 56;
@@ -366,6 +411,31 @@ ZIP_BMI2 size_t encode_runs_bmi2(const uint8_t *plane, size_t count, uint8_t *ou
         lit += n;
     }
     return static_cast<size_t>(lit - out);
+}
+
+ZIP_BMI2 size_t encode_runs_bmi2(const uint8_t *plane, size_t count, uint8_t *out, size_t out_size)
+{
+    return encode_runs_bmi2_loop<false>(plane, count, out, out_size);
+}
+ZIP_BMI2 size_t encode_sparse_bmi2(const uint8_t *plane, size_t count, uint8_t *out,
+                                   size_t out_size)
+{
+    return encode_runs_bmi2_loop<true>(plane, count, out, out_size);
+}
+
+ZIP_BMI2 void decode_sparse_bmi2(const uint8_t *mask, const uint8_t *lits, const uint8_t *lits_end,
+                                 size_t count, uint8_t *plane)
+{
+    const size_t whole = count / 8;
+    size_t g = 0;
+    // Whole groups while 8-byte literal loads stay inside [lits, lits_end).
+    for (; g < whole && lits_end - lits >= 8; ++g) {
+        unsigned m = mask[g];
+        uint64_t v = _pdep_u64(load_u64(lits), kByteMask[m]);
+        lits += __builtin_popcount(m);
+        std::memcpy(plane + 8 * g, &v, 8);
+    }
+    decode_sparse_tail(mask, lits, lits_end, count, plane, g);
 }
 
 ZIP_BMI2 void decode_runs_bmi2(const uint8_t *mask, const uint8_t *lits, const uint8_t *lits_end,
@@ -447,24 +517,30 @@ ZIP_AVX2 inline void transpose_4x4_u32(__m256i r[4])
     r[3] = _mm256_unpackhi_epi64(t1, t3);
 }
 
-// Residuals of the 64-bit elements in v, given the same registers loaded one and two elements
-// earlier (x1, x2): zigzag(v - x1) or zigzag(v - 2 x1 + x2). AVX2 has no 64-bit arithmetic
-// shift, so the sign comes from a compare.
+// Residuals of the 64-bit elements in v, given the same registers loaded one and two strides
+// earlier (x1, x2): v ^ x1, zigzag(v - x1) or zigzag(v - 2 x1 + x2). AVX2 has no 64-bit
+// arithmetic shift, so the sign comes from a compare.
 ZIP_AVX2 inline __m256i residual64(__m256i v, __m256i x1, __m256i x2, unsigned pred)
 {
-    if (pred == 0)
+    if (pred == kPredNone)
         return v;
-    __m256i d = pred == 1 ? _mm256_sub_epi64(v, x1)
-                          : _mm256_sub_epi64(_mm256_add_epi64(v, x2), _mm256_add_epi64(x1, x1));
+    if (pred == kPredXor)
+        return _mm256_xor_si256(v, x1);
+    __m256i d = pred == kPredDelta1
+                    ? _mm256_sub_epi64(v, x1)
+                    : _mm256_sub_epi64(_mm256_add_epi64(v, x2), _mm256_add_epi64(x1, x1));
     __m256i sign = _mm256_cmpgt_epi64(_mm256_setzero_si256(), d);
     return _mm256_xor_si256(_mm256_slli_epi64(d, 1), sign);
 }
 ZIP_AVX2 inline __m256i residual32(__m256i v, __m256i x1, __m256i x2, unsigned pred)
 {
-    if (pred == 0)
+    if (pred == kPredNone)
         return v;
-    __m256i d = pred == 1 ? _mm256_sub_epi32(v, x1)
-                          : _mm256_sub_epi32(_mm256_add_epi32(v, x2), _mm256_add_epi32(x1, x1));
+    if (pred == kPredXor)
+        return _mm256_xor_si256(v, x1);
+    __m256i d = pred == kPredDelta1
+                    ? _mm256_sub_epi32(v, x1)
+                    : _mm256_sub_epi32(_mm256_add_epi32(v, x2), _mm256_add_epi32(x1, x1));
     return _mm256_xor_si256(_mm256_slli_epi32(d, 1), _mm256_srai_epi32(d, 31));
 }
 
@@ -475,41 +551,71 @@ ZIP_AVX2 inline uint64_t or_lanes(__m256i v)
            static_cast<uint64_t>(_mm_extract_epi64(o, 1));
 }
 
-// Elements [0, 2) need the x[-1] = x[-2] = x[0] convention: scalar. SIMD from element 2 on,
-// where the one- and two-elements-earlier loads stay inside the block.
-ZIP_AVX2 uint64_t split8_avx2(const uint8_t *e, size_t count, unsigned pred, uint8_t *planes)
+// Elements [0, 2s) need the first-record convention: scalar. SIMD from element 2s on, where
+// the one- and two-strides-earlier loads stay inside the block. Pred is a template parameter
+// and the inner loops are unrolled: a run-time predictor in the loop cost ~30% (measured).
+template <unsigned Pred>
+ZIP_AVX2 uint64_t split8_avx2_loop(const uint8_t *e, size_t count, size_t stride, uint8_t *planes,
+                                   size_t &at)
 {
     // Word k of a lane <- byte k of its two elements.
     const __m256i pair = _mm256_setr_epi8(0, 8, 1, 9, 2, 10, 3, 11, 4, 12, 5, 13, 6, 14, 7, 15, 0,
                                           8, 1, 9, 2, 10, 3, 11, 4, 12, 5, 13, 6, 14, 7, 15);
-    size_t i = count < 2 ? count : 2;
-    uint64_t any = split_scalar_range<uint64_t>(e, count, pred, planes, 0, i);
+    const size_t back1 = 8 * stride, back2 = 16 * stride;
     __m256i acc = _mm256_setzero_si256();
+    size_t i = at;
     for (; i + 32 <= count; i += 32) {
         const uint8_t *b = e + 8 * i;
         // Residuals of elements 4m..4m+3 with whole-register loads (the earlier elements are
-        // the same loads shifted by 8 and 16 bytes), then regroup: register j takes elements
-        // 2j, 2j+1 (from m = j/2) in lane 0 and 16+2j, 17+2j (from m = 4 + j/2) in lane 1.
+        // the same loads shifted by one and two strides), then regroup: register j takes
+        // elements 2j, 2j+1 (from m = j/2) in lane 0 and 16+2j, 17+2j (from m = 4 + j/2) in
+        // lane 1.
         __m256i nat[8];
+#pragma GCC unroll 8
         for (int m = 0; m < 8; ++m) {
-            const uint8_t *at = b + 32 * m;
-            __m256i v = load256(at);
-            if (pred != 0)
-                v = residual64(v, load256(at - 8), load256(at - 16), pred);
+            const uint8_t *p = b + 32 * m;
+            __m256i v = load256(p);
+            if constexpr (Pred != kPredNone)
+                v = residual64(v, load256(p - back1), load256(p - back2), Pred);
             acc = _mm256_or_si256(acc, v);
             nat[m] = v;
         }
         __m256i r[8];
+#pragma GCC unroll 4
         for (int j = 0; j < 8; j += 2) {
             __m256i lo = nat[j / 2], hi = nat[4 + j / 2];
             r[j] = _mm256_shuffle_epi8(_mm256_permute2x128_si256(lo, hi, 0x20), pair);
             r[j + 1] = _mm256_shuffle_epi8(_mm256_permute2x128_si256(lo, hi, 0x31), pair);
         }
         transpose_8x8_u16(r);
+#pragma GCC unroll 8
         for (int k = 0; k < 8; ++k)
             _mm256_storeu_si256(reinterpret_cast<__m256i *>(planes + size_t(k) * count + i), r[k]);
     }
-    return any | or_lanes(acc) | split_scalar_range<uint64_t>(e, count, pred, planes, i, count);
+    at = i;
+    return or_lanes(acc);
+}
+
+ZIP_AVX2 uint64_t split8_avx2(const uint8_t *e, size_t count, unsigned pred, size_t stride,
+                              uint8_t *planes)
+{
+    size_t i = count < 2 * stride ? count : 2 * stride;
+    uint64_t any = split_scalar_range<uint64_t>(e, count, pred, stride, planes, 0, i);
+    switch (pred) {
+    case kPredNone:
+        any |= split8_avx2_loop<kPredNone>(e, count, stride, planes, i);
+        break;
+    case kPredDelta1:
+        any |= split8_avx2_loop<kPredDelta1>(e, count, stride, planes, i);
+        break;
+    case kPredDelta2:
+        any |= split8_avx2_loop<kPredDelta2>(e, count, stride, planes, i);
+        break;
+    default:
+        any |= split8_avx2_loop<kPredXor>(e, count, stride, planes, i);
+        break;
+    }
+    return any | split_scalar_range<uint64_t>(e, count, pred, stride, planes, i, count);
 }
 
 // Unzig is a template parameter and the inner loops are unrolled (GCC does not unroll at -O2,
@@ -553,30 +659,57 @@ ZIP_AVX2 inline __m256i group4_mask()
                             9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
 }
 
-ZIP_AVX2 uint64_t split4_avx2(const uint8_t *e, size_t count, unsigned pred, uint8_t *planes)
+template <unsigned Pred>
+ZIP_AVX2 uint64_t split4_avx2_loop(const uint8_t *e, size_t count, size_t stride, uint8_t *planes,
+                                   size_t &at)
 {
     const __m256i group = group4_mask();
-    size_t i = count < 2 ? count : 2;
-    uint64_t any = split_scalar_range<uint32_t>(e, count, pred, planes, 0, i);
+    const size_t back1 = 4 * stride, back2 = 8 * stride;
     __m256i acc = _mm256_setzero_si256();
+    size_t i = at;
     for (; i + 32 <= count; i += 32) {
         const uint8_t *b = e + 4 * i;
         __m256i r[4];
+#pragma GCC unroll 4
         for (int j = 0; j < 4; ++j) {
             const uint8_t *lo = b + 16 * j, *hi = b + 64 + 16 * j;
             __m256i v = load_lanes(lo, hi);
-            if (pred != 0)
-                v = residual32(v, load_lanes(lo - 4, hi - 4), load_lanes(lo - 8, hi - 8), pred);
+            if constexpr (Pred != kPredNone)
+                v = residual32(v, load_lanes(lo - back1, hi - back1),
+                               load_lanes(lo - back2, hi - back2), Pred);
             acc = _mm256_or_si256(acc, v);
             r[j] = _mm256_shuffle_epi8(v, group);
         }
         transpose_4x4_u32(r);
+#pragma GCC unroll 4
         for (int k = 0; k < 4; ++k)
             _mm256_storeu_si256(reinterpret_cast<__m256i *>(planes + size_t(k) * count + i), r[k]);
     }
+    at = i;
     uint64_t lanes = or_lanes(acc);
-    any |= (lanes | (lanes >> 32)) & 0xffffffffu;
-    return any | split_scalar_range<uint32_t>(e, count, pred, planes, i, count);
+    return (lanes | (lanes >> 32)) & 0xffffffffu;
+}
+
+ZIP_AVX2 uint64_t split4_avx2(const uint8_t *e, size_t count, unsigned pred, size_t stride,
+                              uint8_t *planes)
+{
+    size_t i = count < 2 * stride ? count : 2 * stride;
+    uint64_t any = split_scalar_range<uint32_t>(e, count, pred, stride, planes, 0, i);
+    switch (pred) {
+    case kPredNone:
+        any |= split4_avx2_loop<kPredNone>(e, count, stride, planes, i);
+        break;
+    case kPredDelta1:
+        any |= split4_avx2_loop<kPredDelta1>(e, count, stride, planes, i);
+        break;
+    case kPredDelta2:
+        any |= split4_avx2_loop<kPredDelta2>(e, count, stride, planes, i);
+        break;
+    default:
+        any |= split4_avx2_loop<kPredXor>(e, count, stride, planes, i);
+        break;
+    }
+    return any | split_scalar_range<uint32_t>(e, count, pred, stride, planes, i, count);
 }
 
 template <bool Unzig>
@@ -698,8 +831,10 @@ ZIP_AVX512 void join8_avx512(const uint8_t *const *p, size_t count, bool unzig, 
 
 #endif // ZIP_FAST_X86
 
-const Kernels kScalar{split8_scalar,    split4_scalar,      join8_scalar,       join4_scalar,
-                      pack_bits_scalar, unpack_bits_scalar, encode_runs_scalar, decode_runs_scalar};
+const Kernels kScalar{split8_scalar,       split4_scalar,      join8_scalar,
+                      join4_scalar,        pack_bits_scalar,   unpack_bits_scalar,
+                      encode_runs_scalar,  decode_runs_scalar, encode_sparse_scalar,
+                      decode_sparse_scalar};
 
 Kernels pick_best()
 {
@@ -722,6 +857,8 @@ Kernels pick_best()
         k.unpack_bits = unpack_bits_bmi2;
         k.encode_runs = encode_runs_bmi2;
         k.decode_runs = decode_runs_bmi2;
+        k.encode_sparse = encode_sparse_bmi2;
+        k.decode_sparse = decode_sparse_bmi2;
     }
 #endif
     return k;

@@ -3,10 +3,11 @@
 // Plane k holds byte k (little-endian) of every element, so a block of `count` elements of
 // `width` bytes becomes `width` planes of `count` bytes each.
 //
-// split:  elements (any alignment) -> prediction residuals (predictor 0 None, 1 Delta1,
-//         2 Delta2, as in fast.cpp) -> planes (one contiguous buffer, plane k at planes +
-//         k * count). Returns the OR of all residuals (its zero bytes mark all-zero planes).
-//         Prediction is fused in because it is a pure function of x[i], x[i-1], x[i-2].
+// split:  elements (any alignment) -> prediction residuals (predictor kPred*, from the
+//         elements one and two strides back, as in fast.cpp) -> planes (one contiguous buffer,
+//         plane k at planes + k * count). Returns the OR of all residuals (its zero bytes mark
+//         all-zero planes). Prediction is fused in because it is a pure function of x[i],
+//         x[i-s], x[i-2s].
 // join:   planes (each at its own pointer: some are read straight from the compressed block,
 //         some from scratch) -> residuals, un-zigzagged when `unzig`, written to any address.
 //         Undoing the prediction is a running sum; fast.cpp does that scan.
@@ -24,6 +25,10 @@
 //               returns it, or 0 if the literals would not fit out_size; decode trusts that the
 //               mask is consistent with [lits, lits_end) (the caller checks the popcount).
 //
+// encode_sparse / decode_sparse: as the run coding, but a mask bit marks a byte that is not
+//               zero, and a clear bit decodes as zero (planes with zeros anywhere: interleaved
+//               fields of which some are zero). Same size formula, runs_size().
+//
 // The AVX2 kernels move 32 elements per iteration; the scalar loops handle what is left and
 // serve CPUs without AVX2. Dispatch is decided once at run time (CI machines may lack AVX2).
 #pragma once
@@ -34,7 +39,16 @@
 namespace zip::fast_detail
 {
 
-using SplitFn = uint64_t (*)(const uint8_t *elems, size_t count, unsigned pred, uint8_t *planes);
+// Predictors of the split kernels (the residual of x[i] from x1 = x[i-s], x2 = x[i-2s]).
+enum : unsigned {
+    kPredNone = 0,   // x
+    kPredDelta1 = 1, // zigzag(x - x1)
+    kPredDelta2 = 2, // zigzag(x - 2 x1 + x2)
+    kPredXor = 3,    // x ^ x1
+};
+
+using SplitFn = uint64_t (*)(const uint8_t *elems, size_t count, unsigned pred, size_t stride,
+                             uint8_t *planes);
 using JoinFn = void (*)(const uint8_t *const *planes, size_t count, bool unzig, uint8_t *elems);
 using PackFn = void (*)(const uint8_t *plane, size_t count, unsigned bits, uint8_t *out);
 using UnpackFn = void (*)(const uint8_t *in, size_t count, unsigned bits, uint8_t *plane);
@@ -50,6 +64,8 @@ struct Kernels {
     UnpackFn unpack_bits;     // BMI2 pdep where available
     EncodeRunsFn encode_runs; // BMI2 pext where available
     DecodeRunsFn decode_runs; // BMI2 pdep where available
+    EncodeRunsFn encode_sparse;
+    DecodeRunsFn decode_sparse;
 };
 
 inline size_t runs_size(size_t count, size_t literals)

@@ -6,8 +6,8 @@
  * Frame parameter: bits 0-7 = N, the log2 of the configured table size (4..24); bits 8-31 must be
  * zero; a parameter of 0 means the default N (kDefaultBits). Spec: "fpc" or "fpc:bits=N".
  *
- * Words. ZIP_TYPE_F64 and ZIP_TYPE_BYTES blocks are coded as 64-bit little-endian words, F32
- * blocks as 32-bit words. W = word width in bytes (8 or 4). A block of n raw bytes has
+ * Words. ZIP_TYPE_F64, I64 and BYTES blocks are coded as 64-bit little-endian words, F32 and
+ * I32 blocks as 32-bit words. W = word width in bytes (8 or 4). A block of n raw bytes has
  * words = n / W whole words and tail = n % W leftover bytes (only BYTES blocks have a tail).
  *
  * Predictors (state reset at the start of every block, both ends):
@@ -354,7 +354,7 @@ size_t FpcCodec::memory_bytes() const
 size_t FpcCodec::compress(const uint8_t *src, size_t n, zip_elem_type_t type, uint8_t *dst,
                           size_t cap)
 {
-    if (type == ZIP_TYPE_F32) {
+    if (zip_elem_size(type) == 4) {
         BlockLayout layout = bitio::block_layout(n, 4);
         FpcPredictor<uint32_t> pred(fcm_.get(), dfcm_.get(),
                                     bitio::effective_table_bits(layout.words, table_bits_));
@@ -369,7 +369,7 @@ size_t FpcCodec::compress(const uint8_t *src, size_t n, zip_elem_type_t type, ui
 zip_status_t FpcCodec::decompress(const uint8_t *src, size_t len, zip_elem_type_t type,
                                   uint8_t *dst, size_t raw_n)
 {
-    if (type == ZIP_TYPE_F32) {
+    if (zip_elem_size(type) == 4) {
         BlockLayout layout = bitio::block_layout(raw_n, 4);
         FpcPredictor<uint32_t> pred(fcm_.get(), dfcm_.get(),
                                     bitio::effective_table_bits(layout.words, table_bits_));

@@ -45,7 +45,7 @@ uint64_t get64(const uint8_t *p)
 
 bool valid_type(uint8_t t)
 {
-    return t <= ZIP_TYPE_F64;
+    return t <= ZIP_TYPE_I64;
 }
 
 uint32_t header_check(const uint8_t *frame, uint32_t block_count)
@@ -142,7 +142,7 @@ zip_status_t parse_frame_header(const uint8_t *src, size_t len, FrameHeader *h,
         return fail(ZIP_E_CORRUPT, "reserved frame header bits are set");
     if (h->payload_type != h->type && !(h->type == ZIP_TYPE_F64 && h->payload_type == ZIP_TYPE_F32))
         return fail(ZIP_E_CORRUPT, "payload type cannot represent the original type");
-    if (h->rotation != 0 && (h->payload_type == ZIP_TYPE_BYTES ||
+    if (h->rotation != 0 && (!is_float(zip_elem_type_t(h->payload_type)) ||
                              h->rotation >= 8 * zip_elem_size(zip_elem_type_t(h->payload_type))))
         return fail(ZIP_E_CORRUPT, "payload rotation out of range");
     size_t esize = zip_elem_size(zip_elem_type_t(h->type));

@@ -109,7 +109,7 @@ template <class F> int bits_for_rel_bound(double rel)
 
 unsigned lossy_rotation(const LossySpec &spec, zip_elem_type_t type)
 {
-    if (type == ZIP_TYPE_BYTES)
+    if (!is_float(type))
         return 0;
     const bool is64 = type == ZIP_TYPE_F64;
     switch (spec.kind) {
@@ -185,7 +185,7 @@ void lossy_apply(const LossySpec &spec, zip_elem_type_t type, const uint8_t *src
                  uint8_t *dst)
 {
     const bool is64 = type == ZIP_TYPE_F64;
-    if (type == ZIP_TYPE_BYTES || spec.kind == LossyKind::None) {
+    if (!is_float(type) || spec.kind == LossyKind::None) {
         std::memcpy(dst, src, count * zip_elem_size(type));
         return;
     }

@@ -5,8 +5,8 @@
  *
  * Frame parameter: always 0 (no options). Spec: "xorlz".
  *
- * Words: ZIP_TYPE_F64 and ZIP_TYPE_BYTES blocks are 64-bit little-endian words, F32 blocks 32-bit
- * words (B bits). Prediction = the previous word of the block (0 for the first word);
+ * Words: ZIP_TYPE_F64, I64 and BYTES blocks are 64-bit little-endian words, F32 and I32 blocks
+ * 32-bit words (B bits). Prediction = the previous word of the block (0 for the first word);
  * residual x = v ^ prediction.
  *
  * Residual coding, as in lzn_coder.hpp: per word a 4-bit code, then its EBits, LSB-first.
@@ -39,7 +39,7 @@ template <class W> struct PreviousValuePredictor {
 size_t XorLzCodec::compress(const uint8_t *src, size_t n, zip_elem_type_t type, uint8_t *dst,
                             size_t cap)
 {
-    if (type == ZIP_TYPE_F32) {
+    if (zip_elem_size(type) == 4) {
         PreviousValuePredictor<uint32_t> pred;
         return lzn::encode_block<uint32_t>(pred, src, bitio::block_layout(n, 4), dst, cap);
     }
@@ -50,7 +50,7 @@ size_t XorLzCodec::compress(const uint8_t *src, size_t n, zip_elem_type_t type, 
 zip_status_t XorLzCodec::decompress(const uint8_t *src, size_t len, zip_elem_type_t type,
                                     uint8_t *dst, size_t raw_n)
 {
-    if (type == ZIP_TYPE_F32) {
+    if (zip_elem_size(type) == 4) {
         PreviousValuePredictor<uint32_t> pred;
         return lzn::decode_block<uint32_t>(pred, src, len, bitio::block_layout(raw_n, 4), dst);
     }

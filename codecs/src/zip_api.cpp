@@ -18,8 +18,10 @@ size_t zip_elem_size(zip_elem_type_t type)
 {
     switch (type) {
     case ZIP_TYPE_F32:
+    case ZIP_TYPE_I32:
         return 4;
     case ZIP_TYPE_F64:
+    case ZIP_TYPE_I64:
         return 8;
     default:
         return 1;

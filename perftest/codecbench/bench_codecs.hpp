@@ -44,6 +44,7 @@ class BenchCodec
 
   private:
     std::string name_;
+    Element element_;
 };
 
 // Creates the codec for `spec` ("memcpy", "blosc-shuffle-lz4", "blosc-bitshuffle-lz4" or a zip

@@ -12,7 +12,8 @@ namespace codecbench
 {
 
 const char *const kDefaultCodecs =
-    "memcpy,blosc-shuffle-lz4,raw,lz4,zstd,fast,fpc,dfcm,xorlz,trunc:20+fast,f32+fast";
+    "memcpy,blosc-shuffle-lz4,blosc-bitshuffle-lz4,raw,lz4,zstd,fast,fpc,dfcm,xorlz,trunc:20+fast,"
+    "f32+fast";
 const char *const kDefaultSizes = "4K,64K,1M,16M";
 const char *const kQuickSizes = "64K,1M";
 const char *const kFilesCodecs =
@@ -37,8 +38,8 @@ void usage(FILE *to)
         to,
         "usage: codecbench [options]\n"
         "Single-core compress/decompress speed (GB/s of raw data, median of repeats) and ratio of\n"
-        "every codec on every zipdata data set, with memcpy and Blosc (shuffle+lz4) as "
-        "references.\n"
+        "every codec on every zipdata data set, with memcpy and Blosc (shuffle+lz4,\n"
+        "bitshuffle+lz4) as references.\n"
         "  --codecs a,b      codec specs (default %s)\n"
         "  --datasets x,y    zipdata data sets (default: all; see --list)\n"
         "  --sizes 4K,1M     message sizes (default %s; a size below a data set's size takes its\n"

@@ -28,8 +28,12 @@ void zipdata_to_f32(const double *in, float *out, size_t n)
 
 int zipdata_fill_f32(const char *name, float *out, size_t n, uint64_t seed_or_step)
 {
+    if (!zipdata_description(name))
+        return ZIPDATA_E_NAME;
+    if (zipdata_type(name) != ZIPDATA_F64)
+        return ZIPDATA_E_TYPE;
     if (!out && n > 0)
-        return zipdata_description(name) ? ZIPDATA_E_ARG : ZIPDATA_E_NAME;
+        return ZIPDATA_E_ARG;
     try {
         // Generated as doubles and then narrowed, so the f32 set is the f64 set rounded.
         std::vector<double> scratch(n);

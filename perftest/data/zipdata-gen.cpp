@@ -80,8 +80,12 @@ void list_sets()
             std::snprintf(size, sizeof size, "any n");
         else
             std::snprintf(size, sizeof size, "%zu", natural);
-        std::printf("%-20s %-9s %s%s\n", name, size, zipdata_description(name),
-                    zipdata_uses_seed(name) ? "" : " (seed ignored)");
+        const zipdata_type_t type = zipdata_type(name);
+        std::printf("%-20s %-9s %s%s%s\n", name, size, zipdata_description(name),
+                    zipdata_uses_seed(name) ? "" : " (seed ignored)",
+                    type == ZIPDATA_I32   ? " (int32 values; --f32 does not apply)"
+                    : type == ZIPDATA_I64 ? " (int64 values; --f32 does not apply)"
+                                          : "");
     }
 }
 

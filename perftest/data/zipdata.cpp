@@ -11,13 +11,27 @@ namespace zipdata
 namespace
 {
 
-enum class Family { Linear, Grid, HeatField, HeatHalo, RandomBits, RandomUnit, Special };
+enum class Family {
+    Linear,
+    Grid,
+    HeatField,
+    HeatHalo,
+    RandomBits,
+    RandomUnit,
+    Special,
+    Records,
+    ComplexDecay,
+    Keys,
+    SortedKeys,
+    StencilIndices,
+    ParticleIds,
+};
 
 struct DataSet {
     const char *name;
     Family family;
     Surface surface; // Grid only
-    size_t points;   // Grid only: points per axis
+    size_t points;   // Grid: points per axis; Records: doubles per record
     bool sorted;     // Grid only
     const char *description;
 };
@@ -60,6 +74,22 @@ constexpr DataSet kSets[] = {
     {"special", Family::Special, Surface::Gauss, 0, false,
      "NaNs with payloads (quiet, signalling, both signs), +-0, +-inf, denormals, mixed with "
      "normals"},
+    {"records-3", Family::Records, Surface::Gauss, 3, false,
+     "velocity records (u, v, w) per point of a 256^2 face, w = 0 outside a jet (25% zeros)"},
+    {"records-5", Family::Records, Surface::Gauss, 5, false,
+     "conserved-variable records (rho, rho u, rho v, rho w, E) per point, 25% exact zeros"},
+    {"records-8", Family::Records, Surface::Gauss, 8, false,
+     "stress tensor, pressure, temperature per point, shear components zero (25% zeros)"},
+    {"complex-decay", Family::ComplexDecay, Surface::Gauss, 0, false,
+     "(re, im) pairs of a damped random spectrum on a 256^2 wave-number grid, seeded"},
+    {"keys-i32", Family::Keys, Surface::Gauss, 0, false,
+     "int32 bucket-sort keys in [0, 2^11), mean of 4 uniform draws, random order, seeded"},
+    {"keys-sorted-i32", Family::SortedKeys, Surface::Gauss, 0, false,
+     "int32: 2^18 keys of [0, 2^19) sorted ascending, seeded"},
+    {"indices-i32", Family::StencilIndices, Surface::Gauss, 0, false,
+     "int32 column indices of a 27-point stencil matrix on a 64^3 grid, row by row"},
+    {"ids-i64", Family::ParticleIds, Surface::Gauss, 0, false,
+     "int64 particle ids: ascending with gaps, a new cell every ~40, seeded"},
 };
 constexpr size_t kSetCount = sizeof kSets / sizeof kSets[0];
 
@@ -121,6 +151,12 @@ size_t zipdata_natural_count(const char *name)
         return kHeatEdge * kHeatEdge * kHeatEdge;
     case Family::HeatHalo:
         return kHeatEdge / 2 * 6 * kHeatEdge * kHeatEdge;
+    case Family::Records:
+        return s->points * kRecordFace * kRecordFace;
+    case Family::ComplexDecay:
+        return 2 * kRecordFace * kRecordFace;
+    case Family::SortedKeys:
+        return kSortedKeyCount / 2;
     default:
         return ZIPDATA_UNBOUNDED;
     }
@@ -129,7 +165,25 @@ size_t zipdata_natural_count(const char *name)
 int zipdata_uses_seed(const char *name)
 {
     const DataSet *s = find(name);
-    return s && s->family != Family::Linear && s->family != Family::Grid;
+    return s && s->family != Family::Linear && s->family != Family::Grid &&
+           s->family != Family::Records && s->family != Family::StencilIndices;
+}
+
+zipdata_type_t zipdata_type(const char *name)
+{
+    const DataSet *s = find(name);
+    if (!s)
+        return ZIPDATA_F64;
+    switch (s->family) {
+    case Family::Keys:
+    case Family::SortedKeys:
+    case Family::StencilIndices:
+        return ZIPDATA_I32;
+    case Family::ParticleIds:
+        return ZIPDATA_I64;
+    default:
+        return ZIPDATA_F64;
+    }
 }
 
 int zipdata_fill(const char *name, double *out, size_t n, uint64_t seed_or_step)
@@ -156,6 +210,18 @@ int zipdata_fill(const char *name, double *out, size_t n, uint64_t seed_or_step)
         return fill_random_unit(out, n, seed_or_step);
     case Family::Special:
         return fill_special(out, n, seed_or_step);
+    case Family::Records:
+        return fill_records(s->points, out, n);
+    case Family::ComplexDecay:
+        return fill_complex_decay(out, n, seed_or_step);
+    case Family::Keys:
+        return fill_keys(out, n, seed_or_step);
+    case Family::SortedKeys:
+        return fill_sorted_keys(out, n, seed_or_step);
+    case Family::StencilIndices:
+        return fill_stencil_indices(out, n);
+    case Family::ParticleIds:
+        return fill_particle_ids(out, n, seed_or_step);
     }
     return ZIPDATA_E_NAME;
 }

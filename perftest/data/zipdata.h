@@ -30,10 +30,26 @@
  *                       catalogue (+-0, +-inf, quiet and signalling NaNs of both signs with
  *                       payloads, denormals, DBL_MIN, +-DBL_MAX, ...); after that each value is,
  *                       by a seeded coin, a smooth normal value or a random special value.
- * seed_or_step is ignored by linear, gauss-* and sincos-*; it is the time step for heat3d*
- * (cost grows with the step: the simulation runs from the last step it computed, or from 0).
- * Aliases accepted by zipdata_fill (not listed): gauss, gauss-sorted, sincos, sincos-sorted (the
- * 1024 grids) and heat (heat3d), so that zipbench's names keep working.
+ *   records-3/5/8       records of 3, 5 or 8 doubles per point of a 256^2 face (velocity; conserved
+ *                       variables rho, rho u, rho v, rho w, E; stress tensor, pressure,
+ *                       temperature), x fastest: fields of different magnitudes interleaved, and
+ *                       25% of the doubles exactly 0.0 in long stretches (a component that only
+ *                       exists inside a jet or in the moving half of the face), low bits noisy.
+ *                       The layout of real halo messages (issue 11). Repeat after the face.
+ *   complex-decay       (re, im) pairs of a damped random spectrum (FFT payloads): noise whose
+ *                       exponent falls with the wave number. Seeded; repeats after 256^2 pairs.
+ *   keys-i32            int32 (zipdata_type): bucket-sort keys in [0, 2^11), the mean of four
+ *                       uniform draws (as NPB IS), random order. Seeded.
+ *   keys-sorted-i32     int32: 2^18 keys of [0, 2^19) in ascending order, then repeated. Seeded.
+ *   indices-i32         int32: column indices of a 27-point stencil matrix on a 64^3 grid.
+ *   ids-i64             int64: particle ids ascending with gaps, a new random start every ~40.
+ *                       Seeded.
+ * Integer sets fill the bytes of the double buffer with little-endian integers (n doubles hold
+ * 2n int32 or n int64 values), so every set fills the same buffer and prefixes still work.
+ * seed_or_step is ignored by linear, gauss-*, sincos-*, records-* and indices-i32; it is the time
+ * step for heat3d* (cost grows with the step: the simulation runs from the last step it computed,
+ * or from 0). Aliases accepted by zipdata_fill (not listed): gauss, gauss-sorted, sincos,
+ * sincos-sorted (the 1024 grids) and heat (heat3d), so that zipbench's names keep working.
  */
 #ifndef ZIPDATA_H
 #define ZIPDATA_H
@@ -53,6 +69,10 @@ extern "C" {
 #define ZIPDATA_E_NAME (-1)  /* unknown data set name */
 #define ZIPDATA_E_ARG (-2)   /* null pointer with n > 0, or a step beyond ZIPDATA_MAX_STEP */
 #define ZIPDATA_E_NOMEM (-3) /* could not allocate the generator's scratch memory */
+#define ZIPDATA_E_TYPE (-4)  /* zipdata_fill_f32 of an integer set */
+
+/* What the elements of a data set are. */
+typedef enum zipdata_type { ZIPDATA_F64 = 0, ZIPDATA_I32 = 1, ZIPDATA_I64 = 2 } zipdata_type_t;
 
 /* Largest time step the heat3d sets accept (about a minute of simulation per 10000 steps). */
 #define ZIPDATA_MAX_STEP 100000u
@@ -67,17 +87,22 @@ const char *zipdata_name(size_t i);
 /* One-line description of a data set (or alias); NULL for an unknown name. */
 const char *zipdata_description(const char *name);
 
-/* Values before the set starts repeating (grid size, field size), ZIPDATA_UNBOUNDED for sets
- * without repetition, 0 for an unknown name. */
+/* Element type of a data set (ZIPDATA_F64 for an unknown name). */
+zipdata_type_t zipdata_type(const char *name);
+
+/* Doubles (8-byte words, for the integer sets too) before the set starts repeating (grid size,
+ * field size), ZIPDATA_UNBOUNDED for sets without repetition, 0 for an unknown name. */
 size_t zipdata_natural_count(const char *name);
 
 /* Nonzero when seed_or_step changes the data of the set (random, special, heat3d*). */
 int zipdata_uses_seed(const char *name);
 
-/* Fills out[0..n) with data set `name`. Returns ZIPDATA_OK or a ZIPDATA_E_* code. Thread-safe. */
+/* Fills out[0..n) with data set `name` (integer sets: the 8n bytes with integers). Returns
+ * ZIPDATA_OK or a ZIPDATA_E_* code. Thread-safe. */
 int zipdata_fill(const char *name, double *out, size_t n, uint64_t seed_or_step);
 
-/* Same data as binary32: zipdata_fill followed by zipdata_to_f32. */
+/* Same data as binary32: zipdata_fill followed by zipdata_to_f32. ZIPDATA_E_TYPE for integer
+ * sets. */
 int zipdata_fill_f32(const char *name, float *out, size_t n, uint64_t seed_or_step);
 
 /* Converts doubles to floats deterministically: round to nearest, overflow to +-inf, values below

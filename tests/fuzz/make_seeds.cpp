@@ -27,11 +27,14 @@ struct DataSet {
     uint64_t seed_or_step;
 };
 
-// Smooth grids in natural and sorted order, an exact ramp, a simulation field and its halo, and
-// the hard cases: random bits, random unit doubles, special values (NaN, inf, denormals, -0).
+// Smooth grids in natural and sorted order, an exact ramp, a simulation field and its halo,
+// records of several fields with zeros (strided predictors, sparse planes), and the hard cases:
+// random bits, random unit doubles, special values (NaN, inf, denormals, -0), FFT-like noise.
 const DataSet kDataSets[] = {
-    {"linear", 0},      {"gauss-256", 0}, {"gauss-256-sorted", 0}, {"sincos-256", 0}, {"heat3d", 4},
-    {"heat3d-halo", 4}, {"random", 11},   {"random-unit", 12},     {"special", 13},
+    {"linear", 0},         {"gauss-256", 0},   {"gauss-256-sorted", 0}, {"sincos-256", 0},
+    {"heat3d", 4},         {"heat3d-halo", 4}, {"records-3", 0},        {"records-5", 0},
+    {"records-8", 0},      {"random", 11},     {"random-unit", 12},     {"special", 13},
+    {"complex-decay", 14},
 };
 
 const zip_elem_type_t kTypes[] = {ZIP_TYPE_F64, ZIP_TYPE_F32, ZIP_TYPE_BYTES};

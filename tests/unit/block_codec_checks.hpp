@@ -23,7 +23,7 @@ using Bytes = std::vector<uint8_t>;
 
 inline size_t elem_size(zip_elem_type_t type)
 {
-    return type == ZIP_TYPE_F64 ? 8 : type == ZIP_TYPE_F32 ? 4 : 1;
+    return zip_elem_size(type);
 }
 
 // xorshift64: deterministic, seedable, no dependence on the standard library's distributions.

@@ -47,7 +47,8 @@ TEST_P(BlockCodecContract, RoundTripsSmoothDoublesAndShrinksThem)
 
 TEST_P(BlockCodecContract, RoundTripsRandomBits)
 {
-    for (zip_elem_type_t type : {ZIP_TYPE_F64, ZIP_TYPE_F32, ZIP_TYPE_BYTES})
+    for (zip_elem_type_t type :
+         {ZIP_TYPE_F64, ZIP_TYPE_F32, ZIP_TYPE_BYTES, ZIP_TYPE_I32, ZIP_TYPE_I64})
         expect_round_trip(GetParam().make, random_bytes(65536, 3), type);
 }
 
@@ -72,7 +73,8 @@ TEST_P(BlockCodecContract, RoundTripsSignedZerosInfinitiesAndDenormals)
 
 TEST_P(BlockCodecContract, RoundTripsTinyAndOddSizesOfEveryType)
 {
-    for (zip_elem_type_t type : {ZIP_TYPE_F64, ZIP_TYPE_F32, ZIP_TYPE_BYTES})
+    for (zip_elem_type_t type :
+         {ZIP_TYPE_F64, ZIP_TYPE_F32, ZIP_TYPE_BYTES, ZIP_TYPE_I32, ZIP_TYPE_I64})
         for (size_t count : {0, 1, 2, 3, 7, 8, 9, 15, 16, 17, 255, 256, 257, 511, 513, 1000}) {
             SCOPED_TRACE(testing::Message() << "type " << type << " count " << count);
             expect_round_trip(GetParam().make, smooth(type, count), type);
@@ -87,7 +89,8 @@ TEST_P(BlockCodecContract, RoundTripsOneMillionDoublesInOneBlock)
 
 TEST_P(BlockCodecContract, RoundTripsAtEveryAlignment)
 {
-    for (zip_elem_type_t type : {ZIP_TYPE_F64, ZIP_TYPE_F32, ZIP_TYPE_BYTES})
+    for (zip_elem_type_t type :
+         {ZIP_TYPE_F64, ZIP_TYPE_F32, ZIP_TYPE_BYTES, ZIP_TYPE_I32, ZIP_TYPE_I64})
         for (size_t src_off = 0; src_off < 8; ++src_off)
             for (size_t dst_off = 0; dst_off < 8; dst_off += 3)
                 expect_round_trip(GetParam().make, smooth(type, 1001), type, src_off, dst_off);

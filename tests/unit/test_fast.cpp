@@ -3,7 +3,9 @@
 #include "block_codec_checks.hpp"
 #include "codec_registry.hpp"
 #include "fast.hpp"
+#include "fast_transform.hpp"
 #include "fast_transpose.hpp"
+#include "test_support.hpp"
 
 using namespace codectest;
 
@@ -245,12 +247,37 @@ TEST(FastCodec, DecodesAHandMadeRunBlockAndRejectsMaskBitsPastTheEnd)
     EXPECT_EQ(decode_exact(*codec, Bytes{0x00, 0x03, 0x00, 8, 0x01, 0x00, 0x42, 0x43}, ZIP_TYPE_F64,
                            13 * 8),
               ZIP_E_CORRUPT);
-    // Coding bytes other than 1..8.
-    for (uint8_t coding : {0, 9, 255}) {
+    // Coding bytes other than 1..9.
+    for (uint8_t coding : {0, 10, 255}) {
         Bytes odd = block;
         odd[3] = coding;
         EXPECT_EQ(decode_exact(*codec, odd, ZIP_TYPE_F64, 13 * 8), ZIP_E_CORRUPT);
     }
+}
+
+TEST(FastCodec, DecodesAHandMadeSparseBlock)
+{
+    // 13 doubles, predictor None, planes 7..1 zero, plane 0 sparse (coding 9): mask 0x05 0x10
+    // (bytes 0, 2 and 12 not zero), literals 0x42 0x43 0x44; every other byte is zero.
+    auto codec = fast_default();
+    Bytes block = {0x00, 0x03, 0x00, 9, 0x05, 0x10, 0x42, 0x43, 0x44};
+    Bytes out(13 * 8, 0xaa);
+    ASSERT_EQ(codec->decompress(block.data(), block.size(), ZIP_TYPE_F64, out.data(), out.size()),
+              ZIP_OK);
+    for (size_t i = 0; i < out.size(); ++i) {
+        uint8_t want = i == 0 ? 0x42 : i == 16 ? 0x43 : i == 96 ? 0x44 : 0;
+        EXPECT_EQ(out[i], want) << "byte " << i;
+    }
+    // A literal missing, one too many, a mask bit past the end.
+    EXPECT_EQ(decode_exact(*codec, Bytes{0x00, 0x03, 0x00, 9, 0x05, 0x10, 0x42, 0x43}, ZIP_TYPE_F64,
+                           13 * 8),
+              ZIP_E_CORRUPT);
+    EXPECT_EQ(decode_exact(*codec, Bytes{0x00, 0x03, 0x00, 9, 0x05, 0x10, 0x42, 0x43, 0x44, 0},
+                           ZIP_TYPE_F64, 13 * 8),
+              ZIP_E_CORRUPT);
+    EXPECT_EQ(decode_exact(*codec, Bytes{0x00, 0x03, 0x00, 9, 0x05, 0x30, 0x42, 0x43, 0x44, 0x45},
+                           ZIP_TYPE_F64, 13 * 8),
+              ZIP_E_CORRUPT);
 }
 
 TEST(FastCodec, CompressesRepetitiveBytesWithLz4)
@@ -322,20 +349,27 @@ TEST(FastCodec, IsDeterministicAcrossManyBlocksOnOneInstance)
 
 TEST(FastCodec, ParsesOptionsAndPacksThemIntoTheParam)
 {
-    EXPECT_EQ(fast_default()->param(), 0u);
+    constexpr uint32_t kFormat2 = 1u << 24;
+    EXPECT_EQ(fast_default()->param(), kFormat2);
     EXPECT_GT(fast_default()->memory_bytes(), 65536u);
-    auto c = zip::make_fast("accel=8,pred=1");
-    uint32_t p = c->param();
-    EXPECT_NE(p, 0u);
-    auto again = zip::make_fast(p);
-    ASSERT_NE(again, nullptr);
-    EXPECT_EQ(again->param(), p);
+    for (const char *spec : {"accel=8,pred=1", "pred=3,stride=5", "pred=2,stride=32", "pred=0"}) {
+        auto c = zip::make_fast(spec);
+        uint32_t p = c->param();
+        EXPECT_NE(p, kFormat2) << spec;
+        auto again = zip::make_fast(p);
+        ASSERT_NE(again, nullptr) << spec;
+        EXPECT_EQ(again->param(), p) << spec;
+    }
     EXPECT_THROW(zip::make_fast("accel=0"), zip::SpecError);
     EXPECT_THROW(zip::make_fast("accel=65"), zip::SpecError);
-    EXPECT_THROW(zip::make_fast("pred=3"), zip::SpecError);
+    EXPECT_THROW(zip::make_fast("pred=4"), zip::SpecError);
     EXPECT_THROW(zip::make_fast("pred=delta"), zip::SpecError);
-    EXPECT_EQ(zip::make_fast("pred=auto")->param(), 0u);
-    for (uint32_t param : {0u, 8u, 0x100u, 0x200u, 0x340u}) {
+    EXPECT_THROW(zip::make_fast("stride=0,pred=1"), zip::SpecError);
+    EXPECT_THROW(zip::make_fast("stride=33,pred=1"), zip::SpecError);
+    EXPECT_THROW(zip::make_fast("stride=4"), zip::SpecError); // stride needs a fixed predictor
+    EXPECT_EQ(zip::make_fast("pred=auto")->param(), kFormat2);
+    // Parameters of the first format (frames of earlier releases) are accepted and given back.
+    for (uint32_t param : {0u, 8u, 0x100u, 0x200u, 0x340u, kFormat2 | 0x400u | (5u << 11)}) {
         auto made = zip::make_fast(param);
         ASSERT_NE(made, nullptr) << param;
         EXPECT_EQ(made->param(), param);
@@ -343,8 +377,12 @@ TEST(FastCodec, ParsesOptionsAndPacksThemIntoTheParam)
     EXPECT_THROW(zip::make_fast("level=3"), zip::SpecError);
     EXPECT_THROW(zip::make_fast("accel"), zip::SpecError);
     EXPECT_NE(zip::make_fast(0u), nullptr);
-    EXPECT_EQ(zip::make_fast(65u), nullptr);      // accel out of range
-    EXPECT_EQ(zip::make_fast(1u << 10), nullptr); // unknown bits
+    EXPECT_EQ(zip::make_fast(65u), nullptr);                             // accel out of range
+    EXPECT_EQ(zip::make_fast(1u << 10), nullptr);                        // unknown bits (format 1)
+    EXPECT_EQ(zip::make_fast(kFormat2 | (1u << 20)), nullptr);           // unknown bits (format 2)
+    EXPECT_EQ(zip::make_fast(kFormat2 | (5u << 8)), nullptr);            // predictor 4
+    EXPECT_EQ(zip::make_fast(kFormat2 | (33u << 11) | 0x200u), nullptr); // stride 33
+    EXPECT_EQ(zip::make_fast(kFormat2 | (3u << 11)), nullptr);           // stride without predictor
     EXPECT_EQ(zip::make_fast(0xffffffffu), nullptr);
 }
 
@@ -354,36 +392,39 @@ TEST(FastKernels, SimdAndScalarSplitJoinPackAndRunsAgree)
     const Kernels &best = kernels(), &plain = scalar_kernels();
     for (size_t count : {0, 1, 2, 3, 31, 32, 33, 34, 63, 64, 65, 66, 127, 128, 129, 1000, 4099}) {
         Bytes src = random_bytes(count * 8 + 8, count);
-        for (unsigned pred = 0; pred < 3; ++pred)
-            for (size_t width : {4, 8}) {
-                SCOPED_TRACE(testing::Message()
-                             << "count " << count << " pred " << pred << " width " << width);
-                Bytes a(count * width), b(count * width);
-                const uint8_t *in = src.data() + 1; // misaligned on purpose
-                uint64_t or_a = width == 8 ? best.split8(in, count, pred, a.data())
-                                           : best.split4(in, count, pred, a.data());
-                uint64_t or_b = width == 8 ? plain.split8(in, count, pred, b.data())
-                                           : plain.split4(in, count, pred, b.data());
-                EXPECT_EQ(a, b);
-                EXPECT_EQ(or_a, or_b);
-                const uint8_t *planes[8];
-                for (size_t k = 0; k < width; ++k)
-                    planes[k] = a.data() + k * count;
-                Bytes ja(count * width + 1), jb(count * width + 1);
-                for (bool unzig : {false, true}) {
-                    if (width == 8) {
-                        best.join8(planes, count, unzig, ja.data() + 1);
-                        plain.join8(planes, count, unzig, jb.data() + 1);
-                    } else {
-                        best.join4(planes, count, unzig, ja.data() + 1);
-                        plain.join4(planes, count, unzig, jb.data() + 1);
-                    }
-                    EXPECT_EQ(ja, jb);
-                    if (pred == 0 && !unzig) { // split then join is the identity
-                        EXPECT_EQ(0, std::memcmp(ja.data() + 1, in, count * width));
+        for (unsigned pred = 0; pred < 4; ++pred)
+            for (size_t width : {4, 8})
+                for (size_t stride : {1, 2, 3, 5, 8, 17, 32}) {
+                    if (stride > 1 && pred == kPredNone)
+                        continue;
+                    SCOPED_TRACE(testing::Message() << "count " << count << " pred " << pred
+                                                    << " width " << width << " stride " << stride);
+                    Bytes a(count * width), b(count * width);
+                    const uint8_t *in = src.data() + 1; // misaligned on purpose
+                    uint64_t or_a = width == 8 ? best.split8(in, count, pred, stride, a.data())
+                                               : best.split4(in, count, pred, stride, a.data());
+                    uint64_t or_b = width == 8 ? plain.split8(in, count, pred, stride, b.data())
+                                               : plain.split4(in, count, pred, stride, b.data());
+                    EXPECT_EQ(a, b);
+                    EXPECT_EQ(or_a, or_b);
+                    const uint8_t *planes[8];
+                    for (size_t k = 0; k < width; ++k)
+                        planes[k] = a.data() + k * count;
+                    Bytes ja(count * width + 1), jb(count * width + 1);
+                    for (bool unzig : {false, true}) {
+                        if (width == 8) {
+                            best.join8(planes, count, unzig, ja.data() + 1);
+                            plain.join8(planes, count, unzig, jb.data() + 1);
+                        } else {
+                            best.join4(planes, count, unzig, ja.data() + 1);
+                            plain.join4(planes, count, unzig, jb.data() + 1);
+                        }
+                        EXPECT_EQ(ja, jb);
+                        if (pred == 0 && !unzig) { // split then join is the identity
+                            EXPECT_EQ(0, std::memcmp(ja.data() + 1, in, count * width));
+                        }
                     }
                 }
-            }
         for (unsigned bits = 1; bits < 8; ++bits) {
             Bytes plane(count);
             for (size_t i = 0; i < count; ++i)
@@ -422,5 +463,66 @@ TEST(FastKernels, SimdAndScalarSplitJoinPackAndRunsAgree)
             EXPECT_EQ(Bytes(back.begin(), back.end() - 1), plane);
             EXPECT_EQ(back, back2);
         }
+        for (unsigned every : {1u, 2u, 3u, 7u, 64u}) {
+            SCOPED_TRACE(testing::Message() << "count " << count << " nonzero every " << every);
+            Bytes plane(count);
+            size_t literals = 0;
+            for (size_t i = 0; i < count; ++i) {
+                plane[i] = i % every == 0 ? src[i] : 0;
+                literals += plane[i] != 0;
+            }
+            size_t size = runs_size(count, literals);
+            Bytes ea(size + 1, 0xee), eb(size + 1, 0xee);
+            EXPECT_EQ(best.encode_sparse(plane.data(), count, ea.data(), size), size);
+            EXPECT_EQ(plain.encode_sparse(plane.data(), count, eb.data(), size), size);
+            EXPECT_EQ(ea, eb);
+            EXPECT_EQ(ea[size], 0xee) << "wrote past the end";
+            if (literals > 0) { // one byte short: refused
+                EXPECT_EQ(plain.encode_sparse(plane.data(), count, eb.data(), size - 1), 0u);
+            }
+            const uint8_t *lits = ea.data() + (count + 7) / 8;
+            Bytes back(count + 1, 0xdd), back2(count + 1, 0xdd);
+            best.decode_sparse(ea.data(), lits, lits + literals, count, back.data());
+            plain.decode_sparse(ea.data(), lits, lits + literals, count, back2.data());
+            EXPECT_EQ(Bytes(back.begin(), back.end() - 1), plane);
+            EXPECT_EQ(back, back2);
+        }
     }
+}
+
+TEST(FastTransform, SimdAndPortableCostsChooseTheSame)
+{
+    using namespace zip::fast_detail;
+    for (const char *set : {"records-3", "records-5", "records-8", "gauss-256", "heat3d", "random",
+                            "complex-decay", "keys-i32", "ids-i64", "sincos-256", "special"})
+        for (size_t count : {80, 81, 100, 1000, 8191})
+            for (size_t width : {4, 8}) {
+                SCOPED_TRACE(testing::Message() << set << " count " << count << " width " << width);
+                Bytes raw =
+                    ziptest::dataset_bytes(set, width == 8 ? ZIP_TYPE_F64 : ZIP_TYPE_F32, count, 3);
+                if (std::string(set).find("-i") != std::string::npos)
+                    raw = ziptest::dataset_bytes(set, ZIP_TYPE_BYTES, count * width, 3);
+                Transform got = width == 8 ? choose_transform<uint64_t>(raw.data(), count)
+                                           : choose_transform<uint32_t>(raw.data(), count);
+                if (got.pred == kPredNone && got.stride == 1)
+                    continue; // the exact-repeat rule, before any cost is computed
+                Transform want = width == 8
+                                     ? choose_transform_portable<uint64_t>(raw.data(), count)
+                                     : choose_transform_portable<uint32_t>(raw.data(), count);
+                EXPECT_EQ(got.byte(), want.byte());
+            }
+}
+
+TEST(FastTransform, FindsTheRecordLengthOfInterleavedFields)
+{
+    using namespace zip::fast_detail;
+    for (size_t fields : {3, 5, 8}) {
+        std::string set = "records-" + std::to_string(fields);
+        Bytes raw = ziptest::dataset_bytes(set, ZIP_TYPE_F64, 8192);
+        Transform t = choose_transform<uint64_t>(raw.data(), 8192);
+        EXPECT_EQ(t.stride, fields) << set;
+        EXPECT_NE(t.pred, kPredNone) << set;
+    }
+    Transform smooth = choose_transform<uint64_t>(gauss(1024, 8192).data(), 8192);
+    EXPECT_EQ(smooth.byte(), Transform({kPredDelta2, 1}).byte());
 }

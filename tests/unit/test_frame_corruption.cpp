@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <random>
+#include <tuple>
 
 #include "codec.hpp"
 #include "frame_format.hpp"
@@ -18,13 +19,17 @@ using ziptest::make_frame;
 const char *const kSpecs[] = {"fast", "fpc",  "dfcm",     "xorlz",
                               "lz4",  "zstd", "temporal", "f32+fast"};
 
-class FrameCorruption : public ::testing::TestWithParam<const char *>
+// Smooth data, and records of several fields with zeros (strided predictors, sparse planes).
+const char *const kCorruptionData[] = {"gauss-256", "records-5"};
+
+class FrameCorruption : public ::testing::TestWithParam<std::tuple<const char *, const char *>>
 {
   protected:
     void SetUp() override
     {
-        src_ = dataset_bytes("gauss-256", ZIP_TYPE_F64, 600);
-        zip_ctx_t *enc = zip_ctx_create(GetParam(), nullptr);
+        auto [spec, dataset] = GetParam();
+        src_ = dataset_bytes(dataset, ZIP_TYPE_F64, 600);
+        zip_ctx_t *enc = zip_ctx_create(spec, nullptr);
         ASSERT_NE(enc, nullptr);
         ASSERT_EQ(zip_ctx_set_block_size(enc, 1024), ZIP_OK); // several blocks in a small frame
         frame_.resize(zip_compress_bound(src_.size()));
@@ -111,9 +116,12 @@ TEST_P(FrameCorruption, ForgedBlocksNeverCrashTheDecoder)
     }
 }
 
-INSTANTIATE_TEST_SUITE_P(Codecs, FrameCorruption, ::testing::ValuesIn(kSpecs),
+INSTANTIATE_TEST_SUITE_P(Codecs, FrameCorruption,
+                         ::testing::Combine(::testing::ValuesIn(kSpecs),
+                                            ::testing::ValuesIn(kCorruptionData)),
                          [](const auto &info) {
-                             std::string s = info.param;
+                             std::string s = std::string(std::get<0>(info.param)) + "_" +
+                                             std::get<1>(info.param);
                              for (char &c : s)
                                  if (!isalnum(static_cast<unsigned char>(c)))
                                      c = '_';

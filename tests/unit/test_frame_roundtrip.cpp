@@ -15,8 +15,9 @@ using ziptest::round_trip;
 const char *const kLosslessSpecs[] = {
     "fast", "fpc",  "fpc:bits=8", "dfcm",     "xorlz",
     "lz4",  "zstd", "raw",        "temporal", "temporal:inner=fpc"};
-const char *const kDatasets[] = {"linear", "gauss-256",   "gauss-256-sorted", "sincos-256",
-                                 "heat3d", "heat3d-halo", "random",           "special"};
+const char *const kDatasets[] = {"linear",    "gauss-256",   "gauss-256-sorted", "sincos-256",
+                                 "heat3d",    "heat3d-halo", "random",           "special",
+                                 "records-3", "records-5",   "records-8",        "complex-decay"};
 const size_t kSizes[] = {0, 1, 2, 7, 1000, 70000};
 
 using Case = std::tuple<const char *, const char *, size_t, zip_elem_type_t>;
@@ -46,6 +47,8 @@ std::string case_name(const ::testing::TestParamInfo<Case> &info)
     std::string s = std::string(spec) + "_" + dataset + "_" + std::to_string(n) + "_" +
                     (type == ZIP_TYPE_F64   ? "f64"
                      : type == ZIP_TYPE_F32 ? "f32"
+                     : type == ZIP_TYPE_I32 ? "i32"
+                     : type == ZIP_TYPE_I64 ? "i64"
                                             : "bytes");
     for (char &c : s)
         if (!isalnum(static_cast<unsigned char>(c)))
@@ -66,6 +69,17 @@ INSTANTIATE_TEST_SUITE_P(FloatsAndBytes, LosslessRoundTrip,
                                             ::testing::Values(size_t(0), size_t(1), size_t(7),
                                                               size_t(1001), size_t(70001)),
                                             ::testing::Values(ZIP_TYPE_F32, ZIP_TYPE_BYTES)),
+                         case_name);
+
+// Integers: the integer data sets and, as integers, doubles and noise.
+INSTANTIATE_TEST_SUITE_P(Integers, LosslessRoundTrip,
+                         ::testing::Combine(::testing::ValuesIn(kLosslessSpecs),
+                                            ::testing::Values("keys-i32", "keys-sorted-i32",
+                                                              "indices-i32", "ids-i64", "gauss-256",
+                                                              "random"),
+                                            ::testing::Values(size_t(0), size_t(1), size_t(7),
+                                                              size_t(1001), size_t(70001)),
+                                            ::testing::Values(ZIP_TYPE_I32, ZIP_TYPE_I64)),
                          case_name);
 
 // One million elements: several blocks, the last one partial.

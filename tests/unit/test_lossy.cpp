@@ -170,4 +170,20 @@ TEST(Lossy, BytePayloadsPassThroughUnchanged)
     EXPECT_EQ(r.output, src);
 }
 
+TEST(Lossy, IntegerPayloadsPassThroughUnchanged)
+{
+    for (zip_elem_type_t type : {ZIP_TYPE_I32, ZIP_TYPE_I64})
+        for (const char *spec : {"trunc:30+fast", "f32+fast", "abs:0.5+fast", "rel:1e-2+fpc"}) {
+            auto src = dataset_bytes("sincos-256", type, 4099); // doubles' bits, as integers
+            auto r = round_trip(spec, type, src);
+            ASSERT_EQ(r.decompress_status, ZIP_OK) << spec;
+            EXPECT_EQ(r.output, src) << spec << " type " << type;
+            zip_frame_info_t info;
+            auto frame = ziptest::make_frame(spec, type, src);
+            ASSERT_EQ(zip_frame_inspect(frame.data(), frame.size(), &info), ZIP_OK);
+            EXPECT_FALSE(info.lossy) << spec;
+            EXPECT_EQ(info.type, type);
+        }
+}
+
 } // namespace

@@ -13,7 +13,8 @@ namespace ziptest
 {
 
 // Bytes of `n` elements of `type` from data set `name` (doubles narrowed to float for F32; the
-// raw double bytes for BYTES). Never constant: the sets come from perftest/data.
+// raw bytes of the set's buffer for BYTES and the integer types, so an integer set gives its
+// integers). Never constant: the sets come from perftest/data.
 std::vector<uint8_t> dataset_bytes(const std::string &name, zip_elem_type_t type, size_t n,
                                    uint64_t seed = 1);
 

@@ -318,3 +318,83 @@ TEST(ZipData, FloatVariantRoundsAndKeepsNaNs)
     for (size_t k = 0; k < g.size(); ++k)
         ASSERT_EQ(g[k], static_cast<float>(gd[k]));
 }
+
+TEST(ZipData, RecordSetsInterleaveFieldsWithAQuarterExactZeros)
+{
+    for (size_t fields : {3, 5, 8}) {
+        std::string name = "records-" + std::to_string(fields);
+        size_t n = zipdata_natural_count(name.c_str());
+        ASSERT_EQ(n, fields * 256 * 256) << name;
+        std::vector<double> v = fill(name.c_str(), n);
+        size_t zeros = 0;
+        std::vector<size_t> zeros_per_field(fields);
+        for (size_t k = 0; k < n; ++k)
+            if (bits_of(v[k]) == 0) { // +0.0 exactly, never -0.0
+                ++zeros;
+                ++zeros_per_field[k % fields];
+            }
+        EXPECT_GT(zeros, n * 20 / 100) << name;
+        EXPECT_LT(zeros, n * 30 / 100) << name;
+        // The zeros belong to some fields (interleaved), not spread over all of them.
+        size_t fields_with_zeros = 0;
+        for (size_t z : zeros_per_field)
+            fields_with_zeros += z > n / fields / 4;
+        EXPECT_LT(fields_with_zeros, fields) << name;
+        EXPECT_GE(fields_with_zeros, 1u) << name;
+    }
+}
+
+TEST(ZipData, IntegerSetsSayTheirTypeAndStayInRange)
+{
+    EXPECT_EQ(zipdata_type("gauss-256"), ZIPDATA_F64);
+    EXPECT_EQ(zipdata_type("records-5"), ZIPDATA_F64);
+    EXPECT_EQ(zipdata_type("keys-i32"), ZIPDATA_I32);
+    EXPECT_EQ(zipdata_type("indices-i32"), ZIPDATA_I32);
+    EXPECT_EQ(zipdata_type("ids-i64"), ZIPDATA_I64);
+    float f;
+    EXPECT_EQ(zipdata_fill_f32("keys-i32", &f, 1, 1), ZIPDATA_E_TYPE);
+
+    const size_t n = 65536; // doubles: 2n int32
+    std::vector<double> keys = fill("keys-i32", n, 4), sorted = fill("keys-sorted-i32", n, 4),
+                        cols = fill("indices-i32", n);
+    std::vector<int32_t> k(2 * n), s(2 * n), c(2 * n);
+    std::memcpy(k.data(), keys.data(), 8 * n);
+    std::memcpy(s.data(), sorted.data(), 8 * n);
+    std::memcpy(c.data(), cols.data(), 8 * n);
+    for (size_t i = 0; i < 2 * n; ++i) {
+        ASSERT_GE(k[i], 0);
+        ASSERT_LT(k[i], 1 << 11);
+        ASSERT_LT(c[i], 64 * 64 * 64);
+        ASSERT_GE(c[i], 0);
+        if (i > 0) {
+            ASSERT_LE(s[i - 1], s[i]);
+        }
+    }
+    // The first stencil row, point (0,0,0): its neighbours (0..1)^3 in ascending order.
+    const int32_t first[] = {0, 1, 64, 65, 4096, 4097, 4160, 4161};
+    for (size_t i = 0; i < 8; ++i)
+        EXPECT_EQ(c[i], first[i]);
+}
+
+TEST(ZipData, RecordAndIntegerFingerprintsAreStable)
+{
+    // As FingerprintsAreStable: change only on purpose.
+    struct Pin {
+        const char *name;
+        size_t n;
+        uint64_t seed, fingerprint;
+    };
+    const Pin pins[] = {
+        {"records-3", 65536, 1, 0x95a3a08eed3f3a3cull},
+        {"records-5", 100000, 1, 0x482c7a0741c9ba74ull},
+        {"records-8", 100000, 1, 0x650a8216242c2690ull},
+        {"complex-decay", 4096, 2, 0x532366b48f1ff169ull},
+        {"keys-i32", 4096, 2, 0x559539a4e5454125ull},
+        {"keys-sorted-i32", 4096, 2, 0x1d968206986b31e6ull},
+        {"indices-i32", 4096, 2, 0x5492b23e6693bceaull},
+        {"ids-i64", 4096, 2, 0xf82a398369c737e7ull},
+    };
+    for (const Pin &p : pins)
+        EXPECT_EQ(fingerprint(fill(p.name, p.n, p.seed)), p.fingerprint)
+            << p.name << std::hex << " 0x" << fingerprint(fill(p.name, p.n, p.seed));
+}

@@ -35,11 +35,18 @@ typedef enum zip_status {
     ZIP_E_STATE = 9        /* temporal frame whose reference message this side does not hold */
 } zip_status_t;
 
-/* Element type of the payload. Anything that is not IEEE binary32/binary64 is ZIP_TYPE_BYTES. */
+/*
+ * Element type of the payload: IEEE binary32/binary64, or 32/64-bit integers (signed or not:
+ * the codecs see bit patterns, which the type's width tells them how to group). Anything else is
+ * ZIP_TYPE_BYTES. Lossy stages apply to the floating-point types only; integers, like bytes,
+ * always travel exactly.
+ */
 typedef enum zip_elem_type {
     ZIP_TYPE_BYTES = 0,
     ZIP_TYPE_F32 = 1,
-    ZIP_TYPE_F64 = 2
+    ZIP_TYPE_F64 = 2,
+    ZIP_TYPE_I32 = 3,
+    ZIP_TYPE_I64 = 4
 } zip_elem_type_t;
 
 typedef struct zip_ctx zip_ctx_t;
