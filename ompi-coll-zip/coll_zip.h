@@ -30,6 +30,11 @@ enum {
     COLL_ZIP_OP_COUNT
 };
 
+/* Every collective zip takes: the module offers mca_coll_zip_<name> for each and keeps the
+ * previous component's function and module (saved and retained at enable) to hand calls on. */
+#define COLL_ZIP_COLLECTIVES(X)                                                                    \
+    X(bcast) X(alltoallv) X(gatherv) X(allreduce) X(reduce) X(iallreduce)
+
 typedef struct mca_coll_zip_component_t {
     mca_coll_base_component_2_0_0_t super;
 
@@ -63,18 +68,11 @@ typedef struct mca_coll_zip_module_t {
     mca_coll_base_module_t super;
 
     /* The functions this module stands in front of, retained at enable time. */
-    mca_coll_base_module_bcast_fn_t previous_bcast;
-    mca_coll_base_module_t *previous_bcast_module;
-    mca_coll_base_module_alltoallv_fn_t previous_alltoallv;
-    mca_coll_base_module_t *previous_alltoallv_module;
-    mca_coll_base_module_gatherv_fn_t previous_gatherv;
-    mca_coll_base_module_t *previous_gatherv_module;
-    mca_coll_base_module_allreduce_fn_t previous_allreduce;
-    mca_coll_base_module_t *previous_allreduce_module;
-    mca_coll_base_module_reduce_fn_t previous_reduce;
-    mca_coll_base_module_t *previous_reduce_module;
-    mca_coll_base_module_iallreduce_fn_t previous_iallreduce;
-    mca_coll_base_module_t *previous_iallreduce_module;
+#define COLL_ZIP_PREVIOUS(name)                                                                    \
+    mca_coll_base_module_##name##_fn_t previous_##name;                                            \
+    mca_coll_base_module_t *previous_##name##_module;
+    COLL_ZIP_COLLECTIVES(COLL_ZIP_PREVIOUS)
+#undef COLL_ZIP_PREVIOUS
 
     /* One codec context per communicator: MPI forbids concurrent collectives on one
      * communicator, so the context is never used by two threads at once. */
