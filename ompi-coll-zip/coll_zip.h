@@ -27,13 +27,14 @@ enum {
     COLL_ZIP_OP_ALLREDUCE,
     COLL_ZIP_OP_REDUCE,
     COLL_ZIP_OP_IALLREDUCE,
+    COLL_ZIP_OP_ALLTOALL,
     COLL_ZIP_OP_COUNT
 };
 
 /* Every collective zip takes: the module offers mca_coll_zip_<name> for each and keeps the
  * previous component's function and module (saved and retained at enable) to hand calls on. */
 #define COLL_ZIP_COLLECTIVES(X)                                                                    \
-    X(bcast) X(alltoallv) X(gatherv) X(allreduce) X(reduce) X(iallreduce)
+    X(bcast) X(alltoallv) X(gatherv) X(allreduce) X(reduce) X(iallreduce) X(alltoall)
 
 typedef struct mca_coll_zip_component_t {
     mca_coll_base_component_2_0_0_t super;
@@ -142,6 +143,18 @@ zip_verdict_t mca_coll_zip_policy_route(mca_coll_zip_module_t *m, struct ompi_co
 bool mca_coll_zip_policy_takes(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm, int op,
                                size_t bytes, const void *sample, int sample_count,
                                struct ompi_datatype_t *dtype, size_t my_bytes);
+/* For a call whose blocks all have the same size `block` on every rank (MPI makes the type
+ * signatures match): empty or below the threshold, it is counted as a fallback and goes to the
+ * previous component, like a small bcast; otherwise mca_coll_zip_policy_takes with block. */
+bool mca_coll_zip_policy_takes_uniform(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm,
+                                       int op, size_t block, const void *sample, int sample_count,
+                                       struct ompi_datatype_t *dtype, size_t my_bytes);
+/* For a call whose block sizes the ranks do not all know (alltoallv, scatterv): the route uses
+ * the threshold, the same everywhere; this rank's blocks at or above it (but block `skip`) are
+ * its payload, the largest of them its sample. */
+struct mca_coll_zip_layout_t;
+bool mca_coll_zip_policy_takes_blocks(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm,
+                                      int op, const struct mca_coll_zip_layout_t *mine, int skip);
 /* Runs the algorithm of `op` (root: gatherv's) with zip's transport and timed codec, counts
  * and traces what it did; returns an MPI error code (with a message) or OMPI_SUCCESS. */
 int mca_coll_zip_run(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm, int op, int root,
@@ -157,6 +170,13 @@ int mca_coll_zip_algo_error(int algo_rc, const char *op, struct ompi_communicato
 /* The collectives */
 int mca_coll_zip_bcast(void *buff, int count, struct ompi_datatype_t *datatype, int root,
                        struct ompi_communicator_t *comm, mca_coll_base_module_t *module);
+/* Alltoallv's algorithm for alltoall(v) (op), after the policy took the call. */
+int mca_coll_zip_alltoallv_run(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm, int op,
+                               const struct mca_coll_zip_layout_t *snd,
+                               const struct mca_coll_zip_layout_t *rcv);
+int mca_coll_zip_alltoall(const void *sbuf, int scount, struct ompi_datatype_t *sdtype, void *rbuf,
+                          int rcount, struct ompi_datatype_t *rdtype,
+                          struct ompi_communicator_t *comm, mca_coll_base_module_t *module);
 int mca_coll_zip_alltoallv(const void *sbuf, const int *scounts, const int *sdisps,
                            struct ompi_datatype_t *sdtype, void *rbuf, const int *rcounts,
                            const int *rdisps, struct ompi_datatype_t *rdtype,

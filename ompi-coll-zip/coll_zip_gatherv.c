@@ -40,7 +40,8 @@ int mca_coll_zip_gatherv(const void *sbuf, int scount, struct ompi_datatype_t *s
     }
     int rc = OMPI_SUCCESS;
     if (is_root) {
-        mca_coll_zip_blocks_layout(&blocks, rbuf, rcounts, disps, 0, rdtype, -1);
+        const mca_coll_zip_layout_t rcv = {rbuf, rcounts, disps, 0, rdtype};
+        mca_coll_zip_blocks_layout(&blocks, &rcv, -1);
         if (MPI_IN_PLACE != sbuf) {
             rc = ompi_datatype_sndrcv(sbuf, scount, sdtype, blocks.views[root].user, rcounts[root],
                                       rdtype);

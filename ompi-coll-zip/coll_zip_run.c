@@ -33,6 +33,7 @@ int mca_coll_zip_run(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm,
         algo_rc = zip_algo_bcast(&transport, &codec, args, &result);
         break;
     case COLL_ZIP_OP_ALLTOALLV:
+    case COLL_ZIP_OP_ALLTOALL:
         algo_rc = zip_algo_alltoallv(&transport, &codec, args, &result);
         break;
     case COLL_ZIP_OP_GATHERV:

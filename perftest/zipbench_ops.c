@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *const zb_op_names = "bcast,alltoallv,gatherv,allreduce,pingpong,bandwidth";
+const char *const zb_op_names = "bcast,alltoallv,gatherv,allreduce,alltoall,pingpong,bandwidth";
 
-enum kind { BCAST, ALLTOALLV, GATHERV, ALLREDUCE, PINGPONG, BANDWIDTH };
+enum kind { BCAST, ALLTOALLV, GATHERV, ALLREDUCE, ALLTOALL, PINGPONG, BANDWIDTH };
 
 /* Messages in flight in a bandwidth run: enough to keep a 1 Gbit/s pipe busy at 64 KiB, and
  * ob1's default tcp send queue handles it without flow-control stalls. */
@@ -102,6 +102,8 @@ zb_op *zb_op_create(const char *name, const double *F, size_t n, MPI_Comm comm)
         op->kind = GATHERV;
     else if (!strcmp(name, "allreduce"))
         op->kind = ALLREDUCE;
+    else if (!strcmp(name, "alltoall"))
+        op->kind = ALLTOALL;
     else if (!strcmp(name, "pingpong"))
         op->kind = PINGPONG;
     else if (!strcmp(name, "bandwidth"))
@@ -151,6 +153,11 @@ zb_op *zb_op_create(const char *name, const double *F, size_t n, MPI_Comm comm)
         op->rbuf = xmalloc((size_t)r * sizeof(double));
         break;
     }
+    case ALLTOALL:
+        /* n / size doubles to each peer: the rank's n doubles, split evenly. */
+        op->sbuf = xmalloc(n * sizeof(double));
+        op->rbuf = xmalloc(n * sizeof(double));
+        break;
     case GATHERV: {
         int r = 0;
         for (int j = 0; j < p; j++) {
@@ -178,7 +185,8 @@ void zb_op_destroy(zb_op *op)
 
 size_t zb_op_message_bytes(const zb_op *op)
 {
-    return (op->kind == ALLTOALLV ? op->n / (size_t)op->size : op->n) * sizeof(double);
+    const int split = op->kind == ALLTOALLV || op->kind == ALLTOALL;
+    return (split ? op->n / (size_t)op->size : op->n) * sizeof(double);
 }
 
 int zb_op_messages(const zb_op *op)
@@ -228,6 +236,7 @@ void zb_op_prepare(zb_op *op, int root)
         memset(op->rbuf, POISON, recv_total(op) * sizeof(double));
         break;
     case ALLREDUCE:
+    case ALLTOALL:
         rot_copy(op->sbuf, op->F, n, shift_of(op, op->rank), 0, n);
         memset(op->rbuf, POISON, n * sizeof(double));
         break;
@@ -256,6 +265,10 @@ void zb_op_run(zb_op *op, int root)
         break;
     case ALLREDUCE:
         MPI_Allreduce(op->sbuf, op->rbuf, n, MPI_DOUBLE, MPI_SUM, op->comm);
+        break;
+    case ALLTOALL:
+        MPI_Alltoall(op->sbuf, n / op->size, MPI_DOUBLE, op->rbuf, n / op->size, MPI_DOUBLE,
+                     op->comm);
         break;
     case PINGPONG: {
         /* One way plus a one-byte ack, so rank 0's clock sees the end of the transfer. */
@@ -341,6 +354,13 @@ size_t zb_op_verify(const zb_op *op, int root)
         return bad;
     case ALLREDUCE:
         return sum_mismatch(op);
+    case ALLTOALL: {
+        const size_t q = n / (size_t)op->size;
+        for (int i = 0; i < op->size; i++)
+            bad += rot_mismatch(op->rbuf + (size_t)i * q, op->F, n, shift_of(op, i),
+                                (size_t)op->rank * q, q);
+        return bad;
+    }
     case GATHERV:
         if (op->rank != root)
             return 0;
