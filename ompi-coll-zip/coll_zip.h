@@ -28,13 +28,14 @@ enum {
     COLL_ZIP_OP_REDUCE,
     COLL_ZIP_OP_IALLREDUCE,
     COLL_ZIP_OP_ALLTOALL,
+    COLL_ZIP_OP_GATHER,
     COLL_ZIP_OP_COUNT
 };
 
 /* Every collective zip takes: the module offers mca_coll_zip_<name> for each and keeps the
  * previous component's function and module (saved and retained at enable) to hand calls on. */
 #define COLL_ZIP_COLLECTIVES(X)                                                                    \
-    X(bcast) X(alltoallv) X(gatherv) X(allreduce) X(reduce) X(iallreduce) X(alltoall)
+    X(bcast) X(alltoallv) X(gatherv) X(allreduce) X(reduce) X(iallreduce) X(alltoall) X(gather)
 
 typedef struct mca_coll_zip_component_t {
     mca_coll_base_component_2_0_0_t super;
@@ -174,6 +175,14 @@ int mca_coll_zip_bcast(void *buff, int count, struct ompi_datatype_t *datatype, 
 int mca_coll_zip_alltoallv_run(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm, int op,
                                const struct mca_coll_zip_layout_t *snd,
                                const struct mca_coll_zip_layout_t *rcv);
+/* Gather(v) and scatter(v) (op), after the policy took the call: `many` is the root's side, a
+ * block per rank, `one` every other rank's block (and the root's own, or MPI_IN_PLACE). */
+int mca_coll_zip_rooted_run(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm, int op,
+                            const struct mca_coll_zip_layout_t *many,
+                            const struct mca_coll_zip_layout_t *one, int root);
+int mca_coll_zip_gather(const void *sbuf, int scount, struct ompi_datatype_t *sdtype, void *rbuf,
+                        int rcount, struct ompi_datatype_t *rdtype, int root,
+                        struct ompi_communicator_t *comm, mca_coll_base_module_t *module);
 int mca_coll_zip_alltoall(const void *sbuf, int scount, struct ompi_datatype_t *sdtype, void *rbuf,
                           int rcount, struct ompi_datatype_t *rdtype,
                           struct ompi_communicator_t *comm, mca_coll_base_module_t *module);

@@ -37,6 +37,7 @@ int mca_coll_zip_run(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm,
         algo_rc = zip_algo_alltoallv(&transport, &codec, args, &result);
         break;
     case COLL_ZIP_OP_GATHERV:
+    case COLL_ZIP_OP_GATHER:
         algo_rc = zip_algo_gatherv(&transport, &codec, root, args, &result);
         break;
     case COLL_ZIP_OP_ALLREDUCE:

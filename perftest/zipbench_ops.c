@@ -7,9 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *const zb_op_names = "bcast,alltoallv,gatherv,allreduce,alltoall,pingpong,bandwidth";
+const char *const zb_op_names =
+    "bcast,alltoallv,gatherv,allreduce,alltoall,gather,pingpong,bandwidth";
 
-enum kind { BCAST, ALLTOALLV, GATHERV, ALLREDUCE, ALLTOALL, PINGPONG, BANDWIDTH };
+enum kind { BCAST, ALLTOALLV, GATHERV, ALLREDUCE, ALLTOALL, GATHER, PINGPONG, BANDWIDTH };
 
 /* Messages in flight in a bandwidth run: enough to keep a 1 Gbit/s pipe busy at 64 KiB, and
  * ob1's default tcp send queue handles it without flow-control stalls. */
@@ -104,6 +105,8 @@ zb_op *zb_op_create(const char *name, const double *F, size_t n, MPI_Comm comm)
         op->kind = ALLREDUCE;
     else if (!strcmp(name, "alltoall"))
         op->kind = ALLTOALL;
+    else if (!strcmp(name, "gather"))
+        op->kind = GATHER;
     else if (!strcmp(name, "pingpong"))
         op->kind = PINGPONG;
     else if (!strcmp(name, "bandwidth"))
@@ -158,6 +161,10 @@ zb_op *zb_op_create(const char *name, const double *F, size_t n, MPI_Comm comm)
         op->sbuf = xmalloc(n * sizeof(double));
         op->rbuf = xmalloc(n * sizeof(double));
         break;
+    case GATHER:
+        op->sbuf = xmalloc(n * sizeof(double));
+        op->rbuf = xmalloc((size_t)p * n * sizeof(double));
+        break;
     case GATHERV: {
         int r = 0;
         for (int j = 0; j < p; j++) {
@@ -201,7 +208,7 @@ int zb_op_name_p2p(const char *name)
 
 int zb_op_rooted(const zb_op *op)
 {
-    return op->kind == BCAST || op->kind == GATHERV;
+    return op->kind == BCAST || op->kind == GATHERV || op->kind == GATHER;
 }
 
 static size_t recv_total(const zb_op *op)
@@ -240,6 +247,11 @@ void zb_op_prepare(zb_op *op, int root)
         rot_copy(op->sbuf, op->F, n, shift_of(op, op->rank), 0, n);
         memset(op->rbuf, POISON, n * sizeof(double));
         break;
+    case GATHER:
+        rot_copy(op->sbuf, op->F, n, shift_of(op, op->rank), 0, n);
+        if (op->rank == root)
+            memset(op->rbuf, POISON, (size_t)op->size * n * sizeof(double));
+        break;
     case GATHERV:
         rot_copy(op->sbuf, op->F, n, shift_of(op, op->rank), 0, (size_t)op->rcount[op->rank]);
         if (op->rank == root)
@@ -265,6 +277,9 @@ void zb_op_run(zb_op *op, int root)
         break;
     case ALLREDUCE:
         MPI_Allreduce(op->sbuf, op->rbuf, n, MPI_DOUBLE, MPI_SUM, op->comm);
+        break;
+    case GATHER:
+        MPI_Gather(op->sbuf, n, MPI_DOUBLE, op->rbuf, n, MPI_DOUBLE, root, op->comm);
         break;
     case ALLTOALL:
         MPI_Alltoall(op->sbuf, n / op->size, MPI_DOUBLE, op->rbuf, n / op->size, MPI_DOUBLE,
@@ -361,6 +376,10 @@ size_t zb_op_verify(const zb_op *op, int root)
                                 (size_t)op->rank * q, q);
         return bad;
     }
+    case GATHER:
+        for (int i = 0; op->rank == root && i < op->size; i++)
+            bad += rot_mismatch(op->rbuf + (size_t)i * n, op->F, n, shift_of(op, i), 0, n);
+        return bad;
     case GATHERV:
         if (op->rank != root)
             return 0;

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const ops[] = {"bcast", "alltoallv", "gatherv", "allreduce", "alltoall"};
+static const char *const ops[] = {"bcast", "alltoallv", "gatherv", "allreduce", "alltoall", "gather"};
 enum { NOPS = sizeof ops / sizeof ops[0] };
 
 struct zb_zipstats {
