@@ -29,13 +29,15 @@ enum {
     COLL_ZIP_OP_IALLREDUCE,
     COLL_ZIP_OP_ALLTOALL,
     COLL_ZIP_OP_GATHER,
+    COLL_ZIP_OP_SCATTERV,
     COLL_ZIP_OP_COUNT
 };
 
 /* Every collective zip takes: the module offers mca_coll_zip_<name> for each and keeps the
  * previous component's function and module (saved and retained at enable) to hand calls on. */
 #define COLL_ZIP_COLLECTIVES(X)                                                                    \
-    X(bcast) X(alltoallv) X(gatherv) X(allreduce) X(reduce) X(iallreduce) X(alltoall) X(gather)
+    X(bcast)                                                                                       \
+    X(alltoallv) X(gatherv) X(allreduce) X(reduce) X(iallreduce) X(alltoall) X(gather) X(scatterv)
 
 typedef struct mca_coll_zip_component_t {
     mca_coll_base_component_2_0_0_t super;
@@ -183,6 +185,10 @@ int mca_coll_zip_rooted_run(mca_coll_zip_module_t *m, struct ompi_communicator_t
 int mca_coll_zip_gather(const void *sbuf, int scount, struct ompi_datatype_t *sdtype, void *rbuf,
                         int rcount, struct ompi_datatype_t *rdtype, int root,
                         struct ompi_communicator_t *comm, mca_coll_base_module_t *module);
+int mca_coll_zip_scatterv(const void *sbuf, const int *scounts, const int *disps,
+                          struct ompi_datatype_t *sdtype, void *rbuf, int rcount,
+                          struct ompi_datatype_t *rdtype, int root,
+                          struct ompi_communicator_t *comm, mca_coll_base_module_t *module);
 int mca_coll_zip_alltoall(const void *sbuf, int scount, struct ompi_datatype_t *sdtype, void *rbuf,
                           int rcount, struct ompi_datatype_t *rdtype,
                           struct ompi_communicator_t *comm, mca_coll_base_module_t *module);

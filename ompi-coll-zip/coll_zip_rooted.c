@@ -19,6 +19,8 @@ static int tag_of(int op)
     switch (op) {
     case COLL_ZIP_OP_GATHER:
         return MCA_COLL_BASE_TAG_GATHER;
+    case COLL_ZIP_OP_SCATTERV:
+        return MCA_COLL_BASE_TAG_SCATTERV;
     default:
         return MCA_COLL_BASE_TAG_GATHERV;
     }

@@ -18,7 +18,8 @@
 #include "algo/transport.h"
 
 const char *const mca_coll_zip_op_names[COLL_ZIP_OP_COUNT] = {
-    "bcast", "alltoallv", "gatherv", "allreduce", "reduce", "iallreduce", "alltoall", "gather"};
+    "bcast",      "alltoallv", "gatherv", "allreduce", "reduce",
+    "iallreduce", "alltoall",  "gather",  "scatterv"};
 const char *const mca_coll_zip_op_calls[COLL_ZIP_OP_COUNT] = {
     "MPI_Bcast",  "MPI_Alltoallv",  "MPI_Gatherv", "MPI_Allreduce",
     "MPI_Reduce", "MPI_Iallreduce", "MPI_Alltoall"};

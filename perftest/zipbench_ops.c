@@ -8,9 +8,9 @@
 #include <string.h>
 
 const char *const zb_op_names =
-    "bcast,alltoallv,gatherv,allreduce,alltoall,gather,pingpong,bandwidth";
+    "bcast,alltoallv,gatherv,allreduce,alltoall,gather,scatterv,pingpong,bandwidth";
 
-enum kind { BCAST, ALLTOALLV, GATHERV, ALLREDUCE, ALLTOALL, GATHER, PINGPONG, BANDWIDTH };
+enum kind { BCAST, ALLTOALLV, GATHERV, ALLREDUCE, ALLTOALL, GATHER, SCATTERV, PINGPONG, BANDWIDTH };
 
 /* Messages in flight in a bandwidth run: enough to keep a 1 Gbit/s pipe busy at 64 KiB, and
  * ob1's default tcp send queue handles it without flow-control stalls. */
@@ -107,6 +107,8 @@ zb_op *zb_op_create(const char *name, const double *F, size_t n, MPI_Comm comm)
         op->kind = ALLTOALL;
     else if (!strcmp(name, "gather"))
         op->kind = GATHER;
+    else if (!strcmp(name, "scatterv"))
+        op->kind = SCATTERV;
     else if (!strcmp(name, "pingpong"))
         op->kind = PINGPONG;
     else if (!strcmp(name, "bandwidth"))
@@ -165,15 +167,19 @@ zb_op *zb_op_create(const char *name, const double *F, size_t n, MPI_Comm comm)
         op->sbuf = xmalloc(n * sizeof(double));
         op->rbuf = xmalloc((size_t)p * n * sizeof(double));
         break;
-    case GATHERV: {
+    case GATHERV:
+    case SCATTERV: {
+        /* The root's side: gatherv's blocks, which scatterv sends out (rcount, rdispl). */
         int r = 0;
         for (int j = 0; j < p; j++) {
             op->rcount[j] = gv_count(n, p, j);
             op->rdispl[j] = r;
             r += op->rcount[j];
         }
-        op->sbuf = xmalloc((size_t)op->rcount[op->rank] * sizeof(double));
-        op->rbuf = xmalloc((size_t)r * sizeof(double));
+        op->sbuf =
+            xmalloc((size_t)(op->kind == GATHERV ? op->rcount[op->rank] : r) * sizeof(double));
+        op->rbuf =
+            xmalloc((size_t)(op->kind == GATHERV ? r : op->rcount[op->rank]) * sizeof(double));
         break;
     }
     }
@@ -208,7 +214,7 @@ int zb_op_name_p2p(const char *name)
 
 int zb_op_rooted(const zb_op *op)
 {
-    return op->kind == BCAST || op->kind == GATHERV || op->kind == GATHER;
+    return op->kind == BCAST || op->kind == GATHERV || op->kind == GATHER || op->kind == SCATTERV;
 }
 
 static size_t recv_total(const zb_op *op)
@@ -252,6 +258,12 @@ void zb_op_prepare(zb_op *op, int root)
         if (op->rank == root)
             memset(op->rbuf, POISON, (size_t)op->size * n * sizeof(double));
         break;
+    case SCATTERV:
+        /* Block i is rank i's gatherv contribution: rotated(F, shift of i). */
+        for (int i = 0; op->rank == root && i < op->size; i++)
+            rot_copy(op->sbuf + op->rdispl[i], op->F, n, shift_of(op, i), 0, (size_t)op->rcount[i]);
+        memset(op->rbuf, POISON, (size_t)op->rcount[op->rank] * sizeof(double));
+        break;
     case GATHERV:
         rot_copy(op->sbuf, op->F, n, shift_of(op, op->rank), 0, (size_t)op->rcount[op->rank]);
         if (op->rank == root)
@@ -280,6 +292,10 @@ void zb_op_run(zb_op *op, int root)
         break;
     case GATHER:
         MPI_Gather(op->sbuf, n, MPI_DOUBLE, op->rbuf, n, MPI_DOUBLE, root, op->comm);
+        break;
+    case SCATTERV:
+        MPI_Scatterv(op->sbuf, op->rcount, op->rdispl, MPI_DOUBLE, op->rbuf, op->rcount[op->rank],
+                     MPI_DOUBLE, root, op->comm);
         break;
     case ALLTOALL:
         MPI_Alltoall(op->sbuf, n / op->size, MPI_DOUBLE, op->rbuf, n / op->size, MPI_DOUBLE,
@@ -376,6 +392,9 @@ size_t zb_op_verify(const zb_op *op, int root)
                                 (size_t)op->rank * q, q);
         return bad;
     }
+    case SCATTERV:
+        return rot_mismatch(op->rbuf, op->F, n, shift_of(op, op->rank), 0,
+                            (size_t)op->rcount[op->rank]);
     case GATHER:
         for (int i = 0; op->rank == root && i < op->size; i++)
             bad += rot_mismatch(op->rbuf + (size_t)i * n, op->F, n, shift_of(op, i), 0, n);

@@ -1,7 +1,9 @@
 /*
- * MPI_Gather through coll/zip: every root, blocks from empty and below the threshold
- * (handed on whole) to large, smooth and random doubles, a strided receive type at the root,
- * MPI_IN_PLACE at the root, dup/split communicators. Bit-exact against local data.
+ * MPI_Gather and MPI_Scatterv through coll/zip: every root; gather's blocks from empty and
+ * below the threshold (handed on whole) to large, scatterv's uneven (zeros, tiny, around the
+ * threshold, large) with displacements in reverse order and gaps; smooth and random doubles,
+ * MPI_IN_PLACE at the root, strided types, dup/split communicators. Bit-exact against local
+ * data.
  */
 #include "zt_common.h"
 
@@ -53,6 +55,49 @@ static void gather(MPI_Comm comm, int count, int kind, int root, int in_place, i
     free(rbuf);
 }
 
+/* Doubles the root of round `round` sends rank `to`: deliberately uneven. */
+static int scatterv_count(int to, int round)
+{
+    static const int menu[] = {0, 1, 17, 2047, 2048, 6000, 20000};
+    return menu[(to * 3 + round) % 7];
+}
+
+static void scatterv(MPI_Comm comm, int round, int kind, int root, int in_place, int strided)
+{
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    int *sc = malloc(size * sizeof(int)), *sd = malloc(size * sizeof(int));
+    int total = 0;
+    for (int p = size - 1; p >= 0; --p) {
+        sc[p] = scatterv_count(p, round);
+        sd[p] = total + 3;
+        total += sc[p] + 3;
+    }
+    const int mine = sc[rank], stride = strided ? 2 : 1;
+    double *sbuf = malloc(((size_t)total + 1) * sizeof(double));
+    double *rbuf = malloc(((size_t)mine * stride + 1) * sizeof(double));
+    for (int p = 0; p < size; ++p)
+        zt_fill(sbuf + sd[p], sc[p], kind, p, (uint64_t)round);
+    for (int i = 0; i < mine * stride; ++i)
+        rbuf[i] = -7.0;
+    MPI_Datatype rtype = strided ? strided_double() : MPI_DOUBLE;
+    void *recv = rank == root && in_place ? MPI_IN_PLACE : rbuf;
+    zt_call(MPI_Scatterv(sbuf, sc, sd, MPI_DOUBLE, recv, mine, rtype, root, comm), "MPI_Scatterv",
+            rank);
+    const double *got = recv == MPI_IN_PLACE ? sbuf + sd[rank] : rbuf;
+    const int ok =
+        zt_block_matches(got, recv == MPI_IN_PLACE ? 1 : stride, mine, kind, rank, (uint64_t)round);
+    zt_checkf(ok, rank, "scatterv round %d %s root %d in_place=%d strided=%d count %d", round,
+              zt_kind_name[kind], root, in_place, strided, mine);
+    if (strided)
+        MPI_Type_free(&rtype);
+    free(sbuf);
+    free(rbuf);
+    free(sc);
+    free(sd);
+}
+
 static void run_all(MPI_Comm comm)
 {
     int size;
@@ -62,6 +107,8 @@ static void run_all(MPI_Comm comm)
             gather(comm, counts[c], (root + c) % ZT_KINDS, root, 0, 0);
         gather(comm, 5000, ZT_SMOOTH, root, 1, 0);
         gather(comm, 3000, ZT_SMOOTH, root, root % 2, 1);
+        for (int round = 0; round < 7; ++round)
+            scatterv(comm, round, (root + round) % ZT_KINDS, root, round == 3, round == 5);
     }
 }
 
