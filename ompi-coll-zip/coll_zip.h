@@ -28,12 +28,22 @@ enum {
     COLL_ZIP_OP_REDUCE,
     COLL_ZIP_OP_IALLREDUCE,
     COLL_ZIP_OP_IBCAST,
+    COLL_ZIP_OP_ALLTOALL,
+    COLL_ZIP_OP_GATHER,
+    COLL_ZIP_OP_SCATTERV,
     COLL_ZIP_OP_COUNT
 };
 /* coll_zip_stats.c: per op, its row in the statistics and MPI_T names ("bcast"), and its MPI
  * call ("MPI_Bcast") */
 extern const char *const mca_coll_zip_op_names[COLL_ZIP_OP_COUNT];
 extern const char *const mca_coll_zip_op_calls[COLL_ZIP_OP_COUNT];
+
+/* Every collective zip takes: the module offers mca_coll_zip_<name> for each and keeps the
+ * previous component's function and module (saved and retained at enable) to hand calls on. */
+#define COLL_ZIP_COLLECTIVES(X)                                                                    \
+    X(bcast)                                                                                       \
+    X(alltoallv)                                                                                   \
+    X(gatherv) X(allreduce) X(reduce) X(iallreduce) X(ibcast) X(alltoall) X(gather) X(scatterv)
 
 typedef struct mca_coll_zip_component_t {
     mca_coll_base_component_2_0_0_t super;
@@ -68,20 +78,11 @@ typedef struct mca_coll_zip_module_t {
     mca_coll_base_module_t super;
 
     /* The functions this module stands in front of, retained at enable time. */
-    mca_coll_base_module_bcast_fn_t previous_bcast;
-    mca_coll_base_module_t *previous_bcast_module;
-    mca_coll_base_module_alltoallv_fn_t previous_alltoallv;
-    mca_coll_base_module_t *previous_alltoallv_module;
-    mca_coll_base_module_gatherv_fn_t previous_gatherv;
-    mca_coll_base_module_t *previous_gatherv_module;
-    mca_coll_base_module_allreduce_fn_t previous_allreduce;
-    mca_coll_base_module_t *previous_allreduce_module;
-    mca_coll_base_module_reduce_fn_t previous_reduce;
-    mca_coll_base_module_t *previous_reduce_module;
-    mca_coll_base_module_iallreduce_fn_t previous_iallreduce;
-    mca_coll_base_module_t *previous_iallreduce_module;
-    mca_coll_base_module_ibcast_fn_t previous_ibcast;
-    mca_coll_base_module_t *previous_ibcast_module;
+#define COLL_ZIP_PREVIOUS(name)                                                                    \
+    mca_coll_base_module_##name##_fn_t previous_##name;                                            \
+    mca_coll_base_module_t *previous_##name##_module;
+    COLL_ZIP_COLLECTIVES(COLL_ZIP_PREVIOUS)
+#undef COLL_ZIP_PREVIOUS
 
     /* One codec context per communicator: MPI forbids concurrent collectives on one
      * communicator, so the context is never used by two threads at once. */
@@ -148,6 +149,18 @@ zip_verdict_t mca_coll_zip_policy_route(mca_coll_zip_module_t *m, struct ompi_co
 bool mca_coll_zip_policy_takes(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm, int op,
                                size_t bytes, const void *sample, int sample_count,
                                struct ompi_datatype_t *dtype, size_t my_bytes);
+/* For a call whose blocks all have the same size `block` on every rank (MPI makes the type
+ * signatures match): empty or below the threshold, it is counted as a fallback and goes to the
+ * previous component, like a small bcast; otherwise mca_coll_zip_policy_takes with block. */
+bool mca_coll_zip_policy_takes_uniform(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm,
+                                       int op, size_t block, const void *sample, int sample_count,
+                                       struct ompi_datatype_t *dtype, size_t my_bytes);
+/* For a call whose block sizes the ranks do not all know (alltoallv, scatterv): the route uses
+ * the threshold, the same everywhere; this rank's blocks at or above it (but block `skip`) are
+ * its payload, the largest of them its sample. */
+struct mca_coll_zip_layout_t;
+bool mca_coll_zip_policy_takes_blocks(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm,
+                                      int op, const struct mca_coll_zip_layout_t *mine, int skip);
 /* Runs the algorithm of `op` (root: gatherv's) with zip's transport and timed codec, counts
  * and traces what it did; returns an MPI error code (with a message) or OMPI_SUCCESS. */
 int mca_coll_zip_run(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm, int op, int root,
@@ -163,6 +176,25 @@ int mca_coll_zip_algo_error(int algo_rc, const char *op, struct ompi_communicato
 /* The collectives */
 int mca_coll_zip_bcast(void *buff, int count, struct ompi_datatype_t *datatype, int root,
                        struct ompi_communicator_t *comm, mca_coll_base_module_t *module);
+/* Alltoallv's algorithm for alltoall(v) (op), after the policy took the call. */
+int mca_coll_zip_alltoallv_run(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm, int op,
+                               const struct mca_coll_zip_layout_t *snd,
+                               const struct mca_coll_zip_layout_t *rcv);
+/* Gather(v) and scatter(v) (op), after the policy took the call: `many` is the root's side, a
+ * block per rank, `one` every other rank's block (and the root's own, or MPI_IN_PLACE). */
+int mca_coll_zip_rooted_run(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm, int op,
+                            const struct mca_coll_zip_layout_t *many,
+                            const struct mca_coll_zip_layout_t *one, int root);
+int mca_coll_zip_gather(const void *sbuf, int scount, struct ompi_datatype_t *sdtype, void *rbuf,
+                        int rcount, struct ompi_datatype_t *rdtype, int root,
+                        struct ompi_communicator_t *comm, mca_coll_base_module_t *module);
+int mca_coll_zip_scatterv(const void *sbuf, const int *scounts, const int *disps,
+                          struct ompi_datatype_t *sdtype, void *rbuf, int rcount,
+                          struct ompi_datatype_t *rdtype, int root,
+                          struct ompi_communicator_t *comm, mca_coll_base_module_t *module);
+int mca_coll_zip_alltoall(const void *sbuf, int scount, struct ompi_datatype_t *sdtype, void *rbuf,
+                          int rcount, struct ompi_datatype_t *rdtype,
+                          struct ompi_communicator_t *comm, mca_coll_base_module_t *module);
 int mca_coll_zip_alltoallv(const void *sbuf, const int *scounts, const int *sdisps,
                            struct ompi_datatype_t *sdtype, void *rbuf, const int *rcounts,
                            const int *rdisps, struct ompi_datatype_t *rdtype,

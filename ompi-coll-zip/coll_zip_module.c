@@ -25,20 +25,11 @@ static int zip_module_enable(mca_coll_base_module_t *module, struct ompi_communi
 
 static void zip_module_construct(mca_coll_zip_module_t *m)
 {
-    m->previous_bcast = NULL;
-    m->previous_bcast_module = NULL;
-    m->previous_alltoallv = NULL;
-    m->previous_alltoallv_module = NULL;
-    m->previous_gatherv = NULL;
-    m->previous_gatherv_module = NULL;
-    m->previous_allreduce = NULL;
-    m->previous_allreduce_module = NULL;
-    m->previous_reduce = NULL;
-    m->previous_reduce_module = NULL;
-    m->previous_iallreduce = NULL;
-    m->previous_iallreduce_module = NULL;
-    m->previous_ibcast = NULL;
-    m->previous_ibcast_module = NULL;
+#define ZIP_CLEAR_PREVIOUS(name)                                                                   \
+    m->previous_##name = NULL;                                                                     \
+    m->previous_##name##_module = NULL;
+    COLL_ZIP_COLLECTIVES(ZIP_CLEAR_PREVIOUS)
+#undef ZIP_CLEAR_PREVIOUS
     m->codec = NULL;
     m->peer_on_node = NULL;
     m->agreed = false;
@@ -50,20 +41,11 @@ static void zip_module_construct(mca_coll_zip_module_t *m)
 
 static void zip_module_destruct(mca_coll_zip_module_t *m)
 {
-    if (NULL != m->previous_bcast_module)
-        OBJ_RELEASE(m->previous_bcast_module);
-    if (NULL != m->previous_alltoallv_module)
-        OBJ_RELEASE(m->previous_alltoallv_module);
-    if (NULL != m->previous_gatherv_module)
-        OBJ_RELEASE(m->previous_gatherv_module);
-    if (NULL != m->previous_allreduce_module)
-        OBJ_RELEASE(m->previous_allreduce_module);
-    if (NULL != m->previous_reduce_module)
-        OBJ_RELEASE(m->previous_reduce_module);
-    if (NULL != m->previous_iallreduce_module)
-        OBJ_RELEASE(m->previous_iallreduce_module);
-    if (NULL != m->previous_ibcast_module)
-        OBJ_RELEASE(m->previous_ibcast_module);
+#define ZIP_RELEASE_PREVIOUS(name)                                                                 \
+    if (NULL != m->previous_##name##_module)                                                       \
+        OBJ_RELEASE(m->previous_##name##_module);
+    COLL_ZIP_COLLECTIVES(ZIP_RELEASE_PREVIOUS)
+#undef ZIP_RELEASE_PREVIOUS
     free(m->peer_on_node);
     if (NULL != m->codec) {
         zip_ctx_destroy(m->codec);
@@ -221,13 +203,9 @@ mca_coll_base_module_t *mca_coll_zip_comm_query(struct ompi_communicator_t *comm
     }
     *priority = z->priority;
     m->super.coll_module_enable = zip_module_enable;
-    m->super.coll_bcast = mca_coll_zip_bcast;
-    m->super.coll_alltoallv = mca_coll_zip_alltoallv;
-    m->super.coll_gatherv = mca_coll_zip_gatherv;
-    m->super.coll_allreduce = mca_coll_zip_allreduce;
-    m->super.coll_reduce = mca_coll_zip_reduce;
-    m->super.coll_iallreduce = mca_coll_zip_iallreduce;
-    m->super.coll_ibcast = mca_coll_zip_ibcast;
+#define ZIP_OFFER(name) m->super.coll_##name = mca_coll_zip_##name;
+    COLL_ZIP_COLLECTIVES(ZIP_OFFER)
+#undef ZIP_OFFER
     opal_output_verbose(10, z->output, "coll:zip: offered on %s (cid %d) with priority %d",
                         comm->c_name, comm->c_contextid, *priority);
     return &m->super;
@@ -258,23 +236,14 @@ static int zip_module_enable(mca_coll_base_module_t *module, struct ompi_communi
 
     /* Modules are enabled in increasing priority, so c_coll holds what zip replaces. */
 #define ZIP_SAVE_PREVIOUS(name)                                                                    \
-    do {                                                                                           \
-        if (NULL == comm->c_coll->coll_##name##_module) {                                          \
-            missing = #name;                                                                       \
-        } else {                                                                                   \
-            m->previous_##name = comm->c_coll->coll_##name;                                        \
-            m->previous_##name##_module = comm->c_coll->coll_##name##_module;                      \
-            OBJ_RETAIN(m->previous_##name##_module);                                               \
-        }                                                                                          \
-    } while (0)
-
-    ZIP_SAVE_PREVIOUS(bcast);
-    ZIP_SAVE_PREVIOUS(alltoallv);
-    ZIP_SAVE_PREVIOUS(gatherv);
-    ZIP_SAVE_PREVIOUS(allreduce);
-    ZIP_SAVE_PREVIOUS(reduce);
-    ZIP_SAVE_PREVIOUS(iallreduce);
-    ZIP_SAVE_PREVIOUS(ibcast);
+    if (NULL == comm->c_coll->coll_##name##_module) {                                              \
+        missing = #name;                                                                           \
+    } else {                                                                                       \
+        m->previous_##name = comm->c_coll->coll_##name;                                            \
+        m->previous_##name##_module = comm->c_coll->coll_##name##_module;                          \
+        OBJ_RETAIN(m->previous_##name##_module);                                                   \
+    }
+    COLL_ZIP_COLLECTIVES(ZIP_SAVE_PREVIOUS)
 #undef ZIP_SAVE_PREVIOUS
 
     if (NULL != missing) {

@@ -22,6 +22,7 @@
 #include "ompi/mca/coll/base/coll_tags.h"
 
 #include "coll_zip.h"
+#include "coll_zip_view.h"
 #include "algo/zip_algo.h"
 
 /* ---- the per-communicator Info key zip_policy ---- */
@@ -151,6 +152,22 @@ static int agree(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm)
     return OMPI_SUCCESS;
 }
 
+/* Alltoall(v): every rank of a node sends off-node at once, through its one NIC. Bcast (a
+ * chain) and gather(v) (into the root): one flow. */
+static bool all_ranks_send(int op)
+{
+    return COLL_ZIP_OP_ALLTOALLV == op || COLL_ZIP_OP_ALLTOALL == op;
+}
+
+/* The observe counter is a call's predicted wall-time saving summed over ranks, each rank
+ * judging its own payload. Bcast: the root alone counts. Gather(v): the senders share the
+ * root's link one after another, so their savings add up. Alltoall(v): every rank sends at
+ * once, so each counts its share. */
+static double observe_share(int op, int size)
+{
+    return all_ranks_send(op) ? 1.0 / (double)size : 1.0;
+}
+
 zip_verdict_t mca_coll_zip_policy_route(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm,
                                         int op, size_t bytes, zip_algo_policy_t *out)
 {
@@ -178,12 +195,11 @@ zip_verdict_t mca_coll_zip_policy_route(mca_coll_zip_module_t *m, struct ompi_co
         }
     }
     /* Off-node traffic is the bottleneck of a communicator that spans nodes; with
-     * force_local every peer counts as remote. Alltoallv: every rank of a node sends at
-     * once through its one NIC. Bcast (a chain) and gatherv (into the root): one flow. */
+     * force_local every peer counts as remote. */
     const int cls = (NULL == m->peer_on_node || m->link_Bps[ZIP_PEER_REMOTE] > 0.0)
                         ? ZIP_PEER_REMOTE
                         : ZIP_PEER_LOCAL;
-    const int sharing = (COLL_ZIP_OP_ALLTOALLV == op) ? m->ranks_per_node : 1;
+    const int sharing = all_ranks_send(op) ? m->ranks_per_node : 1;
     out->speeds.compress_Bps = m->compress_Bps;
     out->speeds.decompress_Bps = m->decompress_Bps;
     out->speeds.link_Bps = m->link_Bps[cls] / (double)(sharing > 0 ? sharing : 1);
@@ -210,14 +226,41 @@ bool mca_coll_zip_policy_takes(mca_coll_zip_module_t *m, struct ompi_communicato
         saving = zip_algo_observe_saving(&codec, &m->call_policy, mca_coll_zip_elem_type(dtype),
                                          (const char *)sample + dtype->super.true_lb,
                                          tsize * (size_t)sample_count, my_bytes);
-        /* The counter is the call's predicted wall-time saving summed over ranks. Bcast: the
-         * root alone counts. Gatherv: the senders share the root's link one after another, so
-         * their savings add up. Alltoallv: every rank sends at once, so each counts its share. */
-        if (COLL_ZIP_OP_ALLTOALLV == op) {
-            saving /= (double)ompi_comm_size(comm);
-        }
+        saving *= observe_share(op, ompi_comm_size(comm));
     }
     mca_coll_zip_stats_policy(op, v, saving, my_bytes);
     mca_coll_zip_stats_add(op, 1, 0, 0, 0, 0);
     return false;
+}
+
+bool mca_coll_zip_policy_takes_uniform(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm,
+                                       int op, size_t block, const void *sample, int sample_count,
+                                       struct ompi_datatype_t *dtype, size_t my_bytes)
+{
+    if (0 == block || block < mca_coll_zip_component.threshold) {
+        mca_coll_zip_stats_add(op, 1, 0, 0, 0, 0);
+        return false;
+    }
+    return mca_coll_zip_policy_takes(m, comm, op, block, sample, sample_count, dtype, my_bytes);
+}
+
+bool mca_coll_zip_policy_takes_blocks(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm,
+                                      int op, const mca_coll_zip_layout_t *mine, int skip)
+{
+    const size_t threshold = mca_coll_zip_component.threshold;
+    size_t total = 0, largest = 0;
+    int sample = -1;
+    for (int p = 0; p < ompi_comm_size(comm); ++p) {
+        const size_t b = mca_coll_zip_layout_bytes(mine, p);
+        if (p != skip && b >= threshold) {
+            total += b;
+            if (b > largest) {
+                largest = b;
+                sample = p;
+            }
+        }
+    }
+    int count = 0;
+    const char *at = sample >= 0 ? mca_coll_zip_layout_block(mine, sample, &count) : NULL;
+    return mca_coll_zip_policy_takes(m, comm, op, threshold, at, count, mine->dtype, total);
 }

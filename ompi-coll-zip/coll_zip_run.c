@@ -33,10 +33,15 @@ int mca_coll_zip_run(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm,
         algo_rc = zip_algo_bcast(&transport, &codec, args, &result);
         break;
     case COLL_ZIP_OP_ALLTOALLV:
+    case COLL_ZIP_OP_ALLTOALL:
         algo_rc = zip_algo_alltoallv(&transport, &codec, args, &result);
         break;
     case COLL_ZIP_OP_GATHERV:
+    case COLL_ZIP_OP_GATHER:
         algo_rc = zip_algo_gatherv(&transport, &codec, root, args, &result);
+        break;
+    case COLL_ZIP_OP_SCATTERV:
+        algo_rc = zip_algo_scatterv(&transport, &codec, root, args, &result);
         break;
     case COLL_ZIP_OP_ALLREDUCE:
         algo_rc = zip_algo_allreduce(&transport, &codec, args, &result);

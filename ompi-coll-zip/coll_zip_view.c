@@ -87,19 +87,38 @@ void mca_coll_zip_blocks_set(mca_coll_zip_blocks_t *b, int i, const void *buf, i
     b->blocks[i] = (zip_block_t){NULL, b->views[i].len, &b->views[i]};
 }
 
-void mca_coll_zip_blocks_layout(mca_coll_zip_blocks_t *b, const void *buf, const int *counts,
-                                const int *disps, int count, struct ompi_datatype_t *dtype,
-                                int skip)
+char *mca_coll_zip_layout_block(const mca_coll_zip_layout_t *l, int p, int *count)
 {
     ptrdiff_t lb = 0, extent = 0;
-    ompi_datatype_get_extent(dtype, &lb, &extent);
+    ompi_datatype_get_extent(l->dtype, &lb, &extent);
+    const ptrdiff_t at = NULL != l->counts ? (ptrdiff_t)l->disps[p] : (ptrdiff_t)p * l->count;
+    *count = NULL != l->counts ? l->counts[p] : l->count;
+    return (char *)l->buf + at * extent;
+}
+
+size_t mca_coll_zip_layout_bytes(const mca_coll_zip_layout_t *l, int p)
+{
+    const int count = NULL != l->counts ? l->counts[p] : l->count;
+    return l->dtype->super.size * (size_t)(count > 0 ? count : 0);
+}
+
+int mca_coll_zip_layout_copy(const mca_coll_zip_layout_t *from, int p,
+                             const mca_coll_zip_layout_t *to, int q)
+{
+    int from_count = 0, to_count = 0;
+    const char *src = mca_coll_zip_layout_block(from, p, &from_count);
+    char *dst = mca_coll_zip_layout_block(to, q, &to_count);
+    return ompi_datatype_sndrcv(src, from_count, from->dtype, dst, to_count, to->dtype);
+}
+
+void mca_coll_zip_blocks_layout(mca_coll_zip_blocks_t *b, const mca_coll_zip_layout_t *l, int skip)
+{
     for (int p = 0; p < b->n; ++p) {
-        if (p == skip) {
-            continue;
+        if (p != skip) {
+            int count = 0;
+            const char *block = mca_coll_zip_layout_block(l, p, &count);
+            mca_coll_zip_blocks_set(b, p, block, count, l->dtype);
         }
-        const ptrdiff_t at = NULL != counts ? (ptrdiff_t)disps[p] : (ptrdiff_t)p * count;
-        mca_coll_zip_blocks_set(b, p, (const char *)buf + at * extent,
-                                NULL != counts ? counts[p] : count, dtype);
     }
 }
 

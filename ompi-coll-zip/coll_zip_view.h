@@ -43,11 +43,23 @@ typedef struct mca_coll_zip_blocks_t {
 int mca_coll_zip_blocks_init(mca_coll_zip_blocks_t *b, int n);
 void mca_coll_zip_blocks_set(mca_coll_zip_blocks_t *b, int i, const void *buf, int count,
                              struct ompi_datatype_t *dtype);
-/* Block p: counts[p] elements of dtype at buf + disps[p] extents (counts NULL: `count` each at
- * p * count extents), for every p but `skip`. */
-void mca_coll_zip_blocks_layout(mca_coll_zip_blocks_t *b, const void *buf, const int *counts,
-                                const int *disps, int count, struct ompi_datatype_t *dtype,
-                                int skip);
+/* One side of a call, as MPI describes it: block p is counts[p] elements of dtype at buf +
+ * disps[p] extents, or, with counts NULL, `count` elements at buf + p * count extents. */
+typedef struct mca_coll_zip_layout_t {
+    const void *buf;
+    const int *counts, *disps;
+    int count;
+    struct ompi_datatype_t *dtype;
+} mca_coll_zip_layout_t;
+
+/* Where block p of l starts, and its element count; its size in bytes. */
+char *mca_coll_zip_layout_block(const mca_coll_zip_layout_t *l, int p, int *count);
+size_t mca_coll_zip_layout_bytes(const mca_coll_zip_layout_t *l, int p);
+/* Copies block p of `from` into block q of `to` (the local block of a call). */
+int mca_coll_zip_layout_copy(const mca_coll_zip_layout_t *from, int p,
+                             const mca_coll_zip_layout_t *to, int q);
+/* Every block of l but `skip` (-1: none), described. */
+void mca_coll_zip_blocks_layout(mca_coll_zip_blocks_t *b, const mca_coll_zip_layout_t *l, int skip);
 /* After the call: unpacks received blocks (`deliver`, when rc is OMPI_SUCCESS), frees
  * everything, and returns rc or the unpacking's error. */
 int mca_coll_zip_blocks_finish(mca_coll_zip_blocks_t *b, bool deliver, int rc);

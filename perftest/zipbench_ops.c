@@ -7,9 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *const zb_op_names = "bcast,alltoallv,gatherv,allreduce,pingpong,bandwidth";
+const char *const zb_op_names =
+    "bcast,alltoallv,gatherv,allreduce,alltoall,gather,scatterv,pingpong,bandwidth";
 
-enum kind { BCAST, ALLTOALLV, GATHERV, ALLREDUCE, PINGPONG, BANDWIDTH };
+enum kind { BCAST, ALLTOALLV, GATHERV, ALLREDUCE, ALLTOALL, GATHER, SCATTERV, PINGPONG, BANDWIDTH };
 
 /* Messages in flight in a bandwidth run: enough to keep a 1 Gbit/s pipe busy at 64 KiB, and
  * ob1's default tcp send queue handles it without flow-control stalls. */
@@ -102,6 +103,12 @@ zb_op *zb_op_create(const char *name, const double *F, size_t n, MPI_Comm comm)
         op->kind = GATHERV;
     else if (!strcmp(name, "allreduce"))
         op->kind = ALLREDUCE;
+    else if (!strcmp(name, "alltoall"))
+        op->kind = ALLTOALL;
+    else if (!strcmp(name, "gather"))
+        op->kind = GATHER;
+    else if (!strcmp(name, "scatterv"))
+        op->kind = SCATTERV;
     else if (!strcmp(name, "pingpong"))
         op->kind = PINGPONG;
     else if (!strcmp(name, "bandwidth"))
@@ -151,15 +158,28 @@ zb_op *zb_op_create(const char *name, const double *F, size_t n, MPI_Comm comm)
         op->rbuf = xmalloc((size_t)r * sizeof(double));
         break;
     }
-    case GATHERV: {
+    case ALLTOALL:
+        /* n / size doubles to each peer: the rank's n doubles, split evenly. */
+        op->sbuf = xmalloc(n * sizeof(double));
+        op->rbuf = xmalloc(n * sizeof(double));
+        break;
+    case GATHER:
+        op->sbuf = xmalloc(n * sizeof(double));
+        op->rbuf = xmalloc((size_t)p * n * sizeof(double));
+        break;
+    case GATHERV:
+    case SCATTERV: {
+        /* The root's side: gatherv's blocks, which scatterv sends out (rcount, rdispl). */
         int r = 0;
         for (int j = 0; j < p; j++) {
             op->rcount[j] = gv_count(n, p, j);
             op->rdispl[j] = r;
             r += op->rcount[j];
         }
-        op->sbuf = xmalloc((size_t)op->rcount[op->rank] * sizeof(double));
-        op->rbuf = xmalloc((size_t)r * sizeof(double));
+        op->sbuf =
+            xmalloc((size_t)(op->kind == GATHERV ? op->rcount[op->rank] : r) * sizeof(double));
+        op->rbuf =
+            xmalloc((size_t)(op->kind == GATHERV ? r : op->rcount[op->rank]) * sizeof(double));
         break;
     }
     }
@@ -178,7 +198,8 @@ void zb_op_destroy(zb_op *op)
 
 size_t zb_op_message_bytes(const zb_op *op)
 {
-    return (op->kind == ALLTOALLV ? op->n / (size_t)op->size : op->n) * sizeof(double);
+    const int split = op->kind == ALLTOALLV || op->kind == ALLTOALL;
+    return (split ? op->n / (size_t)op->size : op->n) * sizeof(double);
 }
 
 int zb_op_messages(const zb_op *op)
@@ -193,7 +214,7 @@ int zb_op_name_p2p(const char *name)
 
 int zb_op_rooted(const zb_op *op)
 {
-    return op->kind == BCAST || op->kind == GATHERV;
+    return op->kind == BCAST || op->kind == GATHERV || op->kind == GATHER || op->kind == SCATTERV;
 }
 
 static size_t recv_total(const zb_op *op)
@@ -228,8 +249,20 @@ void zb_op_prepare(zb_op *op, int root)
         memset(op->rbuf, POISON, recv_total(op) * sizeof(double));
         break;
     case ALLREDUCE:
+    case ALLTOALL:
         rot_copy(op->sbuf, op->F, n, shift_of(op, op->rank), 0, n);
         memset(op->rbuf, POISON, n * sizeof(double));
+        break;
+    case GATHER:
+        rot_copy(op->sbuf, op->F, n, shift_of(op, op->rank), 0, n);
+        if (op->rank == root)
+            memset(op->rbuf, POISON, (size_t)op->size * n * sizeof(double));
+        break;
+    case SCATTERV:
+        /* Block i is rank i's gatherv contribution: rotated(F, shift of i). */
+        for (int i = 0; op->rank == root && i < op->size; i++)
+            rot_copy(op->sbuf + op->rdispl[i], op->F, n, shift_of(op, i), 0, (size_t)op->rcount[i]);
+        memset(op->rbuf, POISON, (size_t)op->rcount[op->rank] * sizeof(double));
         break;
     case GATHERV:
         rot_copy(op->sbuf, op->F, n, shift_of(op, op->rank), 0, (size_t)op->rcount[op->rank]);
@@ -256,6 +289,17 @@ void zb_op_run(zb_op *op, int root)
         break;
     case ALLREDUCE:
         MPI_Allreduce(op->sbuf, op->rbuf, n, MPI_DOUBLE, MPI_SUM, op->comm);
+        break;
+    case GATHER:
+        MPI_Gather(op->sbuf, n, MPI_DOUBLE, op->rbuf, n, MPI_DOUBLE, root, op->comm);
+        break;
+    case SCATTERV:
+        MPI_Scatterv(op->sbuf, op->rcount, op->rdispl, MPI_DOUBLE, op->rbuf, op->rcount[op->rank],
+                     MPI_DOUBLE, root, op->comm);
+        break;
+    case ALLTOALL:
+        MPI_Alltoall(op->sbuf, n / op->size, MPI_DOUBLE, op->rbuf, n / op->size, MPI_DOUBLE,
+                     op->comm);
         break;
     case PINGPONG: {
         /* One way plus a one-byte ack, so rank 0's clock sees the end of the transfer. */
@@ -341,6 +385,20 @@ size_t zb_op_verify(const zb_op *op, int root)
         return bad;
     case ALLREDUCE:
         return sum_mismatch(op);
+    case ALLTOALL: {
+        const size_t q = n / (size_t)op->size;
+        for (int i = 0; i < op->size; i++)
+            bad += rot_mismatch(op->rbuf + (size_t)i * q, op->F, n, shift_of(op, i),
+                                (size_t)op->rank * q, q);
+        return bad;
+    }
+    case SCATTERV:
+        return rot_mismatch(op->rbuf, op->F, n, shift_of(op, op->rank), 0,
+                            (size_t)op->rcount[op->rank]);
+    case GATHER:
+        for (int i = 0; op->rank == root && i < op->size; i++)
+            bad += rot_mismatch(op->rbuf + (size_t)i * n, op->F, n, shift_of(op, i), 0, n);
+        return bad;
     case GATHERV:
         if (op->rank != root)
             return 0;

@@ -24,7 +24,7 @@ void zb_op_run(zb_op *op, int root);
 /* Untimed: number of wrong elements this rank received in the last run (0 = correct). */
 size_t zb_op_verify(const zb_op *op, int root);
 /* Bytes of one message the operation hands to the network: the broadcast buffer, one
- * alltoallv block, one gatherv contribution. Compression decisions are made per message. */
+ * alltoall(v) block, one gatherv contribution. Compression decisions are made per message. */
 size_t zb_op_message_bytes(const zb_op *op);
 /* Messages of zb_op_message_bytes one run sends (bandwidth: the window; others 1), so that
  * a run's time divided by it is the time per message. */

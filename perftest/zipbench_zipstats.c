@@ -5,7 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const ops[] = {"bcast", "alltoallv", "gatherv", "allreduce"};
+static const char *const ops[] = {"bcast",    "alltoallv", "gatherv", "allreduce",
+                                  "alltoall", "gather",    "scatterv"};
 enum { NOPS = sizeof ops / sizeof ops[0] };
 
 struct zb_zipstats {

@@ -113,6 +113,11 @@ int zip_algo_alltoallv(const zip_transport_t *t, const zip_codec_ops_t *codec,
 int zip_algo_gatherv(const zip_transport_t *t, const zip_codec_ops_t *codec, int root,
                      const zip_exchange_args_t *args, zip_algo_result_t *result);
 
+/* Scatterv: the root sends send[p] to every other p, each compressed once; non-roots receive
+ * recv[0] (the root's own block is the glue's business). */
+int zip_algo_scatterv(const zip_transport_t *t, const zip_codec_ops_t *codec, int root,
+                      const zip_exchange_args_t *args, zip_algo_result_t *result);
+
 /* The reduction operator of an allreduce or reduce: inout = in op inout, elementwise over
  * `bytes` bytes (a whole number of elements). The glue binds it to an MPI operation. */
 typedef struct zip_reduce_ops {

@@ -211,6 +211,7 @@ constexpr uint32_t kMagic = 0x50495a54; // "TZIP"
 int rle_compress(void *ctx, int, const void *src, size_t bytes, void *dst, size_t cap, size_t *out)
 {
     static_cast<ToyCodec *>(ctx)->bytes_offered += bytes;
+    static_cast<ToyCodec *>(ctx)->compressions++;
     const auto *s = static_cast<const unsigned char *>(src);
     auto *d = static_cast<unsigned char *>(dst);
     size_t o = 12;
@@ -235,6 +236,7 @@ int rle_compress(void *ctx, int, const void *src, size_t bytes, void *dst, size_
 
 int rle_decompress(void *ctx, const void *frame, size_t len, void *dst, size_t cap, size_t *raw_len)
 {
+    static_cast<ToyCodec *>(ctx)->decodes++;
     if (static_cast<ToyCodec *>(ctx)->fail_decode)
         return 5;
     const auto *f = static_cast<const unsigned char *>(frame);

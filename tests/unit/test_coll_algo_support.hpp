@@ -93,6 +93,7 @@ class World
 struct ToyCodec {
     bool fail_decode = false;
     std::atomic<size_t> bytes_offered{0}; // raw bytes handed to compress, over all ranks
+    std::atomic<size_t> compressions{0}, decodes{0}; // calls, over all ranks
     zip_codec_ops_t ops();
 };
 
