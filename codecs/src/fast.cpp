@@ -123,7 +123,7 @@ constexpr unsigned kMaxAccel = 64;
 // this share (in 1/256) of its bytes repeat the byte before or are zero (long runs: mostly-zero
 // or sign/exponent planes, where LZ4 is both smaller than the run mask and fast), or few
 // distinct values (repeated patterns at any distance). Measurements in docs/fast-codec.md.
-constexpr unsigned kLz4RepeatShare = 240;
+constexpr unsigned kLz4RepeatShare = 64;
 // Distinct byte values among kDistinctSample bytes of a noise-looking plane, at or below which
 // LZ4 is tried anyway (periodic patterns: index lists, integer records).
 constexpr unsigned kDistinctSample = 256;
