@@ -25,9 +25,16 @@ struct Typed {
     size_t bytes = 0;
 };
 
+struct WorldOptions {
+    bool testing = false;   // the transports have `test` (see World)
+    bool typed = false;     // the transport has the typed operations
+    size_t max_message = 0; // its limit on byte messages (0: none)
+};
+
 class World
 {
   public:
+    World(int size, const WorldOptions &o) : World(size, o.typed, o.max_message, o.testing) {}
     // typed: the transport has the typed operations (isend_plain, irecv_plain, byte_view);
     // max_message: its limit on byte messages (0: none); testing: it has `test`, so the
     // algorithms run as suspending coroutines (the non-blocking collectives' mode) and the
@@ -92,7 +99,7 @@ class World
 // data does not. `fail_decode` makes every decode fail, to test the error path.
 struct ToyCodec {
     bool fail_decode = false;
-    std::atomic<size_t> bytes_offered{0}; // raw bytes handed to compress, over all ranks
+    std::atomic<size_t> bytes_offered{0};            // raw bytes handed to compress, over all ranks
     std::atomic<size_t> compressions{0}, decodes{0}; // calls, over all ranks
     zip_codec_ops_t ops();
 };
