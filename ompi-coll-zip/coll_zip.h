@@ -31,6 +31,7 @@ enum {
     COLL_ZIP_OP_ALLTOALL,
     COLL_ZIP_OP_GATHER,
     COLL_ZIP_OP_SCATTERV,
+    COLL_ZIP_OP_SCATTER,
     COLL_ZIP_OP_COUNT
 };
 /* coll_zip_stats.c: per op, its row in the statistics and MPI_T names ("bcast"), and its MPI
@@ -43,7 +44,8 @@ extern const char *const mca_coll_zip_op_calls[COLL_ZIP_OP_COUNT];
 #define COLL_ZIP_COLLECTIVES(X)                                                                    \
     X(bcast)                                                                                       \
     X(alltoallv)                                                                                   \
-    X(gatherv) X(allreduce) X(reduce) X(iallreduce) X(ibcast) X(alltoall) X(gather) X(scatterv)
+    X(gatherv)                                                                                     \
+    X(allreduce) X(reduce) X(iallreduce) X(ibcast) X(alltoall) X(gather) X(scatterv) X(scatter)
 
 typedef struct mca_coll_zip_component_t {
     mca_coll_base_component_2_0_0_t super;
@@ -188,6 +190,9 @@ int mca_coll_zip_rooted_run(mca_coll_zip_module_t *m, struct ompi_communicator_t
 int mca_coll_zip_gather(const void *sbuf, int scount, struct ompi_datatype_t *sdtype, void *rbuf,
                         int rcount, struct ompi_datatype_t *rdtype, int root,
                         struct ompi_communicator_t *comm, mca_coll_base_module_t *module);
+int mca_coll_zip_scatter(const void *sbuf, int scount, struct ompi_datatype_t *sdtype, void *rbuf,
+                         int rcount, struct ompi_datatype_t *rdtype, int root,
+                         struct ompi_communicator_t *comm, mca_coll_base_module_t *module);
 int mca_coll_zip_scatterv(const void *sbuf, const int *scounts, const int *disps,
                           struct ompi_datatype_t *sdtype, void *rbuf, int rcount,
                           struct ompi_datatype_t *rdtype, int root,

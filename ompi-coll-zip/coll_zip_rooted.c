@@ -21,6 +21,8 @@ static int tag_of(int op)
         return MCA_COLL_BASE_TAG_GATHER;
     case COLL_ZIP_OP_SCATTERV:
         return MCA_COLL_BASE_TAG_SCATTERV;
+    case COLL_ZIP_OP_SCATTER:
+        return MCA_COLL_BASE_TAG_SCATTER;
     default:
         return MCA_COLL_BASE_TAG_GATHERV;
     }

@@ -41,6 +41,7 @@ int mca_coll_zip_run(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm,
         algo_rc = zip_algo_gatherv(&transport, &codec, root, args, &result);
         break;
     case COLL_ZIP_OP_SCATTERV:
+    case COLL_ZIP_OP_SCATTER:
         algo_rc = zip_algo_scatterv(&transport, &codec, root, args, &result);
         break;
     case COLL_ZIP_OP_ALLREDUCE:

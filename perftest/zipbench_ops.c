@@ -8,9 +8,20 @@
 #include <string.h>
 
 const char *const zb_op_names =
-    "bcast,alltoallv,gatherv,allreduce,alltoall,gather,scatterv,pingpong,bandwidth";
+    "bcast,alltoallv,gatherv,allreduce,alltoall,gather,scatter,scatterv,pingpong,bandwidth";
 
-enum kind { BCAST, ALLTOALLV, GATHERV, ALLREDUCE, ALLTOALL, GATHER, SCATTERV, PINGPONG, BANDWIDTH };
+enum kind {
+    BCAST,
+    ALLTOALLV,
+    GATHERV,
+    ALLREDUCE,
+    ALLTOALL,
+    GATHER,
+    SCATTER,
+    SCATTERV,
+    PINGPONG,
+    BANDWIDTH
+};
 
 /* Messages in flight in a bandwidth run: enough to keep a 1 Gbit/s pipe busy at 64 KiB, and
  * ob1's default tcp send queue handles it without flow-control stalls. */
@@ -107,6 +118,8 @@ zb_op *zb_op_create(const char *name, const double *F, size_t n, MPI_Comm comm)
         op->kind = ALLTOALL;
     else if (!strcmp(name, "gather"))
         op->kind = GATHER;
+    else if (!strcmp(name, "scatter"))
+        op->kind = SCATTER;
     else if (!strcmp(name, "scatterv"))
         op->kind = SCATTERV;
     else if (!strcmp(name, "pingpong"))
@@ -166,6 +179,10 @@ zb_op *zb_op_create(const char *name, const double *F, size_t n, MPI_Comm comm)
     case GATHER:
         op->sbuf = xmalloc(n * sizeof(double));
         op->rbuf = xmalloc((size_t)p * n * sizeof(double));
+        break;
+    case SCATTER:
+        op->sbuf = xmalloc((size_t)p * n * sizeof(double));
+        op->rbuf = xmalloc(n * sizeof(double));
         break;
     case GATHERV:
     case SCATTERV: {
@@ -258,6 +275,11 @@ void zb_op_prepare(zb_op *op, int root)
         if (op->rank == root)
             memset(op->rbuf, POISON, (size_t)op->size * n * sizeof(double));
         break;
+    case SCATTER:
+        for (int i = 0; op->rank == root && i < op->size; i++)
+            rot_copy(op->sbuf + (size_t)i * n, op->F, n, shift_of(op, i), 0, n);
+        memset(op->rbuf, POISON, n * sizeof(double));
+        break;
     case SCATTERV:
         /* Block i is rank i's gatherv contribution: rotated(F, shift of i). */
         for (int i = 0; op->rank == root && i < op->size; i++)
@@ -292,6 +314,9 @@ void zb_op_run(zb_op *op, int root)
         break;
     case GATHER:
         MPI_Gather(op->sbuf, n, MPI_DOUBLE, op->rbuf, n, MPI_DOUBLE, root, op->comm);
+        break;
+    case SCATTER:
+        MPI_Scatter(op->sbuf, n, MPI_DOUBLE, op->rbuf, n, MPI_DOUBLE, root, op->comm);
         break;
     case SCATTERV:
         MPI_Scatterv(op->sbuf, op->rcount, op->rdispl, MPI_DOUBLE, op->rbuf, op->rcount[op->rank],
@@ -392,6 +417,8 @@ size_t zb_op_verify(const zb_op *op, int root)
                                 (size_t)op->rank * q, q);
         return bad;
     }
+    case SCATTER:
+        return rot_mismatch(op->rbuf, op->F, n, shift_of(op, op->rank), 0, n);
     case SCATTERV:
         return rot_mismatch(op->rbuf, op->F, n, shift_of(op, op->rank), 0,
                             (size_t)op->rcount[op->rank]);

@@ -1,9 +1,9 @@
 /*
- * MPI_Gather and MPI_Scatterv through coll/zip: every root; gather's blocks from empty and
- * below the threshold (handed on whole) to large, scatterv's uneven (zeros, tiny, around the
- * threshold, large) with displacements in reverse order and gaps; smooth and random doubles,
- * MPI_IN_PLACE at the root, strided types, dup/split communicators. Bit-exact against local
- * data.
+ * MPI_Gather, MPI_Scatter and MPI_Scatterv through coll/zip: every root; gather's and
+ * scatter's blocks from empty and below the threshold (handed on whole) to large, scatterv's
+ * uneven (zeros, tiny, around the threshold, large) with displacements in reverse order and
+ * gaps; smooth and random doubles, MPI_IN_PLACE at the root, strided types, dup/split
+ * communicators. Bit-exact against local data.
  */
 #include "zt_common.h"
 
@@ -49,6 +49,33 @@ static void gather(MPI_Comm comm, int count, int kind, int root, int in_place, i
         zt_checkf(ok, rank, "gather count %d %s root %d in_place=%d strided=%d from %d", count,
                   zt_kind_name[kind], root, in_place, strided, p);
     }
+    if (strided)
+        MPI_Type_free(&rtype);
+    free(sbuf);
+    free(rbuf);
+}
+
+static void scatter(MPI_Comm comm, int count, int kind, int root, int in_place, int strided)
+{
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    const int stride = strided ? 2 : 1;
+    double *sbuf = malloc(((size_t)count * size + 1) * sizeof(double));
+    double *rbuf = malloc(((size_t)count * stride + 1) * sizeof(double));
+    for (int p = 0; p < size; ++p)
+        zt_fill(sbuf + (size_t)p * count, count, kind, p, (uint64_t)count);
+    for (int i = 0; i < count * stride; ++i)
+        rbuf[i] = -5.0;
+    MPI_Datatype rtype = strided ? strided_double() : MPI_DOUBLE;
+    void *recv = rank == root && in_place ? MPI_IN_PLACE : rbuf;
+    zt_call(MPI_Scatter(sbuf, count, MPI_DOUBLE, recv, count, rtype, root, comm), "MPI_Scatter",
+            rank);
+    const double *got = recv == MPI_IN_PLACE ? sbuf + (size_t)rank * count : rbuf;
+    const int ok = zt_block_matches(got, recv == MPI_IN_PLACE ? 1 : stride, count, kind, rank,
+                                    (uint64_t)count);
+    zt_checkf(ok, rank, "scatter count %d %s root %d in_place=%d strided=%d", count,
+              zt_kind_name[kind], root, in_place, strided);
     if (strided)
         MPI_Type_free(&rtype);
     free(sbuf);
@@ -103,8 +130,12 @@ static void run_all(MPI_Comm comm)
     int size;
     MPI_Comm_size(comm, &size);
     for (int root = 0; root < size; ++root) {
-        for (int c = 0; c < NCOUNTS; ++c)
+        for (int c = 0; c < NCOUNTS; ++c) {
             gather(comm, counts[c], (root + c) % ZT_KINDS, root, 0, 0);
+            scatter(comm, counts[c], (root + c + 1) % ZT_KINDS, root, 0, 0);
+        }
+        scatter(comm, 5000, ZT_SMOOTH, root, 1, 0);
+        scatter(comm, 3000, ZT_SMOOTH, root, root % 2, 1);
         gather(comm, 5000, ZT_SMOOTH, root, 1, 0);
         gather(comm, 3000, ZT_SMOOTH, root, root % 2, 1);
         for (int round = 0; round < 7; ++round)
