@@ -20,32 +20,32 @@
 
 BEGIN_C_DECLS
 
-enum {
-    COLL_ZIP_OP_BCAST,
-    COLL_ZIP_OP_ALLTOALLV,
-    COLL_ZIP_OP_GATHERV,
-    COLL_ZIP_OP_ALLREDUCE,
-    COLL_ZIP_OP_REDUCE,
-    COLL_ZIP_OP_IALLREDUCE,
-    COLL_ZIP_OP_IBCAST,
-    COLL_ZIP_OP_ALLTOALL,
-    COLL_ZIP_OP_GATHER,
-    COLL_ZIP_OP_SCATTERV,
-    COLL_ZIP_OP_SCATTER,
-    COLL_ZIP_OP_COUNT
-};
-/* coll_zip_stats.c: per op, its row in the statistics and MPI_T names ("bcast"), and its MPI
- * call ("MPI_Bcast") */
-extern const char *const mca_coll_zip_op_names[COLL_ZIP_OP_COUNT];
-extern const char *const mca_coll_zip_op_calls[COLL_ZIP_OP_COUNT];
-
-/* Every collective zip takes: the module offers mca_coll_zip_<name> for each and keeps the
- * previous component's function and module (saved and retained at enable) to hand calls on. */
+/* Every collective zip takes, in the order of the statistics rows: X(OP, name, Call) gives its
+ * op index COLL_ZIP_OP_<OP>, its name (the statistics row and MPI_T counters, the module's
+ * coll_<name>, mca_coll_zip_<name>, previous_<name>) and its MPI call MPI_<Call>. The module
+ * offers mca_coll_zip_<name> for each and keeps the previous component's function and module
+ * (saved and retained at enable) to hand calls on. */
+/* clang-format off */
 #define COLL_ZIP_COLLECTIVES(X)                                                                    \
-    X(bcast)                                                                                       \
-    X(alltoallv)                                                                                   \
-    X(gatherv)                                                                                     \
-    X(allreduce) X(reduce) X(iallreduce) X(ibcast) X(alltoall) X(gather) X(scatterv) X(scatter)
+    X(BCAST, bcast, Bcast)                                                                         \
+    X(ALLTOALLV, alltoallv, Alltoallv)                                                             \
+    X(GATHERV, gatherv, Gatherv)                                                                   \
+    X(ALLREDUCE, allreduce, Allreduce)                                                             \
+    X(REDUCE, reduce, Reduce)                                                                      \
+    X(IALLREDUCE, iallreduce, Iallreduce)                                                          \
+    X(IBCAST, ibcast, Ibcast)                                                                      \
+    X(ALLTOALL, alltoall, Alltoall)                                                                \
+    X(GATHER, gather, Gather)                                                                      \
+    X(SCATTERV, scatterv, Scatterv)                                                                \
+    X(SCATTER, scatter, Scatter)
+/* clang-format on */
+
+enum {
+#define COLL_ZIP_OP_INDEX(OP, name, Call) COLL_ZIP_OP_##OP,
+    COLL_ZIP_COLLECTIVES(COLL_ZIP_OP_INDEX)
+#undef COLL_ZIP_OP_INDEX
+        COLL_ZIP_OP_COUNT
+};
 
 typedef struct mca_coll_zip_component_t {
     mca_coll_base_component_2_0_0_t super;
@@ -80,7 +80,7 @@ typedef struct mca_coll_zip_module_t {
     mca_coll_base_module_t super;
 
     /* The functions this module stands in front of, retained at enable time. */
-#define COLL_ZIP_PREVIOUS(name)                                                                    \
+#define COLL_ZIP_PREVIOUS(OP, name, Call)                                                          \
     mca_coll_base_module_##name##_fn_t previous_##name;                                            \
     mca_coll_base_module_t *previous_##name##_module;
     COLL_ZIP_COLLECTIVES(COLL_ZIP_PREVIOUS)
@@ -114,6 +114,9 @@ mca_coll_base_module_t *mca_coll_zip_comm_query(struct ompi_communicator_t *comm
 void mca_coll_zip_pvars_register(void);
 
 /* coll_zip_stats.c */
+/* Each collective's name ("bcast") and MPI call ("MPI_Bcast"), by COLL_ZIP_OP_*. */
+extern const char *const mca_coll_zip_op_names[COLL_ZIP_OP_COUNT];
+extern const char *const mca_coll_zip_op_calls[COLL_ZIP_OP_COUNT];
 void mca_coll_zip_stats_set_rank(int world_rank);
 void mca_coll_zip_stats_add(int op, int fallback, int compressed, uint64_t bytes_in,
                             uint64_t bytes_out, uint64_t codec_ns);
@@ -151,12 +154,13 @@ zip_verdict_t mca_coll_zip_policy_route(mca_coll_zip_module_t *m, struct ompi_co
 bool mca_coll_zip_policy_takes(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm, int op,
                                size_t bytes, const void *sample, int sample_count,
                                struct ompi_datatype_t *dtype, size_t my_bytes);
-/* For a call whose blocks all have the same size `block` on every rank (MPI makes the type
- * signatures match): empty or below the threshold, it is counted as a fallback and goes to the
- * previous component, like a small bcast; otherwise mca_coll_zip_policy_takes with block. */
-bool mca_coll_zip_policy_takes_uniform(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm,
-                                       int op, size_t block, const void *sample, int sample_count,
-                                       struct ompi_datatype_t *dtype, size_t my_bytes);
+/* For a call whose largest block, `block`, every rank knows (MPI makes the type signatures
+ * match: alltoall, gather, scatter, allgather(v)): empty or below the threshold, it is counted as
+ * a fallback and goes to the previous component, like a small bcast; otherwise
+ * mca_coll_zip_policy_takes with block. */
+bool mca_coll_zip_policy_takes_known(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm,
+                                     int op, size_t block, const void *sample, int sample_count,
+                                     struct ompi_datatype_t *dtype, size_t my_bytes);
 /* For a call whose block sizes the ranks do not all know (alltoallv, scatterv): the route uses
  * the threshold, the same everywhere; this rank's blocks at or above it (but block `skip`) are
  * its payload, the largest of them its sample. */

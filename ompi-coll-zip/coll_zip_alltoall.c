@@ -28,8 +28,8 @@ int mca_coll_zip_alltoall(const void *sbuf, int scount, struct ompi_datatype_t *
     const char *sample = mca_coll_zip_layout_block(&snd, (rank + 1) % size, &count);
     if (MPI_IN_PLACE == sbuf) {
         mca_coll_zip_stats_add(COLL_ZIP_OP_ALLTOALL, 1, 0, 0, 0, 0);
-    } else if (mca_coll_zip_policy_takes_uniform(m, comm, COLL_ZIP_OP_ALLTOALL, block, sample,
-                                                 count, sdtype, block * (size_t)(size - 1))) {
+    } else if (mca_coll_zip_policy_takes_known(m, comm, COLL_ZIP_OP_ALLTOALL, block, sample, count,
+                                               sdtype, block * (size_t)(size - 1))) {
         return mca_coll_zip_alltoallv_run(m, comm, COLL_ZIP_OP_ALLTOALL, &snd, &rcv);
     }
     return m->previous_alltoall(sbuf, scount, sdtype, rbuf, rcount, rdtype, comm,

@@ -22,8 +22,8 @@ int mca_coll_zip_gather(const void *sbuf, int scount, struct ompi_datatype_t *sd
     /* The root's send arguments may be MPI_IN_PLACE's: it goes by its receive block. */
     const bool is_root = ompi_comm_rank(comm) == root;
     const size_t block = mca_coll_zip_layout_bytes(is_root ? &many : &one, 0);
-    if (mca_coll_zip_policy_takes_uniform(m, comm, COLL_ZIP_OP_GATHER, block, is_root ? NULL : sbuf,
-                                          scount, sdtype, is_root ? 0 : block)) {
+    if (mca_coll_zip_policy_takes_known(m, comm, COLL_ZIP_OP_GATHER, block, is_root ? NULL : sbuf,
+                                        scount, sdtype, is_root ? 0 : block)) {
         return mca_coll_zip_rooted_run(m, comm, COLL_ZIP_OP_GATHER, &many, &one, root);
     }
     return m->previous_gather(sbuf, scount, sdtype, rbuf, rcount, rdtype, root, comm,

@@ -25,7 +25,7 @@ static int zip_module_enable(mca_coll_base_module_t *module, struct ompi_communi
 
 static void zip_module_construct(mca_coll_zip_module_t *m)
 {
-#define ZIP_CLEAR_PREVIOUS(name)                                                                   \
+#define ZIP_CLEAR_PREVIOUS(OP, name, Call)                                                         \
     m->previous_##name = NULL;                                                                     \
     m->previous_##name##_module = NULL;
     COLL_ZIP_COLLECTIVES(ZIP_CLEAR_PREVIOUS)
@@ -41,7 +41,7 @@ static void zip_module_construct(mca_coll_zip_module_t *m)
 
 static void zip_module_destruct(mca_coll_zip_module_t *m)
 {
-#define ZIP_RELEASE_PREVIOUS(name)                                                                 \
+#define ZIP_RELEASE_PREVIOUS(OP, name, Call)                                                       \
     if (NULL != m->previous_##name##_module)                                                       \
         OBJ_RELEASE(m->previous_##name##_module);
     COLL_ZIP_COLLECTIVES(ZIP_RELEASE_PREVIOUS)
@@ -203,7 +203,7 @@ mca_coll_base_module_t *mca_coll_zip_comm_query(struct ompi_communicator_t *comm
     }
     *priority = z->priority;
     m->super.coll_module_enable = zip_module_enable;
-#define ZIP_OFFER(name) m->super.coll_##name = mca_coll_zip_##name;
+#define ZIP_OFFER(OP, name, Call) m->super.coll_##name = mca_coll_zip_##name;
     COLL_ZIP_COLLECTIVES(ZIP_OFFER)
 #undef ZIP_OFFER
     opal_output_verbose(10, z->output, "coll:zip: offered on %s (cid %d) with priority %d",
@@ -235,7 +235,7 @@ static int zip_module_enable(mca_coll_base_module_t *module, struct ompi_communi
     const char *missing = NULL;
 
     /* Modules are enabled in increasing priority, so c_coll holds what zip replaces. */
-#define ZIP_SAVE_PREVIOUS(name)                                                                    \
+#define ZIP_SAVE_PREVIOUS(OP, name, Call)                                                          \
     if (NULL == comm->c_coll->coll_##name##_module) {                                              \
         missing = #name;                                                                           \
     } else {                                                                                       \

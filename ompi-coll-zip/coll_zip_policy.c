@@ -233,9 +233,9 @@ bool mca_coll_zip_policy_takes(mca_coll_zip_module_t *m, struct ompi_communicato
     return false;
 }
 
-bool mca_coll_zip_policy_takes_uniform(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm,
-                                       int op, size_t block, const void *sample, int sample_count,
-                                       struct ompi_datatype_t *dtype, size_t my_bytes)
+bool mca_coll_zip_policy_takes_known(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm,
+                                     int op, size_t block, const void *sample, int sample_count,
+                                     struct ompi_datatype_t *dtype, size_t my_bytes)
 {
     if (0 == block || block < mca_coll_zip_component.threshold) {
         mca_coll_zip_stats_add(op, 1, 0, 0, 0, 0);

@@ -26,9 +26,9 @@ int mca_coll_zip_scatter(const void *sbuf, int scount, struct ompi_datatype_t *s
     const size_t block = mca_coll_zip_layout_bytes(is_root ? &many : &one, 0);
     int count = 0;
     const char *sample = mca_coll_zip_layout_block(&many, (root + 1) % size, &count);
-    if (mca_coll_zip_policy_takes_uniform(m, comm, COLL_ZIP_OP_SCATTER, block,
-                                          is_root ? sample : NULL, count, sdtype,
-                                          is_root ? block * (size_t)(size - 1) : 0)) {
+    if (mca_coll_zip_policy_takes_known(m, comm, COLL_ZIP_OP_SCATTER, block,
+                                        is_root ? sample : NULL, count, sdtype,
+                                        is_root ? block * (size_t)(size - 1) : 0)) {
         return mca_coll_zip_rooted_run(m, comm, COLL_ZIP_OP_SCATTER, &many, &one, root);
     }
     return m->previous_scatter(sbuf, scount, sdtype, rbuf, rcount, rdtype, root, comm,

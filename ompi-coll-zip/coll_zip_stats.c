@@ -17,12 +17,12 @@
 #include "coll_zip_help.h"
 #include "algo/transport.h"
 
-const char *const mca_coll_zip_op_names[COLL_ZIP_OP_COUNT] = {
-    "bcast",  "alltoallv", "gatherv", "allreduce", "reduce", "iallreduce",
-    "ibcast", "alltoall",  "gather",  "scatterv",  "scatter"};
-const char *const mca_coll_zip_op_calls[COLL_ZIP_OP_COUNT] = {
-    "MPI_Bcast",  "MPI_Alltoallv", "MPI_Gatherv", "MPI_Allreduce", "MPI_Reduce", "MPI_Iallreduce",
-    "MPI_Ibcast", "MPI_Alltoall",  "MPI_Gather",  "MPI_Scatterv",  "MPI_Scatter"};
+#define ZIP_OP_NAME(OP, name, Call) #name,
+#define ZIP_OP_CALL(OP, name, Call) "MPI_" #Call,
+const char *const mca_coll_zip_op_names[COLL_ZIP_OP_COUNT] = {COLL_ZIP_COLLECTIVES(ZIP_OP_NAME)};
+const char *const mca_coll_zip_op_calls[COLL_ZIP_OP_COUNT] = {COLL_ZIP_COLLECTIVES(ZIP_OP_CALL)};
+#undef ZIP_OP_NAME
+#undef ZIP_OP_CALL
 
 /* World rank of this process, known once the component is initialised (-1 in ompi_info). */
 static int stats_world_rank = -1;
