@@ -37,7 +37,8 @@ BEGIN_C_DECLS
     X(ALLTOALL, alltoall, Alltoall)                                                                \
     X(GATHER, gather, Gather)                                                                      \
     X(SCATTERV, scatterv, Scatterv)                                                                \
-    X(SCATTER, scatter, Scatter)
+    X(SCATTER, scatter, Scatter)                                                                   \
+    X(ALLGATHERV, allgatherv, Allgatherv)
 /* clang-format on */
 
 enum {
@@ -194,6 +195,15 @@ int mca_coll_zip_rooted_run(mca_coll_zip_module_t *m, struct ompi_communicator_t
 int mca_coll_zip_gather(const void *sbuf, int scount, struct ompi_datatype_t *sdtype, void *rbuf,
                         int rcount, struct ompi_datatype_t *rdtype, int root,
                         struct ompi_communicator_t *comm, mca_coll_base_module_t *module);
+/* Allgatherv's ring for allgather(v) (op), after the policy took the call: `mine` is this
+ * rank's send block (or MPI_IN_PLACE), rcv every rank's. */
+int mca_coll_zip_allgatherv_run(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm, int op,
+                                const struct mca_coll_zip_layout_t *mine,
+                                const struct mca_coll_zip_layout_t *rcv);
+int mca_coll_zip_allgatherv(const void *sbuf, int scount, struct ompi_datatype_t *sdtype,
+                            void *rbuf, const int *rcounts, const int *disps,
+                            struct ompi_datatype_t *rdtype, struct ompi_communicator_t *comm,
+                            mca_coll_base_module_t *module);
 int mca_coll_zip_scatter(const void *sbuf, int scount, struct ompi_datatype_t *sdtype, void *rbuf,
                          int rcount, struct ompi_datatype_t *rdtype, int root,
                          struct ompi_communicator_t *comm, mca_coll_base_module_t *module);

@@ -153,19 +153,26 @@ static int agree(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm)
 }
 
 /* Alltoall(v): every rank of a node sends off-node at once, through its one NIC. Bcast (a
- * chain) and gather(v) (into the root): one flow. */
+ * chain), gather(v) (into the root), scatter(v) (out of it), allgather(v) (a ring): one flow. */
 static bool all_ranks_send(int op)
 {
     return COLL_ZIP_OP_ALLTOALLV == op || COLL_ZIP_OP_ALLTOALL == op;
 }
 
 /* The observe counter is a call's predicted wall-time saving summed over ranks, each rank
- * judging its own payload. Bcast: the root alone counts. Gather(v): the senders share the
- * root's link one after another, so their savings add up. Alltoall(v): every rank sends at
- * once, so each counts its share. */
+ * judging its own payload. Bcast, scatter(v): the root alone counts. Gather(v): the senders
+ * share the root's link one after another, so their savings add up. Alltoall(v): every rank
+ * sends at once, so each counts its share. Allgather(v): every rank's block travels the ring
+ * at once, over size - 1 links. */
 static double observe_share(int op, int size)
 {
-    return all_ranks_send(op) ? 1.0 / (double)size : 1.0;
+    if (all_ranks_send(op)) {
+        return 1.0 / (double)size;
+    }
+    if (COLL_ZIP_OP_ALLGATHERV == op) {
+        return (double)(size - 1) / (double)size;
+    }
+    return 1.0;
 }
 
 zip_verdict_t mca_coll_zip_policy_route(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm,

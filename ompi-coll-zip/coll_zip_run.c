@@ -44,6 +44,9 @@ int mca_coll_zip_run(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm,
     case COLL_ZIP_OP_SCATTER:
         algo_rc = zip_algo_scatterv(&transport, &codec, root, args, &result);
         break;
+    case COLL_ZIP_OP_ALLGATHERV:
+        algo_rc = zip_algo_allgatherv(&transport, &codec, args, &result);
+        break;
     case COLL_ZIP_OP_ALLREDUCE:
         algo_rc = zip_algo_allreduce(&transport, &codec, args, &result);
         break;

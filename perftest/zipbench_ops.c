@@ -8,7 +8,8 @@
 #include <string.h>
 
 const char *const zb_op_names =
-    "bcast,alltoallv,gatherv,allreduce,alltoall,gather,scatter,scatterv,pingpong,bandwidth";
+    "bcast,alltoallv,gatherv,allreduce,alltoall,gather,scatter,scatterv,allgatherv,pingpong,"
+    "bandwidth";
 
 enum kind {
     BCAST,
@@ -19,6 +20,7 @@ enum kind {
     GATHER,
     SCATTER,
     SCATTERV,
+    ALLGATHERV,
     PINGPONG,
     BANDWIDTH
 };
@@ -122,6 +124,8 @@ zb_op *zb_op_create(const char *name, const double *F, size_t n, MPI_Comm comm)
         op->kind = SCATTER;
     else if (!strcmp(name, "scatterv"))
         op->kind = SCATTERV;
+    else if (!strcmp(name, "allgatherv"))
+        op->kind = ALLGATHERV;
     else if (!strcmp(name, "pingpong"))
         op->kind = PINGPONG;
     else if (!strcmp(name, "bandwidth"))
@@ -185,18 +189,19 @@ zb_op *zb_op_create(const char *name, const double *F, size_t n, MPI_Comm comm)
         op->rbuf = xmalloc(n * sizeof(double));
         break;
     case GATHERV:
-    case SCATTERV: {
-        /* The root's side: gatherv's blocks, which scatterv sends out (rcount, rdispl). */
+    case SCATTERV:
+    case ALLGATHERV: {
+        /* The root's side: gatherv's blocks, which scatterv sends out (rcount, rdispl) and
+         * allgatherv gathers everywhere. */
         int r = 0;
         for (int j = 0; j < p; j++) {
             op->rcount[j] = gv_count(n, p, j);
             op->rdispl[j] = r;
             r += op->rcount[j];
         }
-        op->sbuf =
-            xmalloc((size_t)(op->kind == GATHERV ? op->rcount[op->rank] : r) * sizeof(double));
-        op->rbuf =
-            xmalloc((size_t)(op->kind == GATHERV ? r : op->rcount[op->rank]) * sizeof(double));
+        const int gathers = op->kind != SCATTERV;
+        op->sbuf = xmalloc((size_t)(gathers ? op->rcount[op->rank] : r) * sizeof(double));
+        op->rbuf = xmalloc((size_t)(gathers ? r : op->rcount[op->rank]) * sizeof(double));
         break;
     }
     }
@@ -286,6 +291,10 @@ void zb_op_prepare(zb_op *op, int root)
             rot_copy(op->sbuf + op->rdispl[i], op->F, n, shift_of(op, i), 0, (size_t)op->rcount[i]);
         memset(op->rbuf, POISON, (size_t)op->rcount[op->rank] * sizeof(double));
         break;
+    case ALLGATHERV:
+        rot_copy(op->sbuf, op->F, n, shift_of(op, op->rank), 0, (size_t)op->rcount[op->rank]);
+        memset(op->rbuf, POISON, recv_total(op) * sizeof(double));
+        break;
     case GATHERV:
         rot_copy(op->sbuf, op->F, n, shift_of(op, op->rank), 0, (size_t)op->rcount[op->rank]);
         if (op->rank == root)
@@ -314,6 +323,10 @@ void zb_op_run(zb_op *op, int root)
         break;
     case GATHER:
         MPI_Gather(op->sbuf, n, MPI_DOUBLE, op->rbuf, n, MPI_DOUBLE, root, op->comm);
+        break;
+    case ALLGATHERV:
+        MPI_Allgatherv(op->sbuf, op->rcount[op->rank], MPI_DOUBLE, op->rbuf, op->rcount, op->rdispl,
+                       MPI_DOUBLE, op->comm);
         break;
     case SCATTER:
         MPI_Scatter(op->sbuf, n, MPI_DOUBLE, op->rbuf, n, MPI_DOUBLE, root, op->comm);
@@ -427,7 +440,8 @@ size_t zb_op_verify(const zb_op *op, int root)
             bad += rot_mismatch(op->rbuf + (size_t)i * n, op->F, n, shift_of(op, i), 0, n);
         return bad;
     case GATHERV:
-        if (op->rank != root)
+    case ALLGATHERV:
+        if (op->kind == GATHERV && op->rank != root)
             return 0;
         for (int i = 0; i < op->size; i++)
             bad += rot_mismatch(op->rbuf + op->rdispl[i], op->F, n, shift_of(op, i), 0,

@@ -16,6 +16,7 @@
 
 #include "block_codec.hpp"
 #include "exchange.hpp"
+#include "ring.hpp"
 #include "task.hpp"
 #include "zip_algo.h"
 
@@ -24,13 +25,9 @@ namespace
 
 using zipcoll::BlockCodec;
 using zipcoll::BlockPolicy;
+using zipcoll::keep_first;
 using zipcoll::Task;
 using zipcoll::Transfer;
-
-int keep_first(int current, int rc)
-{
-    return current != 0 ? current : rc;
-}
 
 // Chunk boundaries in elements, identical on every rank: the first n % p chunks have one
 // element more.
@@ -106,49 +103,20 @@ class Ring
         co_return err;
     }
 
-    // Ring allgather of the finished chunks: each owner encodes its chunk once, every other
-    // rank forwards the bytes it received (frame or raw) and decodes its own copy.
-    Task allgather()
+    // Ring allgather of the finished chunks (ring.hpp): each owner encodes its chunk once,
+    // every other rank forwards the bytes it received (frame or raw) and decodes its own copy.
+    // Rank r owns chunk r + 1. Prepared with the buffers, before anything is posted; the frame
+    // slots are reduce_scatter's, free by then.
+    int prepare_allgather()
     {
-        int err = ZIP_ALGO_OK;
-        const int p = t_->size, r = t_->rank;
-        // What goes out at the next step: this rank's chunk first, then what arrived.
-        const int own = mod(r + 1, p);
-        const char *out = nullptr;
-        size_t out_len = 0;
-        blocks_.encode(Transfer{next_, buf_ + chunks_.offset(own), chunks_.bytes(own)},
-                       slots_[0].get(), &out, &out_len);
-        for (int s = 0; s < p - 1; ++s) {
-            const int sent = mod(r + 1 - s, p), in = mod(r - s, p);
-            // Step s receives into the slot that step s - 1 forwarded from, which its send's
-            // completion freed; the own chunk's frame, sent at step 0, lives in slot 0.
-            char *stage = slots_[(s + 1) % 2].get();
-            zip_req_t rreq = nullptr, sreq = nullptr;
-            const size_t in_bytes = chunks_.bytes(in);
-            if (in_bytes > 0 && t_->irecv(t_->ctx, stage, in_bytes, prev_, a_->tag, &rreq) != 0)
-                co_return keep_first(err, ZIP_ALGO_ERR_TRANSPORT);
-            if (chunks_.bytes(sent) > 0) {
-                if (t_->isend(t_->ctx, out, out_len, next_, a_->tag, &sreq) != 0) {
-                    err = keep_first(err, ZIP_ALGO_ERR_TRANSPORT);
-                    sreq = nullptr;
-                }
-                res_->bytes_in += chunks_.bytes(sent);
-                res_->bytes_out += out_len;
-            }
-            size_t got = 0;
-            if (in_bytes > 0) {
-                if (co_await zipcoll::wait(t_, &rreq, &got) != 0)
-                    err = keep_first(err, ZIP_ALGO_ERR_TRANSPORT);
-                else
-                    err = keep_first(err, land(stage, got, in));
-            }
-            if (sreq != nullptr && co_await zipcoll::wait(t_, &sreq, nullptr) != 0)
-                err = keep_first(err, ZIP_ALGO_ERR_TRANSPORT);
-            out = stage;
-            out_len = got;
-        }
-        co_return err;
+        std::vector<zip_block_t> chunks(size_t(t_->size));
+        for (int c = 0; c < t_->size; ++c)
+            chunks[size_t(c)] = {buf_ + chunks_.offset(c), chunks_.bytes(c), nullptr};
+        char *const slots[2] = {slots_[0].get(), slots_[1].get()};
+        return gather_ring_.prepare(t_, policy_, chunks.data(), mod(t_->rank + 1, t_->size),
+                                    a_->tag, slots);
     }
+    Task allgather() { return gather_ring_.run(blocks_, res_); }
 
     // Reduce's second half: every owner sends its finished chunk to the root, encoded once;
     // the root decodes them in arrival order (run_exchange).
@@ -204,13 +172,6 @@ class Ring
                                                                          : ZIP_ALGO_OK;
     }
 
-    // Chunk c arrived as `got` bytes at stage (which stays intact: it is forwarded next).
-    int land(const char *stage, size_t got, int c)
-    {
-        return blocks_.decode_into(stage, got,
-                                   Transfer{prev_, buf_ + chunks_.offset(c), chunks_.bytes(c)});
-    }
-
     const zip_transport_t *t_;
     const zip_allreduce_args_t *a_;
     zip_algo_result_t *res_;
@@ -220,6 +181,7 @@ class Ring
     BlockPolicy policy_;
     BlockCodec blocks_;
     std::unique_ptr<char[]> incoming_, scratch_, slots_[2];
+    zipcoll::RingAllgather gather_ring_;
 };
 
 int check(const zip_transport_t *t, const zip_allreduce_args_t *a, zip_algo_result_t *res)
@@ -246,11 +208,16 @@ Task ring_reduce(const zip_transport_t *t, const zip_codec_ops_t *codec,
     Ring ring(t, codec, a, res);
     if (!ring.allocate())
         co_return ZIP_ALGO_ERR_NOMEM;
+    if (root < 0) {
+        const int prepared = ring.prepare_allgather();
+        if (prepared != ZIP_ALGO_OK)
+            co_return prepared;
+    }
     const int err = co_await ring.reduce_scatter();
-    // Not one ?: with a co_await in it: GCC 12 miscompiles that (the wrong branch runs).
-    if (root < 0)
-        co_return keep_first(err, co_await ring.allgather());
-    co_return keep_first(err, ring.gather(codec, root));
+    // if, not ?: (with ?:, GCC 12 ran the allgather for a reduce too).
+    if (root >= 0)
+        co_return keep_first(err, ring.gather(codec, root));
+    co_return keep_first(err, co_await ring.allgather());
 }
 
 } // namespace

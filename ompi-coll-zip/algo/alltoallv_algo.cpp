@@ -29,12 +29,9 @@ size_t alltoallv_auto_window(int rank, int size, const zip_block_t *send, const 
 extern "C" int zip_algo_alltoallv(const zip_transport_t *t, const zip_codec_ops_t *codec,
                                   const zip_exchange_args_t *a, zip_algo_result_t *res)
 {
-    *res = zip_algo_result_t{};
-    res->verdict = -1;
-    if (t->size <= 1)
-        return ZIP_ALGO_OK;
-    if (!a->send || !a->recv)
-        return ZIP_ALGO_ERR_ARG;
+    const int start = zipcoll::begin_exchange(t, a->send && a->recv ? a->send : nullptr, res);
+    if (start != ZIP_ALGO_OK)
+        return start > 0 ? ZIP_ALGO_OK : start;
     zipcoll::PairwisePlan plan;
     plan.tag = a->tag;
     plan.window = a->window != 0

@@ -37,6 +37,14 @@ class PlainBlocks
     size_t posted_ = 0;
 };
 
+// The byte view of a block that may be compressed: its ptr, or one the transport makes of the
+// block in the caller's layout.
+int byte_view(const zip_transport_t *t, const zip_block_t &block, bool sending, char **bytes);
+
+// Posts a block as it is: in the caller's layout when the transport can, else as its bytes.
+int post_as_is(const zip_transport_t *t, const zip_block_t &block, int peer, int tag, bool sending,
+               zip_req_t *req);
+
 // Everything at once: every receive posted at its raw length, then every block compressed and
 // sent, then frames decoded in arrival order. Suits gatherv, where only the root receives.
 struct ExchangePlan {
@@ -79,5 +87,10 @@ int run_pairwise(const zip_transport_t *t, const zip_codec_ops_t *codec, Pairwis
 size_t alltoallv_auto_window(int rank, int size, const zip_block_t *send, const zip_block_t *recv);
 
 int keep_first(int current, int rc);
+
+// The start of every exchange algorithm: *res reset (no sample taken yet); 1 when there is
+// nothing to do (a single rank), ZIP_ALGO_ERR_ARG when `blocks` (the list this rank needs) is
+// missing, else ZIP_ALGO_OK.
+int begin_exchange(const zip_transport_t *t, const zip_block_t *blocks, zip_algo_result_t *res);
 
 } // namespace zipcoll

@@ -1,4 +1,5 @@
-// The plain blocks of alltoallv and gatherv (exchange.hpp).
+// The plain blocks of alltoallv, gatherv and scatterv, and what every exchange shares
+// (exchange.hpp).
 #include "exchange.hpp"
 
 namespace zipcoll
@@ -7,6 +8,15 @@ namespace zipcoll
 int keep_first(int current, int rc)
 {
     return current != 0 ? current : rc;
+}
+
+int begin_exchange(const zip_transport_t *t, const zip_block_t *blocks, zip_algo_result_t *res)
+{
+    *res = zip_algo_result_t{};
+    res->verdict = -1;
+    if (t->size <= 1)
+        return 1;
+    return blocks == nullptr ? ZIP_ALGO_ERR_ARG : ZIP_ALGO_OK;
 }
 
 int PlainBlocks::place(const zip_transport_t *t, const BlockPolicy &policy,
@@ -23,23 +33,29 @@ int PlainBlocks::place(const zip_transport_t *t, const BlockPolicy &policy,
     } catch (const std::bad_alloc &) {
         return ZIP_ALGO_ERR_NOMEM;
     }
-    void *bytes = block.ptr;
-    if (bytes == nullptr) {
-        if (block.typed == nullptr || t->byte_view == nullptr)
-            return ZIP_ALGO_ERR_ARG;
-        if (t->byte_view(t->ctx, block.typed, sending ? 1 : 0, &bytes) != 0 || bytes == nullptr)
-            return ZIP_ALGO_ERR_NOMEM;
-    }
-    *coded = {peer, static_cast<char *>(bytes), block.bytes};
+    char *bytes = nullptr;
+    const int rc = byte_view(t, block, sending, &bytes);
+    if (rc == ZIP_ALGO_OK)
+        *coded = {peer, bytes, block.bytes};
+    return rc;
+}
+
+int byte_view(const zip_transport_t *t, const zip_block_t &block, bool sending, char **bytes)
+{
+    *bytes = static_cast<char *>(block.ptr);
+    if (*bytes != nullptr)
+        return ZIP_ALGO_OK;
+    void *view = nullptr;
+    if (block.typed == nullptr || t->byte_view == nullptr)
+        return ZIP_ALGO_ERR_ARG;
+    if (t->byte_view(t->ctx, block.typed, sending ? 1 : 0, &view) != 0 || view == nullptr)
+        return ZIP_ALGO_ERR_NOMEM;
+    *bytes = static_cast<char *>(view);
     return ZIP_ALGO_OK;
 }
 
-namespace
-{
-
-// A plain block travels in the caller's layout when the transport can, else as its bytes.
-int post_one(const zip_transport_t *t, const zip_block_t &b, int peer, int tag, bool sending,
-             zip_req_t *req)
+int post_as_is(const zip_transport_t *t, const zip_block_t &b, int peer, int tag, bool sending,
+               zip_req_t *req)
 {
     if (b.typed != nullptr && t->isend_plain != nullptr)
         return sending ? t->isend_plain(t->ctx, b.typed, peer, tag, req)
@@ -50,8 +66,6 @@ int post_one(const zip_transport_t *t, const zip_block_t &b, int peer, int tag, 
                    : t->irecv(t->ctx, b.ptr, b.bytes, peer, tag, req);
 }
 
-} // namespace
-
 int PlainBlocks::post(const zip_transport_t *t, int tag)
 {
     try {
@@ -61,12 +75,12 @@ int PlainBlocks::post(const zip_transport_t *t, int tag)
     }
     // Receives first, so that early senders find them.
     for (const Entry &r : recvs_) {
-        if (post_one(t, r.block, r.peer, tag, false, &reqs_[posted_]) != 0)
+        if (post_as_is(t, r.block, r.peer, tag, false, &reqs_[posted_]) != 0)
             return ZIP_ALGO_ERR_TRANSPORT;
         ++posted_;
     }
     for (const Entry &s : sends_) {
-        if (post_one(t, s.block, s.peer, tag, true, &reqs_[posted_]) != 0)
+        if (post_as_is(t, s.block, s.peer, tag, true, &reqs_[posted_]) != 0)
             return ZIP_ALGO_ERR_TRANSPORT;
         ++posted_;
     }

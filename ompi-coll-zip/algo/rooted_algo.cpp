@@ -12,21 +12,18 @@ namespace
 int run_rooted(const zip_transport_t *t, const zip_codec_ops_t *codec, int root,
                const zip_exchange_args_t *a, zip_algo_result_t *res, bool into_root)
 {
-    *res = zip_algo_result_t{};
-    res->verdict = -1;
-    if (t->size <= 1)
-        return ZIP_ALGO_OK;
+    const bool at_root = t->rank == root;
+    const bool sending = at_root != into_root;
+    // The root has a block per other rank, every other rank one block.
+    const zip_block_t *blocks = sending ? a->send : a->recv;
+    const int start = zipcoll::begin_exchange(t, blocks, res);
+    if (start != ZIP_ALGO_OK)
+        return start > 0 ? ZIP_ALGO_OK : start;
     if (root < 0 || root >= t->size)
         return ZIP_ALGO_ERR_ARG;
     zipcoll::ExchangePlan plan;
     plan.tag = a->tag;
     plan.policy = zipcoll::BlockPolicy::of(*a, *t);
-    const bool at_root = t->rank == root;
-    const bool sending = at_root != into_root;
-    // The root has a block per other rank, every other rank one block.
-    const zip_block_t *blocks = sending ? a->send : a->recv;
-    if (blocks == nullptr)
-        return ZIP_ALGO_ERR_ARG;
     try {
         for (int p = 0; p < t->size; ++p) {
             if (at_root ? p == root : p != root)

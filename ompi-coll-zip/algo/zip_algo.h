@@ -118,6 +118,14 @@ int zip_algo_gatherv(const zip_transport_t *t, const zip_codec_ops_t *codec, int
 int zip_algo_scatterv(const zip_transport_t *t, const zip_codec_ops_t *codec, int root,
                       const zip_exchange_args_t *args, zip_algo_result_t *result);
 
+/* Allgatherv: this rank's send[0] reaches every other rank, whose recv[rank] receives it, and
+ * this rank receives every recv[p]; a ring of size-1 steps (allgatherv_algo.cpp). Each block is
+ * compressed once by its owner and forwarded as the frame it became, so it is decoded once per
+ * receiver. Plain blocks (below the threshold, longer than a byte message) travel the ring as
+ * they are; peer_on_node is not used, as every block crosses every link. */
+int zip_algo_allgatherv(const zip_transport_t *t, const zip_codec_ops_t *codec,
+                        const zip_exchange_args_t *args, zip_algo_result_t *result);
+
 /* The reduction operator of an allreduce or reduce: inout = in op inout, elementwise over
  * `bytes` bytes (a whole number of elements). The glue binds it to an MPI operation. */
 typedef struct zip_reduce_ops {

@@ -23,15 +23,7 @@ static void exchange(MPI_Comm comm, int count, int kind, int strided_recv)
         zt_fill(sbuf + (size_t)p * count, count, kind, rank, salt_for(p, count));
     for (size_t i = 0; i < n * stride; ++i)
         rbuf[i] = -3.0;
-    MPI_Datatype rtype = MPI_DOUBLE;
-    if (strided_recv) {
-        /* One double followed by a hole: extent 2 doubles. */
-        MPI_Datatype vec;
-        MPI_Type_vector(1, 1, 2, MPI_DOUBLE, &vec);
-        MPI_Type_create_resized(vec, 0, 2 * sizeof(double), &rtype);
-        MPI_Type_commit(&rtype);
-        MPI_Type_free(&vec);
-    }
+    MPI_Datatype rtype = strided_recv ? zt_strided_double() : MPI_DOUBLE;
     zt_call(MPI_Alltoall(sbuf, count, MPI_DOUBLE, rbuf, count, rtype, comm), "MPI_Alltoall", rank);
     for (int p = 0; p < size; ++p) {
         const int ok = zt_block_matches(&rbuf[(size_t)p * count * stride], stride, count, kind, p,

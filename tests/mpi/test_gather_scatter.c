@@ -11,17 +11,6 @@
 static const int counts[] = {0, 1, 100, 2048, 5000, 20000};
 #define NCOUNTS (int)(sizeof(counts) / sizeof(counts[0]))
 
-/* One double followed by a hole: extent 2 doubles. */
-static MPI_Datatype strided_double(void)
-{
-    MPI_Datatype vec, type;
-    MPI_Type_vector(1, 1, 2, MPI_DOUBLE, &vec);
-    MPI_Type_create_resized(vec, 0, 2 * sizeof(double), &type);
-    MPI_Type_commit(&type);
-    MPI_Type_free(&vec);
-    return type;
-}
-
 static void gather(MPI_Comm comm, int count, int kind, int root, int in_place, int strided)
 {
     int rank, size;
@@ -34,7 +23,7 @@ static void gather(MPI_Comm comm, int count, int kind, int root, int in_place, i
     zt_fill(sbuf, count, kind, rank, (uint64_t)count);
     for (size_t i = 0; i < n; ++i)
         rbuf[i] = -9.0;
-    MPI_Datatype rtype = strided ? strided_double() : MPI_DOUBLE;
+    MPI_Datatype rtype = strided ? zt_strided_double() : MPI_DOUBLE;
     const void *send = sbuf;
     if (rank == root && in_place) {
         for (int i = 0; i < count; ++i)
@@ -67,7 +56,7 @@ static void scatter(MPI_Comm comm, int count, int kind, int root, int in_place, 
         zt_fill(sbuf + (size_t)p * count, count, kind, p, (uint64_t)count);
     for (int i = 0; i < count * stride; ++i)
         rbuf[i] = -5.0;
-    MPI_Datatype rtype = strided ? strided_double() : MPI_DOUBLE;
+    MPI_Datatype rtype = strided ? zt_strided_double() : MPI_DOUBLE;
     void *recv = rank == root && in_place ? MPI_IN_PLACE : rbuf;
     zt_call(MPI_Scatter(sbuf, count, MPI_DOUBLE, recv, count, rtype, root, comm), "MPI_Scatter",
             rank);
@@ -95,12 +84,7 @@ static void scatterv(MPI_Comm comm, int round, int kind, int root, int in_place,
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &size);
     int *sc = malloc(size * sizeof(int)), *sd = malloc(size * sizeof(int));
-    int total = 0;
-    for (int p = size - 1; p >= 0; --p) {
-        sc[p] = scatterv_count(p, round);
-        sd[p] = total + 3;
-        total += sc[p] + 3;
-    }
+    const int total = zt_reversed_layout(size, scatterv_count, round, 3, sc, sd);
     const int mine = sc[rank], stride = strided ? 2 : 1;
     double *sbuf = malloc(((size_t)total + 1) * sizeof(double));
     double *rbuf = malloc(((size_t)mine * stride + 1) * sizeof(double));
@@ -108,7 +92,7 @@ static void scatterv(MPI_Comm comm, int round, int kind, int root, int in_place,
         zt_fill(sbuf + sd[p], sc[p], kind, p, (uint64_t)round);
     for (int i = 0; i < mine * stride; ++i)
         rbuf[i] = -7.0;
-    MPI_Datatype rtype = strided ? strided_double() : MPI_DOUBLE;
+    MPI_Datatype rtype = strided ? zt_strided_double() : MPI_DOUBLE;
     void *recv = rank == root && in_place ? MPI_IN_PLACE : rbuf;
     zt_call(MPI_Scatterv(sbuf, sc, sd, MPI_DOUBLE, recv, mine, rtype, root, comm), "MPI_Scatterv",
             rank);

@@ -17,12 +17,7 @@ static void gather(MPI_Comm comm, int round, int kind, int in_place)
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &size);
     int *rc = malloc(size * sizeof(int)), *rd = malloc(size * sizeof(int));
-    int total = 0;
-    for (int p = size - 1; p >= 0; --p) {
-        rc[p] = count_of(p, round);
-        rd[p] = total + 2;
-        total += rc[p] + 2;
-    }
+    const int total = zt_reversed_layout(size, count_of, round, 2, rc, rd);
     const int mine = count_of(rank, round);
     double *sbuf = malloc((mine + 1) * sizeof(double));
     double *rbuf = malloc((total + 1) * sizeof(double));

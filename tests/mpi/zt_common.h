@@ -58,6 +58,33 @@ static inline int zt_block_matches(const double *got, size_t stride, size_t coun
     return ok;
 }
 
+/* A receive type of one double followed by a hole (extent 2 doubles): a derived datatype, so
+ * that zip packs and unpacks. Free it with MPI_Type_free. */
+static inline MPI_Datatype zt_strided_double(void)
+{
+    MPI_Datatype vec, type;
+    MPI_Type_vector(1, 1, 2, MPI_DOUBLE, &vec);
+    MPI_Type_create_resized(vec, 0, 2 * sizeof(double), &type);
+    MPI_Type_commit(&type);
+    MPI_Type_free(&vec);
+    return type;
+}
+
+/* The blocks of a v-collective: counts[p] = count_of(p, round), laid out back to front with
+ * `gap` doubles before each block (which the tests check stay untouched). Returns the doubles
+ * the layout spans. */
+static inline int zt_reversed_layout(int size, int (*count_of)(int, int), int round, int gap,
+                                     int *counts, int *disps)
+{
+    int total = 0;
+    for (int p = size - 1; p >= 0; --p) {
+        counts[p] = count_of(p, round);
+        disps[p] = total + gap;
+        total += counts[p] + gap;
+    }
+    return total;
+}
+
 static int zt_failures = 0;
 
 static inline void zt_check(int ok, const char *what, int rank)
