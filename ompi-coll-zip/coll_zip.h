@@ -38,7 +38,8 @@ BEGIN_C_DECLS
     X(GATHER, gather, Gather)                                                                      \
     X(SCATTERV, scatterv, Scatterv)                                                                \
     X(SCATTER, scatter, Scatter)                                                                   \
-    X(ALLGATHERV, allgatherv, Allgatherv)
+    X(ALLGATHERV, allgatherv, Allgatherv)                                                          \
+    X(ALLGATHER, allgather, Allgather)
 /* clang-format on */
 
 enum {
@@ -200,6 +201,9 @@ int mca_coll_zip_gather(const void *sbuf, int scount, struct ompi_datatype_t *sd
 int mca_coll_zip_allgatherv_run(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm, int op,
                                 const struct mca_coll_zip_layout_t *mine,
                                 const struct mca_coll_zip_layout_t *rcv);
+int mca_coll_zip_allgather(const void *sbuf, int scount, struct ompi_datatype_t *sdtype, void *rbuf,
+                           int rcount, struct ompi_datatype_t *rdtype,
+                           struct ompi_communicator_t *comm, mca_coll_base_module_t *module);
 int mca_coll_zip_allgatherv(const void *sbuf, int scount, struct ompi_datatype_t *sdtype,
                             void *rbuf, const int *rcounts, const int *disps,
                             struct ompi_datatype_t *rdtype, struct ompi_communicator_t *comm,

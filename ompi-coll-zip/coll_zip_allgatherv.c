@@ -30,7 +30,8 @@ int mca_coll_zip_allgatherv_run(mca_coll_zip_module_t *m, struct ompi_communicat
     const zip_exchange_args_t args = {
         .send = &blocks.blocks[rank],
         .recv = blocks.blocks,
-        .tag = MCA_COLL_BASE_TAG_ALLGATHERV,
+        .tag = COLL_ZIP_OP_ALLGATHER == op ? MCA_COLL_BASE_TAG_ALLGATHER
+                                           : MCA_COLL_BASE_TAG_ALLGATHERV,
         .elem_type = mca_coll_zip_elem_type(rcv->dtype),
         .try_compress = 1,
         .threshold = mca_coll_zip_component.threshold,

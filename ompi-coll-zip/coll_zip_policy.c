@@ -169,7 +169,7 @@ static double observe_share(int op, int size)
     if (all_ranks_send(op)) {
         return 1.0 / (double)size;
     }
-    if (COLL_ZIP_OP_ALLGATHERV == op) {
+    if (COLL_ZIP_OP_ALLGATHERV == op || COLL_ZIP_OP_ALLGATHER == op) {
         return (double)(size - 1) / (double)size;
     }
     return 1.0;

@@ -45,6 +45,7 @@ int mca_coll_zip_run(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm,
         algo_rc = zip_algo_scatterv(&transport, &codec, root, args, &result);
         break;
     case COLL_ZIP_OP_ALLGATHERV:
+    case COLL_ZIP_OP_ALLGATHER:
         algo_rc = zip_algo_allgatherv(&transport, &codec, args, &result);
         break;
     case COLL_ZIP_OP_ALLREDUCE:

@@ -8,8 +8,8 @@
 #include <string.h>
 
 const char *const zb_op_names =
-    "bcast,alltoallv,gatherv,allreduce,alltoall,gather,scatter,scatterv,allgatherv,pingpong,"
-    "bandwidth";
+    "bcast,alltoallv,gatherv,allreduce,alltoall,gather,scatter,scatterv,allgather,allgatherv,"
+    "pingpong,bandwidth";
 
 enum kind {
     BCAST,
@@ -20,6 +20,7 @@ enum kind {
     GATHER,
     SCATTER,
     SCATTERV,
+    ALLGATHER,
     ALLGATHERV,
     PINGPONG,
     BANDWIDTH
@@ -124,6 +125,8 @@ zb_op *zb_op_create(const char *name, const double *F, size_t n, MPI_Comm comm)
         op->kind = SCATTER;
     else if (!strcmp(name, "scatterv"))
         op->kind = SCATTERV;
+    else if (!strcmp(name, "allgather"))
+        op->kind = ALLGATHER;
     else if (!strcmp(name, "allgatherv"))
         op->kind = ALLGATHERV;
     else if (!strcmp(name, "pingpong"))
@@ -181,6 +184,7 @@ zb_op *zb_op_create(const char *name, const double *F, size_t n, MPI_Comm comm)
         op->rbuf = xmalloc(n * sizeof(double));
         break;
     case GATHER:
+    case ALLGATHER:
         op->sbuf = xmalloc(n * sizeof(double));
         op->rbuf = xmalloc((size_t)p * n * sizeof(double));
         break;
@@ -276,8 +280,9 @@ void zb_op_prepare(zb_op *op, int root)
         memset(op->rbuf, POISON, n * sizeof(double));
         break;
     case GATHER:
+    case ALLGATHER:
         rot_copy(op->sbuf, op->F, n, shift_of(op, op->rank), 0, n);
-        if (op->rank == root)
+        if (op->rank == root || op->kind == ALLGATHER)
             memset(op->rbuf, POISON, (size_t)op->size * n * sizeof(double));
         break;
     case SCATTER:
@@ -323,6 +328,9 @@ void zb_op_run(zb_op *op, int root)
         break;
     case GATHER:
         MPI_Gather(op->sbuf, n, MPI_DOUBLE, op->rbuf, n, MPI_DOUBLE, root, op->comm);
+        break;
+    case ALLGATHER:
+        MPI_Allgather(op->sbuf, n, MPI_DOUBLE, op->rbuf, n, MPI_DOUBLE, op->comm);
         break;
     case ALLGATHERV:
         MPI_Allgatherv(op->sbuf, op->rcount[op->rank], MPI_DOUBLE, op->rbuf, op->rcount, op->rdispl,
@@ -436,7 +444,8 @@ size_t zb_op_verify(const zb_op *op, int root)
         return rot_mismatch(op->rbuf, op->F, n, shift_of(op, op->rank), 0,
                             (size_t)op->rcount[op->rank]);
     case GATHER:
-        for (int i = 0; op->rank == root && i < op->size; i++)
+    case ALLGATHER:
+        for (int i = 0; (op->rank == root || op->kind == ALLGATHER) && i < op->size; i++)
             bad += rot_mismatch(op->rbuf + (size_t)i * n, op->F, n, shift_of(op, i), 0, n);
         return bad;
     case GATHERV:

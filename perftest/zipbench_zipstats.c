@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const ops[] = {"bcast",  "alltoallv", "gatherv", "allreduce", "alltoall",
-                                  "gather", "scatterv",  "scatter", "allgatherv"};
+static const char *const ops[] = {"bcast",  "alltoallv", "gatherv", "allreduce",  "alltoall",
+                                  "gather", "scatterv",  "scatter", "allgatherv", "allgather"};
 enum { NOPS = sizeof ops / sizeof ops[0] };
 
 struct zb_zipstats {

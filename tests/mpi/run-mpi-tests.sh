@@ -25,7 +25,7 @@ start_runner mpi-tests
 
 tests="bcast alltoallv gatherv allreduce comm_cycles threads"
 # Issue 12's collectives, one program per family: program:op,op...
-families="alltoall:alltoall gather_scatter:gather,scatter,scatterv allgather:allgatherv"
+families="alltoall:alltoall gather_scatter:gather,scatter,scatterv allgather:allgather,allgatherv"
 for t in $tests $(for f in $families; do echo "${f%%:*}"; done) lossy pvars stats large_block \
     corruption; do
     if ! mpicc -O2 -Wall -Wextra -pthread -o "$bin/test_$t" "$here/test_$t.c" -lm 2>"$bin/cc.log"; then

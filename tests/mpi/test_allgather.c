@@ -1,8 +1,9 @@
 /*
- * MPI_Allgatherv through coll/zip: uneven counts (zeros, tiny, around the threshold, large;
- * rounds where every block is below the threshold are handed on whole), displacements in
- * reverse order with gaps, smooth and random doubles, a strided receive type, MPI_IN_PLACE,
- * dup/split communicators. Bit-exact against local data.
+ * MPI_Allgather and MPI_Allgatherv through coll/zip: allgather's blocks from empty and below the
+ * threshold (handed on whole) to large; allgatherv's uneven counts (zeros, tiny, around the
+ * threshold, large; rounds where every block is below the threshold are handed on whole),
+ * displacements in reverse order with gaps, smooth and random doubles, a strided receive type,
+ * MPI_IN_PLACE, dup/split communicators. Bit-exact against local data.
  */
 #include "zt_common.h"
 
@@ -52,8 +53,49 @@ static void allgatherv(MPI_Comm comm, int round, int kind, int in_place, int str
     free(rd);
 }
 
+static void allgather(MPI_Comm comm, int count, int kind, int in_place, int strided)
+{
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    const int stride = strided ? 2 : 1;
+    const size_t n = (size_t)count * size * stride;
+    double *sbuf = malloc(((size_t)count + 1) * sizeof(double));
+    double *rbuf = malloc((n + 1) * sizeof(double));
+    zt_fill(sbuf, count, kind, rank, (uint64_t)count);
+    for (size_t i = 0; i < n; ++i)
+        rbuf[i] = -2.0;
+    MPI_Datatype rtype = strided ? zt_strided_double() : MPI_DOUBLE;
+    const void *send = sbuf;
+    if (in_place) {
+        for (int i = 0; i < count; ++i)
+            rbuf[((size_t)rank * count + i) * stride] = sbuf[i];
+        send = MPI_IN_PLACE;
+    }
+    zt_call(MPI_Allgather(send, count, MPI_DOUBLE, rbuf, count, rtype, comm), "MPI_Allgather",
+            rank);
+    for (int p = 0; p < size; ++p) {
+        const int ok = zt_block_matches(&rbuf[(size_t)p * count * stride], stride, count, kind, p,
+                                        (uint64_t)count);
+        zt_checkf(ok, rank, "allgather count %d %s in_place=%d strided=%d from %d", count,
+                  zt_kind_name[kind], in_place, strided, p);
+    }
+    if (strided)
+        MPI_Type_free(&rtype);
+    free(sbuf);
+    free(rbuf);
+}
+
 static void run_all(MPI_Comm comm)
 {
+    /* 2048 doubles are the 16 KiB threshold. */
+    static const int counts[] = {0, 1, 100, 2048, 5000, 20000};
+    for (size_t c = 0; c < sizeof(counts) / sizeof(counts[0]); ++c)
+        for (int kind = 0; kind < ZT_KINDS; ++kind)
+            allgather(comm, counts[c], kind, 0, 0);
+    allgather(comm, 5000, ZT_SMOOTH, 1, 0);
+    allgather(comm, 3000, ZT_RANDOM, 0, 1);
+    allgather(comm, 4000, ZT_SMOOTH, 1, 1);
     for (int round = 0; round < 8; ++round)
         for (int kind = 0; kind < ZT_KINDS; ++kind)
             allgatherv(comm, round, kind, 0, 0);
