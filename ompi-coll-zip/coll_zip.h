@@ -1,7 +1,6 @@
 /*
- * coll/zip: compresses the payload of MPI_Bcast, MPI_Alltoallv, MPI_Gatherv, MPI_Allreduce and
- * MPI_Reduce and hands
- * every other collective, and every call it cannot help, to the component selected before it.
+ * coll/zip: compresses the payload of the collectives in COLL_ZIP_COLLECTIVES and hands every
+ * other collective, and every call it cannot help, to the component selected before it.
  */
 #ifndef MCA_COLL_ZIP_EXPORT_H
 #define MCA_COLL_ZIP_EXPORT_H

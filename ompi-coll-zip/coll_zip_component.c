@@ -45,8 +45,9 @@ static const zip_ompi_param_t params[] = {
     {"priority", OPAL_INFO_LVL_2, MCA_BASE_VAR_SCOPE_READONLY,
      ZIP_OMPI_PARAM_INT(&mca_coll_zip_component.priority, 0),
      "Priority of the zip coll component. 0 (default) turns zip off; any value above the "
-     "priority of coll/tuned (30), e.g. 40, turns it on: zip then compresses MPI_Bcast, "
-     "MPI_Alltoallv and MPI_Gatherv payloads and passes everything else to tuned/basic"},
+     "priority of coll/tuned (30), e.g. 40, turns it on: zip then compresses the payloads of "
+     "MPI_Bcast, Alltoall(v), Gather(v), Scatter(v), Allgather(v), Allreduce, Reduce and "
+     "Iallreduce and passes everything else to tuned/basic"},
     {"codec", OPAL_INFO_LVL_3, MCA_BASE_VAR_SCOPE_READONLY,
      ZIP_OMPI_PARAM_STRING(&mca_coll_zip_component.codec, "fast"),
      "Lossless codec spec used for payloads: fast (default), fpc, dfcm, xorlz, lz4, zstd, "
@@ -61,9 +62,10 @@ static const zip_ompi_param_t params[] = {
      * would be a visible share of the transfer time; above it bandwidth dominates. */
     {"threshold", OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY,
      ZIP_OMPI_PARAM_SIZE(&mca_coll_zip_component.threshold, 16384),
-     "Smallest payload in bytes worth compressing (per message for bcast, per block for "
-     "alltoallv/gatherv). Smaller bcasts go to the previous component unchanged. Must be the "
-     "same on every rank"},
+     "Smallest payload in bytes worth compressing (per message for bcast, per block for the "
+     "other collectives, per chunk for allreduce). Smaller bcasts, and calls whose blocks every "
+     "rank knows to be smaller, go to the previous component unchanged. Must be the same on "
+     "every rank"},
     {"block_size", OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY,
      ZIP_OMPI_PARAM_SIZE(&mca_coll_zip_component.block_size, 0),
      "Codec block size in bytes (0: codec default, 64 KiB)"},

@@ -117,7 +117,7 @@ static void warn_if_below_tuned(int priority)
     }
     opal_output(0,
                 "coll:zip: coll_zip_priority %d is not above coll_tuned_priority %d, so tuned "
-                "handles MPI_Bcast/Alltoallv/Gatherv and zip compresses nothing; use e.g. "
+                "handles every collective and zip compresses nothing; use e.g. "
                 "--mca coll_zip_priority 40",
                 priority, *tuned_priority);
 }
