@@ -22,10 +22,12 @@ int mca_coll_zip_alltoall(const void *sbuf, int scount, struct ompi_datatype_t *
     const int size = ompi_comm_size(comm), rank = ompi_comm_rank(comm);
     const mca_coll_zip_layout_t snd = {sbuf, NULL, NULL, scount, sdtype};
     const mca_coll_zip_layout_t rcv = {rbuf, NULL, NULL, rcount, rdtype};
-    /* Under observe the block for the next rank is the sample. */
+    /* Under observe the block for the next rank is the sample (in place, the send arguments
+     * mean nothing). */
     int count = 0;
     const size_t block = mca_coll_zip_layout_bytes(&rcv, 0);
-    const char *sample = mca_coll_zip_layout_block(&snd, (rank + 1) % size, &count);
+    const char *sample =
+        MPI_IN_PLACE == sbuf ? NULL : mca_coll_zip_layout_block(&snd, (rank + 1) % size, &count);
     if (MPI_IN_PLACE == sbuf) {
         mca_coll_zip_stats_add(COLL_ZIP_OP_ALLTOALL, 1, 0, 0, 0, 0);
     } else if (mca_coll_zip_policy_takes_known(m, comm, COLL_ZIP_OP_ALLTOALL, block, sample, count,

@@ -20,14 +20,14 @@ int mca_coll_zip_scatter(const void *sbuf, int scount, struct ompi_datatype_t *s
     const mca_coll_zip_layout_t many = {sbuf, NULL, NULL, scount, sdtype};
     const mca_coll_zip_layout_t one = {rbuf, NULL, NULL, rcount, rdtype};
     /* The root's receive arguments may be MPI_IN_PLACE's: it goes by its send blocks, and
-     * under observe judges the first one it sends. */
+     * under observe judges the first one it sends. The send arguments mean nothing elsewhere. */
     const int size = ompi_comm_size(comm);
     const bool is_root = ompi_comm_rank(comm) == root;
     const size_t block = mca_coll_zip_layout_bytes(is_root ? &many : &one, 0);
     int count = 0;
-    const char *sample = mca_coll_zip_layout_block(&many, (root + 1) % size, &count);
-    if (mca_coll_zip_policy_takes_known(m, comm, COLL_ZIP_OP_SCATTER, block,
-                                        is_root ? sample : NULL, count, sdtype,
+    const char *sample =
+        is_root ? mca_coll_zip_layout_block(&many, (root + 1) % size, &count) : NULL;
+    if (mca_coll_zip_policy_takes_known(m, comm, COLL_ZIP_OP_SCATTER, block, sample, count, sdtype,
                                         is_root ? block * (size_t)(size - 1) : 0)) {
         return mca_coll_zip_rooted_run(m, comm, COLL_ZIP_OP_SCATTER, &many, &one, root);
     }
