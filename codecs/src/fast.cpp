@@ -116,11 +116,11 @@ using fast_detail::Transform;
 
 constexpr unsigned kMaxAccel = 64;
 // LZ4 on a plane without long runs is tried only if it uses at most kLz4DistinctMax (and a
-// quarter of the values its width allows) of kDistinctSample bytes, and then judged by the
-// repeated four-byte sequences in kRepeatWindow bytes (code_plane).
+// quarter of the values its width allows) of kDistinctSample bytes, and LZ4 pays on a slice of
+// kLz4Slice bytes (code_plane).
 constexpr unsigned kDistinctSample = 256;
 constexpr unsigned kLz4DistinctMax = 48;
-constexpr size_t kRepeatWindow = 256;
+constexpr size_t kLz4Slice = 1024;
 enum PlaneMode : unsigned { kZero = 0, kRaw = 1, kLz4 = 2, kCoded = 3 };
 // Bytes blocks: coded as 8-byte words (transform byte | kWordsFlag) when the words' residuals
 // average below kWordsViewBits significant bits on the sample, from kMinWordsView words on.
@@ -200,24 +200,6 @@ void join_and_unpredict(const uint8_t *const *planes, size_t count, Transform t,
             k.join4(at, n, unzig, dst + i * sizeof(U));
         fast_detail::unpredict<U>(dst, i, n, t, seed);
     }
-}
-
-// Positions among a window of kRepeatWindow bytes of the plane whose next four bytes occurred
-// earlier in the window (a hash of four-byte sequences, as LZ4's match finder): about the share
-// LZ4 would cover with matches, where the repeats are not adjacent (periodic patterns).
-unsigned repeated_quads(const uint8_t *p, size_t count)
-{
-    uint16_t last[256] = {}; // position + 1 of the last sequence with this hash
-    const size_t from = count >= 2 * kRepeatWindow ? count / 2 - kRepeatWindow / 2 : 0;
-    const size_t to = std::min(count, from + kRepeatWindow);
-    unsigned found = 0;
-    for (size_t i = from; i + 4 <= to; ++i) {
-        uint32_t quad = load<uint32_t>(p + i);
-        unsigned h = (quad * 2654435761u) >> 24;
-        found += last[h] != 0 && load<uint32_t>(p + last[h] - 1) == quad;
-        last[h] = static_cast<uint16_t>(i + 1);
-    }
-    return found;
 }
 
 // Distinct values among kDistinctSample bytes spread over the plane: few of them on a plane
@@ -345,16 +327,16 @@ size_t FastCodec::code_plane(const uint8_t *plane, size_t count, bool &analyse, 
         // LZ4 where it should beat the best coding so far by 1/32 of the plane: the bytes not
         // in runs of four are about its output (long runs of zeros or repeats: it is smaller
         // than the masks there and fast), or, on a plane that uses few of the values its width
-        // allows, the share of four-byte sequences that repeat in a window (periodic patterns:
-        // index lists, where a sparse plane of 3930 bytes of 16384 is ~50 bytes of LZ4).
-        // Measured on the recorded corpus (docs/fast-codec.md): within 1% of trying LZ4 on
-        // every plane, with a tenth of the failed attempts of a repeat-share rule.
+        // allows, if it does on a slice from the middle (periodic patterns: index lists, where
+        // a sparse plane of 3930 bytes of 16384 is ~50 bytes of LZ4). Measured on the recorded
+        // corpus (docs/fast-codec.md): within 1% of trying LZ4 on every plane, with a tenth of
+        // the failed attempts of a repeat-share rule.
         const size_t goal = coded - std::min(coded, count / 32);
         lz4 = count >= 16 && count <= static_cast<size_t>(LZ4_MAX_INPUT_SIZE) &&
               (count - st.in_runs < goal ||
                (16 * coded > count &&
                 distinct_bytes(plane, count) <= std::min(kLz4DistinctMax, (1u << st.bits) / 4) &&
-                count - count * repeated_quads(plane, count) / kRepeatWindow < goal));
+                lz4_slice_pays(plane, count, goal)));
         analyse = lz4 || coding != 0; // else noise: so are the lower planes
     }
     if (lz4 && cap > lenbytes) {
@@ -387,6 +369,18 @@ size_t FastCodec::code_plane(const uint8_t *plane, size_t count, bool &analyse, 
     std::memcpy(dst, plane, count);
     mode = kRaw;
     return count;
+}
+
+// Whether LZ4 codes a slice of kLz4Slice bytes from the middle of the plane into the share of
+// it that `goal` is of the plane.
+bool FastCodec::lz4_slice_pays(const uint8_t *plane, size_t count, size_t goal)
+{
+    if (count <= 2 * kLz4Slice)
+        return true; // small: the whole plane costs little more than a slice
+    uint8_t out[kLz4Slice];
+    const size_t room = goal * kLz4Slice / count;
+    return room > 0 && lz4_->compress(plane + count / 2 - kLz4Slice / 2, kLz4Slice, out, room,
+                                      options_.accel) > 0;
 }
 
 // Writes the block (header, seed, planes[width-1] .. planes[0]) into dst; 0 if over cap.

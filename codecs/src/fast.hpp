@@ -71,6 +71,7 @@ class FastCodec final : public BlockCodec
     size_t compress_elements(const uint8_t *src, size_t count, size_t width,
                              fast_detail::Transform tf, uint8_t flag, uint8_t *dst, size_t cap);
     size_t compress_bytes(const uint8_t *src, size_t n, uint8_t *dst, size_t cap);
+    bool lz4_slice_pays(const uint8_t *plane, size_t count, size_t goal);
     void reserve(size_t n);
 
     FastOptions options_;
