@@ -57,10 +57,6 @@
 
 #include <lz4.h>
 
-#ifdef __SSE2__
-#include <emmintrin.h>
-#endif
-
 #include <algorithm>
 #include <cstring>
 #include <limits>
@@ -119,16 +115,20 @@ using fast_detail::kernels;
 using fast_detail::Transform;
 
 constexpr unsigned kMaxAccel = 64;
-// A residual plane goes to LZ4 only if plane_stats() says LZ4 may find something: at least
-// this share (in 1/256) of its bytes repeat the byte before or are zero (long runs: mostly-zero
-// or sign/exponent planes, where LZ4 is both smaller than the run mask and fast), or few
-// distinct values (repeated patterns at any distance). Measurements in docs/fast-codec.md.
-constexpr unsigned kLz4RepeatShare = 64;
-// Distinct byte values among kDistinctSample bytes of a noise-looking plane, at or below which
-// LZ4 is tried anyway (periodic patterns: index lists, integer records).
+// LZ4 on a plane without long runs is tried only if it uses at most kLz4DistinctMax (and a
+// quarter of the values its width allows) of kDistinctSample bytes, and LZ4 pays on a slice of
+// kLz4Slice bytes (code_plane).
 constexpr unsigned kDistinctSample = 256;
 constexpr unsigned kLz4DistinctMax = 48;
+constexpr size_t kLz4Slice = 1024;
 enum PlaneMode : unsigned { kZero = 0, kRaw = 1, kLz4 = 2, kCoded = 3 };
+// Bytes blocks: coded as 8-byte words (transform byte | kWordsFlag) when the words' residuals
+// average below kWordsViewBits significant bits on the sample, from kMinWordsView words on.
+constexpr uint8_t kWordsFlag = 0x80;
+constexpr unsigned kWordsViewBits = 60;
+constexpr size_t kMinWordsView = fast_detail::kMinSampled;
+// Bytes blocks coded as one plane: LZ4 must save 1/16 of this many bytes first.
+constexpr size_t kBytesProbe = 4096;
 constexpr unsigned kRunsCoding = 8;   // kCoded sub-mode byte: 1..7 bit-packed, 8 run mask,
 constexpr unsigned kSparseCoding = 9; // 9 nonzero mask
 constexpr uint32_t kParamFormat2 = 1u << 24;
@@ -200,53 +200,6 @@ void join_and_unpredict(const uint8_t *const *planes, size_t count, Transform t,
             k.join4(at, n, unzig, dst + i * sizeof(U));
         fast_detail::unpredict<U>(dst, i, n, t, seed);
     }
-}
-
-// What the coder needs to know about a plane: the share (in 1/256) of bytes equal to the byte
-// before them, and the OR of all bytes (its bit length is the packed width). LZ4 gains on
-// residual planes come from such runs: measured, LZ4 output/input ~ 2.5 (1 - share) at most.
-struct PlaneStats {
-    unsigned bits;   // 0..8
-    size_t literals; // bytes that differ from the byte before (before byte 0: 0)
-    size_t nonzero;  // bytes that are not zero
-};
-
-PlaneStats plane_stats(const uint8_t *p, size_t count)
-{
-    size_t same = p[0] == 0, zeros = p[0] == 0, i = 1;
-    unsigned any = p[0];
-#ifdef __SSE2__
-    // 16 bytes a step (SSE2 is baseline on x86-64): compare with the bytes one before and with
-    // zero, count the equal ones per lane (at most 255 steps between flushes) and OR everything.
-    __m128i ors = _mm_setzero_si128();
-    const __m128i zero = _mm_setzero_si128();
-    while (i + 16 <= count) {
-        __m128i counts = zero, zcounts = zero;
-        for (size_t steps = 0; steps < 255 && i + 16 <= count; ++steps, i += 16) {
-            __m128i cur = _mm_loadu_si128(reinterpret_cast<const __m128i *>(p + i));
-            __m128i prev = _mm_loadu_si128(reinterpret_cast<const __m128i *>(p + i - 1));
-            counts = _mm_sub_epi8(counts, _mm_cmpeq_epi8(cur, prev)); // equal lanes are -1
-            zcounts = _mm_sub_epi8(zcounts, _mm_cmpeq_epi8(cur, zero));
-            ors = _mm_or_si128(ors, cur);
-        }
-        __m128i sums = _mm_sad_epu8(counts, zero), zsums = _mm_sad_epu8(zcounts, zero);
-        same += static_cast<size_t>(_mm_cvtsi128_si32(sums)) +
-                static_cast<size_t>(_mm_cvtsi128_si32(_mm_srli_si128(sums, 8)));
-        zeros += static_cast<size_t>(_mm_cvtsi128_si32(zsums)) +
-                 static_cast<size_t>(_mm_cvtsi128_si32(_mm_srli_si128(zsums, 8)));
-    }
-    alignas(16) uint8_t lanes[16];
-    _mm_store_si128(reinterpret_cast<__m128i *>(lanes), ors);
-    for (uint8_t b : lanes)
-        any |= b;
-#endif
-    for (; i < count; ++i) {
-        same += p[i] == p[i - 1];
-        zeros += p[i] == 0;
-        any |= p[i];
-    }
-    unsigned bits = any ? 32u - static_cast<unsigned>(__builtin_clz(any)) : 0u;
-    return {bits, count - same, count - zeros};
 }
 
 // Distinct values among kDistinctSample bytes spread over the plane: few of them on a plane
@@ -351,7 +304,7 @@ size_t FastCodec::code_plane(const uint8_t *plane, size_t count, bool &analyse, 
     unsigned coding = 0;  // kCoded sub-mode: 1..7 packed width, kRunsCoding, kSparseCoding
     size_t coded = count; // its size, header byte included
     if (analyse) {
-        PlaneStats st = plane_stats(plane, count);
+        const fast_detail::PlaneStats st = kernels().plane_stats(plane, count);
         if (st.bits < 8 && 1 + fast_detail::packed_size(count, st.bits) < coded) {
             coding = st.bits;
             coded = 1 + fast_detail::packed_size(count, st.bits);
@@ -371,15 +324,19 @@ size_t FastCodec::code_plane(const uint8_t *plane, size_t count, bool &analyse, 
             coding = kSparseCoding;
             coded = sparse;
         }
-        // LZ4 where runs or zeros are common (it is smaller than the masks on long runs and
-        // still fast), or where the plane uses few of the values its width allows (repeats at
-        // a distance: index lists, where a sparse plane of 3930 bytes of 16384 is ~50 bytes of
-        // LZ4), unless the plane is small already.
-        const size_t runs_or_zeros = count - std::min(st.literals, st.nonzero);
+        // LZ4 where it should beat the best coding so far by 1/32 of the plane: the bytes not
+        // in runs of four are about its output (long runs of zeros or repeats: it is smaller
+        // than the masks there and fast), or, on a plane that uses few of the values its width
+        // allows, if it does on a slice from the middle (periodic patterns: index lists, where
+        // a sparse plane of 3930 bytes of 16384 is ~50 bytes of LZ4). Measured on the recorded
+        // corpus (docs/fast-codec.md): within 1% of trying LZ4 on every plane, with a tenth of
+        // the failed attempts of a repeat-share rule.
+        const size_t goal = coded - std::min(coded, count / 32);
         lz4 = count >= 16 && count <= static_cast<size_t>(LZ4_MAX_INPUT_SIZE) &&
-              (runs_or_zeros * 256 >= kLz4RepeatShare * count ||
+              (count - st.in_runs < goal ||
                (16 * coded > count &&
-                distinct_bytes(plane, count) <= std::min(kLz4DistinctMax, (1u << st.bits) / 4)));
+                distinct_bytes(plane, count) <= std::min(kLz4DistinctMax, (1u << st.bits) / 4) &&
+                lz4_slice_pays(plane, count, goal)));
         analyse = lz4 || coding != 0; // else noise: so are the lower planes
     }
     if (lz4 && cap > lenbytes) {
@@ -414,10 +371,22 @@ size_t FastCodec::code_plane(const uint8_t *plane, size_t count, bool &analyse, 
     return count;
 }
 
+// Whether LZ4 codes a slice of kLz4Slice bytes from the middle of the plane into the share of
+// it that `goal` is of the plane.
+bool FastCodec::lz4_slice_pays(const uint8_t *plane, size_t count, size_t goal)
+{
+    if (count <= 2 * kLz4Slice)
+        return true; // small: the whole plane costs little more than a slice
+    uint8_t out[kLz4Slice];
+    const size_t room = goal * kLz4Slice / count;
+    return room > 0 && lz4_->compress(plane + count / 2 - kLz4Slice / 2, kLz4Slice, out, room,
+                                      options_.accel) > 0;
+}
+
 // Writes the block (header, seed, planes[width-1] .. planes[0]) into dst; 0 if over cap.
 size_t FastCodec::compress_planes(const uint8_t *const *planes, size_t width, size_t count,
                                   uint64_t nonzero_bytes, uint8_t transform, const uint8_t *seed,
-                                  size_t seed_bytes, uint8_t *dst, size_t cap)
+                                  size_t seed_bytes, uint8_t *dst, size_t cap, bool bytes_lz4)
 {
     const size_t nmode = mode_bytes(width);
     size_t pos = 1 + nmode + seed_bytes;
@@ -433,11 +402,10 @@ size_t FastCodec::compress_planes(const uint8_t *const *planes, size_t width, si
         if ((nonzero_bytes >> (8 * k)) & 0xff) {
             size_t got;
             if (width == 1) {
-                // Bytes: repeats need not be adjacent, always try LZ4.
+                // Bytes: repeats need not be adjacent, LZ4 unless the caller's probe failed.
                 const size_t lenbytes = length_field_bytes(count);
                 got = SIZE_MAX;
-                if (count >= 16 && count <= static_cast<size_t>(LZ4_MAX_INPUT_SIZE) &&
-                    cap - pos > lenbytes) {
+                if (bytes_lz4 && cap - pos > lenbytes) {
                     size_t room = std::min(cap - pos - lenbytes, count - count / 16);
                     int n = lz4_->compress(planes[k], count, dst + pos + lenbytes, room,
                                            options_.accel);
@@ -466,6 +434,53 @@ size_t FastCodec::compress_planes(const uint8_t *const *planes, size_t width, si
     return pos;
 }
 
+// Splits `count` elements of `width` bytes under transform tf and codes the planes; the block
+// starts with the transform byte ORed with `flag`.
+size_t FastCodec::compress_elements(const uint8_t *src, size_t count, size_t width, Transform tf,
+                                    uint8_t flag, uint8_t *dst, size_t cap)
+{
+    reserve(count * width);
+    const uint8_t *planes[8];
+    for (size_t k = 0; k < width; ++k)
+        planes[k] = planes_.data() + k * count;
+    const auto &t = kernels();
+    uint64_t nonzero = width == 8 ? t.split8(src, count, tf.pred, tf.stride, planes_.data())
+                                  : t.split4(src, count, tf.pred, tf.stride, planes_.data());
+    const size_t seed_bytes =
+        tf.pred == fast_detail::kPredNone ? 0 : std::min(tf.stride, count) * width;
+    return compress_planes(planes, width, count, nonzero, static_cast<uint8_t>(tf.byte() | flag),
+                           src, seed_bytes, dst, cap);
+}
+
+// Bytes: structs and integers that MPI sends untyped are often words (CoMD's atom records, 56
+// bytes of ints and doubles: as words 1.13, LZ4 1.06; miniVite's edge structs: 3.8 and 3.0).
+// When the sample says 8-byte words predict well, the block is coded as words (flag 0x80 on
+// the transform byte); otherwise as one plane, LZ4 or raw, where LZ4 must first show on the
+// block's first kBytesProbe bytes that it saves a sixteenth (LZ4 over 64 KiB of noise cost 3x
+// Blosc's time on CoMD).
+size_t FastCodec::compress_bytes(const uint8_t *src, size_t n, uint8_t *dst, size_t cap)
+{
+    if (n % 8 == 0 && n / 8 >= kMinWordsView && options_.predictor == FastPredictor::Auto) {
+        const fast_detail::Choice c = fast_detail::choose_transform<uint64_t>(src, n / 8);
+        const bool pays = c.sample_elems == 0 ? c.transform.pred == fast_detail::kPredNone
+                                              : c.sample_bits < kWordsViewBits * c.sample_elems;
+        if (pays)
+            return compress_elements(src, n / 8, 8, c.transform, kWordsFlag, dst, cap);
+    }
+    if (std::none_of(src, src + n, [](uint8_t b) { return b != 0; })) {
+        const uint8_t *plane = src;
+        return compress_planes(&plane, 1, n, 0, 0, nullptr, 0, dst, cap);
+    }
+    const size_t probe = std::min(n, kBytesProbe);
+    bool lz4 = n >= 16 && n <= static_cast<size_t>(LZ4_MAX_INPUT_SIZE);
+    if (lz4 && cap >= probe)
+        lz4 = lz4_->compress(src, probe, dst, probe - probe / 16, options_.accel) > 0;
+    if (!lz4 && cap < n)
+        return 0; // a raw plane would not fit either: the frame stores the block raw
+    const uint8_t *plane = src;
+    return compress_planes(&plane, 1, n, 1, 0, nullptr, 0, dst, cap, lz4);
+}
+
 size_t FastCodec::compress(const uint8_t *src, size_t n, zip_elem_type_t type, uint8_t *dst,
                            size_t cap)
 {
@@ -473,44 +488,39 @@ size_t FastCodec::compress(const uint8_t *src, size_t n, zip_elem_type_t type, u
     if (n == 0 || n % width != 0) // nothing to code / never passed: the frame stores it raw
         return 0;
     const size_t count = n / width;
-    if (width == 1) {
-        uint64_t nonzero = std::any_of(src, src + n, [](uint8_t b) { return b != 0; }) ? 1 : 0;
-        const uint8_t *plane = src;
-        return compress_planes(&plane, 1, count, nonzero, 0, nullptr, 0, dst, cap);
-    }
-    reserve(n);
-    const uint8_t *planes[8];
-    for (size_t k = 0; k < width; ++k)
-        planes[k] = planes_.data() + k * count;
-    const auto &t = kernels();
+    if (width == 1)
+        return compress_bytes(src, n, dst, cap);
     Transform tf;
     if (options_.predictor == FastPredictor::Auto) {
-        tf = width == 8 ? fast_detail::choose_transform<uint64_t>(src, count)
-                        : fast_detail::choose_transform<uint32_t>(src, count);
+        tf = width == 8 ? fast_detail::choose_transform<uint64_t>(src, count).transform
+                        : fast_detail::choose_transform<uint32_t>(src, count).transform;
     } else {
         tf.pred = static_cast<unsigned>(options_.predictor);
         tf.stride = options_.stride == 0 ? 1 : options_.stride;
     }
-    uint64_t nonzero = width == 8 ? t.split8(src, count, tf.pred, tf.stride, planes_.data())
-                                  : t.split4(src, count, tf.pred, tf.stride, planes_.data());
-    const size_t seed_bytes =
-        tf.pred == fast_detail::kPredNone ? 0 : std::min(tf.stride, count) * width;
-    return compress_planes(planes, width, count, nonzero, tf.byte(), src, seed_bytes, dst, cap);
+    return compress_elements(src, count, width, tf, 0, dst, cap);
 }
 
 zip_status_t FastCodec::decompress(const uint8_t *src, size_t len, zip_elem_type_t type,
                                    uint8_t *dst, size_t raw_n)
 {
-    const size_t width = element_width(type);
+    size_t width = element_width(type);
     if (raw_n % width != 0)
         return ZIP_E_CORRUPT;
     if (raw_n == 0 && len == 0)
         return ZIP_OK; // an empty block round-trips as nothing
+    uint8_t transform = len > 0 ? src[0] : 0;
+    if (width == 1 && (transform & kWordsFlag) != 0) {
+        if (raw_n % 8 != 0) // bytes coded as 8-byte words
+            return ZIP_E_CORRUPT;
+        width = 8;
+        transform &= static_cast<uint8_t>(~kWordsFlag);
+    }
     const size_t count = raw_n / width;
     const size_t nmode = mode_bytes(width), lenbytes = length_field_bytes(count);
-    if (len < 1 + nmode || (src[0] & 0x80) != 0 || (width == 1 && src[0] != 0))
+    if (len < 1 + nmode || (transform & 0x80) != 0 || (width == 1 && transform != 0))
         return ZIP_E_CORRUPT;
-    const Transform tf = Transform::from_byte(src[0]);
+    const Transform tf = Transform::from_byte(transform);
     if (width == 1 && (src[1] >> 2) != 0)
         return ZIP_E_CORRUPT;
     const size_t nseed =

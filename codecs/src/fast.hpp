@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "codec.hpp"
+#include "fast_transform.hpp"
 
 namespace zip
 {
@@ -25,7 +26,7 @@ enum class FastPredictor : uint8_t {
 };
 
 struct FastOptions {
-    static constexpr unsigned kDefaultAccel = 1;
+    static constexpr unsigned kDefaultAccel = 2;
     static constexpr unsigned kMaxStride = 32;
     unsigned accel = kDefaultAccel; // LZ4 acceleration for the compressible planes, 1..64
     FastPredictor predictor = FastPredictor::Auto;
@@ -64,9 +65,13 @@ class FastCodec final : public BlockCodec
 
     size_t compress_planes(const uint8_t *const *planes, size_t width, size_t count,
                            uint64_t nonzero_bytes, uint8_t transform, const uint8_t *seed,
-                           size_t seed_bytes, uint8_t *dst, size_t cap);
+                           size_t seed_bytes, uint8_t *dst, size_t cap, bool bytes_lz4 = false);
     size_t code_plane(const uint8_t *plane, size_t count, bool &analyse, uint8_t *dst, size_t cap,
                       unsigned &mode);
+    size_t compress_elements(const uint8_t *src, size_t count, size_t width,
+                             fast_detail::Transform tf, uint8_t flag, uint8_t *dst, size_t cap);
+    size_t compress_bytes(const uint8_t *src, size_t n, uint8_t *dst, size_t cap);
+    bool lz4_slice_pays(const uint8_t *plane, size_t count, size_t goal);
     void reserve(size_t n);
 
     FastOptions options_;

@@ -141,7 +141,7 @@ ZIP_INLINE unsigned cost(const uint8_t *src, const Sample &w, size_t s)
            Cost::template window<U, Pred>(src, w.b, s);
 }
 
-template <class Cost, class U> ZIP_INLINE Transform choose(const uint8_t *src, size_t count)
+template <class Cost, class U> ZIP_INLINE Choice choose(const uint8_t *src, size_t count)
 {
     const Sample w = sample_of(count);
     // Delta2 with stride 1 first: it wins ties (smooth fields, the common case). A later
@@ -172,23 +172,23 @@ template <class Cost, class U> ZIP_INLINE Transform choose(const uint8_t *src, s
     consider(stride_cost, kPredDelta1, stride);
     consider(cost<Cost, U, kPredDelta2>(src, w, stride), kPredDelta2, stride);
     consider(cost<Cost, U, kPredXor>(src, w, stride), kPredXor, stride);
-    return best;
+    return {best, best_cost, 2 * kWindow};
 }
 
 #if defined(__x86_64__) || defined(__i386__)
-template <class U> Transform choose_avx512(const uint8_t *src, size_t count)
+template <class U> Choice choose_avx512(const uint8_t *src, size_t count)
 {
     return choose<Avx512Cost, U>(src, count);
 }
 #endif
-template <class U> Transform choose_scalar(const uint8_t *src, size_t count)
+template <class U> Choice choose_scalar(const uint8_t *src, size_t count)
 {
     return choose<ScalarCost, U>(src, count);
 }
 
 } // namespace
 
-template <class U> Transform choose_transform(const uint8_t *src, size_t count)
+template <class U> Choice choose_transform(const uint8_t *src, size_t count)
 {
     // Exact repeats: None keeps them as runs, where differences would turn them into alternating
     // noise (sorted gauss-512: ratio 6.2 with None, 4.1 with Delta2). Half of the first 64
@@ -198,9 +198,10 @@ template <class U> Transform choose_transform(const uint8_t *src, size_t count)
     for (size_t i = 1; i < head; ++i)
         repeats += load<U>(src, i) == load<U>(src, i - 1);
     if (head > 1 && 2 * repeats >= head - 1)
-        return {kPredNone, 1};
-    if (count < 2 * kSearchStride + 2 * kWindow)
-        return {kPredDelta2, 1}; // too small to judge: the smooth-field default
+        return {{kPredNone, 1}, 0, 0};
+    static_assert(kMinSampled >= 2 * kSearchStride + 2 * kWindow);
+    if (count < kMinSampled)
+        return {{kPredDelta2, 1}, 0, 0}; // too small to judge: the smooth-field default
 #if defined(__x86_64__) || defined(__i386__)
     static const bool has_avx512cd =
         __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512cd");
@@ -332,15 +333,15 @@ void unpredict(uint8_t *dst, size_t from, size_t n, Transform t, const uint8_t *
     }
 }
 
-template <class U> Transform choose_transform_portable(const uint8_t *src, size_t count)
+template <class U> Choice choose_transform_portable(const uint8_t *src, size_t count)
 {
     return choose_scalar<U>(src, count);
 }
 
-template Transform choose_transform<uint64_t>(const uint8_t *, size_t);
-template Transform choose_transform_portable<uint64_t>(const uint8_t *, size_t);
-template Transform choose_transform_portable<uint32_t>(const uint8_t *, size_t);
-template Transform choose_transform<uint32_t>(const uint8_t *, size_t);
+template Choice choose_transform<uint64_t>(const uint8_t *, size_t);
+template Choice choose_transform<uint32_t>(const uint8_t *, size_t);
+template Choice choose_transform_portable<uint64_t>(const uint8_t *, size_t);
+template Choice choose_transform_portable<uint32_t>(const uint8_t *, size_t);
 template void unpredict<uint64_t>(uint8_t *, size_t, size_t, Transform, const uint8_t *);
 template void unpredict<uint32_t>(uint8_t *, size_t, size_t, Transform, const uint8_t *);
 

@@ -21,19 +21,29 @@ struct Transform {
     static Transform from_byte(uint8_t b) { return {b & 3u, size_t{1} + (b >> 2 & 31u)}; }
 };
 
+// A transform and what the sample said about it: the significant bits of its residuals over
+// sample_elems elements (both 0 when a rule decided without measuring).
+struct Choice {
+    Transform transform;
+    unsigned sample_bits = 0;
+    unsigned sample_elems = 0;
+};
+
 // Largest stride the encoder tries (the format allows 32).
 constexpr size_t kSearchStride = 8;
+// Blocks of fewer elements get the default transform without a sample.
+constexpr size_t kMinSampled = 80;
 
 // The transform that leaves the fewest significant residual bits on a sample of the block (count
 // elements of U at src): None where values repeat exactly (sorted data, plateaus), otherwise the
 // best of Delta2, Delta1, Xor with stride 1, and of the strides 2..kSearchStride (records of
 // several fields side by side). Depends only on the block (deterministic frames).
-template <class U> Transform choose_transform(const uint8_t *src, size_t count);
+template <class U> Choice choose_transform(const uint8_t *src, size_t count);
 
 // The stride and predictor search of choose_transform with the portable cost loop (the SIMD
 // one must choose the same, so that frames do not depend on the CPU): for tests. Needs
 // count >= 2 * kSearchStride + 64 and no exact-repeat head (choose_transform's first test).
-template <class U> Transform choose_transform_portable(const uint8_t *src, size_t count);
+template <class U> Choice choose_transform_portable(const uint8_t *src, size_t count);
 
 // Undoes the prediction of elements [from, from + n) of dst in place (dst holds un-zigzagged
 // residuals there, and the finished elements before `from`). seed: the first record,

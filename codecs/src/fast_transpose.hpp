@@ -49,6 +49,18 @@ enum : unsigned {
 
 using SplitFn = uint64_t (*)(const uint8_t *elems, size_t count, unsigned pred, size_t stride,
                              uint8_t *planes);
+
+// What the plane coder needs to know about a plane (fast.cpp): the OR of all bytes (its bit
+// length is the packed width), the bytes that differ from the byte before (the run coding's
+// literals; the byte before byte 0 counts as 0) or are not zero (the sparse coding's), and the
+// bytes equal to the three before them (what LZ4 can cover with matches).
+struct PlaneStats {
+    unsigned bits; // 0..8
+    size_t literals;
+    size_t nonzero;
+    size_t in_runs;
+};
+using StatsFn = PlaneStats (*)(const uint8_t *plane, size_t count);
 using JoinFn = void (*)(const uint8_t *const *planes, size_t count, bool unzig, uint8_t *elems);
 using PackFn = void (*)(const uint8_t *plane, size_t count, unsigned bits, uint8_t *out);
 using UnpackFn = void (*)(const uint8_t *in, size_t count, unsigned bits, uint8_t *plane);
@@ -66,6 +78,7 @@ struct Kernels {
     DecodeRunsFn decode_runs; // BMI2 pdep where available
     EncodeRunsFn encode_sparse;
     DecodeRunsFn decode_sparse;
+    StatsFn plane_stats; // SSE2 (baseline) or AVX2
 };
 
 inline size_t runs_size(size_t count, size_t literals)

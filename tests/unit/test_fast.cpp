@@ -472,6 +472,28 @@ TEST(FastKernels, SimdAndScalarSplitJoinPackAndRunsAgree)
             EXPECT_EQ(Bytes(back.begin(), back.end() - 1), plane);
             EXPECT_EQ(back, back2);
         }
+        for (unsigned run : {1u, 3u, 4u, 5u, 40u}) {
+            // Plane statistics: SIMD against the portable kernel against a plain count.
+            Bytes plane(count);
+            for (size_t i = 0; i < count; ++i)
+                plane[i] = i / run % 3 == 0 ? 0 : uint8_t(src[i / run] & 0x3f);
+            size_t literals = 0, nonzero = 0, in_runs = 0;
+            unsigned any = 0;
+            for (size_t i = 0; i < count; ++i) {
+                literals += plane[i] != (i ? plane[i - 1] : 0);
+                nonzero += plane[i] != 0;
+                in_runs += i >= 3 && plane[i] == plane[i - 1] && plane[i] == plane[i - 2] &&
+                           plane[i] == plane[i - 3];
+                any |= plane[i];
+            }
+            for (const Kernels *k : {&best, &plain}) {
+                PlaneStats st = k->plane_stats(plane.data(), count);
+                EXPECT_EQ(st.literals, literals) << "run " << run;
+                EXPECT_EQ(st.nonzero, nonzero) << "run " << run;
+                EXPECT_EQ(st.in_runs, in_runs) << "run " << run;
+                EXPECT_EQ(st.bits, any ? 32u - unsigned(__builtin_clz(any)) : 0u);
+            }
+        }
         for (unsigned every : {1u, 2u, 3u, 7u, 64u}) {
             SCOPED_TRACE(testing::Message() << "count " << count << " nonzero every " << every);
             Bytes plane(count);
@@ -511,13 +533,14 @@ TEST(FastTransform, SimdAndPortableCostsChooseTheSame)
                     ziptest::dataset_bytes(set, width == 8 ? ZIP_TYPE_F64 : ZIP_TYPE_F32, count, 3);
                 if (std::string(set).find("-i") != std::string::npos)
                     raw = ziptest::dataset_bytes(set, ZIP_TYPE_BYTES, count * width, 3);
-                Transform got = width == 8 ? choose_transform<uint64_t>(raw.data(), count)
-                                           : choose_transform<uint32_t>(raw.data(), count);
+                Transform got = width == 8
+                                    ? choose_transform<uint64_t>(raw.data(), count).transform
+                                    : choose_transform<uint32_t>(raw.data(), count).transform;
                 if (got.pred == kPredNone && got.stride == 1)
                     continue; // the exact-repeat rule, before any cost is computed
-                Transform want = width == 8
-                                     ? choose_transform_portable<uint64_t>(raw.data(), count)
-                                     : choose_transform_portable<uint32_t>(raw.data(), count);
+                Transform want =
+                    width == 8 ? choose_transform_portable<uint64_t>(raw.data(), count).transform
+                               : choose_transform_portable<uint32_t>(raw.data(), count).transform;
                 EXPECT_EQ(got.byte(), want.byte());
             }
 }
@@ -528,10 +551,41 @@ TEST(FastTransform, FindsTheRecordLengthOfInterleavedFields)
     for (size_t fields : {3, 5, 8}) {
         std::string set = "records-" + std::to_string(fields);
         Bytes raw = ziptest::dataset_bytes(set, ZIP_TYPE_F64, 8192);
-        Transform t = choose_transform<uint64_t>(raw.data(), 8192);
+        Transform t = choose_transform<uint64_t>(raw.data(), 8192).transform;
         EXPECT_EQ(t.stride, fields) << set;
         EXPECT_NE(t.pred, kPredNone) << set;
     }
-    Transform smooth = choose_transform<uint64_t>(gauss(1024, 8192).data(), 8192);
+    Transform smooth = choose_transform<uint64_t>(gauss(1024, 8192).data(), 8192).transform;
     EXPECT_EQ(smooth.byte(), Transform({kPredDelta2, 1}).byte());
+}
+
+TEST(FastCodec, CodesRecordLikeBytesAsWords)
+{
+    // Untyped records of doubles (MPI_BYTE structs): the block is coded as 8-byte words (bit 7
+    // of the transform byte), far smaller than as one byte plane.
+    Bytes raw = ziptest::dataset_bytes("records-5", ZIP_TYPE_BYTES, 65536);
+    auto codec = fast_default();
+    Bytes block = compress(*codec, raw, ZIP_TYPE_BYTES, roomy_cap(raw.size()));
+    ASSERT_FALSE(block.empty());
+    EXPECT_EQ(block[0] & 0x80, 0x80);
+    EXPECT_EQ((block[0] & 0x7f) >> 2, 4u); // stride 5
+    EXPECT_LT(block.size(), raw.size() / 2);
+    expect_round_trip(fast_default, raw, ZIP_TYPE_BYTES);
+    // The words flag on a block whose size is not a whole number of words is corrupt.
+    EXPECT_EQ(decode_exact(*codec, block, ZIP_TYPE_BYTES, raw.size() - 4), ZIP_E_CORRUPT);
+    expect_corruption_survived(
+        fast_default, ziptest::dataset_bytes("records-3", ZIP_TYPE_BYTES, 4096), ZIP_TYPE_BYTES, 4);
+}
+
+TEST(FastCodec, StoresIncompressibleBytesAsOnePlaneOrDeclines)
+{
+    // LZ4 fails its probe on noise: with room the block is a raw plane, without it the codec
+    // declines (the frame stores the block raw) instead of running LZ4 over all of it.
+    Bytes raw = random_bytes(65536, 17);
+    auto codec = fast_default();
+    Bytes roomy = compress(*codec, raw, ZIP_TYPE_BYTES, roomy_cap(raw.size()));
+    ASSERT_EQ(roomy.size(), raw.size() + 2);
+    EXPECT_EQ(roomy[0], 0u);
+    EXPECT_EQ(roomy[1], 1u); // raw plane
+    EXPECT_TRUE(compress(*codec, raw, ZIP_TYPE_BYTES, raw.size() - 1).empty());
 }
