@@ -1,0 +1,264 @@
+#include "baselines.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace simscale
+{
+namespace
+{
+
+int real_rank(int vrank, int root, int size)
+{
+    return (vrank + root) % size;
+}
+
+// The segmented tree broadcast every tree algorithm of coll/base shares: the root sends each
+// segment to all its children and waits for those sends before the next segment; an interior
+// rank keeps two receives posted, and forwards segment i to its children (waiting for those
+// sends) once it has arrived; a leaf keeps two receives posted.
+void tree_bcast(const RankEnv &env, const TreeNode &node, size_t bytes, size_t segment)
+{
+    Network &net = *env.net;
+    const size_t seg = (segment == 0 || segment >= bytes) ? bytes : segment;
+    const size_t count = (bytes + seg - 1) / seg;
+    auto len = [&](size_t i) { return std::min(seg, bytes - i * seg); };
+    std::vector<Request *> sends(node.children.size());
+    auto forward = [&](size_t i) {
+        for (size_t c = 0; c < node.children.size(); ++c)
+            sends[c] = net.isend(env.rank, node.children[c], len(i));
+        for (auto *s : sends)
+            net.wait(s);
+    };
+    if (node.parent < 0) {
+        for (size_t i = 0; i < count; ++i)
+            forward(i);
+        return;
+    }
+    Request *pending = net.irecv(env.rank, node.parent, len(0));
+    for (size_t i = 1; i <= count; ++i) {
+        Request *next = i < count ? net.irecv(env.rank, node.parent, len(i)) : nullptr;
+        net.wait(pending);
+        if (!node.children.empty())
+            forward(i - 1);
+        pending = next;
+    }
+}
+
+// Binomial scatter of ceil(bytes / P)-byte blocks, then recursive doubling (coll/base's
+// scatter_allgather, for a power-of-two size).
+void scatter_allgather_bcast(const RankEnv &env, size_t bytes)
+{
+    Network &net = *env.net;
+    const int size = env.size(), root = env.work->root();
+    const int vrank = (env.rank - root + size) % size;
+    const size_t block = (bytes + size_t(size) - 1) / size_t(size);
+    auto extent = [&](int first_vrank, int blocks) -> size_t {
+        const size_t from = std::min(bytes, size_t(first_vrank) * block);
+        const size_t to = std::min(bytes, (size_t(first_vrank) + size_t(blocks)) * block);
+        return to - from;
+    };
+    // Scatter: receive this subtree's blocks from the parent, hand the children theirs.
+    int mask = 1;
+    while (mask < size) {
+        if (vrank & mask) {
+            const size_t mine = extent(vrank, mask);
+            if (mine > 0)
+                net.recv(env.rank, real_rank(vrank - mask, root, size), mine);
+            break;
+        }
+        mask <<= 1;
+    }
+    for (mask >>= 1; mask > 0; mask >>= 1) {
+        if (vrank + mask < size) {
+            const size_t theirs = extent(vrank + mask, mask);
+            if (theirs > 0)
+                net.send(env.rank, real_rank(vrank + mask, root, size), theirs);
+        }
+    }
+    // Allgather: at step `mask` exchange the blocks of the two subtrees of size mask.
+    for (mask = 1; mask < size; mask <<= 1) {
+        const int vpeer = vrank ^ mask;
+        const int mine_first = vrank & ~(mask - 1), theirs_first = vpeer & ~(mask - 1);
+        const size_t out = extent(mine_first, mask), in = extent(theirs_first, mask);
+        const int peer = real_rank(vpeer, root, size);
+        Request *r = in > 0 ? net.irecv(env.rank, peer, in) : nullptr;
+        Request *s = out > 0 ? net.isend(env.rank, peer, out) : nullptr;
+        if (r)
+            net.wait(r);
+        if (s)
+            net.wait(s);
+    }
+}
+
+// Every receive posted, then every send, then all waited for (coll/base's basic linear).
+void linear_alltoallv(const RankEnv &env)
+{
+    Network &net = *env.net;
+    const int size = env.size(), me = env.rank;
+    const Workload &w = *env.work;
+    env.codec->copy(w.block(me, me));
+    std::vector<Request *> reqs;
+    reqs.reserve(2 * size_t(size));
+    for (int p = 0; p < size; ++p)
+        if (p != me && w.block(p, me) > 0)
+            reqs.push_back(net.irecv(me, p, w.block(p, me)));
+    for (int p = 0; p < size; ++p)
+        if (p != me && w.block(me, p) > 0)
+            reqs.push_back(net.isend(me, p, w.block(me, p)));
+    for (auto *r : reqs)
+        net.wait(r);
+}
+
+// Step k: send to rank + k and receive from rank - k, one sendrecv at a time.
+void pairwise_alltoallv(const RankEnv &env)
+{
+    Network &net = *env.net;
+    const int size = env.size(), me = env.rank;
+    const Workload &w = *env.work;
+    env.codec->copy(w.block(me, me));
+    for (int k = 1; k < size; ++k) {
+        const int to = (me + k) % size, from = (me - k + size) % size;
+        const size_t in = w.block(from, me), out = w.block(me, to);
+        Request *r = in > 0 ? net.irecv(me, from, in) : nullptr;
+        Request *s = out > 0 ? net.isend(me, to, out) : nullptr;
+        if (r)
+            net.wait(r);
+        if (s)
+            net.wait(s);
+    }
+}
+
+// The root receives each rank's block in rank order, one blocking receive at a time.
+void linear_gatherv(const RankEnv &env)
+{
+    Network &net = *env.net;
+    const Workload &w = *env.work;
+    const int root = w.root(), me = env.rank;
+    if (me != root) {
+        if (w.contribution(me) > 0)
+            net.send(me, root, w.contribution(me));
+        return;
+    }
+    for (int p = 0; p < env.size(); ++p) {
+        if (p == root)
+            env.codec->copy(w.contribution(p));
+        else if (w.contribution(p) > 0)
+            net.recv(me, p, w.contribution(p));
+    }
+}
+
+std::string kib(size_t bytes)
+{
+    return std::to_string(bytes / 1024) + "k";
+}
+
+} // namespace
+
+TreeNode chain_tree(int rank, int size, int root, int fanout)
+{
+    // `fanout` chains of consecutive virtual ranks hang off the root; the first
+    // (size - 1) % fanout of them are one rank longer.
+    TreeNode n;
+    const int others = size - 1;
+    fanout = std::max(1, std::min(fanout, others));
+    const int vrank = (rank - root + size) % size;
+    if (others == 0)
+        return n;
+    const int base = others / fanout, longer = others % fanout;
+    auto head_of = [&](int chain) { return 1 + chain * base + std::min(chain, longer); };
+    if (vrank == 0) {
+        for (int c = 0; c < fanout; ++c)
+            n.children.push_back(real_rank(head_of(c), root, size));
+        return n;
+    }
+    int chain = 0;
+    while (chain + 1 < fanout && head_of(chain + 1) <= vrank)
+        ++chain;
+    const int head = head_of(chain), len = base + (chain < longer ? 1 : 0);
+    n.parent = vrank == head ? root : real_rank(vrank - 1, root, size);
+    if (vrank + 1 < head + len)
+        n.children.push_back(real_rank(vrank + 1, root, size));
+    return n;
+}
+
+TreeNode binomial_tree(int rank, int size, int root)
+{
+    // Children vrank + 1, + 2, + 4, ... below vrank's lowest set bit, which names the parent.
+    TreeNode n;
+    const int vrank = (rank - root + size) % size;
+    for (int mask = 1; mask < size; mask <<= 1) {
+        if (vrank & mask) {
+            n.parent = real_rank(vrank - mask, root, size);
+            break;
+        }
+        if (vrank + mask < size)
+            n.children.push_back(real_rank(vrank + mask, root, size));
+    }
+    return n;
+}
+
+std::vector<Baseline> baselines_for(const Workload &w, const HopBound &hop, int linear_max_ranks)
+{
+    std::vector<Baseline> out;
+    const int size = w.ranks(), root = w.root();
+    switch (w.op()) {
+    case Op::Bcast: {
+        const size_t bytes = w.bytes();
+        if ((size & (size - 1)) == 0)
+            out.push_back({"scatter-allgather",
+                           [bytes](const RankEnv &env) { scatter_allgather_bcast(env, bytes); }});
+        // tuned's coll_tuned_bcast_algorithm_segmentsize: 0 (none), then 256 KiB down to 8 KiB
+        // as perftest/zipbench-sweep tries them; a segment as large as the message is "none".
+        std::vector<size_t> segments = {0};
+        for (size_t s = 262144; s >= 8192; s /= 2)
+            if (s < bytes)
+                segments.push_back(s);
+        struct Shape {
+            const char *name;
+            int fanout; // chains from the root; 0: binomial
+        };
+        for (const Shape shape : {Shape{"binomial", 0}, Shape{"chain", 4}, Shape{"pipeline", 1}}) {
+            for (size_t seg : segments) {
+                const size_t s = seg ? seg : bytes;
+                const double nseg = std::ceil(double(bytes) / double(s));
+                const double per_hop = double(s) / hop.rate_Bps + hop.latency_s;
+                double bound;
+                if (shape.fanout == 0) {
+                    // The root sends the whole message once per child, through one port.
+                    const double children = std::ceil(std::log2(double(size)));
+                    bound = children * double(bytes) / hop.rate_Bps;
+                } else {
+                    // Store and forward down the longest chain, every hop of which carries
+                    // every segment; and the root's port carries the message once per chain.
+                    const double hops = std::ceil(double(size - 1) / shape.fanout);
+                    const double chains = std::min(shape.fanout, size - 1);
+                    bound = std::max(hops * per_hop + (nseg - 1) * double(s) / hop.rate_Bps,
+                                     chains * double(bytes) / hop.rate_Bps);
+                }
+                const int fanout = shape.fanout;
+                out.push_back({std::string(shape.name) + (seg ? "-" + kib(seg) : ""),
+                               [=](const RankEnv &env) {
+                                   const TreeNode node =
+                                       fanout == 0 ? binomial_tree(env.rank, size, root)
+                                                   : chain_tree(env.rank, size, root, fanout);
+                                   tree_bcast(env, node, bytes, seg);
+                               },
+                               bound});
+            }
+        }
+        break;
+    }
+    case Op::Alltoallv:
+        out.push_back({"pairwise", pairwise_alltoallv});
+        if (size <= linear_max_ranks)
+            out.push_back({"linear", linear_alltoallv});
+        break;
+    case Op::Gatherv:
+        out.push_back({"linear", linear_gatherv});
+        break;
+    }
+    return out;
+}
+
+} // namespace simscale

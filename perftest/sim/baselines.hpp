@@ -1,0 +1,55 @@
+// coll/tuned's algorithms for the same calls, written from their published descriptions (Open
+// MPI 4.1's coll/base, as tuned forces them with coll_tuned_<op>_algorithm and
+// coll_tuned_bcast_algorithm_segmentsize) as programs over the simulated network:
+//
+//   Bcast      chain (4 chains from the root, tuned 2), pipeline (one chain, tuned 3),
+//              binomial (tuned 6), each unsegmented or with 8-256 KiB segments; and
+//              scatter-allgather (binomial scatter, recursive-doubling allgather, tuned 8;
+//              power-of-two sizes only);
+//   Alltoallv  pairwise (tuned 2) and linear (every receive and send posted at once, tuned 1);
+//   Gatherv    linear (basic's: the root receives from each rank in rank order; tuned has no
+//              gatherv algorithm of its own).
+//
+// The best of them at a point is the best a user could get from coll/tuned by tuning, the
+// baseline perftest/zipbench-sweep measures on netemu.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "rank_env.hpp"
+
+namespace simscale
+{
+
+struct Baseline {
+    std::string name; // e.g. "pipeline-32k", "binomial", "scatter-allgather"
+    std::function<void(const RankEnv &)> run;
+    // No run of it can be faster (0: no bound). Lets the search skip configurations that
+    // cannot beat the best one found so far, which at 1024 ranks are the ones with the most
+    // messages to simulate.
+    double lower_bound_s = 0;
+};
+
+// The fastest any hop of the platform can be: the highest rate and the lowest latency of any
+// route (between nodes or inside one).
+struct HopBound {
+    double rate_Bps;
+    double latency_s;
+};
+
+// The configurations tried for this workload, cheapest to simulate first. Alltoallv's linear
+// algorithm is left out above `linear_max_ranks` ranks: it posts P^2 messages at once, which
+// the simulator holds in memory.
+std::vector<Baseline> baselines_for(const Workload &w, const HopBound &hop, int linear_max_ranks);
+
+// Broadcast trees in the shape coll/base builds them (root = virtual rank 0).
+struct TreeNode {
+    int parent = -1;
+    std::vector<int> children;
+};
+TreeNode chain_tree(int rank, int size, int root, int fanout);
+TreeNode binomial_tree(int rank, int size, int root);
+
+} // namespace simscale
