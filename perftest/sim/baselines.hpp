@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "rank_env.hpp"
+#include "trees.hpp"
 
 namespace simscale
 {
@@ -43,13 +44,5 @@ struct HopBound {
 // algorithm is left out above `linear_max_ranks` ranks: it posts P^2 messages at once, which
 // the simulator holds in memory.
 std::vector<Baseline> baselines_for(const Workload &w, const HopBound &hop, int linear_max_ranks);
-
-// Broadcast trees in the shape coll/base builds them (root = virtual rank 0).
-struct TreeNode {
-    int parent = -1;
-    std::vector<int> children;
-};
-TreeNode chain_tree(int rank, int size, int root, int fanout);
-TreeNode binomial_tree(int rank, int size, int root);
 
 } // namespace simscale
