@@ -33,16 +33,18 @@ struct Baseline {
     double lower_bound_s = 0;
 };
 
-// The fastest any hop of the platform can be: the highest rate and the lowest latency of any
-// route (between nodes or inside one).
-struct HopBound {
-    double rate_Bps;
-    double latency_s;
+// What the lower bounds know of the platform: where ranks run, and each hop's best case
+// (its rate when nothing else shares it, and its latency).
+struct HopModel {
+    std::function<bool(int, int)> same_node;   // ranks a and b
+    std::function<double(int, int)> latency_s; // from rank a to rank b
+    double net_Bps = 0;                        // a NIC, each direction
+    double node_Bps = 0;                       // between two ranks of one node
 };
 
 // The configurations tried for this workload, cheapest to simulate first. Alltoallv's linear
 // algorithm is left out above `linear_max_ranks` ranks: it posts P^2 messages at once, which
 // the simulator holds in memory.
-std::vector<Baseline> baselines_for(const Workload &w, const HopBound &hop, int linear_max_ranks);
+std::vector<Baseline> baselines_for(const Workload &w, const HopModel &hop, int linear_max_ranks);
 
 } // namespace simscale

@@ -42,6 +42,8 @@ void usage(FILE *to)
         "                        coll_zip_segment_size (49152), coll_zip_alltoallv_window (0)\n"
         "  --csv FILE            append op,dataset,ranks,ranks_per_node,link,bytes,mode,\n"
         "                        predicted_us (modes best-baseline, zip, zip-raw)\n"
+        "  --modes all|best-baseline,zip   leave zip-raw out (a 4096-rank bcast's zip-raw is\n"
+        "                        8 million messages to simulate)\n"
         "  --label TEXT          the link column (default: the --link text)\n"
         "  --detail              also a row per baseline configuration (mode baseline:NAME)\n"
         "  --exhaustive          simulate every baseline configuration (default: skip those\n"
@@ -178,6 +180,13 @@ bool parse_options(int argc, char **argv, Options *o, int *exit_code)
             if (!positive(&x))
                 return false;
             o->zip.window = size_t(x);
+        } else if (a == "--modes") {
+            if (v == "best-baseline,zip,zip-raw" || v == "all")
+                o->zip_raw = true;
+            else if (v == "best-baseline,zip")
+                o->zip_raw = false;
+            else
+                return fail("--modes is all (best-baseline,zip,zip-raw) or best-baseline,zip");
         } else if (a == "--csv") {
             o->csv = v;
         } else if (a == "--policy-csv") {

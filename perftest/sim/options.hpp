@@ -22,6 +22,7 @@ struct Options {
     ZipSettings zip;
     std::string csv, policy_csv;
     bool detail = false;
+    bool zip_raw = true;     // --modes: simulate zip-raw (best-baseline and zip always are)
     bool exhaustive = false; // simulate every baseline configuration, even hopeless ones
     int linear_max_ranks = 1024;
     std::vector<std::string> simgrid_args; // --cfg=... and --log=..., passed to SimGrid

@@ -43,8 +43,9 @@ void print_summary(const Options &o, const Prediction &p)
                 spec.topology == Topology::Star ? "star" : "fat tree", o.link_text.c_str(),
                 o.latency_text.c_str(), o.bytes);
     std::printf("  best-baseline %12.1f us  (%s)\n", p.best.seconds * 1e6, p.best.name.c_str());
-    std::printf("  zip-raw       %12.1f us%s\n", p.zip_raw_s * 1e6,
-                p.zip_raw.route.takes() ? "" : "  (handed on)");
+    if (p.has_zip_raw)
+        std::printf("  zip-raw       %12.1f us%s\n", p.zip_raw_s * 1e6,
+                    p.zip_raw.route.takes() ? "" : "  (handed on)");
     std::printf("  zip           %12.1f us  route %s; senders %s; wire ratio %.3f\n", p.zip_s * 1e6,
                 zip_verdict_name(p.zip.route.verdict), verdicts_text(p.zip.verdicts).c_str(),
                 p.zip.wire_ratio());
@@ -78,7 +79,8 @@ void append_prediction_csv(const Options &o, const Prediction &p)
     };
     row("best-baseline", p.best.seconds);
     row("zip", p.zip_s);
-    row("zip-raw", p.zip_raw_s);
+    if (p.has_zip_raw)
+        row("zip-raw", p.zip_raw_s);
     if (o.detail)
         for (const auto &s : p.steps)
             if (!s.skipped && s.name.rfind("baseline:", 0) == 0)

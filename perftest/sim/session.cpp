@@ -23,19 +23,6 @@ constexpr double kSameNodeLatency = 0.5e-6;
 // zip_calibrate runs the codec on 64 Ki doubles.
 constexpr double kCalibrationBytes = 65536.0 * 8;
 
-// The fastest hop of the platform, for the baselines' lower bounds: inside a node when nodes
-// hold several ranks, else across the network (under one leaf switch in a fat tree).
-HopBound fastest_hop(const PlatformSpec &spec)
-{
-    const double net_latency =
-        spec.topology == Topology::FatTree ? spec.latency_s / 2 : spec.latency_s;
-    const double net_rate = spec.link_Bps * spec.efficiency;
-    if (spec.ranks_per_node > 1)
-        return {std::max(net_rate, spec.loopback_Bps),
-                std::min(net_latency, spec.loopback_latency_s)};
-    return {net_rate, net_latency};
-}
-
 void tally(ZipSummary *z, const ZipRankResult &res)
 {
     z->errors += res.error != 0;
@@ -85,7 +72,10 @@ bool predict(const Options &o, const CodecTable &table, Prediction *out)
     // The baselines, each skipped when it provably cannot beat the best so far.
     std::vector<size_t> baseline_steps;
     double best_so_far = -1;
-    for (const auto &b : baselines_for(work, fastest_hop(spec), o.linear_max_ranks)) {
+    const HopModel hop{[&net](int a, int b) { return net.same_node(a, b); },
+                       [&net](int a, int b) { return net.latency_s(a, b); },
+                       spec.link_Bps * spec.efficiency, spec.loopback_Bps};
+    for (const auto &b : baselines_for(work, hop, o.linear_max_ranks)) {
         const size_t step = runner.size();
         const double bound = b.lower_bound_s;
         baseline_steps.push_back(runner.add(
@@ -102,7 +92,10 @@ bool predict(const Options &o, const CodecTable &table, Prediction *out)
     ZipSettings raw_settings = o.zip;
     raw_settings.mode = ZIP_POLICY_ALWAYS;
     out->zip_raw.route = route_call(work, spec.nodes, Agreed{}, raw_settings);
+    out->has_zip_raw = o.zip_raw;
     const size_t raw_step = runner.add("zip-raw", [&](int r) {
+        if (!o.zip_raw)
+            return;
         if (out->zip_raw.route.takes())
             tally(&out->zip_raw, run_zip_call(env[size_t(r)], raw_settings,
                                               &out->zip_raw.route.policy, false, dummy.get()));

@@ -38,6 +38,7 @@ struct Prediction {
     StepTime best;                    // the fastest baseline configuration
     std::vector<StepTime> steps;      // every step, in the order simulated
     double zip_raw_s = 0, zip_s = 0;  // a call zip hands on takes the best baseline's time
+    bool has_zip_raw = true;          // zip-raw was simulated
     ZipSummary zip_raw, zip;
     Agreed agreed;
     double wall_s = 0;

@@ -161,7 +161,24 @@ holds "abs(full / star - 1) < 0.05 and tapered > full * 1.5" full="${full:-0}" \
 check "alltoallv on a fat tree: full bisection as fast as a star, 4:1 taper slower" $? \
     "$work/ft4.log"
 
-# 7. A typo is refused with a message, not simulated.
+# 7. Skipping the baseline configurations whose lower bound cannot beat the best so far never
+# changes the best (against --exhaustive, on nodes of 8 ranks and on a fat tree).
+ok=0
+for args in "--ranks 64 --ranks-per-node 8 --link 10gbit --latency 30us" \
+    "--ranks 48 --ranks-per-node 4 --link 1gbit --latency 50us --topology fattree --fattree-leaf 4"; do
+    # shellcheck disable=SC2086  # $args is a list of options
+    for how in pruned exhaustive; do
+        simulate "$work/$how.log" "$work/$how.csv" --op bcast --bytes $B $args --dataset noise \
+            $([ $how = exhaustive ] && echo --exhaustive) || ok=1
+    done
+    a=$(value "$work/pruned.csv" bcast noise best-baseline)
+    b=$(value "$work/exhaustive.csv" bcast noise best-baseline)
+    [ -n "$a" ] && [ "$a" = "$b" ] || { ok=1; echo "pruned $a, exhaustive $b ($args)" >> "$work/prune.log"; }
+    rm -f "$work/pruned.csv" "$work/exhaustive.csv"
+done
+check "skipping hopeless baseline configurations keeps the best one" $ok "$work/prune.log"
+
+# 8. A typo is refused with a message, not simulated.
 "$sim" --op scatter --ranks 8 --bytes 1024 --link 1gbit --latency 1us \
     --codec-csv "$work/codecs.csv" --dataset smooth > "$work/bad.log" 2>&1
 rc=$?
