@@ -19,6 +19,27 @@ std::vector<std::string> split(const std::string &line)
     return out;
 }
 
+// zipbench names data sets "gauss", "gauss-sorted", "heat"; codecbench "gauss-1024",
+// "gauss-1024-sorted", "heat3d": every dash-separated word of the short name begins a word of
+// the long one, in order.
+bool names_match(const std::string &name, const std::string &dataset)
+{
+    auto words = [](const std::string &s) {
+        std::vector<std::string> w;
+        std::stringstream ss(s);
+        std::string part;
+        while (std::getline(ss, part, '-'))
+            w.push_back(part);
+        return w;
+    };
+    const auto want = words(name), have = words(dataset);
+    size_t k = 0;
+    for (const auto &h : have)
+        if (k < want.size() && h.rfind(want[k], 0) == 0)
+            ++k;
+    return k == want.size();
+}
+
 double lerp(double a, double b, double t)
 {
     return a + (b - a) * t;
@@ -79,7 +100,7 @@ std::string CodecTable::resolve_dataset(const std::string &name) const
         for (const auto &[dataset, sizes] : sets) {
             if (dataset == name)
                 return name;
-            if (dataset.rfind(name + "-", 0) == 0 && (best.empty() || dataset.size() < best.size()))
+            if (names_match(name, dataset) && (best.empty() || dataset.size() < best.size()))
                 best = dataset;
         }
     }

@@ -22,8 +22,9 @@ class CodecTable
     // Reads codecbench's CSV; false with a message in *error on a bad file.
     bool load(const std::string &path, std::string *error);
 
-    // The data set named exactly, or else the shortest one named "<name>-..." ("gauss" ->
-    // "gauss-1024"); empty if none.
+    // The data set named exactly, or else the shortest whose name has the words of `name` as
+    // prefixes of its words, in order: zipbench's "gauss", "gauss-sorted" and "heat" are
+    // codecbench's "gauss-1024", "gauss-1024-sorted" and "heat3d". Empty if none.
     std::string resolve_dataset(const std::string &name) const;
     bool has(const std::string &codec, const std::string &dataset) const;
     std::vector<std::string> datasets(const std::string &codec) const;

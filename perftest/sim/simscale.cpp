@@ -27,16 +27,16 @@ const char *const kSimgridDefaults[] = {
 // data set standing for zip_calibrate's field.
 bool check_table(const simscale::Options &o, const simscale::CodecTable &table)
 {
-    const std::string dataset = table.resolve_dataset(o.dataset);
-    const std::string calib = table.resolve_dataset(o.calibrate_on);
-    const std::pair<std::string, std::string> needed[] = {
-        {o.codec, dataset}, {"memcpy", dataset}, {o.codec, calib}};
-    for (const auto &[codec, set] : needed) {
-        if (set.empty() || !table.has(codec, set)) {
+    struct Need {
+        std::string codec, asked;
+    };
+    const Need needed[] = {{o.codec, o.dataset}, {"memcpy", o.dataset}, {o.codec, o.calibrate_on}};
+    for (const auto &n : needed) {
+        const std::string set = table.resolve_dataset(n.asked);
+        if (set.empty() || !table.has(n.codec, set)) {
             std::fprintf(stderr, "simscale: %s has no rows for codec '%s' on data set '%s'\n",
-                         o.codec_csv.c_str(), codec.c_str(),
-                         set.empty() ? (o.dataset + "' or '" + o.calibrate_on).c_str()
-                                     : set.c_str());
+                         o.codec_csv.c_str(), n.codec.c_str(),
+                         set.empty() ? n.asked.c_str() : set.c_str());
             return false;
         }
     }
