@@ -21,7 +21,7 @@ std::vector<std::string> split(const std::string &line)
 
 // zipbench names data sets "gauss", "gauss-sorted", "heat"; codecbench "gauss-1024",
 // "gauss-1024-sorted", "heat3d": every dash-separated word of the short name begins a word of
-// the long one, in order.
+// the long one, in order, the first word the first.
 bool names_match(const std::string &name, const std::string &dataset)
 {
     auto words = [](const std::string &s) {
@@ -33,9 +33,11 @@ bool names_match(const std::string &name, const std::string &dataset)
         return w;
     };
     const auto want = words(name), have = words(dataset);
-    size_t k = 0;
-    for (const auto &h : have)
-        if (k < want.size() && h.rfind(want[k], 0) == 0)
+    if (want.empty() || have.empty() || have[0].rfind(want[0], 0) != 0)
+        return false;
+    size_t k = 1;
+    for (size_t i = 1; i < have.size(); ++i)
+        if (k < want.size() && have[i].rfind(want[k], 0) == 0)
             ++k;
     return k == want.size();
 }

@@ -1,12 +1,16 @@
-// perftest/simscale's call shapes: the message sizes a simulated call moves are zipbench's
-// (so that simulated and measured points compare), and the baselines' broadcast trees reach
-// every rank exactly once.
+// perftest/simscale's model outside SimGrid: the message sizes a simulated call moves are
+// zipbench's (so that simulated and measured points compare), the baselines' broadcast trees
+// reach every rank exactly once, and the codec table answers for any size and data set name.
 #include <gtest/gtest.h>
 
 #include <cstddef>
+#include <cstdio>
+#include <fstream>
 #include <queue>
+#include <string>
 #include <vector>
 
+#include "codec_table.hpp"
 #include "trees.hpp"
 #include "workload.hpp"
 
@@ -139,6 +143,67 @@ TEST(SimscaleTrees, BinomialRootHasLog2Children)
     EXPECT_EQ(simscale::binomial_tree(0, 1000, 0).children.size(), 10u);
     EXPECT_EQ(simscale::binomial_tree(6, 8, 0).parent, 4);
     EXPECT_EQ(simscale::binomial_tree(4, 8, 0).children, (std::vector<int>{5, 6}));
+}
+
+// A table with two sizes of one codec on two data sets, written to a temporary file.
+class SimscaleCodecTable : public ::testing::Test
+{
+  protected:
+    void SetUp() override
+    {
+        path_ = ::testing::TempDir() + "simscale_codecs.csv";
+        write("codec,dataset,size_bytes,ratio,compress_GBps,decompress_GBps\n"
+              "fast,gauss-1024,4096,1.5,1.0,2.0\n"
+              "fast,gauss-1024,1048576,2.5,4.0,8.0\n"
+              "fast,gauss-1024-sorted,4096,6.0,3.0,3.0\n"
+              "memcpy,gauss-1024,4096,1.0,20.0,20.0\n");
+    }
+    void TearDown() override { std::remove(path_.c_str()); }
+    void write(const std::string &text) { std::ofstream(path_) << text; }
+
+    std::string path_;
+};
+
+TEST_F(SimscaleCodecTable, FindsZipbenchsNamesForCodecbenchsDataSets)
+{
+    simscale::CodecTable t;
+    std::string error;
+    ASSERT_TRUE(t.load(path_, &error)) << error;
+    EXPECT_EQ(t.resolve_dataset("gauss"), "gauss-1024");
+    EXPECT_EQ(t.resolve_dataset("gauss-sorted"), "gauss-1024-sorted");
+    EXPECT_EQ(t.resolve_dataset("gauss-1024"), "gauss-1024");
+    EXPECT_EQ(t.resolve_dataset("sorted"), "");
+    EXPECT_EQ(t.resolve_dataset("heat"), "");
+    EXPECT_TRUE(t.has("memcpy", "gauss-1024"));
+    EXPECT_FALSE(t.has("memcpy", "gauss-1024-sorted"));
+}
+
+TEST_F(SimscaleCodecTable, InterpolatesOnALogScaleAndClampsOutside)
+{
+    simscale::CodecTable t;
+    std::string error;
+    ASSERT_TRUE(t.load(path_, &error)) << error;
+    // 64 KiB lies halfway between 4 KiB and 1 MiB on a log scale: the ratio is the mean and the
+    // time per byte too (1/1 and 1/4 GB/s -> 1/1.6 GB/s).
+    const auto mid = t.at("fast", "gauss-1024", 65536);
+    EXPECT_DOUBLE_EQ(mid.ratio, 2.0);
+    EXPECT_NEAR(mid.compress_Bps, 1.6e9, 1.0);
+    EXPECT_NEAR(mid.decompress_Bps, 3.2e9, 1.0);
+    EXPECT_DOUBLE_EQ(t.at("fast", "gauss-1024", 100).ratio, 1.5);
+    EXPECT_DOUBLE_EQ(t.at("fast", "gauss-1024", 1e9).ratio, 2.5);
+}
+
+TEST_F(SimscaleCodecTable, RejectsFilesThatAreNotCodecbenchCsv)
+{
+    simscale::CodecTable t;
+    std::string error;
+    write("op,dataset\nbcast,gauss\n");
+    EXPECT_FALSE(t.load(path_, &error));
+    EXPECT_NE(error.find("not a codecbench CSV"), std::string::npos) << error;
+    write("codec,dataset,size_bytes,ratio,compress_GBps,decompress_GBps\nfast,gauss,4096,0,1,1\n");
+    EXPECT_FALSE(t.load(path_, &error));
+    EXPECT_NE(error.find(":2:"), std::string::npos) << error;
+    EXPECT_FALSE(t.load(path_ + ".missing", &error));
 }
 
 } // namespace
