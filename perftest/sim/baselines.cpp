@@ -77,12 +77,7 @@ void scatter_allgather_bcast(const RankEnv &env, size_t bytes)
         const int mine_first = vrank & ~(mask - 1), theirs_first = vpeer & ~(mask - 1);
         const size_t out = extent(mine_first, mask), in = extent(theirs_first, mask);
         const int peer = real_rank(vpeer, root, size);
-        Request *r = in > 0 ? net.irecv(env.rank, peer, in) : nullptr;
-        Request *s = out > 0 ? net.isend(env.rank, peer, out) : nullptr;
-        if (r)
-            net.wait(r);
-        if (s)
-            net.wait(s);
+        net.sendrecv(env.rank, peer, out, peer, in);
     }
 }
 
@@ -114,13 +109,7 @@ void pairwise_alltoallv(const RankEnv &env)
     env.codec->copy(w.block(me, me));
     for (int k = 1; k < size; ++k) {
         const int to = (me + k) % size, from = (me - k + size) % size;
-        const size_t in = w.block(from, me), out = w.block(me, to);
-        Request *r = in > 0 ? net.irecv(me, from, in) : nullptr;
-        Request *s = out > 0 ? net.isend(me, to, out) : nullptr;
-        if (r)
-            net.wait(r);
-        if (s)
-            net.wait(s);
+        net.sendrecv(me, to, w.block(me, to), from, w.block(from, me));
     }
 }
 

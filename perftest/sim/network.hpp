@@ -91,6 +91,17 @@ class Network
     void compute(int rank, simgrid::s4u::Host *host, double seconds);
 
     void send(int src, int dst, size_t bytes) { wait(isend(src, dst, bytes)); }
+    // MPI_Sendrecv of `rank`: `out` bytes to `to` while `in` bytes come from `from` (a side of 0
+    // bytes is skipped).
+    void sendrecv(int rank, int to, size_t out, int from, size_t in)
+    {
+        Request *r = in > 0 ? irecv(rank, from, in) : nullptr;
+        Request *s = out > 0 ? isend(rank, to, out) : nullptr;
+        if (r)
+            wait(r);
+        if (s)
+            wait(s);
+    }
     size_t recv(int dst, int src, size_t cap) { return wait(irecv(dst, src, cap)).len; }
 
   private:

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <functional>
 #include <vector>
 
 #include "zip_transport.hpp"
@@ -70,6 +71,37 @@ bool is_plain(const RankEnv &env, size_t bytes, size_t threshold, int peer)
            env.net->same_node(env.rank, peer);
 }
 
+// Posts one direction's plain blocks with this rank's peers (bytes(p) to or from p; the own
+// block is the caller's) and puts the others into `large` for zip's algorithm. Returns whether
+// any block is large.
+bool post_plain(const RankEnv &env, const ZipSettings &s, bool sending,
+                const std::function<size_t(int)> &bytes, char *dummy, std::vector<Request *> *plain,
+                std::vector<zip_block_t> *large)
+{
+    bool any_large = false;
+    for (int p = 0; p < env.size(); ++p) {
+        const size_t b = bytes(p);
+        if (p == env.rank || b == 0)
+            continue;
+        if (!is_plain(env, b, s.threshold, p)) {
+            (*large)[size_t(p)] = {dummy, b};
+            any_large = true;
+        } else {
+            plain->push_back(sending ? env.net->isend(env.rank, p, b)
+                                     : env.net->irecv(env.rank, p, b));
+        }
+    }
+    return any_large;
+}
+
+// Completes the plain blocks after the algorithm, keeping its error if it had one.
+void wait_plain(Network &net, const std::vector<Request *> &plain, ZipRankResult *out)
+{
+    for (auto *r : plain)
+        if (net.wait(r).error && out->error == 0)
+            out->error = ZIP_ALGO_ERR_TRANSPORT;
+}
+
 // coll_zip_alltoallv.c's exchange_window: about 512 KiB of this rank's blocks in flight,
 // 2 to 4 steps.
 size_t exchange_window(const RankEnv &env, const ZipSettings &s)
@@ -119,29 +151,10 @@ ZipRankResult alltoallv(const RankEnv &env, const ZipSettings &s, const zip_algo
     // Plain blocks first, receives before sends, all posted at once (coll_zip_plain.c).
     std::vector<Request *> plain;
     std::vector<zip_block_t> send(static_cast<size_t>(size)), recv(static_cast<size_t>(size));
-    bool any_large = false;
-    for (int p = 0; p < size; ++p) {
-        const size_t in = w.block(p, me);
-        if (p == me || in == 0)
-            continue;
-        if (is_plain(env, in, s.threshold, p))
-            plain.push_back(net.irecv(me, p, in));
-        else {
-            recv[size_t(p)] = {dummy, in};
-            any_large = true;
-        }
-    }
-    for (int p = 0; p < size; ++p) {
-        const size_t o = w.block(me, p);
-        if (p == me || o == 0)
-            continue;
-        if (is_plain(env, o, s.threshold, p))
-            plain.push_back(net.isend(me, p, o));
-        else {
-            send[size_t(p)] = {dummy, o};
-            any_large = true;
-        }
-    }
+    bool any_large = post_plain(
+        env, s, false, [&](int p) { return w.block(p, me); }, dummy, &plain, &recv);
+    any_large |= post_plain(
+        env, s, true, [&](int p) { return w.block(me, p); }, dummy, &plain, &send);
     env.codec->copy(w.block(me, me));
     if (any_large) {
         ZipTransport t(env.net, me, env.codec);
@@ -157,9 +170,7 @@ ZipRankResult alltoallv(const RankEnv &env, const ZipSettings &s, const zip_algo
         out.error = zip_algo_alltoallv(t.get(), env.codec->ops(), &args, &out.algo);
         out.ran_algorithm = true;
     }
-    for (auto *r : plain)
-        if (net.wait(r).error && out.error == 0)
-            out.error = ZIP_ALGO_ERR_TRANSPORT;
+    wait_plain(net, plain, &out);
     return out;
 }
 
@@ -193,18 +204,8 @@ ZipRankResult gatherv(const RankEnv &env, const ZipSettings &s, const zip_algo_p
     }
     std::vector<Request *> plain;
     std::vector<zip_block_t> recv(static_cast<size_t>(size));
-    bool any_large = false;
-    for (int p = 0; p < size; ++p) {
-        const size_t in = w.contribution(p);
-        if (p == root || in == 0)
-            continue;
-        if (is_plain(env, in, s.threshold, p))
-            plain.push_back(net.irecv(me, p, in));
-        else {
-            recv[size_t(p)] = {dummy, in};
-            any_large = true;
-        }
-    }
+    const bool any_large = post_plain(
+        env, s, false, [&](int p) { return w.contribution(p); }, dummy, &plain, &recv);
     env.codec->copy(w.contribution(root));
     if (any_large) {
         args.recv = recv.data();
@@ -212,9 +213,7 @@ ZipRankResult gatherv(const RankEnv &env, const ZipSettings &s, const zip_algo_p
         out.error = zip_algo_gatherv(t.get(), env.codec->ops(), root, &args, &out.algo);
         out.ran_algorithm = true;
     }
-    for (auto *r : plain)
-        if (net.wait(r).error && out.error == 0)
-            out.error = ZIP_ALGO_ERR_TRANSPORT;
+    wait_plain(net, plain, &out);
     return out;
 }
 

@@ -7,14 +7,12 @@
 # BUILD_DIR: the build tree (default: build/ next to this script's tree).
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
+# shellcheck source=../mpi/lib.sh
+. "$top/tests/mpi/lib.sh" # start_runner, report, finish_runner
 sim="${BUILD_DIR:-$top/build}/perftest/simscale"
-if [ ! -x "$sim" ]; then
-    echo "FAIL: simscale built (no $sim: configure did not find SimGrid; scripts/install-deps.sh installs libsimgrid-dev)"
-    exit 1
-fi
-work=$(mktemp -d /tmp/simscale-tests.XXXXXX) || exit 1
-trap 'rm -rf "$work"' EXIT
-failures=0
+require_component "$sim" "no $sim: configure did not find SimGrid; scripts/install-deps.sh installs libsimgrid-dev"
+start_runner simscale-tests
+work=$bin
 
 # A codec table with round numbers: "smooth" shrinks 2x at 1 GB/s in and 2 GB/s out, "noise"
 # does not shrink; memcpy moves 10 GB/s.
@@ -29,16 +27,6 @@ memcpy,noise,16777216,1.0,10.0,10.0
 fast,noise,4096,0.999,4.0,8.0
 fast,noise,16777216,0.999,4.0,8.0
 CSV
-
-check() { # name status [log]
-    if [ "$2" = 0 ]; then
-        echo "PASS: $1"
-    else
-        echo "FAIL: $1"
-        [ -n "${3:-}" ] && sed 's/^/    /' "$3" | tail -20
-        failures=$((failures + 1))
-    fi
-}
 
 simulate() { # log csv simscale-args...
     local log=$1 csv=$2
@@ -72,13 +60,13 @@ B=4194304
 # stream through the same link within 1 %.
 log=$work/raw2.log csv=$work/raw2.csv
 simulate "$log" "$csv" --op bcast --ranks 2 --bytes $B --link 1gbit --latency 10us \
-    --dataset noise --detail
+    --dataset noise --detail --exhaustive
 rc=$?
 one=$(value "$csv" bcast noise baseline:binomial)
 raw=$(value "$csv" bcast noise zip-raw)
 [ $rc = 0 ] && holds "abs(one - (B / 125e6 + 10e-6) * 1e6) < 0.5 and abs(raw / one - 1) < 0.01" \
     one="${one:-0}" raw="${raw:-0}" B=$B
-check "raw bcast of 4 MiB between 2 nodes at 1 Gbit/s takes B/125e6 s plus the latency" $? "$log"
+report "raw bcast of 4 MiB between 2 nodes at 1 Gbit/s takes B/125e6 s plus the latency" $? "$log"
 
 # 2. Data that does not shrink: zip is never faster than zip's own algorithms without
 # compression (it only adds the sample's codec time), for every operation.
@@ -91,7 +79,7 @@ for op in bcast alltoallv gatherv; do
     raw=$(value "$csv" $op noise zip-raw)
     [ $rc = 0 ] && grep -q "route compressed" "$log" &&
         holds "zip >= raw * 0.9999 and zip <= raw * 1.05" zip="${zip:-0}" raw="${raw:-1}"
-    check "$op of incompressible data on 8 ranks: zip never beats zip-raw" $? "$log"
+    report "$op of incompressible data on 8 ranks: zip never beats zip-raw" $? "$log"
 done
 
 # 3. Data that shrinks 2x over a link 8x slower than the codec: the wire is the bottleneck of
@@ -103,7 +91,7 @@ rc=$?
 zip=$(value "$csv" bcast smooth zip)
 [ $rc = 0 ] && grep -q "wire ratio 2.000" "$log" &&
     holds "B / 2 / 125e6 * 1e6 < zip < B / 2 / 125e6 * 1e6 * 1.02" zip="${zip:-0}" B=$B
-check "bcast of 2x-compressible data between 2 nodes at 1 Gbit/s takes half the raw time" $? "$log"
+report "bcast of 2x-compressible data between 2 nodes at 1 Gbit/s takes half the raw time" $? "$log"
 
 # 4. A 400 Gbit/s link is faster than the 1-2 GB/s codec: the policy hands the call to the
 # previous component (the best baseline), as in production.
@@ -114,7 +102,7 @@ rc=$?
 zip=$(value "$csv" bcast smooth zip)
 best=$(value "$csv" bcast smooth best-baseline)
 [ $rc = 0 ] && grep -q "route link_faster" "$log" && [ -n "$zip" ] && [ "$zip" = "$best" ]
-check "bcast over 400 Gbit/s: the policy hands the call on (link faster than codec)" $? "$log"
+report "bcast over 400 Gbit/s: the policy hands the call on (link faster than codec)" $? "$log"
 
 # 5. 64 ranks, 4 per node, every operation: the run succeeds and appends the header once and
 # three rows per operation, each no faster than its busiest NIC allows.
@@ -142,7 +130,7 @@ for op, ds, ranks, rpn, link, size, mode, us in body:
 for op in floor:
     assert sorted(r[6] for r in body if r[0] == op) == ["best-baseline", "zip", "zip-raw"], op
 PY
-check "64 ranks (4 per node) of bcast, alltoallv and gatherv run and write a sane CSV" $ok "$csv"
+report "64 ranks (4 per node) of bcast, alltoallv and gatherv run and write a sane CSV" $ok "$csv"
 
 # 6. The fat tree: full bisection moves an alltoallv as fast as the star's single switch; a
 # 4:1 tapered one is slower.
@@ -158,7 +146,7 @@ tapered=$(value "$work/ft4.csv" alltoallv noise best-baseline)
 star=$(value "$work/star.csv" alltoallv noise best-baseline)
 holds "abs(full / star - 1) < 0.05 and tapered > full * 1.5" full="${full:-0}" \
     tapered="${tapered:-0}" star="${star:-1}"
-check "alltoallv on a fat tree: full bisection as fast as a star, 4:1 taper slower" $? \
+report "alltoallv on a fat tree: full bisection as fast as a star, 4:1 taper slower" $? \
     "$work/ft4.log"
 
 # 7. Skipping the baseline configurations whose lower bound cannot beat the best so far never
@@ -176,13 +164,13 @@ for args in "--ranks 64 --ranks-per-node 8 --link 10gbit --latency 30us" \
     [ -n "$a" ] && [ "$a" = "$b" ] || { ok=1; echo "pruned $a, exhaustive $b ($args)" >> "$work/prune.log"; }
     rm -f "$work/pruned.csv" "$work/exhaustive.csv"
 done
-check "skipping hopeless baseline configurations keeps the best one" $ok "$work/prune.log"
+report "skipping hopeless baseline configurations keeps the best one" $ok "$work/prune.log"
 
 # 8. A typo is refused with a message, not simulated.
 "$sim" --op scatter --ranks 8 --bytes 1024 --link 1gbit --latency 1us \
     --codec-csv "$work/codecs.csv" --dataset smooth > "$work/bad.log" 2>&1
 rc=$?
 [ $rc = 2 ] && grep -q "op is bcast, alltoallv or gatherv" "$work/bad.log"
-check "an unknown --op is refused with a message" $? "$work/bad.log"
+report "an unknown --op is refused with a message" $? "$work/bad.log"
 
-exit $((failures > 0))
+finish_runner
