@@ -3,6 +3,7 @@
 # Idempotent: only missing packages are installed. Needs root (or sudo) and apt.
 set -euo pipefail
 
+# libsimgrid-dev: perftest/simscale (zip's algorithms on simulated clusters, docs/scale.md).
 # No libucx-dev: nothing here compiles against UCX. The MPI runs over pml/ucx need only UCX's
 # run-time libraries (libucx0), which Open MPI's libopenmpi3 depends on. gfortran: mpif90 for
 # the recorder's Fortran test (tests/mpi/run-msgrec-tests.sh).
@@ -13,6 +14,7 @@ packages=(
   libgtest-dev clang libclang-rt-14-dev clang-format
   iproute2 gnuplot-nox python3
   environment-modules
+  libsimgrid-dev
 )
 
 missing=()

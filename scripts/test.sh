@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Sets up a fresh machine and runs every ompi-zip test: the unit tests (optimised build), the
-# same unit tests under ASan+UBSan, the MPI integration tests under mpirun, and a short fuzzing
-# run of every decoder. Ends with one line: "N passed, M failed".
+# same unit tests under ASan+UBSan, the MPI integration tests under mpirun, the simulated
+# clusters of perftest/simscale, and a short fuzzing run of every decoder. Ends with one line:
+# "N passed, M failed".
 #   scripts/test.sh            everything
 #   FUZZ_SECONDS=300 scripts/test.sh   longer fuzzing
 set -uo pipefail
@@ -66,6 +67,9 @@ if build "$top/build"; then
         env ZIP_PML_DIR="$top/build/ucx-hooks/.libs" "$top/tests/mpi/run-p2p-tests.sh"
     count_lines "$logdir/mpi-msgrec.log" "MPI message recorder tests" \
         env BUILD_DIR="$top/build" "$top/tests/mpi/run-msgrec-tests.sh"
+    echo "== simulated clusters (perftest/simscale, SimGrid)"
+    count_lines "$logdir/simscale.log" "simscale tests" \
+        env BUILD_DIR="$top/build" "$top/tests/sim/run-simscale-tests.sh"
 else
     note_fail "optimised build (see $top/build/*.log)"
     tail -30 "$top"/build/make*.log 2>/dev/null

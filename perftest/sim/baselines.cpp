@@ -1,0 +1,237 @@
+#include "baselines.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace simscale
+{
+namespace
+{
+
+// The segmented tree broadcast every tree algorithm of coll/base shares: the root sends each
+// segment to all its children and waits for those sends before the next segment; an interior
+// rank keeps two receives posted, and forwards segment i to its children (waiting for those
+// sends) once it has arrived; a leaf keeps two receives posted.
+void tree_bcast(const RankEnv &env, const TreeNode &node, size_t bytes, size_t segment)
+{
+    Network &net = *env.net;
+    const size_t seg = (segment == 0 || segment >= bytes) ? bytes : segment;
+    const size_t count = (bytes + seg - 1) / seg;
+    auto len = [&](size_t i) { return std::min(seg, bytes - i * seg); };
+    std::vector<Request *> sends(node.children.size());
+    auto forward = [&](size_t i) {
+        for (size_t c = 0; c < node.children.size(); ++c)
+            sends[c] = net.isend(env.rank, node.children[c], len(i));
+        for (auto *s : sends)
+            net.wait(s);
+    };
+    if (node.parent < 0) {
+        for (size_t i = 0; i < count; ++i)
+            forward(i);
+        return;
+    }
+    Request *pending = net.irecv(env.rank, node.parent, len(0));
+    for (size_t i = 1; i <= count; ++i) {
+        Request *next = i < count ? net.irecv(env.rank, node.parent, len(i)) : nullptr;
+        net.wait(pending);
+        if (!node.children.empty())
+            forward(i - 1);
+        pending = next;
+    }
+}
+
+// Binomial scatter of ceil(bytes / P)-byte blocks, then recursive doubling (coll/base's
+// scatter_allgather, for a power-of-two size).
+void scatter_allgather_bcast(const RankEnv &env, size_t bytes)
+{
+    Network &net = *env.net;
+    const int size = env.size(), root = env.work->root();
+    const int vrank = (env.rank - root + size) % size;
+    const size_t block = (bytes + size_t(size) - 1) / size_t(size);
+    auto extent = [&](int first_vrank, int blocks) -> size_t {
+        const size_t from = std::min(bytes, size_t(first_vrank) * block);
+        const size_t to = std::min(bytes, (size_t(first_vrank) + size_t(blocks)) * block);
+        return to - from;
+    };
+    // Scatter: receive this subtree's blocks from the parent, hand the children theirs.
+    int mask = 1;
+    while (mask < size) {
+        if (vrank & mask) {
+            const size_t mine = extent(vrank, mask);
+            if (mine > 0)
+                net.recv(env.rank, real_rank(vrank - mask, root, size), mine);
+            break;
+        }
+        mask <<= 1;
+    }
+    for (mask >>= 1; mask > 0; mask >>= 1) {
+        if (vrank + mask < size) {
+            const size_t theirs = extent(vrank + mask, mask);
+            if (theirs > 0)
+                net.send(env.rank, real_rank(vrank + mask, root, size), theirs);
+        }
+    }
+    // Allgather: at step `mask` exchange the blocks of the two subtrees of size mask.
+    for (mask = 1; mask < size; mask <<= 1) {
+        const int vpeer = vrank ^ mask;
+        const int mine_first = vrank & ~(mask - 1), theirs_first = vpeer & ~(mask - 1);
+        const size_t out = extent(mine_first, mask), in = extent(theirs_first, mask);
+        const int peer = real_rank(vpeer, root, size);
+        net.sendrecv(env.rank, peer, out, peer, in);
+    }
+}
+
+// Every receive posted, then every send, then all waited for (coll/base's basic linear).
+void linear_alltoallv(const RankEnv &env)
+{
+    Network &net = *env.net;
+    const int size = env.size(), me = env.rank;
+    const Workload &w = *env.work;
+    env.codec->copy(w.block(me, me));
+    std::vector<Request *> reqs;
+    reqs.reserve(2 * size_t(size));
+    for (int p = 0; p < size; ++p)
+        if (p != me && w.block(p, me) > 0)
+            reqs.push_back(net.irecv(me, p, w.block(p, me)));
+    for (int p = 0; p < size; ++p)
+        if (p != me && w.block(me, p) > 0)
+            reqs.push_back(net.isend(me, p, w.block(me, p)));
+    for (auto *r : reqs)
+        net.wait(r);
+}
+
+// Step k: send to rank + k and receive from rank - k, one sendrecv at a time.
+void pairwise_alltoallv(const RankEnv &env)
+{
+    Network &net = *env.net;
+    const int size = env.size(), me = env.rank;
+    const Workload &w = *env.work;
+    env.codec->copy(w.block(me, me));
+    for (int k = 1; k < size; ++k) {
+        const int to = (me + k) % size, from = (me - k + size) % size;
+        net.sendrecv(me, to, w.block(me, to), from, w.block(from, me));
+    }
+}
+
+// The root receives each rank's block in rank order, one blocking receive at a time.
+void linear_gatherv(const RankEnv &env)
+{
+    Network &net = *env.net;
+    const Workload &w = *env.work;
+    const int root = w.root(), me = env.rank;
+    if (me != root) {
+        if (w.contribution(me) > 0)
+            net.send(me, root, w.contribution(me));
+        return;
+    }
+    for (int p = 0; p < env.size(); ++p) {
+        if (p == root)
+            env.codec->copy(w.contribution(p));
+        else if (w.contribution(p) > 0)
+            net.recv(me, p, w.contribution(p));
+    }
+}
+
+std::string kib(size_t bytes)
+{
+    return std::to_string(bytes / 1024) + "k";
+}
+
+// No run of a segmented tree broadcast can beat: the NIC that carries the most copies of the
+// message (a node sends it once per child on another node, and receives it once per rank whose
+// parent is elsewhere), nor the deepest rank's path, where every hop forwards a segment only
+// once it has all of it and carries every segment in turn.
+double tree_bound(const std::vector<TreeNode> &tree, int root, size_t bytes, size_t seg,
+                  const HopModel &hop)
+{
+    const int size = int(tree.size());
+    const double s = double(seg ? seg : bytes);
+    const double nseg = std::ceil(double(bytes) / s);
+    std::vector<double> up(size_t(size), 0.0), down(size_t(size), 0.0); // by a node's first rank
+    // first[r]: a representative rank of r's node (its lowest rank, found as we go)
+    std::vector<int> first(static_cast<size_t>(size));
+    for (int r = 0; r < size; ++r) {
+        first[size_t(r)] = r;
+        for (int q = r - 1; q >= 0 && hop.same_node(q, r); --q)
+            first[size_t(r)] = q;
+    }
+    double port = 0.0, path = 0.0;
+    // (arrival of the first segment, slowest rate so far) per rank, root first.
+    std::vector<std::pair<double, double>> reach(size_t(size), {0.0, 0.0});
+    std::vector<int> order = {root};
+    reach[size_t(root)] = {0.0, std::max(hop.net_Bps, hop.node_Bps)};
+    for (size_t i = 0; i < order.size(); ++i) {
+        const int r = order[i];
+        for (int c : tree[size_t(r)].children) {
+            const bool local = hop.same_node(r, c);
+            const double rate = local ? hop.node_Bps : hop.net_Bps;
+            if (!local) {
+                port = std::max(port, up[size_t(first[size_t(r)])] += double(bytes) / rate);
+                port = std::max(port, down[size_t(first[size_t(c)])] += double(bytes) / rate);
+            }
+            const auto [t, slowest] = reach[size_t(r)];
+            reach[size_t(c)] = {t + s / rate + hop.latency_s(r, c), std::min(slowest, rate)};
+            path =
+                std::max(path, reach[size_t(c)].first + (nseg - 1) * s / reach[size_t(c)].second);
+            order.push_back(c);
+        }
+    }
+    return std::max(port, path);
+}
+
+} // namespace
+
+std::vector<Baseline> baselines_for(const Workload &w, const HopModel &hop, int linear_max_ranks)
+{
+    std::vector<Baseline> out;
+    const int size = w.ranks(), root = w.root();
+    switch (w.op()) {
+    case Op::Bcast: {
+        const size_t bytes = w.bytes();
+        if ((size & (size - 1)) == 0)
+            out.push_back({"scatter-allgather",
+                           [bytes](const RankEnv &env) { scatter_allgather_bcast(env, bytes); }});
+        // tuned's coll_tuned_bcast_algorithm_segmentsize: 0 (none), then 256 KiB down to 8 KiB
+        // as perftest/zipbench-sweep tries them; a segment as large as the message is "none".
+        std::vector<size_t> segments = {0};
+        for (size_t s = 262144; s >= 8192; s /= 2)
+            if (s < bytes)
+                segments.push_back(s);
+        struct Shape {
+            const char *name;
+            int fanout; // chains from the root; 0: binomial
+        };
+        for (const Shape shape : {Shape{"binomial", 0}, Shape{"chain", 4}, Shape{"pipeline", 1}}) {
+            const int fanout = shape.fanout;
+            auto node_of = [=](int r) {
+                return fanout == 0 ? binomial_tree(r, size, root)
+                                   : chain_tree(r, size, root, fanout);
+            };
+            std::vector<TreeNode> tree;
+            for (int r = 0; r < size; ++r)
+                tree.push_back(node_of(r));
+            for (size_t seg : segments)
+                out.push_back(
+                    {std::string(shape.name) + (seg ? "-" + kib(seg) : ""),
+                     [=](const RankEnv &env) { tree_bcast(env, node_of(env.rank), bytes, seg); },
+                     tree_bound(tree, root, bytes, seg, hop)});
+        }
+        // Most promising first: a good time early lets the search skip more.
+        std::stable_sort(
+            out.begin() + ((size & (size - 1)) == 0 ? 1 : 0), out.end(),
+            [](const Baseline &a, const Baseline &b) { return a.lower_bound_s < b.lower_bound_s; });
+        break;
+    }
+    case Op::Alltoallv:
+        out.push_back({"pairwise", pairwise_alltoallv});
+        if (size <= linear_max_ranks)
+            out.push_back({"linear", linear_alltoallv});
+        break;
+    case Op::Gatherv:
+        out.push_back({"linear", linear_gatherv});
+        break;
+    }
+    return out;
+}
+
+} // namespace simscale

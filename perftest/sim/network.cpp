@@ -1,0 +1,260 @@
+#include "network.hpp"
+
+#include <algorithm>
+#include <string>
+
+namespace sg4 = simgrid::s4u;
+
+namespace simscale
+{
+namespace
+{
+
+constexpr double kClockSpeed = 1e9; // flops per second of the clock host's cores
+
+} // namespace
+
+Network::Network(std::vector<int> rank_node, std::function<double(int, int)> node_latency,
+                 std::vector<sg4::Host *> clock)
+    : rank_node_(std::move(rank_node)), node_latency_(std::move(node_latency)),
+      state_(rank_node_.size()), clock_(std::move(clock))
+{
+}
+
+sg4::Mailbox *Network::acquire(int src, int dst)
+{
+    // Lease first: Mailbox::by_name is a simcall, during which other actors run and may
+    // acquire the same pair. The lease (its users count) pins the map entry meanwhile.
+    Lease *lease = &leased_[uint64_t(src) << 32 | uint32_t(dst)];
+    ++lease->users;
+    if (lease->mailbox == nullptr) {
+        sg4::Mailbox *mb;
+        if (!pool_.empty()) {
+            mb = pool_.back();
+            pool_.pop_back();
+        } else {
+            mb = sg4::Mailbox::by_name("m" + std::to_string(created_++));
+        }
+        if (lease->mailbox == nullptr)
+            lease->mailbox = mb;
+        else
+            pool_.push_back(mb); // the other end leased one while we were creating ours
+    }
+    return lease->mailbox;
+}
+
+void Network::release(int src, int dst)
+{
+    auto it = leased_.find(uint64_t(src) << 32 | uint32_t(dst));
+    if (--it->second.users == 0) {
+        // Every send and receive posted on it has completed, so its queue is empty.
+        pool_.push_back(it->second.mailbox);
+        leased_.erase(it);
+    }
+}
+
+void Network::post_send(Request *r)
+{
+    // The length travels as the payload pointer: the receiver learns it without any memory
+    // behind the message.
+    r->comm =
+        acquire(r->src, r->dst)->put_async(reinterpret_cast<void *>(uintptr_t(r->bytes)), r->bytes);
+    r->moving = true;
+}
+
+Request *Network::isend(int src, int dst, size_t bytes)
+{
+    auto *r = new Request;
+    r->src = src;
+    r->dst = dst;
+    r->bytes = bytes;
+    RankState &st = state_[size_t(src)];
+    Out &o = st.out[dst];
+    if (o.moving == nullptr) {
+        post_send(r);
+        o.moving = r;
+    } else {
+        // Even if the message ahead has already completed: this rank's next blocking call,
+        // at this same simulated time, sees that and posts this one. (Asking SimGrid 3.32
+        // with Comm::test() leaves state behind in the actor that slows every later call.)
+        if (o.queued.empty())
+            st.backed_up.push_back(dst);
+        o.queued.push_back(r);
+    }
+    return r;
+}
+
+Request *Network::irecv(int dst, int src, size_t cap)
+{
+    auto *r = new Request;
+    r->src = src;
+    r->dst = dst;
+    r->receive = true;
+    r->bytes = cap;
+    r->comm = acquire(src, dst)->get_async<void>(&r->payload);
+    return r;
+}
+
+void Network::sent(int rank, Request *r)
+{
+    RankState &st = state_[size_t(rank)];
+    auto it = st.out.find(r->dst);
+    Out &o = it->second;
+    r->moving = false;
+    o.moving = nullptr;
+    if (!o.queued.empty()) {
+        o.moving = o.queued.front();
+        o.queued.pop_front();
+        post_send(o.moving);
+        if (o.queued.empty())
+            st.backed_up.erase(std::find(st.backed_up.begin(), st.backed_up.end(), r->dst));
+    } else {
+        st.out.erase(it);
+    }
+}
+
+size_t Network::block(int rank, const sg4::ActivityPtr *extra, size_t n, double deadline)
+{
+    RankState &st = state_[size_t(rank)];
+    // A send this rank already saw complete (below, as the message ahead of a queued one) is
+    // finished for SimGrid, which would not report it again.
+    for (size_t i = 0; i < n; ++i)
+        if (extra[i]->get_state() == sg4::Activity::State::FINISHED)
+            return i;
+    std::vector<sg4::ActivityPtr> &acts = st.block_acts;
+    std::vector<int> &peers = st.block_peers;
+    sg4::ExecPtr timer;
+    while (true) {
+        acts.assign(extra, extra + n);
+        peers.clear();
+        for (int peer : st.backed_up) {
+            sg4::ActivityPtr c = st.out.find(peer)->second.moving->comm;
+            if (std::find(extra, extra + n, c) == extra + n) {
+                acts.push_back(c);
+                peers.push_back(peer);
+            }
+        }
+        if (deadline >= 0 && !timer) {
+            const double left = deadline - sg4::Engine::get_clock();
+            // Below SimGrid's time precision (1e-9 s) a wait is no wait.
+            if (left < 1e-9)
+                return n;
+            if (acts.empty()) {
+                sg4::this_actor::sleep_for(left);
+                return n;
+            }
+            // Waiting out a latency while sends may need posting. Not wait_any_for: SimGrid
+            // 3.32 leaves a timed-out wait registered on the activities it watched, which
+            // made every later completion of a long-lived send slower (1024 ranks: hours).
+            // An execution on the node's clock host, where it shares no core, ends at the
+            // deadline.
+            timer = sg4::Exec::init();
+            timer->set_flops_amount(left * kClockSpeed)
+                ->set_host(clock_[size_t(rank_node_[size_t(rank)])])
+                ->start();
+        }
+        if (timer)
+            acts.push_back(timer);
+        const ssize_t k = sg4::Activity::wait_any(acts);
+        if (timer && size_t(k) == acts.size() - 1)
+            return n; // the deadline passed
+        if (size_t(k) < n)
+            return size_t(k);
+        sent(rank, st.out.find(peers[size_t(k) - n])->second.moving);
+        if (n == 0 && deadline < 0)
+            return 0; // a caller waiting for a queued send to be posted looks again
+    }
+}
+
+Completion Network::finish(Request *r)
+{
+    release(r->src, r->dst);
+    Completion c;
+    if (r->receive) {
+        c.receive = true;
+        c.cap = r->bytes;
+        c.len = size_t(reinterpret_cast<uintptr_t>(r->payload));
+        c.error = c.len > r->bytes ? 1 : 0;
+    }
+    delete r;
+    return c;
+}
+
+void Network::arrive(int rank, const Request *r, const ArrivalWork *work)
+{
+    // The last byte left at the transfer's end; it arrives a latency later.
+    double at = r->comm->get_finish_time() + latency_s(r->src, r->dst);
+    if (work != nullptr)
+        at += work->seconds(size_t(reinterpret_cast<uintptr_t>(r->payload)), r->bytes);
+    block(rank, nullptr, 0, at);
+}
+
+Completion Network::wait(Request *r, const ArrivalWork *work)
+{
+    if (r->receive) {
+        block(r->dst, &r->comm, 1);
+        arrive(r->dst, r, work);
+        return finish(r);
+    }
+    while (r->comm == nullptr)
+        block(r->src, nullptr, 0); // the sends ahead of it to the same peer move first
+    block(r->src, &r->comm, 1);
+    if (r->moving)
+        sent(r->src, r);
+    return finish(r);
+}
+
+Completion Network::wait_any(std::vector<Request *> &reqs, const ArrivalWork *work)
+{
+    int owner = -1;
+    for (const Request *r : reqs)
+        if (r != nullptr)
+            owner = r->receive ? r->dst : r->src;
+    if (owner < 0) {
+        Completion none;
+        none.index = reqs.size();
+        return none;
+    }
+    std::vector<sg4::ActivityPtr> &acts = state_[size_t(owner)].any_acts;
+    std::vector<size_t> &where = state_[size_t(owner)].any_where;
+    while (true) {
+        acts.clear();
+        where.clear();
+        for (size_t i = 0; i < reqs.size(); ++i) {
+            Request *r = reqs[i];
+            if (r == nullptr)
+                continue;
+            if (r->comm) {
+                acts.push_back(r->comm);
+                where.push_back(i);
+            }
+        }
+        if (acts.empty()) {
+            block(owner, nullptr, 0); // only queued sends: let the ones ahead of them move
+            continue;
+        }
+        const size_t i = where[block(owner, acts.data(), acts.size())];
+        Request *r = reqs[i];
+        if (r->receive)
+            arrive(owner, r, work);
+        else if (r->moving)
+            sent(owner, r);
+        reqs[i] = nullptr;
+        Completion c = finish(r);
+        c.index = i;
+        return c;
+    }
+}
+
+void Network::compute(int rank, sg4::Host *host, double seconds)
+{
+    if (seconds <= 0.0)
+        return;
+    sg4::ExecPtr work = sg4::this_actor::exec_init(seconds * 1e9);
+    work->set_host(host);
+    work->start();
+    const sg4::ActivityPtr act = work;
+    block(rank, &act, 1);
+}
+
+} // namespace simscale

@@ -1,0 +1,73 @@
+#include "workload.hpp"
+
+#include <algorithm>
+
+namespace simscale
+{
+
+const char *op_name(Op op)
+{
+    switch (op) {
+    case Op::Bcast:
+        return "bcast";
+    case Op::Alltoallv:
+        return "alltoallv";
+    case Op::Gatherv:
+        return "gatherv";
+    }
+    return "?";
+}
+
+bool parse_op(const std::string &name, Op *op)
+{
+    for (Op o : {Op::Bcast, Op::Alltoallv, Op::Gatherv})
+        if (name == op_name(o)) {
+            *op = o;
+            return true;
+        }
+    return false;
+}
+
+size_t Workload::block(int from, int to) const
+{
+    // zipbench's a2a_count in closed form (it loops over the peers, which is P^3 work for all
+    // ranks' blocks at 4096 ranks): block k < P-1 has q + d doubles when from + k is odd,
+    // q - d otherwise, and block P-1 the rest of the n doubles.
+    const size_t n = bytes_ / 8, p = size_t(ranks_), q = n / p, d = q / 4;
+    const size_t k = size_t(to);
+    if (k + 1 < p)
+        return 8 * (((size_t(from) + k) & 1) ? q + d : q - d);
+    const size_t m = p - 1; // blocks before the last
+    const size_t odd = (from & 1) ? (m + 1) / 2 : m / 2;
+    const size_t sum = m * q + odd * d - (m - odd) * d;
+    return 8 * (n - sum);
+}
+
+size_t Workload::contribution(int rank) const
+{
+    const size_t n = bytes_ / 8;
+    if ((ranks_ & 1) && rank == ranks_ - 1)
+        return 8 * n;
+    return 8 * ((rank & 1) ? n + n / 8 : n - n / 8);
+}
+
+size_t Workload::largest() const
+{
+    switch (op_) {
+    case Op::Bcast:
+        return bytes_;
+    case Op::Alltoallv: {
+        size_t most = 0;
+        for (int from = 0; from < std::min(ranks_, 2); ++from)
+            for (int to : {0, 1, ranks_ - 1})
+                if (to >= 0 && to < ranks_)
+                    most = std::max(most, block(from, to));
+        return most;
+    }
+    case Op::Gatherv:
+        return std::max(contribution(0), contribution(std::min(1, ranks_ - 1)));
+    }
+    return 0;
+}
+
+} // namespace simscale

@@ -1,0 +1,42 @@
+// The message sizes of one collective call, shaped as perftest/zipbench shapes them so that a
+// simulated point and a measured one move the same blocks: "bytes" is the broadcast buffer,
+// the whole alltoallv send buffer (blocks of alternately q +- q/4 doubles for the P peers, the
+// last taking the rest), or the mean gatherv contribution (odd ranks n + n/8 doubles, even
+// ranks n - n/8). The root is rank 0.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+namespace simscale
+{
+
+enum class Op { Bcast, Alltoallv, Gatherv };
+
+const char *op_name(Op op);
+bool parse_op(const std::string &name, Op *op);
+
+class Workload
+{
+  public:
+    Workload(Op op, int ranks, size_t bytes) : op_(op), ranks_(ranks), bytes_(bytes) {}
+
+    Op op() const { return op_; }
+    int ranks() const { return ranks_; }
+    size_t bytes() const { return bytes_; }
+    int root() const { return 0; }
+
+    // Alltoallv: bytes rank `from` sends to rank `to` (the block to itself included).
+    size_t block(int from, int to) const;
+    // Gatherv: bytes rank `rank` contributes.
+    size_t contribution(int rank) const;
+    // The largest block any rank sends (bcast: the buffer).
+    size_t largest() const;
+
+  private:
+    Op op_;
+    int ranks_;
+    size_t bytes_;
+};
+
+} // namespace simscale

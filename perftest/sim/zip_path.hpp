@@ -1,0 +1,59 @@
+// coll/zip's glue around its algorithms, as ompi-coll-zip/*.c does it, for simulated ranks:
+// the threshold, the policy's routing of a call (the speed probe, the agreement on speeds,
+// zip_policy_decide), plain blocks (below the threshold or between two ranks of one node) and
+// the local copies. The algorithms themselves are zip's own (libzipcollalgo) running on the
+// simulated transport and codec.
+#pragma once
+
+#include <cstddef>
+
+#include "rank_env.hpp"
+#include "zip_algo.h"
+
+namespace simscale
+{
+
+// coll/zip's MCA parameters that shape a call (their defaults are the component's).
+struct ZipSettings {
+    size_t threshold = 16384;                 // coll_zip_threshold
+    size_t segment = 49152;                   // coll_zip_segment_size
+    size_t window = 0;                        // coll_zip_alltoallv_window (0: automatic)
+    zip_policy_mode_t mode = ZIP_POLICY_AUTO; // coll_zip_policy
+};
+
+// What the ranks agree on at the first call that needs the speeds (coll_zip_policy.c).
+struct Agreed {
+    double link_Bps[2] = {0, 0}; // ZIP_PEER_LOCAL, ZIP_PEER_REMOTE: the fastest any rank measured
+    double compress_Bps = 0;     // the slowest codec (zip_calibrate)
+    double decompress_Bps = 0;
+    int ranks_per_node = 1; // the most ranks of the communicator on one node
+};
+
+// One rank's link measurement: ping-pongs of 256 KiB (then 1 MiB on a link faster than
+// 200 MB/s) with rank^1 and rank^h, h about half the size. Raises link[class] to the rate.
+// Every rank must run it at the same time.
+void probe_links(const RankEnv &env, double link[2]);
+
+// Where the call goes: the verdict of coll/zip's route (ZIP_VERDICT_COMPRESS: zip's path;
+// anything else: the previous component) and the policy the algorithms get.
+struct Route {
+    zip_verdict_t verdict = ZIP_VERDICT_NEVER;
+    zip_algo_policy_t policy{};
+    bool takes() const { return verdict == ZIP_VERDICT_COMPRESS; }
+};
+Route route_call(const Workload &w, int nodes, const Agreed &agreed, const ZipSettings &s);
+
+// What one rank's part of the call did.
+struct ZipRankResult {
+    int error = 0; // a ZIP_ALGO_ERR_* code or a transport error
+    bool ran_algorithm = false;
+    zip_algo_result_t algo{};
+};
+
+// One rank's part of a call on zip's path. try_compress false is zip-raw: zip's algorithms
+// with nothing compressed. `dummy` is read-only memory of at least w.largest() bytes that
+// stands in for every buffer.
+ZipRankResult run_zip_call(const RankEnv &env, const ZipSettings &s,
+                           const zip_algo_policy_t *policy, bool try_compress, char *dummy);
+
+} // namespace simscale

@@ -1,0 +1,176 @@
+#!/usr/bin/env bash
+# Checks of perftest/simscale (docs/scale.md) that can fail: the simulated network moves bytes
+# at the link's rate plus its latency, compression pays by the ratio where the link is the
+# bottleneck and never where the data does not shrink, the policy hands calls on where the
+# link is faster than the codec, and 64-rank calls of every operation run and write sane CSV.
+# Prints one "PASS: name" or "FAIL: name" line per check (scripts/test.sh counts them).
+# BUILD_DIR: the build tree (default: build/ next to this script's tree).
+set -u
+top=$(cd "$(dirname "$0")/../.." && pwd)
+# shellcheck source=../mpi/lib.sh
+. "$top/tests/mpi/lib.sh" # start_runner, report, finish_runner
+sim="${BUILD_DIR:-$top/build}/perftest/simscale"
+require_component "$sim" "no $sim: configure did not find SimGrid; scripts/install-deps.sh installs libsimgrid-dev"
+start_runner simscale-tests
+work=$bin
+
+# A codec table with round numbers: "smooth" shrinks 2x at 1 GB/s in and 2 GB/s out, "noise"
+# does not shrink; memcpy moves 10 GB/s.
+cat > "$work/codecs.csv" <<'CSV'
+codec,dataset,size_bytes,ratio,compress_GBps,decompress_GBps
+memcpy,smooth,4096,1.0,10.0,10.0
+memcpy,smooth,16777216,1.0,10.0,10.0
+fast,smooth,4096,2.0,1.0,2.0
+fast,smooth,16777216,2.0,1.0,2.0
+memcpy,noise,4096,1.0,10.0,10.0
+memcpy,noise,16777216,1.0,10.0,10.0
+fast,noise,4096,0.999,4.0,8.0
+fast,noise,16777216,0.999,4.0,8.0
+CSV
+
+simulate() { # log csv simscale-args...
+    local log=$1 csv=$2
+    shift 2
+    timeout 300 "$sim" --codec-csv "$work/codecs.csv" --calibrate-on smooth --csv "$csv" "$@" \
+        > "$log" 2>&1
+}
+
+# predicted_us of one mode of the last rows in a CSV.
+value() { # csv op dataset mode
+    awk -F, -v op="$2" -v ds="$3" -v mode="$4" \
+        '$1 == op && $2 == ds && $7 == mode { v = $8 } END { print v }' "$1"
+}
+
+# Passes when the python expression over the named values holds.
+holds() { # expression name=value...
+    local expr=$1
+    shift
+    python3 - "$expr" "$@" <<'PY'
+import sys
+expr, pairs = sys.argv[1], sys.argv[2:]
+env = {k: float(v) for k, v in (p.split("=", 1) for p in pairs)}
+sys.exit(0 if eval(expr, {}, env) else 1)
+PY
+}
+
+B=4194304
+
+# 1. One 4 MiB message between two nodes at 1 Gbit/s with 10 us latency: B / 125e6 s plus the
+# latency (tuned's unsegmented binomial bcast is that one message); zip-raw's 48 KiB segments
+# stream through the same link within 1 %.
+log=$work/raw2.log csv=$work/raw2.csv
+simulate "$log" "$csv" --op bcast --ranks 2 --bytes $B --link 1gbit --latency 10us \
+    --dataset noise --detail --exhaustive
+rc=$?
+one=$(value "$csv" bcast noise baseline:binomial)
+raw=$(value "$csv" bcast noise zip-raw)
+[ $rc = 0 ] && holds "abs(one - (B / 125e6 + 10e-6) * 1e6) < 0.5 and abs(raw / one - 1) < 0.01" \
+    one="${one:-0}" raw="${raw:-0}" B=$B
+report "raw bcast of 4 MiB between 2 nodes at 1 Gbit/s takes B/125e6 s plus the latency" $? "$log"
+
+# 2. Data that does not shrink: zip is never faster than zip's own algorithms without
+# compression (it only adds the sample's codec time), for every operation.
+for op in bcast alltoallv gatherv; do
+    log=$work/noise-$op.log csv=$work/noise-$op.csv
+    simulate "$log" "$csv" --op $op --ranks 8 --bytes $B --link 1gbit --latency 10us \
+        --dataset noise
+    rc=$?
+    zip=$(value "$csv" $op noise zip)
+    raw=$(value "$csv" $op noise zip-raw)
+    [ $rc = 0 ] && grep -q "route compressed" "$log" &&
+        holds "zip >= raw * 0.9999 and zip <= raw * 1.05" zip="${zip:-0}" raw="${raw:-1}"
+    report "$op of incompressible data on 8 ranks: zip never beats zip-raw" $? "$log"
+done
+
+# 3. Data that shrinks 2x over a link 8x slower than the codec: the wire is the bottleneck of
+# zip's pipeline, so a 2-rank bcast takes about half the raw time (plus one segment's coding).
+log=$work/smooth2.log csv=$work/smooth2.csv
+simulate "$log" "$csv" --op bcast --ranks 2 --bytes $B --link 1gbit --latency 10us \
+    --dataset smooth
+rc=$?
+zip=$(value "$csv" bcast smooth zip)
+[ $rc = 0 ] && grep -q "wire ratio 2.000" "$log" &&
+    holds "B / 2 / 125e6 * 1e6 < zip < B / 2 / 125e6 * 1e6 * 1.02" zip="${zip:-0}" B=$B
+report "bcast of 2x-compressible data between 2 nodes at 1 Gbit/s takes half the raw time" $? "$log"
+
+# 4. A 400 Gbit/s link is faster than the 1-2 GB/s codec: the policy hands the call to the
+# previous component (the best baseline), as in production.
+log=$work/fast.log csv=$work/fast.csv
+simulate "$log" "$csv" --op bcast --ranks 8 --bytes $B --link 400gbit --latency 2us \
+    --dataset smooth
+rc=$?
+zip=$(value "$csv" bcast smooth zip)
+best=$(value "$csv" bcast smooth best-baseline)
+[ $rc = 0 ] && grep -q "route link_faster" "$log" && [ -n "$zip" ] && [ "$zip" = "$best" ]
+report "bcast over 400 Gbit/s: the policy hands the call on (link faster than codec)" $? "$log"
+
+# 5. 64 ranks, 4 per node, every operation: the run succeeds and appends the header once and
+# three rows per operation, each no faster than its busiest NIC allows.
+csv=$work/ranks64.csv ok=0
+for op in bcast alltoallv gatherv; do
+    log=$work/r64-$op.log
+    simulate "$log" "$csv" --op $op --ranks 64 --ranks-per-node 4 --bytes 1048576 \
+        --link 10gbit --latency 2us --dataset smooth || { ok=1; cat "$log"; }
+done
+python3 - "$csv" <<'PY' || ok=1
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1])))
+assert rows[0] == "op,dataset,ranks,ranks_per_node,link,bytes,mode,predicted_us".split(","), rows[0]
+body = rows[1:]
+assert len(body) == 9, len(body)
+L, B, P, K = 10e9 / 8, 1048576, 64, 4
+# Per node: bcast receives B; gatherv's root node receives every other node's contributions;
+# alltoallv's nodes each send their ranks' blocks for the other nodes. Compressed 2x at most.
+floor = {"bcast": B / L, "gatherv": (P - K) * B / L, "alltoallv": K * B * (P - K) / P / L}
+for op, ds, ranks, rpn, link, size, mode, us in body:
+    assert (ds, ranks, rpn, link, size) == ("smooth", "64", "4", "10gbit", "1048576"), (op, mode)
+    assert mode in ("best-baseline", "zip", "zip-raw"), mode
+    limit = floor[op] / (2 if mode == "zip" else 1)
+    assert float(us) * 1e-6 >= limit * 0.999, (op, mode, us, limit)
+for op in floor:
+    assert sorted(r[6] for r in body if r[0] == op) == ["best-baseline", "zip", "zip-raw"], op
+PY
+report "64 ranks (4 per node) of bcast, alltoallv and gatherv run and write a sane CSV" $ok "$csv"
+
+# 6. The fat tree: full bisection moves an alltoallv as fast as the star's single switch; a
+# 4:1 tapered one is slower.
+for taper in 1 4; do
+    simulate "$work/ft$taper.log" "$work/ft$taper.csv" --op alltoallv --ranks 32 --bytes $B \
+        --link 10gbit --latency 2us --dataset noise --topology fattree --fattree-leaf 8 \
+        --fattree-taper $taper
+done
+simulate "$work/star.log" "$work/star.csv" --op alltoallv --ranks 32 --bytes $B --link 10gbit \
+    --latency 2us --dataset noise
+full=$(value "$work/ft1.csv" alltoallv noise best-baseline)
+tapered=$(value "$work/ft4.csv" alltoallv noise best-baseline)
+star=$(value "$work/star.csv" alltoallv noise best-baseline)
+holds "abs(full / star - 1) < 0.05 and tapered > full * 1.5" full="${full:-0}" \
+    tapered="${tapered:-0}" star="${star:-1}"
+report "alltoallv on a fat tree: full bisection as fast as a star, 4:1 taper slower" $? \
+    "$work/ft4.log"
+
+# 7. Skipping the baseline configurations whose lower bound cannot beat the best so far never
+# changes the best (against --exhaustive, on nodes of 8 ranks and on a fat tree).
+ok=0
+for args in "--ranks 64 --ranks-per-node 8 --link 10gbit --latency 30us" \
+    "--ranks 48 --ranks-per-node 4 --link 1gbit --latency 50us --topology fattree --fattree-leaf 4"; do
+    # shellcheck disable=SC2086  # $args is a list of options
+    for how in pruned exhaustive; do
+        simulate "$work/$how.log" "$work/$how.csv" --op bcast --bytes $B $args --dataset noise \
+            $([ $how = exhaustive ] && echo --exhaustive) || ok=1
+    done
+    a=$(value "$work/pruned.csv" bcast noise best-baseline)
+    b=$(value "$work/exhaustive.csv" bcast noise best-baseline)
+    [ -n "$a" ] && [ "$a" = "$b" ] || { ok=1; echo "pruned $a, exhaustive $b ($args)" >> "$work/prune.log"; }
+    rm -f "$work/pruned.csv" "$work/exhaustive.csv"
+done
+report "skipping hopeless baseline configurations keeps the best one" $ok "$work/prune.log"
+
+# 8. A typo is refused with a message, not simulated.
+"$sim" --op scatter --ranks 8 --bytes 1024 --link 1gbit --latency 1us \
+    --codec-csv "$work/codecs.csv" --dataset smooth > "$work/bad.log" 2>&1
+rc=$?
+[ $rc = 2 ] && grep -q "op is bcast, alltoallv or gatherv" "$work/bad.log"
+report "an unknown --op is refused with a message" $? "$work/bad.log"
+
+finish_runner
