@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <climits>
 #include <functional>
+#include <memory>
 #include <vector>
 
 #include "zip_transport.hpp"
@@ -65,41 +66,14 @@ double measure_pair(const RankEnv &env, int partner)
     return rate;
 }
 
-bool is_plain(const RankEnv &env, size_t bytes, size_t threshold, int peer)
+// Which peers share this rank's node: the algorithms send what goes to them plainly.
+// (std::vector<bool> has no bool array to point at.)
+std::unique_ptr<bool[]> peers_on_node(const RankEnv &env)
 {
-    return !zip_algo_block_may_compress(bytes, threshold) || bytes > size_t(INT_MAX) ||
-           env.net->same_node(env.rank, peer);
-}
-
-// Posts one direction's plain blocks with this rank's peers (bytes(p) to or from p; the own
-// block is the caller's) and puts the others into `large` for zip's algorithm. Returns whether
-// any block is large.
-bool post_plain(const RankEnv &env, const ZipSettings &s, bool sending,
-                const std::function<size_t(int)> &bytes, char *dummy, std::vector<Request *> *plain,
-                std::vector<zip_block_t> *large)
-{
-    bool any_large = false;
-    for (int p = 0; p < env.size(); ++p) {
-        const size_t b = bytes(p);
-        if (p == env.rank || b == 0)
-            continue;
-        if (!is_plain(env, b, s.threshold, p)) {
-            (*large)[size_t(p)] = {dummy, b};
-            any_large = true;
-        } else {
-            plain->push_back(sending ? env.net->isend(env.rank, p, b)
-                                     : env.net->irecv(env.rank, p, b));
-        }
-    }
-    return any_large;
-}
-
-// Completes the plain blocks after the algorithm, keeping its error if it had one.
-void wait_plain(Network &net, const std::vector<Request *> &plain, ZipRankResult *out)
-{
-    for (auto *r : plain)
-        if (net.wait(r).error && out->error == 0)
-            out->error = ZIP_ALGO_ERR_TRANSPORT;
+    std::unique_ptr<bool[]> on_node(new bool[static_cast<size_t>(env.size())]);
+    for (int p = 0; p < env.size(); ++p)
+        on_node[size_t(p)] = p != env.rank && env.net->same_node(env.rank, p);
+    return on_node;
 }
 
 // coll_zip_alltoallv.c's exchange_window: about 512 KiB of this rank's blocks in flight,
@@ -141,36 +115,36 @@ ZipRankResult bcast(const RankEnv &env, const ZipSettings &s, const zip_algo_pol
     return out;
 }
 
+// The algorithms split each call into plain and compressed blocks themselves (algo/plain.cpp),
+// as in the component; the simulated transport moves every block by its byte count.
 ZipRankResult alltoallv(const RankEnv &env, const ZipSettings &s, const zip_algo_policy_t *policy,
                         bool try_compress, char *dummy)
 {
     ZipRankResult out;
-    Network &net = *env.net;
     const Workload &w = *env.work;
     const int size = env.size(), me = env.rank;
-    // Plain blocks first, receives before sends, all posted at once (coll_zip_plain.c).
-    std::vector<Request *> plain;
     std::vector<zip_block_t> send(static_cast<size_t>(size)), recv(static_cast<size_t>(size));
-    bool any_large = post_plain(
-        env, s, false, [&](int p) { return w.block(p, me); }, dummy, &plain, &recv);
-    any_large |= post_plain(
-        env, s, true, [&](int p) { return w.block(me, p); }, dummy, &plain, &send);
-    env.codec->copy(w.block(me, me));
-    if (any_large) {
-        ZipTransport t(env.net, me, env.codec);
-        zip_exchange_args_t args{};
-        args.send = send.data();
-        args.recv = recv.data();
-        args.tag = 0;
-        args.elem_type = ZIP_ALGO_F64;
-        args.try_compress = try_compress ? 1 : 0;
-        args.threshold = s.threshold;
-        args.window = exchange_window(env, s);
-        args.policy = policy;
-        out.error = zip_algo_alltoallv(t.get(), env.codec->ops(), &args, &out.algo);
-        out.ran_algorithm = true;
+    for (int p = 0; p < size; ++p) {
+        if (p == me)
+            continue;
+        send[size_t(p)] = {dummy, w.block(me, p), nullptr};
+        recv[size_t(p)] = {dummy, w.block(p, me), nullptr};
     }
-    wait_plain(net, plain, &out);
+    env.codec->copy(w.block(me, me));
+    const std::unique_ptr<bool[]> on_node = peers_on_node(env);
+    ZipTransport t(env.net, me, env.codec);
+    zip_exchange_args_t args{};
+    args.send = send.data();
+    args.recv = recv.data();
+    args.tag = 0;
+    args.elem_type = ZIP_ALGO_F64;
+    args.try_compress = try_compress ? 1 : 0;
+    args.threshold = s.threshold;
+    args.window = exchange_window(env, s);
+    args.policy = policy;
+    args.peer_on_node = on_node.get();
+    out.error = zip_algo_alltoallv(t.get(), env.codec->ops(), &args, &out.algo);
+    out.ran_algorithm = true;
     return out;
 }
 
@@ -178,42 +152,31 @@ ZipRankResult gatherv(const RankEnv &env, const ZipSettings &s, const zip_algo_p
                       bool try_compress, char *dummy)
 {
     ZipRankResult out;
-    Network &net = *env.net;
     const Workload &w = *env.work;
     const int size = env.size(), me = env.rank, root = w.root();
+    const std::unique_ptr<bool[]> on_node = peers_on_node(env);
     ZipTransport t(env.net, me, env.codec);
     zip_exchange_args_t args{};
     args.tag = 0;
     args.elem_type = ZIP_ALGO_F64;
     args.threshold = s.threshold;
+    args.policy = policy;
+    args.peer_on_node = on_node.get();
+    const zip_block_t mine{dummy, w.contribution(me), nullptr};
+    std::vector<zip_block_t> recv;
     if (me != root) {
-        const size_t mine = w.contribution(me);
-        if (mine == 0)
-            return out;
-        if (is_plain(env, mine, s.threshold, root)) {
-            net.send(me, root, mine);
-            return out;
-        }
-        const zip_block_t block{dummy, mine};
-        args.send = &block;
+        args.send = &mine;
         args.try_compress = try_compress ? 1 : 0;
-        args.policy = policy;
-        out.error = zip_algo_gatherv(t.get(), env.codec->ops(), root, &args, &out.algo);
-        out.ran_algorithm = true;
-        return out;
-    }
-    std::vector<Request *> plain;
-    std::vector<zip_block_t> recv(static_cast<size_t>(size));
-    const bool any_large = post_plain(
-        env, s, false, [&](int p) { return w.contribution(p); }, dummy, &plain, &recv);
-    env.codec->copy(w.contribution(root));
-    if (any_large) {
+    } else {
+        recv.resize(static_cast<size_t>(size));
+        for (int p = 0; p < size; ++p)
+            if (p != root)
+                recv[size_t(p)] = {dummy, w.contribution(p), nullptr};
+        env.codec->copy(w.contribution(root));
         args.recv = recv.data();
-        args.try_compress = 0;
-        out.error = zip_algo_gatherv(t.get(), env.codec->ops(), root, &args, &out.algo);
-        out.ran_algorithm = true;
     }
-    wait_plain(net, plain, &out);
+    out.error = zip_algo_gatherv(t.get(), env.codec->ops(), root, &args, &out.algo);
+    out.ran_algorithm = true;
     return out;
 }
 
