@@ -95,6 +95,9 @@ static inline void mca_pml_zip_count_received(void)
 double mca_pml_zip_now(void);
 int mca_pml_zip_add_comm(ompi_communicator_t *comm);
 int mca_pml_zip_del_comm(ompi_communicator_t *comm);
+/* After the parameters are read: a rate given by pml_zip_link_gbps_remote is this process's
+ * link hint from the first message on. */
+void mca_pml_zip_policy_init(void);
 void mca_pml_zip_policy_fini(void);
 
 /* ---- pml_zip_header.c: the framing every application message carries ---- */
@@ -122,7 +125,10 @@ void mca_pml_zip_policy_fini(void);
 /* What a receive posts first: any inline message or envelope fits, nothing can overflow. */
 #define MCA_PML_ZIP_LANDING_BYTES (MCA_PML_ZIP_PREFIX_BYTES + MCA_PML_ZIP_INLINE_MAX)
 
-enum { MCA_PML_ZIP_ENV_FRAME = 1 /* payload is a zip frame, not the raw bytes */ };
+enum {
+    MCA_PML_ZIP_ENV_FRAME = 1, /* payload is a zip frame, not the raw bytes */
+    MCA_PML_ZIP_ENV_HINT = 2   /* the length's top 16 bits are a link hint */
+};
 
 typedef enum { ZIP_SHAPE_INVALID = 0, ZIP_SHAPE_INLINE, ZIP_SHAPE_ENVELOPE } mca_pml_zip_shape_t;
 
@@ -132,12 +138,14 @@ typedef struct mca_pml_zip_head_t {
     uint32_t seq;
     uint32_t flags;     /* envelope: MCA_PML_ZIP_ENV_* */
     uint64_t raw_bytes; /* the application's bytes: what MPI_Get_count reports */
+    uint16_t link_hint; /* the sender's rate to other nodes (mca_pml_zip_link_hint), 0: none */
 } mca_pml_zip_head_t;
 
 /* The shape a received or probed message of `count` bytes has (no byte read). */
 mca_pml_zip_shape_t mca_pml_zip_shape_of(size_t count);
-void mca_pml_zip_prefix_write(void *dst, uint32_t seq, uint64_t raw_bytes);
-void mca_pml_zip_envelope_write(void *dst, uint32_t seq, uint32_t flags, uint64_t raw_bytes);
+void mca_pml_zip_prefix_write(void *dst, uint32_t seq, uint64_t raw_bytes, uint16_t link_hint);
+void mca_pml_zip_envelope_write(void *dst, uint32_t seq, uint32_t flags, uint64_t raw_bytes,
+                                uint16_t link_hint);
 /* Parses the first message (len bytes at src); false if it is not a well-formed zip message. */
 bool mca_pml_zip_head_parse(const void *src, size_t len, mca_pml_zip_head_t *head);
 /* The private tag of the payload that follows envelope seq (negative: never an app tag). */
@@ -183,6 +191,17 @@ void mca_pml_zip_out_release(mca_pml_zip_out_t *out);
 void mca_pml_zip_observe_payload(const mca_pml_zip_out_t *out);
 /* A raw payload of `bytes` from a peer of peer_class arrived `seconds` after its envelope. */
 void mca_pml_zip_observe_arrival(int peer_class, size_t bytes, double seconds);
+/* What this process tells its peers of its link to other nodes (in every header it writes): a
+ * rate it timed on arriving payloads or was given (pml_zip_link_gbps_remote), 0 when it has
+ * neither. A rate r is sent as round(256 log2 r). */
+uint16_t mca_pml_zip_link_hint(void);
+/* A header from rank src of comm arrived carrying link_hint: a process without a rate of its
+ * own to other nodes adopts the one its remote peers timed. */
+void mca_pml_zip_observe_hint(ompi_communicator_t *comm, int src, uint16_t link_hint);
+/* Where the rate to peer_class comes from, for the statistics: "given" (a parameter),
+ * "arrivals" (payloads this process timed), "peers" (their link hints) or "sends" (this
+ * process's send completions, which run ahead of the wire where the transport buffers). */
+const char *mca_pml_zip_link_source(int peer_class);
 
 /* Decodes a frame of raw_bytes application bytes into count x dtype at buf. */
 int mca_pml_zip_decode_frame(const void *frame, size_t frame_len, size_t raw_bytes, void *buf,

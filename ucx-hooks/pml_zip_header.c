@@ -3,9 +3,17 @@
  * 14-byte envelope. The only code that reads zip's own bytes from the network; fuzzed by
  * tests/fuzz/fuzz_pml_header.c.
  *
- *   prefix   u32 magic "ZIP2" | u32 seq | u64 raw_bytes (== count - 16)
- *   envelope u8 'Z' | u8 flags | u32 seq | u64 raw_bytes      (host byte order: Open MPI
- *            4.1's PMLs do not convert MPI_BYTE either, so peers share one byte order)
+ *   prefix   u32 magic "ZIP2" | u32 seq | u64 length: raw_bytes (low 48 bits, == count - 16)
+ *            and link hint (high 16 bits)
+ *   envelope u8 'Z' | u8 flags | u32 seq | u64 length: with flag HINT, raw_bytes (low 48
+ *            bits) and link hint (high 16 bits); without it, raw_bytes
+ *   (host byte order: Open MPI 4.1's PMLs do not convert MPI_BYTE either, so peers share one
+ *   byte order)
+ *
+ * The link hint is the sender's measured rate to other nodes (mca_pml_zip_link_hint), 0 when it
+ * has none: a process that only sends large messages times nothing but its own send
+ * completions, which run ahead of the wire where the transport buffers; its peers' replies,
+ * however small, bring it the rate they timed.
  */
 #include "ompi_config.h"
 
@@ -33,22 +41,37 @@ mca_pml_zip_shape_t mca_pml_zip_shape_of(size_t count)
     return MCA_PML_ZIP_ENVELOPE_BYTES == count ? ZIP_SHAPE_ENVELOPE : ZIP_SHAPE_INVALID;
 }
 
-void mca_pml_zip_prefix_write(void *dst, uint32_t seq, uint64_t raw_bytes)
+#define ZIP_LENGTH_BITS 48
+#define ZIP_LENGTH_MASK ((UINT64_C(1) << ZIP_LENGTH_BITS) - 1)
+
+static uint64_t length_with_hint(uint64_t raw_bytes, uint16_t link_hint)
+{
+    return raw_bytes | ((uint64_t)link_hint << ZIP_LENGTH_BITS);
+}
+
+void mca_pml_zip_prefix_write(void *dst, uint32_t seq, uint64_t raw_bytes, uint16_t link_hint)
 {
     const uint32_t magic = ZIP_PREFIX_MAGIC;
+    const uint64_t length = length_with_hint(raw_bytes, link_hint); /* inline: < 2^48 */
     char *p = dst;
     memcpy(p, &magic, 4);
     memcpy(p + 4, &seq, 4);
-    memcpy(p + 8, &raw_bytes, 8);
+    memcpy(p + 8, &length, 8);
 }
 
-void mca_pml_zip_envelope_write(void *dst, uint32_t seq, uint32_t flags, uint64_t raw_bytes)
+void mca_pml_zip_envelope_write(void *dst, uint32_t seq, uint32_t flags, uint64_t raw_bytes,
+                                uint16_t link_hint)
 {
+    uint64_t length = raw_bytes;
+    if (0 != link_hint && raw_bytes <= ZIP_LENGTH_MASK) {
+        flags |= MCA_PML_ZIP_ENV_HINT;
+        length = length_with_hint(raw_bytes, link_hint);
+    }
     unsigned char *p = dst;
     p[0] = ZIP_ENVELOPE_MAGIC;
     p[1] = (unsigned char)flags;
     memcpy(p + 2, &seq, 4);
-    memcpy(p + 6, &raw_bytes, 8);
+    memcpy(p + 6, &length, 8);
 }
 
 bool mca_pml_zip_head_parse(const void *src, size_t len, mca_pml_zip_head_t *head)
@@ -61,6 +84,8 @@ bool mca_pml_zip_head_parse(const void *src, size_t len, mca_pml_zip_head_t *hea
         memcpy(&magic, p, 4);
         memcpy(&head->seq, p + 4, 4);
         memcpy(&head->raw_bytes, p + 8, 8);
+        head->link_hint = (uint16_t)(head->raw_bytes >> ZIP_LENGTH_BITS);
+        head->raw_bytes &= ZIP_LENGTH_MASK;
         if (ZIP_PREFIX_MAGIC != magic || head->raw_bytes != len - MCA_PML_ZIP_PREFIX_BYTES) {
             return false;
         }
@@ -68,12 +93,20 @@ bool mca_pml_zip_head_parse(const void *src, size_t len, mca_pml_zip_head_t *hea
         return true;
     }
     case ZIP_SHAPE_ENVELOPE:
-        if (ZIP_ENVELOPE_MAGIC != p[0] || 0 != (p[1] & ~MCA_PML_ZIP_ENV_FRAME)) {
+        if (ZIP_ENVELOPE_MAGIC != p[0] ||
+            0 != (p[1] & ~(MCA_PML_ZIP_ENV_FRAME | MCA_PML_ZIP_ENV_HINT))) {
             return false;
         }
         head->flags = p[1];
         memcpy(&head->seq, p + 2, 4);
         memcpy(&head->raw_bytes, p + 6, 8);
+        if (head->flags & MCA_PML_ZIP_ENV_HINT) {
+            head->link_hint = (uint16_t)(head->raw_bytes >> ZIP_LENGTH_BITS);
+            head->raw_bytes &= ZIP_LENGTH_MASK;
+            if (0 == head->link_hint) {
+                return false; /* a writer sets the flag only with a hint */
+            }
+        }
         /* A frame is never longer than its data; an empty message is never a frame. */
         if ((head->flags & MCA_PML_ZIP_ENV_FRAME) && 0 == head->raw_bytes) {
             return false;

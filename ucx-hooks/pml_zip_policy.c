@@ -6,6 +6,7 @@
  */
 #include "ompi_config.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -162,10 +163,77 @@ double mca_pml_zip_now(void)
  * into socket buffers; 2 GB/s estimated for a 1 Gbit/s link), so once a receiver-side time
  * exists the sender-side ones are ignored. Links are taken as symmetric. */
 static volatile bool arrival_timed[2];
+/* One observation alone says little: a receiver that posts late or a busy host (a descheduled
+ * peer between envelope and payload) makes it far too slow, and a slow estimate makes zip
+ * compress on a fast link. So each kind of observation counts only from the fastest of its
+ * first ZIP_LINK_WARMUP on; until then the link stays as it was (unknown: raw). */
+#define ZIP_LINK_WARMUP 4
+typedef struct {
+    int seen;
+    double best;
+} link_warmup_t;
+static link_warmup_t send_warmup[2], arrival_warmup[2];
+static opal_mutex_t warmup_lock = OPAL_MUTEX_STATIC_INIT;
+
+/* Whether an observation of *Bps may be used; the one that ends the warm-up becomes the
+ * fastest seen. */
+static bool warmed_up(link_warmup_t *w, double *Bps)
+{
+    bool ready = true;
+    opal_mutex_lock(&warmup_lock);
+    if (w->seen < ZIP_LINK_WARMUP) {
+        if (*Bps > w->best) {
+            w->best = *Bps;
+        }
+        ready = ++w->seen == ZIP_LINK_WARMUP;
+        *Bps = w->best;
+    }
+    opal_mutex_unlock(&warmup_lock);
+    return ready;
+}
+
+/* Feeds a rate to the estimator as a millisecond's worth of bytes at that rate. */
+static void observe_rate(zip_estimator_t *e, int peer_class, double Bps)
+{
+    zip_estimator_observe_link(e, peer_class, (size_t)(Bps * 1e-3) + 1, 1e-3, 1);
+}
+/* Whether the rate to other nodes came from peers' link hints (ranked between the two: a
+ * peer's arrival times are right for the peer's link, ours are right for ours). */
+static volatile bool remote_hinted;
+/* This process's own rate to other nodes as a link hint (timed or given), 0: none yet; and the
+ * last hint adopted from a peer. */
+static volatile uint16_t own_hint;
+static volatile uint16_t adopted_hint;
+
+static uint16_t hint_of_rate(double Bps)
+{
+    if (!(Bps >= 1.0)) {
+        return 0;
+    }
+    const double h = nearbyint(256.0 * log2(Bps));
+    return (uint16_t)(h < 1.0 ? 1.0 : (h > 65535.0 ? 65535.0 : h));
+}
+
+static double rate_of_hint(uint16_t hint)
+{
+    return exp2((double)hint / 256.0);
+}
+
+uint16_t mca_pml_zip_link_hint(void)
+{
+    return own_hint;
+}
 
 void mca_pml_zip_observe_arrival(int peer_class, size_t bytes, double seconds)
 {
     if (peer_class < 0 || peer_class > 1 || bytes < ZIP_LINK_OBSERVE_MIN_BYTES) {
+        return;
+    }
+    if (!(seconds > 0.0)) {
+        return;
+    }
+    double Bps = (double)bytes / seconds;
+    if (!warmed_up(&arrival_warmup[peer_class], &Bps)) {
         return;
     }
     zip_estimator_t *e = mca_pml_zip_estimator();
@@ -173,21 +241,46 @@ void mca_pml_zip_observe_arrival(int peer_class, size_t bytes, double seconds)
         arrival_timed[peer_class] = true;
         zip_estimator_reset_link(e, peer_class);
     }
-    zip_estimator_observe_link(e, peer_class, bytes, seconds, 1);
+    observe_rate(e, peer_class, Bps);
+    if (ZIP_PEER_REMOTE == peer_class && mca_pml_zip_component.link_gbps_remote <= 0.0) {
+        own_hint = hint_of_rate(zip_estimator_speeds(e, ZIP_PEER_REMOTE, 1).link_Bps);
+    }
+}
+
+void mca_pml_zip_observe_hint(ompi_communicator_t *comm, int src, uint16_t link_hint)
+{
+    /* Cheap tests first: this runs for every message received on an enabled communicator. */
+    if (0 == link_hint || link_hint == adopted_hint || 0 != own_hint ||
+        ZIP_PEER_REMOTE != mca_pml_zip_peer_class(comm, src)) {
+        return;
+    }
+    zip_estimator_t *e = mca_pml_zip_estimator();
+    if (!remote_hinted) {
+        remote_hinted = true;
+        zip_estimator_reset_link(e, ZIP_PEER_REMOTE);
+    }
+    observe_rate(e, ZIP_PEER_REMOTE, rate_of_hint(link_hint));
+    adopted_hint = link_hint;
 }
 
 void mca_pml_zip_observe_payload(const mca_pml_zip_out_t *out)
 {
     if (!out->split || out->peer_class < 0 || out->t_post <= 0.0 ||
-        arrival_timed[out->peer_class]) {
+        arrival_timed[out->peer_class] || (ZIP_PEER_REMOTE == out->peer_class && remote_hinted)) {
         return;
     }
     const size_t wire = (NULL != out->buf) ? out->len : out->ptype->super.size * out->pcount;
     if (wire < ZIP_LINK_OBSERVE_MIN_BYTES) {
         return;
     }
-    zip_estimator_observe_link(mca_pml_zip_estimator(), out->peer_class, wire,
-                               mca_pml_zip_now() - out->t_post, 1);
+    const double seconds = mca_pml_zip_now() - out->t_post;
+    if (!(seconds > 0.0)) {
+        return;
+    }
+    double Bps = (double)wire / seconds;
+    if (warmed_up(&send_warmup[out->peer_class], &Bps)) {
+        observe_rate(mca_pml_zip_estimator(), out->peer_class, Bps);
+    }
 }
 
 static zip_estimator_t *volatile estimator;
@@ -222,11 +315,34 @@ zip_estimator_t *mca_pml_zip_estimator(void)
     return estimator;
 }
 
+const char *mca_pml_zip_link_source(int peer_class)
+{
+    if (ZIP_PEER_REMOTE == peer_class && mca_pml_zip_component.link_gbps_remote > 0.0) {
+        return "given";
+    }
+    if (arrival_timed[peer_class]) {
+        return "arrivals";
+    }
+    if (ZIP_PEER_REMOTE == peer_class && remote_hinted) {
+        return "peers";
+    }
+    return "sends";
+}
+
+void mca_pml_zip_policy_init(void)
+{
+    own_hint = hint_of_rate(mca_pml_zip_component.link_gbps_remote * 1e9 / 8.0);
+}
+
 void mca_pml_zip_policy_fini(void)
 {
     zip_estimator_destroy(estimator);
     estimator = NULL;
     arrival_timed[0] = arrival_timed[1] = false;
+    remote_hinted = false;
+    memset(send_warmup, 0, sizeof(send_warmup));
+    memset(arrival_warmup, 0, sizeof(arrival_warmup));
+    own_hint = adopted_hint = 0;
     free(comm_setting);
     comm_setting = NULL;
     comm_setting_len = 0;

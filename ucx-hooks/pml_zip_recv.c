@@ -94,6 +94,7 @@ static void landing_arrived(mca_pml_zip_request_t *req, const ompi_status_public
     mca_pml_zip_head_t head;
     const size_t n = st->_ucount;
     if (mca_pml_zip_head_parse(req->stage, n, &head)) {
+        mca_pml_zip_observe_hint(req->comm, st->MPI_SOURCE, head.link_hint);
         mca_pml_zip_recv_first(req, st->MPI_SOURCE, st->MPI_TAG, &head,
                                (const char *)req->stage + MCA_PML_ZIP_PREFIX_BYTES);
         return;
@@ -261,8 +262,11 @@ int mca_pml_zip_recv(void *buf, size_t count, ompi_datatype_t *dtype, int src, i
         int rc = mca_pml_zip_wrapped.pml_recv(stage, MCA_PML_ZIP_LANDING_BYTES, MPI_BYTE, src, tag,
                                               comm, &st);
         mca_pml_zip_head_t head;
-        if (OMPI_SUCCESS == rc && mca_pml_zip_head_parse(stage, st._ucount, &head) &&
-            ZIP_SHAPE_INLINE == head.shape) {
+        const bool framed = OMPI_SUCCESS == rc && mca_pml_zip_head_parse(stage, st._ucount, &head);
+        if (framed) {
+            mca_pml_zip_observe_hint(comm, st.MPI_SOURCE, head.link_hint);
+        }
+        if (framed && ZIP_SHAPE_INLINE == head.shape) {
             mca_pml_zip_count_received();
             rc = zip_ompi_unpack((char *)stage + MCA_PML_ZIP_PREFIX_BYTES, head.raw_bytes, buf,
                                  count, dtype);
@@ -277,7 +281,7 @@ int mca_pml_zip_recv(void *buf, size_t count, ompi_datatype_t *dtype, int src, i
         }
         /* A raw payload that fits: received straight into the application's buffer, with no
          * request and no trip through zip's progress (the common large message). */
-        if (mca_pml_zip_head_parse(stage, st._ucount, &head) && ZIP_SHAPE_ENVELOPE == head.shape &&
+        if (framed && ZIP_SHAPE_ENVELOPE == head.shape &&
             0 == (head.flags & MCA_PML_ZIP_ENV_FRAME) &&
             head.raw_bytes <= dtype->super.size * count) {
             mca_pml_zip_count_received();

@@ -127,6 +127,7 @@ static int pull(ompi_message_t **msg, ompi_communicator_t *comm, size_t len,
     e->source = st.MPI_SOURCE;
     e->tag = st.MPI_TAG;
     if (mca_pml_zip_head_parse(e->buf, st._ucount, &e->head)) {
+        mca_pml_zip_observe_hint(comm, e->source, e->head.link_hint);
         e->data = (char *)e->buf + MCA_PML_ZIP_PREFIX_BYTES;
     } else {
         /* Not from a zip sender: its bytes are the message. */

@@ -159,7 +159,8 @@ int mca_pml_zip_encode(const void *buf, size_t count, ompi_datatype_t *dtype,
         mca_pml_zip_comm_enabled(comm) &&
         policy_compresses(buf, count, dtype, bytes, elem, comm, dst, out)) {
         out->split = true;
-        mca_pml_zip_envelope_write(out->env, out->seq, MCA_PML_ZIP_ENV_FRAME, bytes);
+        mca_pml_zip_envelope_write(out->env, out->seq, MCA_PML_ZIP_ENV_FRAME, bytes,
+                                   mca_pml_zip_link_hint());
         count_sent(bytes, MCA_PML_ZIP_ENVELOPE_BYTES + out->len, true);
         return OMPI_SUCCESS;
     }
@@ -171,13 +172,13 @@ int mca_pml_zip_encode(const void *buf, size_t count, ompi_datatype_t *dtype,
         if (NULL == out->buf) {
             return OMPI_ERR_OUT_OF_RESOURCE;
         }
-        mca_pml_zip_prefix_write(out->buf, out->seq, bytes);
+        mca_pml_zip_prefix_write(out->buf, out->seq, bytes, mca_pml_zip_link_hint());
         (void)zip_ompi_pack((char *)out->buf + MCA_PML_ZIP_PREFIX_BYTES, buf, count, dtype);
         count_sent(bytes, out->len, false);
         return OMPI_SUCCESS;
     }
     out->split = true;
-    mca_pml_zip_envelope_write(out->env, out->seq, 0, bytes);
+    mca_pml_zip_envelope_write(out->env, out->seq, 0, bytes, mca_pml_zip_link_hint());
     if (own_copy) {
         out->buf = mca_pml_zip_buf_get(bytes > 0 ? bytes : 1);
         if (NULL == out->buf) {

@@ -23,12 +23,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (head.raw_bytes != size - MCA_PML_ZIP_PREFIX_BYTES) {
             abort();
         }
-        mca_pml_zip_prefix_write(again, head.seq, head.raw_bytes);
+        mca_pml_zip_prefix_write(again, head.seq, head.raw_bytes, head.link_hint);
         if (0 != memcmp(again, data, MCA_PML_ZIP_PREFIX_BYTES)) {
             abort();
         }
     } else {
-        mca_pml_zip_envelope_write(again, head.seq, head.flags, head.raw_bytes);
+        mca_pml_zip_envelope_write(again, head.seq, head.flags, head.raw_bytes, head.link_hint);
         if (0 != memcmp(again, data, MCA_PML_ZIP_ENVELOPE_BYTES)) {
             abort();
         }

@@ -82,6 +82,9 @@ pml_header_target() {
     fi
     printf 'ZIP\x32\x07\0\0\0\x03\0\0\0\0\0\0\0abc' > "$corpus/inline"
     printf 'Z\x01\x09\0\0\0\x00\x10\0\0\0\0\0\0' > "$corpus/envelope"
+    # ... and with a link hint (0x1ae6: 2^(0x1ae6/256) B/s = 1 Gbit/s) in the length's top bits.
+    printf 'ZIP\x32\x08\0\0\0\x03\0\0\0\0\0\xe6\x1aabc' > "$corpus/inline-hint"
+    printf 'Z\x03\x0a\0\0\0\x00\x10\0\0\0\0\xe6\x1a' > "$corpus/envelope-hint"
     if "$bin" -max_total_time="$seconds" -print_final_stats=1 \
         -artifact_prefix="$out/crash-pml-header-" "$corpus" > "$out/fuzz-pml-header.log" 2>&1; then
         echo "PASS: fuzz-pml-header ($(grep -m1 -o 'stat::number_of_executed_units: *[0-9]*' "$out/fuzz-pml-header.log" | grep -o '[0-9]*$') inputs in ${seconds}s)"

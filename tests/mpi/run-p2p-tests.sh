@@ -62,7 +62,7 @@ fi
 
 tests="basic nonblocking probe persistent cancel threads info"
 # Programs of named cases (one mpirun per case below) and the finalize check.
-case_tests="semantics osc probe_finalize"
+case_tests="semantics osc probe_finalize link_hint"
 for t in $tests $case_tests; do
     if ! mpicc -O2 -Wall -Wextra -Werror -pthread -I"$top/perftest/data" -o "$bin/p2p_$t" \
         "$here/p2p_$t.c" "$datalib" -lstdc++ -lm 2>"$bin/cc.log"; then
@@ -229,6 +229,21 @@ mpirun_logged -np 2 ${cfg[ob1+zip+auto]} $slow --mca pml_zip_policy never "$bin/
 [ "$(grep -c 'zip messages (0 compressed)' "$bin/out.log")" = 2 ] && [ "$(verdicts never)" -gt 10 ] &&
     grep -q "^PASS" "$bin/out.log"
 report "policy never: nothing is compressed" $? "$bin/out.log"
+# The link hint: rank 1 alone is told its link runs at 1 Gbit/s. Rank 0 only streams large
+# messages to it; with rank 1's small acks it learns that rate (125 MB/s) from their headers and
+# compresses, without them it keeps its own fast estimate and sends raw.
+rank0_policy() { grep 'pml:zip policy (rank 0)' "$bin/out.log"; }
+mpirun_logged -np 2 ${cfg[ob1+zip+auto]} --mca pml_zip_stats 1 -x P2P_HINT_SLOW_RANK=1 \
+    "$bin/p2p_link_hint" ack
+rank0_policy | grep -q 'remote 12[4-6] (peers);' && [ "$(rank0_policy | grep -o 'compressed [0-9]*' |
+    awk '{ print $2 }')" -ge 12 ] && grep -q "^PASS" "$bin/out.log"
+report "link hint: a rank that only streams data compresses at the rate its receiver has" $? \
+    "$bin/out.log"
+mpirun_logged -np 2 ${cfg[ob1+zip+auto]} --mca pml_zip_stats 1 -x P2P_HINT_SLOW_RANK=1 \
+    "$bin/p2p_link_hint" noack
+rank0_policy | grep -q 'remote [0-9]* (sends);' &&
+    grep -q "^PASS" "$bin/out.log"
+report "link hint: without replies the streaming rank keeps its own estimate" $? "$bin/out.log"
 # The Info key zip_policy overrides pml_zip_policy per communicator (p2p_info sets never on one).
 mpirun_logged -np 2 ${cfg[ob1+zip]} --mca pml_zip_stats 1 -x P2P_INFO_POLICY_KEY=1 "$bin/p2p_info"
 [ "$(grep -c "sent 4 zip messages (2 compressed)" "$bin/out.log")" = 2 ] &&
