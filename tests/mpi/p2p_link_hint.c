@@ -34,13 +34,12 @@ int main(int argc, char **argv)
             pt_fill_f64(msg, DOUBLES, seed);
             pt_call(MPI_Send(msg, DOUBLES, MPI_DOUBLE, 1, DATA_TAG, MPI_COMM_WORLD), "MPI_Send");
             if (ack)
-                pt_call(MPI_Recv(&token, 1, MPI_INT, 1, ACK_TAG, MPI_COMM_WORLD,
-                                 MPI_STATUS_IGNORE),
+                pt_call(MPI_Recv(&token, 1, MPI_INT, 1, ACK_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE),
                         "MPI_Recv ack");
         } else if (1 == pt_rank) {
-            pt_call(MPI_Recv(msg, DOUBLES, MPI_DOUBLE, 0, DATA_TAG, MPI_COMM_WORLD,
-                             MPI_STATUS_IGNORE),
-                    "MPI_Recv");
+            pt_call(
+                MPI_Recv(msg, DOUBLES, MPI_DOUBLE, 0, DATA_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE),
+                "MPI_Recv");
             pt_fill_f64(want, DOUBLES, seed);
             pt_check(pt_same(msg, want, DOUBLES * sizeof(double)), "message arrives bit-exact");
             if (ack)
