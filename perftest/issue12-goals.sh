@@ -15,15 +15,17 @@
 #
 #   perftest/issue12-goals.sh [--build DIR] [--out DIR] [--rounds R] [--ranks N]
 #       [--fast-ranks "4 8"] [--sizes LIST] [--ops LIST] [--smooth DS] [--budget S]
-#       [--parts net,overlap,fastlink] [--quick]
-# --quick: a check that the script works (1 round, 4 ranks, 1 MiB, alltoall, reduce, ialltoallv,
-# budget 0.3 s), not a measurement. Needs root (netemu) and a built tree (--build, default
+#       [--segsizes LIST] [--parts net,overlap,fastlink] [--quick]
+# --segsizes: the segment sizes of tuned's segmented algorithms (zipbench-sweep's; default
+# 0,8k,16k,32k,64k,128k,256k). --quick: a check that the script works (1 round, 4 ranks, 1 MiB,
+# alltoall, reduce, ialltoallv, segments 0 and 32k, budget 0.3 s), not a measurement. Needs root (netemu) and a built tree (--build, default
 # ./build).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
 build=$top/build out=$top/build/issue12-goals rounds=3 ranks=8 fast_ranks="4 8"
 sizes=1048576,2097152,4194304 smooth=gauss budget=1 parts=net,overlap,fastlink
+segsizes=0,8k,16k,32k,64k,128k,256k
 ops=alltoall,allgather,allgatherv,gather,scatter,scatterv,reduce,allreduce
 ops+=,ibcast,iallreduce,ialltoall,ialltoallv,igather,igatherv,iallgather,iallgatherv,iscatter,iscatterv
 while (($#)); do
@@ -38,8 +40,9 @@ while (($#)); do
         --smooth) smooth=$2; shift 2 ;;
         --budget) budget=$2; shift 2 ;;
         --parts) parts=$2; shift 2 ;;
+        --segsizes) segsizes=$2; shift 2 ;;
         --quick) rounds=1 ranks=4 fast_ranks=4 sizes=1048576 ops=alltoall,reduce,ialltoallv
-                 budget=0.3; shift ;;
+                 budget=0.3 segsizes=0,32k; shift ;;
         *) echo "issue12-goals: unknown option $1" >&2; exit 2 ;;
     esac
 done
@@ -70,6 +73,7 @@ if has net; then
     # serve as the baseline of both (zipbench-merge pools them).
     "$here/zipbench-sweep" --zipbench "$zipbench" --zip-dir "$out/mca" --out "$out/net" \
         --rounds "$rounds" --ops "$ops" --datasets "$smooth,random" --tuned-datasets random \
+        --segsizes "$segsizes" \
         --control -- --sizes "$sizes" --budget "$budget" || log "net: some jobs failed (see $out/net/sweep.log)"
     "$here/zipbench-merge" "$out/net/raw.csv" "$out/net" >"$out/net/summary.txt"
 fi
