@@ -53,9 +53,12 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 # A network of our own, so that another netemu user on the host is neither refused nor torn down.
 export NETEMU_STATE=${NETEMU_STATE:-/run/netemu-issue12} NETEMU_PREFIX=${NETEMU_PREFIX:-i12}
 mkdir -p "$out"
-# Open MPI dlopens every file of a component directory; a directory with just the DSO is quiet.
-mkdir -p "$out/mca"
+# Copies of the binaries measured: a rebuild during the hours of a run cannot change or break
+# them. Open MPI dlopens every file of a component directory; one with just the DSO is quiet.
+mkdir -p "$out/mca" "$out/bin"
 cp "$build/ompi-coll-zip/.libs/mca_coll_zip.so" "$out/mca/"
+cp "$zipbench" "$out/bin/zipbench"
+zipbench=$out/bin/zipbench
 has() { [[ ,$parts, == *,$1,* ]]; }
 log() { echo "== issue12-goals $(date -u +%T): $*" >&2; }
 
@@ -108,6 +111,7 @@ if has fastlink; then
     mkdir -p "$out/fastlink"
     "$here/zipbench-fastlink" --rounds "$rounds" --ranks "$fast_ranks" --sizes "$sizes" \
         --budget "$budget" --ops "$ops" --datasets "$smooth,random" --build "$build" \
+        --zipbench "$zipbench" --coll-dir "$out/mca" \
         --out "$out/fastlink" >"$out/fastlink/summary.csv" 2>"$out/fastlink.log" ||
         log "fastlink: failed (see $out/fastlink.log)"
 fi
