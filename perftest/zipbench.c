@@ -514,9 +514,14 @@ int main(int argc, char **argv)
 
     warm_transport(rank, size);
     if (any_compute(o.ops)) {
-        /* Iterations per microsecond while every rank computes. */
-        const double per_us = (double)zb_compute_iters_for(10000.0, MPI_COMM_WORLD) / 10000.0;
-        compute.iters = o.compute_iters ? o.compute_iters : (long)(o.compute_us * per_us + 0.5);
+        /* Calibrated at the computation's length (the rate changes with it where ranks share
+         * cores); MPI_Test's interval from the same rate. */
+        compute.iters =
+            o.compute_iters ? o.compute_iters : zb_compute_iters_for(o.compute_us, MPI_COMM_WORLD);
+        const double per_us =
+            o.compute_iters
+                ? (double)zb_compute_iters_for(o.compute_us, MPI_COMM_WORLD) / o.compute_us
+                : (double)compute.iters / o.compute_us;
         compute.test_every = (long)(o.test_every_us * per_us + 0.5);
         if (compute.test_every < 1)
             compute.test_every = 1;

@@ -30,32 +30,36 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* The time of `iters` iterations as zipbench times an operation: ranks lined up by a barrier,
+ * the slowest rank's time; median of three. */
+static double timed_run(long iters, MPI_Comm comm)
+{
+    double t[3];
+    for (int k = 0; k < 3; k++) {
+        MPI_Barrier(comm);
+        double t0 = MPI_Wtime();
+        kernel(iters);
+        t[k] = MPI_Wtime() - t0;
+        MPI_Allreduce(MPI_IN_PLACE, &t[k], 1, MPI_DOUBLE, MPI_MAX, comm);
+    }
+    qsort(t, 3, sizeof *t, cmp_double);
+    return t[1];
+}
+
 long zb_compute_iters_for(double us, MPI_Comm comm)
 {
-    enum { TRIALS = 5 };
-    /* A first guess of the rate, then trials of about 10 ms each, all ranks at once after a
-     * barrier: where ranks share cores (8 ranks on 2 here) a short probe would run on a core of
-     * its own while the others wait, and measure a rate the computation never gets. */
-    long probe = 10000;
-    double t0 = MPI_Wtime();
-    kernel(probe);
-    double first = MPI_Wtime() - t0;
-    MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_DOUBLE, MPI_MAX, comm);
-    probe = (long)(probe * 0.01 / (first > 1e-7 ? first : 1e-7));
-    if (probe < 1000)
-        probe = 1000;
-    double t[TRIALS];
-    for (int k = 0; k < TRIALS; k++) {
-        MPI_Barrier(comm);
-        t0 = MPI_Wtime();
-        kernel(probe);
-        t[k] = MPI_Wtime() - t0;
+    /* A guess from a short run, then the computation itself timed at full length and rescaled,
+     * three times. Where ranks share cores (8 ranks on 2 here) only a run of the real length
+     * says what it costs: a short probe may get a core to itself while a long one shares it
+     * (on a loaded host a rate from 10 ms probes was off 7x for a 15 ms computation). */
+    const long probe = 10000;
+    double per_iter = timed_run(probe, comm) / (double)probe;
+    long iters = (long)(us * 1e-6 / (per_iter > 1e-12 ? per_iter : 1e-12));
+    for (int round = 0; round < 3 && iters > 0; round++) {
+        const double t = timed_run(iters, comm);
+        if (t > 0)
+            iters = (long)((double)iters * us * 1e-6 / t);
     }
-    qsort(t, TRIALS, sizeof *t, cmp_double);
-    /* The slowest rank's rate: every rank then runs the same iterations in about `us`. */
-    double per_iter = t[TRIALS / 2] / (double)probe;
-    MPI_Allreduce(MPI_IN_PLACE, &per_iter, 1, MPI_DOUBLE, MPI_MAX, comm);
-    long iters = (long)(us * 1e-6 / per_iter);
     return iters > 0 ? iters : 1;
 }
 

@@ -14,7 +14,7 @@ typedef struct zb_compute {
 } zb_compute;
 
 /* Kernel iterations that take `us` microseconds on the slowest rank of `comm` while every rank
- * computes (median of a few 10 ms runs). Collective: every rank returns the same number. */
+ * computes, timed at that length. Collective: every rank returns the same number. */
 long zb_compute_iters_for(double us, MPI_Comm comm);
 
 /* Runs c's iterations, calling MPI_Test(req) every c->test_every of them while *req is pending;
