@@ -1,4 +1,4 @@
-/* zipbench: latency sweeps of MPI_Bcast, MPI_Alltoallv and MPI_Gatherv over message sizes and
+/* zipbench: latency sweeps of MPI collectives (blocking and non-blocking) over message sizes and
  * data sets, for comparing Open MPI with and without the zip coll component, and of rank 0 -> 1
  * point-to-point transfers (pingpong, bandwidth) for the zip pml (when --ops lists only those,
  * zip rows describe pml/zip: its threshold, codec and --require-zip check).
@@ -6,7 +6,10 @@
  * Whether zip is on, and which tuned algorithm is forced, is decided by the MCA parameters of
  * the job; --mode only labels the rows (perftest/zipsweep runs the modes in alternation and
  * merges them). "bytes" is the size of the buffer each rank passes: the broadcast buffer, the
- * alltoallv send buffer (split over all peers), the average gatherv contribution. latency_us
+ * alltoallv send buffer (split over all peers), the average gatherv contribution. The overlap
+ * benchmark (ops named <collective>+compute) adds a fixed computation to each call: after a
+ * blocking one, between a non-blocking one and its MPI_Wait (with MPI_Test now and then), so
+ * that the two forms can be compared at equal work. latency_us
  * is the median over repetitions of the slowest rank's time; for bandwidth, which streams a window
  * of messages, that time divided by the window (time per message: MB/s = bytes / latency_us). */
 #ifndef _GNU_SOURCE
@@ -30,6 +33,8 @@ typedef struct options {
     const char *mode, *link, *csv, *codec;
     long min_bytes, max_bytes, step;
     int require_zip;
+    double compute_us, test_every_us;
+    long compute_iters;
     zb_timing_opts t;
 } options;
 
@@ -37,10 +42,23 @@ static void usage(void)
 {
     printf(
         "usage: zipbench [options]\n"
-        "  --ops LIST        %s (default bcast,alltoallv,gatherv; allreduce: MPI_SUM of doubles)\n"
-        "                    (pingpong, bandwidth: rank 0 -> 1; bandwidth reports the time\n"
-        "                    per message of a window streamed at once)\n"
-        "  --datasets LIST   %s (default all)\n"
+        "  --ops LIST        default bcast,alltoallv,gatherv; any of\n"
+        "    %s\n"
+        "                    ((all)reduce: MPI_SUM of doubles; i-names: the non-blocking\n"
+        "                    call + MPI_Wait; pingpong,\n"
+        "                    bandwidth: rank 0 -> 1; bandwidth reports the time per message of\n"
+        "                    a window streamed at once)\n"
+        "                    OP+compute (a collective): the overlap benchmark, the call and a\n"
+        "                    computation (blocking OP: after it; non-blocking: between the call\n"
+        "                    and MPI_Wait, calling MPI_Test now and then); compute: alone\n"
+        "  --compute-us US   the computation's length, calibrated at start (default 1000)\n"
+        "  --compute-iters N its length in kernel iterations instead (the header prints the\n"
+        "                    calibrated N: pass it to the other jobs of a comparison so that\n"
+        "                    every job does the same work)\n"
+        "  --test-every-us US   MPI_Test about every US of computation (default 100)\n"
+        "  --datasets LIST   %s (default all);\n"
+        "                    corpus:DIR: the double messages perftest/msgrec recorded in DIR\n"
+        "                    (rows say corpus-<last part of DIR>)\n"
         "  --min B --max B --step F   sizes from B to B bytes, times F\n"
         "                    (default 1024..16777216, x2)\n"
         "  --sizes LIST      explicit sizes in bytes (overrides --min/--max/--step)\n"
@@ -73,6 +91,8 @@ static int parse(int argc, char **argv, options *o)
                    .min_bytes = 1024,
                    .max_bytes = 16 << 20,
                    .step = 2,
+                   .compute_us = 1000,
+                   .test_every_us = 100,
                    .t = {.warmup = 2,
                          .min_reps = 5,
                          .max_reps = 1000,
@@ -104,6 +124,12 @@ static int parse(int argc, char **argv, options *o)
             o->csv = v;
         else if (ARG("--codec"))
             o->codec = v;
+        else if (ARG("--compute-us"))
+            o->compute_us = atof(v);
+        else if (ARG("--compute-iters"))
+            o->compute_iters = atol(v);
+        else if (ARG("--test-every-us"))
+            o->test_every_us = atof(v);
         else if (ARG("--budget"))
             o->t.budget_s = atof(v);
         else if (ARG("--rse"))
@@ -123,7 +149,8 @@ static int parse(int argc, char **argv, options *o)
 #undef ARG
     }
     if (o->min_bytes < 8 || o->max_bytes < o->min_bytes || o->step < 2 || o->t.min_reps < 1 ||
-        o->t.max_reps < o->t.min_reps || o->t.batch < 0)
+        o->t.max_reps < o->t.min_reps || o->t.batch < 0 || !(o->compute_us > 0) ||
+        o->compute_iters < 0 || !(o->test_every_us > 0))
         return -1;
     return 0;
 }
@@ -230,6 +257,17 @@ static int all_p2p(const char *ops)
     return 1;
 }
 
+/* Whether some op in the list is the overlap benchmark's (needs the computation). */
+static int any_compute(const char *ops)
+{
+    char l[256], *save = NULL;
+    snprintf(l, sizeof l, "%s", ops);
+    for (char *t = strtok_r(l, ",", &save); t; t = strtok_r(NULL, ",", &save))
+        if (zb_op_name_compute(t))
+            return 1;
+    return 0;
+}
+
 static long next_size(const options *o, long cur, const char **cursor)
 {
     if (o->sizes[0]) {
@@ -251,13 +289,15 @@ static int measured_ratio(zb_op *op, const char *name, double traffic[3])
 {
     enum { RUNS = 2 };
     unsigned long long in0 = 0, out0 = 0, on0 = 0, in1 = 0, out1 = 0, on1 = 0;
+    char row[32];
+    zb_op_stats_name(name, row, sizeof row);
     zb_zipstats *stats = zb_zipstats_open();
-    int ok = stats && !zb_zipstats_read(stats, name, &in0, &out0, &on0);
+    int ok = stats && !zb_zipstats_read(stats, row, &in0, &out0, &on0);
     for (int i = 0; i < RUNS; i++) {
         zb_op_prepare(op, 0);
         zb_op_run(op, 0);
     }
-    ok = ok && !zb_zipstats_read(stats, name, &in1, &out1, &on1);
+    ok = ok && !zb_zipstats_read(stats, row, &in1, &out1, &on1);
     zb_zipstats_close(stats);
     int size;
     MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -271,27 +311,32 @@ static int measured_ratio(zb_op *op, const char *name, double traffic[3])
 
 /* One measured point, kept until the ratio pass that follows all timing. */
 typedef struct point {
-    char op[32], ds[64];
+    char op[32], ds[512];
     long bytes;
     zb_timing r;
 } point;
 
-/* Field data of data set `ds` for messages of `bytes`; aborts the job on an unknown name. */
+/* Field data of data set `ds` for messages of `bytes`; aborts the job on an unknown name or an
+ * unreadable corpus. */
 static double *field(const char *ds, long bytes, int rank)
 {
     size_t n = (size_t)bytes / sizeof(double);
     double *F = malloc((n ? n : 1) * sizeof *F);
-    if (!F || zb_fill(ds, F, n)) {
+    char why[512] = "out of memory";
+    if (!F || zb_fill(ds, F, n, why, sizeof why)) {
         if (!rank)
-            fprintf(stderr, "zipbench: unknown data set '%s'\n", ds);
+            fprintf(stderr, "zipbench: data set '%s': %s\n", ds, why);
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     return F;
 }
 
+/* The overlap benchmark's computation, set up by main before any timing. */
+static zb_compute compute;
+
 static zb_op *create_op(const char *name, const double *F, long bytes, int rank)
 {
-    zb_op *op = zb_op_create(name, F, (size_t)bytes / sizeof(double), MPI_COMM_WORLD);
+    zb_op *op = zb_op_create(name, F, (size_t)bytes / sizeof(double), &compute, MPI_COMM_WORLD);
     if (!op) {
         if (!rank)
             fprintf(stderr, "zipbench: unknown operation '%s'\n", name);
@@ -382,9 +427,22 @@ static point *time_points(const options *o, int rank, int *npoints)
 /* The ratio column of a zip row: zip's counters over untimed runs when it has them, else the
  * codec's ratio on one message (zip sends a frame only when it is smaller, nothing below the
  * threshold is compressed). Collective. */
+/* Whether `op` is not yet in the list `told` (",a,b,", as long as zipbench's --ops), which it
+ * then joins: a note per op rather than per point. */
+static int first_time(char *told, const char *op)
+{
+    char needle[40];
+    snprintf(needle, sizeof needle, ",%s,", op);
+    if (strstr(told, needle))
+        return 0;
+    strncat(told, needle + 1, sizeof((options *)0)->ops + 1 - strlen(told));
+    return 1;
+}
+
 static double point_ratio(const point *pt, const char *spec, size_t threshold, int use_pvars,
                           int rank)
 {
+    static char told[sizeof((options *)0)->ops + 2] = ","; /* ",op,op," told about */
     double *F = field(pt->ds, pt->bytes, rank);
     zb_op *op = create_op(pt->op, F, pt->bytes, rank);
     const size_t msg = zb_op_message_bytes(op);
@@ -393,7 +451,9 @@ static double point_ratio(const point *pt, const char *spec, size_t threshold, i
         ratio = traffic[1] > 0 ? traffic[0] / traffic[1] : 1.0;
         /* Loaded is not selected: a component that declined the communicator would make this
          * row plain Open MPI under a zip label. */
-        if (!rank && msg >= threshold && traffic[0] == 0 && traffic[2] > 0)
+        if (!rank && !strcmp(pt->op, "compute"))
+            ; /* no communication, nothing for zip to count */
+        else if (!rank && msg >= threshold && traffic[0] == 0 && traffic[2] > 0)
             fprintf(stderr,
                     "zipbench: %s %s %ld bytes: zip's policy handed the calls to the previous "
                     "component (link faster than the codec, or policy never)\n",
@@ -403,6 +463,11 @@ static double point_ratio(const point *pt, const char *spec, size_t threshold, i
                     "zipbench: WARNING: %s %s %ld bytes: zip's counters saw no bytes, the row is "
                     "probably not zip\n",
                     pt->op, pt->ds, pt->bytes);
+    } else if (use_pvars && !rank && strcmp(pt->op, "compute") && first_time(told, pt->op)) {
+        fprintf(stderr,
+                "zipbench: %s: zip exports no counters for it (a build that does not take it): "
+                "ratio 1\n",
+                pt->op);
     } else if (!use_pvars && !rank && msg >= threshold && msg >= sizeof *F) {
         ratio = zb_ratio(spec, F, msg / sizeof *F);
         if (!(ratio > 1.0))
@@ -448,6 +513,23 @@ int main(int argc, char **argv)
     }
 
     warm_transport(rank, size);
+    if (any_compute(o.ops)) {
+        /* Calibrated at the computation's length (the rate changes with it where ranks share
+         * cores); MPI_Test's interval from the same rate. */
+        compute.iters =
+            o.compute_iters ? o.compute_iters : zb_compute_iters_for(o.compute_us, MPI_COMM_WORLD);
+        const double per_us =
+            o.compute_iters
+                ? (double)zb_compute_iters_for(o.compute_us, MPI_COMM_WORLD) / o.compute_us
+                : (double)compute.iters / o.compute_us;
+        compute.test_every = (long)(o.test_every_us * per_us + 0.5);
+        if (compute.test_every < 1)
+            compute.test_every = 1;
+        if (!rank)
+            printf("# compute iters=%ld test_every=%ld (about %.0f us, MPI_Test every %.0f us)\n",
+                   compute.iters, compute.test_every, (double)compute.iters / per_us,
+                   o.test_every_us);
+    }
     int npoints = 0;
     point *pts = time_points(&o, rank, &npoints);
 
@@ -474,7 +556,7 @@ int main(int argc, char **argv)
                !is_zip     ? "-"
                : use_pvars ? "measured(coll_zip pvars)"
                            : "codec-estimate");
-        printf("%-10s %-14s %10s %-12s %12s %12s %9s %5s %7s\n", "op", "dataset", "bytes", "mode",
+        printf("%-18s %-14s %10s %-12s %12s %12s %9s %5s %7s\n", "op", "dataset", "bytes", "mode",
                "median_us", "mean_us", "stderr", "reps", "ratio");
     }
     long failures = 0;
@@ -484,18 +566,20 @@ int main(int argc, char **argv)
         if (rank)
             continue;
         const zb_timing *r = &pt->r;
+        char ds[128];
+        zb_dataset_label(pt->ds, ds, sizeof ds);
         if (r->bad_elements > 0) {
             /* A wrong result has no meaningful latency: report it, write no row. */
             fprintf(stderr,
                     "zipbench: VERIFY FAILED %s %s %ld bytes mode %s: %.0f wrong elements\n",
-                    pt->op, pt->ds, pt->bytes, o.mode, r->bad_elements);
+                    pt->op, ds, pt->bytes, o.mode, r->bad_elements);
             failures++;
             continue;
         }
-        printf("%-10s %-14s %10ld %-12s %12.1f %12.1f %9.1f %5d %7.3f\n", pt->op, pt->ds, pt->bytes,
+        printf("%-18s %-14s %10ld %-12s %12.1f %12.1f %9.1f %5d %7.3f\n", pt->op, ds, pt->bytes,
                o.mode, r->median_us, r->mean_us, r->stderr_us, r->reps, ratio);
         if (csv)
-            fprintf(csv, "%s,%s,%d,%s,%ld,%s,%.3f,%.4f\n", pt->op, pt->ds, size, o.link, pt->bytes,
+            fprintf(csv, "%s,%s,%d,%s,%ld,%s,%.3f,%.4f\n", pt->op, ds, size, o.link, pt->bytes,
                     o.mode, r->median_us, ratio);
     }
     fflush(stdout);

@@ -5,12 +5,58 @@
  * laid out row by row. */
 #include "zipbench_data.h"
 
+#include <stdio.h>
+#include <string.h>
+
+static int fill_generated(const char *name, double *out, size_t n);
+
+#ifdef ZIPBENCH_HAVE_CORPUS
+#include "zipbench_corpus.h"
+#endif
+
+int zb_fill(const char *name, double *out, size_t n, char *err, size_t errlen)
+{
+    const size_t plen = strlen(ZB_CORPUS_PREFIX);
+    if (!strncmp(name, ZB_CORPUS_PREFIX, plen)) {
+#ifdef ZIPBENCH_HAVE_CORPUS
+        return zb_corpus_fill(name + plen, out, n, err, errlen);
+#else
+        snprintf(err, errlen, "this zipbench is built without the corpus reader");
+        return -1;
+#endif
+    }
+    if (fill_generated(name, out, n)) {
+        snprintf(err, errlen, "unknown data set (known: %s, %sDIR)", zb_dataset_names,
+                 ZB_CORPUS_PREFIX);
+        return -1;
+    }
+    return 0;
+}
+
+void zb_dataset_label(const char *name, char *out, size_t len)
+{
+    const size_t plen = strlen(ZB_CORPUS_PREFIX);
+    if (strncmp(name, ZB_CORPUS_PREFIX, plen)) {
+        snprintf(out, len, "%s", name);
+        return;
+    }
+    /* The directory's last component, without trailing slashes. */
+    const char *dir = name + plen;
+    size_t end = strlen(dir);
+    while (end > 1 && dir[end - 1] == '/')
+        end--;
+    size_t start = end;
+    while (start > 0 && dir[start - 1] != '/')
+        start--;
+    snprintf(out, len, "corpus-%.*s", (int)(end - start), dir + start);
+}
+
 #ifdef ZIPBENCH_HAVE_ZIPDATA
 #include "zipdata.h"
 
 const char *const zb_dataset_names = "linear,gauss,gauss-sorted,sincos,sincos-sorted,heat,random";
 
-int zb_fill(const char *name, double *out, size_t n)
+static int fill_generated(const char *name, double *out, size_t n)
 {
     /* Seed/step 1: one step of the heat simulation, a fixed seed for the random sets. */
     return zipdata_fill(name, out, n, 1) == ZIPDATA_OK ? 0 : -1;
@@ -20,7 +66,6 @@ int zb_fill(const char *name, double *out, size_t n)
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
-#include <string.h>
 
 const char *const zb_dataset_names = "linear,gauss,gauss-sorted,sincos,sincos-sorted,heat,random";
 
@@ -100,7 +145,7 @@ static void fill_random(double *out, size_t n)
     }
 }
 
-int zb_fill(const char *name, double *out, size_t n)
+static int fill_generated(const char *name, double *out, size_t n)
 {
     if (!strcmp(name, "linear")) {
         /* f(x) = ax on x in [0, 1) */

@@ -4,18 +4,21 @@
 #include "zipbench_ops.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 const char *const zb_op_names =
-    "bcast,alltoallv,gatherv,allreduce,alltoall,gather,scatter,scatterv,allgather,allgatherv,"
-    "pingpong,bandwidth";
+    "bcast,alltoallv,gatherv,allreduce,reduce,alltoall,gather,scatter,scatterv,allgather,"
+    "allgatherv,ibcast,iallreduce,ialltoall,ialltoallv,igather,igatherv,iscatter,iscatterv,"
+    "iallgather,iallgatherv,pingpong,bandwidth,compute";
 
 enum kind {
     BCAST,
     ALLTOALLV,
     GATHERV,
     ALLREDUCE,
+    REDUCE,
     ALLTOALL,
     GATHER,
     SCATTER,
@@ -23,7 +26,24 @@ enum kind {
     ALLGATHER,
     ALLGATHERV,
     PINGPONG,
-    BANDWIDTH
+    BANDWIDTH,
+    COMPUTE /* no communication: the overlap benchmark's computation alone */
+};
+
+/* Every name: its kind and whether it is the non-blocking call (MPI_I<name> + MPI_Wait). */
+static const struct {
+    const char *name;
+    enum kind kind;
+    int nb;
+} op_table[] = {
+    {"bcast", BCAST, 0},          {"alltoallv", ALLTOALLV, 0},   {"gatherv", GATHERV, 0},
+    {"allreduce", ALLREDUCE, 0},  {"reduce", REDUCE, 0},         {"alltoall", ALLTOALL, 0},
+    {"gather", GATHER, 0},        {"scatter", SCATTER, 0},       {"scatterv", SCATTERV, 0},
+    {"allgather", ALLGATHER, 0},  {"allgatherv", ALLGATHERV, 0}, {"ibcast", BCAST, 1},
+    {"iallreduce", ALLREDUCE, 1}, {"ialltoall", ALLTOALL, 1},    {"ialltoallv", ALLTOALLV, 1},
+    {"igather", GATHER, 1},       {"igatherv", GATHERV, 1},      {"iscatter", SCATTER, 1},
+    {"iscatterv", SCATTERV, 1},   {"iallgather", ALLGATHER, 1},  {"iallgatherv", ALLGATHERV, 1},
+    {"pingpong", PINGPONG, 0},    {"bandwidth", BANDWIDTH, 0},   {"compute", COMPUTE, 0},
 };
 
 /* Messages in flight in a bandwidth run: enough to keep a 1 Gbit/s pipe busy at 64 KiB, and
@@ -34,6 +54,8 @@ struct zb_op {
     enum kind kind;
     MPI_Comm comm;
     int rank, size;
+    int nb;                    /* the non-blocking call */
+    const zb_compute *compute; /* "+compute": computation after the call / before the wait */
     const double *F;
     size_t n;
     double *sbuf, *rbuf;
@@ -104,39 +126,26 @@ static int gv_count(size_t n, int p, int i)
     return (int)((i & 1) ? n + n / 8 : n - n / 8);
 }
 
-zb_op *zb_op_create(const char *name, const double *F, size_t n, MPI_Comm comm)
+zb_op *zb_op_create(const char *name, const double *F, size_t n, const zb_compute *compute,
+                    MPI_Comm comm)
 {
+    const char *plus = strchr(name, '+');
+    const size_t base = plus ? (size_t)(plus - name) : strlen(name);
+    if (plus && strcmp(plus, ZB_COMPUTE_SUFFIX))
+        return NULL;
+    int t = -1;
+    for (int i = 0; i < (int)(sizeof op_table / sizeof op_table[0]); i++)
+        if (strlen(op_table[i].name) == base && !strncmp(name, op_table[i].name, base))
+            t = i;
+    /* "+compute" goes with collectives only; "compute" is the computation alone. */
+    if (t < 0 || (plus && (op_table[t].kind >= PINGPONG)))
+        return NULL;
     zb_op *op = calloc(1, sizeof *op);
     if (!op)
         MPI_Abort(MPI_COMM_WORLD, 2);
-    if (!strcmp(name, "bcast"))
-        op->kind = BCAST;
-    else if (!strcmp(name, "alltoallv"))
-        op->kind = ALLTOALLV;
-    else if (!strcmp(name, "gatherv"))
-        op->kind = GATHERV;
-    else if (!strcmp(name, "allreduce"))
-        op->kind = ALLREDUCE;
-    else if (!strcmp(name, "alltoall"))
-        op->kind = ALLTOALL;
-    else if (!strcmp(name, "gather"))
-        op->kind = GATHER;
-    else if (!strcmp(name, "scatter"))
-        op->kind = SCATTER;
-    else if (!strcmp(name, "scatterv"))
-        op->kind = SCATTERV;
-    else if (!strcmp(name, "allgather"))
-        op->kind = ALLGATHER;
-    else if (!strcmp(name, "allgatherv"))
-        op->kind = ALLGATHERV;
-    else if (!strcmp(name, "pingpong"))
-        op->kind = PINGPONG;
-    else if (!strcmp(name, "bandwidth"))
-        op->kind = BANDWIDTH;
-    else {
-        free(op);
-        return NULL;
-    }
+    op->kind = op_table[t].kind;
+    op->nb = op_table[t].nb;
+    op->compute = plus || op->kind == COMPUTE ? compute : NULL;
     op->comm = comm;
     MPI_Comm_rank(comm, &op->rank);
     MPI_Comm_size(comm, &op->size);
@@ -148,11 +157,14 @@ zb_op *zb_op_create(const char *name, const double *F, size_t n, MPI_Comm comm)
     op->rcount = op->sdispl + p;
     op->rdispl = op->rcount + p;
     switch (op->kind) {
+    case COMPUTE:
+        break;
     case BCAST:
     case PINGPONG:
         op->sbuf = xmalloc(n * sizeof(double));
         break;
     case ALLREDUCE:
+    case REDUCE:
         op->sbuf = xmalloc(n * sizeof(double));
         op->rbuf = xmalloc(n * sizeof(double));
         break;
@@ -238,9 +250,20 @@ int zb_op_name_p2p(const char *name)
     return !strcmp(name, "pingpong") || !strcmp(name, "bandwidth");
 }
 
+int zb_op_name_compute(const char *name)
+{
+    return !strcmp(name, "compute") || strstr(name, ZB_COMPUTE_SUFFIX) != NULL;
+}
+
+void zb_op_stats_name(const char *name, char *out, size_t len)
+{
+    snprintf(out, len, "%.*s", (int)strcspn(name, "+"), name);
+}
+
 int zb_op_rooted(const zb_op *op)
 {
-    return op->kind == BCAST || op->kind == GATHERV || op->kind == GATHER || op->kind == SCATTERV;
+    return op->kind == BCAST || op->kind == GATHERV || op->kind == GATHER || op->kind == SCATTERV ||
+           op->kind == SCATTER || op->kind == REDUCE;
 }
 
 static size_t recv_total(const zb_op *op)
@@ -275,9 +298,12 @@ void zb_op_prepare(zb_op *op, int root)
         memset(op->rbuf, POISON, recv_total(op) * sizeof(double));
         break;
     case ALLREDUCE:
+    case REDUCE:
     case ALLTOALL:
         rot_copy(op->sbuf, op->F, n, shift_of(op, op->rank), 0, n);
         memset(op->rbuf, POISON, n * sizeof(double));
+        break;
+    case COMPUTE:
         break;
     case GATHER:
     case ALLGATHER:
@@ -308,10 +334,15 @@ void zb_op_prepare(zb_op *op, int root)
     }
 }
 
-void zb_op_run(zb_op *op, int root)
+static void run_blocking(zb_op *op, int root)
 {
     int n = (int)op->n;
     switch (op->kind) {
+    case COMPUTE:
+        break;
+    case REDUCE:
+        MPI_Reduce(op->sbuf, op->rbuf, n, MPI_DOUBLE, MPI_SUM, root, op->comm);
+        break;
     case BCAST:
         MPI_Bcast(op->sbuf, n, MPI_DOUBLE, root, op->comm);
         break;
@@ -381,6 +412,67 @@ void zb_op_run(zb_op *op, int root)
     }
 }
 
+/* Posts the non-blocking form of the collective (the arguments are run_blocking's). */
+static void start_nb(zb_op *op, int root, MPI_Request *req)
+{
+    int n = (int)op->n;
+    switch (op->kind) {
+    case BCAST:
+        MPI_Ibcast(op->sbuf, n, MPI_DOUBLE, root, op->comm, req);
+        break;
+    case ALLTOALLV:
+        MPI_Ialltoallv(op->sbuf, op->scount, op->sdispl, MPI_DOUBLE, op->rbuf, op->rcount,
+                       op->rdispl, MPI_DOUBLE, op->comm, req);
+        break;
+    case GATHERV:
+        MPI_Igatherv(op->sbuf, op->rcount[op->rank], MPI_DOUBLE, op->rbuf, op->rcount, op->rdispl,
+                     MPI_DOUBLE, root, op->comm, req);
+        break;
+    case ALLREDUCE:
+        MPI_Iallreduce(op->sbuf, op->rbuf, n, MPI_DOUBLE, MPI_SUM, op->comm, req);
+        break;
+    case GATHER:
+        MPI_Igather(op->sbuf, n, MPI_DOUBLE, op->rbuf, n, MPI_DOUBLE, root, op->comm, req);
+        break;
+    case ALLGATHER:
+        MPI_Iallgather(op->sbuf, n, MPI_DOUBLE, op->rbuf, n, MPI_DOUBLE, op->comm, req);
+        break;
+    case ALLGATHERV:
+        MPI_Iallgatherv(op->sbuf, op->rcount[op->rank], MPI_DOUBLE, op->rbuf, op->rcount,
+                        op->rdispl, MPI_DOUBLE, op->comm, req);
+        break;
+    case SCATTER:
+        MPI_Iscatter(op->sbuf, n, MPI_DOUBLE, op->rbuf, n, MPI_DOUBLE, root, op->comm, req);
+        break;
+    case SCATTERV:
+        MPI_Iscatterv(op->sbuf, op->rcount, op->rdispl, MPI_DOUBLE, op->rbuf, op->rcount[op->rank],
+                      MPI_DOUBLE, root, op->comm, req);
+        break;
+    case ALLTOALL:
+        MPI_Ialltoall(op->sbuf, n / op->size, MPI_DOUBLE, op->rbuf, n / op->size, MPI_DOUBLE,
+                      op->comm, req);
+        break;
+    default: /* op_table pairs no other kind with nb */
+        *req = MPI_REQUEST_NULL;
+        break;
+    }
+}
+
+void zb_op_run(zb_op *op, int root)
+{
+    if (op->nb) {
+        MPI_Request req;
+        start_nb(op, root, &req);
+        if (op->compute)
+            zb_compute_run(op->compute, &req);
+        MPI_Wait(&req, MPI_STATUS_IGNORE);
+    } else {
+        run_blocking(op, root);
+        if (op->compute)
+            zb_compute_run(op->compute, NULL);
+    }
+}
+
 /* Elements of an allreduce sum that are wrong: the sum over ranks of their rotations of F, in
  * rank order, against what came back, within rounding (algorithms add in different orders); NaN
  * must meet NaN, and a sum that overflows in some order may come back as any infinity. */
@@ -431,6 +523,10 @@ size_t zb_op_verify(const zb_op *op, int root)
         return bad;
     case ALLREDUCE:
         return sum_mismatch(op);
+    case REDUCE:
+        return op->rank == root ? sum_mismatch(op) : 0;
+    case COMPUTE:
+        return 0;
     case ALLTOALL: {
         const size_t q = n / (size_t)op->size;
         for (int i = 0; i < op->size; i++)

@@ -5,13 +5,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const ops[] = {"bcast",  "alltoallv", "gatherv", "allreduce",  "alltoall",
-                                  "gather", "scatterv",  "scatter", "allgatherv", "allgather"};
+/* Every collective zip may take; a build of the component that lacks some of them (an older one,
+ * or one without the non-blocking ones) still gives counters for the rest. */
+static const char *const ops[] = {
+    "bcast",      "alltoallv", "gatherv",    "allreduce", "reduce",    "alltoall",   "gather",
+    "scatterv",   "scatter",   "allgatherv", "allgather", "ibcast",    "iallreduce", "ialltoall",
+    "ialltoallv", "igather",   "igatherv",   "iscatter",  "iscatterv", "iallgather", "iallgatherv"};
 enum { NOPS = sizeof ops / sizeof ops[0] };
 
 struct zb_zipstats {
     MPI_T_pvar_session session;
     MPI_T_pvar_handle in[NOPS], out[NOPS], link_faster[NOPS], never[NOPS];
+    int present[NOPS]; /* the component exports this op's four counters */
 };
 
 static int alloc_handle(zb_zipstats *s, const char *op, const char *counter, MPI_T_pvar_handle *h)
@@ -37,14 +42,17 @@ zb_zipstats *zb_zipstats_open(void)
         MPI_T_finalize();
         return NULL;
     }
+    int found = 0;
     for (int i = 0; i < NOPS; i++) {
-        if (alloc_handle(s, ops[i], "bytes_in", &s->in[i]) ||
-            alloc_handle(s, ops[i], "bytes_out", &s->out[i]) ||
-            alloc_handle(s, ops[i], "calls_link_faster", &s->link_faster[i]) ||
-            alloc_handle(s, ops[i], "calls_never", &s->never[i])) {
-            zb_zipstats_close(s);
-            return NULL;
-        }
+        s->present[i] = !alloc_handle(s, ops[i], "bytes_in", &s->in[i]) &&
+                        !alloc_handle(s, ops[i], "bytes_out", &s->out[i]) &&
+                        !alloc_handle(s, ops[i], "calls_link_faster", &s->link_faster[i]) &&
+                        !alloc_handle(s, ops[i], "calls_never", &s->never[i]);
+        found += s->present[i];
+    }
+    if (!found) {
+        zb_zipstats_close(s);
+        return NULL;
     }
     return s;
 }
@@ -66,6 +74,8 @@ int zb_zipstats_read(zb_zipstats *s, const char *op, unsigned long long *in,
     for (int i = 0; i < NOPS; i++) {
         if (strcmp(op, ops[i]))
             continue;
+        if (!s->present[i])
+            return -1;
         /* Continuous counters: readable without MPI_T_pvar_start. */
         if (MPI_T_pvar_read(s->session, s->in[i], in) != MPI_SUCCESS ||
             MPI_T_pvar_read(s->session, s->out[i], out) != MPI_SUCCESS ||

@@ -7,13 +7,14 @@
 
 typedef struct zb_zipstats zb_zipstats;
 
-/* NULL when the component does not export the counters (not loaded, or an older build). */
+/* NULL when the component exports no counters at all (not loaded, or an older build). */
 zb_zipstats *zb_zipstats_open(void);
 void zb_zipstats_close(zb_zipstats *s);
 
 /* This process's cumulative bytes before (*in) and after (*out) compression for operation
- * `op` ("bcast", "alltoallv", "gatherv"), and the calls the policy handed on (*handed_on).
- * Returns 0, or -1 for an operation without counters. */
+ * `op` (the statistics row: "bcast", "ialltoallv", ...), and the calls the policy handed on
+ * (*handed_on). Returns 0, or -1 for an operation the component has no counters for (one it
+ * does not take). */
 int zb_zipstats_read(zb_zipstats *s, const char *op, unsigned long long *in,
                      unsigned long long *out, unsigned long long *handed_on);
 

@@ -60,13 +60,15 @@ if build "$top/build"; then
     echo "== unit tests"
     "$top/build/tests/unit/zip_unit_tests" > "$logdir/unit.log" 2>&1
     count_gtest "$logdir/unit.log" "unit tests"
-    echo "== MPI integration tests (coll/zip, pml/zip, the message recorder)"
+    echo "== MPI integration tests (coll/zip, pml/zip, the message recorder, zipbench)"
     count_lines "$logdir/mpi-coll.log" "MPI coll/zip tests" \
         env BUILD_DIR="$top/build" "$top/tests/mpi/run-mpi-tests.sh"
     count_lines "$logdir/mpi-p2p.log" "MPI pml/zip tests" \
         env ZIP_PML_DIR="$top/build/ucx-hooks/.libs" "$top/tests/mpi/run-p2p-tests.sh"
     count_lines "$logdir/mpi-msgrec.log" "MPI message recorder tests" \
         env BUILD_DIR="$top/build" "$top/tests/mpi/run-msgrec-tests.sh"
+    count_lines "$logdir/mpi-zipbench.log" "MPI zipbench tests" \
+        env BUILD_DIR="$top/build" "$top/tests/mpi/run-zipbench-tests.sh"
     echo "== simulated clusters (perftest/simscale, SimGrid)"
     count_lines "$logdir/simscale.log" "simscale tests" \
         env BUILD_DIR="$top/build" "$top/tests/sim/run-simscale-tests.sh"

@@ -1,0 +1,132 @@
+#!/usr/bin/env bash
+# zipbench under mpirun (perftest/zipbench.c): every collective it measures, blocking and
+# non-blocking, verifies what arrived with zip off and on (3 and 4 ranks, oversubscribed); zip
+# rows report the ratio zip's counters measured; the overlap benchmark runs its computation for
+# about the time asked; the corpus:DIR data set reads msgrec's files (a corpus of zeros
+# compresses, one of random bytes does not, a too small one is refused). One line per check,
+# "PASS: name" or "FAIL: name"; exit status is the number of failures (capped at 100).
+#
+# Usage: run-zipbench-tests.sh [component dir]   (default: $BUILD_DIR/ompi-coll-zip/.libs);
+# zipbench is $BUILD_DIR/perftest/zipbench.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$here/lib.sh"
+zipdir=${1:-${ZIP_COMPONENT_DIR:-$(built_component_dir ompi-coll-zip)}}
+zipbench=${BUILD_DIR:-$top}/perftest/zipbench
+ompidir=$(ompi_component_dir)
+limit=${ZIP_TEST_TIMEOUT:-120}
+require_component "$zipdir/mca_coll_zip.so" "no mca_coll_zip.so in $zipdir"
+require_component "$zipbench" "no zipbench at $zipbench"
+start_runner zipbench-tests
+
+path="--mca mca_base_component_path $zipdir:$ompidir"
+zip_on="$path --mca coll_zip_priority 40 --mca coll_zip_force_local 1 --mca coll_zip_policy always"
+quick="--min-reps 2 --max-reps 2 --warmup 1"
+ops=$("$zipbench" --help 2>/dev/null | sed -n 's/^    \(bcast,[a-z,]*\)$/\1/p')
+coll_ops=$(tr , '\n' <<<"$ops" | grep -vxE 'pingpong|bandwidth|compute' | paste -sd,)
+[ -n "$coll_ops" ] || { echo "FAIL: zipbench --help lists no operations"; exit 1; }
+
+# Rows of op (column 1) in the log, and the ratio (last column) of its row for data set ds.
+rows_of() { awk -v op="$1" '$1 == op' "$bin/out.log" | wc -l; }
+ratio_of() { awk -v op="$1" -v ds="$2" '$1 == op && $2 == ds { print $NF; exit }' "$bin/out.log"; }
+
+# Every op, both data sets, two sizes (one below zip's 16 KiB threshold), zip off and on: exit
+# status 0 is every repetition verified; every op has its rows.
+for np in 3 4; do
+    for mode in default zip; do
+        mca=$path
+        [ $mode = zip ] && mca=$zip_on
+        # shellcheck disable=SC2086
+        mpirun_logged -np $np --oversubscribe $mca "$zipbench" --ops "$coll_ops" \
+            --datasets gauss,random --sizes 8192,196608 --mode $mode $quick
+        rc=$? missing=""
+        for op in ${coll_ops//,/ }; do
+            [ "$(rows_of "$op")" = 4 ] || missing="$missing $op"
+        done
+        [ -z "$missing" ] || echo "    (ops without their 4 rows:$missing)" >>"$bin/out.log"
+        [ $rc = 0 ] && [ -z "$missing" ]
+        report "every op verified, $np ranks, $mode" $? "$bin/out.log"
+    done
+done
+
+# Zip's counters: a smooth alltoall, reduce and ibcast compress (ratio > 1), random does not.
+# shellcheck disable=SC2086
+mpirun_logged -np 4 --oversubscribe $zip_on "$zipbench" --ops alltoall,reduce,ibcast \
+    --datasets gauss,random --sizes 1048576 --mode zip --require-zip $quick
+rc=$? bad=""
+for op in alltoall reduce ibcast; do
+    awk -v g="$(ratio_of $op gauss)" -v r="$(ratio_of $op random)" \
+        'BEGIN { exit !(g > 1.2 && r != "" && r < 1.05) }' || bad="$bad $op"
+done
+[ -z "$bad" ] || echo "    (wrong ratio:$bad)" >>"$bin/out.log"
+[ $rc = 0 ] && [ -z "$bad" ] && grep -q "ratio=measured" "$bin/out.log"
+report "zip rows carry the measured ratio (alltoall, reduce, ibcast)" $? "$bin/out.log"
+
+# The overlap benchmark: the computation alone takes about what was asked (0.2x-10x: the host
+# is shared, and 4 ranks on fewer cores compute at a rate that changes with what runs), and the blocking and non-blocking forms with it take at least as long.
+mpirun_logged -np 4 --oversubscribe $path "$zipbench" --datasets gauss --sizes 65536 \
+    --ops compute,alltoallv+compute,ialltoallv+compute --compute-us 20000 $quick
+rc=$?
+c=$(awk '$1 == "compute" { print $5 }' "$bin/out.log")
+b=$(awk '$1 == "alltoallv+compute" { print $5 }' "$bin/out.log")
+o=$(awk '$1 == "ialltoallv+compute" { print $5 }' "$bin/out.log")
+[ $rc = 0 ] && grep -q "^# compute iters=[1-9]" "$bin/out.log" &&
+    awk -v c="$c" -v b="$b" -v o="$o" 'BEGIN { exit !(c >= 4000 && c <= 200000 && b >= 0.9 * c &&
+        o >= 0.9 * c) }'
+report "overlap: computation of about --compute-us, calls add to it" $? "$bin/out.log"
+
+# --compute-iters fixes the work: the header repeats it.
+mpirun_logged -np 2 $path "$zipbench" --datasets gauss --sizes 65536 --ops ibcast+compute \
+    --compute-iters 12345 $quick
+[ $? = 0 ] && grep -q "^# compute iters=12345 " "$bin/out.log"
+report "overlap: --compute-iters is the work done" $? "$bin/out.log"
+
+# A corpus in msgrec's format (perftest/msgrec/README.md): rank 0 with an f64 message, an i32
+# one (skipped) and another f64 one; rank 1 with one f64 message.
+write_corpus() { # dir kind(zeros|random) doubles-per-message
+    mkdir -p "$1"
+    python3 - "$1" "$2" "$3" <<'PY'
+import os, random, struct, sys
+d, kind, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+rnd = random.Random(7)
+def payload(count, width):
+    if kind == "zeros":
+        return bytes(count * width)
+    return bytes(rnd.getrandbits(8) for _ in range(count * width))
+for rank, msgs in ((0, [("f64", n), ("i32", 1024), ("f64", n)]), (1, [("f64", n)])):
+    off, idx, dat = 0, ["# msgrec index 1: call op elem bytes offset peer tag"], b""
+    for call, (elem, count) in enumerate(msgs, 1):
+        p = payload(count, 8 if elem == "f64" else 4)
+        idx.append("%d isend %s %d %d 1 7" % (call, elem, len(p), off))
+        dat += p
+        off += len(p)
+    open(os.path.join(d, "rank%05d.idx" % rank), "w").write("\n".join(idx) + "\n")
+    open(os.path.join(d, "rank%05d.dat" % rank), "wb").write(dat)
+PY
+}
+write_corpus "$bin/corpus/zeros" zeros 32768
+write_corpus "$bin/corpus/noise" random 32768
+# 3 x 32768 doubles recorded: 512 KiB fits (768 KiB in all), 1 MiB does not.
+# shellcheck disable=SC2086
+mpirun_logged -np 4 --oversubscribe $zip_on "$zipbench" --ops alltoall,iallgather \
+    --datasets "corpus:$bin/corpus/zeros,corpus:$bin/corpus/noise/" --sizes 524288 --mode zip \
+    $quick
+rc=$?
+z=$(ratio_of alltoall corpus-zeros) n=$(ratio_of alltoall corpus-noise)
+[ $rc = 0 ] && [ "$(rows_of iallgather)" = 2 ] &&
+    awk -v z="$z" -v n="$n" 'BEGIN { exit !(z > 20 && n != "" && n < 1.05) }'
+report "corpus:DIR fills the buffers with the recorded doubles" $? "$bin/out.log"
+
+mpirun_logged -np 2 $path "$zipbench" --ops bcast --datasets "corpus:$bin/corpus/zeros" \
+    --sizes 1048576 $quick
+[ $? != 0 ] && grep -q "holds 98304 recorded doubles, 131072 needed" "$bin/out.log"
+report "corpus:DIR smaller than a message is refused with the reason" $? "$bin/out.log"
+
+mpirun_logged -np 2 $path "$zipbench" --ops bcast --datasets "corpus:$bin/corpus/none" \
+    --sizes 65536 $quick
+[ $? != 0 ] && grep -q "data set 'corpus:$bin/corpus/none'" "$bin/out.log"
+report "corpus:DIR that does not exist is refused" $? "$bin/out.log"
+
+finish_runner
