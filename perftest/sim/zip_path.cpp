@@ -15,13 +15,15 @@ namespace simscale
 namespace
 {
 
-// coll_zip_policy.c's probe sizes and rounds.
+// algo/link_probe.cpp's probe (zip_algo_probe_links), repeated here because it times its
+// ping-pongs with the wall clock and the simulation needs the simulated one: same sizes,
+// rounds, partners and messages.
 constexpr size_t kProbeSmall = 256 * 1024;
 constexpr size_t kProbeLarge = 1024 * 1024;
 constexpr int kProbeRounds = 3;
 constexpr double kProbeFastBps = 2e8;
-// The small message the lower rank sends to say whether the large probe follows.
-constexpr size_t kProbeVerdictBytes = sizeof(int);
+// The byte the lower rank sends to say whether the large probe follows.
+constexpr size_t kProbeVerdictBytes = 1;
 
 double ping_pong(const RankEnv &env, int partner, size_t bytes)
 {
@@ -76,24 +78,6 @@ std::unique_ptr<bool[]> peers_on_node(const RankEnv &env)
     return on_node;
 }
 
-// coll_zip_alltoallv.c's exchange_window: about 512 KiB of this rank's blocks in flight,
-// 2 to 4 steps.
-size_t exchange_window(const RankEnv &env, const ZipSettings &s)
-{
-    const int size = env.size(), me = env.rank;
-    if (s.window != 0 || size < 3)
-        return s.window != 0 ? s.window : 1;
-    size_t bytes = 0;
-    for (int p = 0; p < size; ++p)
-        if (p != me)
-            bytes += std::max(env.work->block(me, p), env.work->block(p, me));
-    const size_t mean = bytes / size_t(size - 1);
-    const size_t in_flight = 512 * 1024;
-    const size_t most = std::min<size_t>(size_t(size - 1), 4);
-    size_t w = mean == 0 ? most : (in_flight + mean - 1) / mean;
-    return std::min(std::max<size_t>(w, 2), most);
-}
-
 ZipRankResult bcast(const RankEnv &env, const ZipSettings &s, const zip_algo_policy_t *policy,
                     bool try_compress, char *dummy)
 {
@@ -140,7 +124,7 @@ ZipRankResult alltoallv(const RankEnv &env, const ZipSettings &s, const zip_algo
     args.elem_type = ZIP_ALGO_F64;
     args.try_compress = try_compress ? 1 : 0;
     args.threshold = s.threshold;
-    args.window = exchange_window(env, s);
+    args.window = s.window; // 0: the algorithm chooses from the block sizes, as in coll/zip
     args.policy = policy;
     args.peer_on_node = on_node.get();
     out.error = zip_algo_alltoallv(t.get(), env.codec->ops(), &args, &out.algo);

@@ -173,4 +173,44 @@ rc=$?
 [ $rc = 2 ] && grep -q "op is bcast, alltoallv or gatherv" "$work/bad.log"
 report "an unknown --op is refused with a message" $? "$work/bad.log"
 
+# 9. simscale-corpus: two recorded messages of one application become one data set whose ratio
+# is raw / compressed bytes and whose speed is raw bytes / summed time, with the base table's
+# gauss-1024 memcpy rows; simscale then simulates a call on it.
+cat > "$work/base.csv" <<'CSV'
+codec,dataset,size_bytes,ratio,compress_GBps,decompress_GBps
+memcpy,gauss-1024,4096,1.0,10.0,10.0
+fast,gauss-1024,4096,1.5,2.0,3.0
+CSV
+cat > "$work/files.csv" <<'CSV'
+app,rank,call,op,elem,bytes,peer,tag,codec,compressed_bytes,ratio,compress_GBps,decompress_GBps
+demo,0,1,isend,f64,1000000,1,0,fast,250000,4.0000,1.0000,2.0000
+demo,0,2,isend,f64,3000000,1,0,fast,1250000,2.4000,3.0000,6.0000
+CSV
+table=$work/corpus-table.csv
+"$top/perftest/simscale-corpus" "$work/base.csv" "$work/files.csv" > "$table" 2> "$work/corpus.log"
+# 4e6 raw / 1.5e6 compressed = 2.6667; compress 4e6 B in 1 ms + 1 ms = 2 GB/s; decompress 4 GB/s.
+grep -qx 'fast,corpus-demo,2000000,2.6667,2.0000,4.0000' "$table" &&
+    grep -qx 'memcpy,corpus-demo,4096,1.0,10.0,10.0' "$table" &&
+    timeout 300 "$sim" --codec-csv "$table" --dataset corpus-demo --op bcast --ranks 2 \
+        --bytes $B --link 1gbit --latency 10us --csv "$work/corpus-sim.csv" >> "$work/corpus.log" 2>&1 &&
+    [ -n "$(value "$work/corpus-sim.csv" bcast corpus-demo zip)" ]
+report "simscale-corpus: an application's messages become a data set simscale simulates" $? "$table"
+
+# 10. simscale-validate: predicted and measured rows of the same point are paired, their ratio
+# printed and counted within 20 % or not.
+cat > "$work/val-sim.csv" <<'CSV'
+op,dataset,ranks,ranks_per_node,link,bytes,mode,predicted_us
+bcast,gauss,8,1,netemu-1gbit,1048576,best-baseline,10000
+bcast,gauss,8,1,netemu-1gbit,1048576,zip,5000
+CSV
+cat > "$work/val-meas.csv" <<'CSV'
+op,dataset,ranks,link,bytes,mode,latency_us,ratio
+bcast,gauss,8,1gbit,1048576,best-tuned,11000,
+bcast,gauss,8,1gbit,1048576,zip,8000,
+CSV
+"$top/perftest/simscale-validate" "$work/val-sim.csv" "$work/val-meas.csv" > "$work/val.md" 2>&1
+grep -q '^| bcast | gauss | 8 | 1024 KiB | 10.00 | 11.00 | 0.91 | 5.00 | 8.00 | 0.62 (out) |$' "$work/val.md" &&
+    grep -q '^1 of 2 predictions within 20 %' "$work/val.md"
+report "simscale-validate pairs predictions with measurements and flags those 20 % off" $? "$work/val.md"
+
 finish_runner
