@@ -64,8 +64,9 @@ int zip_algo_bcast(const zip_transport_t *t, const zip_codec_ops_t *codec,
                    const zip_bcast_args_t *args, zip_algo_result_t *result);
 
 /* The segment zip_algo_bcast cuts `bytes` into: `largest` (a multiple of 8, below INT_MAX), or
- * less, so that a message gets a segment per rank and takes the pipelined chain, but not below
- * ZIP_BCAST_MIN_SEGMENT unless `largest` is. */
+ * less, so that a message gets four segments per rank (while they stay 8 KiB or more) and at
+ * least one (down to ZIP_BCAST_MIN_SEGMENT, unless `largest` is below it) and takes the pipelined
+ * chain. */
 size_t zip_bcast_segment_bytes(size_t bytes, int ranks, size_t largest);
 enum { ZIP_BCAST_MIN_SEGMENT = 2048 };
 

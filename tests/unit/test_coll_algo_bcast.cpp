@@ -111,20 +111,35 @@ TEST(CollAlgoBcastSegments, LargeMessagesUseTheConfiguredSegment)
 {
     EXPECT_EQ(zip_bcast_segment_bytes(size_t(1) << 20, 8, 32768), 32768u);
     EXPECT_EQ(zip_bcast_segment_bytes(size_t(1) << 20, 4, 32768), 32768u);
-    EXPECT_EQ(zip_bcast_segment_bytes(size_t(4) << 20, 8, 262144), 262144u);
+    EXPECT_EQ(zip_bcast_segment_bytes(size_t(4) << 20, 4, 262144), 262144u);
+}
+
+TEST(CollAlgoBcastSegments, TheChainGetsFourSegmentsPerRankDownTo8KiB)
+{
+    // A chain of P ranks and S segments takes S + P - 1 segment times: with S = P, twice the
+    // wire time; with 4 P, 1.25 times (simulated 4 MiB at 1 Gbit/s, 64 ranks: 1.20x the best
+    // tuned configuration with one segment per rank, 1.62x with four; docs/scale.md).
+    EXPECT_EQ(zip_bcast_segment_bytes(size_t(4) << 20, 8, 262144), 131072u);
+    EXPECT_EQ(zip_bcast_segment_bytes(size_t(4) << 20, 64, 49152), 16384u);
+    EXPECT_EQ(zip_bcast_segment_bytes(size_t(4) << 20, 128, 49152), 8192u);
+    // Not below 8 KiB for it: there a segment's own costs (a message, a frame) start to show.
+    EXPECT_EQ(zip_bcast_segment_bytes(size_t(4) << 20, 512, 49152), 8192u);
+    EXPECT_EQ(zip_bcast_segment_bytes(65536, 4, 32768), 8192u);
 }
 
 TEST(CollAlgoBcastSegments, MidSizedMessagesGetASegmentPerRank)
 {
     // 16 KiB on 4 ranks: four 4 KiB segments, enough for the chain.
     EXPECT_EQ(zip_bcast_segment_bytes(16384, 4, 32768), 4096u);
-    EXPECT_EQ(zip_bcast_segment_bytes(65536, 4, 32768), 16384u);
     EXPECT_EQ(zip_bcast_segment_bytes(65536, 8, 32768), 8192u);
-    // Uneven sizes round up to whole doubles, and never leave more segments than ranks.
+    // Uneven sizes round up to whole doubles and leave at least one segment per rank.
     const size_t seg = zip_bcast_segment_bytes(100003, 7, 32768);
     EXPECT_EQ(seg % 8, 0u);
-    EXPECT_LE((100003 + seg - 1) / seg, 7u);
-    EXPECT_GE(seg * 7, size_t(100003));
+    EXPECT_GE((100003 + seg - 1) / seg, 7u);
+    const size_t small = zip_bcast_segment_bytes(30003, 7, 32768);
+    EXPECT_EQ(small % 8, 0u);
+    EXPECT_LE((30003 + small - 1) / small, 7u);
+    EXPECT_GE(small * 7, size_t(30003));
 }
 
 TEST(CollAlgoBcastSegments, NeverBelowTheMinimumUnlessConfiguredSo)
