@@ -105,7 +105,7 @@ int run_files(const Options &o, std::vector<Candidate> &candidates, const Timing
                 "ratio = raw / compressed bytes over the messages; GB/s = 1e9 raw bytes per second "
                 "of summed per-message medians (%d samples of >= %.3g s per message and "
                 "direction); comp/shuf, dec/shuf = speed / blosc-shuffle-lz4's on the same "
-                "messages; integers reach the zip codecs as bytes, Blosc with their size as "
+                "messages; integers reach the zip codecs as I32/I64, Blosc with their size as "
                 "typesize\n",
                 o.repeats, o.min_time);
     std::printf("%s\n", describe_libraries().c_str());

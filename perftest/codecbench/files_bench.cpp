@@ -85,8 +85,14 @@ Element element_of(msgcorpus::Elem elem)
         return kF64;
     case msgcorpus::Elem::F32:
         return {ZIP_TYPE_F32, 4};
-    default: // integers and bytes: the codecs see bytes, Blosc shuffles by the element size
-        return {ZIP_TYPE_BYTES, msgcorpus::elem_width(elem)};
+    // Integers as the components hand them over since they map MPI's integer types
+    // (common/zip_ompi_datatype.c); Blosc shuffles by the element size.
+    case msgcorpus::Elem::I32:
+        return {ZIP_TYPE_I32, 4};
+    case msgcorpus::Elem::I64:
+        return {ZIP_TYPE_I64, 8};
+    default:
+        return {ZIP_TYPE_BYTES, 1};
     }
 }
 

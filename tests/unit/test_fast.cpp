@@ -559,6 +559,25 @@ TEST(FastTransform, FindsTheRecordLengthOfInterleavedFields)
     EXPECT_EQ(smooth.byte(), Transform({kPredDelta2, 1}).byte());
 }
 
+// Noise around a level (CG vectors, random coordinates): Delta1 leaves ~0.8 bits per element
+// fewer than Delta2 (variance 2 vs 6 times the noise's), which is less than 1/32 of ~45-bit
+// residuals; the choice's margin is at most half a bit per sampled element, so Delta1 wins.
+TEST(FastTransform, PicksDelta1OnNoiseAroundALevel)
+{
+    using namespace zip::fast_detail;
+    std::vector<double> d(8192);
+    uint64_t state = 12345;
+    for (double &v : d) {
+        state = state * 6364136223846793005ull + 1442695040888963407ull;
+        v = 1.0 + double(state >> 11) * 0x1p-53 * 0x1p-8;
+    }
+    Bytes raw = as_bytes(d);
+    Transform t = choose_transform<uint64_t>(raw.data(), d.size()).transform;
+    EXPECT_EQ(t.byte(), Transform({kPredDelta1, 1}).byte());
+    Transform portable = choose_transform_portable<uint64_t>(raw.data(), d.size()).transform;
+    EXPECT_EQ(portable.byte(), t.byte());
+}
+
 TEST(FastCodec, CodesRecordLikeBytesAsWords)
 {
     // Untyped records of doubles (MPI_BYTE structs): the block is coded as 8-byte words (bit 7
