@@ -25,7 +25,10 @@ struct ompi_datatype_t;
  * The element type the codecs should see for data of `dtype`, judged by its type signature
  * (the basic types it is built of, derived datatypes included): only IEEE binary64 (double,
  * and double complex, a pair of them) gives ZIP_TYPE_F64; only binary32 (float, float complex)
- * gives ZIP_TYPE_F32; anything else, an empty signature or a mix included, ZIP_TYPE_BYTES.
+ * gives ZIP_TYPE_F32; only 4-byte integers (int, unsigned, INTEGER, int32_t, uint32_t)
+ * ZIP_TYPE_I32; only 8-byte integers (long and long long on LP64, int64_t, uint64_t, MPI_AINT,
+ * MPI_OFFSET, MPI_COUNT) ZIP_TYPE_I64; anything else, an empty signature or a mix (ints and
+ * doubles, 4- and 8-byte ints, chars, long double) included, ZIP_TYPE_BYTES.
  * A vector or struct of doubles is therefore F64: packed, its bytes are doubles.
  */
 zip_elem_type_t zip_ompi_elem_type(const struct ompi_datatype_t *dtype);

@@ -20,10 +20,21 @@ zip_elem_type_t zip_ompi_elem_type(const struct ompi_datatype_t *dtype)
 {
     /* bdt_used is the set of basic types of the signature, derived datatypes included. The
      * predefined types name the binary64 and binary32 basic types (whatever Fortran or C++
-     * alias was used); complex values are pairs of reals to the codecs. */
+     * alias was used); complex values are pairs of reals to the codecs. Integers go by their
+     * width, signed and unsigned alike (the codecs see bit patterns): MPI_INT, MPI_UNSIGNED,
+     * MPI_INTEGER, MPI_INT32_T... are the 4-byte basic types, MPI_LONG, MPI_LONG_LONG,
+     * MPI_INT64_T, MPI_AINT... the 8-byte ones. */
     const uint32_t used = dtype->super.bdt_used;
     const uint32_t f64 = MPI_DOUBLE->super.bdt_used | MPI_C_DOUBLE_COMPLEX->super.bdt_used;
     const uint32_t f32 = MPI_FLOAT->super.bdt_used | MPI_C_FLOAT_COMPLEX->super.bdt_used;
+    /* Open MPI gives long its own basic types (not those of int64_t). */
+    const uint32_t longs = MPI_LONG->super.bdt_used | MPI_UNSIGNED_LONG->super.bdt_used;
+    const uint32_t i32 = MPI_INT32_T->super.bdt_used | MPI_UINT32_T->super.bdt_used |
+                         MPI_INT->super.bdt_used | MPI_UNSIGNED->super.bdt_used |
+                         (4 == sizeof(long) ? longs : 0);
+    const uint32_t i64 = MPI_INT64_T->super.bdt_used | MPI_UINT64_T->super.bdt_used |
+                         MPI_LONG_LONG->super.bdt_used | MPI_UNSIGNED_LONG_LONG->super.bdt_used |
+                         (8 == sizeof(long) ? longs : 0);
     if (0 == used) {
         return ZIP_TYPE_BYTES;
     }
@@ -32,6 +43,12 @@ zip_elem_type_t zip_ompi_elem_type(const struct ompi_datatype_t *dtype)
     }
     if (0 == (used & ~f32)) {
         return ZIP_TYPE_F32;
+    }
+    if (0 == (used & ~i32)) {
+        return ZIP_TYPE_I32;
+    }
+    if (0 == (used & ~i64)) {
+        return ZIP_TYPE_I64;
     }
     return ZIP_TYPE_BYTES;
 }

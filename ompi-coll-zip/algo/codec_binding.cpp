@@ -5,7 +5,8 @@
 #include "zip_algo.h"
 
 static_assert(ZIP_ALGO_BYTES == int(ZIP_TYPE_BYTES) && ZIP_ALGO_F32 == int(ZIP_TYPE_F32) &&
-                  ZIP_ALGO_F64 == int(ZIP_TYPE_F64),
+                  ZIP_ALGO_F64 == int(ZIP_TYPE_F64) && ZIP_ALGO_I32 == int(ZIP_TYPE_I32) &&
+                  ZIP_ALGO_I64 == int(ZIP_TYPE_I64),
               "ZIP_ALGO_* element types must equal zip_elem_type_t");
 
 namespace

@@ -71,7 +71,7 @@ typedef struct zip_transport {
 } zip_transport_t;
 
 /* Element type hint for the codec; values match zip_elem_type_t in zip/zip.h. */
-enum { ZIP_ALGO_BYTES = 0, ZIP_ALGO_F32 = 1, ZIP_ALGO_F64 = 2 };
+enum { ZIP_ALGO_BYTES = 0, ZIP_ALGO_F32 = 1, ZIP_ALGO_F64 = 2, ZIP_ALGO_I32 = 3, ZIP_ALGO_I64 = 4 };
 
 typedef struct zip_codec_ops {
     void *ctx;

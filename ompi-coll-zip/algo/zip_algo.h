@@ -51,7 +51,7 @@ typedef struct zip_bcast_args {
     size_t bytes; /* identical on every rank */
     int root;
     int tag;
-    int elem_type;                   /* root only: ZIP_ALGO_F64 / F32 / BYTES */
+    int elem_type;                   /* root only: ZIP_ALGO_* */
     int try_compress;                /* root only: zero sends everything raw */
     size_t segment_bytes;            /* identical on every rank: the largest segment (see below) */
     int topology;                    /* ZIP_BCAST_AUTO, ZIP_BCAST_CHAIN or ZIP_BCAST_BINOMIAL */

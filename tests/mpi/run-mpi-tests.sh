@@ -27,7 +27,7 @@ tests="bcast alltoallv gatherv allreduce comm_cycles threads"
 # Issue 12's collectives, one program per family: program:op,op...
 families="alltoall:alltoall gather_scatter:gather,scatter,scatterv allgather:allgather,allgatherv"
 for t in $tests $(for f in $families; do echo "${f%%:*}"; done) lossy pvars stats large_block \
-    corruption; do
+    corruption alltoallv_int; do
     if ! mpicc -O2 -Wall -Wextra -pthread -o "$bin/test_$t" "$here/test_$t.c" -lm 2>"$bin/cc.log"; then
         report "build test_$t" 1 "$bin/cc.log"
     fi
@@ -114,6 +114,10 @@ run_stats "bcast np=4 zip=on small-segments, compressed" bcast bcast compressed 
     "$bin/test_bcast"
 run_stats "alltoallv np=3 zip=on threshold=64, compressed" alltoallv alltoallv compressed -np 3 \
     --oversubscribe $zip_on --mca coll_zip_threshold 64 "$bin/test_alltoallv"
+# Integer payloads (MPI_INT, MPI_UNSIGNED, MPI_INT64_T, MPI_LONG_LONG) go to the codecs as
+# I32/I64: exact, and compressed (sorted indices and ids shrink).
+run_stats "alltoallv_int np=3 zip=on, compressed" alltoallv_int alltoallv compressed -np 3 \
+    --oversubscribe $zip_on "$bin/test_alltoallv_int"
 # Blocks of more than INT_MAX bytes (skipped without 6 GiB of free memory): ~25 s.
 limit=240 run "large_block np=2 zip=on" large_block -np 2 $zip_on "$bin/test_large_block"
 # Corrupt frames (every frame zip sends, by a testing parameter) end in MPI's error handler with

@@ -29,7 +29,11 @@ static int failures = 0;
 
 static const char *type_name(zip_elem_type_t t)
 {
-    return ZIP_TYPE_F64 == t ? "F64" : ZIP_TYPE_F32 == t ? "F32" : "BYTES";
+    return ZIP_TYPE_F64 == t   ? "F64"
+           : ZIP_TYPE_F32 == t ? "F32"
+           : ZIP_TYPE_I32 == t ? "I32"
+           : ZIP_TYPE_I64 == t ? "I64"
+                               : "BYTES";
 }
 
 static void expect_type(MPI_Datatype dtype, zip_elem_type_t want, const char *what)
@@ -63,10 +67,26 @@ static void check_predefined(void)
         {MPI_CXX_FLOAT_COMPLEX, ZIP_TYPE_F32, "MPI_CXX_FLOAT_COMPLEX"},
         {MPI_BYTE, ZIP_TYPE_BYTES, "MPI_BYTE"},
         {MPI_CHAR, ZIP_TYPE_BYTES, "MPI_CHAR"},
-        {MPI_INT, ZIP_TYPE_BYTES, "MPI_INT"},
-        {MPI_INT64_T, ZIP_TYPE_BYTES, "MPI_INT64_T"},
-        {MPI_UINT64_T, ZIP_TYPE_BYTES, "MPI_UINT64_T"},
-        {MPI_LONG_LONG, ZIP_TYPE_BYTES, "MPI_LONG_LONG"},
+        {MPI_INT, ZIP_TYPE_I32, "MPI_INT"},
+        {MPI_UNSIGNED, ZIP_TYPE_I32, "MPI_UNSIGNED"},
+        {MPI_INT32_T, ZIP_TYPE_I32, "MPI_INT32_T"},
+        {MPI_UINT32_T, ZIP_TYPE_I32, "MPI_UINT32_T"},
+        {MPI_INTEGER, ZIP_TYPE_I32, "MPI_INTEGER"},
+        {MPI_INTEGER4, ZIP_TYPE_I32, "MPI_INTEGER4"},
+        {MPI_2INT, ZIP_TYPE_I32, "MPI_2INT"},
+        {MPI_LONG, sizeof(long) == 8 ? ZIP_TYPE_I64 : ZIP_TYPE_I32, "MPI_LONG"},
+        {MPI_UNSIGNED_LONG, sizeof(long) == 8 ? ZIP_TYPE_I64 : ZIP_TYPE_I32, "MPI_UNSIGNED_LONG"},
+        {MPI_INT64_T, ZIP_TYPE_I64, "MPI_INT64_T"},
+        {MPI_UINT64_T, ZIP_TYPE_I64, "MPI_UINT64_T"},
+        {MPI_LONG_LONG, ZIP_TYPE_I64, "MPI_LONG_LONG"},
+        {MPI_UNSIGNED_LONG_LONG, ZIP_TYPE_I64, "MPI_UNSIGNED_LONG_LONG"},
+        {MPI_INTEGER8, ZIP_TYPE_I64, "MPI_INTEGER8"},
+        {MPI_AINT, ZIP_TYPE_I64, "MPI_AINT"},
+        {MPI_OFFSET, ZIP_TYPE_I64, "MPI_OFFSET"},
+        {MPI_COUNT, ZIP_TYPE_I64, "MPI_COUNT"},
+        {MPI_SHORT, ZIP_TYPE_BYTES, "MPI_SHORT"},
+        {MPI_INT8_T, ZIP_TYPE_BYTES, "MPI_INT8_T"},
+        {MPI_LONG_INT, ZIP_TYPE_BYTES, "MPI_LONG_INT"},
         {MPI_LONG_DOUBLE, ZIP_TYPE_BYTES, "MPI_LONG_DOUBLE"},
         {MPI_C_LONG_DOUBLE_COMPLEX, ZIP_TYPE_BYTES, "MPI_C_LONG_DOUBLE_COMPLEX"},
         {MPI_PACKED, ZIP_TYPE_BYTES, "MPI_PACKED"},
@@ -110,10 +130,15 @@ static void check_derived(void)
                           pair(MPI_DOUBLE, MPI_C_DOUBLE_COMPLEX, 2, 16),
                           pair(MPI_DOUBLE, MPI_INT, 1, 8),
                           pair(MPI_FLOAT, MPI_DOUBLE, 1, 8),
-                          pair(MPI_FLOAT, MPI_C_FLOAT_COMPLEX, 1, 4)};
-    const zip_elem_type_t want[] = {ZIP_TYPE_F64,   ZIP_TYPE_F64,   ZIP_TYPE_F64,
-                                    ZIP_TYPE_F32,   ZIP_TYPE_F64,   ZIP_TYPE_F64,
-                                    ZIP_TYPE_BYTES, ZIP_TYPE_BYTES, ZIP_TYPE_F32};
+                          pair(MPI_FLOAT, MPI_C_FLOAT_COMPLEX, 1, 4),
+                          pair(MPI_INT, MPI_UNSIGNED, 2, 4),
+                          pair(MPI_INT64_T, MPI_LONG_LONG, 3, 8),
+                          pair(MPI_INT, MPI_INT64_T, 1, 8),
+                          pair(MPI_INT, MPI_FLOAT, 1, 4)};
+    const zip_elem_type_t want[] = {ZIP_TYPE_F64,  ZIP_TYPE_F64, ZIP_TYPE_F64,   ZIP_TYPE_F32,
+                                    ZIP_TYPE_F64,  ZIP_TYPE_F64, ZIP_TYPE_BYTES, ZIP_TYPE_BYTES,
+                                    ZIP_TYPE_F32,  ZIP_TYPE_I32, ZIP_TYPE_I64,   ZIP_TYPE_BYTES,
+                                    ZIP_TYPE_BYTES};
     const char *what[] = {"vector of MPI_DOUBLE",
                           "dup of MPI_DOUBLE",
                           "MPI_DOUBLE resized to 24 bytes",
@@ -122,7 +147,11 @@ static void check_derived(void)
                           "struct of double and double complex",
                           "struct of double and int",
                           "struct of float and double",
-                          "struct of float and float complex"};
+                          "struct of float and float complex",
+                          "struct of int and unsigned",
+                          "struct of int64_t and long long",
+                          "struct of int and int64_t",
+                          "struct of int and float"};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; ++i) {
         MPI_Type_commit(&all[i]);
         expect_type(all[i], want[i], what[i]);
