@@ -1,5 +1,6 @@
 #include "context.hpp"
 
+#include <algorithm>
 #include <cstring>
 
 #include "frame_format.hpp"
@@ -71,8 +72,11 @@ void configure_context(zip_ctx &ctx, std::string_view spec)
         if (inner == "temporal")
             throw SpecError{"temporal cannot wrap itself"};
         ctx.encoder = make_codec(inner, {});
+        ctx.codec_name = inner;
     } else {
         ctx.encoder = make_codec(name, opts);
+        ctx.codec_name = std::string(name);
+        ctx.codec_options = std::string(opts);
     }
     ctx.spec = std::string(spec);
 }
@@ -85,8 +89,98 @@ size_t context_memory(const zip_ctx &ctx)
     for (const auto &d : ctx.decoders)
         if (d)
             n += d->memory_bytes();
+    for (const auto &e : ctx.worker_encoders)
+        n += e->memory_bytes();
+    for (const auto &set : ctx.worker_decoders)
+        for (const auto &d : set)
+            if (d)
+                n += d->memory_bytes();
     return n;
 }
+
+zip_status_t set_threads(zip_ctx &ctx, unsigned threads)
+{
+    if (threads < 1 || threads > kMaxThreads)
+        return fail(ctx, ZIP_E_ARG, "threads must be 1..64");
+    if (threads == ctx.threads)
+        return ZIP_OK;
+    ctx.pool.reset();
+    ctx.worker_encoders.clear();
+    ctx.worker_decoders.clear();
+    try {
+        for (unsigned i = 1; i < threads; ++i)
+            ctx.worker_encoders.push_back(make_codec(ctx.codec_name, ctx.codec_options));
+        ctx.worker_decoders.resize(threads - 1);
+        if (threads > 1)
+            ctx.pool = std::make_unique<WorkerPool>(threads - 1);
+    } catch (const std::exception &) {
+        ctx.pool.reset();
+        ctx.worker_encoders.clear();
+        ctx.worker_decoders.clear();
+        ctx.threads = 1;
+        return fail(ctx, ZIP_E_NOMEM, "cannot start the codec threads");
+    }
+    ctx.threads = threads;
+    return ZIP_OK;
+}
+
+namespace
+{
+
+// What coding the blocks [b0, b1) of a payload needs.
+struct BlockRange {
+    const uint8_t *src; // the payload
+    size_t pbytes, block;
+    zip_elem_type_t ptype;
+    size_t b0, b1;
+};
+
+// Codes blocks [r.b0, r.b1) one after the other at out (room bytes), their entries into the
+// block table; returns the bytes written, or SIZE_MAX if they do not fit. A block that does not
+// shrink is stored raw; after kRawStreak of them only every kProbeEvery-th block is tried.
+size_t code_blocks(const zip_ctx &ctx, BlockCodec &encoder, const BlockRange &r, uint8_t *table,
+                   uint8_t *out, size_t room)
+{
+    auto block_check = [&](const uint8_t *p, size_t n) {
+        return ctx.block_checks ? check32(p, n) : 0u;
+    };
+    size_t pos = 0;
+    unsigned raw_streak = 0;
+    for (size_t i = r.b0; i < r.b1; ++i) {
+        const size_t off = i * r.block;
+        const size_t raw_n = off + r.block <= r.pbytes ? r.block : r.pbytes - off;
+        const size_t left = room - pos;
+        size_t stored = 0;
+        const bool probe = raw_streak < kRawStreak || (i % kProbeEvery) == 0;
+        if (probe && raw_n > 1 && left > 0) {
+            size_t cap = raw_n - 1 < left ? raw_n - 1 : left;
+            stored = encoder.compress(r.src + off, raw_n, r.ptype, out + pos, cap);
+        }
+        BlockEntry e;
+        if (stored > 0 && stored < raw_n) {
+            e = {uint32_t(stored), false, block_check(out + pos, stored)};
+            raw_streak = 0;
+        } else {
+            if (left < raw_n)
+                return SIZE_MAX;
+            std::memcpy(out + pos, r.src + off, raw_n);
+            stored = raw_n;
+            e = {uint32_t(raw_n), true, block_check(out + pos, raw_n)};
+            ++raw_streak;
+        }
+        write_block_entry(table, uint32_t(i), e);
+        pos += stored;
+    }
+    return pos;
+}
+
+// First block of thread t's share when nblocks blocks go to `parts` threads.
+size_t share_start(size_t nblocks, unsigned parts, unsigned t)
+{
+    return nblocks * t / parts;
+}
+
+} // namespace
 
 zip_status_t compress_frame(zip_ctx &ctx, uint64_t stream, zip_elem_type_t type, const uint8_t *src,
                             size_t count, uint8_t *dst, size_t dst_cap, size_t *frame_len)
@@ -149,39 +243,44 @@ zip_status_t compress_frame(zip_ctx &ctx, uint64_t stream, zip_elem_type_t type,
 
     if (!ctx.block_checks)
         h.flags |= kFlagBlocksUnchecked;
-    auto block_check = [&](const uint8_t *p, size_t n) {
-        return ctx.block_checks ? check32(p, n) : 0u;
-    };
     const size_t table_end = kFrameHeaderBytes + block_table_bytes(h.block_count);
     if (dst_cap < table_end)
         return fail(ctx, ZIP_E_CAPACITY, "destination smaller than the frame header");
     uint8_t *table = dst + kFrameHeaderBytes;
-    size_t out = table_end;
-    unsigned raw_streak = 0;
-    for (size_t i = 0; i < nblocks; ++i) {
-        const size_t off = i * block;
-        const size_t raw_n = off + block <= pbytes ? block : pbytes - off;
-        const size_t room = dst_cap - out;
-        size_t stored = 0;
-        const bool probe = raw_streak < kRawStreak || (i % kProbeEvery) == 0;
-        if (probe && raw_n > 1 && room > 0) {
-            size_t cap = raw_n - 1 < room ? raw_n - 1 : room;
-            stored = ctx.encoder->compress(blocks_src + off, raw_n, ptype, dst + out, cap);
-        }
-        BlockEntry e;
-        if (stored > 0 && stored < raw_n) {
-            e = {uint32_t(stored), false, block_check(dst + out, stored)};
-            raw_streak = 0;
-        } else {
-            if (room < raw_n)
+    const BlockRange all{blocks_src, pbytes, block, ptype, 0, nblocks};
+    size_t out;
+    const unsigned parts = unsigned(std::min<size_t>(ctx.threads, nblocks));
+    if (parts > 1 && pbytes >= kParallelMinBytes && dst_cap - table_end >= pbytes) {
+        // Each thread codes its share of the blocks where they would start if every block
+        // before were stored raw (room enough for its share), then the shares are moved down
+        // to follow each other. Each share restarts the raw-streak rule: frames can differ
+        // from those of another thread count in which incompressible blocks were tried.
+        std::vector<size_t> sizes(parts);
+        ctx.pool->run([&](unsigned t) {
+            if (t >= parts)
+                return;
+            BlockRange r = all;
+            r.b0 = share_start(nblocks, parts, t);
+            r.b1 = share_start(nblocks, parts, t + 1);
+            BlockCodec &enc = t == 0 ? *ctx.encoder : *ctx.worker_encoders[t - 1];
+            sizes[t] = code_blocks(ctx, enc, r, table, dst + table_end + r.b0 * block,
+                                   (r.b1 - r.b0) * block);
+        });
+        out = table_end;
+        for (unsigned t = 0; t < parts; ++t) {
+            if (sizes[t] == SIZE_MAX) // cannot happen: a share has room for its raw blocks
                 return fail(ctx, ZIP_E_CAPACITY, "destination too small for the frame");
-            std::memcpy(dst + out, blocks_src + off, raw_n);
-            stored = raw_n;
-            e = {uint32_t(raw_n), true, block_check(dst + out, raw_n)};
-            ++raw_streak;
+            const uint8_t *at = dst + table_end + share_start(nblocks, parts, t) * block;
+            if (dst + out != at)
+                std::memmove(dst + out, at, sizes[t]);
+            out += sizes[t];
         }
-        write_block_entry(table, uint32_t(i), e);
-        out += stored;
+    } else {
+        const size_t got =
+            code_blocks(ctx, *ctx.encoder, all, table, dst + table_end, dst_cap - table_end);
+        if (got == SIZE_MAX)
+            return fail(ctx, ZIP_E_CAPACITY, "destination too small for the frame");
+        out = table_end + got;
     }
     write_frame_header(h, dst);
     if (ctx.temporal)
@@ -193,11 +292,12 @@ zip_status_t compress_frame(zip_ctx &ctx, uint64_t stream, zip_elem_type_t type,
 namespace
 {
 
-BlockCodec *decoder_for(zip_ctx &ctx, uint8_t id, uint32_t param)
+BlockCodec *decoder_for(std::array<std::unique_ptr<BlockCodec>, 16> &decoders, uint8_t id,
+                        uint32_t param)
 {
-    if (id >= ctx.decoders.size())
+    if (id >= decoders.size())
         return nullptr;
-    auto &slot = ctx.decoders[id];
+    auto &slot = decoders[id];
     if (!slot || slot->param() != param)
         slot = make_codec(CodecId(id), param);
     return slot.get();
@@ -238,27 +338,65 @@ zip_status_t decompress_frame(zip_ctx &ctx, uint64_t stream, const uint8_t *fram
                         "temporal frame refers to a message this side does not hold");
     }
 
-    BlockCodec *codec = nullptr;
     const bool checked = !(h.flags & kFlagBlocksUnchecked);
     const uint8_t *table = frame + kFrameHeaderBytes;
-    size_t in = kFrameHeaderBytes + block_table_bytes(h.block_count);
-    for (uint32_t i = 0; i < h.block_count; ++i) {
-        BlockEntry e = read_block_entry(table, i);
-        const size_t off = size_t(i) * h.block_raw_bytes;
-        const size_t raw_n = i + 1 < h.block_count ? h.block_raw_bytes : pbytes - off;
-        if (checked ? check32(frame + in, e.stored_bytes) != e.check : e.check != 0)
-            return fail(ctx, ZIP_E_CHECKSUM, "block check mismatch");
-        if (e.raw) {
-            std::memcpy(payload + off, frame + in, raw_n);
-        } else {
-            if (!codec && !(codec = decoder_for(ctx, h.codec, h.codec_param)))
-                return fail(ctx, ZIP_E_UNSUPPORTED,
-                            "frame names a codec or parameter this build does not know");
-            s = codec->decompress(frame + in, e.stored_bytes, ptype, payload + off, raw_n);
-            if (s != ZIP_OK)
-                return fail(ctx, s, "block does not decode");
+    const size_t first = kFrameHeaderBytes + block_table_bytes(h.block_count);
+    // Decodes blocks [b0, b1), their bytes from `in` on; ZIP_OK or the first block's failure.
+    auto decode_blocks = [&](std::array<std::unique_ptr<BlockCodec>, 16> &decoders, uint32_t b0,
+                             uint32_t b1, size_t in, const char **why) {
+        BlockCodec *codec = nullptr;
+        for (uint32_t i = b0; i < b1; ++i) {
+            BlockEntry e = read_block_entry(table, i);
+            const size_t off = size_t(i) * h.block_raw_bytes;
+            const size_t raw_n = i + 1 < h.block_count ? h.block_raw_bytes : pbytes - off;
+            if (checked ? check32(frame + in, e.stored_bytes) != e.check : e.check != 0) {
+                *why = "block check mismatch";
+                return ZIP_E_CHECKSUM;
+            }
+            if (e.raw) {
+                std::memcpy(payload + off, frame + in, raw_n);
+            } else {
+                if (!codec && !(codec = decoder_for(decoders, h.codec, h.codec_param))) {
+                    *why = "frame names a codec or parameter this build does not know";
+                    return ZIP_E_UNSUPPORTED;
+                }
+                zip_status_t st =
+                    codec->decompress(frame + in, e.stored_bytes, ptype, payload + off, raw_n);
+                if (st != ZIP_OK) {
+                    *why = "block does not decode";
+                    return st;
+                }
+            }
+            in += e.stored_bytes;
         }
-        in += e.stored_bytes;
+        return ZIP_OK;
+    };
+    const unsigned parts = unsigned(std::min<size_t>(ctx.threads, h.block_count));
+    if (parts > 1 && pbytes >= kParallelMinBytes) {
+        // Where each block starts (the header check made sure the blocks fit in the frame).
+        ctx.block_offsets.resize(h.block_count);
+        size_t in = first;
+        for (uint32_t i = 0; i < h.block_count; ++i) {
+            ctx.block_offsets[i] = in;
+            in += read_block_entry(table, i).stored_bytes;
+        }
+        std::vector<zip_status_t> status(parts, ZIP_OK);
+        std::vector<const char *> whys(parts, "");
+        ctx.pool->run([&](unsigned t) {
+            if (t >= parts)
+                return;
+            const auto b0 = uint32_t(share_start(h.block_count, parts, t));
+            const auto b1 = uint32_t(share_start(h.block_count, parts, t + 1));
+            status[t] = decode_blocks(t == 0 ? ctx.decoders : ctx.worker_decoders[t - 1], b0, b1,
+                                      ctx.block_offsets[b0], &whys[t]);
+        });
+        for (unsigned t = 0; t < parts; ++t) // the first failing block's error, as one thread
+            if (status[t] != ZIP_OK)
+                return fail(ctx, status[t], whys[t]);
+    } else {
+        s = decode_blocks(ctx.decoders, 0, h.block_count, first, &why);
+        if (s != ZIP_OK)
+            return fail(ctx, s, why);
     }
 
     if (ref)

@@ -10,6 +10,7 @@
 #include "codec.hpp"
 #include "lossy.hpp"
 #include "temporal.hpp"
+#include "worker_pool.hpp"
 
 struct zip_ctx {
     std::string spec;
@@ -17,6 +18,7 @@ struct zip_ctx {
     bool temporal = false;
     uint32_t key_interval = 64;
     std::unique_ptr<zip::BlockCodec> encoder;
+    std::string codec_name, codec_options; // the lossless codec's spec, for the workers' copies
     // Decoders by codec id, rebuilt when a frame asks for another parameter.
     std::array<std::unique_ptr<zip::BlockCodec>, 16> decoders;
     size_t block_bytes = 65536;
@@ -26,6 +28,13 @@ struct zip_ctx {
     std::vector<uint8_t> delta_buf;   // payload XOR reference
     zip::ReferenceStore refs;
     std::string last_error;
+    // codec_threads > 1: the blocks of a frame of at least kParallelMinBytes are coded on this
+    // many threads, each with its own encoder or decoders (codecs keep scratch state).
+    unsigned threads = 1;
+    std::unique_ptr<zip::WorkerPool> pool;
+    std::vector<std::unique_ptr<zip::BlockCodec>> worker_encoders;
+    std::vector<std::array<std::unique_ptr<zip::BlockCodec>, 16>> worker_decoders;
+    std::vector<size_t> block_offsets; // where each block of the frame being decoded starts
 };
 
 namespace zip
@@ -41,5 +50,13 @@ zip_status_t decompress_frame(zip_ctx &ctx, uint64_t stream, const uint8_t *fram
                               uint8_t *dst, size_t dst_cap, size_t *raw_len);
 
 size_t context_memory(const zip_ctx &ctx);
+
+// Messages from this many payload bytes on are coded on ctx.threads threads (below, a thread's
+// share of the work does not repay waking it).
+constexpr size_t kParallelMinBytes = size_t(256) << 10;
+
+// Sets the number of threads (1..kMaxThreads) that code one frame's blocks.
+zip_status_t set_threads(zip_ctx &ctx, unsigned threads);
+constexpr unsigned kMaxThreads = 64;
 
 } // namespace zip

@@ -113,6 +113,13 @@ zip_status_t zip_ctx_set_block_size(zip_ctx_t *ctx, size_t block_bytes)
     return ZIP_OK;
 }
 
+zip_status_t zip_ctx_set_threads(zip_ctx_t *ctx, unsigned threads)
+{
+    if (!ctx)
+        return ZIP_E_ARG;
+    return zip::set_threads(*ctx, threads);
+}
+
 zip_status_t zip_ctx_set_block_checks(zip_ctx_t *ctx, int enabled)
 {
     if (!ctx)

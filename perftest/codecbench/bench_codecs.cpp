@@ -122,16 +122,26 @@ class ZipCodec final : public BenchCodec
     bool lossy_;
 };
 
-// "<spec>@unchecked" measures frames without block checks (zip_ctx_set_block_checks).
+// "<spec>@unchecked" measures frames without block checks (zip_ctx_set_block_checks);
+// "<spec>@tN" codes each frame on N threads (zip_ctx_set_threads); both may be given, in this
+// order: "fast@unchecked@t2".
 constexpr std::string_view kUncheckedSuffix = "@unchecked";
 
 std::unique_ptr<BenchCodec> make_zip_codec(const std::string &name, size_t block_size,
                                            std::string *why_not)
 {
+    std::string spec = name;
+    unsigned threads = 1;
+    if (size_t at = spec.rfind("@t");
+        at != std::string::npos && at + 2 < spec.size() &&
+        spec.find_first_not_of("0123456789", at + 2) == std::string::npos) {
+        threads = unsigned(std::stoul(spec.substr(at + 2)));
+        spec.resize(at);
+    }
     const bool unchecked =
-        name.size() > kUncheckedSuffix.size() && name.ends_with(kUncheckedSuffix);
-    const std::string spec =
-        unchecked ? name.substr(0, name.size() - kUncheckedSuffix.size()) : name;
+        spec.size() > kUncheckedSuffix.size() && spec.ends_with(kUncheckedSuffix);
+    if (unchecked)
+        spec.resize(spec.size() - kUncheckedSuffix.size());
     if (spec.rfind("temporal", 0) == 0 || spec.find("+temporal") != std::string::npos) {
         // Its ratio depends on the message sequence, which a repeat loop over one buffer fakes.
         *why_not = "the temporal codec needs a message sequence; zipbench measures it";
@@ -161,6 +171,13 @@ std::unique_ptr<BenchCodec> make_zip_codec(const std::string &name, size_t block
     if (unchecked) {
         zip_ctx_set_block_checks(enc, 0);
         zip_ctx_set_block_checks(dec, 0);
+    }
+    if (threads != 1 && (zip_ctx_set_threads(enc, threads) != ZIP_OK ||
+                         zip_ctx_set_threads(dec, threads) != ZIP_OK)) {
+        *why_not = "zip_ctx_set_threads(" + std::to_string(threads) + ") failed";
+        zip_ctx_destroy(enc);
+        zip_ctx_destroy(dec);
+        return nullptr;
     }
     return std::make_unique<ZipCodec>(name, enc, dec);
 }
