@@ -57,6 +57,7 @@ typedef struct mca_coll_zip_component_t {
     char *lossy;
     size_t threshold;
     size_t block_size;
+    int codec_threads; /* threads that code one frame (zip_ctx_set_threads) */
     size_t segment_size;
     size_t alltoallv_window;
     int verbose;

@@ -271,6 +271,11 @@ static int zip_module_enable(mca_coll_base_module_t *module, struct ompi_communi
                     "default",
                     z->block_size, zip_ctx_last_error(m->codec));
     }
+    if (1 != z->codec_threads &&
+        ZIP_OK != zip_ctx_set_threads(m->codec, (unsigned)z->codec_threads)) {
+        opal_output(0, "coll:zip: coll_zip_codec_threads %d is not usable (%s); using one thread",
+                    z->codec_threads, zip_ctx_last_error(m->codec));
+    }
     mca_coll_zip_policy_subscribe(comm);
     opal_output_verbose(10, z->output, "coll:zip: enabled on %s (cid %d), codec %s", comm->c_name,
                         comm->c_contextid, zip_ctx_spec(m->codec));

@@ -48,6 +48,7 @@ typedef struct mca_pml_zip_component_t {
     int enable; /* compress on every communicator (the Info key overrides per comm) */
     char *codec;
     size_t threshold;
+    int codec_threads; /* threads that code one frame (zip_ctx_set_threads) */
     int verbose;
     int stats;
     bool force_local;        /* compress to peers on the same node too */

@@ -24,6 +24,7 @@ static int n_free_bufs;
 static zip_ctx_t *free_ctxs[ZIP_POOL_SLOTS];
 static int n_free_ctxs;
 static bool ctx_failed_reported;
+static bool threads_failed_reported;
 
 static size_t buf_capacity(void *buf)
 {
@@ -98,6 +99,13 @@ zip_ctx_t *mca_pml_zip_ctx_get(void)
     const char *spec = NULL != mca_pml_zip_component.codec ? mca_pml_zip_component.codec : "fast";
     zip_status_t st = ZIP_OK;
     ctx = zip_ctx_create(spec, &st);
+    if (NULL != ctx && 1 != mca_pml_zip_component.codec_threads &&
+        ZIP_OK != zip_ctx_set_threads(ctx, (unsigned)mca_pml_zip_component.codec_threads) &&
+        !threads_failed_reported) {
+        threads_failed_reported = true;
+        opal_output(0, "pml:zip: pml_zip_codec_threads %d is not usable (%s); using one thread",
+                    mca_pml_zip_component.codec_threads, zip_ctx_last_error(ctx));
+    }
     if (NULL == ctx && !ctx_failed_reported) {
         ctx_failed_reported = true;
         opal_output(0, "pml:zip: codec \"%s\" unavailable (%s): sending uncompressed", spec,

@@ -274,6 +274,14 @@ if mpicc -O2 -Wall -Wextra -Werror -pthread -I"$top/perftest/data" -o "$bin/p2p_
             [ "${wire[$codec]}" != "${wire[fast]}" ] || ok=1
     done
     report "pml_zip_codec lz4, zstd, fpc: other wire bytes than fast" $ok "$bin/wire.log"
+    # pml_zip_codec_threads 2: 1 MiB messages coded on two threads, exact, and on smooth
+    # doubles the same frames (wire bytes) as one thread.
+    run "p2p_codec exact np=2 pml=ob1+zip codec=fast codec_threads=2" p2p_codec -np 2 \
+        ${cfg[ob1+zip]} --mca pml_zip_stats 1 --mca pml_zip_codec_threads 2 "$bin/p2p_codec" exact
+    threads_wire=$(wire_bytes)
+    echo "codec fast, 2 threads: $threads_wire wire bytes" >>"$bin/wire.log"
+    [ "$threads_wire" -gt 0 ] && [ "$threads_wire" = "${wire[fast]}" ]
+    report "pml_zip_codec_threads 2: the wire bytes of one thread" $? "$bin/wire.log"
     ok=0
     for codec in trunc:20+fast f32+fast; do
         [ "${wire[$codec]}" -gt 0 ] && [ "${wire[$codec]}" -lt "${wire[fast]}" ] || ok=1
