@@ -270,7 +270,7 @@ else
     echo "SKIP: modulefile (needs modulecmd from environment-modules, and mca_pml_zip.so)"
 fi
 
-check_params_listed coll zip "$zipdir:$ompidir" priority codec threshold lossy verbose stats \
+check_params_listed coll zip "$zipdir:$ompidir" priority codec threshold codec_threads lossy verbose stats \
     force_local block_size segment_size alltoallv_window inject_corruption policy link_gbps_local \
     link_gbps_remote
 

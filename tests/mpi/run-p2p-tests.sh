@@ -296,7 +296,7 @@ else
     report "build p2p_codec" 1 "$bin/cc.log"
 fi
 
-check_params_listed pml zip "$pmldir:$ompidir" enable codec threshold verbose stats force_local \
+check_params_listed pml zip "$pmldir:$ompidir" enable codec threshold codec_threads verbose stats force_local \
     policy link_gbps_remote
 
 finish_runner
