@@ -36,10 +36,9 @@ static void reduce_with_op(void *ctx, const void *in, void *inout, size_t bytes)
 
 /* Bytes of the call when zip can take it: a predefined float or double type (MPI_DOUBLE,
  * MPI_REAL8, ...: one element per type, no padding) with an arithmetic predefined op; else 0.
- * Integer types (I32/I64 to the codecs since issue 11) go on as before: not measured here. */
-*Complex types and MINLOC / MAXLOC pairs are not elementwise on one float,
-    so they go on.* /
-        static size_t zip_bytes(int count, struct ompi_datatype_t *dtype, struct ompi_op_t *op)
+ * Complex types and MINLOC/MAXLOC pairs are not elementwise on one float, so they go on;
+ * integer types (I32/I64 to the codecs since issue 11) go on as before: not measured here. */
+static size_t zip_bytes(int count, struct ompi_datatype_t *dtype, struct ompi_op_t *op)
 {
     const zip_elem_type_t elem = zip_ompi_elem_type(dtype);
     if (count <= 0 || !ompi_datatype_is_predefined(dtype) ||
