@@ -177,7 +177,6 @@ typedef struct mca_pml_zip_out_t {
     uint32_t seq;
     bool borrowed;  /* buf is the caller's (a blocking send's stack), not from the pool */
     int peer_class; /* float/double data the policy looked at: the class it used, else -1 */
-    double t_post;  /* when the payload was handed to the wrapped PML (link observation) */
 } mca_pml_zip_out_t;
 
 /* own_copy: the payload must not reference the application's buffer (buffered mode).
@@ -187,9 +186,6 @@ int mca_pml_zip_encode(const void *buf, size_t count, ompi_datatype_t *dtype,
                        mca_pml_base_send_mode_t mode, ompi_communicator_t *comm, int dst,
                        bool own_copy, mca_pml_zip_out_t *out);
 void mca_pml_zip_out_release(mca_pml_zip_out_t *out);
-/* A split message's payload posted at out->t_post, completed now: what it says
- * about the link (large payloads only: small ones complete before they leave). */
-void mca_pml_zip_observe_payload(const mca_pml_zip_out_t *out);
 /* A raw payload of `bytes` from a peer of peer_class arrived `seconds` after its envelope. */
 void mca_pml_zip_observe_arrival(int peer_class, size_t bytes, double seconds);
 /* What this process tells its peers of its link to other nodes (in every header it writes): a
@@ -200,8 +196,10 @@ uint16_t mca_pml_zip_link_hint(void);
  * own to other nodes adopts the one its remote peers timed. */
 void mca_pml_zip_observe_hint(ompi_communicator_t *comm, int src, uint16_t link_hint);
 /* Where the rate to peer_class comes from, for the statistics: "given" (a parameter),
- * "arrivals" (payloads this process timed), "peers" (their link hints) or "sends" (this
- * process's send completions, which run ahead of the wire where the transport buffers). */
+ * "arrivals" (payloads this process timed), "peers" (their link hints) or "none" (then the link
+ * counts as faster than the codec: nothing is compressed). A sender's own completion times are
+ * not used: they run ahead of the wire where the transport buffers (ob1 over TCP: 2 GB/s on a
+ * 1 Gbit/s link) and far behind it where the receiver posts late. */
 const char *mca_pml_zip_link_source(int peer_class);
 
 /* Decodes a frame of raw_bytes application bytes into count x dtype at buf. */

@@ -155,24 +155,23 @@ double mca_pml_zip_now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* Below this a send completes when the data is buffered, not when it arrived. */
+/* Below this the time from envelope to payload is mostly latency, not rate. */
 #define ZIP_LINK_OBSERVE_MIN_BYTES (128 * 1024)
 
-/* Per peer class: whether this process has timed a payload arriving. A sender's completion
- * times run ahead of the wire where the transport buffers (TCP: ob1 completes a 1 MiB send
- * into socket buffers; 2 GB/s estimated for a 1 Gbit/s link), so once a receiver-side time
- * exists the sender-side ones are ignored. Links are taken as symmetric. */
+/* Per peer class: whether this process has timed a payload arriving (links are taken as
+ * symmetric). Senders do not time their sends (mca_pml_zip_link_source); they hear their
+ * receivers' times through the link hint. */
 static volatile bool arrival_timed[2];
-/* One observation alone says little: a receiver that posts late or a busy host (a descheduled
- * peer between envelope and payload) makes it far too slow, and a slow estimate makes zip
- * compress on a fast link. So each kind of observation counts only from the fastest of its
- * first ZIP_LINK_WARMUP on; until then the link stays as it was (unknown: raw). */
+/* One arrival alone says little: a busy host (a sender descheduled between envelope and
+ * payload) makes it far too slow, and a slow estimate makes zip compress on a fast link. So
+ * arrivals count from the fastest of the first ZIP_LINK_WARMUP on; until then the link stays
+ * unknown (raw). */
 #define ZIP_LINK_WARMUP 4
 typedef struct {
     int seen;
     double best;
 } link_warmup_t;
-static link_warmup_t send_warmup[2], arrival_warmup[2];
+static link_warmup_t arrival_warmup[2];
 static opal_mutex_t warmup_lock = OPAL_MUTEX_STATIC_INIT;
 
 /* Whether an observation of *Bps may be used; the one that ends the warm-up becomes the
@@ -263,26 +262,6 @@ void mca_pml_zip_observe_hint(ompi_communicator_t *comm, int src, uint16_t link_
     adopted_hint = link_hint;
 }
 
-void mca_pml_zip_observe_payload(const mca_pml_zip_out_t *out)
-{
-    if (!out->split || out->peer_class < 0 || out->t_post <= 0.0 ||
-        arrival_timed[out->peer_class] || (ZIP_PEER_REMOTE == out->peer_class && remote_hinted)) {
-        return;
-    }
-    const size_t wire = (NULL != out->buf) ? out->len : out->ptype->super.size * out->pcount;
-    if (wire < ZIP_LINK_OBSERVE_MIN_BYTES) {
-        return;
-    }
-    const double seconds = mca_pml_zip_now() - out->t_post;
-    if (!(seconds > 0.0)) {
-        return;
-    }
-    double Bps = (double)wire / seconds;
-    if (warmed_up(&send_warmup[out->peer_class], &Bps)) {
-        observe_rate(mca_pml_zip_estimator(), out->peer_class, Bps);
-    }
-}
-
 static zip_estimator_t *volatile estimator;
 static opal_mutex_t estimator_lock = OPAL_MUTEX_STATIC_INIT;
 
@@ -326,7 +305,7 @@ const char *mca_pml_zip_link_source(int peer_class)
     if (ZIP_PEER_REMOTE == peer_class && remote_hinted) {
         return "peers";
     }
-    return "sends";
+    return "none";
 }
 
 void mca_pml_zip_policy_init(void)
@@ -340,7 +319,6 @@ void mca_pml_zip_policy_fini(void)
     estimator = NULL;
     arrival_timed[0] = arrival_timed[1] = false;
     remote_hinted = false;
-    memset(send_warmup, 0, sizeof(send_warmup));
     memset(arrival_warmup, 0, sizeof(arrival_warmup));
     own_hint = adopted_hint = 0;
     free(comm_setting);

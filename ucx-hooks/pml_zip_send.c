@@ -39,7 +39,6 @@ static int post_wire(mca_pml_zip_out_t *out, int dst, int tag, mca_pml_base_send
         return rc;
     }
     const int ptag = mca_pml_zip_payload_tag(out->seq);
-    out->t_post = mca_pml_zip_now();
     if (NULL != out->buf) {
         rc = mca_pml_zip_wrapped.pml_isend(out->buf, out->len, MPI_BYTE, dst, ptag, wire_mode(mode),
                                            comm, payload);
@@ -70,9 +69,6 @@ static void send_inner_done(mca_pml_zip_request_t *req, ompi_request_t *payload,
         }
         cancelled |= parts[i]->req_status._cancelled;
         ompi_request_free(&parts[i]);
-    }
-    if (MPI_SUCCESS == error && !cancelled) {
-        mca_pml_zip_observe_payload(&req->out);
     }
     mca_pml_zip_out_release(&req->out);
     mca_pml_zip_request_complete(req, req->peer, req->tag, 0, error, cancelled);
@@ -140,14 +136,10 @@ int mca_pml_zip_send(const void *buf, size_t count, ompi_datatype_t *dtype, int 
                                            MCA_PML_BASE_SEND_STANDARD, comm, &env);
         if (OMPI_SUCCESS == rc) {
             const int ptag = mca_pml_zip_payload_tag(out.seq);
-            out.t_post = mca_pml_zip_now();
             rc = (NULL != out.buf) ? mca_pml_zip_wrapped.pml_send(out.buf, out.len, MPI_BYTE, dst,
                                                                   ptag, wire_mode(mode), comm)
                                    : mca_pml_zip_wrapped.pml_send(out.pbuf, out.pcount, out.ptype,
                                                                   dst, ptag, wire_mode(mode), comm);
-            if (OMPI_SUCCESS == rc) {
-                mca_pml_zip_observe_payload(&out);
-            }
             int rc2 = ompi_request_wait(&env, MPI_STATUS_IGNORE);
             if (OMPI_SUCCESS == rc) {
                 rc = rc2;

@@ -5,7 +5,8 @@
  * each with a 4-byte message. Rank P2P_HINT_SLOW_RANK (from the environment) is told its
  * link to other nodes runs at 1 Gbit/s (pml_zip_link_gbps_remote, set here before MPI_Init
  * so that only that rank has it). The run script reads rank 0's statistics: with acks from a
- * slow rank 1, rank 0 compresses; without them it never hears of the slow link.
+ * slow rank 1, rank 0 compresses; without them it never hears of the slow link and, having no
+ * rate of its own, sends raw.
  * Usage: p2p_link_hint ack|noack
  */
 #include "p2p_common.h"
@@ -49,5 +50,5 @@ int main(int argc, char **argv)
     free(msg);
     free(want);
     return pt_finish(ack ? "link hint: a streaming sender hears its receiver's link rate"
-                         : "link hint: a streaming sender without replies keeps its own rate");
+                         : "link hint: a streaming sender without replies has no rate");
 }
