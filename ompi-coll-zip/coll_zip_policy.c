@@ -156,6 +156,7 @@ static int agree(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm)
  * chain), gather(v) (into the root), scatter(v) (out of it), allgather(v) (a ring): one flow. */
 static bool all_ranks_send(int op)
 {
+    op = mca_coll_zip_op_blocking(op);
     return COLL_ZIP_OP_ALLTOALLV == op || COLL_ZIP_OP_ALLTOALL == op;
 }
 
@@ -169,6 +170,7 @@ static double observe_share(int op, int size)
     if (all_ranks_send(op)) {
         return 1.0 / (double)size;
     }
+    op = mca_coll_zip_op_blocking(op);
     if (COLL_ZIP_OP_ALLGATHERV == op || COLL_ZIP_OP_ALLGATHER == op) {
         return (double)(size - 1) / (double)size;
     }
@@ -183,7 +185,7 @@ zip_verdict_t mca_coll_zip_policy_route(mca_coll_zip_module_t *m, struct ompi_co
     out->mode = mode;
     /* On two ranks an alltoallv or gatherv sender has one block: nothing overlaps its coding
      * (10 Gbit/s, 2 ranks, 16 MiB alltoallv of smooth data: 55 ms compressed, 27 ms raw). */
-    const bool bcast = COLL_ZIP_OP_BCAST == op || COLL_ZIP_OP_IBCAST == op;
+    const bool bcast = COLL_ZIP_OP_BCAST == mca_coll_zip_op_blocking(op);
     out->shape =
         (bcast || ompi_comm_size(comm) > 2) ? ZIP_TRANSFER_PIPELINED : ZIP_TRANSFER_ONE_SHOT;
     if (ZIP_POLICY_NEVER == mode) {

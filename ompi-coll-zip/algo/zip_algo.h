@@ -169,6 +169,17 @@ zip_algo_call_t *zip_algo_iallreduce(const zip_transport_t *t, const zip_codec_o
 /* Starts a broadcast, likewise. */
 zip_algo_call_t *zip_algo_ibcast(const zip_transport_t *t, const zip_codec_ops_t *codec,
                                  const zip_bcast_args_t *args, zip_algo_result_t *result);
+/* Start alltoallv, gatherv, scatterv and allgatherv, likewise: the blocking algorithms' schedules
+ * (one code path), suspended while their transfers are in flight. */
+zip_algo_call_t *zip_algo_ialltoallv(const zip_transport_t *t, const zip_codec_ops_t *codec,
+                                     const zip_exchange_args_t *args, zip_algo_result_t *result);
+zip_algo_call_t *zip_algo_igatherv(const zip_transport_t *t, const zip_codec_ops_t *codec, int root,
+                                   const zip_exchange_args_t *args, zip_algo_result_t *result);
+zip_algo_call_t *zip_algo_iscatterv(const zip_transport_t *t, const zip_codec_ops_t *codec,
+                                    int root, const zip_exchange_args_t *args,
+                                    zip_algo_result_t *result);
+zip_algo_call_t *zip_algo_iallgatherv(const zip_transport_t *t, const zip_codec_ops_t *codec,
+                                      const zip_exchange_args_t *args, zip_algo_result_t *result);
 /* Runs the call as far as its completed requests allow (codec work included): 1 once it has
  * finished, else 0. */
 int zip_algo_call_advance(zip_algo_call_t *call);
