@@ -109,10 +109,7 @@ typedef struct mca_coll_zip_module_t {
 
     /* The speeds every rank agreed on at the first call that needed them (coll_zip_policy.c). */
     bool agreed;
-    double link_Bps[2]; /* ZIP_PEER_LOCAL, ZIP_PEER_REMOTE */
-    double compress_Bps;
-    double decompress_Bps;
-    int ranks_per_node;
+    zip_algo_agreed_t speeds;
     /* The policy of the call in progress (one collective at a time per communicator). */
     zip_algo_policy_t call_policy;
 } mca_coll_zip_module_t;
