@@ -38,7 +38,15 @@ BEGIN_C_DECLS
     X(SCATTERV, scatterv, Scatterv)                                                                \
     X(SCATTER, scatter, Scatter)                                                                   \
     X(ALLGATHERV, allgatherv, Allgatherv)                                                          \
-    X(ALLGATHER, allgather, Allgather)
+    X(ALLGATHER, allgather, Allgather)                                                             \
+    X(IALLTOALL, ialltoall, Ialltoall)                                                             \
+    X(IALLTOALLV, ialltoallv, Ialltoallv)                                                          \
+    X(IGATHER, igather, Igather)                                                                   \
+    X(IGATHERV, igatherv, Igatherv)                                                                \
+    X(IALLGATHER, iallgather, Iallgather)                                                          \
+    X(IALLGATHERV, iallgatherv, Iallgatherv)                                                       \
+    X(ISCATTER, iscatter, Iscatter)                                                                \
+    X(ISCATTERV, iscatterv, Iscatterv)
 /* clang-format on */
 
 enum {
@@ -47,6 +55,10 @@ enum {
 #undef COLL_ZIP_OP_INDEX
         COLL_ZIP_OP_COUNT
 };
+
+/* The blocking collective whose algorithm, routing and tag a call of `op` shares: op itself for
+ * a blocking one, COLL_ZIP_OP_ALLTOALLV for COLL_ZIP_OP_IALLTOALLV, ... */
+int mca_coll_zip_op_blocking(int op);
 
 typedef struct mca_coll_zip_component_t {
     mca_coll_base_component_2_0_0_t super;
@@ -98,10 +110,7 @@ typedef struct mca_coll_zip_module_t {
 
     /* The speeds every rank agreed on at the first call that needed them (coll_zip_policy.c). */
     bool agreed;
-    double link_Bps[2]; /* ZIP_PEER_LOCAL, ZIP_PEER_REMOTE */
-    double compress_Bps;
-    double decompress_Bps;
-    int ranks_per_node;
+    zip_algo_agreed_t speeds;
     /* The policy of the call in progress (one collective at a time per communicator). */
     zip_algo_policy_t call_policy;
 } mca_coll_zip_module_t;
@@ -173,6 +182,10 @@ bool mca_coll_zip_policy_takes_blocks(mca_coll_zip_module_t *m, struct ompi_comm
  * and traces what it did; returns an MPI error code (with a message) or OMPI_SUCCESS. */
 int mca_coll_zip_run(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm, int op, int root,
                      const void *args);
+/* After the algorithm of a call of `op` (blocking or not) ran: counts and traces what it did and
+ * returns its status as an MPI error code, with a message. */
+int mca_coll_zip_account(int op, struct ompi_communicator_t *comm, int root, int algo_rc,
+                         const zip_algo_result_t *result, const zip_algo_codec_binding_t *binding);
 /* Counts a call the policy handed on, or observed. */
 /* observe_saving: the predicted saving of a call auto would have compressed, judged on `bytes`
  * (this process's payload in it); 0 otherwise. */
@@ -184,23 +197,34 @@ int mca_coll_zip_algo_error(int algo_rc, const char *op, struct ompi_communicato
 /* The collectives */
 int mca_coll_zip_bcast(void *buff, int count, struct ompi_datatype_t *datatype, int root,
                        struct ompi_communicator_t *comm, mca_coll_base_module_t *module);
-/* Alltoallv's algorithm for alltoall(v) (op), after the policy took the call. */
+/* The *_run functions below run their algorithm for a call of `op` that the policy took:
+ * blocking with request NULL, else started as a non-blocking call whose *request completes
+ * when Open MPI's progress engine has finished it (mca_coll_zip_exchange). */
+/* Alltoallv's algorithm for alltoall(v) and ialltoall(v). */
 int mca_coll_zip_alltoallv_run(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm, int op,
                                const struct mca_coll_zip_layout_t *snd,
-                               const struct mca_coll_zip_layout_t *rcv);
-/* Gather(v) and scatter(v) (op), after the policy took the call: `many` is the root's side, a
- * block per rank, `one` every other rank's block (and the root's own, or MPI_IN_PLACE). */
+                               const struct mca_coll_zip_layout_t *rcv,
+                               struct ompi_request_t **request);
+/* Gather(v) and scatter(v) (blocking or not): `many` is the root's side, a block per rank,
+ * `one` every other rank's block (and the root's own, or MPI_IN_PLACE). */
 int mca_coll_zip_rooted_run(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm, int op,
                             const struct mca_coll_zip_layout_t *many,
-                            const struct mca_coll_zip_layout_t *one, int root);
+                            const struct mca_coll_zip_layout_t *one, int root,
+                            struct ompi_request_t **request);
 int mca_coll_zip_gather(const void *sbuf, int scount, struct ompi_datatype_t *sdtype, void *rbuf,
                         int rcount, struct ompi_datatype_t *rdtype, int root,
                         struct ompi_communicator_t *comm, mca_coll_base_module_t *module);
-/* Allgatherv's ring for allgather(v) (op), after the policy took the call: `mine` is this
- * rank's send block (or MPI_IN_PLACE), rcv every rank's. */
+/* Allgatherv's ring for allgather(v) (blocking or not): `mine` is this rank's send block (or
+ * MPI_IN_PLACE), rcv every rank's. */
 int mca_coll_zip_allgatherv_run(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm, int op,
                                 const struct mca_coll_zip_layout_t *mine,
-                                const struct mca_coll_zip_layout_t *rcv);
+                                const struct mca_coll_zip_layout_t *rcv,
+                                struct ompi_request_t **request);
+/* Whether zip takes an allgather(v) (of `op`, blocking or not) whose largest block is `largest`;
+ * otherwise it was counted as handed on. */
+bool mca_coll_zip_allgather_takes(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm,
+                                  int op, const struct mca_coll_zip_layout_t *mine,
+                                  const struct mca_coll_zip_layout_t *rcv, size_t largest);
 int mca_coll_zip_allgather(const void *sbuf, int scount, struct ompi_datatype_t *sdtype, void *rbuf,
                            int rcount, struct ompi_datatype_t *rdtype,
                            struct ompi_communicator_t *comm, mca_coll_base_module_t *module);
@@ -238,6 +262,40 @@ int mca_coll_zip_ibcast(void *buff, int count, struct ompi_datatype_t *datatype,
 int mca_coll_zip_iallreduce(const void *sbuf, void *rbuf, int count, struct ompi_datatype_t *dtype,
                             struct ompi_op_t *op, struct ompi_communicator_t *comm,
                             struct ompi_request_t **request, mca_coll_base_module_t *module);
+int mca_coll_zip_ialltoall(const void *sbuf, int scount, struct ompi_datatype_t *sdtype, void *rbuf,
+                           int rcount, struct ompi_datatype_t *rdtype,
+                           struct ompi_communicator_t *comm, struct ompi_request_t **request,
+                           mca_coll_base_module_t *module);
+int mca_coll_zip_ialltoallv(const void *sbuf, const int *scounts, const int *sdisps,
+                            struct ompi_datatype_t *sdtype, void *rbuf, const int *rcounts,
+                            const int *rdisps, struct ompi_datatype_t *rdtype,
+                            struct ompi_communicator_t *comm, struct ompi_request_t **request,
+                            mca_coll_base_module_t *module);
+int mca_coll_zip_igather(const void *sbuf, int scount, struct ompi_datatype_t *sdtype, void *rbuf,
+                         int rcount, struct ompi_datatype_t *rdtype, int root,
+                         struct ompi_communicator_t *comm, struct ompi_request_t **request,
+                         mca_coll_base_module_t *module);
+int mca_coll_zip_igatherv(const void *sbuf, int scount, struct ompi_datatype_t *sdtype, void *rbuf,
+                          const int *rcounts, const int *disps, struct ompi_datatype_t *rdtype,
+                          int root, struct ompi_communicator_t *comm,
+                          struct ompi_request_t **request, mca_coll_base_module_t *module);
+int mca_coll_zip_iallgather(const void *sbuf, int scount, struct ompi_datatype_t *sdtype,
+                            void *rbuf, int rcount, struct ompi_datatype_t *rdtype,
+                            struct ompi_communicator_t *comm, struct ompi_request_t **request,
+                            mca_coll_base_module_t *module);
+int mca_coll_zip_iallgatherv(const void *sbuf, int scount, struct ompi_datatype_t *sdtype,
+                             void *rbuf, const int *rcounts, const int *disps,
+                             struct ompi_datatype_t *rdtype, struct ompi_communicator_t *comm,
+                             struct ompi_request_t **request, mca_coll_base_module_t *module);
+int mca_coll_zip_iscatter(const void *sbuf, int scount, struct ompi_datatype_t *sdtype, void *rbuf,
+                          int rcount, struct ompi_datatype_t *rdtype, int root,
+                          struct ompi_communicator_t *comm, struct ompi_request_t **request,
+                          mca_coll_base_module_t *module);
+int mca_coll_zip_iscatterv(const void *sbuf, const int *scounts, const int *disps,
+                           struct ompi_datatype_t *sdtype, void *rbuf, int rcount,
+                           struct ompi_datatype_t *rdtype, int root,
+                           struct ompi_communicator_t *comm, struct ompi_request_t **request,
+                           mca_coll_base_module_t *module);
 
 END_C_DECLS
 

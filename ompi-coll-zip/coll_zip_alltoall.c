@@ -1,7 +1,7 @@
 /*
- * MPI_Alltoall: alltoallv's algorithm with equal blocks. Every rank knows the block size (MPI
- * makes the type signatures match), so a call of small blocks goes to the previous component
- * whole, like a small bcast; so does MPI_IN_PLACE.
+ * MPI_Alltoall and MPI_Ialltoall: alltoallv's algorithm with equal blocks. Every rank knows the
+ * block size (MPI makes the type signatures match), so a call of small blocks goes to the
+ * previous component whole, like a small bcast; so does MPI_IN_PLACE.
  */
 #include "ompi_config.h"
 
@@ -11,29 +11,52 @@
 #include "coll_zip.h"
 #include "coll_zip_view.h"
 
+/* Whether zip takes this alltoall (of `op`: blocking or not); otherwise it was counted as
+ * handed on. */
+static bool alltoall_takes(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm, int op,
+                           const mca_coll_zip_layout_t *snd, const mca_coll_zip_layout_t *rcv)
+{
+    if (comm == &ompi_mpi_comm_world.comm) {
+        mca_coll_zip_stats_arm_finalize_summary();
+    }
+    if (MPI_IN_PLACE == snd->buf) {
+        mca_coll_zip_stats_add(op, 1, 0, 0, 0, 0);
+        return false;
+    }
+    /* Under observe the block for the next rank is the sample. */
+    const int size = ompi_comm_size(comm);
+    int count = 0;
+    const size_t block = mca_coll_zip_layout_bytes(rcv, 0);
+    const char *sample = mca_coll_zip_layout_block(snd, (ompi_comm_rank(comm) + 1) % size, &count);
+    return mca_coll_zip_policy_takes_known(m, comm, op, block, sample, count, snd->dtype,
+                                           block * (size_t)(size - 1));
+}
+
 int mca_coll_zip_alltoall(const void *sbuf, int scount, struct ompi_datatype_t *sdtype, void *rbuf,
                           int rcount, struct ompi_datatype_t *rdtype,
                           struct ompi_communicator_t *comm, mca_coll_base_module_t *module)
 {
     mca_coll_zip_module_t *m = (mca_coll_zip_module_t *)module;
-    if (comm == &ompi_mpi_comm_world.comm) {
-        mca_coll_zip_stats_arm_finalize_summary();
-    }
-    const int size = ompi_comm_size(comm), rank = ompi_comm_rank(comm);
     const mca_coll_zip_layout_t snd = {sbuf, NULL, NULL, scount, sdtype};
     const mca_coll_zip_layout_t rcv = {rbuf, NULL, NULL, rcount, rdtype};
-    /* Under observe the block for the next rank is the sample (in place, the send arguments
-     * mean nothing). */
-    int count = 0;
-    const size_t block = mca_coll_zip_layout_bytes(&rcv, 0);
-    const char *sample =
-        MPI_IN_PLACE == sbuf ? NULL : mca_coll_zip_layout_block(&snd, (rank + 1) % size, &count);
-    if (MPI_IN_PLACE == sbuf) {
-        mca_coll_zip_stats_add(COLL_ZIP_OP_ALLTOALL, 1, 0, 0, 0, 0);
-    } else if (mca_coll_zip_policy_takes_known(m, comm, COLL_ZIP_OP_ALLTOALL, block, sample, count,
-                                               sdtype, block * (size_t)(size - 1))) {
-        return mca_coll_zip_alltoallv_run(m, comm, COLL_ZIP_OP_ALLTOALL, &snd, &rcv);
+    if (alltoall_takes(m, comm, COLL_ZIP_OP_ALLTOALL, &snd, &rcv)) {
+        return mca_coll_zip_alltoallv_run(m, comm, COLL_ZIP_OP_ALLTOALL, &snd, &rcv, NULL);
     }
     return m->previous_alltoall(sbuf, scount, sdtype, rbuf, rcount, rdtype, comm,
                                 m->previous_alltoall_module);
+}
+
+int mca_coll_zip_ialltoall(const void *sbuf, int scount, struct ompi_datatype_t *sdtype, void *rbuf,
+                           int rcount, struct ompi_datatype_t *rdtype,
+                           struct ompi_communicator_t *comm, struct ompi_request_t **request,
+                           mca_coll_base_module_t *module)
+{
+    mca_coll_zip_module_t *m = (mca_coll_zip_module_t *)module;
+    const mca_coll_zip_layout_t snd = {sbuf, NULL, NULL, scount, sdtype};
+    const mca_coll_zip_layout_t rcv = {rbuf, NULL, NULL, rcount, rdtype};
+    if (alltoall_takes(m, comm, COLL_ZIP_OP_IALLTOALL, &snd, &rcv)) {
+        return mca_coll_zip_alltoallv_run(m, comm, COLL_ZIP_OP_IALLTOALL, &snd, &rcv, request);
+    }
+    return m->previous_ialltoall(sbuf, scount, sdtype, rbuf, rcount, rdtype, comm, request,
+                                 m->previous_ialltoall_module);
 }

@@ -1,7 +1,7 @@
 /*
- * MPI_Gatherv: each non-root compresses its block (when at least `threshold` bytes and it
- * shrinks), the root decodes blocks in arrival order (coll_zip_rooted.c); other blocks move
- * plainly, their receives posted first at the root.
+ * MPI_Gatherv and MPI_Igatherv: each non-root compresses its block (when at least `threshold`
+ * bytes and it shrinks), the root decodes blocks in arrival order (coll_zip_rooted.c); other
+ * blocks move plainly, their receives posted first at the root.
  */
 #include "ompi_config.h"
 
@@ -10,24 +10,46 @@
 #include "coll_zip.h"
 #include "coll_zip_view.h"
 
+/* Whether zip takes this gatherv (of `op`: blocking or not); otherwise it was counted as handed
+ * on. The policy routes the call alike on every rank; under observe a sender judges its own
+ * block. */
+static bool gatherv_takes(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm, int op,
+                          const mca_coll_zip_layout_t *one, int root)
+{
+    if (comm == &ompi_mpi_comm_world.comm) {
+        mca_coll_zip_stats_arm_finalize_summary();
+    }
+    const bool is_root = ompi_comm_rank(comm) == root;
+    const size_t mine = is_root ? 0 : mca_coll_zip_layout_bytes(one, 0);
+    return mca_coll_zip_policy_takes(m, comm, op, mca_coll_zip_component.threshold,
+                                     is_root ? NULL : one->buf, one->count, one->dtype, mine);
+}
+
 int mca_coll_zip_gatherv(const void *sbuf, int scount, struct ompi_datatype_t *sdtype, void *rbuf,
                          const int *rcounts, const int *disps, struct ompi_datatype_t *rdtype,
                          int root, struct ompi_communicator_t *comm, mca_coll_base_module_t *module)
 {
     mca_coll_zip_module_t *m = (mca_coll_zip_module_t *)module;
-    if (comm == &ompi_mpi_comm_world.comm) {
-        mca_coll_zip_stats_arm_finalize_summary();
-    }
     const mca_coll_zip_layout_t many = {rbuf, rcounts, disps, 0, rdtype};
     const mca_coll_zip_layout_t one = {sbuf, NULL, NULL, scount, sdtype};
-    /* The policy routes the call alike on every rank; under observe a sender judges its own
-     * block. */
-    const bool is_root = ompi_comm_rank(comm) == root;
-    const size_t mine = is_root ? 0 : mca_coll_zip_layout_bytes(&one, 0);
-    if (mca_coll_zip_policy_takes(m, comm, COLL_ZIP_OP_GATHERV, mca_coll_zip_component.threshold,
-                                  is_root ? NULL : sbuf, scount, sdtype, mine)) {
-        return mca_coll_zip_rooted_run(m, comm, COLL_ZIP_OP_GATHERV, &many, &one, root);
+    if (gatherv_takes(m, comm, COLL_ZIP_OP_GATHERV, &one, root)) {
+        return mca_coll_zip_rooted_run(m, comm, COLL_ZIP_OP_GATHERV, &many, &one, root, NULL);
     }
     return m->previous_gatherv(sbuf, scount, sdtype, rbuf, rcounts, disps, rdtype, root, comm,
                                m->previous_gatherv_module);
+}
+
+int mca_coll_zip_igatherv(const void *sbuf, int scount, struct ompi_datatype_t *sdtype, void *rbuf,
+                          const int *rcounts, const int *disps, struct ompi_datatype_t *rdtype,
+                          int root, struct ompi_communicator_t *comm,
+                          struct ompi_request_t **request, mca_coll_base_module_t *module)
+{
+    mca_coll_zip_module_t *m = (mca_coll_zip_module_t *)module;
+    const mca_coll_zip_layout_t many = {rbuf, rcounts, disps, 0, rdtype};
+    const mca_coll_zip_layout_t one = {sbuf, NULL, NULL, scount, sdtype};
+    if (gatherv_takes(m, comm, COLL_ZIP_OP_IGATHERV, &one, root)) {
+        return mca_coll_zip_rooted_run(m, comm, COLL_ZIP_OP_IGATHERV, &many, &one, root, request);
+    }
+    return m->previous_igatherv(sbuf, scount, sdtype, rbuf, rcounts, disps, rdtype, root, comm,
+                                request, m->previous_igatherv_module);
 }

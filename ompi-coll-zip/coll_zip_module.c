@@ -33,9 +33,7 @@ static void zip_module_construct(mca_coll_zip_module_t *m)
     m->codec = NULL;
     m->peer_on_node = NULL;
     m->agreed = false;
-    m->link_Bps[0] = m->link_Bps[1] = 0.0;
-    m->compress_Bps = m->decompress_Bps = 0.0;
-    m->ranks_per_node = 1;
+    m->speeds = (zip_algo_agreed_t){.ranks_per_node = 1};
     memset(&m->call_policy, 0, sizeof(m->call_policy));
 }
 

@@ -115,13 +115,8 @@ static void finish(mca_coll_zip_nb_t *nb)
 {
     const int algo_rc = zip_algo_call_finish(nb->call);
     nb->call = NULL;
-    mca_coll_zip_stats_add(nb->op, nb->result.all_plain, nb->result.compressed, nb->result.bytes_in,
-                           nb->result.bytes_out, nb->binding.codec_ns);
-    if (nb->result.verdict >= 0) {
-        mca_coll_zip_stats_policy(nb->op, (zip_verdict_t)nb->result.verdict, 0.0, 0);
-    }
     ompi_request_t *request = nb->request;
-    int rc = mca_coll_zip_algo_error(algo_rc, mca_coll_zip_op_calls[nb->op], nb->comm);
+    int rc = mca_coll_zip_account(nb->op, nb->comm, -1, algo_rc, &nb->result, &nb->binding);
     if (OMPI_SUCCESS == rc && NULL != nb->complete) {
         rc = nb->complete(nb);
     }

@@ -6,6 +6,7 @@
 #define MCA_COLL_ZIP_NB_H
 
 #include "coll_zip.h"
+#include "coll_zip_view.h"
 #include "algo/zip_algo.h"
 
 /* What every non-blocking call keeps while in flight; an operation embeds it first in its own
@@ -41,6 +42,22 @@ int mca_coll_zip_nb_start(mca_coll_zip_nb_t *nb, zip_algo_call_t *call,
                           struct ompi_request_t **request);
 /* Frees what begin made, then calls nb->release. */
 void mca_coll_zip_nb_release(mca_coll_zip_nb_t *nb);
+/* A call of alltoall(v), gather(v), scatter(v) or allgather(v) (blocking or not) that the policy
+ * took: its blocks and its algorithm's arguments but for tag and policy, which
+ * mca_coll_zip_exchange sets. */
+typedef struct mca_coll_zip_exchange_t {
+    mca_coll_zip_blocks_t sent;     /* released after the call */
+    mca_coll_zip_blocks_t received; /* unpacked (on success), then released, after the call */
+    zip_exchange_args_t args;
+    int root; /* gather(v), scatter(v) */
+} mca_coll_zip_exchange_t;
+
+/* Runs x's algorithm for a call of `op`: now when request is NULL, else started as a
+ * non-blocking call that owns a copy of x until *request completes. `rc` is the status of
+ * preparing x: on error nothing runs. x is released either way; returns an MPI error code. */
+int mca_coll_zip_exchange(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm, int op,
+                          mca_coll_zip_exchange_t *x, int rc, struct ompi_request_t **request);
+
 /* At component close. */
 void mca_coll_zip_nb_fini(void);
 

@@ -135,82 +135,58 @@ static int agree(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm)
     if (OMPI_SUCCESS != rc) {
         return rc;
     }
-    m->link_Bps[ZIP_PEER_LOCAL] = all[0];
-    m->link_Bps[ZIP_PEER_REMOTE] = all[1];
-    m->compress_Bps = -all[2];
-    m->decompress_Bps = -all[3];
-    m->ranks_per_node = (int)all[4];
+    m->speeds = (zip_algo_agreed_t){
+        .link_Bps = {all[0], all[1]},
+        .compress_Bps = -all[2],
+        .decompress_Bps = -all[3],
+        .ranks_per_node = (int)all[4],
+    };
     m->agreed = true;
     opal_output_verbose(1, z->output,
                         "coll:zip: %s: link MB/s local %.0f remote %.0f, codec MB/s %.0f / %.0f, "
                         "up to %d ranks per node",
                         comm->c_name, all[0] / 1e6, all[1] / 1e6, -all[2] / 1e6, -all[3] / 1e6,
-                        m->ranks_per_node);
+                        m->speeds.ranks_per_node);
     z->last_speeds.link_Bps = all[1];
     z->last_speeds.compress_Bps = -all[2];
     z->last_speeds.decompress_Bps = -all[3];
     return OMPI_SUCCESS;
 }
 
-/* Alltoall(v): every rank of a node sends off-node at once, through its one NIC. Bcast (a
- * chain), gather(v) (into the root), scatter(v) (out of it), allgather(v) (a ring): one flow. */
-static bool all_ranks_send(int op)
+/* How the data of a call of `op` flow (algo/route.cpp). */
+static zip_algo_flow_t flow_of(int op)
 {
-    return COLL_ZIP_OP_ALLTOALLV == op || COLL_ZIP_OP_ALLTOALL == op;
-}
-
-/* The observe counter is a call's predicted wall-time saving summed over ranks, each rank
- * judging its own payload. Bcast, scatter(v): the root alone counts. Gather(v): the senders
- * share the root's link one after another, so their savings add up. Alltoall(v): every rank
- * sends at once, so each counts its share. Allgather(v): every rank's block travels the ring
- * at once, over size - 1 links. */
-static double observe_share(int op, int size)
-{
-    if (all_ranks_send(op)) {
-        return 1.0 / (double)size;
+    switch (mca_coll_zip_op_blocking(op)) {
+    case COLL_ZIP_OP_BCAST:
+        return ZIP_FLOW_PIPELINE;
+    case COLL_ZIP_OP_ALLTOALLV:
+    case COLL_ZIP_OP_ALLTOALL:
+        return ZIP_FLOW_ALL_SEND;
+    case COLL_ZIP_OP_ALLGATHERV:
+    case COLL_ZIP_OP_ALLGATHER:
+        return ZIP_FLOW_RING;
+    default:
+        return ZIP_FLOW_ONE;
     }
-    if (COLL_ZIP_OP_ALLGATHERV == op || COLL_ZIP_OP_ALLGATHER == op) {
-        return (double)(size - 1) / (double)size;
-    }
-    return 1.0;
 }
 
 zip_verdict_t mca_coll_zip_policy_route(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm,
                                         int op, size_t bytes, zip_algo_policy_t *out)
 {
     const zip_policy_mode_t mode = mca_coll_zip_policy_mode(comm);
-    memset(out, 0, sizeof(*out));
-    out->mode = mode;
-    /* On two ranks an alltoallv or gatherv sender has one block: nothing overlaps its coding
-     * (10 Gbit/s, 2 ranks, 16 MiB alltoallv of smooth data: 55 ms compressed, 27 ms raw). */
-    const bool bcast = COLL_ZIP_OP_BCAST == op || COLL_ZIP_OP_IBCAST == op;
-    out->shape =
-        (bcast || ompi_comm_size(comm) > 2) ? ZIP_TRANSFER_PIPELINED : ZIP_TRANSFER_ONE_SHOT;
-    if (ZIP_POLICY_NEVER == mode) {
-        return ZIP_VERDICT_NEVER;
-    }
-    if (ZIP_POLICY_ALWAYS == mode) {
-        return ZIP_VERDICT_COMPRESS; /* speeds unknown: the sample alone decides */
-    }
-    if (!m->agreed) {
+    const bool needs_speeds = ZIP_POLICY_AUTO == mode || ZIP_POLICY_OBSERVE == mode;
+    if (needs_speeds && !m->agreed) {
         const int rc = agree(m, comm);
         if (OMPI_SUCCESS != rc) {
             opal_output_verbose(1, mca_coll_zip_component.output,
                                 "coll:zip: %s: could not agree on speeds (%d): handing calls on",
                                 comm->c_name, rc);
+            (void)zip_algo_route(mode, flow_of(op), ompi_comm_size(comm), NULL, true, bytes, out);
             return ZIP_VERDICT_LINK_FASTER; /* no estimate: behave as stock Open MPI */
         }
     }
-    /* Off-node traffic is the bottleneck of a communicator that spans nodes; with
-     * force_local every peer counts as remote. */
-    const int cls = (NULL == m->peer_on_node || m->link_Bps[ZIP_PEER_REMOTE] > 0.0)
-                        ? ZIP_PEER_REMOTE
-                        : ZIP_PEER_LOCAL;
-    const int sharing = all_ranks_send(op) ? m->ranks_per_node : 1;
-    out->speeds.compress_Bps = m->compress_Bps;
-    out->speeds.decompress_Bps = m->decompress_Bps;
-    out->speeds.link_Bps = m->link_Bps[cls] / (double)(sharing > 0 ? sharing : 1);
-    return zip_policy_decide(mode, &out->speeds, bytes > 0 ? bytes : 1, 0, 0.0, out->shape);
+    return zip_algo_route(mode, flow_of(op), ompi_comm_size(comm), needs_speeds ? &m->speeds : NULL,
+                          NULL == m->peer_on_node, bytes, out);
 }
 
 bool mca_coll_zip_policy_takes(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm, int op,
@@ -233,7 +209,7 @@ bool mca_coll_zip_policy_takes(mca_coll_zip_module_t *m, struct ompi_communicato
         saving = zip_algo_observe_saving(&codec, &m->call_policy, mca_coll_zip_elem_type(dtype),
                                          (const char *)sample + dtype->super.true_lb,
                                          tsize * (size_t)sample_count, my_bytes);
-        saving *= observe_share(op, ompi_comm_size(comm));
+        saving *= zip_algo_observe_share(flow_of(op), ompi_comm_size(comm));
     }
     mca_coll_zip_stats_policy(op, v, saving, my_bytes);
     mca_coll_zip_stats_add(op, 1, 0, 0, 0, 0);

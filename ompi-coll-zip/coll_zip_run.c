@@ -16,7 +16,6 @@
 int mca_coll_zip_run(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm, int op, int root,
                      const void *args)
 {
-    const char *call = mca_coll_zip_op_calls[op];
     zip_transport_t transport;
     zip_codec_ops_t codec;
     zip_algo_codec_binding_t binding = {
@@ -55,25 +54,33 @@ int mca_coll_zip_run(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm,
         algo_rc = zip_algo_reduce(&transport, &codec, root, args, &result);
         break;
     }
+    return mca_coll_zip_account(op, comm, root, algo_rc, &result, &binding);
+}
+
+int mca_coll_zip_account(int op, struct ompi_communicator_t *comm, int root, int algo_rc,
+                         const zip_algo_result_t *result, const zip_algo_codec_binding_t *binding)
+{
+    const char *call = mca_coll_zip_op_calls[op];
     /* A call whose blocks all moved plainly here never entered zip's path: a fallback. */
-    mca_coll_zip_stats_add(op, result.all_plain, result.compressed, result.bytes_in,
-                           result.bytes_out, binding.codec_ns);
-    if (result.verdict >= 0) {
-        mca_coll_zip_stats_policy(op, (zip_verdict_t)result.verdict, 0.0, 0);
+    mca_coll_zip_stats_add(op, result->all_plain, result->compressed, result->bytes_in,
+                           result->bytes_out, binding->codec_ns);
+    if (result->verdict >= 0) {
+        mca_coll_zip_stats_policy(op, (zip_verdict_t)result->verdict, 0.0, 0);
     }
     opal_output_verbose(10, mca_coll_zip_component.output,
                         "coll:zip: %s on %s (root %d): sent %zu as %zu", call, comm->c_name, root,
-                        result.bytes_in, result.bytes_out);
-    if (ZIP_OK != binding.failed) {
-        opal_output_verbose(
-            1, mca_coll_zip_component.output, "coll:zip: %s on %s: a frame did not decode: %s (%s)",
-            call, comm->c_name, zip_status_str(binding.failed), zip_ctx_last_error(m->codec));
+                        result->bytes_in, result->bytes_out);
+    if (ZIP_OK != binding->failed) {
+        opal_output_verbose(1, mca_coll_zip_component.output,
+                            "coll:zip: %s on %s: a frame did not decode: %s (%s)", call,
+                            comm->c_name, zip_status_str(binding->failed),
+                            zip_ctx_last_error(binding->codec));
     }
     if (ZIP_ALGO_ERR_LENGTH == algo_rc) {
         mca_coll_zip_show_help("plain length",
                                "%s on communicator %s: a block that should have arrived plain "
                                "brought %zu bytes instead of %zu",
-                               call, comm->c_name, result.plain_got, result.plain_want);
+                               call, comm->c_name, result->plain_got, result->plain_want);
         return MPI_ERR_TRUNCATE;
     }
     return mca_coll_zip_algo_error(algo_rc, call, comm);

@@ -1,6 +1,7 @@
 /*
- * MPI_Scatter: scatterv's algorithm with equal blocks (coll_zip_rooted.c). Every rank knows the
- * block size, so a call of small blocks goes to the previous component whole.
+ * MPI_Scatter and MPI_Iscatter: scatterv's algorithm with equal blocks (coll_zip_rooted.c).
+ * Every rank knows the block size, so a call of small blocks goes to the previous component
+ * whole.
  */
 #include "ompi_config.h"
 
@@ -9,28 +10,51 @@
 #include "coll_zip.h"
 #include "coll_zip_view.h"
 
+/* Whether zip takes this scatter (of `op`: blocking or not); otherwise it was counted as handed
+ * on. The root's receive arguments may be MPI_IN_PLACE's: it goes by its send blocks, and under
+ * observe judges the first one it sends. The send arguments mean nothing elsewhere. */
+static bool scatter_takes(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm, int op,
+                          const mca_coll_zip_layout_t *many, const mca_coll_zip_layout_t *one,
+                          int root)
+{
+    if (comm == &ompi_mpi_comm_world.comm) {
+        mca_coll_zip_stats_arm_finalize_summary();
+    }
+    const int size = ompi_comm_size(comm);
+    const bool is_root = ompi_comm_rank(comm) == root;
+    const size_t block = mca_coll_zip_layout_bytes(is_root ? many : one, 0);
+    int count = 0;
+    const char *sample =
+        is_root ? mca_coll_zip_layout_block(many, (root + 1) % size, &count) : NULL;
+    return mca_coll_zip_policy_takes_known(m, comm, op, block, sample, count, many->dtype,
+                                           is_root ? block * (size_t)(size - 1) : 0);
+}
+
 int mca_coll_zip_scatter(const void *sbuf, int scount, struct ompi_datatype_t *sdtype, void *rbuf,
                          int rcount, struct ompi_datatype_t *rdtype, int root,
                          struct ompi_communicator_t *comm, mca_coll_base_module_t *module)
 {
     mca_coll_zip_module_t *m = (mca_coll_zip_module_t *)module;
-    if (comm == &ompi_mpi_comm_world.comm) {
-        mca_coll_zip_stats_arm_finalize_summary();
-    }
     const mca_coll_zip_layout_t many = {sbuf, NULL, NULL, scount, sdtype};
     const mca_coll_zip_layout_t one = {rbuf, NULL, NULL, rcount, rdtype};
-    /* The root's receive arguments may be MPI_IN_PLACE's: it goes by its send blocks, and
-     * under observe judges the first one it sends. The send arguments mean nothing elsewhere. */
-    const int size = ompi_comm_size(comm);
-    const bool is_root = ompi_comm_rank(comm) == root;
-    const size_t block = mca_coll_zip_layout_bytes(is_root ? &many : &one, 0);
-    int count = 0;
-    const char *sample =
-        is_root ? mca_coll_zip_layout_block(&many, (root + 1) % size, &count) : NULL;
-    if (mca_coll_zip_policy_takes_known(m, comm, COLL_ZIP_OP_SCATTER, block, sample, count, sdtype,
-                                        is_root ? block * (size_t)(size - 1) : 0)) {
-        return mca_coll_zip_rooted_run(m, comm, COLL_ZIP_OP_SCATTER, &many, &one, root);
+    if (scatter_takes(m, comm, COLL_ZIP_OP_SCATTER, &many, &one, root)) {
+        return mca_coll_zip_rooted_run(m, comm, COLL_ZIP_OP_SCATTER, &many, &one, root, NULL);
     }
     return m->previous_scatter(sbuf, scount, sdtype, rbuf, rcount, rdtype, root, comm,
                                m->previous_scatter_module);
+}
+
+int mca_coll_zip_iscatter(const void *sbuf, int scount, struct ompi_datatype_t *sdtype, void *rbuf,
+                          int rcount, struct ompi_datatype_t *rdtype, int root,
+                          struct ompi_communicator_t *comm, struct ompi_request_t **request,
+                          mca_coll_base_module_t *module)
+{
+    mca_coll_zip_module_t *m = (mca_coll_zip_module_t *)module;
+    const mca_coll_zip_layout_t many = {sbuf, NULL, NULL, scount, sdtype};
+    const mca_coll_zip_layout_t one = {rbuf, NULL, NULL, rcount, rdtype};
+    if (scatter_takes(m, comm, COLL_ZIP_OP_ISCATTER, &many, &one, root)) {
+        return mca_coll_zip_rooted_run(m, comm, COLL_ZIP_OP_ISCATTER, &many, &one, root, request);
+    }
+    return m->previous_iscatter(sbuf, scount, sdtype, rbuf, rcount, rdtype, root, comm, request,
+                                m->previous_iscatter_module);
 }

@@ -1,6 +1,6 @@
 /*
- * MPI_Scatterv: the root compresses each block at or above `threshold` once, for its
- * destination, and sends them one after the other, each while the next one is coded
+ * MPI_Scatterv and MPI_Iscatterv: the root compresses each block at or above `threshold` once,
+ * for its destination, and sends them one after the other, each while the next one is coded
  * (coll_zip_rooted.c); other blocks move plainly. MPI_IN_PLACE at the root keeps its block in
  * the send buffer.
  */
@@ -11,26 +11,48 @@
 #include "coll_zip.h"
 #include "coll_zip_view.h"
 
+/* Whether zip takes this scatterv (of `op`: blocking or not); otherwise it was counted as
+ * handed on. The policy routes the call alike on every rank; under observe the root judges. */
+static bool scatterv_takes(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm, int op,
+                           const mca_coll_zip_layout_t *many, int root)
+{
+    if (comm == &ompi_mpi_comm_world.comm) {
+        mca_coll_zip_stats_arm_finalize_summary();
+    }
+    if (ompi_comm_rank(comm) == root) {
+        return mca_coll_zip_policy_takes_blocks(m, comm, op, many, root);
+    }
+    return mca_coll_zip_policy_takes(m, comm, op, mca_coll_zip_component.threshold, NULL, 0, NULL,
+                                     0);
+}
+
 int mca_coll_zip_scatterv(const void *sbuf, const int *scounts, const int *disps,
                           struct ompi_datatype_t *sdtype, void *rbuf, int rcount,
                           struct ompi_datatype_t *rdtype, int root,
                           struct ompi_communicator_t *comm, mca_coll_base_module_t *module)
 {
     mca_coll_zip_module_t *m = (mca_coll_zip_module_t *)module;
-    if (comm == &ompi_mpi_comm_world.comm) {
-        mca_coll_zip_stats_arm_finalize_summary();
-    }
     const mca_coll_zip_layout_t many = {sbuf, scounts, disps, 0, sdtype};
     const mca_coll_zip_layout_t one = {rbuf, NULL, NULL, rcount, rdtype};
-    /* The policy routes the call alike on every rank; under observe the root judges. */
-    const bool takes =
-        ompi_comm_rank(comm) == root
-            ? mca_coll_zip_policy_takes_blocks(m, comm, COLL_ZIP_OP_SCATTERV, &many, root)
-            : mca_coll_zip_policy_takes(m, comm, COLL_ZIP_OP_SCATTERV,
-                                        mca_coll_zip_component.threshold, NULL, 0, NULL, 0);
-    if (takes) {
-        return mca_coll_zip_rooted_run(m, comm, COLL_ZIP_OP_SCATTERV, &many, &one, root);
+    if (scatterv_takes(m, comm, COLL_ZIP_OP_SCATTERV, &many, root)) {
+        return mca_coll_zip_rooted_run(m, comm, COLL_ZIP_OP_SCATTERV, &many, &one, root, NULL);
     }
     return m->previous_scatterv(sbuf, scounts, disps, sdtype, rbuf, rcount, rdtype, root, comm,
                                 m->previous_scatterv_module);
+}
+
+int mca_coll_zip_iscatterv(const void *sbuf, const int *scounts, const int *disps,
+                           struct ompi_datatype_t *sdtype, void *rbuf, int rcount,
+                           struct ompi_datatype_t *rdtype, int root,
+                           struct ompi_communicator_t *comm, struct ompi_request_t **request,
+                           mca_coll_base_module_t *module)
+{
+    mca_coll_zip_module_t *m = (mca_coll_zip_module_t *)module;
+    const mca_coll_zip_layout_t many = {sbuf, scounts, disps, 0, sdtype};
+    const mca_coll_zip_layout_t one = {rbuf, NULL, NULL, rcount, rdtype};
+    if (scatterv_takes(m, comm, COLL_ZIP_OP_ISCATTERV, &many, root)) {
+        return mca_coll_zip_rooted_run(m, comm, COLL_ZIP_OP_ISCATTERV, &many, &one, root, request);
+    }
+    return m->previous_iscatterv(sbuf, scounts, disps, sdtype, rbuf, rcount, rdtype, root, comm,
+                                 request, m->previous_iscatterv_module);
 }

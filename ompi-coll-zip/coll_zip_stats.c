@@ -24,6 +24,34 @@ const char *const mca_coll_zip_op_calls[COLL_ZIP_OP_COUNT] = {COLL_ZIP_COLLECTIV
 #undef ZIP_OP_NAME
 #undef ZIP_OP_CALL
 
+int mca_coll_zip_op_blocking(int op)
+{
+    switch (op) {
+    case COLL_ZIP_OP_IBCAST:
+        return COLL_ZIP_OP_BCAST;
+    case COLL_ZIP_OP_IALLREDUCE:
+        return COLL_ZIP_OP_ALLREDUCE;
+    case COLL_ZIP_OP_IALLTOALL:
+        return COLL_ZIP_OP_ALLTOALL;
+    case COLL_ZIP_OP_IALLTOALLV:
+        return COLL_ZIP_OP_ALLTOALLV;
+    case COLL_ZIP_OP_IGATHER:
+        return COLL_ZIP_OP_GATHER;
+    case COLL_ZIP_OP_IGATHERV:
+        return COLL_ZIP_OP_GATHERV;
+    case COLL_ZIP_OP_ISCATTER:
+        return COLL_ZIP_OP_SCATTER;
+    case COLL_ZIP_OP_ISCATTERV:
+        return COLL_ZIP_OP_SCATTERV;
+    case COLL_ZIP_OP_IALLGATHER:
+        return COLL_ZIP_OP_ALLGATHER;
+    case COLL_ZIP_OP_IALLGATHERV:
+        return COLL_ZIP_OP_ALLGATHERV;
+    default:
+        return op;
+    }
+}
+
 /* World rank of this process, known once the component is initialised (-1 in ompi_info). */
 static int stats_world_rank = -1;
 

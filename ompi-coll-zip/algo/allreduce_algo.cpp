@@ -120,28 +120,25 @@ class Ring
 
     // Reduce's second half: every owner sends its finished chunk to the root, encoded once;
     // the root decodes them in arrival order (run_exchange).
-    int gather(const zip_codec_ops_t *codec, int root)
+    Task gather(const zip_codec_ops_t *codec, int root)
     {
         const int p = t_->size, r = t_->rank;
+        // std::bad_alloc ends the task with ZIP_ALGO_ERR_NOMEM.
         zipcoll::ExchangePlan plan;
         plan.tag = a_->tag;
         plan.policy = make_policy(a_, root);
-        try {
-            if (r != root) {
-                const int own = mod(r + 1, p);
-                if (chunks_.bytes(own) > 0)
-                    plan.sends.push_back({root, buf_ + chunks_.offset(own), chunks_.bytes(own)});
-            } else {
-                // The root owns chunk root + 1 already; chunk c comes from rank c - 1.
-                for (int c = 0; c < p; ++c)
-                    if (mod(c - 1, p) != root && chunks_.bytes(c) > 0)
-                        plan.recvs.push_back(
-                            {mod(c - 1, p), buf_ + chunks_.offset(c), chunks_.bytes(c)});
-            }
-        } catch (const std::bad_alloc &) {
-            return ZIP_ALGO_ERR_NOMEM;
+        if (r != root) {
+            const int own = mod(r + 1, p);
+            if (chunks_.bytes(own) > 0)
+                plan.sends.push_back({root, buf_ + chunks_.offset(own), chunks_.bytes(own)});
+        } else {
+            // The root owns chunk root + 1 already; chunk c comes from rank c - 1.
+            for (int c = 0; c < p; ++c)
+                if (mod(c - 1, p) != root && chunks_.bytes(c) > 0)
+                    plan.recvs.push_back(
+                        {mod(c - 1, p), buf_ + chunks_.offset(c), chunks_.bytes(c)});
         }
-        return zipcoll::run_exchange(t_, codec, plan, res_);
+        co_return co_await zipcoll::run_exchange(t_, codec, plan, res_);
     }
 
   private:
@@ -216,7 +213,7 @@ Task ring_reduce(const zip_transport_t *t, const zip_codec_ops_t *codec,
     const int err = co_await ring.reduce_scatter();
     // if, not ?: (with ?:, GCC 12 ran the allgather for a reduce too).
     if (root >= 0)
-        co_return keep_first(err, ring.gather(codec, root));
+        co_return keep_first(err, co_await ring.gather(codec, root));
     co_return keep_first(err, co_await ring.allgather());
 }
 

@@ -1,7 +1,6 @@
 // Compressed alltoallv: one frame per destination, no extra round, pairwise steps with a small
 // window (see pairwise.cpp); plain blocks all at once beside them (see exchange.hpp).
 #include <algorithm>
-#include <new>
 
 #include "exchange.hpp"
 #include "zip_algo.h"
@@ -24,36 +23,39 @@ size_t alltoallv_auto_window(int rank, int size, const zip_block_t *send, const 
     return std::clamp<size_t>(w, 2, most);
 }
 
+Task alltoallv(const zip_transport_t *t, const zip_codec_ops_t *codec, const zip_exchange_args_t *a,
+               zip_algo_result_t *res)
+{
+    const int start = begin_exchange(t, a->send && a->recv ? a->send : nullptr, res);
+    if (start != ZIP_ALGO_OK)
+        co_return start > 0 ? ZIP_ALGO_OK : start;
+    // The plan lives in the task's frame for as long as the call runs; std::bad_alloc ends the
+    // task with ZIP_ALGO_ERR_NOMEM.
+    PairwisePlan plan;
+    plan.tag = a->tag;
+    plan.window =
+        a->window != 0 ? a->window : alltoallv_auto_window(t->rank, t->size, a->send, a->recv);
+    plan.policy = BlockPolicy::of(*a, *t);
+    // Step k: send to rank + k while receiving from rank - k, so every port carries one peer's
+    // block at a time and every rank is busy at every step.
+    plan.steps.resize(size_t(t->size - 1));
+    for (int k = 1; k < t->size; ++k) {
+        const int to = (t->rank + k) % t->size;
+        const int from = (t->rank - k + t->size) % t->size;
+        auto &st = plan.steps[size_t(k - 1)];
+        int rc = plan.plain.place(t, plan.policy, a->send[to], to, true, &st.send);
+        if (rc == ZIP_ALGO_OK)
+            rc = plan.plain.place(t, plan.policy, a->recv[from], from, false, &st.recv);
+        if (rc != ZIP_ALGO_OK)
+            co_return rc;
+    }
+    co_return co_await run_pairwise(t, codec, plan, res);
+}
+
 } // namespace zipcoll
 
 extern "C" int zip_algo_alltoallv(const zip_transport_t *t, const zip_codec_ops_t *codec,
                                   const zip_exchange_args_t *a, zip_algo_result_t *res)
 {
-    const int start = zipcoll::begin_exchange(t, a->send && a->recv ? a->send : nullptr, res);
-    if (start != ZIP_ALGO_OK)
-        return start > 0 ? ZIP_ALGO_OK : start;
-    zipcoll::PairwisePlan plan;
-    plan.tag = a->tag;
-    plan.window = a->window != 0
-                      ? a->window
-                      : zipcoll::alltoallv_auto_window(t->rank, t->size, a->send, a->recv);
-    plan.policy = zipcoll::BlockPolicy::of(*a, *t);
-    try {
-        // Step k: send to rank + k while receiving from rank - k, so every port carries one
-        // peer's block at a time and every rank is busy at every step.
-        plan.steps.resize(size_t(t->size - 1));
-        for (int k = 1; k < t->size; ++k) {
-            const int to = (t->rank + k) % t->size;
-            const int from = (t->rank - k + t->size) % t->size;
-            auto &st = plan.steps[size_t(k - 1)];
-            int rc = plan.plain.place(t, plan.policy, a->send[to], to, true, &st.send);
-            if (rc == ZIP_ALGO_OK)
-                rc = plan.plain.place(t, plan.policy, a->recv[from], from, false, &st.recv);
-            if (rc != ZIP_ALGO_OK)
-                return rc;
-        }
-    } catch (const std::bad_alloc &) {
-        return ZIP_ALGO_ERR_NOMEM;
-    }
-    return zipcoll::run_pairwise(t, codec, plan, res);
+    return zipcoll::run_to_end(zipcoll::alltoallv(t, codec, a, res));
 }

@@ -5,8 +5,8 @@
 namespace zipcoll
 {
 
-int run_exchange(const zip_transport_t *t, const zip_codec_ops_t *codec, ExchangePlan &plan,
-                 zip_algo_result_t *res)
+Task run_exchange(const zip_transport_t *t, const zip_codec_ops_t *codec, ExchangePlan &plan,
+                  zip_algo_result_t *res)
 {
     res->all_plain = plan.sends.empty() && plan.recvs.empty();
     // Everything that can fail for lack of memory happens before the first post.
@@ -18,16 +18,12 @@ int run_exchange(const zip_transport_t *t, const zip_codec_ops_t *codec, Exchang
     for (const auto &r : plan.recvs)
         if (plan.policy.may_compress(r.bytes))
             scratch_bytes = std::max(scratch_bytes, r.bytes);
-    std::vector<zip_req_t> rreqs, sreqs;
-    try {
-        rreqs.assign(plan.recvs.size(), nullptr);
-        sreqs.reserve(plan.sends.size());
-    } catch (const std::bad_alloc &) {
-        return ZIP_ALGO_ERR_NOMEM;
-    }
+    // std::bad_alloc from the vectors ends the task with ZIP_ALGO_ERR_NOMEM.
+    std::vector<zip_req_t> rreqs(plan.recvs.size(), nullptr), sreqs;
+    sreqs.reserve(plan.sends.size());
     auto staging = raw_buffer(staging_bytes), scratch = raw_buffer(scratch_bytes);
     if ((staging_bytes && !staging) || (scratch_bytes && !scratch))
-        return ZIP_ALGO_ERR_NOMEM;
+        co_return ZIP_ALGO_ERR_NOMEM;
 
     BlockCodec blocks(codec, plan.policy, res);
     int err = plan.plain.post(t, plan.tag);
@@ -64,7 +60,7 @@ int run_exchange(const zip_transport_t *t, const zip_codec_ops_t *codec, Exchang
     // Decode each frame as soon as its receive completes, while the others are in flight.
     for (size_t done = 0; done < rreqs.size(); ++done) {
         size_t idx = rreqs.size(), got = 0;
-        if (t->waitany(t->ctx, rreqs.size(), rreqs.data(), &idx, &got) != 0 ||
+        if (co_await wait_any(t, rreqs.size(), rreqs.data(), &idx, &got) != 0 ||
             idx >= rreqs.size()) {
             err = keep_first(err, ZIP_ALGO_ERR_TRANSPORT);
             continue; // keep waiting for the rest so no request outlives the call
@@ -73,9 +69,9 @@ int run_exchange(const zip_transport_t *t, const zip_codec_ops_t *codec, Exchang
     }
 
     for (auto &s : sreqs)
-        if (t->wait(t->ctx, &s, nullptr) != 0)
+        if (co_await wait(t, &s, nullptr) != 0)
             err = keep_first(err, ZIP_ALGO_ERR_TRANSPORT);
-    return keep_first(err, plan.plain.finish(t, res));
+    co_return keep_first(err, co_await plan.plain.finish(t, res));
 }
 
 } // namespace zipcoll

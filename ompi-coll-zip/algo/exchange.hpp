@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "block_codec.hpp"
+#include "task.hpp"
 #include "zip_algo.h"
 
 namespace zipcoll
@@ -25,7 +26,8 @@ class PlainBlocks
 
     bool empty() const { return recvs_.empty() && sends_.empty(); }
     int post(const zip_transport_t *t, int tag);
-    int finish(const zip_transport_t *t, zip_algo_result_t *res);
+    // Waits for every posted request (a coroutine, task.hpp).
+    Task finish(const zip_transport_t *t, zip_algo_result_t *res);
 
   private:
     struct Entry {
@@ -55,8 +57,8 @@ struct ExchangePlan {
     BlockPolicy policy;
 };
 
-int run_exchange(const zip_transport_t *t, const zip_codec_ops_t *codec, ExchangePlan &plan,
-                 zip_algo_result_t *res);
+Task run_exchange(const zip_transport_t *t, const zip_codec_ops_t *codec, ExchangePlan &plan,
+                  zip_algo_result_t *res);
 
 // Pairwise steps: at step k a rank sends steps[k].send and receives steps[k].recv, with at most
 // `window` steps in flight, decoding step k's frame while later steps transfer. Every rank
@@ -75,8 +77,8 @@ struct PairwisePlan {
     BlockPolicy policy;
 };
 
-int run_pairwise(const zip_transport_t *t, const zip_codec_ops_t *codec, PairwisePlan &plan,
-                 zip_algo_result_t *res);
+Task run_pairwise(const zip_transport_t *t, const zip_codec_ops_t *codec, PairwisePlan &plan,
+                  zip_algo_result_t *res);
 
 // Alltoallv's window when the caller gives none: enough steps to keep about 512 KiB of this
 // rank's blocks moving (per peer the larger direction, self excluded), 2 to 4, and 1 on two
@@ -87,6 +89,16 @@ int run_pairwise(const zip_transport_t *t, const zip_codec_ops_t *codec, Pairwis
 size_t alltoallv_auto_window(int rank, int size, const zip_block_t *send, const zip_block_t *recv);
 
 int keep_first(int current, int rc);
+
+// The whole algorithms behind zip_algo_alltoallv, zip_algo_gatherv / zip_algo_scatterv
+// (into_root: gatherv) and zip_algo_allgatherv, as tasks: the blocking entry points run them to
+// the end, the non-blocking ones (call.cpp) leave them to their caller's progress.
+Task alltoallv(const zip_transport_t *t, const zip_codec_ops_t *codec, const zip_exchange_args_t *a,
+               zip_algo_result_t *res);
+Task rooted(const zip_transport_t *t, const zip_codec_ops_t *codec, int root,
+            const zip_exchange_args_t *a, zip_algo_result_t *res, bool into_root);
+Task allgatherv(const zip_transport_t *t, const zip_codec_ops_t *codec,
+                const zip_exchange_args_t *a, zip_algo_result_t *res);
 
 // The start of every exchange algorithm: *res reset (no sample taken yet); 1 when there is
 // nothing to do (a single rank), ZIP_ALGO_ERR_ARG when `blocks` (the list this rank needs) is

@@ -20,10 +20,31 @@ struct InFlight {
     bool receiving = false;
 };
 
+// Step k's transfers completed (waited for here): its frame decoded in place.
+Task finish_step(const zip_transport_t *t, BlockCodec &blocks, const Step &st, InFlight &f,
+                 char *scratch)
+{
+    int rc = ZIP_ALGO_OK;
+    if (f.receiving) {
+        size_t got = 0;
+        if (co_await wait(t, &f.recv, &got) != 0)
+            rc = ZIP_ALGO_ERR_TRANSPORT;
+        else
+            rc = blocks.decode(st.recv, got, scratch);
+        f.receiving = false;
+    }
+    if (f.sending) {
+        if (co_await wait(t, &f.send, nullptr) != 0)
+            rc = keep_first(rc, ZIP_ALGO_ERR_TRANSPORT);
+        f.sending = false;
+    }
+    co_return rc;
+}
+
 } // namespace
 
-int run_pairwise(const zip_transport_t *t, const zip_codec_ops_t *codec, PairwisePlan &plan,
-                 zip_algo_result_t *res)
+Task run_pairwise(const zip_transport_t *t, const zip_codec_ops_t *codec, PairwisePlan &plan,
+                  zip_algo_result_t *res)
 {
     const size_t window = std::max<size_t>(1, plan.window);
     size_t slot_bytes = 0, scratch_bytes = 0;
@@ -37,16 +58,12 @@ int run_pairwise(const zip_transport_t *t, const zip_codec_ops_t *codec, Pairwis
             scratch_bytes = std::max(scratch_bytes, st.recv.bytes);
     }
     // Frames of the steps in flight live in `window` slots: step k uses slot k % window, whose
-    // previous user, step k - window, has finished by then.
-    std::vector<InFlight> flight;
-    try {
-        flight.resize(plan.steps.size());
-    } catch (const std::bad_alloc &) {
-        return ZIP_ALGO_ERR_NOMEM;
-    }
+    // previous user, step k - window, has finished by then. (std::bad_alloc ends the task with
+    // ZIP_ALGO_ERR_NOMEM.)
+    std::vector<InFlight> flight(plan.steps.size());
     auto slots = raw_buffer(slot_bytes * window), scratch = raw_buffer(scratch_bytes);
     if ((slot_bytes && !slots) || (scratch_bytes && !scratch))
-        return ZIP_ALGO_ERR_NOMEM;
+        co_return ZIP_ALGO_ERR_NOMEM;
 
     BlockCodec blocks(codec, plan.policy, res);
     int err = plan.plain.post(t, plan.tag);
@@ -74,24 +91,6 @@ int run_pairwise(const zip_transport_t *t, const zip_codec_ops_t *codec, Pairwis
         }
         return ZIP_ALGO_OK;
     };
-    auto finish = [&](size_t k) {
-        InFlight &f = flight[k];
-        int rc = ZIP_ALGO_OK;
-        if (f.receiving) {
-            size_t got = 0;
-            if (t->wait(t->ctx, &f.recv, &got) != 0)
-                rc = ZIP_ALGO_ERR_TRANSPORT;
-            else
-                rc = blocks.decode(plan.steps[k].recv, got, scratch.get());
-            f.receiving = false;
-        }
-        if (f.sending) {
-            if (t->wait(t->ctx, &f.send, nullptr) != 0)
-                rc = keep_first(rc, ZIP_ALGO_ERR_TRANSPORT);
-            f.sending = false;
-        }
-        return rc;
-    };
 
     size_t started = 0, finished = 0;
     while (started < steps) {
@@ -100,12 +99,18 @@ int run_pairwise(const zip_transport_t *t, const zip_codec_ops_t *codec, Pairwis
             err = rc;
             break; // a partly started step still finishes below: no request outlives the call
         }
-        if (started >= window)
-            err = keep_first(err, finish(finished++));
+        if (started >= window) {
+            const size_t k = finished++;
+            err = keep_first(
+                err, co_await finish_step(t, blocks, plan.steps[k], flight[k], scratch.get()));
+        }
     }
-    while (finished < started)
-        err = keep_first(err, finish(finished++));
-    return keep_first(err, plan.plain.finish(t, res));
+    while (finished < started) {
+        const size_t k = finished++;
+        err = keep_first(err,
+                         co_await finish_step(t, blocks, plan.steps[k], flight[k], scratch.get()));
+    }
+    co_return keep_first(err, co_await plan.plain.finish(t, res));
 }
 
 } // namespace zipcoll

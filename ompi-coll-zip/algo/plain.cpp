@@ -87,13 +87,13 @@ int PlainBlocks::post(const zip_transport_t *t, int tag)
     return ZIP_ALGO_OK;
 }
 
-int PlainBlocks::finish(const zip_transport_t *t, zip_algo_result_t *res)
+Task PlainBlocks::finish(const zip_transport_t *t, zip_algo_result_t *res)
 {
     int err = ZIP_ALGO_OK;
     // Every posted request is waited for, failed or not: none outlives the call.
     for (size_t k = 0; k < posted_; ++k) {
         size_t got = 0;
-        if (t->wait(t->ctx, &reqs_[k], k < recvs_.size() ? &got : nullptr) != 0) {
+        if (co_await wait(t, &reqs_[k], k < recvs_.size() ? &got : nullptr) != 0) {
             err = keep_first(err, ZIP_ALGO_ERR_TRANSPORT);
         } else if (k < recvs_.size() && got != recvs_[k].block.bytes && err == ZIP_ALGO_OK) {
             // The ranks disagree on which blocks are plain (their settings differ).
@@ -103,7 +103,7 @@ int PlainBlocks::finish(const zip_transport_t *t, zip_algo_result_t *res)
         }
     }
     posted_ = 0;
-    return err;
+    co_return err;
 }
 
 } // namespace zipcoll

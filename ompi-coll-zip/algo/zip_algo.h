@@ -46,6 +46,35 @@ typedef struct zip_algo_policy {
     zip_transfer_shape_t shape;
 } zip_algo_policy_t;
 
+/* How a collective's data flow, as far as routing it goes: */
+typedef enum zip_algo_flow {
+    ZIP_FLOW_PIPELINE = 0, /* bcast: one flow of segments, coding overlapping transfers */
+    ZIP_FLOW_ALL_SEND =
+        1,             /* alltoall(v): every rank sends at once; a node's ranks share its link */
+    ZIP_FLOW_RING = 2, /* allgather(v): every block crosses size - 1 links at once */
+    ZIP_FLOW_ONE = 3   /* gather(v), scatter(v), allreduce, reduce: one flow at a time */
+} zip_algo_flow_t;
+
+/* The speeds every rank of a communicator agreed on (coll_zip_policy.c): the fastest link rate
+ * per peer class (ZIP_PEER_LOCAL, ZIP_PEER_REMOTE; bytes/s), the slowest codec, and the most
+ * ranks sharing a node. */
+typedef struct zip_algo_agreed {
+    double link_Bps[2];
+    double compress_Bps, decompress_Bps;
+    int ranks_per_node;
+} zip_algo_agreed_t;
+
+/* The route of a call of `flow` moving `bytes` on `size` ranks, the same on every rank given the
+ * same arguments: ZIP_VERDICT_COMPRESS takes zip's path (its sample decides inside with *out),
+ * any other verdict hands the call on. agreed NULL: speeds unknown (policy always needs none).
+ * all_remote: every peer counts as remote (force_local: no peer is known to share the node); else
+ * the remote link rules where one was measured. */
+zip_verdict_t zip_algo_route(zip_policy_mode_t mode, zip_algo_flow_t flow, int size,
+                             const zip_algo_agreed_t *agreed, bool all_remote, size_t bytes,
+                             zip_algo_policy_t *out);
+/* Under observe, the part of a call's predicted saving that one rank's own payload stands for. */
+double zip_algo_observe_share(zip_algo_flow_t flow, int size);
+
 typedef struct zip_bcast_args {
     void *buf;    /* byte view of the message on every rank */
     size_t bytes; /* identical on every rank */
@@ -170,6 +199,17 @@ zip_algo_call_t *zip_algo_iallreduce(const zip_transport_t *t, const zip_codec_o
 /* Starts a broadcast, likewise. */
 zip_algo_call_t *zip_algo_ibcast(const zip_transport_t *t, const zip_codec_ops_t *codec,
                                  const zip_bcast_args_t *args, zip_algo_result_t *result);
+/* Start alltoallv, gatherv, scatterv and allgatherv, likewise: the blocking algorithms' schedules
+ * (one code path), suspended while their transfers are in flight. */
+zip_algo_call_t *zip_algo_ialltoallv(const zip_transport_t *t, const zip_codec_ops_t *codec,
+                                     const zip_exchange_args_t *args, zip_algo_result_t *result);
+zip_algo_call_t *zip_algo_igatherv(const zip_transport_t *t, const zip_codec_ops_t *codec, int root,
+                                   const zip_exchange_args_t *args, zip_algo_result_t *result);
+zip_algo_call_t *zip_algo_iscatterv(const zip_transport_t *t, const zip_codec_ops_t *codec,
+                                    int root, const zip_exchange_args_t *args,
+                                    zip_algo_result_t *result);
+zip_algo_call_t *zip_algo_iallgatherv(const zip_transport_t *t, const zip_codec_ops_t *codec,
+                                      const zip_exchange_args_t *args, zip_algo_result_t *result);
 /* Runs the call as far as its completed requests allow (codec work included): 1 once it has
  * finished, else 0. */
 int zip_algo_call_advance(zip_algo_call_t *call);

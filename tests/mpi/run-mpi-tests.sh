@@ -26,8 +26,8 @@ start_runner mpi-tests
 tests="bcast alltoallv gatherv allreduce comm_cycles threads"
 # Issue 12's collectives, one program per family: program:op,op...
 families="alltoall:alltoall gather_scatter:gather,scatter,scatterv allgather:allgather,allgatherv"
-for t in $tests $(for f in $families; do echo "${f%%:*}"; done) lossy pvars stats large_block \
-    corruption alltoallv_int; do
+for t in $tests $(for f in $families; do echo "${f%%:*}"; done) nonblocking lossy pvars stats \
+    large_block corruption alltoallv_int; do
     if ! mpicc -O2 -Wall -Wextra -pthread -o "$bin/test_$t" "$here/test_$t.c" -lm 2>"$bin/cc.log"; then
         report "build test_$t" 1 "$bin/cc.log"
     fi
@@ -103,6 +103,21 @@ for spec in $families; do
             --oversubscribe $zip_on "$bin/test_$t"
     done
 done
+# The non-blocking collectives of issue 12 (test_nonblocking.c: every root, uneven and zero
+# blocks, computing ranks polling MPI_Test, calls overlapping on one and several communicators):
+# zip off and on at 2-4 ranks, where every one of them must show compressed data in the stats;
+# 8 ranks in one short pass.
+nb_ops="ialltoall ialltoallv igather igatherv iscatter iscatterv iallgather iallgatherv"
+for np in 2 3 4; do
+    run "nonblocking np=$np zip=off" nonblocking -np "$np" --oversubscribe $zip_off \
+        "$bin/test_nonblocking"
+    run_stats "nonblocking np=$np zip=on, compressed" nonblocking "$nb_ops" compressed -np "$np" \
+        --oversubscribe $zip_on "$bin/test_nonblocking"
+done
+run "nonblocking np=8 zip=off short" nonblocking -np 8 --oversubscribe $zip_off \
+    "$bin/test_nonblocking" --short
+run_stats "nonblocking np=8 zip=on short, compressed" nonblocking "$nb_ops" compressed -np 8 \
+    --oversubscribe $zip_on "$bin/test_nonblocking" --short
 for t in bcast alltoallv gatherv allreduce; do
     run "$t np=3 zip=auto" "$t" -np 3 --oversubscribe $zip_auto "$bin/test_$t"
 done

@@ -1,5 +1,6 @@
 /*
- * The coll/zip counters are readable through MPI_T, for every collective zip takes. Counters
+ * The coll/zip counters are readable through MPI_T, for every collective zip takes (the
+ * non-blocking ones included). Counters
  * count from the moment their handle is allocated (MPI_T counter semantics), so handles are made
  * before one compressible call of each collective below and read after it: one call each, and
  * where this rank sent in zip's path, fewer bytes out than in. Prints SKIP only when coll/zip is
@@ -9,9 +10,28 @@
 
 enum { CALLS, BYTES_IN, BYTES_OUT, NVARS };
 static const char *const counters[NVARS] = {"calls", "bytes_in", "bytes_out"};
-enum { BCAST, ALLTOALL, GATHER, SCATTER, SCATTERV, ALLGATHER, ALLGATHERV, NOPS };
-static const char *const ops[NOPS] = {"bcast",    "alltoall",  "gather",    "scatter",
-                                      "scatterv", "allgather", "allgatherv"};
+enum {
+    BCAST,
+    ALLTOALL,
+    GATHER,
+    SCATTER,
+    SCATTERV,
+    ALLGATHER,
+    ALLGATHERV,
+    IALLTOALL,
+    IALLTOALLV,
+    IGATHER,
+    IGATHERV,
+    ISCATTER,
+    ISCATTERV,
+    IALLGATHER,
+    IALLGATHERV,
+    NOPS
+};
+static const char *const ops[NOPS] = {"bcast",      "alltoall",   "gather",     "scatter",
+                                      "scatterv",   "allgather",  "allgatherv", "ialltoall",
+                                      "ialltoallv", "igather",    "igatherv",   "iscatter",
+                                      "iscatterv",  "iallgather", "iallgatherv"};
 
 /* One call of each op with n smooth doubles a block, root 0. */
 static void run_ops(int rank, int size, int n)
@@ -31,6 +51,25 @@ static void run_ops(int rank, int size, int n)
     MPI_Scatterv(all, counts, disps, MPI_DOUBLE, mine, n, MPI_DOUBLE, 0, MPI_COMM_WORLD);
     MPI_Allgather(mine, n, MPI_DOUBLE, all, n, MPI_DOUBLE, MPI_COMM_WORLD);
     MPI_Allgatherv(mine, n, MPI_DOUBLE, all, counts, disps, MPI_DOUBLE, MPI_COMM_WORLD);
+    /* The non-blocking forms, all in flight at once, on their own buffers. */
+    double *in = malloc((size_t)n * size * sizeof(double)), *out[8];
+    zt_fill(in, (size_t)n * size, ZT_SMOOTH, rank, 2);
+    for (int k = 0; k < 8; ++k)
+        out[k] = malloc((size_t)n * size * sizeof(double));
+    MPI_Request r[8];
+    MPI_Ialltoall(in, n, MPI_DOUBLE, out[0], n, MPI_DOUBLE, MPI_COMM_WORLD, &r[0]);
+    MPI_Ialltoallv(in, counts, disps, MPI_DOUBLE, out[1], counts, disps, MPI_DOUBLE, MPI_COMM_WORLD,
+                   &r[1]);
+    MPI_Igather(in, n, MPI_DOUBLE, out[2], n, MPI_DOUBLE, 0, MPI_COMM_WORLD, &r[2]);
+    MPI_Igatherv(in, n, MPI_DOUBLE, out[3], counts, disps, MPI_DOUBLE, 0, MPI_COMM_WORLD, &r[3]);
+    MPI_Iscatter(in, n, MPI_DOUBLE, out[4], n, MPI_DOUBLE, 0, MPI_COMM_WORLD, &r[4]);
+    MPI_Iscatterv(in, counts, disps, MPI_DOUBLE, out[5], n, MPI_DOUBLE, 0, MPI_COMM_WORLD, &r[5]);
+    MPI_Iallgather(in, n, MPI_DOUBLE, out[6], n, MPI_DOUBLE, MPI_COMM_WORLD, &r[6]);
+    MPI_Iallgatherv(in, n, MPI_DOUBLE, out[7], counts, disps, MPI_DOUBLE, MPI_COMM_WORLD, &r[7]);
+    MPI_Waitall(8, r, MPI_STATUSES_IGNORE);
+    for (int k = 0; k < 8; ++k)
+        free(out[k]);
+    free(in);
     free(mine);
     free(all);
     free(counts);
@@ -44,8 +83,12 @@ static int sends(int op, int rank)
     case BCAST:
     case SCATTER:
     case SCATTERV:
+    case ISCATTER:
+    case ISCATTERV:
         return rank == 0;
     case GATHER:
+    case IGATHER:
+    case IGATHERV:
         return rank != 0;
     default:
         return 1;
