@@ -65,7 +65,10 @@ done
 report "zip rows carry the measured ratio (alltoall, reduce, ibcast)" $? "$bin/out.log"
 
 # The overlap benchmark: the computation alone takes about what was asked (0.2x-10x: the host
-# is shared, and 4 ranks on fewer cores compute at a rate that changes with what runs), and the blocking and non-blocking forms with it take at least as long.
+# is shared, and 4 ranks on fewer cores compute at a rate that changes with what runs), and the
+# blocking and non-blocking forms with it take about as long or longer: the same work, timed in
+# another run of two repetitions, so within 25 % (a clean CI run measured 0.89 of the compute
+# row for ialltoallv+compute).
 mpirun_logged -np 4 --oversubscribe $path "$zipbench" --datasets gauss --sizes 65536 \
     --ops compute,alltoallv+compute,ialltoallv+compute --compute-us 20000 $quick
 rc=$?
@@ -73,8 +76,8 @@ c=$(awk '$1 == "compute" { print $5 }' "$bin/out.log")
 b=$(awk '$1 == "alltoallv+compute" { print $5 }' "$bin/out.log")
 o=$(awk '$1 == "ialltoallv+compute" { print $5 }' "$bin/out.log")
 [ $rc = 0 ] && grep -q "^# compute iters=[1-9]" "$bin/out.log" &&
-    awk -v c="$c" -v b="$b" -v o="$o" 'BEGIN { exit !(c >= 4000 && c <= 200000 && b >= 0.9 * c &&
-        o >= 0.9 * c) }'
+    awk -v c="$c" -v b="$b" -v o="$o" 'BEGIN { exit !(c >= 4000 && c <= 200000 && b >= 0.75 * c &&
+        o >= 0.75 * c) }'
 report "overlap: computation of about --compute-us, calls add to it" $? "$bin/out.log"
 
 # --compute-iters fixes the work: the header repeats it.
