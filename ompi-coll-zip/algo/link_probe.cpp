@@ -61,16 +61,16 @@ double ping_pong(const zip_transport_t *t, int partner, char *buf, size_t bytes,
     return best;
 }
 
-// The pair's rate: the small probe, and the large one when the link looks fast (the lower rank
-// tells the higher one which).
-double measure_pair(const zip_transport_t *t, int partner, char *buf, int tag)
+// The pair's rate, times `flows` (the pairs sharing the link at once): the small probe, and the
+// large one when the link looks fast (the lower rank tells the higher one which).
+double measure_pair(const zip_transport_t *t, int partner, char *buf, int tag, int flows)
 {
-    double rate = ping_pong(t, partner, buf, kProbeSmall, tag);
+    double rate = flows * ping_pong(t, partner, buf, kProbeSmall, tag);
     char again = rate > kFastBps;
     const int rc = t->rank < partner ? send_bytes(t, &again, 1, partner, tag)
                                      : recv_bytes(t, &again, 1, partner, tag);
     if (rc == ZIP_ALGO_OK && again) {
-        const double large = ping_pong(t, partner, buf, kProbeLarge, tag);
+        const double large = flows * ping_pong(t, partner, buf, kProbeLarge, tag);
         rate = large > rate ? large : rate;
     }
     return rate;
@@ -87,15 +87,34 @@ extern "C" int zip_algo_probe_links(const zip_transport_t *t, int tag, const boo
     std::unique_ptr<char[]> buf(new (std::nothrow) char[kProbeLarge]());
     if (!buf)
         return ZIP_ALGO_ERR_NOMEM;
-    const int partners[2] = {t->rank ^ 1, h > 1 ? t->rank ^ h : -1};
-    for (const int p : partners) {
-        if (p < 0 || p >= t->size)
+    const int bits[2] = {1, h > 1 ? h : 0};
+    for (const int bit : bits) {
+        const int p = t->rank ^ bit;
+        if (bit == 0 || p >= t->size)
             continue;
-        const double rate = measure_pair(t, p, buf.get(), tag);
         const int cls =
             peer_on_node != nullptr && peer_on_node[p] ? ZIP_PEER_LOCAL : ZIP_PEER_REMOTE;
+        // Shared memory is not one link that on-node pairs share: only the NIC is scaled.
+        const int flows =
+            cls == ZIP_PEER_REMOTE ? zip_algo_probe_flows(t->rank, t->size, bit, peer_on_node) : 1;
+        const double rate = measure_pair(t, p, buf.get(), tag, flows);
         if (rate > link[cls])
             link[cls] = rate;
     }
     return ZIP_ALGO_OK;
+}
+
+extern "C" int zip_algo_probe_flows(int rank, int size, int bit, const bool *peer_on_node)
+{
+    if (peer_on_node == nullptr)
+        return 1;
+    int flows = 0;
+    for (int q = 0; q < size; ++q) {
+        const int partner = q ^ bit;
+        const bool q_here = q == rank || peer_on_node[q];
+        const bool partner_away = partner != rank && !peer_on_node[partner];
+        if (q_here && partner < size && partner_away)
+            ++flows;
+    }
+    return flows > 0 ? flows : 1;
 }

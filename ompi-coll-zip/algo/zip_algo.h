@@ -239,10 +239,20 @@ double zip_algo_observe_saving(const zip_codec_ops_t *codec, const zip_algo_poli
  * and 1 MiB when that looks fast; the best of 3 rounds) to two partners, rank^1 and rank^h (h
  * about half the size, which with block placement reaches another node). Every rank calls it at
  * once. link[ZIP_PEER_LOCAL] / link[ZIP_PEER_REMOTE] (by peer_on_node, NULL: all remote) rise
- * to the best rate this rank timed; the higher rank of a pair times nothing.
+ * to the best rate this rank timed; the higher rank of a pair times nothing. A remote rate is
+ * the node's NIC, not this rank's share of it (zip_algo_probe_flows).
  */
 int zip_algo_probe_links(const zip_transport_t *t, int tag, const bool *peer_on_node,
                          double link[2]);
+
+/*
+ * How many ranks of this rank's node (itself included) probe a partner on another node at once
+ * in the round whose partner is rank ^ bit (rank ^ bit < size). They share the node's NIC, so
+ * each times about that share of it: the probe multiplies a remote rate by this count to give
+ * the NIC's rate, which the policy divides again where ranks do send at once (alltoall(v)).
+ * 1 without locality (peer_on_node NULL).
+ */
+int zip_algo_probe_flows(int rank, int size, int bit, const bool *peer_on_node);
 
 #ifdef __cplusplus
 }

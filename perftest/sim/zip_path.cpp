@@ -45,9 +45,9 @@ double ping_pong(const RankEnv &env, int partner, size_t bytes)
     return best;
 }
 
-double measure_pair(const RankEnv &env, int partner)
+double measure_pair(const RankEnv &env, int partner, int flows)
 {
-    double rate = ping_pong(env, partner, kProbeSmall);
+    double rate = flows * ping_pong(env, partner, kProbeSmall);
     // The lower rank decides and tells the higher one. The simulated message carries no
     // bytes, so its content travels beside it; both ends take the same branch as in
     // coll_zip_policy.c.
@@ -64,7 +64,7 @@ double measure_pair(const RankEnv &env, int partner)
         again = again_of[size_t(partner)] != 0;
     }
     if (again)
-        rate = std::max(rate, ping_pong(env, partner, kProbeLarge));
+        rate = std::max(rate, flows * ping_pong(env, partner, kProbeLarge));
     return rate;
 }
 
@@ -172,13 +172,16 @@ void probe_links(const RankEnv &env, double link[2])
     int h = 1;
     while (2 * h <= size / 2)
         h *= 2;
-    const int partners[2] = {env.rank ^ 1, h > 1 ? env.rank ^ h : -1};
-    for (int p : partners) {
-        if (p < 0 || p >= size)
+    const std::unique_ptr<bool[]> on_node = peers_on_node(env);
+    const int bits[2] = {1, h > 1 ? h : 0};
+    for (int bit : bits) {
+        const int p = env.rank ^ bit;
+        if (bit == 0 || p >= size)
             continue;
-        const double rate = measure_pair(env, p);
         const int cls = env.net->same_node(env.rank, p) ? ZIP_PEER_LOCAL : ZIP_PEER_REMOTE;
-        link[cls] = std::max(link[cls], rate);
+        const int flows =
+            cls == ZIP_PEER_REMOTE ? zip_algo_probe_flows(env.rank, size, bit, on_node.get()) : 1;
+        link[cls] = std::max(link[cls], measure_pair(env, p, flows));
     }
 }
 

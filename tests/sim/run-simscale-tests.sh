@@ -104,6 +104,19 @@ best=$(value "$csv" bcast smooth best-baseline)
 [ $rc = 0 ] && grep -q "route link_faster" "$log" && [ -n "$zip" ] && [ "$zip" = "$best" ]
 report "bcast over 400 Gbit/s: the policy hands the call on (link faster than codec)" $? "$log"
 
+# 4b. 32 ranks of a node probe their partners on the other node at once, each getting 1/32 of
+# the NIC: the probe must report the NIC (10 Gbit/s, 1250 MB/s), not one rank's share (39 MB/s).
+# Against the NIC, the 1 GB/s codec loses and the policy hands the bcast on; against the share
+# it would compress.
+log=$work/shared-nic.log csv=$work/shared-nic.csv
+simulate "$log" "$csv" --op bcast --ranks 64 --ranks-per-node 32 --bytes $B --link 10gbit \
+    --latency 2us --dataset smooth
+rc=$?
+remote=$(sed -n 's/.*agreed link MB\/s local [0-9]* remote \([0-9]*\),.*/\1/p' "$log")
+[ $rc = 0 ] && grep -q "route link_faster" "$log" &&
+    holds "1150 <= remote <= 1260" remote="${remote:-0}"
+report "ranks sharing a NIC: the probe measures the NIC, and bcast at 10 Gbit/s goes raw" $? "$log"
+
 # 5. 64 ranks, 4 per node, every operation: the run succeeds and appends the header once and
 # three rows per operation, each no faster than its busiest NIC allows.
 csv=$work/ranks64.csv ok=0

@@ -1,5 +1,7 @@
 // The link probe of the coll/zip policy (zip_algo_probe_links) on the in-process transport.
 #include <array>
+#include <memory>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -52,4 +54,62 @@ TEST(CollAlgoProbe, WithoutLocalityEveryLinkIsRemote)
     EXPECT_EQ(links[0][ZIP_PEER_LOCAL], 0.0);
     EXPECT_GT(links[0][ZIP_PEER_REMOTE], 0.0);
     EXPECT_EQ(links[1][ZIP_PEER_REMOTE], 0.0);
+}
+
+namespace
+{
+
+// peer_on_node as rank `rank` sees it when node(p) places every rank.
+std::vector<char> on_node_of(int rank, int size, int (*node)(int, int), int per_node)
+{
+    std::vector<char> on(size_t(size), 0);
+    for (int p = 0; p < size; ++p)
+        on[size_t(p)] = node(p, per_node) == node(rank, per_node);
+    return on;
+}
+
+int block(int p, int per_node)
+{
+    return p / per_node;
+}
+int cyclic(int p, int nodes)
+{
+    return p % nodes;
+}
+
+int flows(int rank, int size, int bit, int (*node)(int, int), int per_node)
+{
+    const std::vector<char> on = on_node_of(rank, size, node, per_node);
+    std::unique_ptr<bool[]> flags(new bool[size_t(size)]);
+    for (int p = 0; p < size; ++p)
+        flags[size_t(p)] = on[size_t(p)] != 0;
+    return zip_algo_probe_flows(rank, size, bit, flags.get());
+}
+
+} // namespace
+
+// With block placement the rank^h round sends every rank of a node across its NIC at once, so
+// each times 1/k of it; the rank^1 round stays on the node.
+TEST(CollAlgoProbe, EveryRankOfABlockPlacedNodeShareTheNicInTheFarRound)
+{
+    EXPECT_EQ(flows(0, 64, 32, block, 32), 32);
+    EXPECT_EQ(flows(37, 64, 32, block, 32), 32);
+    EXPECT_EQ(flows(5, 16, 8, block, 4), 4);
+    EXPECT_EQ(flows(0, 64, 1, block, 32), 1); // no rank of the node leaves it: counted as one
+}
+
+// Round-robin placement sends the rank^1 round off the node too.
+TEST(CollAlgoProbe, CyclicPlacementSharesTheNicInTheNearRound)
+{
+    EXPECT_EQ(flows(0, 8, 1, cyclic, 2), 4);
+    EXPECT_EQ(flows(3, 8, 1, cyclic, 2), 4);
+}
+
+// Only ranks whose partner exists and lives elsewhere count: on 6 ranks, 3 per node, rank^2
+// leaves node 0 only from rank 1 (0^2 = 2 and 2^2 = 0 stay); 4^2 = 6 does not exist.
+TEST(CollAlgoProbe, OnlyRanksWithAPartnerElsewhereCount)
+{
+    EXPECT_EQ(flows(1, 6, 2, block, 3), 1);
+    EXPECT_EQ(flows(3, 6, 2, block, 3), 1); // 3^2 = 1 leaves; 4 and 5 have no partner there
+    EXPECT_EQ(zip_algo_probe_flows(0, 64, 32, nullptr), 1);
 }
