@@ -18,14 +18,10 @@ static const char *const blocking[NBLOCKING] = {"bcast",    "alltoall",  "gather
 /* One call of each op with n smooth doubles a block, root 0. */
 static void run_ops(int rank, int size, int n)
 {
-    double *mine = malloc((size_t)n * size * sizeof(double));
-    double *all = malloc((size_t)n * size * sizeof(double));
-    int *counts = malloc(size * sizeof(int)), *disps = malloc(size * sizeof(int));
-    for (int p = 0; p < size; ++p) {
-        counts[p] = n;
-        disps[p] = p * n;
-    }
-    zt_fill(mine, (size_t)n * size, ZT_SMOOTH, rank, 1);
+    zt_blocks_t blocks;
+    zt_blocks_init(&blocks, n, size, ZT_SMOOTH, rank, 1);
+    double *mine = blocks.mine, *all = blocks.all;
+    int *counts = blocks.counts, *disps = blocks.disps;
     MPI_Bcast(mine, n, MPI_DOUBLE, 0, MPI_COMM_WORLD);
     MPI_Alltoall(mine, n, MPI_DOUBLE, all, n, MPI_DOUBLE, MPI_COMM_WORLD);
     MPI_Gather(mine, n, MPI_DOUBLE, all, n, MPI_DOUBLE, 0, MPI_COMM_WORLD);
@@ -52,10 +48,7 @@ static void run_ops(int rank, int size, int n)
     for (int k = 0; k < 8; ++k)
         free(out[k]);
     free(in);
-    free(mine);
-    free(all);
-    free(counts);
-    free(disps);
+    zt_blocks_free(&blocks);
 }
 
 /* Whether this rank sends in op's zip path (root 0). */

@@ -26,24 +26,17 @@ static void run_ops(int rank, int size)
 {
     for (size_t b = 0; b < NBLOCKS; ++b) {
         const int n = (int)(block_bytes[b] / sizeof(double));
-        double *mine = malloc((size_t)n * size * sizeof(double));
-        double *all = malloc((size_t)n * size * sizeof(double));
-        int *counts = malloc(size * sizeof(int)), *disps = malloc(size * sizeof(int));
-        for (int p = 0; p < size; ++p) {
-            counts[p] = n;
-            disps[p] = p * n;
-        }
-        zt_fill(mine, (size_t)n * size, ZT_RANDOM, rank, b);
+        zt_blocks_t blocks;
+        zt_blocks_init(&blocks, n, size, ZT_RANDOM, rank, b);
+        double *mine = blocks.mine, *all = blocks.all;
+        int *counts = blocks.counts, *disps = blocks.disps;
         zt_call(MPI_Bcast(mine, n, MPI_DOUBLE, 0, MPI_COMM_WORLD), "MPI_Bcast", rank);
         zt_call(MPI_Alltoallv(mine, counts, disps, MPI_DOUBLE, all, counts, disps, MPI_DOUBLE,
                               MPI_COMM_WORLD),
                 "MPI_Alltoallv", rank);
         zt_call(MPI_Gatherv(mine, n, MPI_DOUBLE, all, counts, disps, MPI_DOUBLE, 0, MPI_COMM_WORLD),
                 "MPI_Gatherv", rank);
-        free(mine);
-        free(all);
-        free(counts);
-        free(disps);
+        zt_blocks_free(&blocks);
     }
 }
 

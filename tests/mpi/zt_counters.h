@@ -60,6 +60,36 @@ static inline int zt_counters_init(int *argc, char ***argv, const char *name, in
     return 0;
 }
 
+/* Buffers for calls of every collective with n doubles a block on size ranks, root 0: mine and
+ * all of n * size doubles (mine filled with this rank's `kind` data of case salt), and the
+ * v-forms' counts (n) and displacements (p * n). */
+typedef struct {
+    double *mine, *all;
+    int *counts, *disps;
+} zt_blocks_t;
+
+static inline void zt_blocks_init(zt_blocks_t *b, int n, int size, int kind, int rank,
+                                  uint64_t salt)
+{
+    b->mine = malloc((size_t)n * size * sizeof(double));
+    b->all = malloc((size_t)n * size * sizeof(double));
+    b->counts = malloc(size * sizeof(int));
+    b->disps = malloc(size * sizeof(int));
+    for (int p = 0; p < size; ++p) {
+        b->counts[p] = n;
+        b->disps[p] = p * n;
+    }
+    zt_fill(b->mine, (size_t)n * size, kind, rank, salt);
+}
+
+static inline void zt_blocks_free(zt_blocks_t *b)
+{
+    free(b->mine);
+    free(b->all);
+    free(b->counts);
+    free(b->disps);
+}
+
 /* The counters coll_zip_<ops[op]>_<counters[c]> of one session: handle[op * ncounters + c]. */
 enum { ZT_MAX_COUNTERS = 64 };
 typedef struct {
