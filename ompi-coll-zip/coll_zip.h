@@ -1,6 +1,7 @@
 /*
- * coll/zip: compresses the payload of the collectives in COLL_ZIP_COLLECTIVES and hands every
- * other collective, and every call it cannot help, to the component selected before it.
+ * coll/zip: compresses the payload of the collectives in COLL_ZIP_COLLECTIVES (algo/coll_ops.h)
+ * and hands every other collective, and every call it cannot help, to the component selected
+ * before it.
  */
 #ifndef MCA_COLL_ZIP_EXPORT_H
 #define MCA_COLL_ZIP_EXPORT_H
@@ -14,51 +15,11 @@
 
 #include "zip/zip.h"
 #include "zip_ompi.h"
+#include "algo/coll_ops.h"
 #include "algo/coll_stats.h"
 #include "algo/zip_algo.h"
 
 BEGIN_C_DECLS
-
-/* Every collective zip takes, in the order of the statistics rows: X(OP, name, Call) gives its
- * op index COLL_ZIP_OP_<OP>, its name (the statistics row and MPI_T counters, the module's
- * coll_<name>, mca_coll_zip_<name>, previous_<name>) and its MPI call MPI_<Call>. The module
- * offers mca_coll_zip_<name> for each and keeps the previous component's function and module
- * (saved and retained at enable) to hand calls on. */
-/* clang-format off */
-#define COLL_ZIP_COLLECTIVES(X)                                                                    \
-    X(BCAST, bcast, Bcast)                                                                         \
-    X(ALLTOALLV, alltoallv, Alltoallv)                                                             \
-    X(GATHERV, gatherv, Gatherv)                                                                   \
-    X(ALLREDUCE, allreduce, Allreduce)                                                             \
-    X(REDUCE, reduce, Reduce)                                                                      \
-    X(IALLREDUCE, iallreduce, Iallreduce)                                                          \
-    X(IBCAST, ibcast, Ibcast)                                                                      \
-    X(ALLTOALL, alltoall, Alltoall)                                                                \
-    X(GATHER, gather, Gather)                                                                      \
-    X(SCATTERV, scatterv, Scatterv)                                                                \
-    X(SCATTER, scatter, Scatter)                                                                   \
-    X(ALLGATHERV, allgatherv, Allgatherv)                                                          \
-    X(ALLGATHER, allgather, Allgather)                                                             \
-    X(IALLTOALL, ialltoall, Ialltoall)                                                             \
-    X(IALLTOALLV, ialltoallv, Ialltoallv)                                                          \
-    X(IGATHER, igather, Igather)                                                                   \
-    X(IGATHERV, igatherv, Igatherv)                                                                \
-    X(IALLGATHER, iallgather, Iallgather)                                                          \
-    X(IALLGATHERV, iallgatherv, Iallgatherv)                                                       \
-    X(ISCATTER, iscatter, Iscatter)                                                                \
-    X(ISCATTERV, iscatterv, Iscatterv)
-/* clang-format on */
-
-enum {
-#define COLL_ZIP_OP_INDEX(OP, name, Call) COLL_ZIP_OP_##OP,
-    COLL_ZIP_COLLECTIVES(COLL_ZIP_OP_INDEX)
-#undef COLL_ZIP_OP_INDEX
-        COLL_ZIP_OP_COUNT
-};
-
-/* The blocking collective whose algorithm, routing and tag a call of `op` shares: op itself for
- * a blocking one, COLL_ZIP_OP_ALLTOALLV for COLL_ZIP_OP_IALLTOALLV, ... */
-int mca_coll_zip_op_blocking(int op);
 
 typedef struct mca_coll_zip_component_t {
     mca_coll_base_component_2_0_0_t super;
@@ -125,16 +86,13 @@ mca_coll_base_module_t *mca_coll_zip_comm_query(struct ompi_communicator_t *comm
 void mca_coll_zip_pvars_register(void);
 
 /* coll_zip_stats.c */
-/* Each collective's name ("bcast") and MPI call ("MPI_Bcast"), by COLL_ZIP_OP_*. */
-extern const char *const mca_coll_zip_op_names[COLL_ZIP_OP_COUNT];
-extern const char *const mca_coll_zip_op_calls[COLL_ZIP_OP_COUNT];
 void mca_coll_zip_stats_set_rank(int world_rank);
 void mca_coll_zip_stats_add(int op, int fallback, int compressed, uint64_t bytes_in,
                             uint64_t bytes_out, uint64_t codec_ns);
 void mca_coll_zip_stats_report(void);
-/* Called on every zip call on MPI_COMM_WORLD: the first one, which all ranks make together,
+/* Called on every zip call: the first one on MPI_COMM_WORLD, which all ranks make together,
  * arranges for the job-wide sum at MPI_Finalize. */
-void mca_coll_zip_stats_arm_finalize_summary(void);
+void mca_coll_zip_stats_arm_finalize_summary(struct ompi_communicator_t *comm);
 
 /* coll_zip_transport.c: the algorithms' transport on the PML */
 void mca_coll_zip_transport_init(zip_transport_t *t, struct ompi_communicator_t *comm);
@@ -194,9 +152,19 @@ void mca_coll_zip_stats_policy(int op, zip_verdict_t verdict, double observe_sav
 /* coll_zip_stats.c: maps an algorithm result to an MPI error code, reporting failures */
 int mca_coll_zip_algo_error(int algo_rc, const char *op, struct ompi_communicator_t *comm);
 
-/* The collectives */
-int mca_coll_zip_bcast(void *buff, int count, struct ompi_datatype_t *datatype, int root,
-                       struct ompi_communicator_t *comm, mca_coll_base_module_t *module);
+/* The collectives: mca_coll_zip_<name> has the type of the module's coll_<name> slot it fills,
+ * so the compiler holds each to Open MPI's signature. Each blocking entry is its non-blocking
+ * twin called with request NULL. */
+#define COLL_ZIP_DECLARE(OP, name, Call)                                                           \
+    __typeof__(*(mca_coll_base_module_##name##_fn_t)0) mca_coll_zip_##name;
+COLL_ZIP_COLLECTIVES(COLL_ZIP_DECLARE)
+#undef COLL_ZIP_DECLARE
+/* Hands a call of collective `name` on to the previous component: blocking (previous_<name>)
+ * when request is NULL, else previous_i<name>; the arguments are the call's up to comm. */
+#define COLL_ZIP_HAND_ON(m, request, name, ...)                                                    \
+    (NULL == (request)                                                                             \
+         ? (m)->previous_##name(__VA_ARGS__, (m)->previous_##name##_module)                        \
+         : (m)->previous_i##name(__VA_ARGS__, (request), (m)->previous_i##name##_module))
 /* The *_run functions below run their algorithm for a call of `op` that the policy took:
  * blocking with request NULL, else started as a non-blocking call whose *request completes
  * when Open MPI's progress engine has finished it (mca_coll_zip_exchange). */
@@ -211,9 +179,6 @@ int mca_coll_zip_rooted_run(mca_coll_zip_module_t *m, struct ompi_communicator_t
                             const struct mca_coll_zip_layout_t *many,
                             const struct mca_coll_zip_layout_t *one, int root,
                             struct ompi_request_t **request);
-int mca_coll_zip_gather(const void *sbuf, int scount, struct ompi_datatype_t *sdtype, void *rbuf,
-                        int rcount, struct ompi_datatype_t *rdtype, int root,
-                        struct ompi_communicator_t *comm, mca_coll_base_module_t *module);
 /* Allgatherv's ring for allgather(v) (blocking or not): `mine` is this rank's send block (or
  * MPI_IN_PLACE), rcv every rank's. */
 int mca_coll_zip_allgatherv_run(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm, int op,
@@ -225,77 +190,6 @@ int mca_coll_zip_allgatherv_run(mca_coll_zip_module_t *m, struct ompi_communicat
 bool mca_coll_zip_allgather_takes(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm,
                                   int op, const struct mca_coll_zip_layout_t *mine,
                                   const struct mca_coll_zip_layout_t *rcv, size_t largest);
-int mca_coll_zip_allgather(const void *sbuf, int scount, struct ompi_datatype_t *sdtype, void *rbuf,
-                           int rcount, struct ompi_datatype_t *rdtype,
-                           struct ompi_communicator_t *comm, mca_coll_base_module_t *module);
-int mca_coll_zip_allgatherv(const void *sbuf, int scount, struct ompi_datatype_t *sdtype,
-                            void *rbuf, const int *rcounts, const int *disps,
-                            struct ompi_datatype_t *rdtype, struct ompi_communicator_t *comm,
-                            mca_coll_base_module_t *module);
-int mca_coll_zip_scatter(const void *sbuf, int scount, struct ompi_datatype_t *sdtype, void *rbuf,
-                         int rcount, struct ompi_datatype_t *rdtype, int root,
-                         struct ompi_communicator_t *comm, mca_coll_base_module_t *module);
-int mca_coll_zip_scatterv(const void *sbuf, const int *scounts, const int *disps,
-                          struct ompi_datatype_t *sdtype, void *rbuf, int rcount,
-                          struct ompi_datatype_t *rdtype, int root,
-                          struct ompi_communicator_t *comm, mca_coll_base_module_t *module);
-int mca_coll_zip_alltoall(const void *sbuf, int scount, struct ompi_datatype_t *sdtype, void *rbuf,
-                          int rcount, struct ompi_datatype_t *rdtype,
-                          struct ompi_communicator_t *comm, mca_coll_base_module_t *module);
-int mca_coll_zip_alltoallv(const void *sbuf, const int *scounts, const int *sdisps,
-                           struct ompi_datatype_t *sdtype, void *rbuf, const int *rcounts,
-                           const int *rdisps, struct ompi_datatype_t *rdtype,
-                           struct ompi_communicator_t *comm, mca_coll_base_module_t *module);
-int mca_coll_zip_gatherv(const void *sbuf, int scount, struct ompi_datatype_t *sdtype, void *rbuf,
-                         const int *rcounts, const int *disps, struct ompi_datatype_t *rdtype,
-                         int root, struct ompi_communicator_t *comm,
-                         mca_coll_base_module_t *module);
-int mca_coll_zip_allreduce(const void *sbuf, void *rbuf, int count, struct ompi_datatype_t *dtype,
-                           struct ompi_op_t *op, struct ompi_communicator_t *comm,
-                           mca_coll_base_module_t *module);
-int mca_coll_zip_reduce(const void *sbuf, void *rbuf, int count, struct ompi_datatype_t *dtype,
-                        struct ompi_op_t *op, int root, struct ompi_communicator_t *comm,
-                        mca_coll_base_module_t *module);
-int mca_coll_zip_ibcast(void *buff, int count, struct ompi_datatype_t *datatype, int root,
-                        struct ompi_communicator_t *comm, struct ompi_request_t **request,
-                        mca_coll_base_module_t *module);
-int mca_coll_zip_iallreduce(const void *sbuf, void *rbuf, int count, struct ompi_datatype_t *dtype,
-                            struct ompi_op_t *op, struct ompi_communicator_t *comm,
-                            struct ompi_request_t **request, mca_coll_base_module_t *module);
-int mca_coll_zip_ialltoall(const void *sbuf, int scount, struct ompi_datatype_t *sdtype, void *rbuf,
-                           int rcount, struct ompi_datatype_t *rdtype,
-                           struct ompi_communicator_t *comm, struct ompi_request_t **request,
-                           mca_coll_base_module_t *module);
-int mca_coll_zip_ialltoallv(const void *sbuf, const int *scounts, const int *sdisps,
-                            struct ompi_datatype_t *sdtype, void *rbuf, const int *rcounts,
-                            const int *rdisps, struct ompi_datatype_t *rdtype,
-                            struct ompi_communicator_t *comm, struct ompi_request_t **request,
-                            mca_coll_base_module_t *module);
-int mca_coll_zip_igather(const void *sbuf, int scount, struct ompi_datatype_t *sdtype, void *rbuf,
-                         int rcount, struct ompi_datatype_t *rdtype, int root,
-                         struct ompi_communicator_t *comm, struct ompi_request_t **request,
-                         mca_coll_base_module_t *module);
-int mca_coll_zip_igatherv(const void *sbuf, int scount, struct ompi_datatype_t *sdtype, void *rbuf,
-                          const int *rcounts, const int *disps, struct ompi_datatype_t *rdtype,
-                          int root, struct ompi_communicator_t *comm,
-                          struct ompi_request_t **request, mca_coll_base_module_t *module);
-int mca_coll_zip_iallgather(const void *sbuf, int scount, struct ompi_datatype_t *sdtype,
-                            void *rbuf, int rcount, struct ompi_datatype_t *rdtype,
-                            struct ompi_communicator_t *comm, struct ompi_request_t **request,
-                            mca_coll_base_module_t *module);
-int mca_coll_zip_iallgatherv(const void *sbuf, int scount, struct ompi_datatype_t *sdtype,
-                             void *rbuf, const int *rcounts, const int *disps,
-                             struct ompi_datatype_t *rdtype, struct ompi_communicator_t *comm,
-                             struct ompi_request_t **request, mca_coll_base_module_t *module);
-int mca_coll_zip_iscatter(const void *sbuf, int scount, struct ompi_datatype_t *sdtype, void *rbuf,
-                          int rcount, struct ompi_datatype_t *rdtype, int root,
-                          struct ompi_communicator_t *comm, struct ompi_request_t **request,
-                          mca_coll_base_module_t *module);
-int mca_coll_zip_iscatterv(const void *sbuf, const int *scounts, const int *disps,
-                           struct ompi_datatype_t *sdtype, void *rbuf, int rcount,
-                           struct ompi_datatype_t *rdtype, int root,
-                           struct ompi_communicator_t *comm, struct ompi_request_t **request,
-                           mca_coll_base_module_t *module);
 
 END_C_DECLS
 

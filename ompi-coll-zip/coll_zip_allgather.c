@@ -14,15 +14,7 @@ int mca_coll_zip_allgather(const void *sbuf, int scount, struct ompi_datatype_t 
                            int rcount, struct ompi_datatype_t *rdtype,
                            struct ompi_communicator_t *comm, mca_coll_base_module_t *module)
 {
-    mca_coll_zip_module_t *m = (mca_coll_zip_module_t *)module;
-    const mca_coll_zip_layout_t mine = {sbuf, NULL, NULL, scount, sdtype};
-    const mca_coll_zip_layout_t rcv = {rbuf, NULL, NULL, rcount, rdtype};
-    if (mca_coll_zip_allgather_takes(m, comm, COLL_ZIP_OP_ALLGATHER, &mine, &rcv,
-                                     mca_coll_zip_layout_bytes(&rcv, 0))) {
-        return mca_coll_zip_allgatherv_run(m, comm, COLL_ZIP_OP_ALLGATHER, &mine, &rcv, NULL);
-    }
-    return m->previous_allgather(sbuf, scount, sdtype, rbuf, rcount, rdtype, comm,
-                                 m->previous_allgather_module);
+    return mca_coll_zip_iallgather(sbuf, scount, sdtype, rbuf, rcount, rdtype, comm, NULL, module);
 }
 
 int mca_coll_zip_iallgather(const void *sbuf, int scount, struct ompi_datatype_t *sdtype,
@@ -31,12 +23,13 @@ int mca_coll_zip_iallgather(const void *sbuf, int scount, struct ompi_datatype_t
                             mca_coll_base_module_t *module)
 {
     mca_coll_zip_module_t *m = (mca_coll_zip_module_t *)module;
+    const int op = NULL == request ? COLL_ZIP_OP_ALLGATHER : COLL_ZIP_OP_IALLGATHER;
     const mca_coll_zip_layout_t mine = {sbuf, NULL, NULL, scount, sdtype};
     const mca_coll_zip_layout_t rcv = {rbuf, NULL, NULL, rcount, rdtype};
-    if (mca_coll_zip_allgather_takes(m, comm, COLL_ZIP_OP_IALLGATHER, &mine, &rcv,
+    if (mca_coll_zip_allgather_takes(m, comm, op, &mine, &rcv,
                                      mca_coll_zip_layout_bytes(&rcv, 0))) {
-        return mca_coll_zip_allgatherv_run(m, comm, COLL_ZIP_OP_IALLGATHER, &mine, &rcv, request);
+        return mca_coll_zip_allgatherv_run(m, comm, op, &mine, &rcv, request);
     }
-    return m->previous_iallgather(sbuf, scount, sdtype, rbuf, rcount, rdtype, comm, request,
-                                  m->previous_iallgather_module);
+    return COLL_ZIP_HAND_ON(m, request, allgather, sbuf, scount, sdtype, rbuf, rcount, rdtype,
+                            comm);
 }

@@ -21,7 +21,7 @@ int mca_coll_zip_allgatherv_run(mca_coll_zip_module_t *m, struct ompi_communicat
     const int rank = ompi_comm_rank(comm);
     mca_coll_zip_exchange_t x = {.root = -1};
     if (OMPI_SUCCESS != mca_coll_zip_blocks_init(&x.received, ompi_comm_size(comm))) {
-        return mca_coll_zip_algo_error(ZIP_ALGO_ERR_NOMEM, mca_coll_zip_op_calls[op], comm);
+        return mca_coll_zip_algo_error(ZIP_ALGO_ERR_NOMEM, zip_coll_op_calls[op], comm);
     }
     mca_coll_zip_blocks_layout(&x.received, rcv, -1);
     /* This rank's block goes into its place first (MPI_IN_PLACE: it is there) and travels from
@@ -46,9 +46,7 @@ bool mca_coll_zip_allgather_takes(mca_coll_zip_module_t *m, struct ompi_communic
                                   int op, const mca_coll_zip_layout_t *mine,
                                   const mca_coll_zip_layout_t *rcv, size_t largest)
 {
-    if (comm == &ompi_mpi_comm_world.comm) {
-        mca_coll_zip_stats_arm_finalize_summary();
-    }
+    mca_coll_zip_stats_arm_finalize_summary(comm);
     const int rank = ompi_comm_rank(comm);
     int count = 0;
     const mca_coll_zip_layout_t *own = MPI_IN_PLACE == mine->buf ? rcv : mine;
@@ -73,15 +71,8 @@ int mca_coll_zip_allgatherv(const void *sbuf, int scount, struct ompi_datatype_t
                             struct ompi_datatype_t *rdtype, struct ompi_communicator_t *comm,
                             mca_coll_base_module_t *module)
 {
-    mca_coll_zip_module_t *m = (mca_coll_zip_module_t *)module;
-    const mca_coll_zip_layout_t mine = {sbuf, NULL, NULL, scount, sdtype};
-    const mca_coll_zip_layout_t rcv = {rbuf, rcounts, disps, 0, rdtype};
-    if (mca_coll_zip_allgather_takes(m, comm, COLL_ZIP_OP_ALLGATHERV, &mine, &rcv,
-                                     largest_block(&rcv, ompi_comm_size(comm)))) {
-        return mca_coll_zip_allgatherv_run(m, comm, COLL_ZIP_OP_ALLGATHERV, &mine, &rcv, NULL);
-    }
-    return m->previous_allgatherv(sbuf, scount, sdtype, rbuf, rcounts, disps, rdtype, comm,
-                                  m->previous_allgatherv_module);
+    return mca_coll_zip_iallgatherv(sbuf, scount, sdtype, rbuf, rcounts, disps, rdtype, comm, NULL,
+                                    module);
 }
 
 int mca_coll_zip_iallgatherv(const void *sbuf, int scount, struct ompi_datatype_t *sdtype,
@@ -90,12 +81,13 @@ int mca_coll_zip_iallgatherv(const void *sbuf, int scount, struct ompi_datatype_
                              struct ompi_request_t **request, mca_coll_base_module_t *module)
 {
     mca_coll_zip_module_t *m = (mca_coll_zip_module_t *)module;
+    const int op = NULL == request ? COLL_ZIP_OP_ALLGATHERV : COLL_ZIP_OP_IALLGATHERV;
     const mca_coll_zip_layout_t mine = {sbuf, NULL, NULL, scount, sdtype};
     const mca_coll_zip_layout_t rcv = {rbuf, rcounts, disps, 0, rdtype};
-    if (mca_coll_zip_allgather_takes(m, comm, COLL_ZIP_OP_IALLGATHERV, &mine, &rcv,
+    if (mca_coll_zip_allgather_takes(m, comm, op, &mine, &rcv,
                                      largest_block(&rcv, ompi_comm_size(comm)))) {
-        return mca_coll_zip_allgatherv_run(m, comm, COLL_ZIP_OP_IALLGATHERV, &mine, &rcv, request);
+        return mca_coll_zip_allgatherv_run(m, comm, op, &mine, &rcv, request);
     }
-    return m->previous_iallgatherv(sbuf, scount, sdtype, rbuf, rcounts, disps, rdtype, comm,
-                                   request, m->previous_iallgatherv_module);
+    return COLL_ZIP_HAND_ON(m, request, allgatherv, sbuf, scount, sdtype, rbuf, rcounts, disps,
+                            rdtype, comm);
 }

@@ -65,23 +65,35 @@ static bool takes(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm, in
     return mca_coll_zip_policy_takes(m, comm, op_index, bytes, sample, count, dtype, bytes);
 }
 
+/* The ring's arguments for reducing `bytes` of buf with op; policy and tag are the call's. */
+static void ring_args(zip_allreduce_args_t *args, zip_reduce_ops_t *reduce,
+                      reduce_binding_t *binding, mca_coll_zip_module_t *m, void *buf, size_t bytes,
+                      struct ompi_datatype_t *dtype, struct ompi_op_t *op)
+{
+    *binding = (reduce_binding_t){op, dtype};
+    *reduce = (zip_reduce_ops_t){binding, dtype->super.size, reduce_with_op};
+    *args = (zip_allreduce_args_t){
+        .buf = buf,
+        .bytes = bytes,
+        .elem_type = mca_coll_zip_elem_type(dtype),
+        .threshold = mca_coll_zip_component.threshold,
+        .policy = &m->call_policy,
+        .reduce = reduce,
+        .peer_on_node = m->peer_on_node,
+    };
+}
+
+/* Runs the ring now, on buf (allreduce: root -1). */
 static int run_ring(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm, int op_index,
                     int root, void *buf, size_t bytes, struct ompi_datatype_t *dtype,
                     struct ompi_op_t *op)
 {
-    reduce_binding_t binding = {op, dtype};
-    const zip_reduce_ops_t reduce = {&binding, dtype->super.size, reduce_with_op};
-    const zip_allreduce_args_t args = {
-        .buf = buf,
-        .bytes = bytes,
-        .tag = COLL_ZIP_OP_ALLREDUCE == op_index ? MCA_COLL_BASE_TAG_ALLREDUCE
-                                                 : MCA_COLL_BASE_TAG_REDUCE,
-        .elem_type = mca_coll_zip_elem_type(dtype),
-        .threshold = mca_coll_zip_component.threshold,
-        .policy = &m->call_policy,
-        .reduce = &reduce,
-        .peer_on_node = m->peer_on_node,
-    };
+    reduce_binding_t binding;
+    zip_reduce_ops_t reduce;
+    zip_allreduce_args_t args;
+    ring_args(&args, &reduce, &binding, m, buf, bytes, dtype, op);
+    args.tag =
+        COLL_ZIP_OP_ALLREDUCE == op_index ? MCA_COLL_BASE_TAG_ALLREDUCE : MCA_COLL_BASE_TAG_REDUCE;
     return mca_coll_zip_run(m, comm, op_index, root, &args);
 }
 
@@ -89,23 +101,7 @@ int mca_coll_zip_allreduce(const void *sbuf, void *rbuf, int count, struct ompi_
                            struct ompi_op_t *op, struct ompi_communicator_t *comm,
                            mca_coll_base_module_t *module)
 {
-    mca_coll_zip_module_t *m = (mca_coll_zip_module_t *)module;
-    if (comm == &ompi_mpi_comm_world.comm) {
-        mca_coll_zip_stats_arm_finalize_summary();
-    }
-    const size_t bytes = zip_bytes(count, dtype, op);
-    if (!takes(m, comm, COLL_ZIP_OP_ALLREDUCE, bytes, MPI_IN_PLACE == sbuf ? rbuf : sbuf, count,
-               dtype)) {
-        return m->previous_allreduce(sbuf, rbuf, count, dtype, op, comm,
-                                     m->previous_allreduce_module);
-    }
-    if (MPI_IN_PLACE != sbuf) {
-        const int rc = ompi_datatype_copy_content_same_ddt(dtype, count, rbuf, (char *)sbuf);
-        if (OMPI_SUCCESS != rc) {
-            return rc;
-        }
-    }
-    return run_ring(m, comm, COLL_ZIP_OP_ALLREDUCE, -1, rbuf, bytes, dtype, op);
+    return mca_coll_zip_iallreduce(sbuf, rbuf, count, dtype, op, comm, NULL, module);
 }
 
 int mca_coll_zip_reduce(const void *sbuf, void *rbuf, int count, struct ompi_datatype_t *dtype,
@@ -113,9 +109,7 @@ int mca_coll_zip_reduce(const void *sbuf, void *rbuf, int count, struct ompi_dat
                         mca_coll_base_module_t *module)
 {
     mca_coll_zip_module_t *m = (mca_coll_zip_module_t *)module;
-    if (comm == &ompi_mpi_comm_world.comm) {
-        mca_coll_zip_stats_arm_finalize_summary();
-    }
+    mca_coll_zip_stats_arm_finalize_summary(comm);
     const bool is_root = ompi_comm_rank(comm) == root;
     const void *mine = (is_root && MPI_IN_PLACE == sbuf) ? rbuf : sbuf;
     const size_t bytes = zip_bytes(count, dtype, op);
@@ -155,26 +149,10 @@ static void iallreduce_release(mca_coll_zip_nb_t *nb)
     free(nb);
 }
 
-int mca_coll_zip_iallreduce(const void *sbuf, void *rbuf, int count, struct ompi_datatype_t *dtype,
-                            struct ompi_op_t *op, struct ompi_communicator_t *comm,
-                            struct ompi_request_t **request, mca_coll_base_module_t *module)
+static int start_ring(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm, void *buf,
+                      size_t bytes, struct ompi_datatype_t *dtype, struct ompi_op_t *op,
+                      struct ompi_request_t **request)
 {
-    mca_coll_zip_module_t *m = (mca_coll_zip_module_t *)module;
-    if (comm == &ompi_mpi_comm_world.comm) {
-        mca_coll_zip_stats_arm_finalize_summary();
-    }
-    const size_t bytes = zip_bytes(count, dtype, op);
-    if (!takes(m, comm, COLL_ZIP_OP_IALLREDUCE, bytes, MPI_IN_PLACE == sbuf ? rbuf : sbuf, count,
-               dtype)) {
-        return m->previous_iallreduce(sbuf, rbuf, count, dtype, op, comm, request,
-                                      m->previous_iallreduce_module);
-    }
-    if (MPI_IN_PLACE != sbuf) {
-        const int rc = ompi_datatype_copy_content_same_ddt(dtype, count, rbuf, (char *)sbuf);
-        if (OMPI_SUCCESS != rc) {
-            return rc;
-        }
-    }
     iallreduce_t *c = calloc(1, sizeof(*c));
     if (NULL == c) {
         return mca_coll_zip_algo_error(ZIP_ALGO_ERR_NOMEM, "MPI_Iallreduce", comm);
@@ -184,21 +162,34 @@ int mca_coll_zip_iallreduce(const void *sbuf, void *rbuf, int count, struct ompi
         mca_coll_zip_nb_release(&c->nb);
         return mca_coll_zip_algo_error(ZIP_ALGO_ERR_NOMEM, "MPI_Iallreduce", comm);
     }
-    c->binding = (reduce_binding_t){op, dtype};
-    c->reduce = (zip_reduce_ops_t){&c->binding, dtype->super.size, reduce_with_op};
-    c->args = (zip_allreduce_args_t){
-        .buf = rbuf,
-        .bytes = bytes,
-        .tag = c->nb.tag,
-        .elem_type = mca_coll_zip_elem_type(dtype),
-        .threshold = mca_coll_zip_component.threshold,
-        .policy = &c->nb.policy,
-        .reduce = &c->reduce,
-        .peer_on_node = m->peer_on_node,
-    };
+    ring_args(&c->args, &c->reduce, &c->binding, m, buf, bytes, dtype, op);
+    c->args.tag = c->nb.tag;
+    c->args.policy = &c->nb.policy;
     zip_algo_call_t *call =
         zip_algo_iallreduce(&c->nb.transport, &c->nb.codec, &c->args, &c->nb.result);
     const int rc = mca_coll_zip_nb_start(&c->nb, call, request);
     return OMPI_SUCCESS == rc ? rc
                               : mca_coll_zip_algo_error(ZIP_ALGO_ERR_NOMEM, "MPI_Iallreduce", comm);
+}
+
+/* MPI_Allreduce too, with request NULL. */
+int mca_coll_zip_iallreduce(const void *sbuf, void *rbuf, int count, struct ompi_datatype_t *dtype,
+                            struct ompi_op_t *op, struct ompi_communicator_t *comm,
+                            struct ompi_request_t **request, mca_coll_base_module_t *module)
+{
+    mca_coll_zip_module_t *m = (mca_coll_zip_module_t *)module;
+    const int op_index = NULL == request ? COLL_ZIP_OP_ALLREDUCE : COLL_ZIP_OP_IALLREDUCE;
+    mca_coll_zip_stats_arm_finalize_summary(comm);
+    const size_t bytes = zip_bytes(count, dtype, op);
+    if (!takes(m, comm, op_index, bytes, MPI_IN_PLACE == sbuf ? rbuf : sbuf, count, dtype)) {
+        return COLL_ZIP_HAND_ON(m, request, allreduce, sbuf, rbuf, count, dtype, op, comm);
+    }
+    if (MPI_IN_PLACE != sbuf) {
+        const int rc = ompi_datatype_copy_content_same_ddt(dtype, count, rbuf, (char *)sbuf);
+        if (OMPI_SUCCESS != rc) {
+            return rc;
+        }
+    }
+    return NULL == request ? run_ring(m, comm, COLL_ZIP_OP_ALLREDUCE, -1, rbuf, bytes, dtype, op)
+                           : start_ring(m, comm, rbuf, bytes, dtype, op, request);
 }

@@ -16,9 +16,7 @@
 static bool alltoall_takes(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm, int op,
                            const mca_coll_zip_layout_t *snd, const mca_coll_zip_layout_t *rcv)
 {
-    if (comm == &ompi_mpi_comm_world.comm) {
-        mca_coll_zip_stats_arm_finalize_summary();
-    }
+    mca_coll_zip_stats_arm_finalize_summary(comm);
     if (MPI_IN_PLACE == snd->buf) {
         mca_coll_zip_stats_add(op, 1, 0, 0, 0, 0);
         return false;
@@ -36,14 +34,7 @@ int mca_coll_zip_alltoall(const void *sbuf, int scount, struct ompi_datatype_t *
                           int rcount, struct ompi_datatype_t *rdtype,
                           struct ompi_communicator_t *comm, mca_coll_base_module_t *module)
 {
-    mca_coll_zip_module_t *m = (mca_coll_zip_module_t *)module;
-    const mca_coll_zip_layout_t snd = {sbuf, NULL, NULL, scount, sdtype};
-    const mca_coll_zip_layout_t rcv = {rbuf, NULL, NULL, rcount, rdtype};
-    if (alltoall_takes(m, comm, COLL_ZIP_OP_ALLTOALL, &snd, &rcv)) {
-        return mca_coll_zip_alltoallv_run(m, comm, COLL_ZIP_OP_ALLTOALL, &snd, &rcv, NULL);
-    }
-    return m->previous_alltoall(sbuf, scount, sdtype, rbuf, rcount, rdtype, comm,
-                                m->previous_alltoall_module);
+    return mca_coll_zip_ialltoall(sbuf, scount, sdtype, rbuf, rcount, rdtype, comm, NULL, module);
 }
 
 int mca_coll_zip_ialltoall(const void *sbuf, int scount, struct ompi_datatype_t *sdtype, void *rbuf,
@@ -52,11 +43,11 @@ int mca_coll_zip_ialltoall(const void *sbuf, int scount, struct ompi_datatype_t 
                            mca_coll_base_module_t *module)
 {
     mca_coll_zip_module_t *m = (mca_coll_zip_module_t *)module;
+    const int op = NULL == request ? COLL_ZIP_OP_ALLTOALL : COLL_ZIP_OP_IALLTOALL;
     const mca_coll_zip_layout_t snd = {sbuf, NULL, NULL, scount, sdtype};
     const mca_coll_zip_layout_t rcv = {rbuf, NULL, NULL, rcount, rdtype};
-    if (alltoall_takes(m, comm, COLL_ZIP_OP_IALLTOALL, &snd, &rcv)) {
-        return mca_coll_zip_alltoallv_run(m, comm, COLL_ZIP_OP_IALLTOALL, &snd, &rcv, request);
+    if (alltoall_takes(m, comm, op, &snd, &rcv)) {
+        return mca_coll_zip_alltoallv_run(m, comm, op, &snd, &rcv, request);
     }
-    return m->previous_ialltoall(sbuf, scount, sdtype, rbuf, rcount, rdtype, comm, request,
-                                 m->previous_ialltoall_module);
+    return COLL_ZIP_HAND_ON(m, request, alltoall, sbuf, scount, sdtype, rbuf, rcount, rdtype, comm);
 }

@@ -26,7 +26,7 @@ int mca_coll_zip_alltoallv_run(mca_coll_zip_module_t *m, struct ompi_communicato
     mca_coll_zip_exchange_t x = {.root = -1};
     if (OMPI_SUCCESS != mca_coll_zip_blocks_init(&x.sent, size) ||
         OMPI_SUCCESS != mca_coll_zip_blocks_init(&x.received, size)) {
-        rc = mca_coll_zip_algo_error(ZIP_ALGO_ERR_NOMEM, mca_coll_zip_op_calls[op], comm);
+        rc = mca_coll_zip_algo_error(ZIP_ALGO_ERR_NOMEM, zip_coll_op_calls[op], comm);
         return mca_coll_zip_exchange(m, comm, op, &x, rc, request);
     }
     mca_coll_zip_blocks_layout(&x.sent, snd, rank);
@@ -48,9 +48,7 @@ int mca_coll_zip_alltoallv_run(mca_coll_zip_module_t *m, struct ompi_communicato
 static bool alltoallv_takes(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm, int op,
                             const mca_coll_zip_layout_t *snd)
 {
-    if (comm == &ompi_mpi_comm_world.comm) {
-        mca_coll_zip_stats_arm_finalize_summary();
-    }
+    mca_coll_zip_stats_arm_finalize_summary(comm);
     if (MPI_IN_PLACE == snd->buf) {
         mca_coll_zip_stats_add(op, 1, 0, 0, 0, 0);
         return false;
@@ -63,14 +61,8 @@ int mca_coll_zip_alltoallv(const void *sbuf, const int *scounts, const int *sdis
                            const int *rdisps, struct ompi_datatype_t *rdtype,
                            struct ompi_communicator_t *comm, mca_coll_base_module_t *module)
 {
-    mca_coll_zip_module_t *m = (mca_coll_zip_module_t *)module;
-    const mca_coll_zip_layout_t snd = {sbuf, scounts, sdisps, 0, sdtype};
-    const mca_coll_zip_layout_t rcv = {rbuf, rcounts, rdisps, 0, rdtype};
-    if (alltoallv_takes(m, comm, COLL_ZIP_OP_ALLTOALLV, &snd)) {
-        return mca_coll_zip_alltoallv_run(m, comm, COLL_ZIP_OP_ALLTOALLV, &snd, &rcv, NULL);
-    }
-    return m->previous_alltoallv(sbuf, scounts, sdisps, sdtype, rbuf, rcounts, rdisps, rdtype, comm,
-                                 m->previous_alltoallv_module);
+    return mca_coll_zip_ialltoallv(sbuf, scounts, sdisps, sdtype, rbuf, rcounts, rdisps, rdtype,
+                                   comm, NULL, module);
 }
 
 int mca_coll_zip_ialltoallv(const void *sbuf, const int *scounts, const int *sdisps,
@@ -80,11 +72,12 @@ int mca_coll_zip_ialltoallv(const void *sbuf, const int *scounts, const int *sdi
                             mca_coll_base_module_t *module)
 {
     mca_coll_zip_module_t *m = (mca_coll_zip_module_t *)module;
+    const int op = NULL == request ? COLL_ZIP_OP_ALLTOALLV : COLL_ZIP_OP_IALLTOALLV;
     const mca_coll_zip_layout_t snd = {sbuf, scounts, sdisps, 0, sdtype};
     const mca_coll_zip_layout_t rcv = {rbuf, rcounts, rdisps, 0, rdtype};
-    if (alltoallv_takes(m, comm, COLL_ZIP_OP_IALLTOALLV, &snd)) {
-        return mca_coll_zip_alltoallv_run(m, comm, COLL_ZIP_OP_IALLTOALLV, &snd, &rcv, request);
+    if (alltoallv_takes(m, comm, op, &snd)) {
+        return mca_coll_zip_alltoallv_run(m, comm, op, &snd, &rcv, request);
     }
-    return m->previous_ialltoallv(sbuf, scounts, sdisps, sdtype, rbuf, rcounts, rdisps, rdtype,
-                                  comm, request, m->previous_ialltoallv_module);
+    return COLL_ZIP_HAND_ON(m, request, alltoallv, sbuf, scounts, sdisps, sdtype, rbuf, rcounts,
+                            rdisps, rdtype, comm);
 }

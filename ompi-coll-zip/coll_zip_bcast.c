@@ -27,18 +27,12 @@ static size_t bcast_takes(mca_coll_zip_module_t *m, int op, void *buff, int coun
                           struct ompi_communicator_t *comm)
 {
     size_t type_size = 0;
-    if (comm == &ompi_mpi_comm_world.comm) {
-        mca_coll_zip_stats_arm_finalize_summary();
-    }
+    mca_coll_zip_stats_arm_finalize_summary(comm);
     ompi_datatype_type_size(datatype, &type_size);
     const size_t bytes = type_size * (size_t)(count > 0 ? count : 0);
-    if (bytes == 0 || bytes < mca_coll_zip_component.threshold) {
-        mca_coll_zip_stats_add(op, 1, 0, 0, 0, 0);
-        return 0;
-    }
     const bool is_root = ompi_comm_rank(comm) == root;
-    return mca_coll_zip_policy_takes(m, comm, op, bytes, is_root ? buff : NULL, count, datatype,
-                                     is_root ? bytes : 0)
+    return mca_coll_zip_policy_takes_known(m, comm, op, bytes, is_root ? buff : NULL, count,
+                                           datatype, is_root ? bytes : 0)
                ? bytes
                : 0;
 }

@@ -61,25 +61,6 @@ static void iexchange_release(mca_coll_zip_nb_t *nb)
     free(c);
 }
 
-static zip_algo_call_t *start(int op, iexchange_t *c)
-{
-    const zip_exchange_args_t *a = &c->x.args;
-    mca_coll_zip_nb_t *nb = &c->nb;
-    switch (mca_coll_zip_op_blocking(op)) {
-    case COLL_ZIP_OP_ALLTOALL:
-    case COLL_ZIP_OP_ALLTOALLV:
-        return zip_algo_ialltoallv(&nb->transport, &nb->codec, a, &nb->result);
-    case COLL_ZIP_OP_GATHER:
-    case COLL_ZIP_OP_GATHERV:
-        return zip_algo_igatherv(&nb->transport, &nb->codec, c->x.root, a, &nb->result);
-    case COLL_ZIP_OP_SCATTER:
-    case COLL_ZIP_OP_SCATTERV:
-        return zip_algo_iscatterv(&nb->transport, &nb->codec, c->x.root, a, &nb->result);
-    default:
-        return zip_algo_iallgatherv(&nb->transport, &nb->codec, a, &nb->result);
-    }
-}
-
 int mca_coll_zip_exchange(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm, int op,
                           mca_coll_zip_exchange_t *x, int rc, struct ompi_request_t **request)
 {
@@ -95,19 +76,22 @@ int mca_coll_zip_exchange(mca_coll_zip_module_t *m, struct ompi_communicator_t *
     iexchange_t *c = calloc(1, sizeof(*c));
     if (NULL == c) {
         (void)release(x, false, OMPI_SUCCESS);
-        return mca_coll_zip_algo_error(ZIP_ALGO_ERR_NOMEM, mca_coll_zip_op_calls[op], comm);
+        return mca_coll_zip_algo_error(ZIP_ALGO_ERR_NOMEM, zip_coll_op_calls[op], comm);
     }
     c->x = *x; /* the call owns the blocks from here on */
     c->nb.complete = iexchange_complete;
     c->nb.release = iexchange_release;
     if (OMPI_SUCCESS != mca_coll_zip_nb_begin(&c->nb, m, comm, op)) {
         mca_coll_zip_nb_release(&c->nb);
-        return mca_coll_zip_algo_error(ZIP_ALGO_ERR_NOMEM, mca_coll_zip_op_calls[op], comm);
+        return mca_coll_zip_algo_error(ZIP_ALGO_ERR_NOMEM, zip_coll_op_calls[op], comm);
     }
     c->x.args.tag = c->nb.tag;
     c->x.args.policy = &c->nb.policy;
-    rc = mca_coll_zip_nb_start(&c->nb, start(op, c), request);
+    rc = mca_coll_zip_nb_start(
+        &c->nb,
+        zip_coll_op_start(op, &c->nb.transport, &c->nb.codec, c->x.root, &c->x.args, &c->nb.result),
+        request);
     return OMPI_SUCCESS == rc
                ? rc
-               : mca_coll_zip_algo_error(ZIP_ALGO_ERR_NOMEM, mca_coll_zip_op_calls[op], comm);
+               : mca_coll_zip_algo_error(ZIP_ALGO_ERR_NOMEM, zip_coll_op_calls[op], comm);
 }

@@ -15,9 +15,7 @@ static bool gather_takes(mca_coll_zip_module_t *m, struct ompi_communicator_t *c
                          const mca_coll_zip_layout_t *many, const mca_coll_zip_layout_t *one,
                          int root)
 {
-    if (comm == &ompi_mpi_comm_world.comm) {
-        mca_coll_zip_stats_arm_finalize_summary();
-    }
+    mca_coll_zip_stats_arm_finalize_summary(comm);
     const bool is_root = ompi_comm_rank(comm) == root;
     const size_t block = mca_coll_zip_layout_bytes(is_root ? many : one, 0);
     return mca_coll_zip_policy_takes_known(m, comm, op, block, is_root ? NULL : one->buf,
@@ -28,14 +26,8 @@ int mca_coll_zip_gather(const void *sbuf, int scount, struct ompi_datatype_t *sd
                         int rcount, struct ompi_datatype_t *rdtype, int root,
                         struct ompi_communicator_t *comm, mca_coll_base_module_t *module)
 {
-    mca_coll_zip_module_t *m = (mca_coll_zip_module_t *)module;
-    const mca_coll_zip_layout_t many = {rbuf, NULL, NULL, rcount, rdtype};
-    const mca_coll_zip_layout_t one = {sbuf, NULL, NULL, scount, sdtype};
-    if (gather_takes(m, comm, COLL_ZIP_OP_GATHER, &many, &one, root)) {
-        return mca_coll_zip_rooted_run(m, comm, COLL_ZIP_OP_GATHER, &many, &one, root, NULL);
-    }
-    return m->previous_gather(sbuf, scount, sdtype, rbuf, rcount, rdtype, root, comm,
-                              m->previous_gather_module);
+    return mca_coll_zip_igather(sbuf, scount, sdtype, rbuf, rcount, rdtype, root, comm, NULL,
+                                module);
 }
 
 int mca_coll_zip_igather(const void *sbuf, int scount, struct ompi_datatype_t *sdtype, void *rbuf,
@@ -44,11 +36,12 @@ int mca_coll_zip_igather(const void *sbuf, int scount, struct ompi_datatype_t *s
                          mca_coll_base_module_t *module)
 {
     mca_coll_zip_module_t *m = (mca_coll_zip_module_t *)module;
+    const int op = NULL == request ? COLL_ZIP_OP_GATHER : COLL_ZIP_OP_IGATHER;
     const mca_coll_zip_layout_t many = {rbuf, NULL, NULL, rcount, rdtype};
     const mca_coll_zip_layout_t one = {sbuf, NULL, NULL, scount, sdtype};
-    if (gather_takes(m, comm, COLL_ZIP_OP_IGATHER, &many, &one, root)) {
-        return mca_coll_zip_rooted_run(m, comm, COLL_ZIP_OP_IGATHER, &many, &one, root, request);
+    if (gather_takes(m, comm, op, &many, &one, root)) {
+        return mca_coll_zip_rooted_run(m, comm, op, &many, &one, root, request);
     }
-    return m->previous_igather(sbuf, scount, sdtype, rbuf, rcount, rdtype, root, comm, request,
-                               m->previous_igather_module);
+    return COLL_ZIP_HAND_ON(m, request, gather, sbuf, scount, sdtype, rbuf, rcount, rdtype, root,
+                            comm);
 }

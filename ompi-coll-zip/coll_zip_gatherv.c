@@ -16,9 +16,7 @@
 static bool gatherv_takes(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm, int op,
                           const mca_coll_zip_layout_t *one, int root)
 {
-    if (comm == &ompi_mpi_comm_world.comm) {
-        mca_coll_zip_stats_arm_finalize_summary();
-    }
+    mca_coll_zip_stats_arm_finalize_summary(comm);
     const bool is_root = ompi_comm_rank(comm) == root;
     const size_t mine = is_root ? 0 : mca_coll_zip_layout_bytes(one, 0);
     return mca_coll_zip_policy_takes(m, comm, op, mca_coll_zip_component.threshold,
@@ -29,14 +27,8 @@ int mca_coll_zip_gatherv(const void *sbuf, int scount, struct ompi_datatype_t *s
                          const int *rcounts, const int *disps, struct ompi_datatype_t *rdtype,
                          int root, struct ompi_communicator_t *comm, mca_coll_base_module_t *module)
 {
-    mca_coll_zip_module_t *m = (mca_coll_zip_module_t *)module;
-    const mca_coll_zip_layout_t many = {rbuf, rcounts, disps, 0, rdtype};
-    const mca_coll_zip_layout_t one = {sbuf, NULL, NULL, scount, sdtype};
-    if (gatherv_takes(m, comm, COLL_ZIP_OP_GATHERV, &one, root)) {
-        return mca_coll_zip_rooted_run(m, comm, COLL_ZIP_OP_GATHERV, &many, &one, root, NULL);
-    }
-    return m->previous_gatherv(sbuf, scount, sdtype, rbuf, rcounts, disps, rdtype, root, comm,
-                               m->previous_gatherv_module);
+    return mca_coll_zip_igatherv(sbuf, scount, sdtype, rbuf, rcounts, disps, rdtype, root, comm,
+                                 NULL, module);
 }
 
 int mca_coll_zip_igatherv(const void *sbuf, int scount, struct ompi_datatype_t *sdtype, void *rbuf,
@@ -45,11 +37,12 @@ int mca_coll_zip_igatherv(const void *sbuf, int scount, struct ompi_datatype_t *
                           struct ompi_request_t **request, mca_coll_base_module_t *module)
 {
     mca_coll_zip_module_t *m = (mca_coll_zip_module_t *)module;
+    const int op = NULL == request ? COLL_ZIP_OP_GATHERV : COLL_ZIP_OP_IGATHERV;
     const mca_coll_zip_layout_t many = {rbuf, rcounts, disps, 0, rdtype};
     const mca_coll_zip_layout_t one = {sbuf, NULL, NULL, scount, sdtype};
-    if (gatherv_takes(m, comm, COLL_ZIP_OP_IGATHERV, &one, root)) {
-        return mca_coll_zip_rooted_run(m, comm, COLL_ZIP_OP_IGATHERV, &many, &one, root, request);
+    if (gatherv_takes(m, comm, op, &one, root)) {
+        return mca_coll_zip_rooted_run(m, comm, op, &many, &one, root, request);
     }
-    return m->previous_igatherv(sbuf, scount, sdtype, rbuf, rcounts, disps, rdtype, root, comm,
-                                request, m->previous_igatherv_module);
+    return COLL_ZIP_HAND_ON(m, request, gatherv, sbuf, scount, sdtype, rbuf, rcounts, disps, rdtype,
+                            root, comm);
 }

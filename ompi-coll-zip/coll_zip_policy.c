@@ -23,61 +23,35 @@
 
 #include "coll_zip.h"
 #include "coll_zip_view.h"
+#include "algo/coll_policy.h"
 #include "algo/zip_algo.h"
 
 /* ---- the per-communicator Info key zip_policy ---- */
-
-/* Indexed by context id: -1 unset, else a zip_policy_mode_t. Grown on demand. */
-static int8_t *comm_policy;
-static uint32_t comm_policy_len;
-
-static void set_comm_policy(uint32_t cid, int8_t value)
-{
-    if (cid >= comm_policy_len) {
-        uint32_t n = comm_policy_len ? comm_policy_len : 64;
-        while (n <= cid) {
-            n *= 2;
-        }
-        int8_t *grown = realloc(comm_policy, n);
-        if (NULL == grown) {
-            return;
-        }
-        memset(grown + comm_policy_len, -1, n - comm_policy_len);
-        comm_policy = grown;
-        comm_policy_len = n;
-    }
-    comm_policy[cid] = value;
-}
 
 static char *policy_key_changed(opal_infosubscriber_t *obj, char *key, char *value)
 {
     (void)key;
     /* The subscriber object is the communicator's first member. */
     ompi_communicator_t *comm = (ompi_communicator_t *)obj;
-    set_comm_policy(comm->c_contextid, (int8_t)zip_policy_mode_parse(value));
+    zip_coll_policy_set(comm->c_contextid, zip_policy_mode_parse(value));
     return value;
 }
 
 void mca_coll_zip_policy_subscribe(struct ompi_communicator_t *comm)
 {
-    set_comm_policy(comm->c_contextid, -1); /* a reused context id starts unset */
+    zip_coll_policy_set(comm->c_contextid, -1); /* a reused context id starts unset */
     (void)opal_infosubscribe_subscribe(&comm->super, "zip_policy", "default", policy_key_changed);
 }
 
 zip_policy_mode_t mca_coll_zip_policy_mode(struct ompi_communicator_t *comm)
 {
-    const uint32_t cid = comm->c_contextid;
-    if (cid < comm_policy_len && comm_policy[cid] >= 0) {
-        return (zip_policy_mode_t)comm_policy[cid];
-    }
-    return (zip_policy_mode_t)mca_coll_zip_component.policy;
+    const int mode = zip_coll_policy_get(comm->c_contextid);
+    return (zip_policy_mode_t)(mode >= 0 ? mode : mca_coll_zip_component.policy);
 }
 
 void mca_coll_zip_policy_fini(void)
 {
-    free(comm_policy);
-    comm_policy = NULL;
-    comm_policy_len = 0;
+    zip_coll_policy_clear();
 }
 
 /* ---- agreeing on the speeds ---- */
@@ -94,18 +68,6 @@ static void codec_speeds(mca_coll_zip_module_t *m, double *c, double *d)
     *c = cached_c;
     *d = cached_d;
     opal_mutex_unlock(&lock);
-}
-
-static int ranks_on_my_node(const mca_coll_zip_module_t *m, struct ompi_communicator_t *comm)
-{
-    if (NULL == m->peer_on_node) {
-        return 1;
-    }
-    int n = 0;
-    for (int p = 0; p < ompi_comm_size(comm); ++p) {
-        n += m->peer_on_node[p] ? 1 : 0;
-    }
-    return n > 0 ? n : 1;
 }
 
 static int agree(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm)
@@ -126,48 +88,26 @@ static int agree(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm)
             }
         }
     }
-    /* Fastest link, slowest codec, most ranks on one node: every rank the same, and on the
-     * side of sending raw when in doubt. */
-    double mine[5] = {link[0], link[1], -c, -d, (double)ranks_on_my_node(m, comm)};
-    double all[5];
-    int rc = comm->c_coll->coll_allreduce(mine, all, 5, MPI_DOUBLE, MPI_MAX, comm,
-                                          comm->c_coll->coll_allreduce_module);
+    double mine[ZIP_COLL_AGREE_VALUES], all[ZIP_COLL_AGREE_VALUES];
+    zip_coll_agree_mine(link, c, d, zip_coll_ranks_on_node(m->peer_on_node, ompi_comm_size(comm)),
+                        mine);
+    int rc = comm->c_coll->coll_allreduce(mine, all, ZIP_COLL_AGREE_VALUES, MPI_DOUBLE, MPI_MAX,
+                                          comm, comm->c_coll->coll_allreduce_module);
     if (OMPI_SUCCESS != rc) {
         return rc;
     }
-    m->speeds = (zip_algo_agreed_t){
-        .link_Bps = {all[0], all[1]},
-        .compress_Bps = -all[2],
-        .decompress_Bps = -all[3],
-        .ranks_per_node = (int)all[4],
-    };
+    const zip_algo_agreed_t *s = &m->speeds;
+    m->speeds = zip_coll_agree_result(all);
     m->agreed = true;
     opal_output_verbose(1, z->output,
                         "coll:zip: %s: link MB/s local %.0f remote %.0f, codec MB/s %.0f / %.0f, "
                         "up to %d ranks per node",
-                        comm->c_name, all[0] / 1e6, all[1] / 1e6, -all[2] / 1e6, -all[3] / 1e6,
-                        m->speeds.ranks_per_node);
-    z->last_speeds.link_Bps = all[1];
-    z->last_speeds.compress_Bps = -all[2];
-    z->last_speeds.decompress_Bps = -all[3];
+                        comm->c_name, s->link_Bps[0] / 1e6, s->link_Bps[1] / 1e6,
+                        s->compress_Bps / 1e6, s->decompress_Bps / 1e6, s->ranks_per_node);
+    z->last_speeds.link_Bps = s->link_Bps[ZIP_PEER_REMOTE];
+    z->last_speeds.compress_Bps = s->compress_Bps;
+    z->last_speeds.decompress_Bps = s->decompress_Bps;
     return OMPI_SUCCESS;
-}
-
-/* How the data of a call of `op` flow (algo/route.cpp). */
-static zip_algo_flow_t flow_of(int op)
-{
-    switch (mca_coll_zip_op_blocking(op)) {
-    case COLL_ZIP_OP_BCAST:
-        return ZIP_FLOW_PIPELINE;
-    case COLL_ZIP_OP_ALLTOALLV:
-    case COLL_ZIP_OP_ALLTOALL:
-        return ZIP_FLOW_ALL_SEND;
-    case COLL_ZIP_OP_ALLGATHERV:
-    case COLL_ZIP_OP_ALLGATHER:
-        return ZIP_FLOW_RING;
-    default:
-        return ZIP_FLOW_ONE;
-    }
 }
 
 zip_verdict_t mca_coll_zip_policy_route(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm,
@@ -181,12 +121,13 @@ zip_verdict_t mca_coll_zip_policy_route(mca_coll_zip_module_t *m, struct ompi_co
             opal_output_verbose(1, mca_coll_zip_component.output,
                                 "coll:zip: %s: could not agree on speeds (%d): handing calls on",
                                 comm->c_name, rc);
-            (void)zip_algo_route(mode, flow_of(op), ompi_comm_size(comm), NULL, true, bytes, out);
+            (void)zip_algo_route(mode, zip_coll_op_flow(op), ompi_comm_size(comm), NULL, true,
+                                 bytes, out);
             return ZIP_VERDICT_LINK_FASTER; /* no estimate: behave as stock Open MPI */
         }
     }
-    return zip_algo_route(mode, flow_of(op), ompi_comm_size(comm), needs_speeds ? &m->speeds : NULL,
-                          NULL == m->peer_on_node, bytes, out);
+    return zip_algo_route(mode, zip_coll_op_flow(op), ompi_comm_size(comm),
+                          needs_speeds ? &m->speeds : NULL, NULL == m->peer_on_node, bytes, out);
 }
 
 bool mca_coll_zip_policy_takes(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm, int op,
@@ -209,7 +150,7 @@ bool mca_coll_zip_policy_takes(mca_coll_zip_module_t *m, struct ompi_communicato
         saving = zip_algo_observe_saving(&codec, &m->call_policy, mca_coll_zip_elem_type(dtype),
                                          (const char *)sample + dtype->super.true_lb,
                                          tsize * (size_t)sample_count, my_bytes);
-        saving *= zip_algo_observe_share(flow_of(op), ompi_comm_size(comm));
+        saving *= zip_algo_observe_share(zip_coll_op_flow(op), ompi_comm_size(comm));
     }
     mca_coll_zip_stats_policy(op, v, saving, my_bytes);
     mca_coll_zip_stats_add(op, 1, 0, 0, 0, 0);

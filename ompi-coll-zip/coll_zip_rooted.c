@@ -19,14 +19,14 @@ int mca_coll_zip_rooted_run(mca_coll_zip_module_t *m, struct ompi_communicator_t
                             int root, struct ompi_request_t **request)
 {
     const bool is_root = ompi_comm_rank(comm) == root;
-    const int base = mca_coll_zip_op_blocking(op);
+    const int base = zip_coll_op_blocking(op);
     const bool into_root = COLL_ZIP_OP_GATHER == base || COLL_ZIP_OP_GATHERV == base;
     const bool sending = is_root != into_root;
     mca_coll_zip_exchange_t x = {.root = root};
     /* The root has a block per rank, every other rank one. */
     mca_coll_zip_blocks_t *blocks = sending ? &x.sent : &x.received;
     if (OMPI_SUCCESS != mca_coll_zip_blocks_init(blocks, is_root ? ompi_comm_size(comm) : 1)) {
-        return mca_coll_zip_algo_error(ZIP_ALGO_ERR_NOMEM, mca_coll_zip_op_calls[op], comm);
+        return mca_coll_zip_algo_error(ZIP_ALGO_ERR_NOMEM, zip_coll_op_calls[op], comm);
     }
     int rc = OMPI_SUCCESS;
     mca_coll_zip_blocks_layout(blocks, is_root ? many : one, is_root ? root : -1);

@@ -26,41 +26,14 @@ int mca_coll_zip_run(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm,
     zip_algo_codec_bind(&codec, &binding);
 
     zip_algo_result_t result;
-    int algo_rc;
-    switch (op) {
-    case COLL_ZIP_OP_BCAST:
-        algo_rc = zip_algo_bcast(&transport, &codec, args, &result);
-        break;
-    case COLL_ZIP_OP_ALLTOALLV:
-    case COLL_ZIP_OP_ALLTOALL:
-        algo_rc = zip_algo_alltoallv(&transport, &codec, args, &result);
-        break;
-    case COLL_ZIP_OP_GATHERV:
-    case COLL_ZIP_OP_GATHER:
-        algo_rc = zip_algo_gatherv(&transport, &codec, root, args, &result);
-        break;
-    case COLL_ZIP_OP_SCATTERV:
-    case COLL_ZIP_OP_SCATTER:
-        algo_rc = zip_algo_scatterv(&transport, &codec, root, args, &result);
-        break;
-    case COLL_ZIP_OP_ALLGATHERV:
-    case COLL_ZIP_OP_ALLGATHER:
-        algo_rc = zip_algo_allgatherv(&transport, &codec, args, &result);
-        break;
-    case COLL_ZIP_OP_ALLREDUCE:
-        algo_rc = zip_algo_allreduce(&transport, &codec, args, &result);
-        break;
-    default:
-        algo_rc = zip_algo_reduce(&transport, &codec, root, args, &result);
-        break;
-    }
+    const int algo_rc = zip_coll_op_run(op, &transport, &codec, root, args, &result);
     return mca_coll_zip_account(op, comm, root, algo_rc, &result, &binding);
 }
 
 int mca_coll_zip_account(int op, struct ompi_communicator_t *comm, int root, int algo_rc,
                          const zip_algo_result_t *result, const zip_algo_codec_binding_t *binding)
 {
-    const char *call = mca_coll_zip_op_calls[op];
+    const char *call = zip_coll_op_calls[op];
     /* A call whose blocks all moved plainly here never entered zip's path: a fallback. */
     mca_coll_zip_stats_add(op, result->all_plain, result->compressed, result->bytes_in,
                            result->bytes_out, binding->codec_ns);

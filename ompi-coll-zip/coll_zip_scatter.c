@@ -17,9 +17,7 @@ static bool scatter_takes(mca_coll_zip_module_t *m, struct ompi_communicator_t *
                           const mca_coll_zip_layout_t *many, const mca_coll_zip_layout_t *one,
                           int root)
 {
-    if (comm == &ompi_mpi_comm_world.comm) {
-        mca_coll_zip_stats_arm_finalize_summary();
-    }
+    mca_coll_zip_stats_arm_finalize_summary(comm);
     const int size = ompi_comm_size(comm);
     const bool is_root = ompi_comm_rank(comm) == root;
     const size_t block = mca_coll_zip_layout_bytes(is_root ? many : one, 0);
@@ -34,14 +32,8 @@ int mca_coll_zip_scatter(const void *sbuf, int scount, struct ompi_datatype_t *s
                          int rcount, struct ompi_datatype_t *rdtype, int root,
                          struct ompi_communicator_t *comm, mca_coll_base_module_t *module)
 {
-    mca_coll_zip_module_t *m = (mca_coll_zip_module_t *)module;
-    const mca_coll_zip_layout_t many = {sbuf, NULL, NULL, scount, sdtype};
-    const mca_coll_zip_layout_t one = {rbuf, NULL, NULL, rcount, rdtype};
-    if (scatter_takes(m, comm, COLL_ZIP_OP_SCATTER, &many, &one, root)) {
-        return mca_coll_zip_rooted_run(m, comm, COLL_ZIP_OP_SCATTER, &many, &one, root, NULL);
-    }
-    return m->previous_scatter(sbuf, scount, sdtype, rbuf, rcount, rdtype, root, comm,
-                               m->previous_scatter_module);
+    return mca_coll_zip_iscatter(sbuf, scount, sdtype, rbuf, rcount, rdtype, root, comm, NULL,
+                                 module);
 }
 
 int mca_coll_zip_iscatter(const void *sbuf, int scount, struct ompi_datatype_t *sdtype, void *rbuf,
@@ -50,11 +42,12 @@ int mca_coll_zip_iscatter(const void *sbuf, int scount, struct ompi_datatype_t *
                           mca_coll_base_module_t *module)
 {
     mca_coll_zip_module_t *m = (mca_coll_zip_module_t *)module;
+    const int op = NULL == request ? COLL_ZIP_OP_SCATTER : COLL_ZIP_OP_ISCATTER;
     const mca_coll_zip_layout_t many = {sbuf, NULL, NULL, scount, sdtype};
     const mca_coll_zip_layout_t one = {rbuf, NULL, NULL, rcount, rdtype};
-    if (scatter_takes(m, comm, COLL_ZIP_OP_ISCATTER, &many, &one, root)) {
-        return mca_coll_zip_rooted_run(m, comm, COLL_ZIP_OP_ISCATTER, &many, &one, root, request);
+    if (scatter_takes(m, comm, op, &many, &one, root)) {
+        return mca_coll_zip_rooted_run(m, comm, op, &many, &one, root, request);
     }
-    return m->previous_iscatter(sbuf, scount, sdtype, rbuf, rcount, rdtype, root, comm, request,
-                                m->previous_iscatter_module);
+    return COLL_ZIP_HAND_ON(m, request, scatter, sbuf, scount, sdtype, rbuf, rcount, rdtype, root,
+                            comm);
 }

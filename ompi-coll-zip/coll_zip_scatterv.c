@@ -16,9 +16,7 @@
 static bool scatterv_takes(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm, int op,
                            const mca_coll_zip_layout_t *many, int root)
 {
-    if (comm == &ompi_mpi_comm_world.comm) {
-        mca_coll_zip_stats_arm_finalize_summary();
-    }
+    mca_coll_zip_stats_arm_finalize_summary(comm);
     if (ompi_comm_rank(comm) == root) {
         return mca_coll_zip_policy_takes_blocks(m, comm, op, many, root);
     }
@@ -31,14 +29,8 @@ int mca_coll_zip_scatterv(const void *sbuf, const int *scounts, const int *disps
                           struct ompi_datatype_t *rdtype, int root,
                           struct ompi_communicator_t *comm, mca_coll_base_module_t *module)
 {
-    mca_coll_zip_module_t *m = (mca_coll_zip_module_t *)module;
-    const mca_coll_zip_layout_t many = {sbuf, scounts, disps, 0, sdtype};
-    const mca_coll_zip_layout_t one = {rbuf, NULL, NULL, rcount, rdtype};
-    if (scatterv_takes(m, comm, COLL_ZIP_OP_SCATTERV, &many, root)) {
-        return mca_coll_zip_rooted_run(m, comm, COLL_ZIP_OP_SCATTERV, &many, &one, root, NULL);
-    }
-    return m->previous_scatterv(sbuf, scounts, disps, sdtype, rbuf, rcount, rdtype, root, comm,
-                                m->previous_scatterv_module);
+    return mca_coll_zip_iscatterv(sbuf, scounts, disps, sdtype, rbuf, rcount, rdtype, root, comm,
+                                  NULL, module);
 }
 
 int mca_coll_zip_iscatterv(const void *sbuf, const int *scounts, const int *disps,
@@ -48,11 +40,12 @@ int mca_coll_zip_iscatterv(const void *sbuf, const int *scounts, const int *disp
                            mca_coll_base_module_t *module)
 {
     mca_coll_zip_module_t *m = (mca_coll_zip_module_t *)module;
+    const int op = NULL == request ? COLL_ZIP_OP_SCATTERV : COLL_ZIP_OP_ISCATTERV;
     const mca_coll_zip_layout_t many = {sbuf, scounts, disps, 0, sdtype};
     const mca_coll_zip_layout_t one = {rbuf, NULL, NULL, rcount, rdtype};
-    if (scatterv_takes(m, comm, COLL_ZIP_OP_ISCATTERV, &many, root)) {
-        return mca_coll_zip_rooted_run(m, comm, COLL_ZIP_OP_ISCATTERV, &many, &one, root, request);
+    if (scatterv_takes(m, comm, op, &many, root)) {
+        return mca_coll_zip_rooted_run(m, comm, op, &many, &one, root, request);
     }
-    return m->previous_iscatterv(sbuf, scounts, disps, sdtype, rbuf, rcount, rdtype, root, comm,
-                                 request, m->previous_iscatterv_module);
+    return COLL_ZIP_HAND_ON(m, request, scatterv, sbuf, scounts, disps, sdtype, rbuf, rcount,
+                            rdtype, root, comm);
 }

@@ -17,41 +17,6 @@
 #include "coll_zip_help.h"
 #include "algo/transport.h"
 
-#define ZIP_OP_NAME(OP, name, Call) #name,
-#define ZIP_OP_CALL(OP, name, Call) "MPI_" #Call,
-const char *const mca_coll_zip_op_names[COLL_ZIP_OP_COUNT] = {COLL_ZIP_COLLECTIVES(ZIP_OP_NAME)};
-const char *const mca_coll_zip_op_calls[COLL_ZIP_OP_COUNT] = {COLL_ZIP_COLLECTIVES(ZIP_OP_CALL)};
-#undef ZIP_OP_NAME
-#undef ZIP_OP_CALL
-
-int mca_coll_zip_op_blocking(int op)
-{
-    switch (op) {
-    case COLL_ZIP_OP_IBCAST:
-        return COLL_ZIP_OP_BCAST;
-    case COLL_ZIP_OP_IALLREDUCE:
-        return COLL_ZIP_OP_ALLREDUCE;
-    case COLL_ZIP_OP_IALLTOALL:
-        return COLL_ZIP_OP_ALLTOALL;
-    case COLL_ZIP_OP_IALLTOALLV:
-        return COLL_ZIP_OP_ALLTOALLV;
-    case COLL_ZIP_OP_IGATHER:
-        return COLL_ZIP_OP_GATHER;
-    case COLL_ZIP_OP_IGATHERV:
-        return COLL_ZIP_OP_GATHERV;
-    case COLL_ZIP_OP_ISCATTER:
-        return COLL_ZIP_OP_SCATTER;
-    case COLL_ZIP_OP_ISCATTERV:
-        return COLL_ZIP_OP_SCATTERV;
-    case COLL_ZIP_OP_IALLGATHER:
-        return COLL_ZIP_OP_ALLGATHER;
-    case COLL_ZIP_OP_IALLGATHERV:
-        return COLL_ZIP_OP_ALLGATHERV;
-    default:
-        return op;
-    }
-}
-
 /* World rank of this process, known once the component is initialised (-1 in ompi_info). */
 static int stats_world_rank = -1;
 
@@ -88,7 +53,7 @@ static void print_table(const char *whose, const zip_coll_stats_t t[COLL_ZIP_OP_
         .policy = zip_policy_mode_name((zip_policy_mode_t)z->policy),
         .speeds = z->last_speeds,
     };
-    zip_coll_stats_print(t, mca_coll_zip_op_names, COLL_ZIP_OP_COUNT, &h, print_line, NULL);
+    zip_coll_stats_print(t, zip_coll_op_names, COLL_ZIP_OP_COUNT, &h, print_line, NULL);
 }
 
 /* Set once the job-wide summary has been printed, so component close does not repeat it. */
@@ -123,11 +88,12 @@ static int sum_at_finalize(MPI_Comm comm, int keyval, void *value, void *extra)
     return MPI_SUCCESS;
 }
 
-void mca_coll_zip_stats_arm_finalize_summary(void)
+void mca_coll_zip_stats_arm_finalize_summary(struct ompi_communicator_t *comm)
 {
     static int armed = 0;
     mca_coll_zip_component_t *z = &mca_coll_zip_component;
-    if (!z->stats || __atomic_exchange_n(&armed, 1, __ATOMIC_ACQ_REL)) {
+    if (comm != &ompi_mpi_comm_world.comm || !z->stats ||
+        __atomic_exchange_n(&armed, 1, __ATOMIC_ACQ_REL)) {
         return;
     }
     int keyval = MPI_KEYVAL_INVALID;
@@ -156,29 +122,21 @@ void mca_coll_zip_stats_report(void)
 
 int mca_coll_zip_algo_error(int algo_rc, const char *op, struct ompi_communicator_t *comm)
 {
-    const char *why;
     int rc;
     switch (algo_rc) {
     case ZIP_ALGO_OK:
         return OMPI_SUCCESS;
     case ZIP_ALGO_ERR_NOMEM:
-        why = "out of memory for compression buffers";
         rc = OMPI_ERR_OUT_OF_RESOURCE;
         break;
-    case ZIP_ALGO_ERR_CODEC:
-        why = "a received frame was corrupt or did not decode to the expected length";
-        rc = OMPI_ERROR;
-        break;
     case ZIP_ALGO_ERR_ARG:
-        why = "invalid arguments";
         rc = OMPI_ERR_BAD_PARAM;
         break;
     default:
-        why = "a point-to-point transfer failed";
         rc = OMPI_ERROR;
         break;
     }
     mca_coll_zip_show_help("codec failure", "%s on communicator %s failed: %s", op, comm->c_name,
-                           why);
+                           zip_coll_error_text(algo_rc));
     return rc;
 }

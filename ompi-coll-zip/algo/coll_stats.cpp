@@ -137,4 +137,29 @@ void zip_coll_stats_print(const zip_coll_stats_t *t, const char *const *names, s
                      double(t[op].observe_saving_ns_by_size[c]) * 1e-9);
 }
 
+void zip_coll_stats_each_counter(zip_coll_stats_t *s, const char *row, const char *call,
+                                 void (*fn)(void *ctx, const char *name, const char *desc,
+                                            uint64_t *counter),
+                                 void *ctx)
+{
+    // observe's two counters by size class (zip_ompi_size_class): _small, _medium, _large.
+    static const char *const classes[ZIP_OMPI_SIZE_CLASSES] = {"small", "medium", "large"};
+    char name[64], desc[160];
+    for (size_t k = 0; k < zip_coll_stats_counter_count; ++k) {
+        const zip_coll_stats_counter_t &c = zip_coll_stats_counters[k];
+        std::snprintf(name, sizeof(name), "%s_%s", row, c.name);
+        std::snprintf(desc, sizeof(desc), "%s: %s", call, c.what);
+        fn(ctx, name, desc, reinterpret_cast<uint64_t *>(reinterpret_cast<char *>(s) + c.offset));
+    }
+    for (int k = 0; k < ZIP_OMPI_SIZE_CLASSES; ++k) {
+        std::snprintf(name, sizeof(name), "%s_observe_calls_%s", row, classes[k]);
+        std::snprintf(desc, sizeof(desc), "%s: observe_calls judged on a payload of %s", call,
+                      zip_ompi_size_class_name(k));
+        fn(ctx, name, desc, &s->observe_compressible_by_size[k]);
+        std::snprintf(name, sizeof(name), "%s_observe_saving_ns_%s", row, classes[k]);
+        std::snprintf(desc, sizeof(desc), "%s: observe_saving_ns of those", call);
+        fn(ctx, name, desc, &s->observe_saving_ns_by_size[k]);
+    }
+}
+
 } // extern "C"

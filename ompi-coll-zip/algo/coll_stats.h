@@ -67,6 +67,12 @@ typedef struct zip_coll_stats_counter {
 } zip_coll_stats_counter_t;
 extern const zip_coll_stats_counter_t zip_coll_stats_counters[];
 extern const size_t zip_coll_stats_counter_count;
+/* Every counter of s, the by-size ones included, with its MPI_T name (<row>_<counter>, e.g.
+ * bcast_bytes_out, bcast_observe_calls_small) and description (call: what it counts), to fn. */
+void zip_coll_stats_each_counter(zip_coll_stats_t *s, const char *row, const char *call,
+                                 void (*fn)(void *ctx, const char *name, const char *desc,
+                                            uint64_t *counter),
+                                 void *ctx);
 
 #ifdef __cplusplus
 }

@@ -58,32 +58,15 @@ static void allgather(MPI_Comm comm, int count, int kind, int in_place, int stri
     int rank, size;
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &size);
-    const int stride = strided ? 2 : 1;
-    const size_t n = (size_t)count * size * stride;
-    double *sbuf = malloc(((size_t)count + 1) * sizeof(double));
-    double *rbuf = malloc((n + 1) * sizeof(double));
-    zt_fill(sbuf, count, kind, rank, (uint64_t)count);
-    for (size_t i = 0; i < n; ++i)
-        rbuf[i] = -2.0;
-    MPI_Datatype rtype = strided ? zt_strided_double() : MPI_DOUBLE;
-    const void *send = sbuf;
-    if (in_place) {
-        for (int i = 0; i < count; ++i)
-            rbuf[((size_t)rank * count + i) * stride] = sbuf[i];
-        send = MPI_IN_PLACE;
-    }
-    zt_call(MPI_Allgather(send, count, MPI_DOUBLE, rbuf, count, rtype, comm), "MPI_Allgather",
+    zt_gathered_t g;
+    zt_gathered_init(&g, count, kind, rank, size, in_place, strided);
+    zt_call(MPI_Allgather(g.send, count, MPI_DOUBLE, g.rbuf, count, g.rtype, comm), "MPI_Allgather",
             rank);
-    for (int p = 0; p < size; ++p) {
-        const int ok = zt_block_matches(&rbuf[(size_t)p * count * stride], stride, count, kind, p,
-                                        (uint64_t)count);
-        zt_checkf(ok, rank, "allgather count %d %s in_place=%d strided=%d from %d", count,
-                  zt_kind_name[kind], in_place, strided, p);
-    }
-    if (strided)
-        MPI_Type_free(&rtype);
-    free(sbuf);
-    free(rbuf);
+    for (int p = 0; p < size; ++p)
+        zt_checkf(zt_gathered_ok(&g, p, kind), rank,
+                  "allgather count %d %s in_place=%d strided=%d from %d", count, zt_kind_name[kind],
+                  in_place, strided, p);
+    zt_gathered_free(&g);
 }
 
 static void run_all(MPI_Comm comm)

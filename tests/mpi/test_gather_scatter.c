@@ -16,32 +16,15 @@ static void gather(MPI_Comm comm, int count, int kind, int root, int in_place, i
     int rank, size;
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &size);
-    const int stride = strided ? 2 : 1;
-    const size_t n = (size_t)count * size * stride;
-    double *sbuf = malloc(((size_t)count + 1) * sizeof(double));
-    double *rbuf = malloc((n + 1) * sizeof(double));
-    zt_fill(sbuf, count, kind, rank, (uint64_t)count);
-    for (size_t i = 0; i < n; ++i)
-        rbuf[i] = -9.0;
-    MPI_Datatype rtype = strided ? zt_strided_double() : MPI_DOUBLE;
-    const void *send = sbuf;
-    if (rank == root && in_place) {
-        for (int i = 0; i < count; ++i)
-            rbuf[((size_t)root * count + i) * stride] = sbuf[i];
-        send = MPI_IN_PLACE;
-    }
-    zt_call(MPI_Gather(send, count, MPI_DOUBLE, rbuf, count, rtype, root, comm), "MPI_Gather",
+    zt_gathered_t g;
+    zt_gathered_init(&g, count, kind, rank, size, rank == root && in_place, strided);
+    zt_call(MPI_Gather(g.send, count, MPI_DOUBLE, g.rbuf, count, g.rtype, root, comm), "MPI_Gather",
             rank);
-    for (int p = 0; rank == root && p < size; ++p) {
-        const int ok = zt_block_matches(&rbuf[(size_t)p * count * stride], stride, count, kind, p,
-                                        (uint64_t)count);
-        zt_checkf(ok, rank, "gather count %d %s root %d in_place=%d strided=%d from %d", count,
+    for (int p = 0; rank == root && p < size; ++p)
+        zt_checkf(zt_gathered_ok(&g, p, kind), rank,
+                  "gather count %d %s root %d in_place=%d strided=%d from %d", count,
                   zt_kind_name[kind], root, in_place, strided, p);
-    }
-    if (strided)
-        MPI_Type_free(&rtype);
-    free(sbuf);
-    free(rbuf);
+    zt_gathered_free(&g);
 }
 
 static void scatter(MPI_Comm comm, int count, int kind, int root, int in_place, int strided)

@@ -10,28 +10,14 @@
  */
 #include "zt_common.h"
 
-enum {
-    IALLTOALL,
-    IALLTOALLV,
-    IGATHER,
-    IGATHERV,
-    ISCATTER,
-    ISCATTERV,
-    IALLGATHER,
-    IALLGATHERV,
-    NOPS
-};
-static const char *const names[NOPS] = {"ialltoall", "ialltoallv", "igather",    "igatherv",
-                                        "iscatter",  "iscatterv",  "iallgather", "iallgatherv"};
-
 static int is_v(int op)
 {
-    return IALLTOALLV == op || IGATHERV == op || ISCATTERV == op || IALLGATHERV == op;
+    return ZT_IALLTOALLV == op || ZT_IGATHERV == op || ZT_ISCATTERV == op || ZT_IALLGATHERV == op;
 }
 
 static int rooted(int op)
 {
-    return IGATHER == op || IGATHERV == op || ISCATTER == op || ISCATTERV == op;
+    return ZT_IGATHER == op || ZT_IGATHERV == op || ZT_ISCATTER == op || ZT_ISCATTERV == op;
 }
 
 /* One call in flight: what this rank sends and receives, block p to or from rank p. */
@@ -61,7 +47,7 @@ static uint64_t salt_of(const call_t *c, int to)
 /* allgather(v): the owner's block goes to everyone, salted once. */
 static int to_of(const call_t *c, int to, int owner)
 {
-    return IALLGATHER == c->op || IALLGATHERV == c->op ? owner : to;
+    return ZT_IALLGATHER == c->op || ZT_IALLGATHERV == c->op ? owner : to;
 }
 
 static void layout(int size, const int *counts, int *disps, int *total)
@@ -82,18 +68,18 @@ static void start(call_t *c)
     c->rdisps = calloc(n, sizeof(int));
     for (int p = 0; p < n; ++p) {
         switch (c->op) {
-        case IALLTOALL:
-        case IALLTOALLV:
+        case ZT_IALLTOALL:
+        case ZT_IALLTOALLV:
             c->scounts[p] = count_of(c, r, p);
             c->rcounts[p] = count_of(c, p, r);
             break;
-        case IGATHER:
-        case IGATHERV:
+        case ZT_IGATHER:
+        case ZT_IGATHERV:
             c->scounts[p] = p == root ? count_of(c, r, root) : 0;
             c->rcounts[p] = r == root ? count_of(c, p, root) : 0;
             break;
-        case ISCATTER:
-        case ISCATTERV:
+        case ZT_ISCATTER:
+        case ZT_ISCATTERV:
             c->scounts[p] = r == root ? count_of(c, root, p) : 0;
             c->rcounts[p] = p == root ? count_of(c, root, r) : 0;
             break;
@@ -117,35 +103,35 @@ static void start(call_t *c)
     MPI_Request *q = &c->req;
     int rc;
     switch (c->op) {
-    case IALLTOALL:
+    case ZT_IALLTOALL:
         rc = MPI_Ialltoall(s, k, MPI_DOUBLE, rb, k, MPI_DOUBLE, comm, q);
         break;
-    case IALLTOALLV:
+    case ZT_IALLTOALLV:
         rc = MPI_Ialltoallv(s, c->scounts, c->sdisps, MPI_DOUBLE, rb, c->rcounts, c->rdisps,
                             MPI_DOUBLE, comm, q);
         break;
-    case IGATHER:
+    case ZT_IGATHER:
         rc = MPI_Igather(s, k, MPI_DOUBLE, rb, k, MPI_DOUBLE, root, comm, q);
         break;
-    case IGATHERV:
+    case ZT_IGATHERV:
         rc = MPI_Igatherv(s, c->scounts[root], MPI_DOUBLE, rb, c->rcounts, c->rdisps, MPI_DOUBLE,
                           root, comm, q);
         break;
-    case ISCATTER:
+    case ZT_ISCATTER:
         rc = MPI_Iscatter(s, k, MPI_DOUBLE, rb, k, MPI_DOUBLE, root, comm, q);
         break;
-    case ISCATTERV:
+    case ZT_ISCATTERV:
         rc = MPI_Iscatterv(s, c->scounts, c->sdisps, MPI_DOUBLE, rb, c->rcounts[root], MPI_DOUBLE,
                            root, comm, q);
         break;
-    case IALLGATHER:
+    case ZT_IALLGATHER:
         rc = MPI_Iallgather(s, k, MPI_DOUBLE, rb, k, MPI_DOUBLE, comm, q);
         break;
     default:
         rc = MPI_Iallgatherv(s + c->sdisps[r], c->scounts[r], MPI_DOUBLE, rb, c->rcounts, c->rdisps,
                              MPI_DOUBLE, comm, q);
     }
-    zt_call(rc, names[c->op], r);
+    zt_call(rc, zt_nb_op_name[c->op], r);
 }
 
 /* After completion: every block this rank received is its sender's, bit for bit. */
@@ -154,7 +140,7 @@ static void check_and_free(call_t *c)
     for (int p = 0; p < c->size; ++p) {
         const int ok = zt_block_matches(c->rbuf + c->rdisps[p], 1, c->rcounts[p], c->kind, p,
                                         salt_of(c, to_of(c, c->rank, p)));
-        zt_checkf(ok, c->rank, "%s count %d %s root %d from %d", names[c->op], c->count,
+        zt_checkf(ok, c->rank, "%s count %d %s root %d from %d", zt_nb_op_name[c->op], c->count,
                   zt_kind_name[c->kind], c->root, p);
     }
     free(c->sbuf);
@@ -198,7 +184,7 @@ static void one_at_a_time(MPI_Comm comm, const int *counts, int ncounts)
 {
     int size;
     MPI_Comm_size(comm, &size);
-    for (int op = 0; op < NOPS; ++op)
+    for (int op = 0; op < ZT_NB_OPS; ++op)
         for (int i = 0; i < ncounts; ++i)
             for (int kind = 0; kind < ZT_KINDS; ++kind)
                 for (int root = 0; root < (rooted(op) ? size : 1); ++root) {
@@ -214,15 +200,15 @@ static void all_at_once(MPI_Comm comm, int count)
 {
     int size;
     MPI_Comm_size(comm, &size);
-    call_t c[NOPS];
-    MPI_Request reqs[NOPS];
-    for (int op = 0; op < NOPS; ++op) {
+    call_t c[ZT_NB_OPS];
+    MPI_Request reqs[ZT_NB_OPS];
+    for (int op = 0; op < ZT_NB_OPS; ++op) {
         c[op] = make(comm, op, count, ZT_SMOOTH, (op + 1) % size, 11 + op);
         start(&c[op]);
         reqs[op] = c[op].req;
     }
-    zt_call(MPI_Waitall(NOPS, reqs, MPI_STATUSES_IGNORE), "MPI_Waitall", c[0].rank);
-    for (int op = 0; op < NOPS; ++op)
+    zt_call(MPI_Waitall(ZT_NB_OPS, reqs, MPI_STATUSES_IGNORE), "MPI_Waitall", c[0].rank);
+    for (int op = 0; op < ZT_NB_OPS; ++op)
         check_and_free(&c[op]);
 }
 
@@ -245,12 +231,12 @@ static void several_communicators(void)
     MPI_Comm_dup(MPI_COMM_WORLD, &dup);
     MPI_Comm_split(MPI_COMM_WORLD, rank % 2, -rank, &split);
     call_t c[6] = {
-        make(MPI_COMM_WORLD, IALLTOALLV, 6000, ZT_SMOOTH, 0, 21),
-        make(dup, IALLGATHERV, 4000, ZT_SMOOTH, 0, 22),
-        make(split, IALLTOALL, 3000, ZT_SMOOTH, 0, 23),
-        make(MPI_COMM_WORLD, IGATHER, 5000, ZT_RANDOM, 1 % size, 24),
-        make(dup, ISCATTERV, 7000, ZT_SMOOTH, 0, 25),
-        make(split, IALLGATHER, 2500, ZT_SMOOTH, 0, 26),
+        make(MPI_COMM_WORLD, ZT_IALLTOALLV, 6000, ZT_SMOOTH, 0, 21),
+        make(dup, ZT_IALLGATHERV, 4000, ZT_SMOOTH, 0, 22),
+        make(split, ZT_IALLTOALL, 3000, ZT_SMOOTH, 0, 23),
+        make(MPI_COMM_WORLD, ZT_IGATHER, 5000, ZT_RANDOM, 1 % size, 24),
+        make(dup, ZT_ISCATTERV, 7000, ZT_SMOOTH, 0, 25),
+        make(split, ZT_IALLGATHER, 2500, ZT_SMOOTH, 0, 26),
     };
     for (int k = 0; k < 6; ++k)
         start(&c[k]);

@@ -6,44 +6,22 @@
  * where this rank sent in zip's path, fewer bytes out than in. Prints SKIP only when coll/zip is
  * not loaded at all (and not --require-zip); a loaded zip without these counters fails.
  */
-#include "zt_common.h"
+#include "zt_counters.h"
 
 enum { CALLS, BYTES_IN, BYTES_OUT, NVARS };
 static const char *const counters[NVARS] = {"calls", "bytes_in", "bytes_out"};
-enum {
-    BCAST,
-    ALLTOALL,
-    GATHER,
-    SCATTER,
-    SCATTERV,
-    ALLGATHER,
-    ALLGATHERV,
-    IALLTOALL,
-    IALLTOALLV,
-    IGATHER,
-    IGATHERV,
-    ISCATTER,
-    ISCATTERV,
-    IALLGATHER,
-    IALLGATHERV,
-    NOPS
-};
-static const char *const ops[NOPS] = {"bcast",      "alltoall",   "gather",     "scatter",
-                                      "scatterv",   "allgather",  "allgatherv", "ialltoall",
-                                      "ialltoallv", "igather",    "igatherv",   "iscatter",
-                                      "iscatterv",  "iallgather", "iallgatherv"};
+enum { BCAST, ALLTOALL, GATHER, SCATTER, SCATTERV, ALLGATHER, ALLGATHERV, NBLOCKING };
+enum { NOPS = NBLOCKING + ZT_NB_OPS }; /* then the non-blocking ones, in zt_nb_op_name's order */
+static const char *const blocking[NBLOCKING] = {"bcast",    "alltoall",  "gather",    "scatter",
+                                                "scatterv", "allgather", "allgatherv"};
 
 /* One call of each op with n smooth doubles a block, root 0. */
 static void run_ops(int rank, int size, int n)
 {
-    double *mine = malloc((size_t)n * size * sizeof(double));
-    double *all = malloc((size_t)n * size * sizeof(double));
-    int *counts = malloc(size * sizeof(int)), *disps = malloc(size * sizeof(int));
-    for (int p = 0; p < size; ++p) {
-        counts[p] = n;
-        disps[p] = p * n;
-    }
-    zt_fill(mine, (size_t)n * size, ZT_SMOOTH, rank, 1);
+    zt_blocks_t blocks;
+    zt_blocks_init(&blocks, n, size, ZT_SMOOTH, rank, 1);
+    double *mine = blocks.mine, *all = blocks.all;
+    int *counts = blocks.counts, *disps = blocks.disps;
     MPI_Bcast(mine, n, MPI_DOUBLE, 0, MPI_COMM_WORLD);
     MPI_Alltoall(mine, n, MPI_DOUBLE, all, n, MPI_DOUBLE, MPI_COMM_WORLD);
     MPI_Gather(mine, n, MPI_DOUBLE, all, n, MPI_DOUBLE, 0, MPI_COMM_WORLD);
@@ -70,10 +48,7 @@ static void run_ops(int rank, int size, int n)
     for (int k = 0; k < 8; ++k)
         free(out[k]);
     free(in);
-    free(mine);
-    free(all);
-    free(counts);
-    free(disps);
+    zt_blocks_free(&blocks);
 }
 
 /* Whether this rank sends in op's zip path (root 0). */
@@ -83,12 +58,12 @@ static int sends(int op, int rank)
     case BCAST:
     case SCATTER:
     case SCATTERV:
-    case ISCATTER:
-    case ISCATTERV:
+    case NBLOCKING + ZT_ISCATTER:
+    case NBLOCKING + ZT_ISCATTERV:
         return rank == 0;
     case GATHER:
-    case IGATHER:
-    case IGATHERV:
+    case NBLOCKING + ZT_IGATHER:
+    case NBLOCKING + ZT_IGATHERV:
         return rank != 0;
     default:
         return 1;
@@ -97,34 +72,19 @@ static int sends(int op, int rank)
 
 int main(int argc, char **argv)
 {
-    int provided, rank, size;
-    MPI_T_init_thread(MPI_THREAD_SINGLE, &provided);
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    if (!zt_zip_counters_expected(argc, argv, "pvars")) {
-        MPI_T_finalize();
-        MPI_Finalize();
+    int rank, size;
+    if (!zt_counters_init(&argc, &argv, "pvars", &rank, &size))
         return 0;
-    }
-    MPI_T_pvar_session session;
-    MPI_T_pvar_session_create(&session);
-
-    MPI_T_pvar_handle handle[NOPS][NVARS];
-    int have[NOPS][NVARS], found = 1, all_found = 0;
+    const char *ops[NOPS];
     for (int op = 0; op < NOPS; ++op)
-        for (int v = 0; v < NVARS; ++v) {
-            char name[64];
-            snprintf(name, sizeof name, "coll_zip_%s_%s", ops[op], counters[v]);
-            found &= have[op][v] = zt_counter_handle(session, name, &handle[op][v], rank);
-        }
-    MPI_Allreduce(&found, &all_found, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
-    if (all_found) {
+        ops[op] = op < NBLOCKING ? blocking[op] : zt_nb_op_name[op - NBLOCKING];
+    zt_counters_t t;
+    if (zt_counters_open(&t, ops, NOPS, counters, NVARS, rank)) {
         run_ops(rank, size, 50000);
+        unsigned long long all[NOPS][NVARS] = {{0}};
+        zt_counters_read(&t, &all[0][0]);
         for (int op = 0; op < NOPS; ++op) {
-            unsigned long long value[NVARS] = {0};
-            for (int v = 0; v < NVARS; ++v)
-                MPI_T_pvar_read(session, handle[op][v], &value[v]);
+            const unsigned long long *value = all[op];
             zt_checkf(1 == value[CALLS], rank, "coll_zip_%s_calls is %llu after one call", ops[op],
                       value[CALLS]);
             if (sends(op, rank)) {
@@ -134,11 +94,6 @@ int main(int argc, char **argv)
             }
         }
     }
-    for (int op = 0; op < NOPS; ++op)
-        for (int v = 0; v < NVARS; ++v)
-            if (have[op][v])
-                MPI_T_pvar_handle_free(session, &handle[op][v]);
-    MPI_T_pvar_session_free(&session);
-    MPI_T_finalize(); /* before MPI_Finalize: the other order crashes Open MPI 4.1.4 */
+    zt_counters_close(&t);
     return zt_finish("pvars");
 }

@@ -10,7 +10,7 @@
  * allocation of a handle. Prints SKIP only when coll/zip is not loaded at all (and not
  * --require-zip); a loaded zip without these counters fails.
  */
-#include "zt_common.h"
+#include "zt_counters.h"
 
 enum { OP_BCAST, OP_ALLTOALLV, OP_GATHERV, NOPS };
 enum { CALLS, FALLBACK, COMPRESSED, BYTES_IN, BYTES_OUT, NCOUNTERS };
@@ -26,58 +26,30 @@ static void run_ops(int rank, int size)
 {
     for (size_t b = 0; b < NBLOCKS; ++b) {
         const int n = (int)(block_bytes[b] / sizeof(double));
-        double *mine = malloc((size_t)n * size * sizeof(double));
-        double *all = malloc((size_t)n * size * sizeof(double));
-        int *counts = malloc(size * sizeof(int)), *disps = malloc(size * sizeof(int));
-        for (int p = 0; p < size; ++p) {
-            counts[p] = n;
-            disps[p] = p * n;
-        }
-        zt_fill(mine, (size_t)n * size, ZT_RANDOM, rank, b);
+        zt_blocks_t blocks;
+        zt_blocks_init(&blocks, n, size, ZT_RANDOM, rank, b);
+        double *mine = blocks.mine, *all = blocks.all;
+        int *counts = blocks.counts, *disps = blocks.disps;
         zt_call(MPI_Bcast(mine, n, MPI_DOUBLE, 0, MPI_COMM_WORLD), "MPI_Bcast", rank);
         zt_call(MPI_Alltoallv(mine, counts, disps, MPI_DOUBLE, all, counts, disps, MPI_DOUBLE,
                               MPI_COMM_WORLD),
                 "MPI_Alltoallv", rank);
         zt_call(MPI_Gatherv(mine, n, MPI_DOUBLE, all, counts, disps, MPI_DOUBLE, 0, MPI_COMM_WORLD),
                 "MPI_Gatherv", rank);
-        free(mine);
-        free(all);
-        free(counts);
-        free(disps);
+        zt_blocks_free(&blocks);
     }
 }
 
 int main(int argc, char **argv)
 {
-    int provided, rank, size;
-    MPI_T_init_thread(MPI_THREAD_SINGLE, &provided);
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    if (!zt_zip_counters_expected(argc, argv, "stats")) {
-        MPI_T_finalize();
-        MPI_Finalize();
+    int rank, size;
+    if (!zt_counters_init(&argc, &argv, "stats", &rank, &size))
         return 0;
-    }
-    MPI_T_pvar_session session;
-    MPI_T_pvar_session_create(&session);
-
-    MPI_T_pvar_handle handle[NOPS][NCOUNTERS];
-    int have[NOPS][NCOUNTERS], found = 1, all_found = 0;
-    for (int op = 0; op < NOPS; ++op) {
-        for (int c = 0; c < NCOUNTERS; ++c) {
-            char name[64];
-            snprintf(name, sizeof(name), "coll_zip_%s_%s", op_names[op], counter_names[c]);
-            found &= have[op][c] = zt_counter_handle(session, name, &handle[op][c], rank);
-        }
-    }
-    MPI_Allreduce(&found, &all_found, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
-    if (all_found) {
+    zt_counters_t t;
+    if (zt_counters_open(&t, op_names, NOPS, counter_names, NCOUNTERS, rank)) {
         run_ops(rank, size);
         unsigned long long value[NOPS][NCOUNTERS] = {{0}}, sum[NOPS][NCOUNTERS] = {{0}};
-        for (int op = 0; op < NOPS; ++op)
-            for (int c = 0; c < NCOUNTERS; ++c)
-                MPI_T_pvar_read(session, handle[op][c], &value[op][c]);
+        zt_counters_read(&t, &value[0][0]);
         MPI_Allreduce(value, sum, NOPS * NCOUNTERS, MPI_UNSIGNED_LONG_LONG, MPI_SUM,
                       MPI_COMM_WORLD);
         unsigned long long raw = 0;
@@ -113,11 +85,6 @@ int main(int argc, char **argv)
                        op_names[op], sum[op][BYTES_IN], sum[op][BYTES_OUT], crossing[op]);
         }
     }
-    for (int op = 0; op < NOPS; ++op)
-        for (int c = 0; c < NCOUNTERS; ++c)
-            if (have[op][c])
-                MPI_T_pvar_handle_free(session, &handle[op][c]);
-    MPI_T_pvar_session_free(&session);
-    MPI_T_finalize(); /* before MPI_Finalize: the other order crashes Open MPI 4.1.4 */
+    zt_counters_close(&t);
     return zt_finish("stats");
 }

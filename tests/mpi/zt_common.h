@@ -70,6 +70,51 @@ static inline MPI_Datatype zt_strided_double(void)
     return type;
 }
 
+/* A gather of equal blocks (MPI_Gather, MPI_Allgather): this rank's `count` doubles in sbuf,
+ * rbuf for a block from every rank, `stride` doubles apart (strided: zt_strided_double), -9.0
+ * elsewhere. With in_place this rank's block is in its place in rbuf and send is MPI_IN_PLACE. */
+typedef struct {
+    double *sbuf, *rbuf;
+    const void *send;
+    MPI_Datatype rtype;
+    int count, stride;
+} zt_gathered_t;
+
+static inline void zt_gathered_init(zt_gathered_t *g, int count, int kind, int rank, int size,
+                                    int in_place, int strided)
+{
+    g->count = count;
+    g->stride = strided ? 2 : 1;
+    const size_t n = (size_t)count * size * g->stride;
+    g->sbuf = malloc(((size_t)count + 1) * sizeof(double));
+    g->rbuf = malloc((n + 1) * sizeof(double));
+    zt_fill(g->sbuf, count, kind, rank, (uint64_t)count);
+    for (size_t i = 0; i < n; ++i)
+        g->rbuf[i] = -9.0;
+    g->rtype = strided ? zt_strided_double() : MPI_DOUBLE;
+    g->send = g->sbuf;
+    if (in_place) {
+        for (int i = 0; i < count; ++i)
+            g->rbuf[((size_t)rank * count + i) * g->stride] = g->sbuf[i];
+        g->send = MPI_IN_PLACE;
+    }
+}
+
+/* Whether rank p's block arrived bit-exact. */
+static inline int zt_gathered_ok(const zt_gathered_t *g, int p, int kind)
+{
+    return zt_block_matches(&g->rbuf[(size_t)p * g->count * g->stride], g->stride, g->count, kind,
+                            p, (uint64_t)g->count);
+}
+
+static inline void zt_gathered_free(zt_gathered_t *g)
+{
+    if (MPI_DOUBLE != g->rtype)
+        MPI_Type_free(&g->rtype);
+    free(g->sbuf);
+    free(g->rbuf);
+}
+
 /* The blocks of a v-collective: counts[p] = count_of(p, round), laid out back to front with
  * `gap` doubles before each block (which the tests check stay untouched). Returns the doubles
  * the layout spans. */
@@ -84,6 +129,23 @@ static inline int zt_reversed_layout(int size, int (*count_of)(int, int), int ro
     }
     return total;
 }
+
+/* The non-blocking collectives coll/zip compresses, by MPI_T name (test_nonblocking,
+ * test_pvars). */
+enum {
+    ZT_IALLTOALL,
+    ZT_IALLTOALLV,
+    ZT_IGATHER,
+    ZT_IGATHERV,
+    ZT_ISCATTER,
+    ZT_ISCATTERV,
+    ZT_IALLGATHER,
+    ZT_IALLGATHERV,
+    ZT_NB_OPS
+};
+static const char *const zt_nb_op_name[ZT_NB_OPS] = {"ialltoall",  "ialltoallv", "igather",
+                                                     "igatherv",   "iscatter",   "iscatterv",
+                                                     "iallgather", "iallgatherv"};
 
 static int zt_failures = 0;
 
@@ -156,42 +218,6 @@ static inline void zt_call(int rc, const char *what, int rank)
         fprintf(stderr, "rank %d: %s returned %s\n", rank, what, msg);
         ++zt_failures;
     }
-}
-
-/* For the tests of zip's MPI_T counters (test_pvars, test_stats); call after MPI_Init, with MPI_T
- * initialized. coll/zip is loaded when its parameters exist as control variables (registered as
- * the coll framework opens it, whatever its priority). Not loaded on any rank: prints
- * "SKIP: <name>" on rank 0 and returns 0 (nothing to test), unless the command line says
- * --require-zip (run-mpi-tests.sh, which always loads zip), where that is a failure. Otherwise
- * returns 1, and a rank without zip is a failure. */
-static inline int zt_zip_counters_expected(int argc, char **argv, const char *name)
-{
-    int rank, index = -1, require = 0;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    for (int i = 1; i < argc; ++i)
-        require |= 0 == strcmp(argv[i], "--require-zip");
-    int loaded = MPI_SUCCESS == MPI_T_cvar_get_index("coll_zip_priority", &index), anywhere = 0;
-    MPI_Allreduce(&loaded, &anywhere, 1, MPI_INT, MPI_LOR, MPI_COMM_WORLD);
-    if (!anywhere && !require) {
-        if (0 == rank)
-            printf("SKIP: %s (coll/zip is not loaded)\n", name);
-        return 0;
-    }
-    zt_check(loaded, "coll/zip is not loaded (no coll_zip_priority control variable)", rank);
-    return 1;
-}
-
-/* Allocates a handle of zip's MPI_T counter `name` in `session`. A counter that is missing (or
- * refuses a handle) is a failure: zip is loaded. Returns whether the handle was allocated. */
-static inline int zt_counter_handle(MPI_T_pvar_session session, const char *name,
-                                    MPI_T_pvar_handle *handle, int rank)
-{
-    int index = -1, count = 0;
-    const int ok = MPI_SUCCESS == MPI_T_pvar_get_index(name, MPI_T_PVAR_CLASS_COUNTER, &index) &&
-                   MPI_SUCCESS == MPI_T_pvar_handle_alloc(session, index, NULL, handle, &count) &&
-                   1 == count;
-    zt_checkf(ok, rank, "MPI_T counter %s is missing", name);
-    return ok;
 }
 
 #endif

@@ -1,0 +1,130 @@
+// The collectives coll/zip takes (coll_ops.h): names, blocking twins, data flows, and the
+// algorithm behind each.
+#include "coll_ops.h"
+
+extern "C" {
+
+#define ZIP_OP_NAME(OP, name, Call) #name,
+#define ZIP_OP_CALL(OP, name, Call) "MPI_" #Call,
+const char *const zip_coll_op_names[COLL_ZIP_OP_COUNT] = {COLL_ZIP_COLLECTIVES(ZIP_OP_NAME)};
+const char *const zip_coll_op_calls[COLL_ZIP_OP_COUNT] = {COLL_ZIP_COLLECTIVES(ZIP_OP_CALL)};
+#undef ZIP_OP_NAME
+#undef ZIP_OP_CALL
+
+int zip_coll_op_blocking(int op)
+{
+    switch (op) {
+    case COLL_ZIP_OP_IBCAST:
+        return COLL_ZIP_OP_BCAST;
+    case COLL_ZIP_OP_IALLREDUCE:
+        return COLL_ZIP_OP_ALLREDUCE;
+    case COLL_ZIP_OP_IALLTOALL:
+        return COLL_ZIP_OP_ALLTOALL;
+    case COLL_ZIP_OP_IALLTOALLV:
+        return COLL_ZIP_OP_ALLTOALLV;
+    case COLL_ZIP_OP_IGATHER:
+        return COLL_ZIP_OP_GATHER;
+    case COLL_ZIP_OP_IGATHERV:
+        return COLL_ZIP_OP_GATHERV;
+    case COLL_ZIP_OP_ISCATTER:
+        return COLL_ZIP_OP_SCATTER;
+    case COLL_ZIP_OP_ISCATTERV:
+        return COLL_ZIP_OP_SCATTERV;
+    case COLL_ZIP_OP_IALLGATHER:
+        return COLL_ZIP_OP_ALLGATHER;
+    case COLL_ZIP_OP_IALLGATHERV:
+        return COLL_ZIP_OP_ALLGATHERV;
+    default:
+        return op;
+    }
+}
+
+zip_algo_flow_t zip_coll_op_flow(int op)
+{
+    switch (zip_coll_op_blocking(op)) {
+    case COLL_ZIP_OP_BCAST:
+        return ZIP_FLOW_PIPELINE;
+    case COLL_ZIP_OP_ALLTOALLV:
+    case COLL_ZIP_OP_ALLTOALL:
+        return ZIP_FLOW_ALL_SEND;
+    case COLL_ZIP_OP_ALLGATHERV:
+    case COLL_ZIP_OP_ALLGATHER:
+        return ZIP_FLOW_RING;
+    default:
+        return ZIP_FLOW_ONE;
+    }
+}
+
+int zip_coll_op_run(int op, const zip_transport_t *t, const zip_codec_ops_t *codec, int root,
+                    const void *args, zip_algo_result_t *result)
+{
+    const auto *exchange = static_cast<const zip_exchange_args_t *>(args);
+    const auto *reduce = static_cast<const zip_allreduce_args_t *>(args);
+    switch (zip_coll_op_blocking(op)) {
+    case COLL_ZIP_OP_BCAST:
+        return zip_algo_bcast(t, codec, static_cast<const zip_bcast_args_t *>(args), result);
+    case COLL_ZIP_OP_ALLTOALLV:
+    case COLL_ZIP_OP_ALLTOALL:
+        return zip_algo_alltoallv(t, codec, exchange, result);
+    case COLL_ZIP_OP_GATHERV:
+    case COLL_ZIP_OP_GATHER:
+        return zip_algo_gatherv(t, codec, root, exchange, result);
+    case COLL_ZIP_OP_SCATTERV:
+    case COLL_ZIP_OP_SCATTER:
+        return zip_algo_scatterv(t, codec, root, exchange, result);
+    case COLL_ZIP_OP_ALLGATHERV:
+    case COLL_ZIP_OP_ALLGATHER:
+        return zip_algo_allgatherv(t, codec, exchange, result);
+    case COLL_ZIP_OP_ALLREDUCE:
+        return zip_algo_allreduce(t, codec, reduce, result);
+    case COLL_ZIP_OP_REDUCE:
+        return zip_algo_reduce(t, codec, root, reduce, result);
+    default:
+        return ZIP_ALGO_ERR_ARG;
+    }
+}
+
+zip_algo_call_t *zip_coll_op_start(int op, const zip_transport_t *t, const zip_codec_ops_t *codec,
+                                   int root, const void *args, zip_algo_result_t *result)
+{
+    const auto *exchange = static_cast<const zip_exchange_args_t *>(args);
+    switch (zip_coll_op_blocking(op)) {
+    case COLL_ZIP_OP_BCAST:
+        return zip_algo_ibcast(t, codec, static_cast<const zip_bcast_args_t *>(args), result);
+    case COLL_ZIP_OP_ALLREDUCE:
+        return zip_algo_iallreduce(t, codec, static_cast<const zip_allreduce_args_t *>(args),
+                                   result);
+    case COLL_ZIP_OP_ALLTOALL:
+    case COLL_ZIP_OP_ALLTOALLV:
+        return zip_algo_ialltoallv(t, codec, exchange, result);
+    case COLL_ZIP_OP_GATHER:
+    case COLL_ZIP_OP_GATHERV:
+        return zip_algo_igatherv(t, codec, root, exchange, result);
+    case COLL_ZIP_OP_SCATTER:
+    case COLL_ZIP_OP_SCATTERV:
+        return zip_algo_iscatterv(t, codec, root, exchange, result);
+    case COLL_ZIP_OP_ALLGATHER:
+    case COLL_ZIP_OP_ALLGATHERV:
+        return zip_algo_iallgatherv(t, codec, exchange, result);
+    default:
+        return nullptr;
+    }
+}
+
+const char *zip_coll_error_text(int algo_rc)
+{
+    switch (algo_rc) {
+    case ZIP_ALGO_OK:
+        return "no error";
+    case ZIP_ALGO_ERR_NOMEM:
+        return "out of memory for compression buffers";
+    case ZIP_ALGO_ERR_CODEC:
+        return "a received frame was corrupt or did not decode to the expected length";
+    case ZIP_ALGO_ERR_ARG:
+        return "invalid arguments";
+    default:
+        return "a point-to-point transfer failed";
+    }
+}
+
+} // extern "C"

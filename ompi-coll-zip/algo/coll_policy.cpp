@@ -1,0 +1,72 @@
+// The MPI-free state behind coll/zip's policy (coll_policy.h).
+#include "coll_policy.h"
+
+#include <new>
+#include <vector>
+
+namespace
+{
+
+// Indexed by context id: -1 unset, else a zip_policy_mode_t. Grown on demand.
+std::vector<int8_t> comm_policy;
+
+} // namespace
+
+extern "C" {
+
+void zip_coll_policy_set(uint32_t cid, int mode)
+{
+    if (cid >= comm_policy.size()) {
+        size_t n = comm_policy.empty() ? 64 : comm_policy.size();
+        while (n <= cid)
+            n *= 2;
+        try {
+            comm_policy.resize(n, -1);
+        } catch (const std::bad_alloc &) {
+            return;
+        }
+    }
+    comm_policy[cid] = static_cast<int8_t>(mode);
+}
+
+int zip_coll_policy_get(uint32_t cid)
+{
+    return cid < comm_policy.size() ? comm_policy[cid] : -1;
+}
+
+void zip_coll_policy_clear(void)
+{
+    std::vector<int8_t>().swap(comm_policy);
+}
+
+void zip_coll_agree_mine(const double link_Bps[2], double compress_Bps, double decompress_Bps,
+                         int ranks_on_node, double mine[ZIP_COLL_AGREE_VALUES])
+{
+    mine[0] = link_Bps[0];
+    mine[1] = link_Bps[1];
+    mine[2] = -compress_Bps;
+    mine[3] = -decompress_Bps;
+    mine[4] = ranks_on_node;
+}
+
+zip_algo_agreed_t zip_coll_agree_result(const double all[ZIP_COLL_AGREE_VALUES])
+{
+    return zip_algo_agreed_t{
+        .link_Bps = {all[0], all[1]},
+        .compress_Bps = -all[2],
+        .decompress_Bps = -all[3],
+        .ranks_per_node = static_cast<int>(all[4]),
+    };
+}
+
+int zip_coll_ranks_on_node(const bool *peer_on_node, int size)
+{
+    if (peer_on_node == nullptr)
+        return 1;
+    int n = 0;
+    for (int p = 0; p < size; ++p)
+        n += peer_on_node[p] ? 1 : 0;
+    return n > 0 ? n : 1;
+}
+
+} // extern "C"

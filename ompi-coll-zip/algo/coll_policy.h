@@ -1,0 +1,40 @@
+/*
+ * The MPI-free state behind coll/zip's policy (coll_zip_policy.c): the Info key zip_policy per
+ * communicator, and the values ranks reduce to agree on speeds.
+ */
+#ifndef ZIP_COLL_ALGO_COLL_POLICY_H
+#define ZIP_COLL_ALGO_COLL_POLICY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "zip_algo.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The zip_policy mode (a zip_policy_mode_t) set on the communicator with context id cid, or -1
+ * (unset: coll_zip_policy applies). Set grows the table; without memory the key is ignored. */
+void zip_coll_policy_set(uint32_t cid, int mode);
+int zip_coll_policy_get(uint32_t cid);
+void zip_coll_policy_clear(void);
+
+/* What each rank contributes to agreeing on speeds; reduced with MPI_MAX over the ranks it
+ * gives the fastest link per peer class, the slowest codec (negated speeds) and the most ranks
+ * sharing a node: every rank the same, and on the side of sending raw when in doubt. */
+#define ZIP_COLL_AGREE_VALUES 5
+void zip_coll_agree_mine(const double link_Bps[2], double compress_Bps, double decompress_Bps,
+                         int ranks_on_node, double mine[ZIP_COLL_AGREE_VALUES]);
+/* The agreed speeds from the reduced values. */
+zip_algo_agreed_t zip_coll_agree_result(const double all[ZIP_COLL_AGREE_VALUES]);
+
+/* The ranks sharing this node, this one included: those of the size peers with
+ * peer_on_node[p] (at least 1; NULL: 1). */
+int zip_coll_ranks_on_node(const bool *peer_on_node, int size);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ZIP_COLL_ALGO_COLL_POLICY_H */

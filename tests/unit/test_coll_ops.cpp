@@ -1,0 +1,119 @@
+// The MPI-free tables behind coll/zip's glue: the collectives' names, blocking twins, data flows
+// and algorithms (algo/coll_ops.h), the policy's per-communicator modes and the values ranks
+// reduce to agree on speeds (algo/coll_policy.h), and the MPI_T counter names (coll_stats.h).
+#include <algorithm>
+#include <cstring>
+#include <map>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "coll_ops.h"
+#include "coll_policy.h"
+#include "coll_stats.h"
+
+TEST(CollOps, NamesAndCallsFollowTheList)
+{
+    EXPECT_STREQ("bcast", zip_coll_op_names[COLL_ZIP_OP_BCAST]);
+    EXPECT_STREQ("MPI_Bcast", zip_coll_op_calls[COLL_ZIP_OP_BCAST]);
+    EXPECT_STREQ("iallgatherv", zip_coll_op_names[COLL_ZIP_OP_IALLGATHERV]);
+    EXPECT_STREQ("MPI_Iscatterv", zip_coll_op_calls[COLL_ZIP_OP_ISCATTERV]);
+    EXPECT_EQ(21, COLL_ZIP_OP_COUNT);
+}
+
+TEST(CollOps, NonBlockingOpsShareTheirBlockingTwin)
+{
+    for (int op = 0; op < COLL_ZIP_OP_COUNT; ++op) {
+        const int twin = zip_coll_op_blocking(op);
+        const std::string name = zip_coll_op_names[op];
+        if (name[0] == 'i')
+            EXPECT_EQ(name.substr(1), zip_coll_op_names[twin]) << name;
+        else
+            EXPECT_EQ(op, twin) << name;
+        EXPECT_EQ(zip_coll_op_flow(twin), zip_coll_op_flow(op)) << name;
+    }
+}
+
+TEST(CollOps, FlowsByCollective)
+{
+    EXPECT_EQ(ZIP_FLOW_PIPELINE, zip_coll_op_flow(COLL_ZIP_OP_IBCAST));
+    EXPECT_EQ(ZIP_FLOW_ALL_SEND, zip_coll_op_flow(COLL_ZIP_OP_ALLTOALL));
+    EXPECT_EQ(ZIP_FLOW_RING, zip_coll_op_flow(COLL_ZIP_OP_IALLGATHER));
+    EXPECT_EQ(ZIP_FLOW_ONE, zip_coll_op_flow(COLL_ZIP_OP_SCATTERV));
+    EXPECT_EQ(ZIP_FLOW_ONE, zip_coll_op_flow(COLL_ZIP_OP_REDUCE));
+}
+
+TEST(CollOps, ReduceHasNoNonBlockingAlgorithm)
+{
+    zip_algo_result_t result{};
+    EXPECT_EQ(nullptr,
+              zip_coll_op_start(COLL_ZIP_OP_REDUCE, nullptr, nullptr, 0, nullptr, &result));
+    EXPECT_EQ(ZIP_ALGO_ERR_ARG,
+              zip_coll_op_run(COLL_ZIP_OP_COUNT, nullptr, nullptr, 0, nullptr, &result));
+}
+
+TEST(CollOps, ErrorTexts)
+{
+    EXPECT_NE(nullptr, std::strstr(zip_coll_error_text(ZIP_ALGO_ERR_CODEC), "corrupt"));
+    EXPECT_NE(nullptr, std::strstr(zip_coll_error_text(ZIP_ALGO_ERR_NOMEM), "memory"));
+    EXPECT_NE(nullptr, std::strstr(zip_coll_error_text(ZIP_ALGO_ERR_TRANSPORT), "transfer"));
+}
+
+TEST(CollPolicy, ModesPerContextIdStartUnset)
+{
+    zip_coll_policy_clear();
+    EXPECT_EQ(-1, zip_coll_policy_get(0));
+    zip_coll_policy_set(3, ZIP_POLICY_NEVER);
+    zip_coll_policy_set(1000, ZIP_POLICY_OBSERVE); // grows the table
+    EXPECT_EQ(ZIP_POLICY_NEVER, zip_coll_policy_get(3));
+    EXPECT_EQ(ZIP_POLICY_OBSERVE, zip_coll_policy_get(1000));
+    EXPECT_EQ(-1, zip_coll_policy_get(4));
+    EXPECT_EQ(-1, zip_coll_policy_get(999));
+    zip_coll_policy_set(3, -1); // a reused context id
+    EXPECT_EQ(-1, zip_coll_policy_get(3));
+    zip_coll_policy_clear();
+    EXPECT_EQ(-1, zip_coll_policy_get(1000));
+}
+
+TEST(CollPolicy, AgreementTakesFastestLinkSlowestCodecMostRanks)
+{
+    const double link_a[2] = {5e9, 1e9}, link_b[2] = {4e9, 2e9};
+    double a[ZIP_COLL_AGREE_VALUES], b[ZIP_COLL_AGREE_VALUES], all[ZIP_COLL_AGREE_VALUES];
+    zip_coll_agree_mine(link_a, 800e6, 2e9, 2, a);
+    zip_coll_agree_mine(link_b, 600e6, 3e9, 4, b);
+    for (int i = 0; i < ZIP_COLL_AGREE_VALUES; ++i)
+        all[i] = std::max(a[i], b[i]); // what MPI_MAX over the two ranks gives
+    const zip_algo_agreed_t s = zip_coll_agree_result(all);
+    EXPECT_EQ(5e9, s.link_Bps[ZIP_PEER_LOCAL]);
+    EXPECT_EQ(2e9, s.link_Bps[ZIP_PEER_REMOTE]);
+    EXPECT_EQ(600e6, s.compress_Bps);
+    EXPECT_EQ(2e9, s.decompress_Bps);
+    EXPECT_EQ(4, s.ranks_per_node);
+}
+
+TEST(CollPolicy, RanksOnNode)
+{
+    const bool peers[4] = {true, false, true, false};
+    const bool none[2] = {false, false};
+    EXPECT_EQ(2, zip_coll_ranks_on_node(peers, 4));
+    EXPECT_EQ(1, zip_coll_ranks_on_node(none, 2));
+    EXPECT_EQ(1, zip_coll_ranks_on_node(nullptr, 8));
+}
+
+TEST(CollStats, EveryCounterHasItsMpiTName)
+{
+    zip_coll_stats_t s{};
+    std::map<std::string, uint64_t *> seen;
+    zip_coll_stats_each_counter(
+        &s, "bcast", "MPI_Bcast",
+        [](void *ctx, const char *name, const char *desc, uint64_t *counter) {
+            EXPECT_EQ(0, std::strncmp(desc, "MPI_Bcast: ", 11)) << desc;
+            (*static_cast<std::map<std::string, uint64_t *> *>(ctx))[name] = counter;
+        },
+        &seen);
+    EXPECT_EQ(zip_coll_stats_counter_count + 2 * ZIP_OMPI_SIZE_CLASSES, seen.size());
+    EXPECT_EQ(&s.bytes_out, seen["bcast_bytes_out"]);
+    EXPECT_EQ(&s.calls, seen["bcast_calls"]);
+    EXPECT_EQ(&s.observe_compressible_by_size[0], seen["bcast_observe_calls_small"]);
+    EXPECT_EQ(&s.observe_saving_ns_by_size[2], seen["bcast_observe_saving_ns_large"]);
+}
