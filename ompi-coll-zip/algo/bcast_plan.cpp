@@ -55,16 +55,16 @@ double binomial_time(const Model &m, double N, int P, double seg)
     return L * (m.alpha + m.wire(seg)) + (S - 1.0) * stage;
 }
 
-// Scatter: the root codes and sends P - 1 blocks, each byte once over its link; Bruck
-// allgather: ceil(log2 P) steps, each rank receiving the P - 1 blocks it lacks once, decoding
-// each (overlapping the next step's transfer) and the last step's after it.
+// Scatter: the root codes and sends Q = P - 1 blocks, each byte once over its link; Bruck
+// allgather among the Q others: ceil(log2 Q) steps, each rank receiving the Q - 1 blocks it
+// lacks once and decoding each, and the last one after it arrives.
 double sag_time(const Model &m, double N, int P)
 {
-    const double others = N * double(P - 1) / double(P);
-    const double scatter = std::max(m.coding(N, m.C), m.alpha + m.wire(others));
-    const double gather =
-        std::max(log2_ceil(P) * m.alpha + m.wire(others), m.coding(others, m.D));
-    return scatter + gather + m.coding(N / double(P), m.D);
+    const int Q = P - 1;
+    const double others = N * double(Q - 1) / double(Q);
+    const double scatter = std::max(m.coding(N, m.C), m.alpha + m.wire(N));
+    const double gather = std::max(log2_ceil(Q) * m.alpha + m.wire(others), m.coding(N, m.D));
+    return scatter + gather + m.coding(N / double(Q), m.D);
 }
 
 } // namespace
@@ -104,20 +104,22 @@ extern "C" int zip_bcast_topology(size_t bytes, int ranks, size_t segment_bytes,
 extern "C" int zip_bcast_algorithm_parse(const char *name)
 {
     if (name == nullptr || std::strcmp(name, "auto") == 0)
-        return ZIP_BCAST_AUTO;
+        return ZIP_BCAST_ALGORITHM_AUTO;
     if (std::strcmp(name, "chain") == 0)
-        return ZIP_BCAST_CHAIN;
+        return ZIP_BCAST_ALGORITHM_CHAIN;
     if (std::strcmp(name, "scatter_allgather") == 0)
-        return ZIP_BCAST_SCATTER_ALLGATHER;
+        return ZIP_BCAST_ALGORITHM_SCATTER_ALLGATHER;
     return -1;
 }
 
-extern "C" int zip_bcast_route_topology(int forced, const zip_algo_policy_t *policy,
+extern "C" int zip_bcast_route_topology(int algorithm, const zip_algo_policy_t *policy,
                                         double latency_s, size_t bytes, int ranks,
                                         size_t segment_bytes, size_t max_message)
 {
-    if (forced != ZIP_BCAST_AUTO)
-        return forced;
+    if (algorithm == ZIP_BCAST_ALGORITHM_CHAIN)
+        return ZIP_BCAST_AUTO;
+    if (algorithm == ZIP_BCAST_ALGORITHM_SCATTER_ALLGATHER)
+        return ZIP_BCAST_SCATTER_ALLGATHER;
     zip_bcast_model_t model{};
     model.latency_s = latency_s;
     if (policy != nullptr) {

@@ -117,12 +117,20 @@ double zip_bcast_predict(int topology, size_t bytes, int ranks, size_t segment_b
  * the same ones (the agreed speeds) picks the same. */
 int zip_bcast_topology(size_t bytes, int ranks, size_t segment_bytes, size_t max_message,
                        const zip_bcast_model_t *model);
-/* coll_zip_bcast_algorithm's names: "auto" (ZIP_BCAST_AUTO, i.e. the cost model), "chain"
- * (ZIP_BCAST_CHAIN), "scatter_allgather" (ZIP_BCAST_SCATTER_ALLGATHER); -1 for anything else. */
+/* coll_zip_bcast_algorithm: auto (the cost model), chain (the segmented pipeline: a chain, or
+ * a binomial tree when there are fewer segments than ranks; ZIP_BCAST_AUTO) or
+ * scatter_allgather. */
+typedef enum zip_bcast_algorithm {
+    ZIP_BCAST_ALGORITHM_AUTO = 0,
+    ZIP_BCAST_ALGORITHM_CHAIN = 1,
+    ZIP_BCAST_ALGORITHM_SCATTER_ALLGATHER = 2
+} zip_bcast_algorithm_t;
+/* The zip_bcast_algorithm_t a name stands for, -1 for anything else. */
 int zip_bcast_algorithm_parse(const char *name);
-/* The topology a call runs: `forced` (from zip_bcast_algorithm_parse) unless it is AUTO, else
- * zip_bcast_topology with the call's agreed speeds (policy NULL: unknown) and latency. */
-int zip_bcast_route_topology(int forced, const zip_algo_policy_t *policy, double latency_s,
+/* The topology (ZIP_BCAST_*) a call runs: the one `algorithm` forces, or for
+ * ZIP_BCAST_ALGORITHM_AUTO zip_bcast_topology's with the call's agreed speeds (policy NULL:
+ * unknown) and latency. */
+int zip_bcast_route_topology(int algorithm, const zip_algo_policy_t *policy, double latency_s,
                              size_t bytes, int ranks, size_t segment_bytes, size_t max_message);
 
 int zip_algo_bcast(const zip_transport_t *t, const zip_codec_ops_t *codec,
