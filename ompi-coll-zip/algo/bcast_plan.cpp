@@ -86,8 +86,8 @@ extern "C" double zip_bcast_predict(int topology, size_t bytes, int ranks, size_
     return chain ? chain_time(m, N, ranks, seg) : binomial_time(m, N, ranks, seg);
 }
 
-extern "C" int zip_bcast_topology(size_t bytes, int ranks, size_t segment_bytes,
-                                  size_t max_message, const zip_bcast_model_t *model)
+extern "C" int zip_bcast_topology(size_t bytes, int ranks, size_t segment_bytes, size_t max_message,
+                                  const zip_bcast_model_t *model)
 {
     if (bytes == 0 || ranks <= 2 || model == nullptr)
         return ZIP_BCAST_AUTO;
@@ -95,8 +95,8 @@ extern "C" int zip_bcast_topology(size_t bytes, int ranks, size_t segment_bytes,
     const size_t block = (bytes + size_t(ranks) - 1) / size_t(ranks) + 7;
     if (block > size_t(INT_MAX) || (max_message != 0 && block > max_message))
         return ZIP_BCAST_AUTO;
-    const double sag = zip_bcast_predict(ZIP_BCAST_SCATTER_ALLGATHER, bytes, ranks, segment_bytes,
-                                         model);
+    const double sag =
+        zip_bcast_predict(ZIP_BCAST_SCATTER_ALLGATHER, bytes, ranks, segment_bytes, model);
     const double tree = zip_bcast_predict(ZIP_BCAST_AUTO, bytes, ranks, segment_bytes, model);
     return sag < tree ? ZIP_BCAST_SCATTER_ALLGATHER : ZIP_BCAST_AUTO;
 }

@@ -86,7 +86,11 @@ TEST_P(CollAlgoBcastSag, DeliversExactBytesFromEveryRoot)
     World w(size);
     ToyCodec codec;
     // Uneven splits, fewer bytes than ranks (and than ranks' doubles), a last block of one byte.
-    const size_t sizes[] = {1, 5, 8 * size_t(size) - 3, 1000 * size_t(size) + 3, 70001,
+    const size_t sizes[] = {1,
+                            5,
+                            8 * size_t(size) - 3,
+                            1000 * size_t(size) + 3,
+                            70001,
                             block_of(40000, size) * size_t(size > 2 ? size - 2 : 1) + 1};
     for (size_t bytes : sizes) {
         for (int kind = 0; kind < 3; ++kind) {
@@ -302,17 +306,19 @@ TEST(CollAlgoBcastPlan, TheParameterForcesOrDefersToTheModel)
     p.speeds.compress_Bps = 3e9;
     p.speeds.decompress_Bps = 5e9;
     // chain: the segmented pipeline as before the scatter-allgather (chain, or binomial tree).
-    EXPECT_EQ(zip_bcast_route_topology(ZIP_BCAST_ALGORITHM_CHAIN, &p, 30e-6, 4 * kMiB, 1024,
-                                       49152, 0),
-              ZIP_BCAST_AUTO);
+    EXPECT_EQ(
+        zip_bcast_route_topology(ZIP_BCAST_ALGORITHM_CHAIN, &p, 30e-6, 4 * kMiB, 1024, 49152, 0),
+        ZIP_BCAST_AUTO);
     EXPECT_EQ(zip_bcast_route_topology(ZIP_BCAST_ALGORITHM_SCATTER_ALLGATHER, &p, 30e-6, 4 * kMiB,
                                        4, 49152, 0),
               ZIP_BCAST_SCATTER_ALLGATHER);
-    EXPECT_EQ(zip_bcast_route_topology(ZIP_BCAST_ALGORITHM_AUTO, &p, 30e-6, 4 * kMiB, 1024, 49152, 0),
-              ZIP_BCAST_SCATTER_ALLGATHER);
+    EXPECT_EQ(
+        zip_bcast_route_topology(ZIP_BCAST_ALGORITHM_AUTO, &p, 30e-6, 4 * kMiB, 1024, 49152, 0),
+        ZIP_BCAST_SCATTER_ALLGATHER);
     EXPECT_EQ(zip_bcast_route_topology(ZIP_BCAST_ALGORITHM_AUTO, &p, 30e-6, 4 * kMiB, 4, 49152, 0),
               ZIP_BCAST_AUTO);
     // Speeds unknown (policy always): 10 Gbit/s and a free codec.
-    EXPECT_EQ(zip_bcast_route_topology(ZIP_BCAST_ALGORITHM_AUTO, nullptr, 30e-6, 4 * kMiB, 1024, 49152, 0),
+    EXPECT_EQ(zip_bcast_route_topology(ZIP_BCAST_ALGORITHM_AUTO, nullptr, 30e-6, 4 * kMiB, 1024,
+                                       49152, 0),
               ZIP_BCAST_SCATTER_ALLGATHER);
 }
