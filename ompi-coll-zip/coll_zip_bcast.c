@@ -44,8 +44,10 @@ static int bcast_topology(const zip_algo_policy_t *policy, size_t bytes,
                           struct ompi_communicator_t *comm)
 {
     const mca_coll_zip_component_t *z = &mca_coll_zip_component;
-    return zip_bcast_route_topology(z->bcast_algorithm, policy, z->bcast_latency_us * 1e-6, bytes,
-                                    ompi_comm_size(comm), z->segment_size, INT_MAX);
+    /* Policy always agrees no speeds: coll_zip_link_gbps_remote then stands for the link. */
+    return zip_bcast_route_topology(z->bcast_algorithm, policy, z->link_gbps_remote * 1e9 / 8.0,
+                                    z->bcast_latency_us * 1e-6, bytes, ompi_comm_size(comm),
+                                    z->segment_size, INT_MAX);
 }
 
 int mca_coll_zip_bcast(void *buff, int count, struct ompi_datatype_t *datatype, int root,

@@ -113,8 +113,8 @@ extern "C" int zip_bcast_algorithm_parse(const char *name)
 }
 
 extern "C" int zip_bcast_route_topology(int algorithm, const zip_algo_policy_t *policy,
-                                        double latency_s, size_t bytes, int ranks,
-                                        size_t segment_bytes, size_t max_message)
+                                        double configured_link_Bps, double latency_s, size_t bytes,
+                                        int ranks, size_t segment_bytes, size_t max_message)
 {
     if (algorithm == ZIP_BCAST_ALGORITHM_CHAIN)
         return ZIP_BCAST_AUTO;
@@ -122,7 +122,8 @@ extern "C" int zip_bcast_route_topology(int algorithm, const zip_algo_policy_t *
         return ZIP_BCAST_SCATTER_ALLGATHER;
     zip_bcast_model_t model{};
     model.latency_s = latency_s;
-    if (policy != nullptr) {
+    model.link_Bps = configured_link_Bps;
+    if (policy != nullptr && policy->speeds.link_Bps > 0.0) {
         model.link_Bps = policy->speeds.link_Bps;
         model.compress_Bps = policy->speeds.compress_Bps;
         model.decompress_Bps = policy->speeds.decompress_Bps;

@@ -129,9 +129,11 @@ typedef enum zip_bcast_algorithm {
 int zip_bcast_algorithm_parse(const char *name);
 /* The topology (ZIP_BCAST_*) a call runs: the one `algorithm` forces, or for
  * ZIP_BCAST_ALGORITHM_AUTO zip_bcast_topology's with the call's agreed speeds (policy NULL:
- * unknown) and latency. */
-int zip_bcast_route_topology(int algorithm, const zip_algo_policy_t *policy, double latency_s,
-                             size_t bytes, int ranks, size_t segment_bytes, size_t max_message);
+ * unknown), the configured link rate where those have none (policy always; 0: unknown), and
+ * latency. */
+int zip_bcast_route_topology(int algorithm, const zip_algo_policy_t *policy,
+                             double configured_link_Bps, double latency_s, size_t bytes, int ranks,
+                             size_t segment_bytes, size_t max_message);
 
 int zip_algo_bcast(const zip_transport_t *t, const zip_codec_ops_t *codec,
                    const zip_bcast_args_t *args, zip_algo_result_t *result);

@@ -21,6 +21,7 @@ struct ZipSettings {
     zip_policy_mode_t mode = ZIP_POLICY_AUTO;       // coll_zip_policy
     int bcast_algorithm = ZIP_BCAST_ALGORITHM_AUTO; // coll_zip_bcast_algorithm
     double bcast_latency_s = -1.0; // coll_zip_bcast_latency_us; below 0: the platform's latency
+    double link_Bps = 0.0;         // coll_zip_link_gbps_remote (0: measured; bcast's model only)
 };
 
 // What the ranks agree on at the first call that needs the speeds (coll_zip_policy.c).

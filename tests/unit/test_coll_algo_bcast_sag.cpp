@@ -306,19 +306,23 @@ TEST(CollAlgoBcastPlan, TheParameterForcesOrDefersToTheModel)
     p.speeds.compress_Bps = 3e9;
     p.speeds.decompress_Bps = 5e9;
     // chain: the segmented pipeline as before the scatter-allgather (chain, or binomial tree).
-    EXPECT_EQ(
-        zip_bcast_route_topology(ZIP_BCAST_ALGORITHM_CHAIN, &p, 30e-6, 4 * kMiB, 1024, 49152, 0),
-        ZIP_BCAST_AUTO);
-    EXPECT_EQ(zip_bcast_route_topology(ZIP_BCAST_ALGORITHM_SCATTER_ALLGATHER, &p, 30e-6, 4 * kMiB,
-                                       4, 49152, 0),
+    EXPECT_EQ(zip_bcast_route_topology(ZIP_BCAST_ALGORITHM_CHAIN, &p, 0.0, 30e-6, 4 * kMiB, 1024,
+                                       49152, 0),
+              ZIP_BCAST_AUTO);
+    EXPECT_EQ(zip_bcast_route_topology(ZIP_BCAST_ALGORITHM_SCATTER_ALLGATHER, &p, 0.0, 30e-6,
+                                       4 * kMiB, 4, 49152, 0),
+              ZIP_BCAST_SCATTER_ALLGATHER);
+    EXPECT_EQ(zip_bcast_route_topology(ZIP_BCAST_ALGORITHM_AUTO, &p, 0.0, 30e-6, 4 * kMiB, 1024,
+                                       49152, 0),
               ZIP_BCAST_SCATTER_ALLGATHER);
     EXPECT_EQ(
-        zip_bcast_route_topology(ZIP_BCAST_ALGORITHM_AUTO, &p, 30e-6, 4 * kMiB, 1024, 49152, 0),
-        ZIP_BCAST_SCATTER_ALLGATHER);
-    EXPECT_EQ(zip_bcast_route_topology(ZIP_BCAST_ALGORITHM_AUTO, &p, 30e-6, 4 * kMiB, 4, 49152, 0),
+        zip_bcast_route_topology(ZIP_BCAST_ALGORITHM_AUTO, &p, 0.0, 30e-6, 4 * kMiB, 4, 49152, 0),
+        ZIP_BCAST_AUTO);
+    // Speeds unknown (policy always): the configured link, else 10 Gbit/s, and a free codec.
+    EXPECT_EQ(zip_bcast_route_topology(ZIP_BCAST_ALGORITHM_AUTO, nullptr, 1.25e8, 30e-6, 4 * kMiB,
+                                       128, 49152, 0),
               ZIP_BCAST_AUTO);
-    // Speeds unknown (policy always): 10 Gbit/s and a free codec.
-    EXPECT_EQ(zip_bcast_route_topology(ZIP_BCAST_ALGORITHM_AUTO, nullptr, 30e-6, 4 * kMiB, 1024,
-                                       49152, 0),
+    EXPECT_EQ(zip_bcast_route_topology(ZIP_BCAST_ALGORITHM_AUTO, nullptr, 0.0, 30e-6, 4 * kMiB,
+                                       1024, 49152, 0),
               ZIP_BCAST_SCATTER_ALLGATHER);
 }
