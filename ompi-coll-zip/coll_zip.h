@@ -32,6 +32,9 @@ typedef struct mca_coll_zip_component_t {
     size_t block_size;
     int codec_threads; /* threads that code one frame (zip_ctx_set_threads) */
     size_t segment_size;
+    char *bcast_algorithm_name; /* coll_zip_bcast_algorithm */
+    int bcast_algorithm;        /* its ZIP_BCAST_* (zip_bcast_algorithm_parse) */
+    double bcast_latency_us;    /* coll_zip_bcast_latency_us: the bcast cost model's latency */
     size_t alltoallv_window;
     int verbose;
     int stats;

@@ -81,6 +81,19 @@ static const zip_ompi_param_t params[] = {
      ZIP_OMPI_PARAM_SIZE(&mca_coll_zip_component.segment_size, 49152),
      "Bcast pipeline segment in bytes: each segment is compressed into its own frame and "
      "forwarded by interior ranks as soon as it arrives. Must be the same on every rank"},
+    {"bcast_algorithm", OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_READONLY,
+     ZIP_OMPI_PARAM_STRING(&mca_coll_zip_component.bcast_algorithm_name, "auto"),
+     "MPI_Bcast topology: auto (default) picks the segmented pipeline or the compressed "
+     "scatter-allgather from their predicted times (link rate, codec speeds, "
+     "coll_zip_bcast_latency_us, ranks, size); chain forces the pipeline (a chain, or a "
+     "binomial tree when there are fewer segments than ranks), scatter_allgather the other "
+     "(for tests and benchmarks). Must be the same on every rank"},
+    /* 20 us: between InfiniBand's few us and TCP over Ethernet's 30-50; only where the two
+     * topologies' predictions cross does it matter (docs/design.md). */
+    {"bcast_latency_us", OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_READONLY,
+     ZIP_OMPI_PARAM_DOUBLE(&mca_coll_zip_component.bcast_latency_us, 20.0),
+     "One message's latency in microseconds between nodes, for the MPI_Bcast cost model "
+     "(coll_zip_bcast_algorithm auto). Must be the same on every rank"},
     /* 0, auto: enough steps for about 512 KiB in flight (coll_zip_alltoallv.c). */
     {"alltoallv_window", OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_READONLY,
      ZIP_OMPI_PARAM_SIZE(&mca_coll_zip_component.alltoallv_window, 0),

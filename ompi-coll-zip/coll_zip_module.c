@@ -161,6 +161,16 @@ int mca_coll_zip_init_query(bool enable_progress_threads, bool enable_mpi_thread
         return OMPI_ERR_NOT_AVAILABLE;
     }
     z->policy = mode;
+    z->bcast_algorithm = zip_bcast_algorithm_parse(z->bcast_algorithm_name);
+    if (z->bcast_algorithm < 0 || !(z->bcast_latency_us >= 0.0)) {
+        if (speaker)
+            mca_coll_zip_show_help("bad bcast algorithm",
+                                   "coll_zip_bcast_algorithm \"%s\" is not one of auto, chain, "
+                                   "scatter_allgather, or coll_zip_bcast_latency_us is negative; "
+                                   "zip is disabled",
+                                   NULL != z->bcast_algorithm_name ? z->bcast_algorithm_name : "");
+        return OMPI_ERR_NOT_AVAILABLE;
+    }
     return resolve_codec_spec(speaker);
 }
 

@@ -8,6 +8,7 @@
 #include <new>
 #include <vector>
 
+#include "bcast.hpp"
 #include "block_codec.hpp"
 #include "task.hpp"
 #include "tree.hpp"
@@ -19,8 +20,7 @@ namespace
 using zipcoll::Task;
 using zipcoll::TreeNode;
 
-// How many segment receives a non-root keeps posted ahead of the one it is working on.
-constexpr size_t kRecvWindow = 4;
+using zipcoll::kChainRecvWindow;
 
 // Frames being sent live in a ring of this many segment-sized slots: a slot is reused once the
 // sends of the segment that used it have completed. This bounds both the staging memory
@@ -152,7 +152,7 @@ Task leaf_or_interior_side(const zip_transport_t *t, const zip_codec_ops_t *code
         return t->irecv(t->ctx, buf + sg.offset(i), sg.length(i), node.parent, a->tag, &recvs[i]);
     };
     size_t posted = 0;
-    for (; posted < std::min(kRecvWindow, sg.count); ++posted) {
+    for (; posted < std::min(kChainRecvWindow, sg.count); ++posted) {
         if (post(posted) != 0) {
             for (size_t j = 0; j < posted; ++j)
                 co_await zipcoll::wait(t, &recvs[j], nullptr);
@@ -243,6 +243,9 @@ Task bcast(const zip_transport_t *t, const zip_codec_ops_t *codec, const zip_bca
         co_return ZIP_ALGO_OK;
     if (a->buf == nullptr || a->root < 0 || a->root >= t->size)
         co_return ZIP_ALGO_ERR_ARG;
+
+    if (a->topology == ZIP_BCAST_SCATTER_ALLGATHER)
+        co_return co_await zipcoll::scatter_allgather_bcast(t, codec, a, res);
 
     Segments sg;
     sg.seg = zip_bcast_segment_bytes(a->bytes, t->size, a->segment_bytes);

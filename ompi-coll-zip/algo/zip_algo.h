@@ -83,11 +83,57 @@ typedef struct zip_bcast_args {
     int elem_type;                   /* root only: ZIP_ALGO_* */
     int try_compress;                /* root only: zero sends everything raw */
     size_t segment_bytes;            /* identical on every rank: the largest segment (see below) */
-    int topology;                    /* ZIP_BCAST_AUTO, ZIP_BCAST_CHAIN or ZIP_BCAST_BINOMIAL */
+    int topology;                    /* ZIP_BCAST_*, identical on every rank */
     const zip_algo_policy_t *policy; /* root only */
 } zip_bcast_args_t;
 
-enum { ZIP_BCAST_AUTO = 0, ZIP_BCAST_CHAIN = 1, ZIP_BCAST_BINOMIAL = 2 };
+/* AUTO: the chain, or a binomial tree when there are fewer segments than ranks. SCATTER_ALLGATHER:
+ * one block per rank, compressed once by the root, scattered, then gathered by every rank in
+ * ceil(log2 P) steps (bcast_sag.cpp). zip_bcast_topology picks between them by their cost. */
+enum {
+    ZIP_BCAST_AUTO = 0,
+    ZIP_BCAST_CHAIN = 1,
+    ZIP_BCAST_BINOMIAL = 2,
+    ZIP_BCAST_SCATTER_ALLGATHER = 3
+};
+
+/* What the bcast cost model weighs (docs/design.md, "Choosing the topology"): one message's
+ * latency, the link rate and the codec speeds (0: unknown; an unknown link counts as 10 Gbit/s,
+ * an unknown codec as free), and the expected ratio (raw / wire, below 1: 1). */
+typedef struct zip_bcast_model {
+    double latency_s;
+    double link_Bps;
+    double compress_Bps, decompress_Bps;
+    double ratio;
+} zip_bcast_model_t;
+
+/* Predicted seconds of a bcast of `bytes` on `ranks` ranks with `topology` (AUTO: the chain or
+ * binomial tree AUTO runs), segment_bytes as in zip_bcast_args_t. */
+double zip_bcast_predict(int topology, size_t bytes, int ranks, size_t segment_bytes,
+                         const zip_bcast_model_t *model);
+/* The topology the model predicts fastest: ZIP_BCAST_AUTO (chain or binomial) or
+ * ZIP_BCAST_SCATTER_ALLGATHER, the latter only while a block fits one message of at most
+ * max_message bytes (0: no limit). Depends on its arguments alone, so every rank that passes
+ * the same ones (the agreed speeds) picks the same. */
+int zip_bcast_topology(size_t bytes, int ranks, size_t segment_bytes, size_t max_message,
+                       const zip_bcast_model_t *model);
+/* coll_zip_bcast_algorithm: auto (the cost model), chain (the segmented pipeline: a chain, or
+ * a binomial tree when there are fewer segments than ranks; ZIP_BCAST_AUTO) or
+ * scatter_allgather. */
+typedef enum zip_bcast_algorithm {
+    ZIP_BCAST_ALGORITHM_AUTO = 0,
+    ZIP_BCAST_ALGORITHM_CHAIN = 1,
+    ZIP_BCAST_ALGORITHM_SCATTER_ALLGATHER = 2
+} zip_bcast_algorithm_t;
+/* The zip_bcast_algorithm_t a name stands for, -1 for anything else. */
+int zip_bcast_algorithm_parse(const char *name);
+/* The topology (ZIP_BCAST_*) a call runs: the one `algorithm` forces, or for
+ * ZIP_BCAST_ALGORITHM_AUTO zip_bcast_topology's with the call's agreed speeds (policy NULL:
+ * unknown), the configured link rate where those have none (policy always; 0: unknown), and
+ * latency. */
+int zip_bcast_route_topology(int algorithm, const zip_algo_policy_t *policy,
+                             double configured_link_Bps, double latency_s, size_t bytes, int ranks,
+                             size_t segment_bytes, size_t max_message);
 
 int zip_algo_bcast(const zip_transport_t *t, const zip_codec_ops_t *codec,
                    const zip_bcast_args_t *args, zip_algo_result_t *result);

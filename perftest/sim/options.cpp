@@ -40,6 +40,8 @@ void usage(FILE *to)
         "  --policy auto|always|never   coll_zip_policy (default auto)\n"
         "  --threshold B --segment B --window N   coll_zip_threshold (16384),\n"
         "                        coll_zip_segment_size (49152), coll_zip_alltoallv_window (0)\n"
+        "  --bcast-algorithm auto|chain|scatter_allgather   coll_zip_bcast_algorithm (auto)\n"
+        "  --bcast-latency T     coll_zip_bcast_latency_us (default: --latency, as if set right)\n"
         "  --csv FILE            append op,dataset,ranks,ranks_per_node,link,bytes,mode,\n"
         "                        predicted_us (modes best-baseline, zip, zip-raw)\n"
         "  --modes all|best-baseline,zip   leave zip-raw out (a 4096-rank bcast's zip-raw is\n"
@@ -176,6 +178,15 @@ bool parse_options(int argc, char **argv, Options *o, int *exit_code)
             if (!positive(&x))
                 return false;
             o->zip.segment = size_t(x);
+        } else if (a == "--bcast-algorithm") {
+            o->zip.bcast_algorithm = zip_bcast_algorithm_parse(v.c_str());
+            if (o->zip.bcast_algorithm < 0)
+                return fail("--bcast-algorithm is auto, chain or scatter_allgather, not '" + v +
+                            "'");
+        } else if (a == "--bcast-latency") {
+            o->zip.bcast_latency_s = parse_time_s(v);
+            if (o->zip.bcast_latency_s < 0)
+                return fail("--bcast-latency takes a time such as 2us or 50us, not '" + v + "'");
         } else if (a == "--window") {
             if (!positive(&x))
                 return false;
@@ -212,6 +223,8 @@ bool parse_options(int argc, char **argv, Options *o, int *exit_code)
     if (o->ranks % o->platform.ranks_per_node != 0)
         return fail("--ranks must be a multiple of --ranks-per-node");
     o->platform.nodes = o->ranks / o->platform.ranks_per_node;
+    if (o->zip.bcast_latency_s < 0)
+        o->zip.bcast_latency_s = o->platform.latency_s;
     if (o->label.empty())
         o->label = o->link_text;
     *exit_code = 0;

@@ -91,6 +91,9 @@ bool predict(const Options &o, const CodecTable &table, Prediction *out)
     // zip-raw: zip's path forced, nothing compressed (a control for the algorithms alone).
     ZipSettings raw_settings = o.zip;
     raw_settings.mode = ZIP_POLICY_ALWAYS;
+    // Policy always agrees no speeds; bcast's topology then takes the configured link rate,
+    // set here to the simulated one so that zip-raw runs zip's topology for this link.
+    raw_settings.link_Bps = spec.link_Bps;
     out->zip_raw.route = route_call(work, spec.nodes, Agreed{}, raw_settings);
     out->has_zip_raw = o.zip_raw;
     const size_t raw_step = runner.add("zip-raw", [&](int r) {

@@ -15,10 +15,13 @@ namespace simscale
 
 // coll/zip's MCA parameters that shape a call (their defaults are the component's).
 struct ZipSettings {
-    size_t threshold = 16384;                 // coll_zip_threshold
-    size_t segment = 49152;                   // coll_zip_segment_size
-    size_t window = 0;                        // coll_zip_alltoallv_window (0: automatic)
-    zip_policy_mode_t mode = ZIP_POLICY_AUTO; // coll_zip_policy
+    size_t threshold = 16384;                       // coll_zip_threshold
+    size_t segment = 49152;                         // coll_zip_segment_size
+    size_t window = 0;                              // coll_zip_alltoallv_window (0: automatic)
+    zip_policy_mode_t mode = ZIP_POLICY_AUTO;       // coll_zip_policy
+    int bcast_algorithm = ZIP_BCAST_ALGORITHM_AUTO; // coll_zip_bcast_algorithm
+    double bcast_latency_s = -1.0; // coll_zip_bcast_latency_us; below 0: the platform's latency
+    double link_Bps = 0.0;         // coll_zip_link_gbps_remote (0: measured; bcast's model only)
 };
 
 // What the ranks agree on at the first call that needs the speeds (coll_zip_policy.c).

@@ -127,6 +127,26 @@ done
 run_stats "bcast np=4 zip=on small-segments, compressed" bcast bcast compressed -np 4 \
     --oversubscribe $zip_on --mca coll_zip_segment_size 4096 --mca coll_zip_threshold 1024 \
     "$bin/test_bcast"
+# The scatter-allgather bcast, forced (auto takes it only on many ranks): bit-exact (test_bcast
+# checks every rank against data it computes itself, as with zip off above), compressed, and
+# really taken: in it every rank of MPI_COMM_WORLD sends on 3-4 ranks, while the chain's last
+# rank and the binomial tree's leaves send nothing (coll_zip_verbose 10 traces every call).
+world_silent() { grep -c "MPI_Bcast on MPI_COMM_WORLD (root [0-9]*): sent 0 as" "$bin/out.log"; }
+for np in 3 4; do
+    run_stats "bcast np=$np zip=on scatter_allgather, compressed" bcast bcast compressed \
+        -np "$np" --oversubscribe $zip_on --mca coll_zip_bcast_algorithm scatter_allgather \
+        --mca coll_zip_verbose 10 "$bin/test_bcast"
+    silent=$(world_silent)
+    echo "    world bcast calls of a rank that sent nothing: $silent (want 0)" >>"$bin/out.log"
+    [ "$silent" = 0 ]
+    report "bcast np=$np scatter_allgather: every rank forwards" $? "$bin/out.log"
+done
+mpirun_logged -np 4 --oversubscribe $zip_on --mca coll_zip_verbose 10 "$bin/test_bcast"
+[ "$(world_silent)" -gt 0 ] && grep -q "^PASS" "$bin/out.log"
+report "bcast np=4 auto: the chain/tree, whose last ranks forward nothing" $? "$bin/out.log"
+mpirun_logged -np 2 $zip_on --mca coll_zip_bcast_algorithm ring "$bin/test_bcast"
+grep -q 'coll_zip_bcast_algorithm "ring"' "$bin/out.log" && grep -q "^PASS" "$bin/out.log"
+report "an unknown coll_zip_bcast_algorithm is reported and zip stays out" $? "$bin/out.log"
 run_stats "alltoallv np=3 zip=on threshold=64, compressed" alltoallv alltoallv compressed -np 3 \
     --oversubscribe $zip_on --mca coll_zip_threshold 64 "$bin/test_alltoallv"
 # Integer payloads (MPI_INT, MPI_UNSIGNED, MPI_INT64_T, MPI_LONG_LONG) go to the codecs as

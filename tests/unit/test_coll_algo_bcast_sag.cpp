@@ -1,0 +1,328 @@
+// The compressed scatter-allgather broadcast (bcast_sag.cpp) on the in-process transport:
+// every root, sizes that split unevenly or leave ranks without a block, compressible,
+// incompressible and mixed blocks; and the cost model that chooses it (bcast_plan.cpp).
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <random>
+
+#include "test_coll_algo_support.hpp"
+#include "zip_algo.h"
+
+using algotest::ToyCodec;
+using algotest::World;
+
+namespace
+{
+
+struct Outcome {
+    std::vector<int> rc;
+    std::vector<zip_algo_result_t> result;
+    std::vector<std::vector<char>> bufs;
+};
+
+Outcome sag_bcast(World &w, ToyCodec &codec, const std::vector<char> &data, int root,
+                  int try_compress = 1)
+{
+    Outcome out;
+    const size_t n = size_t(w.size());
+    out.rc.assign(n, -100);
+    out.result.resize(n);
+    out.bufs.assign(n, std::vector<char>(data.size(), '\x5a'));
+    out.bufs[size_t(root)] = data;
+    const zip_codec_ops_t ops = codec.ops();
+    w.run([&](int rank, const zip_transport_t &t) {
+        zip_bcast_args_t a{};
+        a.buf = out.bufs[size_t(rank)].data();
+        a.bytes = data.size();
+        a.root = root;
+        a.tag = 11;
+        a.elem_type = ZIP_ALGO_BYTES;
+        a.try_compress = rank == root ? try_compress : 0;
+        a.segment_bytes = 49152;
+        a.topology = ZIP_BCAST_SCATTER_ALLGATHER;
+        out.rc[size_t(rank)] = zip_algo_bcast(&t, &ops, &a, &out.result[size_t(rank)]);
+    });
+    return out;
+}
+
+// The block length bcast_sag.cpp cuts `bytes` into on `size` ranks: one block for each rank
+// but the root, in whole doubles.
+size_t block_of(size_t bytes, int size)
+{
+    const size_t q = size_t(size > 1 ? size - 1 : 1);
+    return ((bytes + q - 1) / q + 7) & ~size_t(7);
+}
+
+// Blocks alternately compressible (even ones: the root's sample, block 0, shrinks) and random.
+std::vector<char> mixed_data(size_t bytes, int size, uint64_t seed)
+{
+    const size_t block = block_of(bytes, size);
+    const auto smooth = algotest::make_data(bytes, true, seed);
+    const auto random = algotest::make_data(bytes, false, seed + 1);
+    std::vector<char> out(bytes);
+    for (size_t i = 0; i < bytes; ++i)
+        out[i] = (i / block) % 2 == 0 ? smooth[i] : random[i];
+    return out;
+}
+
+void expect_everywhere(const Outcome &o, const std::vector<char> &data, const std::string &what)
+{
+    for (size_t r = 0; r < o.bufs.size(); ++r) {
+        ASSERT_EQ(o.rc[r], ZIP_ALGO_OK) << what << " rank " << r;
+        ASSERT_TRUE(o.bufs[r] == data) << what << " rank " << r;
+    }
+}
+
+} // namespace
+
+class CollAlgoBcastSag : public ::testing::TestWithParam<int>
+{
+};
+
+TEST_P(CollAlgoBcastSag, DeliversExactBytesFromEveryRoot)
+{
+    const int size = GetParam();
+    World w(size);
+    ToyCodec codec;
+    // Uneven splits, fewer bytes than ranks (and than ranks' doubles), a last block of one byte.
+    const size_t sizes[] = {1,
+                            5,
+                            8 * size_t(size) - 3,
+                            1000 * size_t(size) + 3,
+                            70001,
+                            block_of(40000, size) * size_t(size > 2 ? size - 2 : 1) + 1};
+    for (size_t bytes : sizes) {
+        for (int kind = 0; kind < 3; ++kind) {
+            const auto data = kind == 2 ? mixed_data(bytes, size, bytes)
+                                        : algotest::make_data(bytes, kind == 1, bytes + 7);
+            for (int root = 0; root < size; ++root) {
+                const Outcome o = sag_bcast(w, codec, data, root);
+                const std::string what = "size " + std::to_string(size) + " bytes " +
+                                         std::to_string(bytes) + " kind " + std::to_string(kind) +
+                                         " root " + std::to_string(root);
+                expect_everywhere(o, data, what);
+                ASSERT_EQ(w.unreceived(), 0u) << what;
+                if (kind == 1 && bytes >= 1000 * size_t(size)) {
+                    EXPECT_TRUE(o.result[size_t(root)].compressed) << what;
+                    EXPECT_LT(o.result[size_t(root)].bytes_out, o.result[size_t(root)].bytes_in)
+                        << what;
+                }
+            }
+        }
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Ranks, CollAlgoBcastSag, ::testing::Values(2, 3, 5, 8, 17));
+
+TEST(CollAlgoBcastSagCoding, EachBlockIsCompressedOnceAndDecodedOncePerRank)
+{
+    for (int size : {3, 5, 8}) {
+        World w(size);
+        ToyCodec codec;
+        const size_t bytes = 12000 * size_t(size) + 5;
+        const auto data = mixed_data(bytes, size, 3);
+        const Outcome o = sag_bcast(w, codec, data, size - 1);
+        expect_everywhere(o, data, "size " + std::to_string(size));
+        // Every block (one per other rank) is offered to the codec once, by the root; the even
+        // ones shrink, the odd ones go raw, and every other rank decodes every even one once.
+        const size_t block = block_of(bytes, size);
+        size_t even = 0;
+        for (int b = 0; b < size - 1; b += 2)
+            even += size_t(b) * block < bytes;
+        EXPECT_EQ(codec.compressions.load(), size_t(size - 1));
+        EXPECT_EQ(codec.bytes_offered.load(), bytes);
+        EXPECT_EQ(codec.decodes.load(), even * size_t(size - 1));
+        // The root sends each block once, some as frames.
+        const zip_algo_result_t &root = o.result[size_t(size - 1)];
+        EXPECT_TRUE(root.compressed);
+        EXPECT_LT(root.bytes_out, root.bytes_in);
+        EXPECT_EQ(root.bytes_in, bytes);
+    }
+}
+
+TEST(CollAlgoBcastSagCoding, IncompressibleOrDisabledTravelsRaw)
+{
+    World w(5);
+    ToyCodec codec;
+    const auto random = algotest::make_data(100003, false, 5);
+    Outcome o = sag_bcast(w, codec, random, 2);
+    expect_everywhere(o, random, "random");
+    size_t in = 0;
+    for (const auto &r : o.result) {
+        EXPECT_FALSE(r.compressed);
+        EXPECT_EQ(r.bytes_out, r.bytes_in);
+        in += r.bytes_in;
+    }
+    // Every rank but the root receives the whole message once (its own block in the scatter,
+    // the others in the allgather), from senders that count it.
+    EXPECT_EQ(in, 4 * random.size());
+    EXPECT_EQ(codec.decodes.load(), 0u);
+    const auto smooth = algotest::make_data(100003, true, 6);
+    o = sag_bcast(w, codec, smooth, 0, 0);
+    expect_everywhere(o, smooth, "try_compress 0");
+    for (const auto &r : o.result)
+        EXPECT_FALSE(r.compressed);
+}
+
+TEST(CollAlgoBcastSagCoding, ZeroBytesIsANoOp)
+{
+    World w(4);
+    ToyCodec codec;
+    const Outcome o = sag_bcast(w, codec, {}, 1);
+    for (int r = 0; r < 4; ++r)
+        EXPECT_EQ(o.rc[size_t(r)], ZIP_ALGO_OK);
+    EXPECT_EQ(w.unreceived(), 0u);
+}
+
+TEST(CollAlgoBcastSagErrors, CorruptFrameIsReportedAndNobodyHangs)
+{
+    World w(6);
+    ToyCodec codec;
+    codec.fail_decode = true;
+    const auto smooth = algotest::make_data(60000, true, 9);
+    const Outcome o = sag_bcast(w, codec, smooth, 3);
+    EXPECT_EQ(o.rc[3], ZIP_ALGO_OK); // the root decodes nothing
+    for (int r = 0; r < 6; ++r) {
+        if (r != 3) {
+            EXPECT_EQ(o.rc[size_t(r)], ZIP_ALGO_ERR_CODEC) << "rank " << r;
+        }
+    }
+    EXPECT_EQ(w.unreceived(), 0u);
+}
+
+// Over a testing transport (MPI_Ibcast's mode) the topology suspends instead of waiting.
+TEST(CollAlgoBcastSagNonBlocking, AdvancedByPollingDeliversTheSame)
+{
+    for (int size : {3, 8}) {
+        World w(size, false, 0, true);
+        ToyCodec codec;
+        const zip_codec_ops_t ops = codec.ops();
+        const auto data = mixed_data(77777, size, 2);
+        std::vector<std::vector<char>> bufs(size_t(size), std::vector<char>(data.size(), 'q'));
+        bufs[1] = data;
+        std::vector<int> rc(size_t(size), -100);
+        std::vector<zip_algo_result_t> res(static_cast<size_t>(size));
+        w.run([&](int rank, const zip_transport_t &t) {
+            zip_bcast_args_t a{};
+            a.buf = bufs[size_t(rank)].data();
+            a.bytes = data.size();
+            a.root = 1;
+            a.tag = 3;
+            a.try_compress = 1;
+            a.segment_bytes = 8192;
+            a.topology = ZIP_BCAST_SCATTER_ALLGATHER;
+            zip_algo_call_t *c = zip_algo_ibcast(&t, &ops, &a, &res[size_t(rank)]);
+            ASSERT_NE(c, nullptr);
+            while (zip_algo_call_advance(c) == 0) {
+            }
+            rc[size_t(rank)] = zip_algo_call_finish(c);
+        });
+        for (int r = 0; r < size; ++r) {
+            EXPECT_EQ(rc[size_t(r)], ZIP_ALGO_OK);
+            EXPECT_TRUE(bufs[size_t(r)] == data) << "size " << size << " rank " << r;
+        }
+        EXPECT_EQ(w.unreceived(), 0u);
+    }
+}
+
+// The cost model (docs/design.md, "Choosing the topology").
+namespace
+{
+
+zip_bcast_model_t model(double gbit, double latency_us, double ratio = 1.0)
+{
+    zip_bcast_model_t m{};
+    m.latency_s = latency_us * 1e-6;
+    m.link_Bps = gbit * 1e9 / 8;
+    m.compress_Bps = 3e9;
+    m.decompress_Bps = 5e9;
+    m.ratio = ratio;
+    return m;
+}
+
+constexpr size_t kMiB = size_t(1) << 20;
+
+} // namespace
+
+TEST(CollAlgoBcastPlan, ManyRanksOnALatencyBoundLinkTakeScatterAllgather)
+{
+    const zip_bcast_model_t m = model(10, 30);
+    for (int p : {128, 256, 1024})
+        EXPECT_EQ(zip_bcast_topology(4 * kMiB, p, 49152, 0, &m), ZIP_BCAST_SCATTER_ALLGATHER) << p;
+    // 128 ranks: the chain's 8 KiB segments pay a latency per window of four.
+    EXPECT_GT(zip_bcast_predict(ZIP_BCAST_AUTO, 4 * kMiB, 128, 49152, &m),
+              1.2 * zip_bcast_predict(ZIP_BCAST_SCATTER_ALLGATHER, 4 * kMiB, 128, 49152, &m));
+}
+
+TEST(CollAlgoBcastPlan, FewRanksKeepTheChain)
+{
+    // The chain moves each byte about once, the scatter-allgather twice.
+    for (double gbit : {1.0, 10.0}) {
+        const zip_bcast_model_t m = model(gbit, 30);
+        EXPECT_EQ(zip_bcast_topology(4 * kMiB, 4, 49152, 0, &m), ZIP_BCAST_AUTO) << gbit;
+        EXPECT_EQ(zip_bcast_topology(4 * kMiB, 8, 49152, 0, &m), ZIP_BCAST_AUTO) << gbit;
+    }
+    const zip_bcast_model_t m = model(10, 30);
+    EXPECT_EQ(zip_bcast_topology(4 * kMiB, 2, 49152, 0, &m), ZIP_BCAST_AUTO);
+    EXPECT_EQ(zip_bcast_topology(0, 512, 49152, 0, &m), ZIP_BCAST_AUTO);
+}
+
+TEST(CollAlgoBcastPlan, ABlockLargerThanAMessageKeepsTheChain)
+{
+    const zip_bcast_model_t m = model(10, 30);
+    EXPECT_EQ(zip_bcast_topology(4 * kMiB, 256, 49152, 8192, &m), ZIP_BCAST_AUTO);
+    EXPECT_EQ(zip_bcast_topology(4 * kMiB, 256, 49152, 32768, &m), ZIP_BCAST_SCATTER_ALLGATHER);
+}
+
+TEST(CollAlgoBcastPlan, TheScatterAllgatherCostsAboutTwiceTheWireAndLogLatencies)
+{
+    zip_bcast_model_t m = model(8, 10);
+    m.compress_Bps = m.decompress_Bps = 0; // free codec
+    const double wire = double(kMiB) / 1e9;
+    // 17 ranks: the scatter to the 16 others 1 latency and the wire, their Bruck allgather 4
+    // latencies and 15/16 of the wire.
+    EXPECT_NEAR(zip_bcast_predict(ZIP_BCAST_SCATTER_ALLGATHER, kMiB, 17, 49152, &m),
+                5 * 10e-6 + wire * (1 + 15.0 / 16), 1e-9);
+    // Compression shortens the wire terms; a slow decoder becomes the limit.
+    m.ratio = 2;
+    EXPECT_NEAR(zip_bcast_predict(ZIP_BCAST_SCATTER_ALLGATHER, kMiB, 17, 49152, &m),
+                5 * 10e-6 + wire * (1 + 15.0 / 16) / 2, 1e-9);
+    m.decompress_Bps = 1e8;
+    EXPECT_GT(zip_bcast_predict(ZIP_BCAST_SCATTER_ALLGATHER, kMiB, 17, 49152, &m),
+              double(kMiB) / 1e8);
+}
+
+TEST(CollAlgoBcastPlan, TheParameterForcesOrDefersToTheModel)
+{
+    EXPECT_EQ(zip_bcast_algorithm_parse("auto"), ZIP_BCAST_ALGORITHM_AUTO);
+    EXPECT_EQ(zip_bcast_algorithm_parse("chain"), ZIP_BCAST_ALGORITHM_CHAIN);
+    EXPECT_EQ(zip_bcast_algorithm_parse("scatter_allgather"),
+              ZIP_BCAST_ALGORITHM_SCATTER_ALLGATHER);
+    EXPECT_EQ(zip_bcast_algorithm_parse("binomial"), -1);
+    EXPECT_EQ(zip_bcast_algorithm_parse("Chain"), -1);
+    zip_algo_policy_t p{};
+    p.speeds.link_Bps = 1.25e9;
+    p.speeds.compress_Bps = 3e9;
+    p.speeds.decompress_Bps = 5e9;
+    // chain: the segmented pipeline as before the scatter-allgather (chain, or binomial tree).
+    EXPECT_EQ(zip_bcast_route_topology(ZIP_BCAST_ALGORITHM_CHAIN, &p, 0.0, 30e-6, 4 * kMiB, 1024,
+                                       49152, 0),
+              ZIP_BCAST_AUTO);
+    EXPECT_EQ(zip_bcast_route_topology(ZIP_BCAST_ALGORITHM_SCATTER_ALLGATHER, &p, 0.0, 30e-6,
+                                       4 * kMiB, 4, 49152, 0),
+              ZIP_BCAST_SCATTER_ALLGATHER);
+    EXPECT_EQ(zip_bcast_route_topology(ZIP_BCAST_ALGORITHM_AUTO, &p, 0.0, 30e-6, 4 * kMiB, 1024,
+                                       49152, 0),
+              ZIP_BCAST_SCATTER_ALLGATHER);
+    EXPECT_EQ(
+        zip_bcast_route_topology(ZIP_BCAST_ALGORITHM_AUTO, &p, 0.0, 30e-6, 4 * kMiB, 4, 49152, 0),
+        ZIP_BCAST_AUTO);
+    // Speeds unknown (policy always): the configured link, else 10 Gbit/s, and a free codec.
+    EXPECT_EQ(zip_bcast_route_topology(ZIP_BCAST_ALGORITHM_AUTO, nullptr, 1.25e8, 30e-6, 4 * kMiB,
+                                       128, 49152, 0),
+              ZIP_BCAST_AUTO);
+    EXPECT_EQ(zip_bcast_route_topology(ZIP_BCAST_ALGORITHM_AUTO, nullptr, 0.0, 30e-6, 4 * kMiB,
+                                       1024, 49152, 0),
+              ZIP_BCAST_SCATTER_ALLGATHER);
+}
