@@ -232,3 +232,24 @@ TEST(FastBitplanes, OnlyFormatThreeFramesMayUseTheBitPlaneCoding)
     Bytes back(raw.size());
     EXPECT_EQ(decode_exact(*v3, old, ZIP_TYPE_F64, raw.size()), ZIP_OK);
 }
+
+TEST(FastBitplanes, AutoPredictorKeepsConstantBitsOfNoiseWithXor)
+{
+    // Noise in one binade with a mantissa bit always set: differences carry into that bit, Xor
+    // keeps it (and the exponent) constant, so the estimate's credit for constant bits picks
+    // Xor with stride 1 (transform byte 3), and the block is smaller than Delta1's.
+    Bytes raw = skewed_bits_f64(8192, 31);
+    Bytes block = compress(*fast_default(), raw, ZIP_TYPE_F64, roomy_cap(raw.size()));
+    ASSERT_FALSE(block.empty());
+    EXPECT_EQ(block[0], 3);
+    Bytes delta1 = compress(*zip::make_fast("pred=1"), raw, ZIP_TYPE_F64, roomy_cap(raw.size()));
+    ASSERT_FALSE(delta1.empty());
+    EXPECT_LT(block.size() * 100, delta1.size() * 99);
+    // Smooth data keeps its extrapolating predictor (no credit outside noise).
+    std::vector<double> smooth(8192);
+    for (size_t i = 0; i < smooth.size(); ++i)
+        smooth[i] = 1.0 + 1e-3 * double(i) * double(i) / 8192.0;
+    Bytes s = compress(*fast_default(), as_bytes(smooth), ZIP_TYPE_F64, roomy_cap(8192 * 8));
+    ASSERT_FALSE(s.empty());
+    EXPECT_EQ(s[0] & 3, 2); // Delta2
+}
