@@ -31,15 +31,17 @@ struct FastOptions {
     unsigned accel = kDefaultAccel; // LZ4 acceleration for the compressible planes, 1..64
     FastPredictor predictor = FastPredictor::Auto;
     unsigned stride = 0; // elements per record, 1..kMaxStride; 0: auto (1 with a fixed predictor)
-    // Format of the frame parameter: 2 (this encoder), or 1 for a parameter read from a frame
-    // of the first format, so that param() gives back the same value.
-    unsigned param_format = 2;
+    // Format of the frame parameter: 3 (this encoder), or 1 or 2 for a parameter read from a
+    // frame of an earlier format, so that param() gives back the same value (and blocks of
+    // that frame may not use what later formats added).
+    unsigned param_format = 3;
 
     // 32-bit frame parameter. Format 2 (bit 24 set): bits 0-7 accel (0 = default), bits 8-10
     // 0 Auto or 1 + a fixed predictor, bits 11-16 stride (0 auto). Format 1 (bit 24 clear, the
     // first release): bits 0-7 accel, bits 8-9 0 Auto or 1 + predictor 0..2. Other bits zero.
-    // Blocks may use the format-2 modes only in frames with a format-2 parameter, so a build
-    // that knows format 1 only reports such frames as unsupported instead of corrupt.
+    // Format 3: format 2 plus bit 25 (blocks may use the bit-plane coding 10). Blocks may use
+    // the modes of format N only in frames with a format-N parameter, so a build that knows an
+    // earlier format only reports such frames as unsupported instead of corrupt.
     uint32_t pack() const;
     static bool unpack(uint32_t param, FastOptions &out); // false: param is not valid
 };
@@ -79,6 +81,7 @@ class FastCodec final : public BlockCodec
     // Scratch, grown (once per larger block size) and then reused: no allocation per block.
     std::vector<uint8_t> planes_; // byte planes of one block (compress and decompress)
     std::vector<uint8_t> zeros_;  // an all-zero plane, read by the decoder for empty planes
+    std::vector<uint8_t> bits_;   // the 8 bit planes of one byte plane (coding 10)
 };
 
 } // namespace zip

@@ -29,7 +29,8 @@ struct DataSet {
 
 // Smooth grids in natural and sorted order, an exact ramp, a simulation field and its halo,
 // records of several fields with zeros (strided predictors, sparse planes), and the hard cases:
-// random bits, random unit doubles, special values (NaN, inf, denormals, -0), FFT-like noise.
+// random bits, random unit doubles (`fast` codes their skewed exponent bits as bit planes),
+// special values (NaN, inf, denormals, -0), FFT-like noise.
 const DataSet kDataSets[] = {
     {"linear", 0},         {"gauss-256", 0},   {"gauss-256-sorted", 0}, {"sincos-256", 0},
     {"heat3d", 4},         {"heat3d-halo", 4}, {"records-3", 0},        {"records-5", 0},

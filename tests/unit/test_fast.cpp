@@ -256,8 +256,8 @@ TEST(FastCodec, DecodesAHandMadeRunBlockAndRejectsMaskBitsPastTheEnd)
     EXPECT_EQ(decode_exact(*codec, Bytes{0x00, 0x03, 0x00, 8, 0x01, 0x00, 0x42, 0x43}, ZIP_TYPE_F64,
                            13 * 8),
               ZIP_E_CORRUPT);
-    // Coding bytes other than 1..9.
-    for (uint8_t coding : {0, 10, 255}) {
+    // Coding bytes other than 1..10 (10, bit planes: tests/unit/test_fast_bitplanes.cpp).
+    for (uint8_t coding : {0, 11, 255}) {
         Bytes odd = block;
         odd[3] = coding;
         EXPECT_EQ(decode_exact(*codec, odd, ZIP_TYPE_F64, 13 * 8), ZIP_E_CORRUPT);
@@ -358,13 +358,13 @@ TEST(FastCodec, IsDeterministicAcrossManyBlocksOnOneInstance)
 
 TEST(FastCodec, ParsesOptionsAndPacksThemIntoTheParam)
 {
-    constexpr uint32_t kFormat2 = 1u << 24;
-    EXPECT_EQ(fast_default()->param(), kFormat2);
+    constexpr uint32_t kFormat2 = 1u << 24, kFormat3 = kFormat2 | (1u << 25);
+    EXPECT_EQ(fast_default()->param(), kFormat3);
     EXPECT_GT(fast_default()->memory_bytes(), 65536u);
     for (const char *spec : {"accel=8,pred=1", "pred=3,stride=5", "pred=2,stride=32", "pred=0"}) {
         auto c = zip::make_fast(spec);
         uint32_t p = c->param();
-        EXPECT_NE(p, kFormat2) << spec;
+        EXPECT_NE(p, kFormat3) << spec;
         auto again = zip::make_fast(p);
         ASSERT_NE(again, nullptr) << spec;
         EXPECT_EQ(again->param(), p) << spec;
@@ -376,9 +376,10 @@ TEST(FastCodec, ParsesOptionsAndPacksThemIntoTheParam)
     EXPECT_THROW(zip::make_fast("stride=0,pred=1"), zip::SpecError);
     EXPECT_THROW(zip::make_fast("stride=33,pred=1"), zip::SpecError);
     EXPECT_THROW(zip::make_fast("stride=4"), zip::SpecError); // stride needs a fixed predictor
-    EXPECT_EQ(zip::make_fast("pred=auto")->param(), kFormat2);
+    EXPECT_EQ(zip::make_fast("pred=auto")->param(), kFormat3);
     // Parameters of the first format (frames of earlier releases) are accepted and given back.
-    for (uint32_t param : {0u, 8u, 0x100u, 0x200u, 0x340u, kFormat2 | 0x400u | (5u << 11)}) {
+    for (uint32_t param : {0u, 8u, 0x100u, 0x200u, 0x340u, kFormat2 | 0x400u | (5u << 11), kFormat2,
+                           kFormat3 | 0x400u | (5u << 11)}) {
         auto made = zip::make_fast(param);
         ASSERT_NE(made, nullptr) << param;
         EXPECT_EQ(made->param(), param);

@@ -54,5 +54,6 @@ TEST(FastCompat, NewFramesCarryTheSecondFormatInTheirParameter)
     uint32_t param;
     std::memcpy(&param, frame.data() + 8, 4);
     EXPECT_EQ(param & (1u << 24), 1u << 24);
-    EXPECT_EQ(param & ~(1u << 24), 0u); // default options: nothing else set
+    EXPECT_EQ(param & (1u << 25), 1u << 25); // format 3: bit planes (coding 10) may occur
+    EXPECT_EQ(param & ~(3u << 24), 0u);      // default options: nothing else set
 }
