@@ -38,16 +38,17 @@ static size_t bcast_takes(mca_coll_zip_module_t *m, int op, void *buff, int coun
                : 0;
 }
 
-/* The topology of a bcast zip takes: the forced one, or the cost model's from the speeds every
- * rank agreed on (the same on every rank). */
-static int bcast_topology(const zip_algo_policy_t *policy, size_t bytes,
-                          struct ompi_communicator_t *comm)
+/* The topology of a bcast zip takes: the forced one, or the cost model's from the speeds and
+ * ranks per node every rank agreed on (the same on every rank). */
+static int bcast_topology(const mca_coll_zip_module_t *m, const zip_algo_policy_t *policy,
+                          size_t bytes, struct ompi_communicator_t *comm)
 {
     const mca_coll_zip_component_t *z = &mca_coll_zip_component;
     /* Policy always agrees no speeds: coll_zip_link_gbps_remote then stands for the link. */
     return zip_bcast_route_topology(z->bcast_algorithm, policy, z->link_gbps_remote * 1e9 / 8.0,
                                     z->bcast_latency_us * 1e-6, bytes, ompi_comm_size(comm),
-                                    z->segment_size, INT_MAX);
+                                    m->agreed ? m->speeds.ranks_per_node : 0, z->segment_size,
+                                    INT_MAX);
 }
 
 int mca_coll_zip_bcast(void *buff, int count, struct ompi_datatype_t *datatype, int root,
@@ -76,7 +77,7 @@ int mca_coll_zip_bcast(void *buff, int count, struct ompi_datatype_t *datatype, 
         .elem_type = mca_coll_zip_elem_type(datatype),
         .try_compress = 1,
         .segment_bytes = z->segment_size,
-        .topology = bcast_topology(&m->call_policy, bytes, comm),
+        .topology = bcast_topology(m, &m->call_policy, bytes, comm),
         .policy = &m->call_policy,
     };
     rc = mca_coll_zip_run(m, comm, COLL_ZIP_OP_BCAST, root, &args);
@@ -144,7 +145,7 @@ int mca_coll_zip_ibcast(void *buff, int count, struct ompi_datatype_t *datatype,
         .elem_type = mca_coll_zip_elem_type(datatype),
         .try_compress = 1,
         .segment_bytes = z->segment_size,
-        .topology = bcast_topology(&c->nb.policy, bytes, comm),
+        .topology = bcast_topology(m, &c->nb.policy, bytes, comm),
         .policy = &c->nb.policy,
     };
     zip_algo_call_t *call =

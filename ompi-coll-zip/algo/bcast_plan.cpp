@@ -17,10 +17,12 @@ constexpr double kDefaultLinkBps = 1.25e9;
 
 struct Model {
     double alpha, beta, C, D, r;
+    int k;
 
     explicit Model(const zip_bcast_model_t &m)
         : alpha(std::max(0.0, m.latency_s)), beta(m.link_Bps > 0.0 ? m.link_Bps : kDefaultLinkBps),
-          C(m.compress_Bps), D(m.decompress_Bps), r(m.ratio > 1.0 ? m.ratio : 1.0)
+          C(m.compress_Bps), D(m.decompress_Bps), r(m.ratio > 1.0 ? m.ratio : 1.0),
+          k(std::max(1, m.ranks_per_node))
     {
     }
     double wire(double raw) const { return raw / r / beta; }
@@ -57,13 +59,18 @@ double binomial_time(const Model &m, double N, int P, double seg)
 
 // Scatter: the root codes and sends Q = P - 1 blocks, each byte once over its link; Bruck
 // allgather among the Q others: ceil(log2 Q) steps, each rank receiving the Q - 1 blocks it
-// lacks once and decoding each, and the last one after it arrives.
+// lacks once and decoding each, and the last one after it arrives. In the allgather the k
+// ranks of a node all receive at once, nearly everything from other nodes, through the node's
+// one NIC, where the chain moves one flow per node (simulated, 256 ranks in nodes of 32 at
+// 10 Gbit/s: the scatter-allgather chosen without this factor took 89 ms, the chain 4.8).
 double sag_time(const Model &m, double N, int P)
 {
     const int Q = P - 1;
     const double others = N * double(Q - 1) / double(Q);
+    const double share = std::max(1.0, double(m.k) * double(P - m.k) / double(P - 1));
     const double scatter = std::max(m.coding(N, m.C), m.alpha + m.wire(N));
-    const double gather = std::max(log2_ceil(Q) * m.alpha + m.wire(others), m.coding(N, m.D));
+    const double gather =
+        std::max(log2_ceil(Q) * m.alpha + share * m.wire(others), m.coding(N, m.D));
     return scatter + gather + m.coding(N / double(Q), m.D);
 }
 
@@ -114,7 +121,8 @@ extern "C" int zip_bcast_algorithm_parse(const char *name)
 
 extern "C" int zip_bcast_route_topology(int algorithm, const zip_algo_policy_t *policy,
                                         double configured_link_Bps, double latency_s, size_t bytes,
-                                        int ranks, size_t segment_bytes, size_t max_message)
+                                        int ranks, int ranks_per_node, size_t segment_bytes,
+                                        size_t max_message)
 {
     if (algorithm == ZIP_BCAST_ALGORITHM_CHAIN)
         return ZIP_BCAST_AUTO;
@@ -123,6 +131,7 @@ extern "C" int zip_bcast_route_topology(int algorithm, const zip_algo_policy_t *
     zip_bcast_model_t model{};
     model.latency_s = latency_s;
     model.link_Bps = configured_link_Bps;
+    model.ranks_per_node = ranks_per_node;
     if (policy != nullptr && policy->speeds.link_Bps > 0.0) {
         model.link_Bps = policy->speeds.link_Bps;
         model.compress_Bps = policy->speeds.compress_Bps;

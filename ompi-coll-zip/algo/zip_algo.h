@@ -98,13 +98,16 @@ enum {
 };
 
 /* What the bcast cost model weighs (docs/design.md, "Choosing the topology"): one message's
- * latency, the link rate and the codec speeds (0: unknown; an unknown link counts as 10 Gbit/s,
- * an unknown codec as free), and the expected ratio (raw / wire, below 1: 1). */
+ * latency, the link rate (a node's NIC) and the codec speeds (0: unknown; an unknown link counts
+ * as 10 Gbit/s, an unknown codec as free), the expected ratio (raw / wire, below 1: 1), and the
+ * most ranks of the communicator on one node (below 1: 1), which share that NIC in the
+ * scatter-allgather's allgather. */
 typedef struct zip_bcast_model {
     double latency_s;
     double link_Bps;
     double compress_Bps, decompress_Bps;
     double ratio;
+    int ranks_per_node;
 } zip_bcast_model_t;
 
 /* Predicted seconds of a bcast of `bytes` on `ranks` ranks with `topology` (AUTO: the chain or
@@ -129,11 +132,11 @@ typedef enum zip_bcast_algorithm {
 int zip_bcast_algorithm_parse(const char *name);
 /* The topology (ZIP_BCAST_*) a call runs: the one `algorithm` forces, or for
  * ZIP_BCAST_ALGORITHM_AUTO zip_bcast_topology's with the call's agreed speeds (policy NULL:
- * unknown), the configured link rate where those have none (policy always; 0: unknown), and
- * latency. */
+ * unknown), the configured link rate where those have none (policy always; 0: unknown),
+ * latency, and the agreed most ranks per node (0: unknown, counted as 1). */
 int zip_bcast_route_topology(int algorithm, const zip_algo_policy_t *policy,
                              double configured_link_Bps, double latency_s, size_t bytes, int ranks,
-                             size_t segment_bytes, size_t max_message);
+                             int ranks_per_node, size_t segment_bytes, size_t max_message);
 
 int zip_algo_bcast(const zip_transport_t *t, const zip_codec_ops_t *codec,
                    const zip_bcast_args_t *args, zip_algo_result_t *result);

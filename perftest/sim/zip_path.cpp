@@ -93,9 +93,9 @@ ZipRankResult bcast(const RankEnv &env, const ZipSettings &s, const zip_algo_pol
     args.try_compress = root && try_compress ? 1 : 0;
     args.segment_bytes = s.segment;
     // As coll_zip_bcast.c: every rank routes alike, from the speeds all agreed on.
-    args.topology =
-        zip_bcast_route_topology(s.bcast_algorithm, policy, s.link_Bps, s.bcast_latency_s,
-                                 args.bytes, env.size(), s.segment, t.get()->max_message);
+    args.topology = zip_bcast_route_topology(s.bcast_algorithm, policy, s.link_Bps,
+                                             s.bcast_latency_s, args.bytes, env.size(),
+                                             s.ranks_per_node, s.segment, t.get()->max_message);
     args.policy = policy;
     out.error = zip_algo_bcast(t.get(), env.codec->ops(), &args, &out.algo);
     out.ran_algorithm = true;

@@ -22,6 +22,8 @@ struct ZipSettings {
     int bcast_algorithm = ZIP_BCAST_ALGORITHM_AUTO; // coll_zip_bcast_algorithm
     double bcast_latency_s = -1.0; // coll_zip_bcast_latency_us; below 0: the platform's latency
     double link_Bps = 0.0;         // coll_zip_link_gbps_remote (0: measured; bcast's model only)
+    // The ranks per node the component agrees on (its bcast model's NIC sharing); the platform's.
+    int ranks_per_node = 1;
 };
 
 // What the ranks agree on at the first call that needs the speeds (coll_zip_policy.c).

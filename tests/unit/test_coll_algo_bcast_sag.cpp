@@ -306,23 +306,47 @@ TEST(CollAlgoBcastPlan, TheParameterForcesOrDefersToTheModel)
     p.speeds.compress_Bps = 3e9;
     p.speeds.decompress_Bps = 5e9;
     // chain: the segmented pipeline as before the scatter-allgather (chain, or binomial tree).
-    EXPECT_EQ(zip_bcast_route_topology(ZIP_BCAST_ALGORITHM_CHAIN, &p, 0.0, 30e-6, 4 * kMiB, 1024,
+    EXPECT_EQ(zip_bcast_route_topology(ZIP_BCAST_ALGORITHM_CHAIN, &p, 0.0, 30e-6, 4 * kMiB, 1024, 1,
                                        49152, 0),
               ZIP_BCAST_AUTO);
     EXPECT_EQ(zip_bcast_route_topology(ZIP_BCAST_ALGORITHM_SCATTER_ALLGATHER, &p, 0.0, 30e-6,
-                                       4 * kMiB, 4, 49152, 0),
+                                       4 * kMiB, 4, 1, 49152, 0),
               ZIP_BCAST_SCATTER_ALLGATHER);
-    EXPECT_EQ(zip_bcast_route_topology(ZIP_BCAST_ALGORITHM_AUTO, &p, 0.0, 30e-6, 4 * kMiB, 1024,
+    EXPECT_EQ(zip_bcast_route_topology(ZIP_BCAST_ALGORITHM_AUTO, &p, 0.0, 30e-6, 4 * kMiB, 1024, 1,
                                        49152, 0),
               ZIP_BCAST_SCATTER_ALLGATHER);
-    EXPECT_EQ(
-        zip_bcast_route_topology(ZIP_BCAST_ALGORITHM_AUTO, &p, 0.0, 30e-6, 4 * kMiB, 4, 49152, 0),
-        ZIP_BCAST_AUTO);
+    EXPECT_EQ(zip_bcast_route_topology(ZIP_BCAST_ALGORITHM_AUTO, &p, 0.0, 30e-6, 4 * kMiB, 4, 1,
+                                       49152, 0),
+              ZIP_BCAST_AUTO);
     // Speeds unknown (policy always): the configured link, else 10 Gbit/s, and a free codec.
     EXPECT_EQ(zip_bcast_route_topology(ZIP_BCAST_ALGORITHM_AUTO, nullptr, 1.25e8, 30e-6, 4 * kMiB,
-                                       128, 49152, 0),
+                                       128, 1, 49152, 0),
               ZIP_BCAST_AUTO);
     EXPECT_EQ(zip_bcast_route_topology(ZIP_BCAST_ALGORITHM_AUTO, nullptr, 0.0, 30e-6, 4 * kMiB,
-                                       1024, 49152, 0),
+                                       1024, 1, 49152, 0),
+              ZIP_BCAST_SCATTER_ALLGATHER);
+}
+
+// Where k ranks of a node share its NIC, the allgather's every rank receives through it at once
+// (k times the chain's one flow per node): with nodes of 32 the model keeps the chain at 256
+// ranks on 10 Gbit/s, where one rank per node takes the scatter-allgather.
+TEST(CollAlgoBcastPlan, RanksSharingANicKeepTheChain)
+{
+    zip_bcast_model_t m = model(10, 30);
+    m.ranks_per_node = 1;
+    EXPECT_EQ(zip_bcast_topology(4 * kMiB, 256, 49152, 0, &m), ZIP_BCAST_SCATTER_ALLGATHER);
+    const double alone = zip_bcast_predict(ZIP_BCAST_SCATTER_ALLGATHER, 4 * kMiB, 256, 49152, &m);
+    m.ranks_per_node = 32;
+    EXPECT_EQ(zip_bcast_topology(4 * kMiB, 256, 49152, 0, &m), ZIP_BCAST_AUTO);
+    EXPECT_GT(zip_bcast_predict(ZIP_BCAST_SCATTER_ALLGATHER, 4 * kMiB, 256, 49152, &m), 10 * alone);
+    zip_algo_policy_t p{};
+    p.speeds.link_Bps = 1.25e9;
+    p.speeds.compress_Bps = 3e9;
+    p.speeds.decompress_Bps = 5e9;
+    EXPECT_EQ(zip_bcast_route_topology(ZIP_BCAST_ALGORITHM_AUTO, &p, 0.0, 30e-6, 4 * kMiB, 256, 32,
+                                       49152, 0),
+              ZIP_BCAST_AUTO);
+    EXPECT_EQ(zip_bcast_route_topology(ZIP_BCAST_ALGORITHM_AUTO, &p, 0.0, 30e-6, 4 * kMiB, 256, 1,
+                                       49152, 0),
               ZIP_BCAST_SCATTER_ALLGATHER);
 }
