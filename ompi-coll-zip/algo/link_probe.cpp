@@ -111,9 +111,11 @@ extern "C" int zip_algo_probe_flows(int rank, int size, int bit, const bool *pee
     int flows = 0;
     for (int q = 0; q < size; ++q) {
         const int partner = q ^ bit;
+        if (partner >= size) // q has no partner in this round
+            continue;
         const bool q_here = q == rank || peer_on_node[q];
         const bool partner_away = partner != rank && !peer_on_node[partner];
-        if (q_here && partner < size && partner_away)
+        if (q_here && partner_away)
             ++flows;
     }
     return flows > 0 ? flows : 1;
