@@ -243,6 +243,16 @@ zip_bcast_model_t model(double gbit, double latency_us, double ratio = 1.0)
 
 constexpr size_t kMiB = size_t(1) << 20;
 
+// A policy whose agreed speeds are a 10 Gbit/s link and a 3 / 5 GB/s codec.
+zip_algo_policy_t agreed_10gbit()
+{
+    zip_algo_policy_t p{};
+    p.speeds.link_Bps = 1.25e9;
+    p.speeds.compress_Bps = 3e9;
+    p.speeds.decompress_Bps = 5e9;
+    return p;
+}
+
 } // namespace
 
 TEST(CollAlgoBcastPlan, ManyRanksOnALatencyBoundLinkTakeScatterAllgather)
@@ -301,10 +311,7 @@ TEST(CollAlgoBcastPlan, TheParameterForcesOrDefersToTheModel)
               ZIP_BCAST_ALGORITHM_SCATTER_ALLGATHER);
     EXPECT_EQ(zip_bcast_algorithm_parse("binomial"), -1);
     EXPECT_EQ(zip_bcast_algorithm_parse("Chain"), -1);
-    zip_algo_policy_t p{};
-    p.speeds.link_Bps = 1.25e9;
-    p.speeds.compress_Bps = 3e9;
-    p.speeds.decompress_Bps = 5e9;
+    const zip_algo_policy_t p = agreed_10gbit();
     // chain: the segmented pipeline as before the scatter-allgather (chain, or binomial tree).
     EXPECT_EQ(zip_bcast_route_topology(ZIP_BCAST_ALGORITHM_CHAIN, &p, 0.0, 30e-6, 4 * kMiB, 1024, 1,
                                        49152, 0),
@@ -339,10 +346,7 @@ TEST(CollAlgoBcastPlan, RanksSharingANicKeepTheChain)
     m.ranks_per_node = 32;
     EXPECT_EQ(zip_bcast_topology(4 * kMiB, 256, 49152, 0, &m), ZIP_BCAST_AUTO);
     EXPECT_GT(zip_bcast_predict(ZIP_BCAST_SCATTER_ALLGATHER, 4 * kMiB, 256, 49152, &m), 10 * alone);
-    zip_algo_policy_t p{};
-    p.speeds.link_Bps = 1.25e9;
-    p.speeds.compress_Bps = 3e9;
-    p.speeds.decompress_Bps = 5e9;
+    const zip_algo_policy_t p = agreed_10gbit();
     EXPECT_EQ(zip_bcast_route_topology(ZIP_BCAST_ALGORITHM_AUTO, &p, 0.0, 30e-6, 4 * kMiB, 256, 32,
                                        49152, 0),
               ZIP_BCAST_AUTO);
