@@ -10,6 +10,8 @@
 #define ZIP_OMPI_H
 
 #include <stddef.h>
+#include <string.h>
+#include <strings.h>
 
 #include "zip/zip.h"
 
@@ -97,6 +99,25 @@ static inline const char *zip_ompi_size_class_name(int size_class)
 {
     static const char *const names[ZIP_OMPI_SIZE_CLASSES] = {"<64KiB", "64KiB-1MiB", ">=1MiB"};
     return size_class >= 0 && size_class < ZIP_OMPI_SIZE_CLASSES ? names[size_class] : "?";
+}
+
+/* The value of an on/off MPI_Info key of both components (zip_p2p, zip_coll): 1 for "true",
+ * "yes" or "1", 0 for "false", "no" or "0" (either case), -1 for anything else (the key then
+ * leaves the component's setting alone). */
+static inline int zip_ompi_info_switch(const char *value)
+{
+    if (NULL == value) {
+        return -1;
+    }
+    if (0 == strcasecmp(value, "true") || 0 == strcasecmp(value, "yes") ||
+        0 == strcmp(value, "1")) {
+        return 1;
+    }
+    if (0 == strcasecmp(value, "false") || 0 == strcasecmp(value, "no") ||
+        0 == strcmp(value, "0")) {
+        return 0;
+    }
+    return -1;
 }
 
 #ifdef __cplusplus

@@ -9,6 +9,7 @@
 
 #include "opal/mca/base/mca_base_var.h"
 #include "opal/util/argv.h"
+#include "opal/util/info.h"
 #include "opal/util/output.h"
 
 #include "mpi.h"
@@ -179,6 +180,23 @@ static bool all_ranks_on_this_node(struct ompi_communicator_t *comm)
     return !ompi_group_have_remote_peers(comm->c_local_group);
 }
 
+/* The MPI_Info key zip_coll set to false (zip_ompi_info_switch) when the communicator was made
+ * (MPI_Comm_dup_with_info, MPI_Comm_split_type): Open MPI 4.1 copies that info onto the new
+ * communicator before it selects the collectives, so comm_query sees it here, and such a
+ * communicator runs exactly what stock Open MPI selects. Set later (MPI_Comm_set_info) it
+ * changes nothing: the collectives are chosen once. */
+static bool info_keeps_zip_off(struct ompi_communicator_t *comm)
+{
+    char value[16];
+    int flag = 0;
+    if (NULL == comm->super.s_info) {
+        return false;
+    }
+    /* opal_info_get writes up to its length and a terminator after it. */
+    (void)opal_info_get(comm->super.s_info, "zip_coll", (int)sizeof(value) - 1, value, &flag);
+    return flag && 0 == zip_ompi_info_switch(value);
+}
+
 mca_coll_base_module_t *mca_coll_zip_comm_query(struct ompi_communicator_t *comm, int *priority)
 {
     mca_coll_zip_component_t *z = &mca_coll_zip_component;
@@ -194,6 +212,9 @@ mca_coll_base_module_t *mca_coll_zip_comm_query(struct ompi_communicator_t *comm
         no = "inter-communicator";
     } else if (comm == &ompi_mpi_comm_self.comm || ompi_comm_size(comm) < 2) {
         no = "single-rank communicator";
+        level = 10;
+    } else if (info_keeps_zip_off(comm)) {
+        no = "the MPI_Info key zip_coll is false";
         level = 10;
     } else if (!z->force_local && all_ranks_on_this_node(comm)) {
         no = "all ranks share one node (shared memory beats compression; "

@@ -9,7 +9,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <time.h>
 
 #include "opal/mca/hwloc/hwloc-internal.h"
@@ -28,22 +27,6 @@ typedef struct {
 } comm_setting_t;
 static comm_setting_t *comm_setting;
 static uint32_t comm_setting_len;
-
-static int8_t parse_setting(const char *value)
-{
-    if (NULL == value) {
-        return -1;
-    }
-    if (0 == strcasecmp(value, "true") || 0 == strcmp(value, "1") ||
-        0 == strcasecmp(value, "yes")) {
-        return 1;
-    }
-    if (0 == strcasecmp(value, "false") || 0 == strcmp(value, "0") ||
-        0 == strcasecmp(value, "no")) {
-        return 0;
-    }
-    return -1; /* "default" (our subscription's placeholder) or anything else */
-}
 
 static comm_setting_t *setting_of(ompi_communicator_t *comm)
 {
@@ -93,7 +76,8 @@ static char *zip_info_changed(opal_infosubscriber_t *obj, char *key, char *value
     /* The subscriber object is the communicator's first member. */
     comm_setting_t *c = setting_of((ompi_communicator_t *)obj);
     if (NULL != c) {
-        c->enable = parse_setting(value);
+        /* "default" (our subscription's placeholder) or anything unknown: -1, unset. */
+        c->enable = (int8_t)zip_ompi_info_switch(value);
     }
     return value;
 }

@@ -27,7 +27,7 @@ tests="bcast alltoallv gatherv allreduce comm_cycles threads"
 # Issue 12's collectives, one program per family: program:op,op...
 families="alltoall:alltoall gather_scatter:gather,scatter,scatterv allgather:allgather,allgatherv"
 for t in $tests $(for f in $families; do echo "${f%%:*}"; done) nonblocking lossy pvars stats \
-    large_block corruption alltoallv_int; do
+    large_block corruption alltoallv_int coll_info; do
     if ! mpicc -O2 -Wall -Wextra -pthread -o "$bin/test_$t" "$here/test_$t.c" -lm 2>"$bin/cc.log"; then
         report "build test_$t" 1 "$bin/cc.log"
     fi
@@ -184,6 +184,14 @@ done
 # The counters as MPI_T performance variables.
 # --require-zip: zip is loaded here, so a missing counter (or zip) fails instead of skipping.
 run "pvars np=3 zip=on" pvars -np 3 --oversubscribe $zip_on "$bin/test_pvars" --require-zip
+# The MPI_Info key zip_coll=false keeps zip off a communicator (right results, no call counted
+# there, every call counted on a plain duplicate), under policy always and auto.
+for np in 2 4; do
+    run "coll_info np=$np zip=on" coll_info -np "$np" --oversubscribe $zip_on \
+        "$bin/test_coll_info" --require-zip
+done
+run "coll_info np=3 zip=auto" coll_info -np 3 --oversubscribe $zip_auto "$bin/test_coll_info" \
+    --require-zip
 # Every operation counts the same way: incompressible blocks in both columns, at the sender.
 for np in 2 3 4; do
     run "stats np=$np zip=on random data" stats -np "$np" --oversubscribe $zip_on \
