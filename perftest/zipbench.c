@@ -5,8 +5,10 @@
  *
  * Whether zip is on, and which tuned algorithm is forced, is decided by the MCA parameters of
  * the job; --mode only labels the rows (perftest/zipsweep runs the modes in alternation and
- * merges them). "bytes" is the size of the buffer each rank passes: the broadcast buffer, the
- * alltoallv send buffer (split over all peers), the average gatherv contribution. The overlap
+ * merges them). --ab instead compares inside one job: stock Open MPI on duplicates made with
+ * the MPI_Info key zip_coll=false, coll/zip on a plain one, interleaved (zipbench_ab.h).
+ * "bytes" is the size of the buffer each rank passes: the broadcast buffer, the alltoallv send
+ * buffer (split over all peers), the average gatherv contribution. The overlap
  * benchmark (ops named <collective>+compute) adds a fixed computation to each call: after a
  * blocking one, between a non-blocking one and its MPI_Wait (with MPI_Test now and then), so
  * that the two forms can be compared at equal work. latency_us
@@ -22,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "zipbench_ab.h"
 #include "zipbench_data.h"
 #include "zipbench_ops.h"
 #include "zipbench_ratio.h"
@@ -32,7 +35,7 @@ typedef struct options {
     char ops[256], datasets[512], sizes[1024];
     const char *mode, *link, *csv, *codec;
     long min_bytes, max_bytes, step;
-    int require_zip;
+    int require_zip, ab, ab_blocks;
     double compute_us, test_every_us;
     long compute_iters;
     zb_timing_opts t;
@@ -63,6 +66,15 @@ static void usage(void)
         "                    (default 1024..16777216, x2)\n"
         "  --sizes LIST      explicit sizes in bytes (overrides --min/--max/--step)\n"
         "  --mode LABEL      row label: default, tuned-bcast-6, zip, ... (default: default)\n"
+        "  --ab              zip against stock Open MPI inside this job (collectives only):\n"
+        "                    rows default, zip and default-again (instead of --mode) from\n"
+        "                    three duplicates of MPI_COMM_WORLD, the two defaults made with\n"
+        "                    the MPI_Info key zip_coll=false, timed interleaved in blocks;\n"
+        "                    coll/zip runs as the job's MCA parameters say, and must take\n"
+        "                    the calls of the zip duplicate only (checked per point)\n"
+        "  --ab-blocks N     --ab: at least N blocks of 1-3 repetitions per communicator\n"
+        "                    and point (default 18, made a multiple of 6); --budget is the\n"
+        "                    timed seconds per communicator\n"
         "  --link LABEL      network label (default $NETEMU_LINK or 'local')\n"
         "  --csv FILE        append rows op,dataset,ranks,link,bytes,mode,latency_us,ratio\n"
         "  --codec SPEC      zip rows report the ratio zip's counters measured (MPI_T pvars\n"
@@ -93,6 +105,7 @@ static int parse(int argc, char **argv, options *o)
                    .step = 2,
                    .compute_us = 1000,
                    .test_every_us = 100,
+                   .ab_blocks = 18,
                    .t = {.warmup = 2,
                          .min_reps = 5,
                          .max_reps = 1000,
@@ -142,15 +155,19 @@ static int parse(int argc, char **argv, options *o)
             o->t.min_reps = atoi(v);
         else if (ARG("--max-reps"))
             o->t.max_reps = atoi(v);
+        else if (ARG("--ab-blocks"))
+            o->ab_blocks = atoi(v);
         else if (!strcmp(a, "--require-zip"))
             o->require_zip = 1;
+        else if (!strcmp(a, "--ab"))
+            o->ab = 1;
         else
             return -1;
 #undef ARG
     }
     if (o->min_bytes < 8 || o->max_bytes < o->min_bytes || o->step < 2 || o->t.min_reps < 1 ||
         o->t.max_reps < o->t.min_reps || o->t.batch < 0 || !(o->compute_us > 0) ||
-        o->compute_iters < 0 || !(o->test_every_us > 0))
+        o->compute_iters < 0 || !(o->test_every_us > 0) || o->ab_blocks < 1)
         return -1;
     return 0;
 }
@@ -246,26 +263,16 @@ static void zip_codec_spec(int p2p, char *spec, size_t len)
         snprintf(spec, len, "%s", codec);
 }
 
-/* Whether every op in the comma-separated list is point-to-point. */
-static int all_p2p(const char *ops)
+/* How many ops of the comma-separated list satisfy pred; *total: how many there are. */
+static int ops_where(const char *ops, int (*pred)(const char *), int *total)
 {
     char l[256], *save = NULL;
+    int n = 0;
     snprintf(l, sizeof l, "%s", ops);
-    for (char *t = strtok_r(l, ",", &save); t; t = strtok_r(NULL, ",", &save))
-        if (!zb_op_name_p2p(t))
-            return 0;
-    return 1;
-}
-
-/* Whether some op in the list is the overlap benchmark's (needs the computation). */
-static int any_compute(const char *ops)
-{
-    char l[256], *save = NULL;
-    snprintf(l, sizeof l, "%s", ops);
-    for (char *t = strtok_r(l, ",", &save); t; t = strtok_r(NULL, ",", &save))
-        if (zb_op_name_compute(t))
-            return 1;
-    return 0;
+    *total = 0;
+    for (char *t = strtok_r(l, ",", &save); t; t = strtok_r(NULL, ",", &save), ++*total)
+        n += pred(t) != 0;
+    return n;
 }
 
 static long next_size(const options *o, long cur, const char **cursor)
@@ -309,10 +316,13 @@ static int measured_ratio(zb_op *op, const char *name, double traffic[3])
     return t[0] == size ? 0 : -1;
 }
 
-/* One measured point, kept until the ratio pass that follows all timing. */
+/* One measured point, kept until the ratio pass that follows all timing. With --ab a point
+ * is three, one per mode, in ZB_AB_* order (ab: the index; -1 without --ab). */
 typedef struct point {
     char op[32], ds[512];
     long bytes;
+    const char *mode;
+    int ab;
     zb_timing r;
 } point;
 
@@ -334,9 +344,9 @@ static double *field(const char *ds, long bytes, int rank)
 /* The overlap benchmark's computation, set up by main before any timing. */
 static zb_compute compute;
 
-static zb_op *create_op(const char *name, const double *F, long bytes, int rank)
+static zb_op *create_op(const char *name, const double *F, long bytes, int rank, MPI_Comm comm)
 {
-    zb_op *op = zb_op_create(name, F, (size_t)bytes / sizeof(double), &compute, MPI_COMM_WORLD);
+    zb_op *op = zb_op_create(name, F, (size_t)bytes / sizeof(double), &compute, comm);
     if (!op) {
         if (!rank)
             fprintf(stderr, "zipbench: unknown operation '%s'\n", name);
@@ -376,13 +386,27 @@ static void warm_transport(int rank, int size)
     MPI_Barrier(MPI_COMM_WORLD);
 }
 
-/* Times every (data set, size, op) point. Nothing here touches MPI_T: an MPI_T session, or
- * even MPI_T_init_thread/finalize before the timing, slows Open MPI's small collectives
- * measurably (4 ranks over netemu: about +10 us on 25-50 us for alltoallv and gatherv). */
-static point *time_points(const options *o, int rank, int *npoints)
+/* A new point at the end of *pts (*n of *cap used). */
+static point *new_point(point **pts, int *n, int *cap)
+{
+    if (*n == *cap) {
+        *cap = *cap ? 2 * *cap : 16;
+        *pts = realloc(*pts, (size_t)*cap * sizeof **pts);
+        if (!*pts)
+            MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    return &(*pts)[(*n)++];
+}
+
+/* Times every (data set, size, op) point, with --ab on each of the communicators ab (else
+ * NULL: MPI_COMM_WORLD). Nothing here touches MPI_T: an MPI_T session, or even
+ * MPI_T_init_thread/finalize before the timing, slows Open MPI's small collectives measurably
+ * (4 ranks over netemu: about +10 us on 25-50 us for alltoallv and gatherv). */
+static point *time_points(const options *o, int rank, MPI_Comm *ab, int *npoints)
 {
     point *pts = NULL;
     int n = 0, cap = 0;
+    const int modes = ab ? ZB_AB_COMMS : 1;
     char dsl[sizeof o->datasets], *dsave = NULL;
     snprintf(dsl, sizeof dsl, "%s", o->datasets);
     for (char *ds = strtok_r(dsl, ",", &dsave); ds; ds = strtok_r(NULL, ",", &dsave)) {
@@ -394,28 +418,34 @@ static point *time_points(const options *o, int rank, int *npoints)
             snprintf(opl, sizeof opl, "%s", o->ops);
             for (char *name = strtok_r(opl, ",", &osave); name;
                  name = strtok_r(NULL, ",", &osave)) {
-                zb_op *op = create_op(name, F, bytes, rank);
-                if (n == cap) {
-                    cap = cap ? 2 * cap : 16;
-                    pts = realloc(pts, (size_t)cap * sizeof *pts);
-                    if (!pts)
-                        MPI_Abort(MPI_COMM_WORLD, 2);
-                }
-                point *pt = &pts[n++];
-                snprintf(pt->op, sizeof pt->op, "%s", name);
-                snprintf(pt->ds, sizeof pt->ds, "%s", ds);
-                pt->bytes = bytes;
+                zb_op *ops[ZB_AB_COMMS];
+                zb_timing r[ZB_AB_COMMS];
+                for (int c = 0; c < modes; c++)
+                    ops[c] = create_op(name, F, bytes, rank, ab ? ab[c] : MPI_COMM_WORLD);
                 zb_timing_opts t = o->t;
                 if (t.batch == 0) /* auto: about 256 KiB per repetition, as the bucket needs */
                     t.batch = bytes >= 262144 ? 1 : bytes <= 16384 ? 16 : (int)(262144 / bytes);
-                pt->r = zb_measure(op, &t, MPI_COMM_WORLD);
-                /* Per message, so bandwidth rows read like the others (bytes / time = rate). */
-                const int msgs = zb_op_messages(op);
-                pt->r.median_us /= msgs;
-                pt->r.mean_us /= msgs;
-                pt->r.stderr_us /= msgs;
-                pt->r.min_us /= msgs;
-                zb_op_destroy(op);
+                if (ab)
+                    zb_ab_measure(ops, &t, o->ab_blocks, MPI_COMM_WORLD, r);
+                else
+                    r[0] = zb_measure(ops[0], &t, MPI_COMM_WORLD);
+                for (int c = 0; c < modes; c++) {
+                    point *pt = new_point(&pts, &n, &cap);
+                    snprintf(pt->op, sizeof pt->op, "%s", name);
+                    snprintf(pt->ds, sizeof pt->ds, "%s", ds);
+                    pt->bytes = bytes;
+                    pt->mode = ab ? zb_ab_modes[c] : o->mode;
+                    pt->ab = ab ? c : -1;
+                    pt->r = r[c];
+                    /* Per message, so bandwidth rows read like the others (bytes / time =
+                     * rate). */
+                    const int msgs = zb_op_messages(ops[c]);
+                    pt->r.median_us /= msgs;
+                    pt->r.mean_us /= msgs;
+                    pt->r.stderr_us /= msgs;
+                    pt->r.min_us /= msgs;
+                    zb_op_destroy(ops[c]);
+                }
             }
             free(F);
         }
@@ -440,11 +470,11 @@ static int first_time(char *told, const char *op)
 }
 
 static double point_ratio(const point *pt, const char *spec, size_t threshold, int use_pvars,
-                          int rank)
+                          int rank, MPI_Comm comm)
 {
     static char told[sizeof((options *)0)->ops + 2] = ","; /* ",op,op," told about */
     double *F = field(pt->ds, pt->bytes, rank);
-    zb_op *op = create_op(pt->op, F, pt->bytes, rank);
+    zb_op *op = create_op(pt->op, F, pt->bytes, rank, comm);
     const size_t msg = zb_op_message_bytes(op);
     double ratio = 1.0, traffic[3];
     if (use_pvars && measured_ratio(op, pt->op, traffic) == 0) {
@@ -478,6 +508,26 @@ static double point_ratio(const point *pt, const char *spec, size_t threshold, i
     return ratio;
 }
 
+/* --ab: the check that coll/zip took the point's calls on the zip communicator only
+ * (zb_ab_check), on the point's operation made anew on each of comms. Collective. */
+static int ab_check(const point *pt, MPI_Comm *comms, int rank)
+{
+    if (!strcmp(pt->op, "compute"))
+        return 0; /* no communication */
+    double *F = field(pt->ds, pt->bytes, rank);
+    zb_op *ops[ZB_AB_COMMS];
+    for (int c = 0; c < ZB_AB_COMMS; c++)
+        ops[c] = create_op(pt->op, F, pt->bytes, rank, comms[c]);
+    char row[32], label[600];
+    zb_op_stats_name(pt->op, row, sizeof row);
+    snprintf(label, sizeof label, "%s %s %ld", pt->op, pt->ds, pt->bytes);
+    const int bad = zb_ab_check(ops, row, label);
+    for (int c = 0; c < ZB_AB_COMMS; c++)
+        zb_op_destroy(ops[c]);
+    free(F);
+    return bad;
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -491,7 +541,17 @@ int main(int argc, char **argv)
         MPI_Finalize();
         return 2;
     }
-    int p2p = all_p2p(o.ops);
+    int nops, p2p_ops = ops_where(o.ops, zb_op_name_p2p, &nops), p2p = p2p_ops == nops;
+    if (o.ab && (p2p_ops || !zip_loaded(0))) {
+        if (!rank)
+            fprintf(stderr, "zipbench: --ab: %s\n",
+                    p2p_ops ? "collectives only (pml/zip is process-wide: compare point-to-point "
+                              "job by job)"
+                            : "the zip coll component is not loaded (check "
+                              "mca_base_component_path)");
+        MPI_Finalize();
+        return 4;
+    }
     if (o.require_zip && !zip_loaded(p2p)) {
         if (!rank)
             fprintf(stderr,
@@ -513,7 +573,7 @@ int main(int argc, char **argv)
     }
 
     warm_transport(rank, size);
-    if (any_compute(o.ops)) {
+    if (ops_where(o.ops, zb_op_name_compute, &nops)) {
         /* Calibrated at the computation's length (the rate changes with it where ranks share
          * cores); MPI_Test's interval from the same rate. */
         compute.iters =
@@ -530,12 +590,15 @@ int main(int argc, char **argv)
                    compute.iters, compute.test_every, (double)compute.iters / per_us,
                    o.test_every_us);
     }
+    MPI_Comm ab[ZB_AB_COMMS] = {MPI_COMM_NULL, MPI_COMM_NULL, MPI_COMM_NULL};
+    if (o.ab)
+        zb_ab_open(MPI_COMM_WORLD, ab);
     int npoints = 0;
-    point *pts = time_points(&o, rank, &npoints);
+    point *pts = time_points(&o, rank, o.ab ? ab : NULL, &npoints);
 
     /* From here on MPI_T may be used: zip's settings and counters. pml/zip has no MPI_T
-     * counters: its rows carry the codec estimate. */
-    const int is_zip = !strncmp(o.mode, "zip", 3);
+     * counters: its rows carry the codec estimate. With --ab some rows are zip's. */
+    const int is_zip = o.ab || !strncmp(o.mode, "zip", 3);
     char spec[600];
     const size_t threshold = is_zip ? zip_threshold(p2p) : 0;
     int use_pvars = 0;
@@ -552,7 +615,7 @@ int main(int argc, char **argv)
         snprintf(spec, sizeof spec, "fast");
     if (!rank) {
         printf("# zipbench ranks=%d link=%s mode=%s zip=%s codec=%s ratio=%s\n", size, o.link,
-               o.mode, p2p ? "pml" : "coll", is_zip ? spec : "-",
+               o.ab ? "ab" : o.mode, p2p ? "pml" : "coll", is_zip ? spec : "-",
                !is_zip     ? "-"
                : use_pvars ? "measured(coll_zip pvars)"
                            : "codec-estimate");
@@ -560,10 +623,18 @@ int main(int argc, char **argv)
                "median_us", "mean_us", "stderr", "reps", "ratio");
     }
     long failures = 0;
+    int ab_bad = 0; /* --ab: the check of the point's first row failed; its rows are skipped */
     for (int i = 0; i < npoints; i++) {
         const point *pt = &pts[i];
-        const double ratio = is_zip ? point_ratio(pt, spec, threshold, use_pvars, rank) : 1.0;
-        if (rank)
+        if (pt->ab == ZB_AB_DEFAULT) {
+            ab_bad = ab_check(pt, ab, rank);
+            failures += ab_bad;
+        }
+        const double ratio = !strncmp(pt->mode, "zip", 3)
+                                 ? point_ratio(pt, spec, threshold, use_pvars, rank,
+                                               o.ab ? ab[ZB_AB_ZIP] : MPI_COMM_WORLD)
+                                 : 1.0;
+        if (rank || (pt->ab >= 0 && ab_bad))
             continue;
         const zb_timing *r = &pt->r;
         char ds[128];
@@ -572,18 +643,20 @@ int main(int argc, char **argv)
             /* A wrong result has no meaningful latency: report it, write no row. */
             fprintf(stderr,
                     "zipbench: VERIFY FAILED %s %s %ld bytes mode %s: %.0f wrong elements\n",
-                    pt->op, ds, pt->bytes, o.mode, r->bad_elements);
+                    pt->op, ds, pt->bytes, pt->mode, r->bad_elements);
             failures++;
             continue;
         }
         printf("%-18s %-14s %10ld %-12s %12.1f %12.1f %9.1f %5d %7.3f\n", pt->op, ds, pt->bytes,
-               o.mode, r->median_us, r->mean_us, r->stderr_us, r->reps, ratio);
+               pt->mode, r->median_us, r->mean_us, r->stderr_us, r->reps, ratio);
         if (csv)
             fprintf(csv, "%s,%s,%d,%s,%ld,%s,%.3f,%.4f\n", pt->op, ds, size, o.link, pt->bytes,
-                    o.mode, r->median_us, ratio);
+                    pt->mode, r->median_us, ratio);
     }
     fflush(stdout);
     free(pts);
+    if (o.ab)
+        zb_ab_close(ab);
     if (csv)
         fclose(csv);
     MPI_Bcast(&failures, 1, MPI_LONG, 0, MPI_COMM_WORLD);

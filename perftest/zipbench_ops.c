@@ -260,6 +260,11 @@ void zb_op_stats_name(const char *name, char *out, size_t len)
     snprintf(out, len, "%.*s", (int)strcspn(name, "+"), name);
 }
 
+MPI_Comm zb_op_comm(const zb_op *op)
+{
+    return op->comm;
+}
+
 int zb_op_rooted(const zb_op *op)
 {
     return op->kind == BCAST || op->kind == GATHERV || op->kind == GATHER || op->kind == SCATTERV ||

@@ -47,6 +47,8 @@ int zb_op_name_p2p(const char *name);
 int zb_op_name_compute(const char *name);
 /* The statistics row zip counts `name` in: the name without ZB_COMPUTE_SUFFIX. */
 void zb_op_stats_name(const char *name, char *out, size_t len);
+/* The communicator the operation runs on (zb_op_create's comm). */
+MPI_Comm zb_op_comm(const zb_op *op);
 /* Whether the operation has a root that should rotate between repetitions. */
 int zb_op_rooted(const zb_op *op);
 

@@ -9,9 +9,7 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* One repetition of `batch` calls: returns {max over ranks of the time per call, max over ranks
- * of wrong elements}. */
-static void one_rep(zb_op *op, int root, int batch, MPI_Comm comm, double out[2])
+void zb_time_rep(zb_op *op, int root, int batch, MPI_Comm comm, double out[2])
 {
     zb_op_prepare(op, root);
     /* The barrier lines the ranks up so that max(t1 - t0) is the collective's latency and not
@@ -25,11 +23,30 @@ static void one_rep(zb_op *op, int root, int batch, MPI_Comm comm, double out[2]
     MPI_Allreduce(local, out, 2, MPI_DOUBLE, MPI_MAX, comm);
 }
 
+void zb_timing_summarize(double *times, int n, zb_timing *r)
+{
+    double sum = 0, sumsq = 0, min = INFINITY;
+    for (int i = 0; i < n; i++) {
+        sum += times[i];
+        sumsq += times[i] * times[i];
+        min = times[i] < min ? times[i] : min;
+    }
+    const double mean = n ? sum / n : 0, var = n > 1 ? (sumsq - n * mean * mean) / (n - 1) : 0;
+    r->reps = n;
+    r->mean_us = mean * 1e6;
+    r->stderr_us = n > 1 ? sqrt(var > 0 ? var : 0) / sqrt((double)n) * 1e6 : 0;
+    r->min_us = n ? min * 1e6 : 0;
+    qsort(times, (size_t)n, sizeof *times, cmp_double);
+    r->median_us = !n      ? 0
+                   : n & 1 ? 1e6 * times[n / 2]
+                           : 1e6 * 0.5 * (times[n / 2 - 1] + times[n / 2]);
+}
+
 zb_timing zb_measure(zb_op *op, const zb_timing_opts *o, MPI_Comm comm)
 {
     int size;
     MPI_Comm_size(comm, &size);
-    zb_timing r = {0, 0, INFINITY, 0, 0, 0};
+    zb_timing r = {0};
     double v[2], sum = 0, sumsq = 0;
     double *times = malloc((size_t)o->max_reps * sizeof *times);
     if (!times)
@@ -37,31 +54,24 @@ zb_timing zb_measure(zb_op *op, const zb_timing_opts *o, MPI_Comm comm)
     int rep = 0;
     /* Root rotation runs through warm-up too, so that each root's path is warm. */
     for (int w = 0; w < o->warmup; w++, rep++) {
-        one_rep(op, zb_op_rooted(op) ? rep % size : 0, o->batch, comm, v);
+        zb_time_rep(op, zb_op_rooted(op) ? rep % size : 0, o->batch, comm, v);
         r.bad_elements += v[1];
     }
     /* Decisions use only allreduced values, so all ranks stop at the same repetition. */
     for (int k = 1; k <= o->max_reps; k++, rep++) {
-        one_rep(op, zb_op_rooted(op) ? rep % size : 0, o->batch, comm, v);
+        zb_time_rep(op, zb_op_rooted(op) ? rep % size : 0, o->batch, comm, v);
         r.bad_elements += v[1];
         times[k - 1] = v[0];
         sum += v[0];
         sumsq += v[0] * v[0];
-        if (v[0] < r.min_us)
-            r.min_us = v[0];
         r.reps = k;
         double mean = sum / k;
         double var = k > 1 ? (sumsq - k * mean * mean) / (k - 1) : 0;
         double se = k > 1 ? sqrt(var > 0 ? var : 0) / sqrt((double)k) : INFINITY;
-        r.mean_us = mean * 1e6;
-        r.stderr_us = (isfinite(se) ? se : 0) * 1e6;
         if (k >= o->min_reps && (se < o->rse * mean || sum * o->batch >= o->budget_s))
             break;
     }
-    r.min_us *= 1e6;
-    qsort(times, (size_t)r.reps, sizeof *times, cmp_double);
-    r.median_us =
-        1e6 * (r.reps & 1 ? times[r.reps / 2] : 0.5 * (times[r.reps / 2 - 1] + times[r.reps / 2]));
+    zb_timing_summarize(times, r.reps, &r);
     free(times);
     return r;
 }

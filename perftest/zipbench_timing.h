@@ -23,6 +23,15 @@ typedef struct zb_timing {
     double bad_elements; /* wrong elements summed over repetitions (max over ranks) */
 } zb_timing;
 
+/* One repetition of `batch` calls of op with `root`, the ranks lined up by a barrier first:
+ * out[0] the slowest rank's time per call in seconds, out[1] the most wrong elements a rank
+ * received. Collective over comm, the op's communicator; every rank gets the same out. */
+void zb_time_rep(zb_op *op, int root, int batch, MPI_Comm comm, double out[2]);
+
+/* Fills r's reps, mean, stderr, min and median (us) from n repetition times in seconds (sorted
+ * in place); bad_elements is left alone. */
+void zb_timing_summarize(double *times, int n, zb_timing *r);
+
 /* Collective over the op's communicator; every rank returns the same result. */
 zb_timing zb_measure(zb_op *op, const zb_timing_opts *o, MPI_Comm comm);
 

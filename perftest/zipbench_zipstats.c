@@ -15,8 +15,8 @@ enum { NOPS = sizeof ops / sizeof ops[0] };
 
 struct zb_zipstats {
     MPI_T_pvar_session session;
-    MPI_T_pvar_handle in[NOPS], out[NOPS], link_faster[NOPS], never[NOPS];
-    int present[NOPS]; /* the component exports this op's four counters */
+    MPI_T_pvar_handle in[NOPS], out[NOPS], link_faster[NOPS], never[NOPS], calls[NOPS];
+    int present[NOPS]; /* the component exports this op's five counters */
 };
 
 static int alloc_handle(zb_zipstats *s, const char *op, const char *counter, MPI_T_pvar_handle *h)
@@ -47,7 +47,8 @@ zb_zipstats *zb_zipstats_open(void)
         s->present[i] = !alloc_handle(s, ops[i], "bytes_in", &s->in[i]) &&
                         !alloc_handle(s, ops[i], "bytes_out", &s->out[i]) &&
                         !alloc_handle(s, ops[i], "calls_link_faster", &s->link_faster[i]) &&
-                        !alloc_handle(s, ops[i], "calls_never", &s->never[i]);
+                        !alloc_handle(s, ops[i], "calls_never", &s->never[i]) &&
+                        !alloc_handle(s, ops[i], "calls", &s->calls[i]);
         found += s->present[i];
     }
     if (!found) {
@@ -67,23 +68,32 @@ void zb_zipstats_close(zb_zipstats *s)
     MPI_T_finalize();
 }
 
+/* Index of op's counters, or -1 when the component has none. */
+static int op_index(const zb_zipstats *s, const char *op)
+{
+    for (int i = 0; i < NOPS; i++)
+        if (!strcmp(op, ops[i]))
+            return s->present[i] ? i : -1;
+    return -1;
+}
+
+int zb_zipstats_calls(zb_zipstats *s, const char *op, unsigned long long *calls)
+{
+    const int i = op_index(s, op);
+    return i >= 0 && MPI_T_pvar_read(s->session, s->calls[i], calls) == MPI_SUCCESS ? 0 : -1;
+}
+
 int zb_zipstats_read(zb_zipstats *s, const char *op, unsigned long long *in,
                      unsigned long long *out, unsigned long long *handed_on)
 {
     unsigned long long faster = 0, never = 0;
-    for (int i = 0; i < NOPS; i++) {
-        if (strcmp(op, ops[i]))
-            continue;
-        if (!s->present[i])
-            return -1;
-        /* Continuous counters: readable without MPI_T_pvar_start. */
-        if (MPI_T_pvar_read(s->session, s->in[i], in) != MPI_SUCCESS ||
-            MPI_T_pvar_read(s->session, s->out[i], out) != MPI_SUCCESS ||
-            MPI_T_pvar_read(s->session, s->link_faster[i], &faster) != MPI_SUCCESS ||
-            MPI_T_pvar_read(s->session, s->never[i], &never) != MPI_SUCCESS)
-            return -1;
-        *handed_on = faster + never;
-        return 0;
-    }
-    return -1;
+    const int i = op_index(s, op);
+    /* Continuous counters: readable without MPI_T_pvar_start. */
+    if (i < 0 || MPI_T_pvar_read(s->session, s->in[i], in) != MPI_SUCCESS ||
+        MPI_T_pvar_read(s->session, s->out[i], out) != MPI_SUCCESS ||
+        MPI_T_pvar_read(s->session, s->link_faster[i], &faster) != MPI_SUCCESS ||
+        MPI_T_pvar_read(s->session, s->never[i], &never) != MPI_SUCCESS)
+        return -1;
+    *handed_on = faster + never;
+    return 0;
 }

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # zipbench under mpirun (perftest/zipbench.c): every collective it measures, blocking and
 # non-blocking, verifies what arrived with zip off and on (3 and 4 ranks, oversubscribed); zip
-# rows report the ratio zip's counters measured; the overlap benchmark runs its computation for
-# about the time asked; the corpus:DIR data set reads msgrec's files (a corpus of zeros
-# compresses, one of random bytes does not, a too small one is refused). One line per check,
-# "PASS: name" or "FAIL: name"; exit status is the number of failures (capped at 100).
+# rows report the ratio zip's counters measured; --ab compares zip with stock inside one job;
+# the overlap benchmark runs its computation for about the time asked; the corpus:DIR data set
+# reads msgrec's files (a corpus of zeros compresses, one of random bytes does not, a too small
+# one is refused). One line per check, "PASS: name" or "FAIL: name"; exit status is the number
+# of failures (capped at 100).
 #
 # Usage: run-zipbench-tests.sh [component dir]   (default: $BUILD_DIR/ompi-coll-zip/.libs);
 # zipbench is $BUILD_DIR/perftest/zipbench.
@@ -63,6 +64,54 @@ done
 [ -z "$bad" ] || echo "    (wrong ratio:$bad)" >>"$bin/out.log"
 [ $rc = 0 ] && [ -z "$bad" ] && grep -q "ratio=measured" "$bin/out.log"
 report "zip rows carry the measured ratio (alltoall, reduce, ibcast)" $? "$bin/out.log"
+
+# --ab: one job writes the rows default, zip and default-again of a point; coll/zip takes the
+# calls of the zip duplicate and of no other (zipbench's "# ab" line, from zip's MPI_T call
+# counters), and only the zip row carries zip's measured ratio (policy always: smooth data
+# compresses). 2 ranks, one size, 6 blocks of a short budget.
+ab_quick="--ab --ab-blocks 6 --budget 0.05 --datasets gauss --sizes 262144"
+# mode_rows op mode: rows of that op and mode (column 4) in the log.
+mode_rows() { awk -v op="$1" -v m="$2" '$1 == op && $4 == m' "$bin/out.log" | wc -l; }
+# shellcheck disable=SC2086
+mpirun_logged -np 2 $zip_on "$zipbench" --ops bcast,ialltoallv $ab_quick --csv "$bin/ab.csv"
+rc=$? bad=""
+for op in bcast ialltoallv; do
+    for m in default zip default-again; do
+        [ "$(mode_rows $op $m)" = 1 ] || bad="$bad $op/$m"
+    done
+    grep -qE "^# ab $op gauss 262144: coll/zip calls default 0 zip [1-9][0-9]* default-again 0$" \
+        "$bin/out.log" || bad="$bad $op:calls"
+    awk -v op="$op" '$1 == op { r[$4] = $NF }
+        END { exit !(r["zip"] > 1.2 && r["default"] == 1 && r["default-again"] == 1) }' \
+        "$bin/out.log" || bad="$bad $op:ratio"
+done
+[ "$(grep -c ',gauss,2,local,262144,' "$bin/ab.csv")" = 6 ] || bad="$bad csv"
+[ -z "$bad" ] || echo "    (wrong:$bad)" >>"$bin/out.log"
+[ $rc = 0 ] && [ -z "$bad" ] && grep -q "mode=ab " "$bin/out.log"
+report "--ab: default, zip and default-again rows, zip only on the zip communicator" $? \
+    "$bin/out.log"
+
+# ... and it refuses to write rows when coll/zip takes no call (loaded with priority 0), or
+# when asked for point-to-point.
+# shellcheck disable=SC2086
+mpirun_logged -np 2 $path "$zipbench" --ops bcast $ab_quick
+rc=$?
+[ $rc != 0 ] && grep -q "coll/zip calls default 0 zip 0 default-again 0" "$bin/out.log" &&
+    grep -q "rows not written" "$bin/out.log" && [ "$(mode_rows bcast zip)" = 0 ]
+report "--ab: without coll/zip on the zip communicator no row is written" $? "$bin/out.log"
+# shellcheck disable=SC2086
+mpirun_logged -np 2 $zip_on "$zipbench" --ops bcast,pingpong $ab_quick
+[ $? != 0 ] && grep -q "zipbench: --ab: collectives only" "$bin/out.log"
+report "--ab: point-to-point is refused" $? "$bin/out.log"
+
+# zipbench-fastlink --in-job: one job per rank count gives its summary (2 ranks, one point).
+"$top/perftest/zipbench-fastlink" --in-job --rounds 1 --ranks 2 --sizes 65536 --ops bcast \
+    --datasets gauss --budget 0.05 --zipbench "$zipbench" --coll-dir "$zipdir" \
+    --build "${BUILD_DIR:-$top}" --out "$bin/fastlink" >"$bin/out.log" 2>&1
+rc=$?
+[ $rc = 0 ] && grep -qE "^bcast,gauss,2,65536,[0-9.]+,[0-9.]+,[0-9.]+,[0-9.]+,[0-9.]+$" \
+    "$bin/out.log" && grep -q "coll/zip calls default 0 zip [1-9]" "$bin/fastlink/ab-round1-np2.log"
+report "zipbench-fastlink --in-job: one job, the same summary" $? "$bin/out.log"
 
 # The overlap benchmark: the computation alone takes about what was asked (0.2x-10x: the host
 # is shared, and 4 ranks on fewer cores compute at a rate that changes with what runs), and the

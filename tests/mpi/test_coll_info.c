@@ -3,8 +3,8 @@
  * MPI_Comm_split_type) gets no coll/zip module, so its MPI_Bcast, Alltoallv and Gatherv are
  * stock Open MPI's: the results are right and zip's MPI_T counters coll_zip_<op>_calls do not
  * move, while a plain duplicate in the same job, one with zip_coll=true or a value zip does not
- * know, and a plain duplicate of a zip_coll=false one count every call. Run with zip on (run-mpi-tests.sh: --require-zip); SKIP without
- * coll/zip loaded.
+ * know, and a plain duplicate of a zip_coll=false one count every call. Run with zip on
+ * (run-mpi-tests.sh: --require-zip); SKIP without coll/zip loaded.
  */
 #include "zt_counters.h"
 
