@@ -10,12 +10,13 @@
 #             computation calibrated to stock Open MPI's blocking Alltoallv at each size and the
 #             same for every job (--compute-iters)
 #   fastlink  one node, shared memory, coll_zip_force_local 1 (zipbench-fastlink): zip against
-#             stock, default / zip / default-again per round
+#             stock, default / zip / default-again per round (--fast-in-job: the three in one
+#             job, zipbench --ab)
 # then perftest/issue12-goals-check judges them.
 #
 #   perftest/issue12-goals.sh [--build DIR] [--out DIR] [--rounds R] [--ranks N]
 #       [--fast-ranks "4 8"] [--sizes LIST] [--ops LIST] [--smooth DS] [--budget S]
-#       [--segsizes LIST] [--parts net,overlap,fastlink] [--quick]
+#       [--segsizes LIST] [--parts net,overlap,fastlink] [--fast-in-job] [--quick]
 # --segsizes: the segment sizes of tuned's segmented algorithms (zipbench-sweep's; default
 # 0,8k,16k,32k,64k,128k,256k). --quick: a check that the script works (1 round, 4 ranks, 1 MiB,
 # alltoall, reduce, ialltoallv, segments 0 and 32k, budget 0.3 s), not a measurement. Needs root (netemu) and a built tree (--build, default
@@ -25,7 +26,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/.." && pwd)
 build=$top/build out=$top/build/issue12-goals rounds=3 ranks=8 fast_ranks="4 8"
 sizes=1048576,2097152,4194304 smooth=gauss budget=1 parts=net,overlap,fastlink
-segsizes=0,8k,16k,32k,64k,128k,256k
+segsizes=0,8k,16k,32k,64k,128k,256k fast_in_job=()
 ops=alltoall,allgather,allgatherv,gather,scatter,scatterv,reduce,allreduce
 ops+=,ibcast,iallreduce,ialltoall,ialltoallv,igather,igatherv,iallgather,iallgatherv,iscatter,iscatterv
 while (($#)); do
@@ -41,6 +42,7 @@ while (($#)); do
         --budget) budget=$2; shift 2 ;;
         --parts) parts=$2; shift 2 ;;
         --segsizes) segsizes=$2; shift 2 ;;
+        --fast-in-job) fast_in_job=(--in-job); shift ;;
         --quick) rounds=1 ranks=4 fast_ranks=4 sizes=1048576 ops=alltoall,reduce,ialltoallv
                  budget=0.3 segsizes=0,32k; shift ;;
         *) echo "issue12-goals: unknown option $1" >&2; exit 2 ;;
@@ -112,7 +114,7 @@ if has fastlink; then
     "$here/zipbench-fastlink" --rounds "$rounds" --ranks "$fast_ranks" --sizes "$sizes" \
         --budget "$budget" --ops "$ops" --datasets "$smooth,random" --build "$build" \
         --zipbench "$zipbench" --coll-dir "$out/mca" \
-        --out "$out/fastlink" >"$out/fastlink/summary.csv" 2>"$out/fastlink.log" ||
+        --out "$out/fastlink" "${fast_in_job[@]}" >"$out/fastlink/summary.csv" 2>"$out/fastlink.log" ||
         log "fastlink: failed (see $out/fastlink.log)"
 fi
 
