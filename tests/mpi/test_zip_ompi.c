@@ -1,7 +1,8 @@
 /*
  * The helpers coll/zip and pml/zip share (common/zip_ompi.h), on one rank: which datatypes the
  * codecs see as doubles or floats, contiguous views, packing and unpacking (truncation
- * included), and the codec spec for MPI traffic. Prints "PASS: zip_ompi" when every check holds.
+ * included), the codec spec for MPI traffic, and the values of the on/off Info keys. Prints "PASS:
+ * zip_ompi" when every check holds.
  *
  * Build (white box: it links the shared helpers and the engine, not a component):
  *   mpicc -I common -I codecs/include tests/mpi/test_zip_ompi.c build/common/.libs/libzipompi.a \
@@ -300,6 +301,22 @@ static void check_codec(void)
     zip_ompi_codec_release(&c);
 }
 
+/* The on/off Info keys (zip_p2p, zip_coll): both spellings of each, any case; the rest is
+ * neither, so that the component's own setting stays. */
+static void check_info_switch(void)
+{
+    const char *const on[] = {"true", "TRUE", "yes", "Yes", "1"};
+    const char *const off[] = {"false", "False", "no", "NO", "0"};
+    const char *const neither[] = {"default", "", "off", "00", "false ", "2", "truth"};
+    for (size_t i = 0; i < sizeof on / sizeof *on; ++i)
+        CHECK(1 == zip_ompi_info_switch(on[i]), "\"%s\" is on", on[i]);
+    for (size_t i = 0; i < sizeof off / sizeof *off; ++i)
+        CHECK(0 == zip_ompi_info_switch(off[i]), "\"%s\" is off", off[i]);
+    for (size_t i = 0; i < sizeof neither / sizeof *neither; ++i)
+        CHECK(-1 == zip_ompi_info_switch(neither[i]), "\"%s\" is neither", neither[i]);
+    CHECK(-1 == zip_ompi_info_switch(NULL), "NULL is neither");
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -308,6 +325,7 @@ int main(int argc, char **argv)
     check_contiguous_base();
     check_pack_unpack();
     check_codec();
+    check_info_switch();
     if (0 == failures) {
         printf("PASS: zip_ompi\n");
     } else {
