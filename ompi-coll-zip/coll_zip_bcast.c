@@ -38,17 +38,23 @@ static size_t bcast_takes(mca_coll_zip_module_t *m, int op, void *buff, int coun
                : 0;
 }
 
-/* The topology of a bcast zip takes: the forced one, or the cost model's from the speeds and
- * ranks per node every rank agreed on (the same on every rank). */
-static int bcast_topology(const mca_coll_zip_module_t *m, const zip_algo_policy_t *policy,
-                          size_t bytes, struct ompi_communicator_t *comm)
+/* How a bcast zip takes runs: the forced topology or the cost model's, and the chain's segment,
+ * from the speeds, ranks per node and locality every rank agreed on (the same on every rank). */
+static zip_bcast_plan_t bcast_plan(const mca_coll_zip_module_t *m, const zip_algo_policy_t *policy,
+                                   size_t bytes, struct ompi_communicator_t *comm)
 {
     const mca_coll_zip_component_t *z = &mca_coll_zip_component;
+    const int size = ompi_comm_size(comm);
     /* Policy always agrees no speeds: coll_zip_link_gbps_remote then stands for the link. */
-    return zip_bcast_route_topology(z->bcast_algorithm, policy, z->link_gbps_remote * 1e9 / 8.0,
-                                    z->bcast_latency_us * 1e-6, bytes, ompi_comm_size(comm),
-                                    m->agreed ? m->speeds.ranks_per_node : 0, z->segment_size,
-                                    INT_MAX);
+    const zip_bcast_plan_t plan = zip_bcast_route(
+        z->bcast_algorithm, policy, m->agreed ? &m->speeds : NULL, z->link_gbps_remote * 1e9 / 8.0,
+        z->bcast_latency_us * 1e-6, bytes, size, z->segment_size, INT_MAX);
+    opal_output_verbose(10, z->output,
+                        "coll:zip: MPI_Bcast of %zu bytes on %s: topology %d, chain segment %zu "
+                        "(the rule's %zu)",
+                        bytes, comm->c_name, plan.topology, plan.chain_segment,
+                        zip_bcast_segment_bytes(bytes, size, z->segment_size));
+    return plan;
 }
 
 int mca_coll_zip_bcast(void *buff, int count, struct ompi_datatype_t *datatype, int root,
@@ -69,6 +75,7 @@ int mca_coll_zip_bcast(void *buff, int count, struct ompi_datatype_t *datatype, 
         return mca_coll_zip_algo_error(ZIP_ALGO_ERR_NOMEM, "MPI_Bcast", comm);
     }
 
+    const zip_bcast_plan_t plan = bcast_plan(m, &m->call_policy, bytes, comm);
     const zip_bcast_args_t args = {
         .buf = view.bytes,
         .bytes = bytes,
@@ -77,7 +84,8 @@ int mca_coll_zip_bcast(void *buff, int count, struct ompi_datatype_t *datatype, 
         .elem_type = mca_coll_zip_elem_type(datatype),
         .try_compress = 1,
         .segment_bytes = z->segment_size,
-        .topology = bcast_topology(m, &m->call_policy, bytes, comm),
+        .chain_segment = plan.chain_segment,
+        .topology = plan.topology,
         .policy = &m->call_policy,
     };
     rc = mca_coll_zip_run(m, comm, COLL_ZIP_OP_BCAST, root, &args);
@@ -137,6 +145,7 @@ int mca_coll_zip_ibcast(void *buff, int count, struct ompi_datatype_t *datatype,
         return mca_coll_zip_algo_error(ZIP_ALGO_ERR_NOMEM, "MPI_Ibcast", comm);
     }
     c->deliver = rank != root;
+    const zip_bcast_plan_t plan = bcast_plan(m, &c->nb.policy, bytes, comm);
     c->args = (zip_bcast_args_t){
         .buf = c->view.bytes,
         .bytes = bytes,
@@ -145,7 +154,8 @@ int mca_coll_zip_ibcast(void *buff, int count, struct ompi_datatype_t *datatype,
         .elem_type = mca_coll_zip_elem_type(datatype),
         .try_compress = 1,
         .segment_bytes = z->segment_size,
-        .topology = bcast_topology(m, &c->nb.policy, bytes, comm),
+        .chain_segment = plan.chain_segment,
+        .topology = plan.topology,
         .policy = &c->nb.policy,
     };
     zip_algo_call_t *call =

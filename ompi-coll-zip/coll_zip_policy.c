@@ -89,7 +89,9 @@ static int agree(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm)
         }
     }
     double mine[ZIP_COLL_AGREE_VALUES], all[ZIP_COLL_AGREE_VALUES];
-    zip_coll_agree_mine(link, c, d, zip_coll_ranks_on_node(m->peer_on_node, ompi_comm_size(comm)),
+    const int size = ompi_comm_size(comm);
+    zip_coll_agree_mine(link, c, d, zip_coll_ranks_on_node(m->peer_on_node, size),
+                        zip_coll_chain_local_share(m->peer_on_node, ompi_comm_rank(comm), size),
                         mine);
     int rc = comm->c_coll->coll_allreduce(mine, all, ZIP_COLL_AGREE_VALUES, MPI_DOUBLE, MPI_MAX,
                                           comm, comm->c_coll->coll_allreduce_module);
@@ -101,9 +103,10 @@ static int agree(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm)
     m->agreed = true;
     opal_output_verbose(1, z->output,
                         "coll:zip: %s: link MB/s local %.0f remote %.0f, codec MB/s %.0f / %.0f, "
-                        "up to %d ranks per node",
+                        "up to %d ranks per node, at least %.0f %% of the chain's hops on a node",
                         comm->c_name, s->link_Bps[0] / 1e6, s->link_Bps[1] / 1e6,
-                        s->compress_Bps / 1e6, s->decompress_Bps / 1e6, s->ranks_per_node);
+                        s->compress_Bps / 1e6, s->decompress_Bps / 1e6, s->ranks_per_node,
+                        100.0 * s->chain_local_share);
     z->last_speeds.link_Bps = s->link_Bps[ZIP_PEER_REMOTE];
     z->last_speeds.compress_Bps = s->compress_Bps;
     z->last_speeds.decompress_Bps = s->decompress_Bps;

@@ -2,6 +2,8 @@
 // cost model (bcast_plan.cpp) counts, and the scatter-allgather topology (bcast_sag.cpp).
 #pragma once
 
+#include <algorithm>
+#include <climits>
 #include <cstddef>
 
 #include "task.hpp"
@@ -13,6 +15,13 @@ namespace zipcoll
 // How many segment receives a non-root of the chain keeps posted ahead of the one it is
 // working on.
 constexpr size_t kChainRecvWindow = 4;
+
+// The largest segment zip_bcast_args_t's segment_bytes (`largest`) allows: a multiple of 8 (whole
+// doubles) of at least 8, and one message, whose byte count the transport passes on as an int.
+inline size_t segment_cap(size_t largest)
+{
+    return std::clamp<size_t>(largest & ~size_t(7), 8, size_t(INT_MAX) & ~size_t(7));
+}
 
 // The whole broadcast over `a` (a->bytes > 0, a valid root, more than one rank).
 Task scatter_allgather_bcast(const zip_transport_t *t, const zip_codec_ops_t *codec,

@@ -216,8 +216,7 @@ constexpr size_t kChainSegment = 8192;
 
 extern "C" size_t zip_bcast_segment_bytes(size_t bytes, int ranks, size_t largest)
 {
-    // A segment is one message, whose byte count the transport passes on as an int.
-    const size_t cap = std::clamp<size_t>(largest & ~size_t(7), 8, size_t(INT_MAX) & ~size_t(7));
+    const size_t cap = zipcoll::segment_cap(largest);
     const size_t p = ranks > 0 ? size_t(ranks) : 1;
     const auto round8 = [](size_t b) { return (b + 7) & ~size_t(7); };
     // One segment per rank at least (down to the floor), and four per rank while segments stay
@@ -247,8 +246,13 @@ Task bcast(const zip_transport_t *t, const zip_codec_ops_t *codec, const zip_bca
     if (a->topology == ZIP_BCAST_SCATTER_ALLGATHER)
         co_return co_await zipcoll::scatter_allgather_bcast(t, codec, a, res);
 
+    // The segment every rank cuts: the plan's (the cost model's, computed by every rank from the
+    // same agreed values), else the rule's; either way the same on every rank, since a receiver
+    // posts each segment at its raw length.
     Segments sg;
-    sg.seg = zip_bcast_segment_bytes(a->bytes, t->size, a->segment_bytes);
+    sg.seg = a->chain_segment != 0 ? std::min(zipcoll::segment_cap(a->chain_segment),
+                                              zipcoll::segment_cap(a->segment_bytes))
+                                   : zip_bcast_segment_bytes(a->bytes, t->size, a->segment_bytes);
     sg.bytes = a->bytes;
     sg.count = (a->bytes + sg.seg - 1) / sg.seg;
 

@@ -15,17 +15,30 @@ namespace
 // An unknown link (policy always, or no probe yet) counts as 10 Gbit/s.
 constexpr double kDefaultLinkBps = 1.25e9;
 
+// A message between two ranks of one node (shared memory) takes about a microsecond before its
+// bytes move; no parameter says more precisely, and next to the latency between nodes (20-50 us
+// over TCP) it barely counts.
+constexpr double kLocalLatency = 1e-6;
+
+// The chain segments the model weighs besides the rule's (zip_bcast_segment_bytes): 8-256 KiB in
+// steps of about 1.5x, all whole doubles.
+constexpr size_t kChainSegments[] = {8192,  12288, 16384,  24576,  32768, 49152,
+                                     65536, 98304, 131072, 196608, 262144};
+
 struct Model {
     double alpha, beta, C, D, r;
     int k;
+    double local_beta, local_share;
 
     explicit Model(const zip_bcast_model_t &m)
         : alpha(std::max(0.0, m.latency_s)), beta(m.link_Bps > 0.0 ? m.link_Bps : kDefaultLinkBps),
           C(m.compress_Bps), D(m.decompress_Bps), r(m.ratio > 1.0 ? m.ratio : 1.0),
-          k(std::max(1, m.ranks_per_node))
+          k(std::max(1, m.ranks_per_node)), local_beta(std::max(0.0, m.local_link_Bps)),
+          local_share(std::clamp(m.chain_local_share, 0.0, 1.0))
     {
     }
     double wire(double raw) const { return raw / r / beta; }
+    double wire_local(double raw) const { return raw / r / local_beta; }
     double coding(double raw, double speed) const { return speed > 0.0 ? raw / speed : 0.0; }
 };
 
@@ -37,16 +50,37 @@ double log2_ceil(int p)
     return double(steps);
 }
 
-// A chain of P ranks and S segments: P - 1 hops to fill, then a segment per stage. A stage is
-// the slowest of the wire, the codec, and the receive window: a rank posts the receive of
-// segment i + W when segment i arrives, so at most W segments move per latency.
+// How many of the chain's P - 1 hops join two ranks of one node, at least. At least
+// local_share x P of the P pairs (p, p + 1 mod P) do; the chain, which starts at the root, uses
+// all of them but the pair ending at the root, which may be one. Unknown local link: none (every
+// hop costed as one between nodes, as the model did before it knew nodes).
+int local_hops(const Model &m, int P)
+{
+    if (m.local_beta <= 0.0 || m.local_share <= 0.0)
+        return 0;
+    const double pairs = std::floor(m.local_share * double(P) + 1e-9);
+    return std::clamp(int(pairs) - 1, 0, P - 1);
+}
+
+// A chain of P ranks and S segments: P - 1 hops to fill, R of them between nodes at latency α and
+// the node's link, the others on a node at kLocalLatency and the local link; then a segment per
+// stage. A stage is the slowest of the wire of either kind of hop, the codec, and the receive
+// window: a rank posts the receive of segment i + W when segment i arrives, so at most W segments
+// move per hop time. With 32 ranks per node only one hop in 32 crosses a NIC, so fewer, larger
+// segments fill the chain about as fast and need fewer latencies per byte.
 double chain_time(const Model &m, double N, int P, double seg)
 {
     const double S = std::ceil(N / seg);
-    const double hop = m.alpha + m.wire(seg);
-    const double stage = std::max({m.wire(seg), hop / double(zipcoll::kChainRecvWindow),
-                                   m.coding(seg, m.C), m.coding(seg, m.D)});
-    return double(P - 1) * hop + (S - 1.0) * stage;
+    const int L = local_hops(m, P), R = P - 1 - L;
+    const double W = double(zipcoll::kChainRecvWindow);
+    const double remote_hop = m.alpha + m.wire(seg);
+    const double local_hop = L > 0 ? kLocalLatency + m.wire_local(seg) : 0.0;
+    double stage = std::max(m.coding(seg, m.C), m.coding(seg, m.D));
+    if (R > 0)
+        stage = std::max({stage, m.wire(seg), remote_hop / W});
+    if (L > 0)
+        stage = std::max({stage, m.wire_local(seg), local_hop / W});
+    return double(R) * remote_hop + double(L) * local_hop + (S - 1.0) * stage;
 }
 
 // A binomial tree of S segments: the root sends every segment ceil(log2 P) times.
@@ -74,7 +108,47 @@ double sag_time(const Model &m, double N, int P)
     return scatter + gather + m.coding(N / double(Q), m.D);
 }
 
+// What the pipeline runs with segment `seg`: the chain, or for topology AUTO with fewer segments
+// than ranks the binomial tree (bcast_algo.cpp).
+double pipeline_time(const Model &m, size_t bytes, int P, size_t seg, int topology)
+{
+    const bool chain = topology == ZIP_BCAST_CHAIN ||
+                       (topology == ZIP_BCAST_AUTO && (bytes + seg - 1) / seg >= size_t(P));
+    return chain ? chain_time(m, double(bytes), P, double(seg))
+                 : binomial_time(m, double(bytes), P, double(seg));
+}
+
 } // namespace
+
+extern "C" size_t zip_bcast_chain_segment(size_t bytes, int ranks, size_t largest,
+                                          const zip_bcast_model_t *model)
+{
+    const size_t rule = zip_bcast_segment_bytes(bytes, ranks, largest);
+    if (bytes == 0 || ranks <= 1 || model == nullptr || model->segment_by_model == 0)
+        return rule;
+    // Every rank runs this on the same agreed values with the same arithmetic, so all pick the
+    // same segment; the rule stays unless another is strictly faster, so that a tie cannot go
+    // different ways.
+    const Model m(*model);
+    const size_t cap = zipcoll::segment_cap(largest);
+    size_t best = rule;
+    double best_s = pipeline_time(m, bytes, ranks, rule, ZIP_BCAST_AUTO);
+    for (size_t seg : kChainSegments) {
+        // Only larger segments than the rule's: the model knows no cost per message (a send and
+        // a receive on each rank, a frame, a codec call), which the rule's floor and the default
+        // segment were measured against (netemu, 8 ranks on 2 cores: 48 KiB segments 30 ms,
+        // 32 KiB 36), so a smaller segment's shorter fill it would buy with messages it cannot
+        // price. Fewer segments than ranks would take the binomial tree, which gains nothing.
+        if (seg <= rule || seg > cap || (bytes + seg - 1) / seg < size_t(ranks))
+            continue;
+        const double s = chain_time(m, double(bytes), ranks, double(seg));
+        if (s < best_s) {
+            best = seg;
+            best_s = s;
+        }
+    }
+    return best;
+}
 
 extern "C" double zip_bcast_predict(int topology, size_t bytes, int ranks, size_t segment_bytes,
                                     const zip_bcast_model_t *model)
@@ -82,15 +156,10 @@ extern "C" double zip_bcast_predict(int topology, size_t bytes, int ranks, size_
     if (bytes == 0 || ranks <= 1 || model == nullptr)
         return 0.0;
     const Model m(*model);
-    const double N = double(bytes);
     if (topology == ZIP_BCAST_SCATTER_ALLGATHER)
-        return sag_time(m, N, ranks);
-    const size_t seg_bytes = zip_bcast_segment_bytes(bytes, ranks, segment_bytes);
-    const double seg = double(seg_bytes);
-    const bool chain =
-        topology == ZIP_BCAST_CHAIN ||
-        (topology == ZIP_BCAST_AUTO && (bytes + seg_bytes - 1) / seg_bytes >= size_t(ranks));
-    return chain ? chain_time(m, N, ranks, seg) : binomial_time(m, N, ranks, seg);
+        return sag_time(m, double(bytes), ranks);
+    const size_t seg = zip_bcast_chain_segment(bytes, ranks, segment_bytes, model);
+    return pipeline_time(m, bytes, ranks, seg, topology);
 }
 
 extern "C" int zip_bcast_topology(size_t bytes, int ranks, size_t segment_bytes, size_t max_message,
@@ -119,26 +188,40 @@ extern "C" int zip_bcast_algorithm_parse(const char *name)
     return -1;
 }
 
-extern "C" int zip_bcast_route_topology(int algorithm, const zip_algo_policy_t *policy,
-                                        double configured_link_Bps, double latency_s, size_t bytes,
-                                        int ranks, int ranks_per_node, size_t segment_bytes,
-                                        size_t max_message)
+extern "C" zip_bcast_plan_t zip_bcast_route(int algorithm, const zip_algo_policy_t *policy,
+                                            const zip_algo_agreed_t *agreed,
+                                            double configured_link_Bps, double latency_s,
+                                            size_t bytes, int ranks, size_t segment_bytes,
+                                            size_t max_message)
 {
-    if (algorithm == ZIP_BCAST_ALGORITHM_CHAIN)
-        return ZIP_BCAST_AUTO;
-    if (algorithm == ZIP_BCAST_ALGORITHM_SCATTER_ALLGATHER)
-        return ZIP_BCAST_SCATTER_ALLGATHER;
     zip_bcast_model_t model{};
     model.latency_s = latency_s;
     model.link_Bps = configured_link_Bps;
-    model.ranks_per_node = ranks_per_node;
+    if (agreed != nullptr) {
+        model.ranks_per_node = agreed->ranks_per_node;
+        model.local_link_Bps = agreed->link_Bps[ZIP_PEER_LOCAL];
+        model.chain_local_share = agreed->chain_local_share;
+    }
     if (policy != nullptr && policy->speeds.link_Bps > 0.0) {
         model.link_Bps = policy->speeds.link_Bps;
         model.compress_Bps = policy->speeds.compress_Bps;
         model.decompress_Bps = policy->speeds.decompress_Bps;
+        // Measured and agreed speeds: the model may choose the chain's segment. Without them
+        // (policy always) it could only guess, and the rule stays.
+        model.segment_by_model = 1;
     }
     // The ratio is the sample's, which only the root will know: the model assumes none, which
     // favours the chain a little where compression would shorten both.
     model.ratio = 1.0;
-    return zip_bcast_topology(bytes, ranks, segment_bytes, max_message, &model);
+    const size_t largest = max_message != 0 ? std::min(segment_bytes, max_message) : segment_bytes;
+    zip_bcast_plan_t plan{};
+    if (algorithm == ZIP_BCAST_ALGORITHM_CHAIN)
+        plan.topology = ZIP_BCAST_AUTO;
+    else if (algorithm == ZIP_BCAST_ALGORITHM_SCATTER_ALLGATHER)
+        plan.topology = ZIP_BCAST_SCATTER_ALLGATHER;
+    else
+        plan.topology = zip_bcast_topology(bytes, ranks, largest, max_message, &model);
+    if (plan.topology != ZIP_BCAST_SCATTER_ALLGATHER && model.segment_by_model)
+        plan.chain_segment = zip_bcast_chain_segment(bytes, ranks, largest, &model);
+    return plan;
 }

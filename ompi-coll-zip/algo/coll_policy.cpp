@@ -40,13 +40,15 @@ void zip_coll_policy_clear(void)
 }
 
 void zip_coll_agree_mine(const double link_Bps[2], double compress_Bps, double decompress_Bps,
-                         int ranks_on_node, double mine[ZIP_COLL_AGREE_VALUES])
+                         int ranks_on_node, double chain_local_share,
+                         double mine[ZIP_COLL_AGREE_VALUES])
 {
     mine[0] = link_Bps[0];
     mine[1] = link_Bps[1];
     mine[2] = -compress_Bps;
     mine[3] = -decompress_Bps;
     mine[4] = ranks_on_node;
+    mine[5] = -chain_local_share;
 }
 
 zip_algo_agreed_t zip_coll_agree_result(const double all[ZIP_COLL_AGREE_VALUES])
@@ -56,6 +58,7 @@ zip_algo_agreed_t zip_coll_agree_result(const double all[ZIP_COLL_AGREE_VALUES])
         .compress_Bps = -all[2],
         .decompress_Bps = -all[3],
         .ranks_per_node = static_cast<int>(all[4]),
+        .chain_local_share = -all[5],
     };
 }
 
@@ -67,6 +70,21 @@ int zip_coll_ranks_on_node(const bool *peer_on_node, int size)
     for (int p = 0; p < size; ++p)
         n += peer_on_node[p] ? 1 : 0;
     return n > 0 ? n : 1;
+}
+
+double zip_coll_chain_local_share(const bool *peer_on_node, int rank, int size)
+{
+    if (peer_on_node == nullptr || size <= 1 || rank < 0 || rank >= size)
+        return 0.0;
+    const auto on_node = [&](int q) { return q == rank || peer_on_node[q]; };
+    int ranks = 0, kept = 0;
+    for (int q = 0; q < size; ++q) {
+        if (on_node(q)) {
+            ++ranks;
+            kept += on_node((q + size - 1) % size) ? 1 : 0;
+        }
+    }
+    return double(kept) / double(ranks);
 }
 
 } // extern "C"

@@ -56,12 +56,15 @@ typedef enum zip_algo_flow {
 } zip_algo_flow_t;
 
 /* The speeds every rank of a communicator agreed on (coll_zip_policy.c): the fastest link rate
- * per peer class (ZIP_PEER_LOCAL, ZIP_PEER_REMOTE; bytes/s), the slowest codec, and the most
- * ranks sharing a node. */
+ * per peer class (ZIP_PEER_LOCAL, ZIP_PEER_REMOTE; bytes/s), the slowest codec, the most ranks
+ * sharing a node, and the least share of consecutive ranks (p, p + 1 mod size) on one node that
+ * any node has (zip_coll_chain_local_share; 0: none, or unknown): at least that share of the
+ * bcast chain's hops stay on a node. */
 typedef struct zip_algo_agreed {
     double link_Bps[2];
     double compress_Bps, decompress_Bps;
     int ranks_per_node;
+    double chain_local_share;
 } zip_algo_agreed_t;
 
 /* The route of a call of `flow` moving `bytes` on `size` ranks, the same on every rank given the
@@ -83,6 +86,9 @@ typedef struct zip_bcast_args {
     int elem_type;                   /* root only: ZIP_ALGO_* */
     int try_compress;                /* root only: zero sends everything raw */
     size_t segment_bytes;            /* identical on every rank: the largest segment (see below) */
+    size_t chain_segment;            /* identical on every rank: the segment the cost model chose
+                                        (zip_bcast_route), at most segment_bytes; 0: the rule of
+                                        zip_bcast_segment_bytes */
     int topology;                    /* ZIP_BCAST_*, identical on every rank */
     const zip_algo_policy_t *policy; /* root only */
 } zip_bcast_args_t;
@@ -98,22 +104,41 @@ enum {
 };
 
 /* What the bcast cost model weighs (docs/design.md, "Choosing the topology"): one message's
- * latency, the link rate (a node's NIC) and the codec speeds (0: unknown; an unknown link counts
- * as 10 Gbit/s, an unknown codec as free), the expected ratio (raw / wire, below 1: 1), and the
- * most ranks of the communicator on one node (below 1: 1), which share that NIC in the
- * scatter-allgather's allgather. */
+ * latency between nodes, the link rate (a node's NIC) and the codec speeds (0: unknown; an
+ * unknown link counts as 10 Gbit/s, an unknown codec as free), the expected ratio (raw / wire,
+ * below 1: 1), the most ranks of the communicator on one node (below 1: 1), which share that NIC
+ * in the scatter-allgather's allgather, the rate between two ranks of one node and the least
+ * share of the chain's hops that stay on a node (zip_algo_agreed_t; 0: unknown, every hop
+ * counts as one between nodes), and whether the speeds are the ones all ranks measured and
+ * agreed on (segment_by_model nonzero: the chain's segment is then the model's, see
+ * zip_bcast_chain_segment; 0: zip_bcast_segment_bytes's rule). */
 typedef struct zip_bcast_model {
     double latency_s;
     double link_Bps;
     double compress_Bps, decompress_Bps;
     double ratio;
     int ranks_per_node;
+    double local_link_Bps;
+    double chain_local_share;
+    int segment_by_model;
 } zip_bcast_model_t;
 
 /* Predicted seconds of a bcast of `bytes` on `ranks` ranks with `topology` (AUTO: the chain or
- * binomial tree AUTO runs), segment_bytes as in zip_bcast_args_t. */
+ * binomial tree AUTO runs), segment_bytes as in zip_bcast_args_t, the chain's segment
+ * zip_bcast_chain_segment's. */
 double zip_bcast_predict(int topology, size_t bytes, int ranks, size_t segment_bytes,
                          const zip_bcast_model_t *model);
+/* The segment the chain cuts `bytes` into on `ranks` ranks: with model->segment_by_model, of
+ * zip_bcast_segment_bytes's segment and the larger ones of 8-256 KiB (all at most `largest`, as
+ * that caps), the one whose chain the model predicts fastest, provided there are at least as
+ * many segments as ranks (else the binomial tree would run); zip_bcast_segment_bytes's wherever
+ * no other is predicted strictly faster, and always without the model. Never smaller than the
+ * rule's: the model does not price messages, only bytes and latencies. A function of its
+ * arguments alone:
+ * ranks that pass the same (agreed) values cut the same segments, as they must, since a receiver
+ * posts each segment at its raw length. */
+size_t zip_bcast_chain_segment(size_t bytes, int ranks, size_t largest,
+                               const zip_bcast_model_t *model);
 /* The topology the model predicts fastest: ZIP_BCAST_AUTO (chain or binomial) or
  * ZIP_BCAST_SCATTER_ALLGATHER, the latter only while a block fits one message of at most
  * max_message bytes (0: no limit). Depends on its arguments alone, so every rank that passes
@@ -130,13 +155,22 @@ typedef enum zip_bcast_algorithm {
 } zip_bcast_algorithm_t;
 /* The zip_bcast_algorithm_t a name stands for, -1 for anything else. */
 int zip_bcast_algorithm_parse(const char *name);
-/* The topology (ZIP_BCAST_*) a call runs: the one `algorithm` forces, or for
- * ZIP_BCAST_ALGORITHM_AUTO zip_bcast_topology's with the call's agreed speeds (policy NULL:
- * unknown), the configured link rate where those have none (policy always; 0: unknown),
- * latency, and the agreed most ranks per node (0: unknown, counted as 1). */
-int zip_bcast_route_topology(int algorithm, const zip_algo_policy_t *policy,
-                             double configured_link_Bps, double latency_s, size_t bytes, int ranks,
-                             int ranks_per_node, size_t segment_bytes, size_t max_message);
+/* How a bcast runs: zip_bcast_args_t's topology and chain_segment. */
+typedef struct zip_bcast_plan {
+    int topology;
+    size_t chain_segment;
+} zip_bcast_plan_t;
+/* The plan of a call: the topology `algorithm` forces, or for ZIP_BCAST_ALGORITHM_AUTO
+ * zip_bcast_topology's, and the chain's segment (zip_bcast_chain_segment, at most segment_bytes
+ * and max_message, 0: no limit), from the call's agreed speeds (policy NULL or without a link
+ * rate: unknown; the chain then keeps zip_bcast_segment_bytes's rule), the configured link rate
+ * where those have none (policy always; 0: unknown), latency, and the agreed ranks per node and
+ * local link (agreed NULL: unknown; one rank per node, every hop between nodes). The same on
+ * every rank given the same arguments. */
+zip_bcast_plan_t zip_bcast_route(int algorithm, const zip_algo_policy_t *policy,
+                                 const zip_algo_agreed_t *agreed, double configured_link_Bps,
+                                 double latency_s, size_t bytes, int ranks, size_t segment_bytes,
+                                 size_t max_message);
 
 int zip_algo_bcast(const zip_transport_t *t, const zip_codec_ops_t *codec,
                    const zip_bcast_args_t *args, zip_algo_result_t *result);

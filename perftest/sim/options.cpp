@@ -42,6 +42,9 @@ void usage(FILE *to)
         "                        coll_zip_segment_size (49152), coll_zip_alltoallv_window (0)\n"
         "  --bcast-algorithm auto|chain|scatter_allgather   coll_zip_bcast_algorithm (auto)\n"
         "  --bcast-latency T     coll_zip_bcast_latency_us (default: --latency, as if set right)\n"
+        "  --bcast-segment model|rule   the chain's segment: the cost model's (default, as in\n"
+        "                        coll/zip) or zip_bcast_segment_bytes's rule alone (as before\n"
+        "                        the model chose it; for comparisons in one build)\n"
         "  --csv FILE            append op,dataset,ranks,ranks_per_node,link,bytes,mode,\n"
         "                        predicted_us (modes best-baseline, zip, zip-raw)\n"
         "  --modes all|best-baseline,zip   leave zip-raw out (a 4096-rank bcast's zip-raw is\n"
@@ -187,6 +190,10 @@ bool parse_options(int argc, char **argv, Options *o, int *exit_code)
             o->zip.bcast_latency_s = parse_time_s(v);
             if (o->zip.bcast_latency_s < 0)
                 return fail("--bcast-latency takes a time such as 2us or 50us, not '" + v + "'");
+        } else if (a == "--bcast-segment") {
+            if (v != "model" && v != "rule")
+                return fail("--bcast-segment is model or rule, not '" + v + "'");
+            o->zip.segment_by_model = v == "model";
         } else if (a == "--window") {
             if (!positive(&x))
                 return false;

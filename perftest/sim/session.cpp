@@ -100,8 +100,8 @@ bool predict(const Options &o, const CodecTable &table, Prediction *out)
         if (!o.zip_raw)
             return;
         if (out->zip_raw.route.takes())
-            tally(&out->zip_raw, run_zip_call(env[size_t(r)], raw_settings,
-                                              &out->zip_raw.route.policy, false, dummy.get()));
+            tally(&out->zip_raw, run_zip_call(env[size_t(r)], raw_settings, out->zip_raw.route,
+                                              false, dummy.get()));
     });
 
     // zip: the probe and the agreement on speeds (untimed, as at a communicator's first call),
@@ -124,12 +124,13 @@ bool predict(const Options &o, const CodecTable &table, Prediction *out)
             a.compress_Bps = cal.compress_Bps;
             a.decompress_Bps = cal.decompress_Bps;
             a.ranks_per_node = std::min(rpn, ranks);
+            a.chain_local_share = least_chain_local_share(rank_node);
             out->zip.route = route_call(work, spec.nodes, a, o.zip);
         });
     const size_t zip_step = runner.add("zip", [&](int r) {
         if (out->zip.route.takes())
             tally(&out->zip,
-                  run_zip_call(env[size_t(r)], o.zip, &out->zip.route.policy, true, dummy.get()));
+                  run_zip_call(env[size_t(r)], o.zip, out->zip.route, true, dummy.get()));
     });
 
     const auto wall0 = std::chrono::steady_clock::now();

@@ -40,7 +40,7 @@ struct Prediction {
     double zip_raw_s = 0, zip_s = 0;  // a call zip hands on takes the best baseline's time
     bool has_zip_raw = true;          // zip-raw was simulated
     ZipSummary zip_raw, zip;
-    Agreed agreed;
+    Agreed agreed{};
     double wall_s = 0;
 };
 

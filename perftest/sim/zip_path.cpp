@@ -6,6 +6,7 @@
 #include <memory>
 #include <vector>
 
+#include "coll_policy.h"
 #include "zip_transport.hpp"
 
 namespace sg4 = simgrid::s4u;
@@ -78,9 +79,10 @@ std::unique_ptr<bool[]> peers_on_node(const RankEnv &env)
     return on_node;
 }
 
-ZipRankResult bcast(const RankEnv &env, const ZipSettings &s, const zip_algo_policy_t *policy,
-                    bool try_compress, char *dummy)
+ZipRankResult bcast(const RankEnv &env, const ZipSettings &s, const Route &route, bool try_compress,
+                    char *dummy)
 {
+    const zip_algo_policy_t *policy = &route.policy;
     ZipRankResult out;
     ZipTransport t(env.net, env.rank, env.codec);
     const bool root = env.rank == env.work->root();
@@ -92,10 +94,15 @@ ZipRankResult bcast(const RankEnv &env, const ZipSettings &s, const zip_algo_pol
     args.elem_type = ZIP_ALGO_F64;
     args.try_compress = root && try_compress ? 1 : 0;
     args.segment_bytes = s.segment;
-    // As coll_zip_bcast.c: every rank routes alike, from the speeds all agreed on.
-    args.topology = zip_bcast_route_topology(s.bcast_algorithm, policy, s.link_Bps,
-                                             s.bcast_latency_s, args.bytes, env.size(),
-                                             s.ranks_per_node, s.segment, t.get()->max_message);
+    // As coll_zip_bcast.c: every rank plans alike, from the values all agreed on. (Its ranks per
+    // node are the platform's also where policy always agreed none: zip-raw runs zip's topology.)
+    Agreed agreed = route.agreed;
+    agreed.ranks_per_node = s.ranks_per_node;
+    const zip_bcast_plan_t plan =
+        zip_bcast_route(s.bcast_algorithm, policy, &agreed, s.link_Bps, s.bcast_latency_s,
+                        args.bytes, env.size(), s.segment, t.get()->max_message);
+    args.topology = plan.topology;
+    args.chain_segment = s.segment_by_model ? plan.chain_segment : 0;
     args.policy = policy;
     out.error = zip_algo_bcast(t.get(), env.codec->ops(), &args, &out.algo);
     out.ran_algorithm = true;
@@ -104,9 +111,10 @@ ZipRankResult bcast(const RankEnv &env, const ZipSettings &s, const zip_algo_pol
 
 // The algorithms split each call into plain and compressed blocks themselves (algo/plain.cpp),
 // as in the component; the simulated transport moves every block by its byte count.
-ZipRankResult alltoallv(const RankEnv &env, const ZipSettings &s, const zip_algo_policy_t *policy,
+ZipRankResult alltoallv(const RankEnv &env, const ZipSettings &s, const Route &route,
                         bool try_compress, char *dummy)
 {
+    const zip_algo_policy_t *policy = &route.policy;
     ZipRankResult out;
     const Workload &w = *env.work;
     const int size = env.size(), me = env.rank;
@@ -135,9 +143,10 @@ ZipRankResult alltoallv(const RankEnv &env, const ZipSettings &s, const zip_algo
     return out;
 }
 
-ZipRankResult gatherv(const RankEnv &env, const ZipSettings &s, const zip_algo_policy_t *policy,
+ZipRankResult gatherv(const RankEnv &env, const ZipSettings &s, const Route &route,
                       bool try_compress, char *dummy)
 {
+    const zip_algo_policy_t *policy = &route.policy;
     ZipRankResult out;
     const Workload &w = *env.work;
     const int size = env.size(), me = env.rank, root = w.root();
@@ -169,6 +178,19 @@ ZipRankResult gatherv(const RankEnv &env, const ZipSettings &s, const zip_algo_p
 
 } // namespace
 
+double least_chain_local_share(const std::vector<int> &node_of)
+{
+    const int size = int(node_of.size());
+    double least = 1.0;
+    std::unique_ptr<bool[]> on_node(new bool[node_of.size()]);
+    for (int r = 0; r < size; ++r) {
+        for (int p = 0; p < size; ++p)
+            on_node[size_t(p)] = p != r && node_of[size_t(p)] == node_of[size_t(r)];
+        least = std::min(least, zip_coll_chain_local_share(on_node.get(), r, size));
+    }
+    return size > 0 ? least : 0.0;
+}
+
 void probe_links(const RankEnv &env, double link[2])
 {
     const int size = env.size();
@@ -191,6 +213,7 @@ void probe_links(const RankEnv &env, double link[2])
 Route route_call(const Workload &w, int nodes, const Agreed &agreed, const ZipSettings &s)
 {
     Route r;
+    r.agreed = agreed;
     // comm_query: a communicator on one node is not zip's (shared memory beats any codec).
     if (nodes <= 1) {
         r.verdict = ZIP_VERDICT_LINK_FASTER;
@@ -228,16 +251,16 @@ Route route_call(const Workload &w, int nodes, const Agreed &agreed, const ZipSe
     return r;
 }
 
-ZipRankResult run_zip_call(const RankEnv &env, const ZipSettings &s,
-                           const zip_algo_policy_t *policy, bool try_compress, char *dummy)
+ZipRankResult run_zip_call(const RankEnv &env, const ZipSettings &s, const Route &route,
+                           bool try_compress, char *dummy)
 {
     switch (env.work->op()) {
     case Op::Bcast:
-        return bcast(env, s, policy, try_compress, dummy);
+        return bcast(env, s, route, try_compress, dummy);
     case Op::Alltoallv:
-        return alltoallv(env, s, policy, try_compress, dummy);
+        return alltoallv(env, s, route, try_compress, dummy);
     case Op::Gatherv:
-        return gatherv(env, s, policy, try_compress, dummy);
+        return gatherv(env, s, route, try_compress, dummy);
     }
     return {};
 }

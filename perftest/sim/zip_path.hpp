@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstddef>
+#include <vector>
 
 #include "rank_env.hpp"
 #include "zip_algo.h"
@@ -22,17 +23,20 @@ struct ZipSettings {
     int bcast_algorithm = ZIP_BCAST_ALGORITHM_AUTO; // coll_zip_bcast_algorithm
     double bcast_latency_s = -1.0; // coll_zip_bcast_latency_us; below 0: the platform's latency
     double link_Bps = 0.0;         // coll_zip_link_gbps_remote (0: measured; bcast's model only)
+    // The bcast chain's segment as coll/zip plans it (the cost model's from agreed speeds);
+    // false: zip_bcast_segment_bytes's rule alone, as before (simscale --bcast-segment rule).
+    bool segment_by_model = true;
     // The ranks per node the component agrees on (its bcast model's NIC sharing); the platform's.
     int ranks_per_node = 1;
 };
 
-// What the ranks agree on at the first call that needs the speeds (coll_zip_policy.c).
-struct Agreed {
-    double link_Bps[2] = {0, 0}; // ZIP_PEER_LOCAL, ZIP_PEER_REMOTE: the fastest any rank measured
-    double compress_Bps = 0;     // the slowest codec (zip_calibrate)
-    double decompress_Bps = 0;
-    int ranks_per_node = 1; // the most ranks of the communicator on one node
-};
+// What the ranks agree on at the first call that needs the speeds (coll_zip_policy.c): the
+// component's own record of it (zip_algo.h), so that bcast's plan reads the same values.
+using Agreed = zip_algo_agreed_t;
+
+// The share zip_coll_chain_local_share gives, least over the ranks, with `node_of` each rank's
+// node: what the component's ranks agree on.
+double least_chain_local_share(const std::vector<int> &node_of);
 
 // One rank's link measurement: ping-pongs of 256 KiB (then 1 MiB on a link faster than
 // 200 MB/s) with rank^1 and rank^h, h about half the size. Raises link[class] to the rate.
@@ -44,6 +48,7 @@ void probe_links(const RankEnv &env, double link[2]);
 struct Route {
     zip_verdict_t verdict = ZIP_VERDICT_NEVER;
     zip_algo_policy_t policy{};
+    Agreed agreed{}; // what the route was decided from (bcast's plan reads it)
     bool takes() const { return verdict == ZIP_VERDICT_COMPRESS; }
 };
 Route route_call(const Workload &w, int nodes, const Agreed &agreed, const ZipSettings &s);
@@ -55,10 +60,10 @@ struct ZipRankResult {
     zip_algo_result_t algo{};
 };
 
-// One rank's part of a call on zip's path. try_compress false is zip-raw: zip's algorithms
-// with nothing compressed. `dummy` is read-only memory of at least w.largest() bytes that
-// stands in for every buffer.
-ZipRankResult run_zip_call(const RankEnv &env, const ZipSettings &s,
-                           const zip_algo_policy_t *policy, bool try_compress, char *dummy);
+// One rank's part of a call on zip's path, as `route` has it. try_compress false is zip-raw:
+// zip's algorithms with nothing compressed. `dummy` is read-only memory of at least w.largest()
+// bytes that stands in for every buffer.
+ZipRankResult run_zip_call(const RankEnv &env, const ZipSettings &s, const Route &route,
+                           bool try_compress, char *dummy);
 
 } // namespace simscale

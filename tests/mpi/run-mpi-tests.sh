@@ -144,6 +144,17 @@ done
 mpirun_logged -np 4 --oversubscribe $zip_on --mca coll_zip_verbose 10 "$bin/test_bcast"
 [ "$(world_silent)" -gt 0 ] && grep -q "^PASS" "$bin/out.log"
 report "bcast np=4 auto: the chain/tree, whose last ranks forward nothing" $? "$bin/out.log"
+# Policy auto with agreed speeds (configured here, so nothing is probed): the cost model plans the
+# chain's segment, on a slow link with a long latency larger than the rule's four per rank. Every
+# rank computes it alone from the agreed values; test_bcast checks every byte.
+mpirun_logged -np 4 --oversubscribe $zip_auto --mca coll_zip_link_gbps_local 1 \
+    --mca coll_zip_link_gbps_remote 1 --mca coll_zip_bcast_latency_us 5000 \
+    --mca coll_zip_segment_size 262144 --mca coll_zip_verbose 10 "$bin/test_bcast"
+larger=$(sed -n 's/.*chain segment \([0-9]*\) (the rule.s \([0-9]*\)).*/\1 \2/p' "$bin/out.log" |
+    awk '$1 > $2 { n++ } END { print n + 0 }')
+echo "    bcast calls whose planned segment is larger than the rule's: $larger" >>"$bin/out.log"
+[ "$larger" -gt 0 ] && grep -q "^PASS" "$bin/out.log"
+report "bcast np=4 auto: the cost model's larger chain segments, bit-exact" $? "$bin/out.log"
 mpirun_logged -np 2 $zip_on --mca coll_zip_bcast_algorithm ring "$bin/test_bcast"
 grep -q 'coll_zip_bcast_algorithm "ring"' "$bin/out.log" && grep -q "^PASS" "$bin/out.log"
 report "an unknown coll_zip_bcast_algorithm is reported and zip stays out" $? "$bin/out.log"

@@ -253,6 +253,19 @@ zip_algo_policy_t agreed_10gbit()
     return p;
 }
 
+// The topology zip_bcast_route plans where the ranks agreed on how many share a node and on
+// nothing about the hops of the chain (every hop costed as one between nodes).
+int route_topology(int algorithm, const zip_algo_policy_t *policy, double link_Bps,
+                   double latency_s, size_t bytes, int ranks, int ranks_per_node,
+                   size_t segment_bytes, size_t max_message)
+{
+    zip_algo_agreed_t a{};
+    a.ranks_per_node = ranks_per_node;
+    return zip_bcast_route(algorithm, policy, &a, link_Bps, latency_s, bytes, ranks, segment_bytes,
+                           max_message)
+        .topology;
+}
+
 } // namespace
 
 TEST(CollAlgoBcastPlan, ManyRanksOnALatencyBoundLinkTakeScatterAllgather)
@@ -313,25 +326,23 @@ TEST(CollAlgoBcastPlan, TheParameterForcesOrDefersToTheModel)
     EXPECT_EQ(zip_bcast_algorithm_parse("Chain"), -1);
     const zip_algo_policy_t p = agreed_10gbit();
     // chain: the segmented pipeline as before the scatter-allgather (chain, or binomial tree).
-    EXPECT_EQ(zip_bcast_route_topology(ZIP_BCAST_ALGORITHM_CHAIN, &p, 0.0, 30e-6, 4 * kMiB, 1024, 1,
-                                       49152, 0),
-              ZIP_BCAST_AUTO);
-    EXPECT_EQ(zip_bcast_route_topology(ZIP_BCAST_ALGORITHM_SCATTER_ALLGATHER, &p, 0.0, 30e-6,
-                                       4 * kMiB, 4, 1, 49152, 0),
+    EXPECT_EQ(
+        route_topology(ZIP_BCAST_ALGORITHM_CHAIN, &p, 0.0, 30e-6, 4 * kMiB, 1024, 1, 49152, 0),
+        ZIP_BCAST_AUTO);
+    EXPECT_EQ(route_topology(ZIP_BCAST_ALGORITHM_SCATTER_ALLGATHER, &p, 0.0, 30e-6, 4 * kMiB, 4, 1,
+                             49152, 0),
               ZIP_BCAST_SCATTER_ALLGATHER);
-    EXPECT_EQ(zip_bcast_route_topology(ZIP_BCAST_ALGORITHM_AUTO, &p, 0.0, 30e-6, 4 * kMiB, 1024, 1,
-                                       49152, 0),
+    EXPECT_EQ(route_topology(ZIP_BCAST_ALGORITHM_AUTO, &p, 0.0, 30e-6, 4 * kMiB, 1024, 1, 49152, 0),
               ZIP_BCAST_SCATTER_ALLGATHER);
-    EXPECT_EQ(zip_bcast_route_topology(ZIP_BCAST_ALGORITHM_AUTO, &p, 0.0, 30e-6, 4 * kMiB, 4, 1,
-                                       49152, 0),
+    EXPECT_EQ(route_topology(ZIP_BCAST_ALGORITHM_AUTO, &p, 0.0, 30e-6, 4 * kMiB, 4, 1, 49152, 0),
               ZIP_BCAST_AUTO);
     // Speeds unknown (policy always): the configured link, else 10 Gbit/s, and a free codec.
-    EXPECT_EQ(zip_bcast_route_topology(ZIP_BCAST_ALGORITHM_AUTO, nullptr, 1.25e8, 30e-6, 4 * kMiB,
-                                       128, 1, 49152, 0),
+    EXPECT_EQ(route_topology(ZIP_BCAST_ALGORITHM_AUTO, nullptr, 1.25e8, 30e-6, 4 * kMiB, 128, 1,
+                             49152, 0),
               ZIP_BCAST_AUTO);
-    EXPECT_EQ(zip_bcast_route_topology(ZIP_BCAST_ALGORITHM_AUTO, nullptr, 0.0, 30e-6, 4 * kMiB,
-                                       1024, 1, 49152, 0),
-              ZIP_BCAST_SCATTER_ALLGATHER);
+    EXPECT_EQ(
+        route_topology(ZIP_BCAST_ALGORITHM_AUTO, nullptr, 0.0, 30e-6, 4 * kMiB, 1024, 1, 49152, 0),
+        ZIP_BCAST_SCATTER_ALLGATHER);
 }
 
 // Where k ranks of a node share its NIC, the allgather's every rank receives through it at once
@@ -347,10 +358,8 @@ TEST(CollAlgoBcastPlan, RanksSharingANicKeepTheChain)
     EXPECT_EQ(zip_bcast_topology(4 * kMiB, 256, 49152, 0, &m), ZIP_BCAST_AUTO);
     EXPECT_GT(zip_bcast_predict(ZIP_BCAST_SCATTER_ALLGATHER, 4 * kMiB, 256, 49152, &m), 10 * alone);
     const zip_algo_policy_t p = agreed_10gbit();
-    EXPECT_EQ(zip_bcast_route_topology(ZIP_BCAST_ALGORITHM_AUTO, &p, 0.0, 30e-6, 4 * kMiB, 256, 32,
-                                       49152, 0),
+    EXPECT_EQ(route_topology(ZIP_BCAST_ALGORITHM_AUTO, &p, 0.0, 30e-6, 4 * kMiB, 256, 32, 49152, 0),
               ZIP_BCAST_AUTO);
-    EXPECT_EQ(zip_bcast_route_topology(ZIP_BCAST_ALGORITHM_AUTO, &p, 0.0, 30e-6, 4 * kMiB, 256, 1,
-                                       49152, 0),
+    EXPECT_EQ(route_topology(ZIP_BCAST_ALGORITHM_AUTO, &p, 0.0, 30e-6, 4 * kMiB, 256, 1, 49152, 0),
               ZIP_BCAST_SCATTER_ALLGATHER);
 }

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <map>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -75,12 +76,12 @@ TEST(CollPolicy, ModesPerContextIdStartUnset)
     EXPECT_EQ(-1, zip_coll_policy_get(1000));
 }
 
-TEST(CollPolicy, AgreementTakesFastestLinkSlowestCodecMostRanks)
+TEST(CollPolicy, AgreementTakesFastestLinkSlowestCodecMostRanksLeastLocalShare)
 {
     const double link_a[2] = {5e9, 1e9}, link_b[2] = {4e9, 2e9};
     double a[ZIP_COLL_AGREE_VALUES], b[ZIP_COLL_AGREE_VALUES], all[ZIP_COLL_AGREE_VALUES];
-    zip_coll_agree_mine(link_a, 800e6, 2e9, 2, a);
-    zip_coll_agree_mine(link_b, 600e6, 3e9, 4, b);
+    zip_coll_agree_mine(link_a, 800e6, 2e9, 2, 0.5, a);
+    zip_coll_agree_mine(link_b, 600e6, 3e9, 4, 0.75, b);
     for (int i = 0; i < ZIP_COLL_AGREE_VALUES; ++i)
         all[i] = std::max(a[i], b[i]); // what MPI_MAX over the two ranks gives
     const zip_algo_agreed_t s = zip_coll_agree_result(all);
@@ -89,6 +90,32 @@ TEST(CollPolicy, AgreementTakesFastestLinkSlowestCodecMostRanks)
     EXPECT_EQ(600e6, s.compress_Bps);
     EXPECT_EQ(2e9, s.decompress_Bps);
     EXPECT_EQ(4, s.ranks_per_node);
+    EXPECT_EQ(0.5, s.chain_local_share);
+}
+
+// Ranks in blocks of 4 per node: 3 of each node's 4 ranks follow a rank of the same node. Round
+// robin over 2 nodes: none does. Uneven blocks: each node reports its own share.
+TEST(CollPolicy, ChainLocalShareCountsConsecutiveRanksOnANode)
+{
+    const int size = 8;
+    const auto share = [&](const std::vector<int> &node_of, int rank) {
+        bool on_node[size];
+        for (int p = 0; p < size; ++p)
+            on_node[p] = p != rank && node_of[size_t(p)] == node_of[size_t(rank)];
+        return zip_coll_chain_local_share(on_node, rank, size);
+    };
+    const std::vector<int> blocks = {0, 0, 0, 0, 1, 1, 1, 1};
+    const std::vector<int> round_robin = {0, 1, 0, 1, 0, 1, 0, 1};
+    const std::vector<int> uneven = {0, 0, 0, 0, 0, 0, 1, 1};
+    for (int r = 0; r < size; ++r) {
+        EXPECT_DOUBLE_EQ(share(blocks, r), 0.75) << r;
+        EXPECT_DOUBLE_EQ(share(round_robin, r), 0.0) << r;
+        EXPECT_DOUBLE_EQ(share(uneven, r), r < 6 ? 5.0 / 6.0 : 0.5) << r;
+    }
+    // A rank alone on its node keeps no pair; without locality nothing is known.
+    const bool alone[size] = {};
+    EXPECT_EQ(0.0, zip_coll_chain_local_share(alone, 3, size));
+    EXPECT_EQ(0.0, zip_coll_chain_local_share(nullptr, 3, size));
 }
 
 TEST(CollPolicy, RanksOnNode)
