@@ -247,6 +247,8 @@ size_t count_set_bits(const uint8_t *p, size_t n)
     };
     for (; i + 8 <= n; i += 8)
         total += swar(load8(p + i));
+    if (i == n)
+        return total; // also n = 0 with p null: no memcpy from null
     uint8_t tail[8] = {};
     std::memcpy(tail, p + i, n - i);
     return total + swar(load8(tail));
