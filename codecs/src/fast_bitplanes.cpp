@@ -1,9 +1,8 @@
-// Bit-plane coding of one byte plane (format in fast_bitplanes.hpp). Plain 64-bit loops: an
-// 8 x 8 bit matrix transpose per 8 plane bytes, both ways; the sparse bit planes reuse the
-// sparse kernels of fast_transpose.cpp.
+// Bit-plane coding of one byte plane (format in fast_bitplanes.hpp). The byte loops (transpose
+// both ways, the counts per bit plane) are in fast_bitplane_kernels.cpp; the sparse bit planes
+// reuse the sparse kernels of fast_transpose.cpp.
 #include "fast_bitplanes.hpp"
 
-#include <algorithm>
 #include <cstring>
 
 #include "fast_transpose.hpp"
@@ -18,19 +17,6 @@ constexpr uint64_t kLowBits = 0x0101010101010101ull;
 constexpr unsigned kKindZero = 0, kKindRaw = 1, kKindSparse = 2;
 constexpr size_t kHeader = 3; // invert byte, two kind bytes
 
-// Transposes the 8 x 8 bit matrix whose row r is byte r: bit 8r + c <-> bit 8c + r. Three
-// rounds of swapping the off-diagonal halves of 2 x 2, 4 x 4 and 8 x 8 blocks.
-inline uint64_t transpose8(uint64_t x)
-{
-    uint64_t t = (x ^ (x >> 7)) & 0x00aa00aa00aa00aaull;
-    x ^= t ^ (t << 7);
-    t = (x ^ (x >> 14)) & 0x0000cccc0000ccccull;
-    x ^= t ^ (t << 14);
-    t = (x ^ (x >> 28)) & 0x00000000f0f0f0f0ull;
-    x ^= t ^ (t << 28);
-    return x;
-}
-
 inline uint64_t load8(const uint8_t *p)
 {
     uint64_t v;
@@ -38,31 +24,7 @@ inline uint64_t load8(const uint8_t *p)
     return v;
 }
 
-size_t nonzero_bytes(const uint8_t *p, size_t n)
-{
-    size_t z = 0;
-    for (size_t i = 0; i < n; ++i)
-        z += p[i] == 0;
-    return n - z;
-}
-
 } // namespace
-
-size_t count_set_bits(const uint8_t *p, size_t n)
-{
-    size_t total = 0, i = 0;
-    auto swar = [](uint64_t x) {
-        x = x - ((x >> 1) & 0x5555555555555555ull);
-        x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
-        x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0full;
-        return static_cast<size_t>((x * kLowBits) >> 56);
-    };
-    for (; i + 8 <= n; i += 8)
-        total += swar(load8(p + i));
-    uint8_t tail[8] = {};
-    std::memcpy(tail, p + i, n - i);
-    return total + swar(load8(tail));
-}
 
 bool has_skewed_bit(const uint8_t *plane, size_t count)
 {
@@ -87,53 +49,6 @@ bool has_skewed_bit(const uint8_t *plane, size_t count)
     return false;
 }
 
-void split_bits(const uint8_t *plane, size_t count, uint8_t *bits)
-{
-    const size_t nb = bitplane_bytes(count);
-    for (size_t g = 0; g < nb; ++g) {
-        uint64_t x;
-        if (8 * g + 8 <= count) {
-            x = load8(plane + 8 * g);
-        } else {
-            uint8_t tail[8] = {};
-            std::memcpy(tail, plane + 8 * g, count - 8 * g);
-            x = load8(tail);
-        }
-        const uint64_t t = transpose8(x);
-        for (unsigned j = 0; j < 8; ++j)
-            bits[j * nb + g] = static_cast<uint8_t>(t >> (8 * j));
-    }
-}
-
-namespace
-{
-
-// join_bits with the stored planes complemented where `invert` says (byte j of the word).
-void join_bits_inverting(const uint8_t *bits, size_t count, uint64_t invert, uint8_t *plane)
-{
-    const size_t nb = bitplane_bytes(count);
-    for (size_t g = 0; g < nb; ++g) {
-        uint64_t t = 0;
-        for (unsigned j = 0; j < 8; ++j)
-            t |= uint64_t{bits[j * nb + g]} << (8 * j);
-        const uint64_t x = transpose8(t ^ invert);
-        if (8 * g + 8 <= count) {
-            std::memcpy(plane + 8 * g, &x, 8);
-        } else {
-            uint8_t tail[8];
-            std::memcpy(tail, &x, 8);
-            std::memcpy(plane + 8 * g, tail, count - 8 * g);
-        }
-    }
-}
-
-} // namespace
-
-void join_bits(const uint8_t *bits, size_t count, uint8_t *plane)
-{
-    join_bits_inverting(bits, count, 0, plane);
-}
-
 size_t encode_bitplanes(const uint8_t *plane, size_t count, uint8_t *scratch, uint8_t *dst,
                         size_t limit)
 {
@@ -147,13 +62,18 @@ size_t encode_bitplanes(const uint8_t *plane, size_t count, uint8_t *scratch, ui
     const auto &k = kernels();
     for (unsigned j = 8; j-- > 0;) {
         uint8_t *bp = scratch + j * nb;
-        if (2 * count_set_bits(bp, nb) > count) {
+        // The last byte on its own: its padding bits stay zero when the rest is complemented.
+        const BitplaneCounts c = bitplane_counts(bp, nb - 1);
+        const uint8_t last = bp[nb - 1];
+        size_t zeros = c.zeros + (last == 0);
+        if (2 * (c.ones + count_set_bits(&last, 1)) > count) {
             invert |= 1u << j; // mostly ones: stored complemented, so mostly zeros
             for (size_t g = 0; g < nb; ++g)
                 bp[g] = static_cast<uint8_t>(~bp[g]);
             bp[nb - 1] &= valid_tail;
+            zeros = c.full + (last == valid_tail);
         }
-        const size_t nz = nonzero_bytes(bp, nb);
+        const size_t nz = nb - zeros;
         const size_t sparse = runs_size(nb, nz);
         unsigned kind = nz == 0 ? kKindZero : sparse < nb ? kKindSparse : kKindRaw;
         const size_t size = kind == kKindZero ? 0 : kind == kKindSparse ? sparse : nb;
@@ -179,11 +99,12 @@ size_t decode_bitplanes(const uint8_t *src, size_t len, size_t count, uint8_t *s
     if (len < kHeader || count == 0)
         return 0;
     const unsigned invert = src[0], kinds = src[1] | (unsigned{src[2]} << 8);
-    uint64_t invert_bytes = 0;
+    const uint8_t *bits[8]; // raw bit planes are read in place, the others decoded into scratch
     size_t pos = kHeader;
     const auto &k = kernels();
     for (unsigned j = 8; j-- > 0;) {
         uint8_t *bp = scratch + j * nb;
+        bits[j] = bp;
         switch ((kinds >> (2 * j)) & 3) {
         case kKindZero:
             std::memset(bp, 0, nb);
@@ -191,7 +112,7 @@ size_t decode_bitplanes(const uint8_t *src, size_t len, size_t count, uint8_t *s
         case kKindRaw:
             if (len - pos < nb)
                 return 0;
-            std::memcpy(bp, src + pos, nb);
+            bits[j] = src + pos;
             pos += nb;
             break;
         case kKindSparse: {
@@ -211,10 +132,8 @@ size_t decode_bitplanes(const uint8_t *src, size_t len, size_t count, uint8_t *s
         default:
             return 0;
         }
-        if ((invert >> j) & 1)
-            invert_bytes |= uint64_t{0xff} << (8 * j);
     }
-    join_bits_inverting(scratch, count, invert_bytes, plane);
+    join_bits(bits, count, invert, plane);
     return pos;
 }
 

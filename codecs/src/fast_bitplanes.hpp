@@ -8,7 +8,8 @@
 // (all zero), raw, or sparse (the nonzero-byte mask and literals of the sparse plane coding).
 //
 // Bit plane j of a byte plane of `count` bytes has bitplane_bytes(count) = ceil(count / 8)
-// bytes: bit i of its byte g is bit j of plane byte 8g + i; bits past `count` are zero.
+// bytes: bit i of its byte g is bit j of plane byte 8g + i; bits past `count` are zero
+// (fast_bitplane_kernels.hpp splits and joins them).
 //
 // Coded form (after the plane's coding byte):
 //   invert   1 byte: bit j set when bit plane j is stored complemented (padding bits still 0)
@@ -22,26 +23,14 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "fast_bitplane_kernels.hpp" // bitplane_bytes, the transpose, count_set_bits
+
 namespace zip::fast_detail
 {
-
-inline size_t bitplane_bytes(size_t count)
-{
-    return (count + 7) / 8;
-}
-
-// Set bits in n bytes (SWAR, 8 bytes a step: baseline x86-64 has no POPCNT instruction, and
-// __builtin_popcount would call libgcc).
-size_t count_set_bits(const uint8_t *p, size_t n);
 
 // Whether a sample of the plane shows a bit that is (nearly) always 0 or always 1: cheap
 // (a few hundred instructions), so it runs on every plane that would otherwise be stored raw.
 bool has_skewed_bit(const uint8_t *plane, size_t count);
-
-// The 8 bit planes of `count` plane bytes, bit plane j at bits + j * bitplane_bytes(count).
-void split_bits(const uint8_t *plane, size_t count, uint8_t *bits);
-// The inverse: writes exactly `count` plane bytes.
-void join_bits(const uint8_t *bits, size_t count, uint8_t *plane);
 
 // Codes the plane (coded form above) into dst if that takes at most `limit` bytes: returns the
 // size, or 0. `scratch` holds 8 * bitplane_bytes(count) bytes.

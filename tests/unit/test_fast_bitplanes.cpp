@@ -1,6 +1,6 @@
 // Unit tests of the bit-plane coding of `fast` (codecs/src/fast_bitplanes.cpp, plane coding 10):
-// the transpose and the coded form on their own, then through the codec: which blocks choose
-// it, round trips, determinism, format-3 marking and corrupt input.
+// the coded form on its own (the transpose: test_fast_bitplane_kernels.cpp), then through the
+// codec: which blocks choose it, round trips, determinism, format-3 marking and corrupt input.
 #include <cstring>
 
 #include "block_codec_checks.hpp"
@@ -56,26 +56,84 @@ int coding_of_plane(const Bytes &block, size_t count, size_t k)
     return mode == 3 ? block[pos] : -1;
 }
 
+// The coded form of fast_bitplanes.hpp, bit by bit, with the encoder's choices: a bit plane
+// with more ones than zeros is complemented (within count), then stored as nothing if zero,
+// sparse if that is smaller than raw, else raw.
+Bytes reference_bitplanes(const Bytes &plane)
+{
+    const size_t count = plane.size(), nb = (count + 7) / 8;
+    Bytes out(3);
+    unsigned invert = 0, kinds = 0;
+    for (unsigned j = 8; j-- > 0;) {
+        Bytes bp(nb, 0);
+        size_t ones = 0;
+        for (size_t i = 0; i < count; ++i) {
+            const unsigned bit = (plane[i] >> j) & 1u;
+            ones += bit;
+            bp[i / 8] = static_cast<uint8_t>(bp[i / 8] | bit << (i % 8));
+        }
+        if (2 * ones > count) {
+            invert |= 1u << j;
+            for (size_t i = 0; i < count; ++i)
+                bp[i / 8] = static_cast<uint8_t>(bp[i / 8] ^ 1u << (i % 8));
+        }
+        Bytes mask((nb + 7) / 8, 0), literals;
+        for (size_t g = 0; g < nb; ++g) {
+            if (bp[g] != 0) {
+                mask[g / 8] = static_cast<uint8_t>(mask[g / 8] | 1u << (g % 8));
+                literals.push_back(bp[g]);
+            }
+        }
+        unsigned kind = 1; // raw
+        if (literals.empty())
+            kind = 0;
+        else if (mask.size() + literals.size() < nb)
+            kind = 2;
+        kinds |= kind << (2 * j);
+        if (kind == 1)
+            out.insert(out.end(), bp.begin(), bp.end());
+        if (kind == 2) {
+            out.insert(out.end(), mask.begin(), mask.end());
+            out.insert(out.end(), literals.begin(), literals.end());
+        }
+    }
+    out[0] = static_cast<uint8_t>(invert);
+    out[1] = static_cast<uint8_t>(kinds);
+    out[2] = static_cast<uint8_t>(kinds >> 8);
+    return out;
+}
+
 } // namespace
 
-TEST(FastBitplanes, TransposeRoundTripsAndPutsBitJOfByteIInBitplaneJ)
+TEST(FastBitplanes, CodedFormIsTheReferenceEncodersByteForByte)
 {
-    for (size_t count : {1, 2, 7, 8, 9, 63, 64, 65, 127, 1000, 8193}) {
-        SCOPED_TRACE(count);
-        Bytes plane = random_bytes(count, count);
-        const size_t nb = bitplane_bytes(count);
-        Bytes bits(8 * nb, 0xaa), back(count + 1, 0x5a);
-        split_bits(plane.data(), count, bits.data());
-        for (size_t i = 0; i < count; ++i)
-            for (unsigned j = 0; j < 8; ++j)
-                ASSERT_EQ((bits[j * nb + i / 8] >> (i % 8)) & 1, (plane[i] >> j) & 1u)
-                    << "byte " << i << " bit " << j;
-        for (unsigned j = 0; j < 8 && count % 8 != 0; ++j) { // padding bits past count are zero
-            EXPECT_EQ(bits[j * nb + nb - 1] >> (count % 8), 0);
+    // The SIMD kernels must not change a frame: every shape of plane, every tail length.
+    for (size_t count : {1, 7, 8, 9, 127, 128, 129, 200, 255, 256, 257, 1000, 1021, 4096, 8195}) {
+        for (int shape = 0; shape < 7; ++shape) {
+            SCOPED_TRACE(testing::Message() << "count " << count << " shape " << shape);
+            Bytes plane = random_bytes(count, count * 13 + shape);
+            for (size_t i = 0; i < count; ++i) {
+                uint8_t &b = plane[i];
+                if (shape == 0)
+                    b = 0;
+                else if (shape == 1)
+                    b = 0xff;
+                else if (shape == 2)
+                    b = static_cast<uint8_t>(b | 0x81);
+                else if (shape == 3 && (b & 7) != 0)
+                    b = static_cast<uint8_t>(b & 0xf7);
+                else if (shape == 4)
+                    b = static_cast<uint8_t>(i % 3 ? b | 0x40 : b & 0xbf); // 2/3 ones
+                else if (shape == 5 && (b & 0x3f) != 0)
+                    b = static_cast<uint8_t>(b | 0x10); // nearly always set
+            }                                           // shape 6: noise
+            const size_t nb = bitplane_bytes(count);
+            Bytes scratch(8 * nb), coded(3 + 8 * nb + 8 * ((nb + 7) / 8));
+            size_t len =
+                encode_bitplanes(plane.data(), count, scratch.data(), coded.data(), coded.size());
+            coded.resize(len);
+            EXPECT_EQ(coded, reference_bitplanes(plane));
         }
-        join_bits(bits.data(), count, back.data());
-        EXPECT_EQ(0, std::memcmp(back.data(), plane.data(), count));
-        EXPECT_EQ(back[count], 0x5a); // exactly count bytes written
     }
 }
 
