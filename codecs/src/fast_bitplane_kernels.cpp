@@ -7,6 +7,8 @@
 // narrower ones: AVX2 256 plane bytes a step, SSE2 128, the portable loop the last < 128.
 #include "fast_bitplane_kernels.hpp"
 
+#include "bitio.hpp"
+
 #include <cstring>
 #include <initializer_list>
 
@@ -22,11 +24,10 @@ namespace
 
 constexpr uint64_t kLowBits = 0x0101010101010101ull;
 
+// The bit transpose reads byte j of a word as bits 8j..8j+7: little-endian on any host.
 inline uint64_t load8(const uint8_t *p)
 {
-    uint64_t v;
-    std::memcpy(&v, p, sizeof v);
-    return v;
+    return bitio::load_le<uint64_t>(p);
 }
 
 // Transposes the 8 x 8 bit matrix whose row r is byte r: bit 8r + c <-> bit 8c + r.

@@ -3,6 +3,8 @@
 // reuse the sparse kernels of fast_transpose.cpp.
 #include "fast_bitplanes.hpp"
 
+#include "bitio.hpp"
+
 #include <cstring>
 
 #include "fast_transpose.hpp"
@@ -17,11 +19,10 @@ constexpr uint64_t kLowBits = 0x0101010101010101ull;
 constexpr unsigned kKindZero = 0, kKindRaw = 1, kKindSparse = 2;
 constexpr size_t kHeader = 3; // invert byte, two kind bytes
 
+// The bit transpose reads byte j of a word as bits 8j..8j+7: little-endian on any host.
 inline uint64_t load8(const uint8_t *p)
 {
-    uint64_t v;
-    std::memcpy(&v, p, sizeof v);
-    return v;
+    return bitio::load_le<uint64_t>(p);
 }
 
 } // namespace
