@@ -18,10 +18,11 @@ namespace
 
 // algo/link_probe.cpp's probe (zip_algo_probe_links), repeated here because it times its
 // ping-pongs with the wall clock and the simulation needs the simulated one: same sizes,
-// rounds, partners and messages.
+// rounds, partners and messages (not its pauses between rounds, which are there for scheduler
+// noise that a simulated rank does not have).
 constexpr size_t kProbeSmall = 256 * 1024;
 constexpr size_t kProbeLarge = 1024 * 1024;
-constexpr int kProbeRounds = 3;
+constexpr int kProbeRounds = 8;
 constexpr double kProbeFastBps = 2e8;
 // The byte the lower rank sends to say whether the large probe follows.
 constexpr size_t kProbeVerdictBytes = 1;

@@ -1,6 +1,9 @@
 // The link probe of the coll/zip policy (zip_algo_probe_links) on the in-process transport.
 #include <array>
+#include <atomic>
+#include <chrono>
 #include <memory>
+#include <thread>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -54,6 +57,71 @@ TEST(CollAlgoProbe, WithoutLocalityEveryLinkIsRemote)
     EXPECT_EQ(links[0][ZIP_PEER_LOCAL], 0.0);
     EXPECT_GT(links[0][ZIP_PEER_REMOTE], 0.0);
     EXPECT_EQ(links[1][ZIP_PEER_REMOTE], 0.0);
+}
+
+namespace
+{
+
+// A partner that is descheduled for its first `late_replies` replies (as when ranks share
+// cores): it answers each of those probe messages only after `delay`.
+struct LatePartner {
+    zip_transport_t inner;
+    int late_replies;
+    std::chrono::milliseconds delay;
+    std::atomic<int> replies{0};
+
+    static int isend(void *ctx, const void *buf, size_t len, int peer, int tag, zip_req_t *req)
+    {
+        auto *self = static_cast<LatePartner *>(ctx);
+        if (len > 1 && self->replies++ < self->late_replies)
+            std::this_thread::sleep_for(self->delay);
+        return self->inner.isend(self->inner.ctx, buf, len, peer, tag, req);
+    }
+};
+
+zip_transport_t forwarding(LatePartner *late)
+{
+    zip_transport_t t = late->inner;
+    t.ctx = late;
+    t.isend = LatePartner::isend;
+    t.irecv = [](void *ctx, void *buf, size_t cap, int peer, int tag, zip_req_t *req) {
+        const zip_transport_t &in = static_cast<LatePartner *>(ctx)->inner;
+        return in.irecv(in.ctx, buf, cap, peer, tag, req);
+    };
+    t.wait = [](void *ctx, zip_req_t *req, size_t *len) {
+        const zip_transport_t &in = static_cast<LatePartner *>(ctx)->inner;
+        return in.wait(in.ctx, req, len);
+    };
+    t.waitany = [](void *ctx, size_t n, zip_req_t *reqs, size_t *index, size_t *len) {
+        const zip_transport_t &in = static_cast<LatePartner *>(ctx)->inner;
+        return in.waitany(in.ctx, n, reqs, index, len);
+    };
+    return t;
+}
+
+} // namespace
+
+// The link is what the fastest round saw: a partner that is late for its first four replies
+// (20 ms each, so those rounds read at most 2 x 256 KiB / 20 ms = 26 MB/s) does not make the
+// probe report a slow link, because later rounds find it on time.
+TEST(CollAlgoProbe, APartnerLateForSeveralRoundsDoesNotMakeTheLinkLookSlow)
+{
+    World w(2);
+    std::array<double, 2> link{0.0, 0.0};
+    w.run([&](int rank, const zip_transport_t &t) {
+        double mine[2] = {0.0, 0.0};
+        if (rank == 1) {
+            LatePartner late{t, 4, std::chrono::milliseconds(20)};
+            const zip_transport_t slow = forwarding(&late);
+            EXPECT_EQ(zip_algo_probe_links(&slow, 9, nullptr, mine), ZIP_ALGO_OK);
+        } else {
+            EXPECT_EQ(zip_algo_probe_links(&t, 9, nullptr, mine), ZIP_ALGO_OK);
+            link = {mine[0], mine[1]};
+        }
+    });
+    EXPECT_EQ(w.unreceived(), 0u);
+    const double late_round_Bps = 2.0 * 256 * 1024 / 0.020;
+    EXPECT_GT(link[ZIP_PEER_REMOTE], 4.0 * late_round_Bps);
 }
 
 namespace
