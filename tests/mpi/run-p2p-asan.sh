@@ -37,7 +37,7 @@ run_clean() {
     shift 2
     mpirun_logged "$@"
     local rc=$?
-    if [ $rc = 0 ] && grep -q "^PASS: $expect" "$bin/out.log" &&
+    if [ $rc = 0 ] && grep -q "PASS: $expect" "$bin/out.log" &&
         ! grep -q -E 'ERROR: AddressSanitizer|runtime error:' "$bin/out.log"; then
         report "$name" 0
     else

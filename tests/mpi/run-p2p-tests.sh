@@ -151,11 +151,11 @@ for c in ob1 ucx; do
 done
 # Open MPI does not open a PML that is not in the list: "--mca pml ucx" alone leaves zip out.
 mpirun_logged -np 2 ${cfg[ucx]} --mca pml_zip_enable 1 $verbose "$bin/p2p_basic"
-! grep -q "interposed" "$bin/out.log" && grep -q "^PASS" "$bin/out.log"
+! grep -q "interposed" "$bin/out.log" && grep -q "PASS: " "$bin/out.log"
 report "--mca pml ucx alone does not open pml/zip" $? "$bin/out.log"
 # Debian's default (pml = ^ucx, an exclude list) opens every other PML, zip included.
 mpirun_logged -np 2 $path --mca pml_zip_enable 1 $verbose "$bin/p2p_basic"
-grep -q "interposed in front of pml/ob1" "$bin/out.log" && grep -q "^PASS" "$bin/out.log"
+grep -q "interposed in front of pml/ob1" "$bin/out.log" && grep -q "PASS: " "$bin/out.log"
 report "default pml selection (exclude list) is wrapped too" $? "$bin/out.log"
 # "--mca pml zip" alone has nothing to wrap: it must stop with a message naming the option.
 mpirun_logged -np 2 $path --mca pml zip "$bin/p2p_basic"
@@ -182,18 +182,18 @@ for c in ob1 ucx; do
 done
 # Without force_local, peers on one node get no frames (raw messages behind the header).
 mpirun_logged -np 2 ${cfg[ob1+zip+local]} --mca pml_zip_stats 1 "$bin/p2p_basic"
-[ "$(grep -c "zip messages (0 compressed)" "$bin/out.log")" = 2 ] && grep -q "^PASS" "$bin/out.log"
+[ "$(grep -c "zip messages (0 compressed)" "$bin/out.log")" = 2 ] && grep -q "PASS: " "$bin/out.log"
 report "same-node peers are not compressed unless pml_zip_force_local" $? "$bin/out.log"
 # pml_zip_enable=0: only the two communicators with zip_p2p=true compress (each rank sends one
 # message on each of four communicators; every message is framed, only those are compressed).
 mpirun_logged -np 2 $path --mca pml ob1,zip --mca pml_zip_force_local 1 --mca pml_zip_stats 1 \
     --mca pml_zip_policy always -x P2P_INFO_EXPECT_KEY=1 "$bin/p2p_info"
 [ "$(grep -c "sent 4 zip messages (2 compressed)" "$bin/out.log")" = 2 ] &&
-    grep -q "^PASS" "$bin/out.log"
+    grep -q "PASS: " "$bin/out.log"
 report "Info key zip_p2p=true enables one communicator" $? "$bin/out.log"
 mpirun_logged -np 2 ${cfg[ob1+zip]} --mca pml_zip_stats 1 "$bin/p2p_info"
 [ "$(grep -c "sent 4 zip messages (3 compressed)" "$bin/out.log")" = 2 ] &&
-    grep -q "^PASS" "$bin/out.log"
+    grep -q "PASS: " "$bin/out.log"
 report "Info key zip_p2p=false disables one communicator" $? "$bin/out.log"
 
 # --- the policy ------------------------------------------------------------------------------------
@@ -205,19 +205,19 @@ verdicts() {
 # compressed and no sample is taken: every large message says link_faster.
 mpirun_logged -np 2 ${cfg[ob1+zip+auto]} --mca pml_zip_stats 1 "$bin/p2p_basic"
 [ "$(verdicts link_faster)" -gt 10 ] && [ "$(verdicts "compressed")" -le 2 ] &&
-    grep -q "^PASS" "$bin/out.log"
+    grep -q "PASS: " "$bin/out.log"
 report "policy auto: shared memory is faster than the codec, large messages go raw" $? \
     "$bin/out.log"
 # A 1 Gbit/s link (pml_zip_link_gbps_remote 1): auto compresses the smooth messages.
 slow="--mca pml_zip_link_gbps_remote 1 --mca pml_zip_stats 1"
 mpirun_logged -np 2 ${cfg[ob1+zip+auto]} $slow "$bin/p2p_basic"
 [ "$(verdicts "compressed")" -gt 10 ] && [ "$(verdicts link_faster)" = 0 ] &&
-    grep -q "^PASS" "$bin/out.log"
+    grep -q "PASS: " "$bin/out.log"
 report "policy auto: over a 1 Gbit/s link smooth messages are compressed" $? "$bin/out.log"
 # observe: decides as auto, sends raw, reports what it would have saved.
 mpirun_logged -np 2 ${cfg[ob1+zip+auto]} $slow --mca pml_zip_policy observe "$bin/p2p_basic"
 grep 'pml:zip policy' "$bin/out.log" | grep -q 'observe: [1-9][0-9]* would compress' &&
-    [ "$(grep -c 'zip messages (0 compressed)' "$bin/out.log")" = 2 ] && grep -q "^PASS" "$bin/out.log"
+    [ "$(grep -c 'zip messages (0 compressed)' "$bin/out.log")" = 2 ] && grep -q "PASS: " "$bin/out.log"
 report "policy observe: counts what it would compress, sends everything raw" $? "$bin/out.log"
 # ... and by message size: per rank, the size-class lines add up to the total.
 awk '/pml:zip policy/ { for (i = 1; i < NF; ++i) if ($i == "observe:") want += $(i + 1) }
@@ -227,7 +227,7 @@ report "policy observe: would-compress messages by size class add up" $? "$bin/o
 # never: nothing compressed, every large message says so.
 mpirun_logged -np 2 ${cfg[ob1+zip+auto]} $slow --mca pml_zip_policy never "$bin/p2p_basic"
 [ "$(grep -c 'zip messages (0 compressed)' "$bin/out.log")" = 2 ] && [ "$(verdicts never)" -gt 10 ] &&
-    grep -q "^PASS" "$bin/out.log"
+    grep -q "PASS: " "$bin/out.log"
 report "policy never: nothing is compressed" $? "$bin/out.log"
 # The link hint: rank 1 alone is told its link runs at 1 Gbit/s. Rank 0 only streams large
 # messages to it; with rank 1's small acks it learns that rate (125 MB/s) from their headers and
@@ -236,18 +236,18 @@ rank0_policy() { grep 'pml:zip policy (rank 0)' "$bin/out.log"; }
 mpirun_logged -np 2 ${cfg[ob1+zip+auto]} --mca pml_zip_stats 1 -x P2P_HINT_SLOW_RANK=1 \
     "$bin/p2p_link_hint" ack
 rank0_policy | grep -q 'remote 12[4-6] (peers);' && [ "$(rank0_policy | grep -o 'compressed [0-9]*' |
-    awk '{ print $2 }')" -ge 12 ] && grep -q "^PASS" "$bin/out.log"
+    awk '{ print $2 }')" -ge 12 ] && grep -q "PASS: " "$bin/out.log"
 report "link hint: a rank that only streams data compresses at the rate its receiver has" $? \
     "$bin/out.log"
 mpirun_logged -np 2 ${cfg[ob1+zip+auto]} --mca pml_zip_stats 1 -x P2P_HINT_SLOW_RANK=1 \
     "$bin/p2p_link_hint" noack
 rank0_policy | grep -q 'remote 0 (none);' && rank0_policy | grep -q 'compressed 0,' &&
-    grep -q "^PASS" "$bin/out.log"
+    grep -q "PASS: " "$bin/out.log"
 report "link hint: without replies the streaming rank has no rate and sends raw" $? "$bin/out.log"
 # The Info key zip_policy overrides pml_zip_policy per communicator (p2p_info sets never on one).
 mpirun_logged -np 2 ${cfg[ob1+zip]} --mca pml_zip_stats 1 -x P2P_INFO_POLICY_KEY=1 "$bin/p2p_info"
 [ "$(grep -c "sent 4 zip messages (2 compressed)" "$bin/out.log")" = 2 ] &&
-    grep -q "^PASS" "$bin/out.log"
+    grep -q "PASS: " "$bin/out.log"
 report "Info key zip_policy=never overrides pml_zip_policy on one communicator" $? "$bin/out.log"
 
 # pml_zip_codec takes effect: p2p_codec sends the same two messages whatever the codec, so a
@@ -290,7 +290,7 @@ if mpicc -O2 -Wall -Wextra -Werror -pthread -I"$top/perftest/data" -o "$bin/p2p_
     mpirun_logged -np 2 ${cfg[ob1+zip]} --mca pml_zip_codec bogus "$bin/p2p_codec" exact
     rc=$?
     [ $rc != 0 ] && [ "$(grep -c 'pml_zip_codec "bogus" cannot be used' "$bin/out.log")" = 2 ] &&
-        grep -q "MPI_Init" "$bin/out.log" && ! grep -q "^PASS" "$bin/out.log"
+        grep -q "MPI_Init" "$bin/out.log" && ! grep -q "PASS: " "$bin/out.log"
     report "pml_zip_codec bogus stops MPI_Init, naming the value" $? "$bin/out.log"
 else
     report "build p2p_codec" 1 "$bin/cc.log"
