@@ -1,0 +1,117 @@
+/* MPI_Alltoallv over many steps of data that change little between steps, as a time-stepping
+ * code sends them (coll_zip_alltoallv_temporal): drifting doubles (with a NaN payload and -0.0)
+ * and 64-bit integer keys of which one in 32 changes per step, counts that change every few
+ * steps, go to zero or below the threshold and come back, a strided (derived) receive type, and
+ * communicators freed and made again (Open MPI reuses their context ids). Every element must be
+ * bit for bit what its sender computed, with zip off, on, and on with temporal coding.
+ * run-mpi-tests.sh also compares the bytes zip sent with temporal coding on and off.
+ * "--short": fewer steps. */
+#include "zt_common.h"
+
+enum { DRIFT = 0, KEYS = 1 };
+
+static int steps = 12;
+
+/* Element i of the block `owner` sends to `to` at `step`, as 64 bits. */
+static uint64_t element(int kind, int owner, int to, int step, size_t i)
+{
+    const uint64_t pair = (uint64_t)owner * 131 + (uint64_t)to;
+    if (KEYS == kind)
+        return zt_mix(pair << 40 ^ (uint64_t)i << 8 ^ (((uint64_t)step + i) / 32));
+    if (3 == i)
+        return 0x7ff8000000000123ull; /* a NaN payload */
+    if (5 == i)
+        return 0x8000000000000000ull; /* -0.0 */
+    const double v =
+        100.0 * sin(1e-3 * (double)i + (double)pair) + 1e-7 * (double)(((uint64_t)step + i) / 16);
+    uint64_t bits;
+    memcpy(&bits, &v, sizeof bits);
+    return bits;
+}
+
+/* Elements from `from` to `to` at `step`: 2-4 Ki, changing every third step, now and then
+ * none or 100 (below the default threshold of 16 KiB). */
+static int count_for(int from, int to, int step)
+{
+    const int phase = from + 2 * to + step / 3;
+    if (phase % 7 == 3)
+        return 0;
+    if (phase % 7 == 5)
+        return 100;
+    return 2048 + 1024 * (phase % 3);
+}
+
+static void exchange(MPI_Comm comm, int kind, int step, int strided_recv)
+{
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    int *sc = malloc(size * sizeof(int)), *sd = malloc(size * sizeof(int));
+    int *rc = malloc(size * sizeof(int)), *rd = malloc(size * sizeof(int));
+    int stotal = 0, rtotal = 0;
+    for (int p = 0; p < size; ++p) {
+        sc[p] = count_for(rank, p, step);
+        sd[p] = stotal;
+        stotal += sc[p];
+        rc[p] = count_for(p, rank, step);
+        rd[p] = rtotal;
+        rtotal += rc[p];
+    }
+    const int stride = strided_recv ? 2 : 1;
+    uint64_t *sbuf = malloc(((size_t)stotal + 1) * 8);
+    uint64_t *rbuf = calloc((size_t)rtotal * stride + 1, 8);
+    for (int p = 0; p < size; ++p)
+        for (int i = 0; i < sc[p]; ++i)
+            sbuf[sd[p] + i] = element(kind, rank, p, step, (size_t)i);
+    MPI_Datatype stype = KEYS == kind ? MPI_INT64_T : MPI_DOUBLE;
+    MPI_Datatype rtype = strided_recv ? zt_strided_double() : stype;
+    zt_call(MPI_Alltoallv(sbuf, sc, sd, stype, rbuf, rc, rd, rtype, comm), "MPI_Alltoallv", rank);
+    for (int p = 0; p < size; ++p) {
+        int ok = 1;
+        for (int i = 0; i < rc[p] && ok; ++i) {
+            const uint64_t want = element(kind, p, rank, step, (size_t)i);
+            ok = 0 == memcmp(&rbuf[((size_t)rd[p] + i) * stride], &want, 8);
+        }
+        zt_checkf(ok, rank, "step %d %s strided=%d from %d count %d", step,
+                  KEYS == kind ? "keys" : "doubles", strided_recv, p, rc[p]);
+    }
+    if (strided_recv)
+        MPI_Type_free(&rtype);
+    free(sbuf);
+    free(rbuf);
+    free(sc);
+    free(sd);
+    free(rc);
+    free(rd);
+}
+
+static void run_steps(MPI_Comm comm)
+{
+    for (int step = 0; step < steps; ++step) {
+        exchange(comm, DRIFT, step, 0);
+        exchange(comm, KEYS, step, 0);
+    }
+    /* A derived receive type (zip packs and unpacks) continues the doubles' streams. */
+    for (int step = steps; step < steps + 3; ++step)
+        exchange(comm, DRIFT, step, 1);
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    for (int i = 1; i < argc; ++i)
+        if (0 == strcmp(argv[i], "--short"))
+            steps = 4;
+    zt_on_world_dup_split(run_steps);
+    /* Communicators freed and made again: a new one may get the old one's context id, and
+     * must start without its streams. */
+    for (int round = 0; round < 3; ++round) {
+        MPI_Comm c;
+        MPI_Comm_dup(MPI_COMM_WORLD, &c);
+        MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN);
+        for (int step = 0; step < 3; ++step)
+            exchange(c, DRIFT, step + round * 5, 0);
+        MPI_Comm_free(&c);
+    }
+    return zt_finish("alltoallv_temporal");
+}
