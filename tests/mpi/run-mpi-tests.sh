@@ -183,6 +183,15 @@ run_stats "alltoallv_temporal np=3 zip=on temporal, compressed" alltoallv_tempor
 with=$(main_col alltoallv 8)
 [ -n "$with" ] && [ -n "$without" ] && [ $((with * 2)) -lt "$without" ]
 report "alltoallv_temporal np=3: temporal sends $with bytes, without $without" $? "$bin/out.log"
+# The same per communicator through the MPI_Info key, with the parameter off.
+run_stats "alltoallv_temporal np=3 info off, compressed" alltoallv_temporal alltoallv compressed \
+    -np 3 --oversubscribe $zip_on "$bin/test_alltoallv_temporal" --info off
+without=$(main_col alltoallv 8)
+run_stats "alltoallv_temporal np=3 info auto, compressed" alltoallv_temporal alltoallv \
+    compressed -np 3 --oversubscribe $zip_on "$bin/test_alltoallv_temporal" --info auto
+with=$(main_col alltoallv 8)
+[ -n "$with" ] && [ -n "$without" ] && [ $((with * 2)) -lt "$without" ]
+report "alltoallv_temporal np=3: MPI_Info auto sends $with bytes, off $without" $? "$bin/out.log"
 # Blocks of more than INT_MAX bytes (skipped without 6 GiB of free memory): ~25 s.
 limit=240 run "large_block np=2 zip=on" large_block -np 2 $zip_on "$bin/test_large_block"
 # Corrupt frames (every frame zip sends, by a testing parameter) end in MPI's error handler with

@@ -4,8 +4,9 @@
  * steps, go to zero or below the threshold and come back, a strided (derived) receive type, and
  * communicators freed and made again (Open MPI reuses their context ids). Every element must be
  * bit for bit what its sender computed, with zip off, on, and on with temporal coding.
- * run-mpi-tests.sh also compares the bytes zip sent with temporal coding on and off.
- * "--short": fewer steps. */
+ * MPI_Alltoall takes the same path. run-mpi-tests.sh also compares the bytes zip sent with
+ * temporal coding on and off. "--short": fewer steps; "--info V": only on a communicator made
+ * with the MPI_Info key zip_alltoallv_temporal=V. */
 #include "zt_common.h"
 
 enum { DRIFT = 0, KEYS = 1 };
@@ -85,11 +86,37 @@ static void exchange(MPI_Comm comm, int kind, int step, int strided_recv)
     free(rd);
 }
 
+/* MPI_Alltoall takes the same path: 2 Ki drifting doubles per peer. */
+static void exchange_equal(MPI_Comm comm, int step)
+{
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    const int count = 2048;
+    uint64_t *sbuf = malloc((size_t)size * count * 8), *rbuf = calloc((size_t)size * count, 8);
+    for (int p = 0; p < size; ++p)
+        for (int i = 0; i < count; ++i)
+            sbuf[(size_t)p * count + i] = element(DRIFT, rank, p, step, (size_t)i);
+    zt_call(MPI_Alltoall(sbuf, count, MPI_DOUBLE, rbuf, count, MPI_DOUBLE, comm), "MPI_Alltoall",
+            rank);
+    for (int p = 0; p < size; ++p) {
+        int ok = 1;
+        for (int i = 0; i < count && ok; ++i) {
+            const uint64_t want = element(DRIFT, p, rank, step, (size_t)i);
+            ok = 0 == memcmp(&rbuf[(size_t)p * count + i], &want, 8);
+        }
+        zt_checkf(ok, rank, "alltoall step %d from %d", step, p);
+    }
+    free(sbuf);
+    free(rbuf);
+}
+
 static void run_steps(MPI_Comm comm)
 {
     for (int step = 0; step < steps; ++step) {
         exchange(comm, DRIFT, step, 0);
         exchange(comm, KEYS, step, 0);
+        exchange_equal(comm, step);
     }
     /* A derived receive type (zip packs and unpacks) continues the doubles' streams. */
     for (int step = steps; step < steps + 3; ++step)
@@ -99,9 +126,26 @@ static void run_steps(MPI_Comm comm)
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
-    for (int i = 1; i < argc; ++i)
+    const char *info_value = NULL;
+    for (int i = 1; i < argc; ++i) {
         if (0 == strcmp(argv[i], "--short"))
             steps = 4;
+        if (0 == strcmp(argv[i], "--info") && i + 1 < argc)
+            info_value = argv[++i];
+    }
+    if (NULL != info_value) {
+        /* "--info V": only on a communicator made with zip_alltoallv_temporal=V. */
+        MPI_Info info;
+        MPI_Comm c;
+        MPI_Info_create(&info);
+        MPI_Info_set(info, "zip_alltoallv_temporal", info_value);
+        MPI_Comm_dup_with_info(MPI_COMM_WORLD, info, &c);
+        MPI_Info_free(&info);
+        MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN);
+        run_steps(c);
+        MPI_Comm_free(&c);
+        return zt_finish("alltoallv_temporal");
+    }
     zt_on_world_dup_split(run_steps);
     /* Communicators freed and made again: a new one may get the old one's context id, and
      * must start without its streams. */
