@@ -98,7 +98,7 @@ struct Outcome {
     uint64_t deltas = 0, plains = 0;
 };
 
-struct Setup {
+struct Scenario {
     int size = 4;
     int steps = 8;
     Kind kind = Kind::Drifting;
@@ -111,7 +111,7 @@ struct Setup {
     std::function<void(std::vector<zip_algo_temporal_t *> &)> after_each; // checks
 };
 
-Outcome run(const Setup &s)
+Outcome run(const Scenario &s)
 {
     World w(s.size);
     std::vector<RankCodec> codecs(size_t(s.size));
@@ -182,9 +182,9 @@ Outcome run(const Setup &s)
 
 TEST(CollAlgoTemporal, DriftingDoublesArriveExactlyAsDeltasFarSmaller)
 {
-    Setup s;
+    Scenario s;
     const Outcome plain = [&] {
-        Setup off = s;
+        Scenario off = s;
         off.temporal = false;
         return run(off);
     }();
@@ -201,12 +201,12 @@ TEST(CollAlgoTemporal, DriftingDoublesArriveExactlyAsDeltasFarSmaller)
 
 TEST(CollAlgoTemporal, IntegerKeysThatDoNotShrinkOnTheirOwnShrinkAsDeltas)
 {
-    Setup s;
+    Scenario s;
     s.size = 3;
     s.steps = 12;
     s.kind = Kind::Keys;
     s.bytes = [](int, int, int) { return size_t(16384); };
-    Setup off = s;
+    Scenario off = s;
     off.temporal = false;
     const Outcome plain = run(off), delta = run(s);
     EXPECT_EQ(plain.mismatches + delta.mismatches, 0);
@@ -220,7 +220,7 @@ TEST(CollAlgoTemporal, IntegerKeysThatDoNotShrinkOnTheirOwnShrinkAsDeltas)
 // moves plainly ends the stream at both ends, and every call stays exact.
 TEST(CollAlgoTemporal, ChangingCountsKeepBothEndsInStep)
 {
-    Setup s;
+    Scenario s;
     s.steps = 14;
     s.bytes = [](int from, int to, int step) {
         static const size_t menu[] = {16384, 16384, 0, 100, 16384, 24576, 24576, 8200, 16384};
@@ -236,7 +236,7 @@ TEST(CollAlgoTemporal, ChangingCountsKeepBothEndsInStep)
 // the others still go as deltas, and the references stay within the memory given.
 TEST(CollAlgoTemporal, BlocksLongerThanTheMemoryAllowsGoOnTheirOwn)
 {
-    Setup s;
+    Scenario s;
     s.size = 3;
     s.memory = 4 * 32768;
     s.bytes = [](int from, int, int) { return from == 0 ? size_t(65536) : size_t(8192); };
@@ -257,10 +257,10 @@ TEST(CollAlgoTemporal, BlocksLongerThanTheMemoryAllowsGoOnTheirOwn)
 // probes say so, and the blocks go as plain frames.
 TEST(CollAlgoTemporal, UnrelatedStepsGoAsPlainFrames)
 {
-    Setup s;
+    Scenario s;
     s.kind = Kind::Unrelated;
     s.steps = 10;
-    Setup off = s;
+    Scenario off = s;
     off.temporal = false;
     const Outcome plain = run(off), o = run(s);
     EXPECT_EQ(o.mismatches, 0);
@@ -275,7 +275,7 @@ TEST(CollAlgoTemporal, UnrelatedStepsGoAsPlainFrames)
 // error at that receiver, not wrong data, and the others are unaffected.
 TEST(CollAlgoTemporal, AReceiverThatLostItsReferenceReportsAStateError)
 {
-    Setup s;
+    Scenario s;
     s.size = 3;
     s.steps = 3;
     s.between = [](int step, std::vector<zip_algo_temporal_t *> &t) {
@@ -292,7 +292,7 @@ TEST(CollAlgoTemporal, AReceiverThatLostItsReferenceReportsAStateError)
 // there, every call of it, never wrong data.
 TEST(CollAlgoTemporal, ARankWithoutStreamsReportsAStateError)
 {
-    Setup s;
+    Scenario s;
     s.size = 3;
     s.steps = 3;
     s.without = {false, false, true};
