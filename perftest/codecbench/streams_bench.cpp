@@ -141,20 +141,17 @@ bool replay_app(const msgcorpus::App &app, const std::string &spec, StreamTotals
 bool bench_streams(const Options &o, const std::string &spec, std::vector<StreamTotals> *out,
                    std::string *error)
 {
-    for (const std::string &dir : o.files) {
-        std::vector<msgcorpus::App> apps;
-        if (!msgcorpus::find_apps(dir, &apps, error))
-            return false;
-        for (const msgcorpus::App &app : apps) {
-            std::fprintf(stderr, "[%s] %s\n", dir.c_str(), app.name.c_str());
+    return for_each_app(
+        o,
+        [&](const msgcorpus::App &app) {
             StreamTotals t;
             t.app = app.name;
             if (!replay_app(app, spec, &t, error))
                 return false;
             out->push_back(t);
-        }
-    }
-    return true;
+            return true;
+        },
+        error);
 }
 
 void print_streams_report(FILE *f, const std::string &spec, const std::vector<StreamTotals> &apps)

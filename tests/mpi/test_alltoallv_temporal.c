@@ -49,15 +49,8 @@ static void exchange(MPI_Comm comm, int kind, int step, int strided_recv)
     MPI_Comm_size(comm, &size);
     int *sc = malloc(size * sizeof(int)), *sd = malloc(size * sizeof(int));
     int *rc = malloc(size * sizeof(int)), *rd = malloc(size * sizeof(int));
-    int stotal = 0, rtotal = 0;
-    for (int p = 0; p < size; ++p) {
-        sc[p] = count_for(rank, p, step);
-        sd[p] = stotal;
-        stotal += sc[p];
-        rc[p] = count_for(p, rank, step);
-        rd[p] = rtotal;
-        rtotal += rc[p];
-    }
+    int stotal, rtotal;
+    zt_alltoallv_layout(size, rank, count_for, step, sc, sd, rc, rd, &stotal, &rtotal);
     const int stride = strided_recv ? 2 : 1;
     uint64_t *sbuf = malloc(((size_t)stotal + 1) * 8);
     uint64_t *rbuf = calloc((size_t)rtotal * stride + 1, 8);
