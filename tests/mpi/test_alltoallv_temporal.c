@@ -47,8 +47,8 @@ static void exchange(MPI_Comm comm, int kind, int step, int strided_recv)
     int rank, size;
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &size);
-    int *sc = malloc(size * sizeof(int)), *sd = malloc(size * sizeof(int));
-    int *rc = malloc(size * sizeof(int)), *rd = malloc(size * sizeof(int));
+    int *layout = malloc(4 * (size_t)size * sizeof(int)); /* sc, sd, rc, rd */
+    int *sc = layout, *sd = layout + size, *rc = layout + 2 * size, *rd = layout + 3 * size;
     int stotal, rtotal;
     zt_alltoallv_layout(size, rank, count_for, step, sc, sd, rc, rd, &stotal, &rtotal);
     const int stride = strided_recv ? 2 : 1;
@@ -73,10 +73,7 @@ static void exchange(MPI_Comm comm, int kind, int step, int strided_recv)
         MPI_Type_free(&rtype);
     free(sbuf);
     free(rbuf);
-    free(sc);
-    free(sd);
-    free(rc);
-    free(rd);
+    free(layout);
 }
 
 /* MPI_Alltoall takes the same path: 2 Ki drifting doubles per peer. */
