@@ -305,6 +305,11 @@ static void enable_temporal(mca_coll_zip_module_t *m, struct ompi_communicator_t
     size_t frame_len = 0;
     if (ZIP_OK != zip_compress_delta(m->codec, ZIP_TYPE_F64, probe, 2, probe, frame, sizeof(frame),
                                      &frame_len)) {
+        static bool told = false; /* the codec is the same on every communicator: say it once */
+        if (told) {
+            return;
+        }
+        told = true;
         opal_output(0,
                     "coll:zip: coll_zip_alltoallv_temporal is off on %s: codec \"%s\" cannot "
                     "code deltas (%s)",

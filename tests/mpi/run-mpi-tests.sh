@@ -287,6 +287,14 @@ report "policy never: every call goes to tuned" $? "$bin/out.log"
 mpirun_logged -np 2 $zip_auto --mca coll_zip_policy sometimes "$bin/test_bcast"
 grep -q 'coll_zip_policy "sometimes"' "$bin/out.log" && grep -q "PASS: " "$bin/out.log"
 report "an unknown coll_zip_policy is reported and zip stays out" $? "$bin/out.log"
+# Likewise an unknown coll_zip_alltoallv_temporal; with a lossy stage it stays off, saying why.
+mpirun_logged -np 2 $zip_auto --mca coll_zip_alltoallv_temporal sometimes "$bin/test_alltoallv"
+grep -q 'coll_zip_alltoallv_temporal "sometimes"' "$bin/out.log" && grep -q "PASS: " "$bin/out.log"
+report "an unknown coll_zip_alltoallv_temporal is reported and zip stays out" $? "$bin/out.log"
+mpirun_logged -np 2 $zip_on --mca coll_zip_alltoallv_temporal auto --mca coll_zip_lossy trunc:8 \
+    "$bin/test_alltoallv_temporal" --short
+grep -q "coll_zip_alltoallv_temporal is off on .*cannot code deltas" "$bin/out.log"
+report "coll_zip_alltoallv_temporal with a lossy stage stays off with a message" $? "$bin/out.log"
 
 # Every module zip enables over 300 communicator create/free cycles is released again.
 mpirun_logged -np 4 --oversubscribe $zip_on --mca coll_zip_verbose 10 "$bin/test_comm_cycles"
