@@ -36,6 +36,9 @@ typedef struct mca_coll_zip_component_t {
     int bcast_algorithm;        /* its ZIP_BCAST_* (zip_bcast_algorithm_parse) */
     double bcast_latency_us;    /* coll_zip_bcast_latency_us: the bcast cost model's latency */
     size_t alltoallv_window;
+    char *alltoallv_temporal_name;    /* coll_zip_alltoallv_temporal: off or auto */
+    int alltoallv_temporal;           /* its zip_algo_temporal_mode_parse value */
+    size_t alltoallv_temporal_memory; /* references per communicator, both directions */
     int verbose;
     int stats;
     bool force_local;
@@ -67,6 +70,10 @@ typedef struct mca_coll_zip_module_t {
     /* One codec context per communicator: MPI forbids concurrent collectives on one
      * communicator, so the context is never used by two threads at once. */
     zip_ctx_t *codec;
+
+    /* Blocking Alltoall(v)'s temporal streams (coll_zip_alltoallv_temporal), NULL: off.
+     * Freed with the communicator, so a new one that reuses its context id starts afresh. */
+    zip_algo_temporal_t *temporal;
 
     /* peer_on_node[p]: rank p shares this rank's node (blocks to and from it move plainly);
      * NULL with force_local. Fixed at enable time so that every call decides alike. */

@@ -1,8 +1,9 @@
 /*
  * MPI_Alltoallv and MPI_Ialltoallv: the algorithm (algo/alltoallv_algo.cpp) compresses every
  * block of at least `threshold` bytes for its destination, in pairwise steps, and moves the
- * others plainly, all posted at once. MPI_IN_PLACE is used by all ranks or none and goes to the
- * previous component.
+ * others plainly, all posted at once; with coll_zip_alltoallv_temporal the blocking calls may
+ * code a block against the previous one to the same peer (algo/temporal_streams.hpp).
+ * MPI_IN_PLACE is used by all ranks or none and goes to the previous component.
  */
 #include "ompi_config.h"
 
@@ -39,6 +40,9 @@ int mca_coll_zip_alltoallv_run(mca_coll_zip_module_t *m, struct ompi_communicato
         .threshold = mca_coll_zip_component.threshold,
         .window = mca_coll_zip_component.alltoallv_window,
         .peer_on_node = m->peer_on_node,
+        /* Not for the non-blocking calls: two of them in flight could code one stream's
+         * blocks out of order (algo/zip_algo.h). */
+        .temporal = NULL == request ? m->temporal : NULL,
     };
     return mca_coll_zip_exchange(m, comm, op, &x, OMPI_SUCCESS, request);
 }

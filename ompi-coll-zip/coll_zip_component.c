@@ -102,6 +102,20 @@ static const zip_ompi_param_t params[] = {
      "steps are in flight at once. 0 (default): enough for about 512 KiB of this rank's "
      "blocks, at least 2. 1 is strictly pairwise; larger values overlap more transfers but "
      "load every port with several peers"},
+    {"alltoallv_temporal", OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY,
+     ZIP_OMPI_PARAM_STRING(&mca_coll_zip_component.alltoallv_temporal_name, "off"),
+     "off (default) or auto: blocking MPI_Alltoallv and MPI_Alltoall may code each compressed "
+     "block as its difference (XOR) from the previous block sent to the same peer on the "
+     "communicator, where a sample shows that shrinks it more (data that change little "
+     "between steps). Needs a lossless codec. The MPI_Info key zip_alltoallv_temporal, given "
+     "when a communicator is created, overrides it for that communicator. Must be the same on "
+     "every rank"},
+    /* 64 MiB: the engine's own cap on temporal references (zip_ctx_set_memory_cap). */
+    {"alltoallv_temporal_memory", OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY,
+     ZIP_OMPI_PARAM_SIZE(&mca_coll_zip_component.alltoallv_temporal_memory, 64u << 20),
+     "Bytes of previous blocks that coll_zip_alltoallv_temporal keeps per communicator, sent "
+     "and received together: blocks longer than this over 2 (ranks - 1) are coded on their "
+     "own. Must be the same on every rank"},
     {"policy", OPAL_INFO_LVL_2, MCA_BASE_VAR_SCOPE_READONLY,
      ZIP_OMPI_PARAM_STRING(&mca_coll_zip_component.policy_name, "auto"),
      "auto (default): a call takes zip's path only if, at the link rate and codec speed all "

@@ -32,6 +32,7 @@ static void zip_module_construct(mca_coll_zip_module_t *m)
     COLL_ZIP_COLLECTIVES(ZIP_CLEAR_PREVIOUS)
 #undef ZIP_CLEAR_PREVIOUS
     m->codec = NULL;
+    m->temporal = NULL;
     m->peer_on_node = NULL;
     m->agreed = false;
     m->speeds = (zip_algo_agreed_t){.ranks_per_node = 1};
@@ -46,6 +47,7 @@ static void zip_module_destruct(mca_coll_zip_module_t *m)
     COLL_ZIP_COLLECTIVES(ZIP_RELEASE_PREVIOUS)
 #undef ZIP_RELEASE_PREVIOUS
     free(m->peer_on_node);
+    zip_algo_temporal_destroy(m->temporal);
     if (NULL != m->codec) {
         zip_ctx_destroy(m->codec);
         opal_output_verbose(10, mca_coll_zip_component.output, "coll:zip: module released");
@@ -88,7 +90,7 @@ static int resolve_codec_spec(bool speaker)
         if (speaker)
             mca_coll_zip_show_help("temporal codec",
                                    "codec spec \"%s\" cannot be used for collectives: %s; using "
-                                   "\"%s\"",
+                                   "\"%s\" (for Alltoall(v) see coll_zip_alltoallv_temporal)",
                                    c.asked, c.reason, c.spec);
     } else if (ZIP_OMPI_CODEC_INVALID == st) {
         if (speaker)
@@ -170,6 +172,16 @@ int mca_coll_zip_init_query(bool enable_progress_threads, bool enable_mpi_thread
                                    "scatter_allgather, or coll_zip_bcast_latency_us is negative; "
                                    "zip is disabled",
                                    NULL != z->bcast_algorithm_name ? z->bcast_algorithm_name : "");
+        return OMPI_ERR_NOT_AVAILABLE;
+    }
+    z->alltoallv_temporal = zip_algo_temporal_mode_parse(z->alltoallv_temporal_name);
+    if (z->alltoallv_temporal < 0) {
+        if (speaker)
+            mca_coll_zip_show_help("bad temporal",
+                                   "coll_zip_alltoallv_temporal \"%s\" is not one of off, auto; "
+                                   "zip is disabled",
+                                   NULL != z->alltoallv_temporal_name ? z->alltoallv_temporal_name
+                                                                      : "");
         return OMPI_ERR_NOT_AVAILABLE;
     }
     return resolve_codec_spec(speaker);
@@ -257,6 +269,61 @@ static int find_peers_on_node(mca_coll_zip_module_t *m, struct ompi_communicator
     return OMPI_SUCCESS;
 }
 
+/* Whether blocking Alltoall(v) on comm code against the previous block: the Info key
+ * zip_alltoallv_temporal given when comm was made (read as zip_coll is), else
+ * coll_zip_alltoallv_temporal. An unknown value is reported and counts as off. */
+static bool temporal_wanted(struct ompi_communicator_t *comm)
+{
+    char value[16];
+    int flag = 0;
+    if (NULL != comm->super.s_info) {
+        (void)opal_info_get(comm->super.s_info, "zip_alltoallv_temporal", (int)sizeof(value) - 1,
+                            value, &flag);
+    }
+    if (!flag) {
+        return 1 == mca_coll_zip_component.alltoallv_temporal;
+    }
+    const int mode = zip_algo_temporal_mode_parse(value);
+    if (mode < 0) {
+        opal_output(0,
+                    "coll:zip: MPI_Info zip_alltoallv_temporal \"%s\" on %s is not one of off, "
+                    "auto; off",
+                    value, comm->c_name);
+    }
+    return 1 == mode;
+}
+
+/* The temporal streams of comm, if wanted and the codec can code deltas (only a lossless one
+ * can: a receiver keeps what it decoded). */
+static void enable_temporal(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm)
+{
+    if (!temporal_wanted(comm)) {
+        return;
+    }
+    const double probe[2] = {1.0, 2.0};
+    unsigned char frame[256];
+    size_t frame_len = 0;
+    if (ZIP_OK != zip_compress_delta(m->codec, ZIP_TYPE_F64, probe, 2, probe, frame, sizeof(frame),
+                                     &frame_len)) {
+        static bool told = false; /* the codec is the same on every communicator: say it once */
+        if (told) {
+            return;
+        }
+        told = true;
+        opal_output(0,
+                    "coll:zip: coll_zip_alltoallv_temporal is off on %s: codec \"%s\" cannot "
+                    "code deltas (%s)",
+                    comm->c_name, zip_ctx_spec(m->codec), zip_ctx_last_error(m->codec));
+        return;
+    }
+    m->temporal = zip_algo_temporal_create(ompi_comm_size(comm),
+                                           mca_coll_zip_component.alltoallv_temporal_memory);
+    if (NULL == m->temporal) {
+        opal_output(0, "coll:zip: coll_zip_alltoallv_temporal is off on %s: out of memory",
+                    comm->c_name);
+    }
+}
+
 static int zip_module_enable(mca_coll_base_module_t *module, struct ompi_communicator_t *comm)
 {
     mca_coll_zip_component_t *z = &mca_coll_zip_component;
@@ -305,8 +372,10 @@ static int zip_module_enable(mca_coll_base_module_t *module, struct ompi_communi
         opal_output(0, "coll:zip: coll_zip_codec_threads %d is not usable (%s); using one thread",
                     z->codec_threads, zip_ctx_last_error(m->codec));
     }
+    enable_temporal(m, comm);
     mca_coll_zip_policy_subscribe(comm);
-    opal_output_verbose(10, z->output, "coll:zip: enabled on %s (cid %d), codec %s", comm->c_name,
-                        comm->c_contextid, zip_ctx_spec(m->codec));
+    opal_output_verbose(10, z->output, "coll:zip: enabled on %s (cid %d), codec %s%s", comm->c_name,
+                        comm->c_contextid, zip_ctx_spec(m->codec),
+                        NULL != m->temporal ? ", alltoall(v) temporal" : "");
     return OMPI_SUCCESS;
 }

@@ -183,7 +183,8 @@ size_t share_start(size_t nblocks, unsigned parts, unsigned t)
 } // namespace
 
 zip_status_t compress_frame(zip_ctx &ctx, uint64_t stream, zip_elem_type_t type, const uint8_t *src,
-                            size_t count, uint8_t *dst, size_t dst_cap, size_t *frame_len)
+                            size_t count, uint8_t *dst, size_t dst_cap, size_t *frame_len,
+                            const GivenReference *given)
 {
     if (type != ZIP_TYPE_BYTES && type != ZIP_TYPE_F32 && type != ZIP_TYPE_F64 &&
         type != ZIP_TYPE_I32 && type != ZIP_TYPE_I64)
@@ -217,7 +218,19 @@ zip_status_t compress_frame(zip_ctx &ctx, uint64_t stream, zip_elem_type_t type,
 
     const uint8_t *blocks_src = payload;
     uint32_t payload_check = 0, since_key = 0;
-    if (ctx.temporal) {
+    if (given) {
+        // The receiver's copy of the reference is what it decoded: only a lossless sender's
+        // copy is the same.
+        if (payload != src || ptype != type)
+            return fail(ctx, ZIP_E_ARG, "delta coding against a reference needs a lossless codec");
+        if (given->bytes != pbytes || (given->ptr == nullptr && pbytes != 0))
+            return fail(ctx, ZIP_E_ARG, "reference and message differ in size");
+        grow(ctx.delta_buf, pbytes);
+        xor_bytes(payload, given->ptr, pbytes, ctx.delta_buf.data());
+        blocks_src = ctx.delta_buf.data();
+        h.flags = kFlagTemporalDelta;
+        h.reference_check = check32(given->ptr, pbytes);
+    } else if (ctx.temporal) {
         payload_check = check32(payload, pbytes);
         ReferenceStore::Reference *ref = ctx.refs.find(stream);
         if (ref && ref->payload.size() == pbytes && ref->since_key + 1 < ctx.key_interval) {
@@ -283,7 +296,7 @@ zip_status_t compress_frame(zip_ctx &ctx, uint64_t stream, zip_elem_type_t type,
         out = table_end + got;
     }
     write_frame_header(h, dst);
-    if (ctx.temporal)
+    if (ctx.temporal && !given)
         ctx.refs.store(stream, payload, pbytes, payload_check, since_key);
     *frame_len = out;
     return ZIP_OK;
@@ -306,7 +319,8 @@ BlockCodec *decoder_for(std::array<std::unique_ptr<BlockCodec>, 16> &decoders, u
 } // namespace
 
 zip_status_t decompress_frame(zip_ctx &ctx, uint64_t stream, const uint8_t *frame, size_t frame_len,
-                              uint8_t *dst, size_t dst_cap, size_t *raw_len)
+                              uint8_t *dst, size_t dst_cap, size_t *raw_len,
+                              const GivenReference *given)
 {
     if (raw_len == nullptr || (dst == nullptr && dst_cap != 0))
         return fail(ctx, ZIP_E_ARG, "NULL argument");
@@ -330,10 +344,18 @@ zip_status_t decompress_frame(zip_ctx &ctx, uint64_t stream, const uint8_t *fram
         payload = ctx.payload_buf.data();
     }
 
-    const ReferenceStore::Reference *ref = nullptr;
+    const uint8_t *ref = nullptr;
     if (h.flags & kFlagTemporalDelta) {
-        ref = ctx.refs.find(stream);
-        if (!ref || ref->payload.size() != pbytes || ref->check != h.reference_check)
+        bool held = false;
+        if (given) {
+            held = (given->ptr != nullptr || pbytes == 0) && given->bytes == pbytes &&
+                   check32(given->ptr, pbytes) == h.reference_check;
+            ref = given->ptr;
+        } else if (const ReferenceStore::Reference *r = ctx.refs.find(stream)) {
+            held = r->payload.size() == pbytes && r->check == h.reference_check;
+            ref = r->payload.data();
+        }
+        if (!held)
             return fail(ctx, ZIP_E_STATE,
                         "temporal frame refers to a message this side does not hold");
     }
@@ -399,9 +421,9 @@ zip_status_t decompress_frame(zip_ctx &ctx, uint64_t stream, const uint8_t *fram
             return fail(ctx, s, why);
     }
 
-    if (ref)
-        xor_bytes(payload, ref->payload.data(), pbytes, payload);
-    if (h.flags & (kFlagTemporalDelta | kFlagTemporalKey))
+    if (h.flags & kFlagTemporalDelta)
+        xor_bytes(payload, ref, pbytes, payload);
+    if (!given && (h.flags & (kFlagTemporalDelta | kFlagTemporalKey)))
         ctx.refs.store(stream, payload, pbytes, check32(payload, pbytes), 0);
     unrotate_payload(ptype, h.rotation, payload, size_t(h.count));
     if (narrowed)

@@ -43,11 +43,27 @@ namespace zip
 // Parses a spec ("trunc:20+fpc:bits=12") into ctx; throws SpecError.
 void configure_context(zip_ctx &ctx, std::string_view spec);
 
-zip_status_t compress_frame(zip_ctx &ctx, uint64_t stream, zip_elem_type_t type, const uint8_t *src,
-                            size_t count, uint8_t *dst, size_t dst_cap, size_t *frame_len);
+// The previous message of a stream as its caller keeps it (zip_compress_delta,
+// zip_decompress_ref), in place of the context's own references: ptr nullptr means none.
+struct GivenReference {
+    const uint8_t *ptr = nullptr;
+    size_t bytes = 0;
+};
 
+// given nullptr: a temporal context codes against its own reference of `stream`. Otherwise the
+// frame is a delta against *given (the context must be lossless) and the context's references
+// are left alone.
+zip_status_t compress_frame(zip_ctx &ctx, uint64_t stream, zip_elem_type_t type, const uint8_t *src,
+                            size_t count, uint8_t *dst, size_t dst_cap, size_t *frame_len,
+                            const GivenReference *given = nullptr);
+
+// given nullptr: a delta frame is decoded against the context's reference of `stream`, and a
+// temporal frame becomes that reference. Otherwise a delta frame is decoded against *given
+// (ZIP_E_STATE when it is missing, of another size or not the one the sender used) and the
+// context's references are left alone.
 zip_status_t decompress_frame(zip_ctx &ctx, uint64_t stream, const uint8_t *frame, size_t frame_len,
-                              uint8_t *dst, size_t dst_cap, size_t *raw_len);
+                              uint8_t *dst, size_t dst_cap, size_t *raw_len,
+                              const GivenReference *given = nullptr);
 
 size_t context_memory(const zip_ctx &ctx);
 

@@ -176,6 +176,37 @@ zip_status_t zip_decompress(zip_ctx_t *ctx, uint64_t stream, const void *frame, 
     }
 }
 
+zip_status_t zip_compress_delta(zip_ctx_t *ctx, zip_elem_type_t type, const void *src, size_t count,
+                                const void *ref, void *dst, size_t dst_cap, size_t *frame_len)
+{
+    if (!ctx)
+        return ZIP_E_ARG;
+    const zip::GivenReference given{static_cast<const uint8_t *>(ref), count * zip_elem_size(type)};
+    try {
+        return zip::compress_frame(*ctx, 0, type, static_cast<const uint8_t *>(src), count,
+                                   static_cast<uint8_t *>(dst), dst_cap, frame_len, &given);
+    } catch (const std::bad_alloc &) {
+        ctx->last_error = "out of memory while compressing";
+        return ZIP_E_NOMEM;
+    }
+}
+
+zip_status_t zip_decompress_ref(zip_ctx_t *ctx, const void *frame, size_t frame_len,
+                                const void *ref, size_t ref_bytes, void *dst, size_t dst_cap,
+                                size_t *raw_len)
+{
+    if (!ctx)
+        return ZIP_E_ARG;
+    const zip::GivenReference given{static_cast<const uint8_t *>(ref), ref_bytes};
+    try {
+        return zip::decompress_frame(*ctx, 0, static_cast<const uint8_t *>(frame), frame_len,
+                                     static_cast<uint8_t *>(dst), dst_cap, raw_len, &given);
+    } catch (const std::bad_alloc &) {
+        ctx->last_error = "out of memory while decompressing";
+        return ZIP_E_NOMEM;
+    }
+}
+
 zip_status_t zip_frame_inspect(const void *frame, size_t frame_len, zip_frame_info_t *info)
 {
     if (!info)

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "exchange.hpp"
+#include "temporal_streams.hpp"
 #include "zip_algo.h"
 
 namespace zipcoll
@@ -36,6 +37,7 @@ Task alltoallv(const zip_transport_t *t, const zip_codec_ops_t *codec, const zip
     plan.window =
         a->window != 0 ? a->window : alltoallv_auto_window(t->rank, t->size, a->send, a->recv);
     plan.policy = BlockPolicy::of(*a, *t);
+    plan.temporal = a->temporal;
     // Step k: send to rank + k while receiving from rank - k, so every port carries one peer's
     // block at a time and every rank is busy at every step.
     plan.steps.resize(size_t(t->size - 1));
@@ -48,6 +50,12 @@ Task alltoallv(const zip_transport_t *t, const zip_codec_ops_t *codec, const zip
             rc = plan.plain.place(t, plan.policy, a->recv[from], from, false, &st.recv);
         if (rc != ZIP_ALGO_OK)
             co_return rc;
+        // A block that moves plainly (or not at all) ends its stream's reference at both
+        // ends, which sort it alike (temporal_streams.hpp).
+        if (plan.temporal != nullptr && st.send.bytes == 0)
+            plan.temporal->drop(to, true);
+        if (plan.temporal != nullptr && st.recv.bytes == 0)
+            plan.temporal->drop(from, false);
     }
     co_return co_await run_pairwise(t, codec, plan, res);
 }

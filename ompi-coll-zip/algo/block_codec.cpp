@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "temporal_streams.hpp"
+
 namespace zipcoll
 {
 namespace
@@ -58,6 +60,35 @@ extern "C" double zip_algo_observe_saving(const zip_codec_ops_t *codec,
 
 void BlockCodec::encode(const Transfer &block, char *slot, const char **out, size_t *out_len)
 {
+    encode_block(block, slot, out, out_len);
+    // Whatever went out, frame or raw, the receiver keeps it alike (temporal_streams.hpp).
+    if (temporal_ != nullptr)
+        temporal_->keep(block.peer, true, block.ptr, block.bytes);
+}
+
+int BlockCodec::code(const Transfer &block, size_t n, const char *ref, char *dst, size_t cap,
+                     size_t *frame_len)
+{
+    if (ref != nullptr)
+        return codec_->compress_delta(codec_->ctx, policy_.elem_type, block.ptr, n, ref, dst, cap,
+                                      frame_len);
+    return codec_->compress(codec_->ctx, policy_.elem_type, block.ptr, n, dst, cap, frame_len);
+}
+
+const char *BlockCodec::delta_reference(const Transfer &block, char *slot)
+{
+    // The sample's frame goes to the slot, which the block's own frame overwrites after.
+    auto sample = [&](const char *ref, size_t n) {
+        size_t len = 0;
+        return code(block, n, ref, slot, n - 1, &len) == 0 ? len : 0;
+    };
+    return choose_reference(temporal_->stream(block.peer, true).choice,
+                            temporal_->reference(block.peer, true, block.bytes), block.bytes,
+                            sample, &temporal_->counts.probes);
+}
+
+void BlockCodec::encode_block(const Transfer &block, char *slot, const char **out, size_t *out_len)
+{
     *out = block.ptr;
     *out_len = block.bytes;
     if (!compressing_ || !policy_.may_compress(block.bytes) || slot == nullptr)
@@ -73,10 +104,12 @@ void BlockCodec::encode(const Transfer &block, char *slot, const char **out, siz
             return;
         }
     }
+    // With temporal streams the sample below is coded as the block will be: data that change
+    // little between calls may shrink only as deltas.
+    const char *ref = temporal_ != nullptr ? delta_reference(block, slot) : nullptr;
     size_t frame_len = 0;
     if (first && block.bytes > kSampleBytes) {
-        const int rc = codec_->compress(codec_->ctx, policy_.elem_type, block.ptr, kSampleBytes,
-                                        slot, kSampleBytes - 1, &frame_len);
+        const int rc = code(block, kSampleBytes, ref, slot, kSampleBytes - 1, &frame_len);
         res_->verdict = sample_verdict(policy_.policy, rc, frame_len, kSampleBytes, block.bytes,
                                        policy_.shape());
         if (res_->verdict != ZIP_VERDICT_COMPRESS) {
@@ -86,12 +119,17 @@ void BlockCodec::encode(const Transfer &block, char *slot, const char **out, siz
     }
     // Room for one byte less than the block: a frame is only ever used when it is shorter,
     // which is how the receiver recognises it.
-    const int rc = codec_->compress(codec_->ctx, policy_.elem_type, block.ptr, block.bytes, slot,
-                                    block.bytes - 1, &frame_len);
-    if (rc == 0 && frame_len < block.bytes) {
+    const int rc = code(block, block.bytes, ref, slot, block.bytes - 1, &frame_len);
+    const bool framed = rc == 0 && frame_len < block.bytes;
+    if (framed) {
         *out = slot;
         *out_len = frame_len;
         res_->compressed = 1;
+    }
+    if (temporal_ != nullptr && temporal_->reference(block.peer, true, block.bytes) != nullptr) {
+        temporal_->stream(block.peer, true)
+            .choice.coded(ref != nullptr, framed ? double(block.bytes) / double(frame_len) : 1.0);
+        ++(ref != nullptr ? temporal_->counts.delta_frames : temporal_->counts.plain_frames);
     }
     if (first && block.bytes <= kSampleBytes) {
         res_->verdict = sample_verdict(policy_.policy, rc, frame_len, block.bytes, block.bytes,
@@ -102,12 +140,20 @@ void BlockCodec::encode(const Transfer &block, char *slot, const char **out, siz
 
 int BlockCodec::decode(const Transfer &r, size_t got, char *scratch)
 {
-    if (got == r.bytes)
-        return ZIP_ALGO_OK; // arrived raw, already in place
-    if (got > r.bytes || scratch == nullptr)
-        return ZIP_ALGO_ERR_CODEC;
-    std::memcpy(scratch, r.ptr, got);
-    return decode_into(scratch, got, r);
+    int rc = ZIP_ALGO_OK; // arrived raw, already in place
+    if (got > r.bytes || (got < r.bytes && scratch == nullptr)) {
+        rc = ZIP_ALGO_ERR_CODEC;
+    } else if (got < r.bytes) {
+        std::memcpy(scratch, r.ptr, got);
+        rc = decode_into(scratch, got, r);
+    }
+    // As the sender did with what it sent (encode), or never again code against a block
+    // this rank does not hold.
+    if (temporal_ != nullptr && rc == ZIP_ALGO_OK)
+        temporal_->keep(r.peer, false, r.ptr, r.bytes);
+    else if (temporal_ != nullptr)
+        temporal_->drop(r.peer, false);
+    return rc;
 }
 
 int BlockCodec::decode_into(const char *wire, size_t got, const Transfer &r)
@@ -121,8 +167,17 @@ int BlockCodec::decode_into(const char *wire, size_t got, const Transfer &r)
         return ZIP_ALGO_ERR_CODEC;
     res_->compressed = 1;
     size_t raw_len = 0;
-    if (codec_->decompress(codec_->ctx, wire, got, r.ptr, r.bytes, &raw_len) != 0 ||
-        raw_len != r.bytes)
+    int st;
+    if (temporal_ != nullptr) {
+        const char *ref = temporal_->reference(r.peer, false, r.bytes);
+        st = codec_->decompress_ref(codec_->ctx, wire, got, ref, ref != nullptr ? r.bytes : 0,
+                                    r.ptr, r.bytes, &raw_len);
+    } else {
+        st = codec_->decompress(codec_->ctx, wire, got, r.ptr, r.bytes, &raw_len);
+    }
+    if (st == int(ZIP_E_STATE))
+        return ZIP_ALGO_ERR_STATE;
+    if (st != 0 || raw_len != r.bytes)
         return ZIP_ALGO_ERR_CODEC;
     return ZIP_ALGO_OK;
 }

@@ -58,18 +58,28 @@ zip_verdict_t sample_verdict(const zip_algo_policy_t *policy, int rc, size_t fra
 class BlockCodec
 {
   public:
-    BlockCodec(const zip_codec_ops_t *codec, const BlockPolicy &policy, zip_algo_result_t *res)
+    // temporal: the streams of alltoallv's inter-step coding (temporal_streams.hpp), used
+    // only with a codec that has compress_delta and decompress_ref; nullptr: off.
+    BlockCodec(const zip_codec_ops_t *codec, const BlockPolicy &policy, zip_algo_result_t *res,
+               zip_algo_temporal_t *temporal = nullptr)
         : codec_(codec), policy_(policy), res_(res),
+          temporal_(codec != nullptr && codec->compress_delta != nullptr &&
+                            codec->decompress_ref != nullptr
+                        ? temporal
+                        : nullptr),
           compressing_(policy.try_compress && codec != nullptr)
     {
     }
 
     // Chooses what goes on the wire for `block`: a frame written to `slot` (which holds
-    // block.bytes) when compressing pays, else the block itself.
+    // block.bytes) when compressing pays, else the block itself. With temporal streams the
+    // frame may be coded against the previous block to block.peer, and the block becomes the
+    // stream's reference.
     void encode(const Transfer &block, char *slot, const char **out, size_t *out_len);
 
     // A receive of `r` completed with `got` bytes in r.ptr: decodes it in place if it is a
     // frame, using `scratch` (at least r.bytes) to hold the frame. Returns a ZIP_ALGO_ code.
+    // With temporal streams the block becomes the reference of the stream from r.peer.
     int decode(const Transfer &r, size_t got, char *scratch);
 
     // The same for `got` bytes that arrived at `wire`, which stays untouched (it may be
@@ -77,9 +87,18 @@ class BlockCodec
     int decode_into(const char *wire, size_t got, const Transfer &r);
 
   private:
+    void encode_block(const Transfer &block, char *slot, const char **out, size_t *out_len);
+    // The first n bytes of block coded into dst (cap bytes), against ref unless nullptr.
+    int code(const Transfer &block, size_t n, const char *ref, char *dst, size_t cap,
+             size_t *frame_len);
+    // The reference to code block against (temporal streams), nullptr for a plain frame;
+    // measures both kinds on a sample in `slot` when the stream's choice is due for it.
+    const char *delta_reference(const Transfer &block, char *slot);
+
     const zip_codec_ops_t *codec_;
     BlockPolicy policy_;
     zip_algo_result_t *res_;
+    zip_algo_temporal_t *temporal_;
     bool compressing_;
     bool sampled_ = false;
 };

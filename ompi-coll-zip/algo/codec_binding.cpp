@@ -28,32 +28,64 @@ void maybe_corrupt(int every, void *frame, size_t len)
         static_cast<unsigned char *>(frame)[len / 2] ^= 0x5a;
 }
 
-int timed_compress(void *ctx, int elem_type, const void *src, size_t bytes, void *dst,
-                   size_t dst_cap, size_t *frame_len)
+// A length that is not a whole number of elements goes through the byte codec.
+zip_elem_type_t type_of(int elem_type, size_t bytes)
+{
+    const size_t elem = zip_elem_size(zip_elem_type_t(elem_type));
+    return bytes % elem == 0 ? zip_elem_type_t(elem_type) : ZIP_TYPE_BYTES;
+}
+
+// Compresses `bytes` bytes at src against ref (nullptr: on their own), timed.
+int timed_code(void *ctx, int elem_type, const void *src, size_t bytes, const void *ref, void *dst,
+               size_t dst_cap, size_t *frame_len)
 {
     auto *b = static_cast<zip_algo_codec_binding_t *>(ctx);
-    const size_t elem = zip_elem_size(zip_elem_type_t(elem_type));
-    // A length that is not a whole number of elements goes through the byte codec.
-    const auto type = bytes % elem == 0 ? zip_elem_type_t(elem_type) : ZIP_TYPE_BYTES;
+    const zip_elem_type_t type = type_of(elem_type, bytes);
+    const size_t count = bytes / zip_elem_size(type);
     const uint64_t t0 = now_ns();
     const zip_status_t st =
-        zip_compress(b->codec, 0, type, src, bytes / zip_elem_size(type), dst, dst_cap, frame_len);
+        ref != nullptr
+            ? zip_compress_delta(b->codec, type, src, count, ref, dst, dst_cap, frame_len)
+            : zip_compress(b->codec, 0, type, src, count, dst, dst_cap, frame_len);
     b->codec_ns += now_ns() - t0;
     if (st == ZIP_OK)
         maybe_corrupt(b->corrupt_every, dst, *frame_len);
     return int(st);
 }
 
-int timed_decompress(void *ctx, const void *frame, size_t frame_len, void *dst, size_t dst_cap,
-                     size_t *raw_len)
+int timed_compress(void *ctx, int elem_type, const void *src, size_t bytes, void *dst,
+                   size_t dst_cap, size_t *frame_len)
+{
+    return timed_code(ctx, elem_type, src, bytes, nullptr, dst, dst_cap, frame_len);
+}
+
+int timed_compress_delta(void *ctx, int elem_type, const void *src, size_t bytes, const void *ref,
+                         void *dst, size_t dst_cap, size_t *frame_len)
+{
+    if (ref == nullptr)
+        return int(ZIP_E_ARG);
+    return timed_code(ctx, elem_type, src, bytes, ref, dst, dst_cap, frame_len);
+}
+
+int timed_decompress_ref(void *ctx, const void *frame, size_t frame_len, const void *ref,
+                         size_t ref_bytes, void *dst, size_t dst_cap, size_t *raw_len)
 {
     auto *b = static_cast<zip_algo_codec_binding_t *>(ctx);
     const uint64_t t0 = now_ns();
-    const zip_status_t st = zip_decompress(b->codec, 0, frame, frame_len, dst, dst_cap, raw_len);
+    const zip_status_t st =
+        zip_decompress_ref(b->codec, frame, frame_len, ref, ref_bytes, dst, dst_cap, raw_len);
     b->codec_ns += now_ns() - t0;
     if (st != ZIP_OK)
         b->failed = st;
     return int(st);
+}
+
+// Without a reference a delta frame finds none: ZIP_E_STATE, as from any receiver that holds
+// none (the binding's context keeps no temporal streams of its own).
+int timed_decompress(void *ctx, const void *frame, size_t frame_len, void *dst, size_t dst_cap,
+                     size_t *raw_len)
+{
+    return timed_decompress_ref(ctx, frame, frame_len, nullptr, 0, dst, dst_cap, raw_len);
 }
 
 } // namespace
@@ -65,4 +97,6 @@ extern "C" void zip_algo_codec_bind(zip_codec_ops_t *ops, zip_algo_codec_binding
     ops->ctx = binding;
     ops->compress = timed_compress;
     ops->decompress = timed_decompress;
+    ops->compress_delta = timed_compress_delta;
+    ops->decompress_ref = timed_decompress_ref;
 }

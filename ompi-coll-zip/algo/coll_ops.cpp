@@ -122,6 +122,10 @@ const char *zip_coll_error_text(int algo_rc)
         return "a received frame was corrupt or did not decode to the expected length";
     case ZIP_ALGO_ERR_ARG:
         return "invalid arguments";
+    case ZIP_ALGO_ERR_STATE:
+        return "a temporal frame was coded against a block this rank does not hold (is "
+               "coll_zip_alltoallv_temporal, or its _memory, set differently on some ranks, or "
+               "did this rank run out of memory?)";
     default:
         return "a point-to-point transfer failed";
     }

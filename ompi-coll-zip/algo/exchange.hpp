@@ -75,6 +75,7 @@ struct PairwisePlan {
     int tag = 0;
     size_t window = 2;
     BlockPolicy policy;
+    zip_algo_temporal_t *temporal = nullptr; // alltoallv's streams (zip_exchange_args_t)
 };
 
 Task run_pairwise(const zip_transport_t *t, const zip_codec_ops_t *codec, PairwisePlan &plan,

@@ -65,7 +65,7 @@ Task run_pairwise(const zip_transport_t *t, const zip_codec_ops_t *codec, Pairwi
     if ((slot_bytes && !slots) || (scratch_bytes && !scratch))
         co_return ZIP_ALGO_ERR_NOMEM;
 
-    BlockCodec blocks(codec, plan.policy, res);
+    BlockCodec blocks(codec, plan.policy, res, plan.temporal);
     int err = plan.plain.post(t, plan.tag);
     // A rank with nothing to compress either way takes no steps: no peer expects a frame of it.
     const size_t steps = err == ZIP_ALGO_OK && !res->all_plain ? plan.steps.size() : 0;

@@ -30,7 +30,8 @@ enum {
     ZIP_ALGO_ERR_CODEC = -2,     /* a frame did not decode to the expected length */
     ZIP_ALGO_ERR_NOMEM = -3,
     ZIP_ALGO_ERR_ARG = -4,
-    ZIP_ALGO_ERR_LENGTH = -5 /* a plain block arrived with another length than expected */
+    ZIP_ALGO_ERR_LENGTH = -5, /* a plain block arrived with another length than expected */
+    ZIP_ALGO_ERR_STATE = -6   /* a temporal frame named a reference this rank does not hold */
 };
 
 /* An opaque request handle. After a wait completes it, the transport may overwrite the handle
@@ -83,6 +84,14 @@ typedef struct zip_codec_ops {
     /* Decode a frame into dst; *raw_len receives the decoded length. */
     int (*decompress)(void *ctx, const void *frame, size_t frame_len, void *dst, size_t dst_cap,
                       size_t *raw_len);
+    /* Optional (NULL: no inter-step coding), both or neither: compress codes src against `ref`,
+     * the previous block of the stream that both ends keep (`bytes` bytes, as src), into a delta
+     * frame; decompress_ref decodes any frame, a delta frame against ref (ref_bytes bytes, NULL:
+     * none held), failing with zip.h's ZIP_E_STATE when ref is not the sender's reference. */
+    int (*compress_delta)(void *ctx, int elem_type, const void *src, size_t bytes, const void *ref,
+                          void *dst, size_t dst_cap, size_t *frame_len);
+    int (*decompress_ref)(void *ctx, const void *frame, size_t frame_len, const void *ref,
+                          size_t ref_bytes, void *dst, size_t dst_cap, size_t *raw_len);
 } zip_codec_ops_t;
 
 #ifdef __cplusplus

@@ -192,6 +192,25 @@ typedef struct zip_block {
 } zip_block_t;
 
 /*
+ * Inter-step coding for alltoallv (algo/temporal_streams.hpp, docs/design.md "Temporal
+ * streams"): per peer and direction the block that last took the compressed path, at both ends.
+ * A block longer than memory / (2 (size - 1)) bytes is not kept, so the references of `size`
+ * ranks hold at most `memory` bytes. NULL when memory is short.
+ */
+typedef struct zip_algo_temporal zip_algo_temporal_t;
+/* coll_zip_alltoallv_temporal and the Info key zip_alltoallv_temporal: "off" 0, "auto" 1, -1
+ * for anything else. */
+int zip_algo_temporal_mode_parse(const char *name);
+zip_algo_temporal_t *zip_algo_temporal_create(int size, size_t memory);
+void zip_algo_temporal_destroy(zip_algo_temporal_t *t);
+/* Bytes the references hold now. */
+size_t zip_algo_temporal_bytes(const zip_algo_temporal_t *t);
+/* Blocks sent as delta frames, and as plain frames while a reference was held (for statistics
+ * and tests). */
+void zip_algo_temporal_counts(const zip_algo_temporal_t *t, uint64_t *delta_frames,
+                              uint64_t *plain_frames);
+
+/*
  * Alltoallv and gatherv split the blocks of a call: a block is plain, never compressed and moved
  * as is (in the caller's layout when the transport can), when it is
  *   - below `threshold` (or a single byte): nothing would pay there, and the compressed path's
@@ -214,6 +233,12 @@ typedef struct zip_exchange_args {
                          see exchange.hpp) */
     const zip_algo_policy_t *policy;
     const bool *peer_on_node; /* size entries, or NULL: no peer shares this rank's node */
+    /* Blocking alltoallv only (NULL: off): the communicator's temporal streams, with which a
+     * sender may code a block against the previous one it sent the same peer (the codec needs
+     * compress_delta and decompress_ref). Every rank must pass streams or none, made with the
+     * same memory. Not for the non-blocking calls, which may code one stream's blocks of two
+     * calls out of order. */
+    zip_algo_temporal_t *temporal;
 } zip_exchange_args_t;
 
 /* Alltoallv: every rank sends send[p] to p and receives recv[p] from p (self excluded:

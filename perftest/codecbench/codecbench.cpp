@@ -13,6 +13,7 @@
 #include "bench_codecs.hpp"
 #include "files_bench.hpp"
 #include "files_report.hpp"
+#include "streams_bench.hpp"
 #include "measure.hpp"
 #include "options.hpp"
 #include "report.hpp"
@@ -142,6 +143,23 @@ void pin_to_cpu(int cpu)
 
 } // namespace
 
+// --files DIR --streams SPEC: the messages as streams, coded as coll/zip's temporal mode would.
+int run_streams(const Options &o)
+{
+    if (o.files.empty()) {
+        std::fprintf(stderr, "codecbench: --streams needs --files DIR\n");
+        return 2;
+    }
+    std::vector<StreamTotals> apps;
+    std::string error;
+    if (!bench_streams(o, o.streams, &apps, &error)) {
+        std::fprintf(stderr, "codecbench: %s\n", error.c_str());
+        return 1;
+    }
+    print_streams_report(stdout, o.streams, apps);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     Options o;
@@ -150,6 +168,8 @@ int main(int argc, char **argv)
         return rc == 1 ? 0 : rc;
     if (o.pin_cpu >= 0)
         pin_to_cpu(o.pin_cpu);
+    if (!o.streams.empty())
+        return run_streams(o);
 
     std::vector<std::string> skipped, notes;
     std::vector<Candidate> codecs = create_codecs(o, &skipped);

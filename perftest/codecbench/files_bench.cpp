@@ -96,8 +96,8 @@ Element element_of(msgcorpus::Elem elem)
     }
 }
 
-bool bench_files(const Options &o, const std::vector<NamedCodec> &codecs, const Timing &timing,
-                 FilesRun *run, std::string *error)
+bool for_each_app(const Options &o, const std::function<bool(const msgcorpus::App &)> &visit,
+                  std::string *error)
 {
     for (const std::string &dir : o.files) {
         std::vector<msgcorpus::App> apps;
@@ -105,11 +105,19 @@ bool bench_files(const Options &o, const std::vector<NamedCodec> &codecs, const 
             return false;
         for (const msgcorpus::App &app : apps) {
             std::fprintf(stderr, "[%s] %s\n", dir.c_str(), app.name.c_str());
-            if (!bench_app(o, app, codecs, timing, run, error))
+            if (!visit(app))
                 return false;
         }
     }
     return true;
+}
+
+bool bench_files(const Options &o, const std::vector<NamedCodec> &codecs, const Timing &timing,
+                 FilesRun *run, std::string *error)
+{
+    return for_each_app(
+        o, [&](const msgcorpus::App &app) { return bench_app(o, app, codecs, timing, run, error); },
+        error);
 }
 
 } // namespace codecbench

@@ -3,6 +3,7 @@
 // gives. Timing and round-trip checks are measure_point's, per message.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -41,6 +42,11 @@ struct FilesRun {
     std::vector<AppCorpus> apps;
     std::vector<MessageResult> messages;
 };
+
+// Calls visit(app) for every application under o.files, in order (a progress line on stderr
+// each); false with *error when a directory holds none or visit fails (visit sets *error).
+bool for_each_app(const Options &o, const std::function<bool(const msgcorpus::App &)> &visit,
+                  std::string *error);
 
 // Measures `codecs` on the messages of every application under o.files (at most o.sample per
 // application when set). False with *error when a corpus cannot be read; a codec that fails on

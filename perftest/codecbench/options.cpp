@@ -63,7 +63,11 @@ void usage(FILE *to)
         "                    Default codecs %s,\n"
         "                    --min-time 0.0005 per message, 5 repeats; --csv: one row per\n"
         "                    message and codec\n"
-        "  --sample N        at most N messages per application, evenly spread\n",
+        "  --sample N        at most N messages per application, evenly spread\n"
+        "  --streams SPEC    instead: replay the messages per (rank, op, peer, tag) in call\n"
+        "                    order, each coded on its own or against the previous one of its\n"
+        "                    stream as coll_zip_alltoallv_temporal would (lossless SPEC, e.g. "
+        "fast)\n",
         kDefaultCodecs, kDefaultSizes, kQuickSizes, kFilesCodecs);
 }
 
@@ -170,6 +174,8 @@ int parse_options(int argc, char **argv, Options *o)
             o->csv_path = value;
         } else if (a == "--files") {
             o->files.emplace_back(value);
+        } else if (a == "--streams") {
+            o->streams = value;
         } else if (a == "--sample") {
             ok = parse_long(value, 1, 1L << 40, &l);
             o->sample = static_cast<size_t>(l);

@@ -25,6 +25,9 @@ struct Options {
     // directory is one application or a corpus of them (one subdirectory each).
     std::vector<std::string> files;
     size_t sample = 0; // --sample N: at most N messages per application, evenly spread (0: all)
+    // --streams SPEC: replay the --files messages as streams with that codec
+    // (streams_bench.hpp) instead of measuring each message with every codec.
+    std::string streams;
 };
 
 // The defaults the issue asks for: every codec and data set, 4 KiB .. 16 MiB.

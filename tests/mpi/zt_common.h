@@ -130,6 +130,23 @@ static inline int zt_reversed_layout(int size, int (*count_of)(int, int), int ro
     return total;
 }
 
+/* An alltoallv whose block from rank `from` to rank `to` holds count_of(from, to, salt)
+ * elements, as `rank` sees it: its send counts and packed displacements (sc, sd; *stotal
+ * elements in all) and its receive ones (rc, rd; *rtotal). */
+static inline void zt_alltoallv_layout(int size, int rank, int (*count_of)(int, int, int), int salt,
+                                       int *sc, int *sd, int *rc, int *rd, int *stotal, int *rtotal)
+{
+    *stotal = *rtotal = 0;
+    for (int p = 0; p < size; ++p) {
+        sc[p] = count_of(rank, p, salt);
+        sd[p] = *stotal;
+        *stotal += sc[p];
+        rc[p] = count_of(p, rank, salt);
+        rd[p] = *rtotal;
+        *rtotal += rc[p];
+    }
+}
+
 /* The non-blocking collectives coll/zip compresses, by MPI_T name (test_nonblocking,
  * test_pvars). */
 enum {

@@ -266,7 +266,7 @@ int rle_decompress(void *ctx, const void *frame, size_t len, void *dst, size_t c
 
 zip_codec_ops_t ToyCodec::ops()
 {
-    zip_codec_ops_t o;
+    zip_codec_ops_t o{};
     o.ctx = this;
     o.compress = rle_compress;
     o.decompress = rle_decompress;

@@ -1,5 +1,8 @@
 // The temporal codec (Kumar's inter-step scheme): sender and receiver keep the previous message
 // of each stream; a receiver without the right reference gets ZIP_E_STATE, never wrong data.
+#include <cstring>
+#include <string>
+
 #include <gtest/gtest.h>
 
 #include "test_support.hpp"
@@ -154,3 +157,133 @@ TEST_F(Temporal, KeyFrameEveryIntervalLetsALateReceiverJoin)
 }
 
 } // namespace
+
+// ---- Delta frames against a reference the caller keeps (zip_compress_delta,
+// zip_decompress_ref), as coll/zip's Alltoallv streams use them ----
+
+namespace
+{
+
+struct CallerReference : ::testing::Test {
+    void SetUp() override
+    {
+        enc = zip_ctx_create("fast", nullptr);
+        dec = zip_ctx_create("fast", nullptr);
+        ASSERT_NE(enc, nullptr);
+        ASSERT_NE(dec, nullptr);
+    }
+    void TearDown() override
+    {
+        zip_ctx_destroy(enc);
+        zip_ctx_destroy(dec);
+    }
+    std::vector<uint8_t> delta(const std::vector<uint8_t> &src, const std::vector<uint8_t> &ref)
+    {
+        std::vector<uint8_t> frame(zip_compress_bound(src.size()));
+        size_t len = 0;
+        EXPECT_EQ(zip_compress_delta(enc, ZIP_TYPE_F64, src.data(), src.size() / 8, ref.data(),
+                                     frame.data(), frame.size(), &len),
+                  ZIP_OK)
+            << zip_ctx_last_error(enc);
+        frame.resize(len);
+        return frame;
+    }
+    zip_ctx_t *enc = nullptr, *dec = nullptr;
+};
+
+// Doubles with NaN payloads, -0.0, infinities and subnormals among smooth values.
+std::vector<uint8_t> awkward_doubles(size_t n, uint64_t step)
+{
+    auto v = dataset_bytes("heat3d-halo", ZIP_TYPE_F64, n, step);
+    const uint64_t specials[] = {0x7ff8000000000001ull, 0xfff0000000000abcull,
+                                 0x8000000000000000ull, 0x7ff0000000000000ull, 1ull};
+    for (size_t i = 0; i < 5; ++i)
+        std::memcpy(v.data() + 8 * (i * 97 % n), &specials[i], 8);
+    return v;
+}
+
+} // namespace
+
+TEST_F(CallerReference, DeltaFrameDecodesBitExactAgainstTheSameReference)
+{
+    const auto ref = awkward_doubles(8192, 1);
+    auto src = ref;
+    for (size_t i = 0; i < src.size(); i += 800)
+        src[i] ^= 0x10; // a few changed low bytes
+    const auto frame = delta(src, ref);
+    zip_frame_info_t info{};
+    ASSERT_EQ(zip_frame_inspect(frame.data(), frame.size(), &info), ZIP_OK);
+    std::vector<uint8_t> out(src.size());
+    size_t len = 0;
+    ASSERT_EQ(zip_decompress_ref(dec, frame.data(), frame.size(), ref.data(), ref.size(),
+                                 out.data(), out.size(), &len),
+              ZIP_OK)
+        << zip_ctx_last_error(dec);
+    EXPECT_EQ(len, src.size());
+    EXPECT_EQ(out, src);
+    // Far smaller than the same message on its own.
+    std::vector<uint8_t> plain(zip_compress_bound(src.size()));
+    size_t plain_len = 0;
+    ASSERT_EQ(zip_compress(enc, 0, ZIP_TYPE_F64, src.data(), src.size() / 8, plain.data(),
+                           plain.size(), &plain_len),
+              ZIP_OK);
+    EXPECT_LT(frame.size() * 4, plain_len);
+}
+
+TEST_F(CallerReference, MissingOtherOrResizedReferenceIsAStateError)
+{
+    const auto ref = awkward_doubles(4096, 1);
+    const auto src = awkward_doubles(4096, 2);
+    const auto frame = delta(src, ref);
+    auto other = ref;
+    other[100] ^= 1;
+    std::vector<uint8_t> out(src.size(), 0xee);
+    size_t len = 0;
+    EXPECT_EQ(zip_decompress_ref(dec, frame.data(), frame.size(), nullptr, 0, out.data(),
+                                 out.size(), &len),
+              ZIP_E_STATE);
+    EXPECT_EQ(zip_decompress_ref(dec, frame.data(), frame.size(), other.data(), other.size(),
+                                 out.data(), out.size(), &len),
+              ZIP_E_STATE);
+    EXPECT_EQ(zip_decompress_ref(dec, frame.data(), frame.size(), ref.data(), ref.size() - 8,
+                                 out.data(), out.size(), &len),
+              ZIP_E_STATE);
+    // A receiver that keeps no references at all (zip_decompress) is told the same.
+    EXPECT_EQ(zip_decompress(dec, 0, frame.data(), frame.size(), out.data(), out.size(), &len),
+              ZIP_E_STATE);
+    EXPECT_EQ(out, std::vector<uint8_t>(src.size(), 0xee)) << "nothing decoded on ZIP_E_STATE";
+}
+
+TEST_F(CallerReference, PlainFramesDecodeWithOrWithoutAReference)
+{
+    const auto src = awkward_doubles(4096, 3);
+    std::vector<uint8_t> frame(zip_compress_bound(src.size()));
+    size_t flen = 0;
+    ASSERT_EQ(
+        zip_compress(enc, 0, ZIP_TYPE_F64, src.data(), 4096, frame.data(), frame.size(), &flen),
+        ZIP_OK);
+    const auto unrelated = awkward_doubles(4096, 9);
+    std::vector<uint8_t> out(src.size());
+    size_t len = 0;
+    ASSERT_EQ(zip_decompress_ref(dec, frame.data(), flen, unrelated.data(), unrelated.size(),
+                                 out.data(), out.size(), &len),
+              ZIP_OK);
+    EXPECT_EQ(out, src);
+    ASSERT_EQ(zip_decompress_ref(dec, frame.data(), flen, nullptr, 0, out.data(), out.size(), &len),
+              ZIP_OK);
+    EXPECT_EQ(out, src);
+}
+
+TEST(CallerReferenceLossy, ALossyContextRefusesDeltaCoding)
+{
+    zip_ctx_t *ctx = zip_ctx_create("trunc:20+fast", nullptr);
+    ASSERT_NE(ctx, nullptr);
+    const auto src = awkward_doubles(1024, 1);
+    std::vector<uint8_t> frame(zip_compress_bound(src.size()));
+    size_t len = 0;
+    EXPECT_EQ(zip_compress_delta(ctx, ZIP_TYPE_F64, src.data(), 1024, src.data(), frame.data(),
+                                 frame.size(), &len),
+              ZIP_E_ARG);
+    EXPECT_NE(std::string(zip_ctx_last_error(ctx)).find("lossless"), std::string::npos);
+    zip_ctx_destroy(ctx);
+}

@@ -131,6 +131,23 @@ zip_status_t zip_compress(zip_ctx_t *ctx, uint64_t stream, zip_elem_type_t type,
 zip_status_t zip_decompress(zip_ctx_t *ctx, uint64_t stream, const void *frame, size_t frame_len,
                             void *dst, size_t dst_cap, size_t *raw_len);
 
+/*
+ * Inter-step coding against a reference the caller keeps (both ends of a stream hold the same
+ * previous message, as coll/zip's Alltoallv does per peer): zip_compress_delta codes
+ * src XOR ref (ref holds count elements of `type`, as src) into a temporal delta frame that
+ * names ref by its check (docs/format.md, "Temporal frames"). The context's codec must be
+ * lossless (ZIP_E_ARG otherwise: a receiver's copy of the reference is what it decoded); its
+ * own temporal streams are not touched, and `stream` is not needed.
+ * zip_decompress_ref decodes any frame; a delta frame is decoded against ref (ref_bytes bytes,
+ * NULL: none held) and is ZIP_E_STATE, with nothing decoded, when ref is missing, of another size,
+ * or not the reference the sender used. ref must not overlap dst.
+ */
+zip_status_t zip_compress_delta(zip_ctx_t *ctx, zip_elem_type_t type, const void *src, size_t count,
+                                const void *ref, void *dst, size_t dst_cap, size_t *frame_len);
+zip_status_t zip_decompress_ref(zip_ctx_t *ctx, const void *frame, size_t frame_len,
+                                const void *ref, size_t ref_bytes, void *dst, size_t dst_cap,
+                                size_t *raw_len);
+
 /* What a frame header says, validated but without decoding the blocks. */
 typedef struct zip_frame_info {
     unsigned version;
