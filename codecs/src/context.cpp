@@ -1,7 +1,9 @@
 #include "context.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
+#include <mutex>
 
 #include "frame_format.hpp"
 
@@ -174,11 +176,51 @@ size_t code_blocks(const zip_ctx &ctx, BlockCodec &encoder, const BlockRange &r,
     return pos;
 }
 
-// First block of thread t's share when nblocks blocks go to `parts` threads.
-size_t share_start(size_t nblocks, unsigned parts, unsigned t)
+// Moves blocks coded in their slots (block i at base + i * block) down to follow each other, in
+// block order, as they finish. The thread that reports the block next in line moves it and the
+// finished ones after it; the others carry on. A move never touches a slot still being coded:
+// block i goes to below base + i * block + its size, which is less than a block.
+class BlockPlacer
 {
-    return nblocks * t / parts;
-}
+  public:
+    BlockPlacer(uint8_t *base, size_t block, size_t nblocks)
+        : base_(base), block_(block), sizes_(nblocks, kPending)
+    {
+    }
+
+    uint8_t *slot(size_t i) const { return base_ + i * block_; }
+
+    void coded(size_t i, size_t bytes)
+    {
+        std::unique_lock<std::mutex> lock(mutex_);
+        sizes_[i] = bytes;
+        if (moving_)
+            return; // the mover will find it
+        moving_ = true;
+        while (placed_ < sizes_.size() && sizes_[placed_] != kPending) {
+            const size_t j = placed_++, n = sizes_[j];
+            uint8_t *to = base_ + end_;
+            end_ += n;
+            lock.unlock();
+            if (to != slot(j))
+                std::memmove(to, slot(j), n);
+            lock.lock();
+        }
+        moving_ = false;
+    }
+
+    // After every block was reported (the threads have finished).
+    size_t placed_bytes() const { return end_; }
+
+  private:
+    static constexpr size_t kPending = SIZE_MAX;
+    uint8_t *base_;
+    size_t block_;
+    std::mutex mutex_;
+    std::vector<size_t> sizes_; // stored bytes per block, kPending until coded
+    size_t placed_ = 0, end_ = 0;
+    bool moving_ = false;
+};
 
 } // namespace
 
@@ -264,30 +306,29 @@ zip_status_t compress_frame(zip_ctx &ctx, uint64_t stream, zip_elem_type_t type,
     size_t out;
     const unsigned parts = unsigned(std::min<size_t>(ctx.threads, nblocks));
     if (parts > 1 && pbytes >= kParallelMinBytes && dst_cap - table_end >= pbytes) {
-        // Each thread codes its share of the blocks where they would start if every block
-        // before were stored raw (room enough for its share), then the shares are moved down
-        // to follow each other. Each share restarts the raw-streak rule: frames can differ
-        // from those of another thread count in which incompressible blocks were tried.
-        std::vector<size_t> sizes(parts);
+        // Blocks are claimed one at a time (a thread that starts late takes fewer) and each is
+        // coded where it would start if every block before were stored raw: its slot, room
+        // enough for the block raw. Finished blocks are moved down to follow each other in
+        // order by whichever thread completes the next one in line, while the others go on
+        // coding, so no thread copies the frame alone at the end. Every block is tried (no
+        // raw-streak rule, whose outcome would depend on which thread coded what): the frame
+        // is the one thread's frame whenever that one tried every block.
+        BlockPlacer placer(dst + table_end, block, nblocks);
+        std::atomic<size_t> next{0};
         ctx.pool->run([&](unsigned t) {
             if (t >= parts)
                 return;
-            BlockRange r = all;
-            r.b0 = share_start(nblocks, parts, t);
-            r.b1 = share_start(nblocks, parts, t + 1);
             BlockCodec &enc = t == 0 ? *ctx.encoder : *ctx.worker_encoders[t - 1];
-            sizes[t] = code_blocks(ctx, enc, r, table, dst + table_end + r.b0 * block,
-                                   (r.b1 - r.b0) * block);
+            for (size_t i; (i = next.fetch_add(1, std::memory_order_relaxed)) < nblocks;) {
+                BlockRange r = all;
+                r.b0 = i;
+                r.b1 = i + 1;
+                const size_t raw_n = std::min(block, pbytes - i * block);
+                // Cannot fail: the slot has room for the block raw.
+                placer.coded(i, code_blocks(ctx, enc, r, table, placer.slot(i), raw_n));
+            }
         });
-        out = table_end;
-        for (unsigned t = 0; t < parts; ++t) {
-            if (sizes[t] == SIZE_MAX) // cannot happen: a share has room for its raw blocks
-                return fail(ctx, ZIP_E_CAPACITY, "destination too small for the frame");
-            const uint8_t *at = dst + table_end + share_start(nblocks, parts, t) * block;
-            if (dst + out != at)
-                std::memmove(dst + out, at, sizes[t]);
-            out += sizes[t];
-        }
+        out = table_end + placer.placed_bytes();
     } else {
         const size_t got =
             code_blocks(ctx, *ctx.encoder, all, table, dst + table_end, dst_cap - table_end);
@@ -402,19 +443,36 @@ zip_status_t decompress_frame(zip_ctx &ctx, uint64_t stream, const uint8_t *fram
             ctx.block_offsets[i] = in;
             in += read_block_entry(table, i).stored_bytes;
         }
-        std::vector<zip_status_t> status(parts, ZIP_OK);
-        std::vector<const char *> whys(parts, "");
+        // Blocks are claimed one at a time, so a thread that starts late (a worker waking up)
+        // or meets cheap blocks (raw ones are a copy) takes fewer of them than a fixed share.
+        // Every block is decoded; the error reported is the lowest failing block's, as one
+        // thread would report it.
+        struct Failure {
+            uint32_t block = UINT32_MAX;
+            zip_status_t status = ZIP_OK;
+            const char *why = "";
+        };
+        std::vector<Failure> failed(parts);
+        std::atomic<size_t> next{0};
         ctx.pool->run([&](unsigned t) {
             if (t >= parts)
                 return;
-            const auto b0 = uint32_t(share_start(h.block_count, parts, t));
-            const auto b1 = uint32_t(share_start(h.block_count, parts, t + 1));
-            status[t] = decode_blocks(t == 0 ? ctx.decoders : ctx.worker_decoders[t - 1], b0, b1,
-                                      ctx.block_offsets[b0], &whys[t]);
+            auto &decoders = t == 0 ? ctx.decoders : ctx.worker_decoders[t - 1];
+            for (size_t n; (n = next.fetch_add(1, std::memory_order_relaxed)) < h.block_count;) {
+                const auto i = uint32_t(n);
+                const char *block_why = "";
+                const zip_status_t st =
+                    decode_blocks(decoders, i, i + 1, ctx.block_offsets[i], &block_why);
+                if (st != ZIP_OK && i < failed[t].block)
+                    failed[t] = {i, st, block_why};
+            }
         });
-        for (unsigned t = 0; t < parts; ++t) // the first failing block's error, as one thread
-            if (status[t] != ZIP_OK)
-                return fail(ctx, status[t], whys[t]);
+        const Failure *first_failure = &failed[0];
+        for (const Failure &f : failed)
+            if (f.block < first_failure->block)
+                first_failure = &f;
+        if (first_failure->status != ZIP_OK)
+            return fail(ctx, first_failure->status, first_failure->why);
     } else {
         s = decode_blocks(ctx.decoders, 0, h.block_count, first, &why);
         if (s != ZIP_OK)

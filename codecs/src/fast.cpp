@@ -128,6 +128,10 @@ constexpr unsigned kMaxAccel = 64;
 constexpr unsigned kDistinctSample = 256;
 constexpr unsigned kLz4DistinctMax = 48;
 constexpr size_t kLz4Slice = 1024;
+// LZ4 on a plane chosen for its long runs uses this many times the acceleration: its time goes
+// to the bytes between the runs, which it skips faster, at the price of finding a run's start
+// a few bytes late (docs/fast-codec.md).
+constexpr unsigned kRunsAccelFactor = 2;
 enum PlaneMode : unsigned { kZero = 0, kRaw = 1, kLz4 = 2, kCoded = 3 };
 // Bytes blocks: coded as 8-byte words (transform byte | kWordsFlag) when the words' residuals
 // average below kWordsViewBits significant bits on the sample, from kMinWordsView words on.
@@ -294,7 +298,7 @@ size_t FastCodec::code_plane(const uint8_t *plane, size_t count, bool &analyse, 
 {
     constexpr size_t kNoFit = SIZE_MAX;
     const size_t lenbytes = length_field_bytes(count);
-    bool lz4 = false;
+    bool lz4 = false, runs_lz4 = false;
     unsigned coding = 0;  // kCoded sub-mode: 1..7 packed width, kRunsCoding, kSparseCoding
     size_t coded = count; // its size, header byte included
     if (analyse) {
@@ -326,8 +330,9 @@ size_t FastCodec::code_plane(const uint8_t *plane, size_t count, bool &analyse, 
         // corpus (docs/fast-codec.md): within 1% of trying LZ4 on every plane, with a tenth of
         // the failed attempts of a repeat-share rule.
         const size_t goal = coded - std::min(coded, count / 32);
+        runs_lz4 = count - st.in_runs < goal;
         lz4 = count >= 16 && count <= static_cast<size_t>(LZ4_MAX_INPUT_SIZE) &&
-              (count - st.in_runs < goal ||
+              (runs_lz4 ||
                (16 * coded > count &&
                 distinct_bytes(plane, count) <= std::min(kLz4DistinctMax, (1u << st.bits) / 4) &&
                 lz4_slice_pays(plane, count, goal)));
@@ -336,7 +341,8 @@ size_t FastCodec::code_plane(const uint8_t *plane, size_t count, bool &analyse, 
     if (lz4 && cap > lenbytes) {
         // LZ4 must save at least 1/16 of a plane to be worth its decode time.
         size_t room = std::min({cap - lenbytes, count - count / 16, coded});
-        int got = lz4_->compress(plane, count, dst + lenbytes, room, options_.accel);
+        const unsigned accel = runs_lz4 ? kRunsAccelFactor * options_.accel : options_.accel;
+        int got = lz4_->compress(plane, count, dst + lenbytes, room, accel);
         if (got > 0) {
             put_le(dst, static_cast<size_t>(got), lenbytes);
             mode = kLz4;

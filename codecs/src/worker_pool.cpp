@@ -1,7 +1,38 @@
 #include "worker_pool.hpp"
 
+#include <chrono>
+
 namespace zip
 {
+
+namespace
+{
+
+inline void cpu_relax()
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+}
+
+// Polls done() for up to WorkerPool::kSpinMicros; true if it became true meanwhile. The clock
+// is read every 64 polls (a pause is ~10-140 cycles depending on the CPU).
+template <class Done> bool spin_until(Done done)
+{
+    using Clock = std::chrono::steady_clock;
+    const auto until = Clock::now() + std::chrono::microseconds(WorkerPool::kSpinMicros);
+    for (;;) {
+        for (int i = 0; i < 64; ++i) {
+            if (done())
+                return true;
+            cpu_relax();
+        }
+        if (Clock::now() >= until)
+            return done();
+    }
+}
+
+} // namespace
 
 WorkerPool::WorkerPool(unsigned workers)
 {
@@ -14,7 +45,8 @@ WorkerPool::~WorkerPool()
 {
     {
         std::lock_guard<std::mutex> lock(mutex_);
-        stop_ = true;
+        stop_.store(true, std::memory_order_relaxed);
+        generation_.fetch_add(1, std::memory_order_release); // ends the spinning workers' poll
     }
     start_.notify_all();
     for (auto &t : threads_)
@@ -23,16 +55,19 @@ WorkerPool::~WorkerPool()
 
 void WorkerPool::run(const std::function<void(unsigned)> &task)
 {
+    task_ = &task;
+    pending_.store(workers(), std::memory_order_relaxed);
     {
+        // Under the mutex: a worker that found no new call there is already waiting.
         std::lock_guard<std::mutex> lock(mutex_);
-        task_ = &task;
-        pending_ = workers();
-        ++generation_;
+        generation_.fetch_add(1, std::memory_order_release); // publishes task_ and pending_
     }
-    start_.notify_all();
+    start_.notify_all(); // no system call when every worker is still spinning
     task(0);
-    std::unique_lock<std::mutex> lock(mutex_);
-    done_.wait(lock, [this] { return pending_ == 0; });
+    if (!spin_until([this] { return pending_.load(std::memory_order_acquire) == 0; })) {
+        std::unique_lock<std::mutex> lock(mutex_);
+        done_.wait(lock, [this] { return pending_.load(std::memory_order_acquire) == 0; });
+    }
     task_ = nullptr;
 }
 
@@ -40,19 +75,21 @@ void WorkerPool::loop(unsigned index)
 {
     uint64_t seen = 0;
     for (;;) {
-        const std::function<void(unsigned)> *task;
-        {
+        auto fresh = [&] { return generation_.load(std::memory_order_acquire) != seen; };
+        if (!spin_until(fresh)) {
             std::unique_lock<std::mutex> lock(mutex_);
-            start_.wait(lock, [&] { return stop_ || generation_ != seen; });
-            if (stop_)
-                return;
-            seen = generation_;
-            task = task_;
+            start_.wait(lock, fresh);
         }
-        (*task)(index);
-        std::lock_guard<std::mutex> lock(mutex_);
-        if (--pending_ == 0)
+        seen = generation_.load(std::memory_order_acquire);
+        if (stop_.load(std::memory_order_relaxed)) // set before that generation's increment
+            return;
+        (*task_)(index);
+        if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+            // The caller may be past its spin: it checks pending_ under the mutex before it
+            // sleeps, so taking the mutex here orders this notify after that check.
+            std::lock_guard<std::mutex> lock(mutex_);
             done_.notify_one();
+        }
     }
 }
 
