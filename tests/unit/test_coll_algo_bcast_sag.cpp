@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <functional>
 #include <random>
 
 #include "test_coll_algo_support.hpp"
@@ -75,6 +76,29 @@ void expect_everywhere(const Outcome &o, const std::vector<char> &data, const st
     }
 }
 
+// Every kind of data (smooth, random, mixed) of `bytes` from every root of w's ranks arrives
+// bit-exact everywhere; `also` checks more of each outcome.
+void expect_every_root_delivers(World &w, ToyCodec &codec, size_t bytes, uint64_t seed,
+                                const std::function<void(int kind, int root, const Outcome &,
+                                                         const std::string &)> &also = nullptr)
+{
+    const int size = w.size();
+    for (int kind = 0; kind < 3; ++kind) {
+        const auto data = kind == 2 ? mixed_data(bytes, size, bytes)
+                                    : algotest::make_data(bytes, kind == 1, seed);
+        for (int root = 0; root < size; ++root) {
+            const Outcome o = sag_bcast(w, codec, data, root);
+            const std::string what = "size " + std::to_string(size) + " bytes " +
+                                     std::to_string(bytes) + " kind " + std::to_string(kind) +
+                                     " root " + std::to_string(root);
+            expect_everywhere(o, data, what);
+            ASSERT_EQ(w.unreceived(), 0u) << what;
+            if (also)
+                also(kind, root, o, what);
+        }
+    }
+}
+
 } // namespace
 
 class CollAlgoBcastSag : public ::testing::TestWithParam<int>
@@ -93,25 +117,16 @@ TEST_P(CollAlgoBcastSag, DeliversExactBytesFromEveryRoot)
                             1000 * size_t(size) + 3,
                             70001,
                             block_of(40000, size) * size_t(size > 2 ? size - 2 : 1) + 1};
-    for (size_t bytes : sizes) {
-        for (int kind = 0; kind < 3; ++kind) {
-            const auto data = kind == 2 ? mixed_data(bytes, size, bytes)
-                                        : algotest::make_data(bytes, kind == 1, bytes + 7);
-            for (int root = 0; root < size; ++root) {
-                const Outcome o = sag_bcast(w, codec, data, root);
-                const std::string what = "size " + std::to_string(size) + " bytes " +
-                                         std::to_string(bytes) + " kind " + std::to_string(kind) +
-                                         " root " + std::to_string(root);
-                expect_everywhere(o, data, what);
-                ASSERT_EQ(w.unreceived(), 0u) << what;
+    for (size_t bytes : sizes)
+        expect_every_root_delivers(
+            w, codec, bytes, bytes + 7,
+            [&](int kind, int root, const Outcome &o, const std::string &what) {
                 if (kind == 1 && bytes >= 1000 * size_t(size)) {
                     EXPECT_TRUE(o.result[size_t(root)].compressed) << what;
                     EXPECT_LT(o.result[size_t(root)].bytes_out, o.result[size_t(root)].bytes_in)
                         << what;
                 }
-            }
-        }
-    }
+            });
 }
 
 INSTANTIATE_TEST_SUITE_P(Ranks, CollAlgoBcastSag, ::testing::Values(2, 3, 5, 8, 17));
@@ -120,23 +135,11 @@ INSTANTIATE_TEST_SUITE_P(Ranks, CollAlgoBcastSag, ::testing::Values(2, 3, 5, 8, 
 TEST(CollAlgoBcastSagLargeBlocks, DeliversExactBytesFromEveryRoot)
 {
     for (int size : {4, 5, 8}) {
+        const size_t q = size_t(size - 1);
         World w(size);
         ToyCodec codec;
-        const size_t q = size_t(size - 1);
-        for (size_t bytes : {65544 * q, 70001 * q + 3}) {
-            for (int kind = 0; kind < 3; ++kind) {
-                const auto data = kind == 2 ? mixed_data(bytes, size, bytes)
-                                            : algotest::make_data(bytes, kind == 1, bytes + 1);
-                for (int root = 0; root < size; ++root) {
-                    const Outcome o = sag_bcast(w, codec, data, root);
-                    const std::string what = "size " + std::to_string(size) + " bytes " +
-                                             std::to_string(bytes) + " kind " +
-                                             std::to_string(kind) + " root " + std::to_string(root);
-                    expect_everywhere(o, data, what);
-                    ASSERT_EQ(w.unreceived(), 0u) << what;
-                }
-            }
-        }
+        for (size_t bytes : {65544 * q, 70001 * q + 3})
+            expect_every_root_delivers(w, codec, bytes, bytes + 1);
     }
 }
 
@@ -179,17 +182,7 @@ TEST(CollAlgoBcastSagChunks, DeliversExactBytesFromEveryRoot)
         World w(size);
         ToyCodec codec;
         const size_t bytes = block * size_t(size - 1) - 5;
-        for (int kind = 0; kind < 3; ++kind) {
-            const auto data = kind == 2 ? mixed_data(bytes, size, bytes)
-                                        : algotest::make_data(bytes, kind == 1, bytes + 2);
-            for (int root = 0; root < size; ++root) {
-                const Outcome o = sag_bcast(w, codec, data, root);
-                const std::string what = "size " + std::to_string(size) + " kind " +
-                                         std::to_string(kind) + " root " + std::to_string(root);
-                expect_everywhere(o, data, what);
-                ASSERT_EQ(w.unreceived(), 0u) << what;
-            }
-        }
+        expect_every_root_delivers(w, codec, bytes, bytes + 2);
     }
 }
 
