@@ -6,7 +6,7 @@
 // carries each byte once; the chain pays a latency per hop and per window of segments
 // (docs/design.md, "Bcast").
 //
-// Every block travels as its own message, posted at the block's raw length: a frame is the
+// A large block travels as its own message, posted at the block's raw length: a frame is the
 // shorter message, as everywhere in zip (zip_algo.h), so the frame sizes, which only the root
 // knows, travel as the messages' lengths and no rank needs them in advance.
 //
@@ -17,9 +17,26 @@
 // each send as soon as its block is there, in offset order, so a step does not wait for the
 // previous one to end. A pair of ranks meets in one step only (d is their distance) and sends
 // and posts receives in offset order, so MPI's ordering matches every message with its receive.
+//
+// With many ranks the blocks are small and a message per block and step costs more than its
+// bytes: Q^2 messages in all (1024 ranks, 4 KiB blocks: a million; a simulated point took over
+// 7 minutes). Blocks of at most kChunkBytes / 2 therefore travel coalesced, in chunks of K
+// offsets (K the largest power of two with K blocks <= kChunkBytes): a chunk is two messages, its K
+// wire lengths (32-bit words) and its K wires back to back. A rank keeps the wires it holds in its
+// frame store by offset, chunk i from the raw length of offsets 0 .. iK-1 on, packed inside the
+// chunk, and the lengths in one array indexed by offset, so that a chunk, or its first
+// offsets, is sent as it lies. Steps d < K fill chunk 0 as the textbook Bruck does, one step
+// after the other (a step's wires land behind the previous step's, so they are received once
+// its lengths are known); from d = K on a step's offsets are whole chunks (d is a multiple of
+// K), each received in one piece at a place known from the start, and forwarded, as the large
+// blocks are, as soon as it has arrived. The lengths travel as their own message so that a
+// transport that carries lengths but not the bytes of large messages (perftest/simscale's) can
+// run it. Frames are decoded from the store; raw blocks are copied out of it (transport.h's
+// copy), adjacent ones in one copy.
 #include "bcast.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <memory>
 #include <new>
@@ -37,6 +54,23 @@ namespace
 // (simulated, 4 MiB at 10 Gbit/s, raw: 16 ranks 7.6 ms with one in flight, 7.1 with two, 6.6
 // with 8 or 32; 128 ranks 8.3, 6.9, 6.8, 6.8).
 constexpr size_t kScatterWindow = 8;
+
+// About the bytes of a coalesced chunk: blocks of at most half of it travel coalesced. Large
+// enough that a chunk's two messages cost little next to its bytes, small enough that a chunk
+// is forwarded soon after the scatter has delivered its blocks.
+constexpr size_t kChunkBytes = 131072;
+
+// A coalesced chunk's lengths: one per block, its wire's (a raw block's: its raw length).
+using WireLen = uint32_t;
+
+// The largest power of two <= n (n >= 1).
+int floor_pow2(size_t n)
+{
+    int k = 1;
+    while (size_t(k) * 2 <= n)
+        k *= 2;
+    return k;
+}
 
 struct Blocks {
     size_t block; // every block but the last non-empty one, a multiple of 8
@@ -67,7 +101,8 @@ class SagBcast
         : t_(t), a_(a), res_(res), q_(t->size - 1), sg_(blocks_of(a->bytes, t->size - 1)),
           u_((t->rank - a->root + t->size) % t->size - 1),
           policy_{a->elem_type, a->try_compress != 0, 0, a->policy, nullptr, t->max_message},
-          coder_(codec, policy_, res)
+          coder_(codec, policy_, res),
+          chunk_(sg_.block > 0 ? floor_pow2(std::max<size_t>(1, kChunkBytes / sg_.block)) : 1)
     {
     }
 
@@ -80,17 +115,29 @@ class SagBcast
                 return ZIP_ALGO_ERR_NOMEM;
         }
         try {
-            wire_.resize(size_t(q_));
-            sends_.reserve(size_t(q_));
-            recvs_.assign(size_t(q_), nullptr);
+            if (u_ >= 0 && coalesced()) {
+                lens_.resize(size_t(q_));
+                for (int j = 0; j < q_; ++j)
+                    lens_[size_t(j)] = WireLen(sg_.length(block_at(j)));
+                plan_pieces();
+            } else {
+                wire_.resize(size_t(q_));
+                sends_.reserve(size_t(q_));
+                recvs_.assign(size_t(q_), nullptr);
+            }
         } catch (const std::bad_alloc &) {
             return ZIP_ALGO_ERR_NOMEM;
         }
         return ZIP_ALGO_OK;
     }
 
+    // Whether the allgather travels coalesced (a chunk of one block gains nothing from it, nor
+    // do two ranks' single step).
+    bool coalesced() const { return chunk_ >= 2 && q_ > 2; }
+
     Task root();
     Task non_root();
+    Task non_root_coalesced();
 
   private:
     char *buf(int b) const { return static_cast<char *>(a_->buf) + sg_.offset(b); }
@@ -104,6 +151,27 @@ class SagBcast
     Task receive(int b);
     Task finish(int err);
 
+    // Coalesced: offsets first .. first+count-1 as one message of lengths and one of wires,
+    // the wires at byte `at` of the store. At step d offsets d .. d+c-1 come from u + d and
+    // offsets 0 .. c-1 go to u - d, c = min(d, Q - d).
+    struct Piece {
+        int first = 0, count = 0, peer = -1;
+        size_t at = 0;
+        zip_req_t lens = nullptr, wires = nullptr;
+    };
+    void plan_pieces();
+    size_t raw_of(int first, int count) const;
+    size_t wires_of(int first, int count) const;
+    int send_piece(int first, int count, size_t at, int to_u);
+    int post_lengths(Piece &p);
+    int post_wires(Piece &p);
+    int check_lengths(const Piece &p, size_t got);
+    Task take_lengths(Piece &p);
+    Task take_wires(Piece &p);
+    int settle(int first, int count, size_t at);
+    void copy_out(char *dst, const char *src, size_t n) const;
+    Task abandon(zip_req_t *own);
+
     const zip_transport_t *t_;
     const zip_bcast_args_t *a_;
     zip_algo_result_t *res_;
@@ -112,9 +180,15 @@ class SagBcast
     int u_; // this rank among them, -1 at the root
     BlockPolicy policy_;
     BlockCodec coder_;
-    std::unique_ptr<char[]> store_; // block b's frame at offset(b)
+    // Block b's frame at offset(b); coalesced: every wire, by offset (see the file's comment).
+    std::unique_ptr<char[]> store_;
     std::vector<Wire> wire_;
     std::vector<zip_req_t> sends_, recvs_; // recvs_[b]: block b's receive
+    int chunk_;                            // coalesced: offsets per chunk, K
+    // Coalesced only: offset j's wire length; the receives of the steps d < K, and of every
+    // chunk i >= 1 (chunks_[i - 1]).
+    std::vector<WireLen> lens_;
+    std::vector<Piece> steps_, chunks_;
 };
 
 int SagBcast::post_send(int b, int to_u)
@@ -240,6 +314,277 @@ Task SagBcast::non_root()
     co_return co_await finish(err);
 }
 
+// The receives of the coalesced allgather. Chunk i >= 1 (offsets iK .. iK+K-1) comes whole
+// from step d, the highest power of two <= iK: d is a multiple of K and c = min(d, Q - d)
+// ends on a chunk's end or on Q.
+void SagBcast::plan_pieces()
+{
+    for (int d = 1; d < std::min(chunk_, q_); d *= 2)
+        steps_.push_back({d, std::min(d, q_ - d), rank_of((u_ + d) % q_)});
+    for (int first = chunk_; first < q_; first += chunk_) {
+        const int d = floor_pow2(size_t(first));
+        chunks_.push_back(
+            {first, std::min(chunk_, q_ - first), rank_of((u_ + d) % q_), raw_of(0, first)});
+    }
+    sends_.reserve(2 * (steps_.size() + chunks_.size() + 1));
+}
+
+// The raw bytes of offsets first .. first+count-1: blocks b .. b+count-1 from b =
+// block_at(first), wrapping after block Q-1 (offset(Q) is the message's end).
+size_t SagBcast::raw_of(int first, int count) const
+{
+    if (count <= 0)
+        return 0;
+    const int b = block_at(first);
+    if (b + count <= q_)
+        return sg_.offset(b + count) - sg_.offset(b);
+    return (a_->bytes - sg_.offset(b)) + sg_.offset(b + count - q_);
+}
+
+size_t SagBcast::wires_of(int first, int count) const
+{
+    size_t n = 0;
+    for (int j = first; j < first + count; ++j)
+        n += lens_[size_t(j)];
+    return n;
+}
+
+// Offsets first .. first+count-1, every one present, their wires at byte `at` of the store, to
+// non-root to_u: the lengths, then the wires as they lie. Nothing when every block is empty
+// (the receiver knows).
+int SagBcast::send_piece(int first, int count, size_t at, int to_u)
+{
+    const size_t raw = raw_of(first, count);
+    if (raw == 0)
+        return ZIP_ALGO_OK;
+    const size_t wires = wires_of(first, count);
+    const int to = rank_of(to_u);
+    zip_req_t req = nullptr;
+    if (t_->isend(t_->ctx, lens_.data() + first, sizeof(WireLen) * size_t(count), to, a_->tag,
+                  &req) != 0)
+        return ZIP_ALGO_ERR_TRANSPORT;
+    sends_.push_back(req);
+    req = nullptr;
+    if (t_->isend(t_->ctx, store_.get() + at, wires, to, a_->tag, &req) != 0)
+        return ZIP_ALGO_ERR_TRANSPORT;
+    sends_.push_back(req);
+    // The lengths frame the chunk, as MPI's envelope frames a message: not counted.
+    res_->bytes_in += raw;
+    res_->bytes_out += wires;
+    return ZIP_ALGO_OK;
+}
+
+int SagBcast::post_lengths(Piece &p)
+{
+    if (raw_of(p.first, p.count) == 0)
+        return ZIP_ALGO_OK;
+    return t_->irecv(t_->ctx, lens_.data() + p.first, sizeof(WireLen) * size_t(p.count), p.peer,
+                     a_->tag, &p.lens) == 0
+               ? ZIP_ALGO_OK
+               : ZIP_ALGO_ERR_TRANSPORT;
+}
+
+int SagBcast::post_wires(Piece &p)
+{
+    const size_t raw = raw_of(p.first, p.count);
+    if (raw == 0)
+        return ZIP_ALGO_OK;
+    return t_->irecv(t_->ctx, store_.get() + p.at, raw, p.peer, a_->tag, &p.wires) == 0
+               ? ZIP_ALGO_OK
+               : ZIP_ALGO_ERR_TRANSPORT;
+}
+
+// p's lengths arrived (`got` bytes). Lengths that cannot be (a wire longer than its block, a
+// short or failed message) are replaced by the raw lengths, so that where wires land and what
+// this rank forwards stay consistent and nobody waits; the piece is then an error.
+int SagBcast::check_lengths(const Piece &p, size_t got)
+{
+    bool valid = got == sizeof(WireLen) * size_t(p.count);
+    for (int j = p.first; j < p.first + p.count && valid; ++j)
+        valid = lens_[size_t(j)] <= sg_.length(block_at(j));
+    if (valid)
+        return ZIP_ALGO_OK;
+    for (int j = p.first; j < p.first + p.count; ++j)
+        lens_[size_t(j)] = WireLen(sg_.length(block_at(j)));
+    return ZIP_ALGO_ERR_LENGTH;
+}
+
+Task SagBcast::take_lengths(Piece &p)
+{
+    size_t got = sizeof(WireLen) * size_t(p.count);
+    int err = ZIP_ALGO_OK;
+    if (p.lens != nullptr && co_await wait(t_, &p.lens, &got) != 0) {
+        err = ZIP_ALGO_ERR_TRANSPORT;
+        got = 0;
+    }
+    p.lens = nullptr;
+    co_return keep_first(err, check_lengths(p, got));
+}
+
+Task SagBcast::take_wires(Piece &p)
+{
+    const size_t wires = wires_of(p.first, p.count);
+    size_t got = wires;
+    if (p.wires != nullptr && co_await wait(t_, &p.wires, &got) != 0) {
+        p.wires = nullptr;
+        co_return ZIP_ALGO_ERR_TRANSPORT;
+    }
+    p.wires = nullptr;
+    co_return got == wires ? ZIP_ALGO_OK : ZIP_ALGO_ERR_LENGTH;
+}
+
+void SagBcast::copy_out(char *dst, const char *src, size_t n) const
+{
+    if (t_->copy != nullptr)
+        t_->copy(t_->ctx, dst, src, n);
+    else
+        std::memcpy(dst, src, n);
+}
+
+// Offsets first .. first+count-1, whose wires lie from byte `at` of the store, into the user
+// buffer: frames decoded, raw blocks copied, adjacent ones (in the store and in the buffer) in
+// one copy.
+int SagBcast::settle(int first, int count, size_t at)
+{
+    int err = ZIP_ALGO_OK;
+    char *run_to = nullptr;
+    const char *run_from = nullptr;
+    size_t run = 0;
+    for (int j = first; j < first + count; ++j) {
+        const int b = block_at(j);
+        const size_t raw = sg_.length(b), len = lens_[size_t(j)];
+        const char *wire = store_.get() + at;
+        at += len;
+        if (raw == 0)
+            continue;
+        if (len == raw && run > 0 && run_to + run == buf(b)) {
+            run += raw;
+            continue;
+        }
+        if (run > 0)
+            copy_out(run_to, run_from, run);
+        run = 0;
+        if (len == raw) {
+            run_to = buf(b);
+            run_from = wire;
+            run = raw;
+        } else {
+            res_->compressed = 1;
+            err = keep_first(err, coder_.decode_into(wire, len, {rank_of(b), buf(b), raw}));
+        }
+    }
+    if (run > 0)
+        copy_out(run_to, run_from, run);
+    return err;
+}
+
+// A receive could not be posted: nothing is sent yet; what is posted still completes, as the
+// peers send it.
+Task SagBcast::abandon(zip_req_t *own)
+{
+    if (*own != nullptr)
+        co_await wait(t_, own, nullptr);
+    for (size_t i = 0; i < steps_.size() + chunks_.size(); ++i) {
+        Piece &p = i < steps_.size() ? steps_[i] : chunks_[i - steps_.size()];
+        if (p.lens != nullptr)
+            co_await wait(t_, &p.lens, nullptr);
+        if (p.wires != nullptr)
+            co_await wait(t_, &p.wires, nullptr);
+    }
+    co_return ZIP_ALGO_OK;
+}
+
+Task SagBcast::non_root_coalesced()
+{
+    // Posted up front: the own block (the store's start), the lengths of the steps d < K, and
+    // every chunk from d = K on, in the order each peer sends them.
+    int err = ZIP_ALGO_OK;
+    const size_t own = sg_.length(u_);
+    zip_req_t own_req = nullptr;
+    if (own > 0 && t_->irecv(t_->ctx, store_.get(), own, a_->root, a_->tag, &own_req) != 0)
+        err = ZIP_ALGO_ERR_TRANSPORT;
+    for (Piece &p : steps_)
+        if (err == ZIP_ALGO_OK)
+            err = post_lengths(p);
+    for (Piece &p : chunks_) {
+        if (err == ZIP_ALGO_OK)
+            err = post_lengths(p);
+        if (err == ZIP_ALGO_OK)
+            err = post_wires(p);
+    }
+    if (err != ZIP_ALGO_OK) {
+        co_await abandon(&own_req);
+        co_return err;
+    }
+
+    // Chunk 0, textbook: step d sends offsets 0 .. c-1 once the steps before it have arrived;
+    // its wires land behind theirs.
+    size_t got = own;
+    bool ok = true; // the previous step's wires are all there
+    if (own_req != nullptr && co_await wait(t_, &own_req, &got) != 0) {
+        err = ZIP_ALGO_ERR_TRANSPORT;
+        got = own;
+        ok = false;
+    }
+    lens_[0] = WireLen(got);
+    size_t held = got; // the store's bytes that hold offsets 0 .. d-1
+    if (!steps_.empty()) {
+        steps_[0].at = held;
+        err = keep_first(err, post_wires(steps_[0]));
+    }
+    int prev = 0, prev_count = 1; // the previous step's offsets (first: the own block)
+    size_t prev_at = 0;           // and where their wires lie
+    for (size_t k = 0; k < steps_.size(); ++k) {
+        Piece &p = steps_[k];
+        err = keep_first(err, send_piece(0, p.count, 0, (u_ - p.first + q_) % q_));
+        int step_err = co_await take_lengths(p);
+        const size_t wires = wires_of(p.first, p.count);
+        // The next step's wires land behind this step's: posted before these arrive.
+        if (k + 1 < steps_.size()) {
+            steps_[k + 1].at = held + wires;
+            err = keep_first(err, post_wires(steps_[k + 1]));
+        }
+        // The previous step's blocks (the own block first) settle while this step moves.
+        if (ok)
+            err = keep_first(err, settle(prev, prev_count, prev_at));
+        step_err = keep_first(step_err, co_await take_wires(p));
+        err = keep_first(err, step_err);
+        ok = step_err == ZIP_ALGO_OK;
+        prev = p.first;
+        prev_count = p.count;
+        prev_at = held;
+        held += wires;
+    }
+    if (ok)
+        err = keep_first(err, settle(prev, prev_count, prev_at));
+
+    // Steps d >= K, chunk by chunk in offset order (each peer's order): chunk i goes to every
+    // u - d whose c it starts below as soon as it is here, then settles while later ones move.
+    for (int i = 0; i * chunk_ < q_; ++i) {
+        const int first = i * chunk_;
+        const int count = std::min(chunk_, q_ - first);
+        size_t at = 0;
+        bool here = true;
+        if (i > 0) {
+            Piece &p = chunks_[size_t(i) - 1];
+            int chunk_err = co_await take_lengths(p);
+            chunk_err = keep_first(chunk_err, co_await take_wires(p));
+            err = keep_first(err, chunk_err);
+            here = chunk_err == ZIP_ALGO_OK;
+            at = p.at;
+        }
+        for (int d = chunk_; d < q_; d *= 2) {
+            const int c = std::min(d, q_ - d);
+            if (first < c)
+                err = keep_first(
+                    err, send_piece(first, std::min(count, c - first), at, (u_ - d + q_) % q_));
+        }
+        if (i > 0 && here)
+            err = keep_first(err, settle(first, count, at));
+    }
+    co_return co_await finish(err);
+}
+
 } // namespace
 
 Task scatter_allgather_bcast(const zip_transport_t *t, const zip_codec_ops_t *codec,
@@ -251,6 +596,8 @@ Task scatter_allgather_bcast(const zip_transport_t *t, const zip_codec_ops_t *co
         co_return rc;
     if (t->rank == a->root)
         co_return co_await b.root();
+    if (b.coalesced())
+        co_return co_await b.non_root_coalesced();
     co_return co_await b.non_root();
 }
 

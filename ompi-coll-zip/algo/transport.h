@@ -69,6 +69,10 @@ typedef struct zip_transport {
      * stores 0 in *done. With it, the algorithms run as coroutines that suspend instead of
      * waiting (task.hpp), for the non-blocking collectives. */
     int (*test)(void *ctx, zip_req_t *req, int *done, size_t *len);
+    /* Optional (NULL: memcpy). Copies n bytes that arrived inside a larger message to where
+     * they belong (the scatter-allgather bcast's coalesced steps carry raw blocks packed with
+     * frames). A simulator, whose messages carry no bytes, charges the copy's time instead. */
+    void (*copy)(void *ctx, void *dst, const void *src, size_t n);
 } zip_transport_t;
 
 /* Element type hint for the codec; values match zip_elem_type_t in zip/zip.h. */

@@ -1,6 +1,7 @@
 #include "network.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <string>
 
 namespace sg4 = simgrid::s4u;
@@ -55,19 +56,23 @@ void Network::release(int src, int dst)
 
 void Network::post_send(Request *r)
 {
-    // The length travels as the payload pointer: the receiver learns it without any memory
-    // behind the message.
-    r->comm =
-        acquire(r->src, r->dst)->put_async(reinterpret_cast<void *>(uintptr_t(r->bytes)), r->bytes);
+    // The receiver owns the parcel once it has the message.
+    r->comm = acquire(r->src, r->dst)->put_async(r->parcel.release(), r->bytes);
     r->moving = true;
 }
 
-Request *Network::isend(int src, int dst, size_t bytes)
+Request *Network::isend(int src, int dst, size_t bytes, const void *data)
 {
     auto *r = new Request;
     r->src = src;
     r->dst = dst;
     r->bytes = bytes;
+    r->parcel = std::make_unique<Parcel>();
+    r->parcel->len = bytes;
+    if (data != nullptr && bytes > 0) {
+        const char *p = static_cast<const char *>(data);
+        r->parcel->bytes.assign(p, p + bytes);
+    }
     RankState &st = state_[size_t(src)];
     Out &o = st.out[dst];
     if (o.moving == nullptr) {
@@ -84,13 +89,14 @@ Request *Network::isend(int src, int dst, size_t bytes)
     return r;
 }
 
-Request *Network::irecv(int dst, int src, size_t cap)
+Request *Network::irecv(int dst, int src, size_t cap, void *into)
 {
     auto *r = new Request;
     r->src = src;
     r->dst = dst;
     r->receive = true;
     r->bytes = cap;
+    r->into = into;
     r->comm = acquire(src, dst)->get_async<void>(&r->payload);
     return r;
 }
@@ -171,10 +177,13 @@ Completion Network::finish(Request *r)
     release(r->src, r->dst);
     Completion c;
     if (r->receive) {
+        const std::unique_ptr<Parcel> p(static_cast<Parcel *>(r->payload));
         c.receive = true;
         c.cap = r->bytes;
-        c.len = size_t(reinterpret_cast<uintptr_t>(r->payload));
+        c.len = p->len;
         c.error = c.len > r->bytes ? 1 : 0;
+        if (r->into != nullptr && !p->bytes.empty())
+            std::memcpy(r->into, p->bytes.data(), std::min(p->bytes.size(), r->bytes));
     }
     delete r;
     return c;
@@ -185,7 +194,7 @@ void Network::arrive(int rank, const Request *r, const ArrivalWork *work)
     // The last byte left at the transfer's end; it arrives a latency later.
     double at = r->comm->get_finish_time() + latency_s(r->src, r->dst);
     if (work != nullptr)
-        at += work->seconds(size_t(reinterpret_cast<uintptr_t>(r->payload)), r->bytes);
+        at += work->seconds(r->into, static_cast<const Parcel *>(r->payload)->len, r->bytes);
     block(rank, nullptr, 0, at);
 }
 

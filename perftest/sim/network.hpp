@@ -14,11 +14,16 @@
 // A rank whose earlier message to the same peer is still moving has its next one queued; it
 // posts it itself when the earlier one completes, which it notices in whatever it is blocked
 // in (a wait, or its core's work: compute()), as a NIC keeps sending while its process works.
+//
+// Messages carry their length, and their bytes only where the sender gives them (isend's
+// `data`): the simulated ranks' data is not simulated, but an algorithm's own small messages
+// (the scatter-allgather bcast's step lengths) must be read by their receiver.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <memory>
 #include <functional>
 #include <unordered_map>
 #include <vector>
@@ -28,15 +33,23 @@
 namespace simscale
 {
 
+// What a message hands its receiver.
+struct Parcel {
+    size_t len = 0;
+    std::vector<char> bytes; // empty: the message carries none
+};
+
 // One posted send or receive, owned by the Network until it is waited for.
 struct Request {
     simgrid::s4u::ActivityPtr comm; // null while a send waits behind an earlier one to its peer
     int src = -1;
     int dst = -1;
     bool receive = false;
-    size_t bytes = 0;        // send: the length; receive: the length posted
-    void *payload = nullptr; // receive: the sender's length, carried as the message's payload
-    bool moving = false;     // send: the one of its pair whose bytes move (see Network::sent)
+    size_t bytes = 0;               // send: the length; receive: the length posted
+    std::unique_ptr<Parcel> parcel; // send: what the message carries, until it is posted
+    void *payload = nullptr;        // receive: the sender's Parcel, once it has arrived
+    void *into = nullptr;           // receive: where carried bytes go (nullptr: dropped)
+    bool moving = false; // send: the one of its pair whose bytes move (see Network::sent)
 };
 
 // What a completed request was.
@@ -56,7 +69,8 @@ class ArrivalWork
 {
   public:
     virtual ~ArrivalWork() = default;
-    virtual double seconds(size_t len, size_t cap) const = 0;
+    // `into`: the receive's (irecv); len: what arrived, cap: what was posted.
+    virtual double seconds(const void *into, size_t len, size_t cap) const = 0;
 };
 
 class Network
@@ -77,10 +91,12 @@ class Network
         return node_latency_(rank_node_[size_t(a)], rank_node_[size_t(b)]);
     }
 
-    // Called by the actor of src.
-    Request *isend(int src, int dst, size_t bytes);
-    // Called by the actor of dst.
-    Request *irecv(int dst, int src, size_t cap);
+    // Called by the actor of src. `data`: the message's bytes, copied now and carried to the
+    // receiver (nullptr: none).
+    Request *isend(int src, int dst, size_t bytes, const void *data = nullptr);
+    // Called by the actor of dst. `into`: where the bytes a message carries go (nullptr: they
+    // are dropped), at most cap of them.
+    Request *irecv(int dst, int src, size_t cap, void *into = nullptr);
 
     // Blocks the calling actor (the request's owner) until r completes, and frees r.
     Completion wait(Request *r, const ArrivalWork *work = nullptr);

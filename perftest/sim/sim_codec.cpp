@@ -20,6 +20,13 @@ double SimCodec::copy_seconds(size_t bytes) const
     return double(bytes) / table_->at("memcpy", dataset_, double(bytes)).compress_Bps;
 }
 
+void SimCodec::pay() const
+{
+    const double t = owed_;
+    owed_ = 0.0;
+    cpu_.spend(t);
+}
+
 int SimCodec::compress(void *ctx, int, const void *, size_t bytes, void *, size_t dst_cap,
                        size_t *frame_len)
 {
@@ -28,7 +35,7 @@ int SimCodec::compress(void *ctx, int, const void *, size_t bytes, void *, size_
     // The codec does the whole block's work even when the frame ends up too long to use
     // (incompressible data: the frame is the raw block plus a header).
     const double t = double(bytes) / p.compress_Bps;
-    self->cpu_.spend(t);
+    self->owe(t);
     self->work_.compress_s += t;
     self->work_.compressed_bytes += bytes;
     const double frame = std::ceil(double(bytes) / p.ratio);
@@ -46,7 +53,7 @@ int SimCodec::decompress(void *ctx, const void *, size_t, void *, size_t dst_cap
     auto *self = static_cast<SimCodec *>(ctx);
     const CodecPoint p = self->table_->at(self->codec_, self->dataset_, double(dst_cap));
     const double t = double(dst_cap) / p.decompress_Bps;
-    self->cpu_.spend(t);
+    self->owe(t);
     self->work_.decompress_s += t;
     *raw_len = dst_cap;
     return 0;

@@ -85,7 +85,7 @@ ZipRankResult bcast(const RankEnv &env, const ZipSettings &s, const Route &route
 {
     const zip_algo_policy_t *policy = &route.policy;
     ZipRankResult out;
-    ZipTransport t(env.net, env.rank, env.codec);
+    ZipTransport t(env.net, env.rank, env.codec, dummy, env.work->largest() + 1);
     const bool root = env.rank == env.work->root();
     zip_bcast_args_t args{};
     args.buf = dummy;
@@ -106,6 +106,7 @@ ZipRankResult bcast(const RankEnv &env, const ZipSettings &s, const Route &route
     args.chain_segment = s.segment_by_model ? plan.chain_segment : 0;
     args.policy = policy;
     out.error = zip_algo_bcast(t.get(), env.codec->ops(), &args, &out.algo);
+    env.codec->pay();
     out.ran_algorithm = true;
     return out;
 }
@@ -128,7 +129,7 @@ ZipRankResult alltoallv(const RankEnv &env, const ZipSettings &s, const Route &r
     }
     env.codec->copy(w.block(me, me));
     const std::unique_ptr<bool[]> on_node = peers_on_node(env);
-    ZipTransport t(env.net, me, env.codec);
+    ZipTransport t(env.net, me, env.codec, dummy, w.largest() + 1);
     zip_exchange_args_t args{};
     args.send = send.data();
     args.recv = recv.data();
@@ -140,6 +141,7 @@ ZipRankResult alltoallv(const RankEnv &env, const ZipSettings &s, const Route &r
     args.policy = policy;
     args.peer_on_node = on_node.get();
     out.error = zip_algo_alltoallv(t.get(), env.codec->ops(), &args, &out.algo);
+    env.codec->pay();
     out.ran_algorithm = true;
     return out;
 }
@@ -152,7 +154,7 @@ ZipRankResult gatherv(const RankEnv &env, const ZipSettings &s, const Route &rou
     const Workload &w = *env.work;
     const int size = env.size(), me = env.rank, root = w.root();
     const std::unique_ptr<bool[]> on_node = peers_on_node(env);
-    ZipTransport t(env.net, me, env.codec);
+    ZipTransport t(env.net, me, env.codec, dummy, w.largest() + 1);
     zip_exchange_args_t args{};
     args.tag = 0;
     args.elem_type = ZIP_ALGO_F64;
@@ -173,6 +175,7 @@ ZipRankResult gatherv(const RankEnv &env, const ZipSettings &s, const Route &rou
         args.recv = recv.data();
     }
     out.error = zip_algo_gatherv(t.get(), env.codec->ops(), root, &args, &out.algo);
+    env.codec->pay();
     out.ran_algorithm = true;
     return out;
 }

@@ -129,10 +129,12 @@ run_stats "bcast np=4 zip=on small-segments, compressed" bcast bcast compressed 
     "$bin/test_bcast"
 # The scatter-allgather bcast, forced (auto takes it only on many ranks): bit-exact (test_bcast
 # checks every rank against data it computes itself, as with zip off above), compressed, and
-# really taken: in it every rank of MPI_COMM_WORLD sends on 3-4 ranks, while the chain's last
+# really taken: in it every rank of MPI_COMM_WORLD sends on 3-8 ranks, while the chain's last
 # rank and the binomial tree's leaves send nothing (coll_zip_verbose 10 traces every call).
+# On 8 ranks 40000 doubles make blocks of 45 KiB, which travel in coalesced chunks of two
+# (bcast_sag.cpp), and 5000 doubles blocks that travel in coalesced steps.
 world_silent() { grep -c "MPI_Bcast on MPI_COMM_WORLD (root [0-9]*): sent 0 as" "$bin/out.log"; }
-for np in 3 4; do
+for np in 3 4 8; do
     run_stats "bcast np=$np zip=on scatter_allgather, compressed" bcast bcast compressed \
         -np "$np" --oversubscribe $zip_on --mca coll_zip_bcast_algorithm scatter_allgather \
         --mca coll_zip_verbose 10 "$bin/test_bcast"

@@ -3,7 +3,9 @@
 // incompressible and mixed blocks; and the cost model that chooses it (bcast_plan.cpp).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
+#include <functional>
 #include <random>
 
 #include "test_coll_algo_support.hpp"
@@ -74,6 +76,29 @@ void expect_everywhere(const Outcome &o, const std::vector<char> &data, const st
     }
 }
 
+// Every kind of data (smooth, random, mixed) of `bytes` from every root of w's ranks arrives
+// bit-exact everywhere; `also` checks more of each outcome.
+void expect_every_root_delivers(World &w, ToyCodec &codec, size_t bytes, uint64_t seed,
+                                const std::function<void(int kind, int root, const Outcome &,
+                                                         const std::string &)> &also = nullptr)
+{
+    const int size = w.size();
+    for (int kind = 0; kind < 3; ++kind) {
+        const auto data = kind == 2 ? mixed_data(bytes, size, bytes)
+                                    : algotest::make_data(bytes, kind == 1, seed);
+        for (int root = 0; root < size; ++root) {
+            const Outcome o = sag_bcast(w, codec, data, root);
+            const std::string what = "size " + std::to_string(size) + " bytes " +
+                                     std::to_string(bytes) + " kind " + std::to_string(kind) +
+                                     " root " + std::to_string(root);
+            expect_everywhere(o, data, what);
+            ASSERT_EQ(w.unreceived(), 0u) << what;
+            if (also)
+                also(kind, root, o, what);
+        }
+    }
+}
+
 } // namespace
 
 class CollAlgoBcastSag : public ::testing::TestWithParam<int>
@@ -92,28 +117,139 @@ TEST_P(CollAlgoBcastSag, DeliversExactBytesFromEveryRoot)
                             1000 * size_t(size) + 3,
                             70001,
                             block_of(40000, size) * size_t(size > 2 ? size - 2 : 1) + 1};
-    for (size_t bytes : sizes) {
-        for (int kind = 0; kind < 3; ++kind) {
-            const auto data = kind == 2 ? mixed_data(bytes, size, bytes)
-                                        : algotest::make_data(bytes, kind == 1, bytes + 7);
-            for (int root = 0; root < size; ++root) {
-                const Outcome o = sag_bcast(w, codec, data, root);
-                const std::string what = "size " + std::to_string(size) + " bytes " +
-                                         std::to_string(bytes) + " kind " + std::to_string(kind) +
-                                         " root " + std::to_string(root);
-                expect_everywhere(o, data, what);
-                ASSERT_EQ(w.unreceived(), 0u) << what;
+    for (size_t bytes : sizes)
+        expect_every_root_delivers(
+            w, codec, bytes, bytes + 7,
+            [&](int kind, int root, const Outcome &o, const std::string &what) {
                 if (kind == 1 && bytes >= 1000 * size_t(size)) {
                     EXPECT_TRUE(o.result[size_t(root)].compressed) << what;
                     EXPECT_LT(o.result[size_t(root)].bytes_out, o.result[size_t(root)].bytes_in)
                         << what;
                 }
-            }
-        }
-    }
+            });
 }
 
 INSTANTIATE_TEST_SUITE_P(Ranks, CollAlgoBcastSag, ::testing::Values(2, 3, 5, 8, 17));
+
+// Blocks over 64 KiB travel one message per block and step, forwarded as they arrive.
+TEST(CollAlgoBcastSagLargeBlocks, DeliversExactBytesFromEveryRoot)
+{
+    for (int size : {4, 5, 8}) {
+        const size_t q = size_t(size - 1);
+        World w(size);
+        ToyCodec codec;
+        for (size_t bytes : {65544 * q, 70001 * q + 3})
+            expect_every_root_delivers(w, codec, bytes, bytes + 1);
+    }
+}
+
+TEST(CollAlgoBcastSagMessages, LargeBlocksTravelOneMessagePerBlockAndStep)
+{
+    // 5 ranks: Q = 4 blocks of 70000 bytes; Bruck steps 1 and 2 forward 1 and 2 blocks from
+    // each of the 4.
+    World w(5);
+    ToyCodec codec;
+    const auto data = algotest::make_data(4 * 70000, true, 4);
+    expect_everywhere(sag_bcast(w, codec, data, 0), data, "large blocks");
+    EXPECT_EQ(w.messages.load(), 4u + 4u * (1u + 2u));
+}
+
+TEST(CollAlgoBcastSagMessages, SmallBlocksTravelTwoMessagesPerBruckStep)
+{
+    // 17 ranks: the root's 16 blocks of 1000 bytes, then 4 Bruck steps of two messages (the
+    // lengths, the wires) per rank, where a message per block would be 1 + 2 + 4 + 8 per rank.
+    World w(17);
+    ToyCodec codec;
+    for (int kind = 0; kind < 3; ++kind) {
+        const auto data =
+            kind == 2 ? mixed_data(16000, 17, 8) : algotest::make_data(16000, kind == 1, 8);
+        w.messages = 0;
+        const Outcome o = sag_bcast(w, codec, data, 5);
+        expect_everywhere(o, data, "kind " + std::to_string(kind));
+        EXPECT_EQ(w.messages.load(), 16u + 16u * 4u * 2u) << "kind " << kind;
+        EXPECT_EQ(w.unreceived(), 0u);
+    }
+}
+
+// Blocks of 20-40 KiB travel in chunks of K = 2 or 4 offsets (kChunkBytes 128 KiB): steps
+// d < K one after the other, then whole chunks forwarded as they arrive, and at a step whose
+// c is no multiple of K (8 ranks: d = 4, c = 3; 14 ranks: d = 8, c = 5) a chunk's first
+// offsets.
+TEST(CollAlgoBcastSagChunks, DeliversExactBytesFromEveryRoot)
+{
+    const std::pair<int, size_t> shapes[] = {{8, 20000}, {9, 40000}, {14, 33000}, {17, 32768}};
+    for (const auto &[size, block] : shapes) {
+        World w(size);
+        ToyCodec codec;
+        const size_t bytes = block * size_t(size - 1) - 5;
+        expect_every_root_delivers(w, codec, bytes, bytes + 2);
+    }
+}
+
+TEST(CollAlgoBcastSagMessages, ChunksTravelTwoMessagesEach)
+{
+    // 17 ranks, blocks of 32 KiB: K = 4. Per rank: steps 1 and 2 (two messages each), then
+    // step 4 one chunk and step 8 two (two messages each): 10, where a message per block and
+    // step would be 15.
+    World w(17);
+    ToyCodec codec;
+    const auto data = mixed_data(16 * 32768, 17, 21);
+    const Outcome o = sag_bcast(w, codec, data, 9);
+    expect_everywhere(o, data, "chunks");
+    EXPECT_EQ(w.messages.load(), 16u + 16u * 10u);
+    EXPECT_EQ(w.unreceived(), 0u);
+}
+
+TEST(CollAlgoBcastSagMessages, EmptyBlocksSendNothing)
+{
+    // 17 ranks, 24 bytes: blocks 0..2 hold 8 bytes each, 3..15 none. A step whose blocks are
+    // all empty sends neither lengths nor wires; the rest still arrives everywhere.
+    World w(17);
+    ToyCodec codec;
+    const auto data = algotest::make_data(24, false, 3);
+    // Non-root u sends at step d (c = min(d, 16 - d)) iff one of blocks u .. u+c-1 (mod 16)
+    // is one of the three non-empty ones.
+    size_t expected = 3;
+    for (int u = 0; u < 16; ++u)
+        for (int d = 1; d < 16; d *= 2) {
+            bool any = false;
+            for (int j = 0; j < std::min(d, 16 - d); ++j)
+                any = any || (u + j) % 16 < 3;
+            expected += any ? 2 : 0;
+        }
+    for (int root : {0, 7, 16}) {
+        w.messages = 0;
+        const Outcome o = sag_bcast(w, codec, data, root);
+        expect_everywhere(o, data, "root " + std::to_string(root));
+        EXPECT_EQ(w.messages.load(), expected) << "root " << root;
+        EXPECT_EQ(w.unreceived(), 0u);
+    }
+}
+
+// Raw blocks leave a coalesced step through the transport's copy, adjacent ones in one copy;
+// frames are decoded where they arrived and never copied.
+TEST(CollAlgoBcastSagCopies, RawBlocksAreCopiedOnceInRuns)
+{
+    World w(17);
+    w.copy_hook = true;
+    ToyCodec codec;
+    const size_t bytes = 16 * 8000; // blocks of 8000 bytes
+    const auto random = algotest::make_data(bytes, false, 12);
+    expect_everywhere(sag_bcast(w, codec, random, 3), random, "random");
+    // Every non-root copies the whole message: its own block, then at most two runs per step
+    // (a step's blocks wrap around the buffer's end at most once).
+    EXPECT_EQ(w.copied_bytes.load(), 16 * bytes);
+    EXPECT_LE(w.copies.load(), 16u * (1u + 2u * 4u));
+
+    // Even blocks shrink, odd ones go raw: only the odd ones are copied, by every non-root.
+    w.copies = 0;
+    w.copied_bytes = 0;
+    const auto mixed = mixed_data(bytes, 17, 13);
+    const Outcome o = sag_bcast(w, codec, mixed, 0);
+    expect_everywhere(o, mixed, "mixed");
+    EXPECT_TRUE(o.result[0].compressed);
+    EXPECT_EQ(w.copied_bytes.load(), 16 * (bytes / 2));
+}
 
 TEST(CollAlgoBcastSagCoding, EachBlockIsCompressedOnceAndDecodedOncePerRank)
 {

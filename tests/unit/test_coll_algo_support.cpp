@@ -32,6 +32,8 @@ zip_transport_t World::transport(int rank)
         t.byte_view = &World::byte_view;
     }
     t.max_message = max_message_;
+    if (copy_hook)
+        t.copy = &World::copy;
     return t;
 }
 
@@ -64,6 +66,7 @@ int World::isend(void *ctx, const void *buf, size_t len, int peer, int tag, zip_
     World *w = ep->world;
     if (peer < 0 || peer >= w->size_ || peer == ep->rank)
         return 1;
+    w->messages++;
     {
         std::lock_guard<std::mutex> lock(w->mu_);
         const char *p = static_cast<const char *>(buf);
@@ -110,6 +113,14 @@ int World::byte_view(void *ctx, void *typed, int, void **bytes)
     static_cast<Endpoint *>(ctx)->world->byte_views++;
     *bytes = static_cast<Typed *>(typed)->data;
     return 0;
+}
+
+void World::copy(void *ctx, void *dst, const void *src, size_t n)
+{
+    World *w = static_cast<Endpoint *>(ctx)->world;
+    w->copies++;
+    w->copied_bytes += n;
+    std::memcpy(dst, src, n);
 }
 
 int World::try_complete(Request *r, bool *done, size_t *len)

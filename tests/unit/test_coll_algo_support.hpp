@@ -56,6 +56,11 @@ class World
 
     // Over all ranks: blocks sent and received by handle, and byte views made of handles.
     std::atomic<size_t> plain_sends{0}, plain_recvs{0}, byte_views{0};
+    // Over all ranks: messages sent (by bytes or handle).
+    std::atomic<size_t> messages{0};
+    // Set before run(): the transports have `copy`, which copies and counts calls and bytes.
+    bool copy_hook = false;
+    std::atomic<size_t> copies{0}, copied_bytes{0};
 
   private:
     using Key = std::tuple<int, int, int>; // receiver, sender, tag
@@ -80,6 +85,7 @@ class World
     static int isend_plain(void *ctx, void *typed, int peer, int tag, zip_req_t *req);
     static int irecv_plain(void *ctx, void *typed, int peer, int tag, zip_req_t *req);
     static int byte_view(void *ctx, void *typed, int sending, void **bytes);
+    static void copy(void *ctx, void *dst, const void *src, size_t n);
     // Completes *r if its message is there; caller holds mu_.
     int try_complete(Request *r, bool *done, size_t *len);
 
