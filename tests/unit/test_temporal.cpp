@@ -12,13 +12,15 @@ namespace
 
 using ziptest::dataset_bytes;
 
-class Temporal : public ::testing::Test
+// A sending and a receiving context of one codec spec, made for each test.
+class ContextPair : public ::testing::Test
 {
   protected:
+    explicit ContextPair(const char *spec) : spec_(spec) {}
     void SetUp() override
     {
-        enc_ = zip_ctx_create("temporal", nullptr);
-        dec_ = zip_ctx_create("temporal", nullptr);
+        enc_ = zip_ctx_create(spec_, nullptr);
+        dec_ = zip_ctx_create(spec_, nullptr);
         ASSERT_NE(enc_, nullptr);
         ASSERT_NE(dec_, nullptr);
     }
@@ -27,6 +29,15 @@ class Temporal : public ::testing::Test
         zip_ctx_destroy(enc_);
         zip_ctx_destroy(dec_);
     }
+    const char *spec_;
+    zip_ctx_t *enc_ = nullptr;
+    zip_ctx_t *dec_ = nullptr;
+};
+
+class Temporal : public ContextPair
+{
+  protected:
+    Temporal() : ContextPair("temporal") {}
     std::vector<uint8_t> compress(uint64_t stream, const std::vector<uint8_t> &src)
     {
         std::vector<uint8_t> frame(zip_compress_bound(src.size()));
@@ -44,7 +55,6 @@ class Temporal : public ::testing::Test
         return zip_decompress(dec_, stream, frame.data(), frame.size(), out.data(), out.size(),
                               &len);
     }
-    zip_ctx_t *enc_ = nullptr, *dec_ = nullptr;
 };
 
 TEST_F(Temporal, ConsecutiveStepsRoundTripBitExact)
@@ -164,31 +174,21 @@ TEST_F(Temporal, KeyFrameEveryIntervalLetsALateReceiverJoin)
 namespace
 {
 
-struct CallerReference : ::testing::Test {
-    void SetUp() override
-    {
-        enc = zip_ctx_create("fast", nullptr);
-        dec = zip_ctx_create("fast", nullptr);
-        ASSERT_NE(enc, nullptr);
-        ASSERT_NE(dec, nullptr);
-    }
-    void TearDown() override
-    {
-        zip_ctx_destroy(enc);
-        zip_ctx_destroy(dec);
-    }
+class CallerReference : public ContextPair
+{
+  protected:
+    CallerReference() : ContextPair("fast") {}
     std::vector<uint8_t> delta(const std::vector<uint8_t> &src, const std::vector<uint8_t> &ref)
     {
         std::vector<uint8_t> frame(zip_compress_bound(src.size()));
         size_t len = 0;
-        EXPECT_EQ(zip_compress_delta(enc, ZIP_TYPE_F64, src.data(), src.size() / 8, ref.data(),
+        EXPECT_EQ(zip_compress_delta(enc_, ZIP_TYPE_F64, src.data(), src.size() / 8, ref.data(),
                                      frame.data(), frame.size(), &len),
                   ZIP_OK)
-            << zip_ctx_last_error(enc);
+            << zip_ctx_last_error(enc_);
         frame.resize(len);
         return frame;
     }
-    zip_ctx_t *enc = nullptr, *dec = nullptr;
 };
 
 // Doubles with NaN payloads, -0.0, infinities and subnormals among smooth values.
@@ -215,16 +215,16 @@ TEST_F(CallerReference, DeltaFrameDecodesBitExactAgainstTheSameReference)
     ASSERT_EQ(zip_frame_inspect(frame.data(), frame.size(), &info), ZIP_OK);
     std::vector<uint8_t> out(src.size());
     size_t len = 0;
-    ASSERT_EQ(zip_decompress_ref(dec, frame.data(), frame.size(), ref.data(), ref.size(),
+    ASSERT_EQ(zip_decompress_ref(dec_, frame.data(), frame.size(), ref.data(), ref.size(),
                                  out.data(), out.size(), &len),
               ZIP_OK)
-        << zip_ctx_last_error(dec);
+        << zip_ctx_last_error(dec_);
     EXPECT_EQ(len, src.size());
     EXPECT_EQ(out, src);
     // Far smaller than the same message on its own.
     std::vector<uint8_t> plain(zip_compress_bound(src.size()));
     size_t plain_len = 0;
-    ASSERT_EQ(zip_compress(enc, 0, ZIP_TYPE_F64, src.data(), src.size() / 8, plain.data(),
+    ASSERT_EQ(zip_compress(enc_, 0, ZIP_TYPE_F64, src.data(), src.size() / 8, plain.data(),
                            plain.size(), &plain_len),
               ZIP_OK);
     EXPECT_LT(frame.size() * 4, plain_len);
@@ -239,17 +239,17 @@ TEST_F(CallerReference, MissingOtherOrResizedReferenceIsAStateError)
     other[100] ^= 1;
     std::vector<uint8_t> out(src.size(), 0xee);
     size_t len = 0;
-    EXPECT_EQ(zip_decompress_ref(dec, frame.data(), frame.size(), nullptr, 0, out.data(),
+    EXPECT_EQ(zip_decompress_ref(dec_, frame.data(), frame.size(), nullptr, 0, out.data(),
                                  out.size(), &len),
               ZIP_E_STATE);
-    EXPECT_EQ(zip_decompress_ref(dec, frame.data(), frame.size(), other.data(), other.size(),
+    EXPECT_EQ(zip_decompress_ref(dec_, frame.data(), frame.size(), other.data(), other.size(),
                                  out.data(), out.size(), &len),
               ZIP_E_STATE);
-    EXPECT_EQ(zip_decompress_ref(dec, frame.data(), frame.size(), ref.data(), ref.size() - 8,
+    EXPECT_EQ(zip_decompress_ref(dec_, frame.data(), frame.size(), ref.data(), ref.size() - 8,
                                  out.data(), out.size(), &len),
               ZIP_E_STATE);
     // A receiver that keeps no references at all (zip_decompress) is told the same.
-    EXPECT_EQ(zip_decompress(dec, 0, frame.data(), frame.size(), out.data(), out.size(), &len),
+    EXPECT_EQ(zip_decompress(dec_, 0, frame.data(), frame.size(), out.data(), out.size(), &len),
               ZIP_E_STATE);
     EXPECT_EQ(out, std::vector<uint8_t>(src.size(), 0xee)) << "nothing decoded on ZIP_E_STATE";
 }
@@ -260,17 +260,18 @@ TEST_F(CallerReference, PlainFramesDecodeWithOrWithoutAReference)
     std::vector<uint8_t> frame(zip_compress_bound(src.size()));
     size_t flen = 0;
     ASSERT_EQ(
-        zip_compress(enc, 0, ZIP_TYPE_F64, src.data(), 4096, frame.data(), frame.size(), &flen),
+        zip_compress(enc_, 0, ZIP_TYPE_F64, src.data(), 4096, frame.data(), frame.size(), &flen),
         ZIP_OK);
     const auto unrelated = awkward_doubles(4096, 9);
     std::vector<uint8_t> out(src.size());
     size_t len = 0;
-    ASSERT_EQ(zip_decompress_ref(dec, frame.data(), flen, unrelated.data(), unrelated.size(),
+    ASSERT_EQ(zip_decompress_ref(dec_, frame.data(), flen, unrelated.data(), unrelated.size(),
                                  out.data(), out.size(), &len),
               ZIP_OK);
     EXPECT_EQ(out, src);
-    ASSERT_EQ(zip_decompress_ref(dec, frame.data(), flen, nullptr, 0, out.data(), out.size(), &len),
-              ZIP_OK);
+    ASSERT_EQ(
+        zip_decompress_ref(dec_, frame.data(), flen, nullptr, 0, out.data(), out.size(), &len),
+        ZIP_OK);
     EXPECT_EQ(out, src);
 }
 
