@@ -32,6 +32,8 @@ void usage(FILE *to)
         "  --loopback-rate RATE  between ranks of one node (default: memcpy on the data set)\n"
         "  --cores-per-node C    cores for the codecs of a node's ranks (default: one per rank)\n"
         "  --machine-cores C     every rank's codec on one machine of C cores (netemu)\n"
+        "  --backplane RATE      the switch forwards at most RATE in all, each direction\n"
+        "                        (netemu: `netemu check --all` measures it; default: no limit)\n"
         "  --codec-csv FILE      codecbench --csv output (ratio and speed per data set and size)\n"
         "  --codec NAME          codec row of the CSV (default fast, coll/zip's default)\n"
         "  --dataset NAME        data set of the CSV (\"gauss\" finds gauss-1024)\n"
@@ -160,6 +162,10 @@ bool parse_options(int argc, char **argv, Options *o, int *exit_code)
             if (!positive(&x))
                 return false;
             o->platform.machine_cores = int(x);
+        } else if (a == "--backplane") {
+            o->platform.backplane_Bps = parse_rate_Bps(v);
+            if (o->platform.backplane_Bps <= 0)
+                return fail("--backplane takes a rate such as 5gbit, not '" + v + "'");
         } else if (a == "--codec-csv") {
             o->codec_csv = v;
         } else if (a == "--codec") {

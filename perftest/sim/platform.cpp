@@ -47,14 +47,23 @@ sg4::Link *make_loopback(sg4::NetZone *zone, const PlatformSpec &spec, unsigned 
 
 bool build_star(sg4::NetZone *zone, const PlatformSpec &spec, Platform *out)
 {
+    // Every message between two nodes crosses the backplane's UP direction on the way in and its
+    // DOWN direction on the way out, so each direction caps the sum of all flows.
+    const sg4::Link *backplane =
+        spec.backplane_Bps > 0
+            ? zone->create_split_duplex_link("backplane", spec.backplane_Bps)->seal()
+            : nullptr;
     for (int i = 0; i < spec.nodes; ++i) {
         sg4::Host *host = make_node(zone, spec, unsigned(i));
         // Full duplex: the UP direction carries what the node sends, DOWN what it receives.
         const sg4::Link *nic = zone->create_split_duplex_link("nic-" + std::to_string(i),
                                                               spec.link_Bps * spec.efficiency)
                                    ->seal();
-        zone->add_route(host->get_netpoint(), nullptr, nullptr, nullptr,
-                        {sg4::LinkInRoute(nic, sg4::LinkInRoute::Direction::UP)}, true);
+        std::vector<sg4::LinkInRoute> to_switch{
+            sg4::LinkInRoute(nic, sg4::LinkInRoute::Direction::UP)};
+        if (backplane != nullptr)
+            to_switch.emplace_back(backplane, sg4::LinkInRoute::Direction::UP);
+        zone->add_route(host->get_netpoint(), nullptr, nullptr, nullptr, to_switch, true);
         const sg4::Link *loop = make_loopback(zone, spec, unsigned(i));
         zone->add_route(host->get_netpoint(), host->get_netpoint(), nullptr, nullptr,
                         {sg4::LinkInRoute(loop)}, false);
@@ -65,6 +74,10 @@ bool build_star(sg4::NetZone *zone, const PlatformSpec &spec, Platform *out)
 
 bool build_fattree(const sg4::NetZone *parent, const PlatformSpec &spec, Platform *out)
 {
+    if (spec.backplane_Bps > 0) {
+        std::fprintf(stderr, "simscale: --backplane models one switch (--topology star)\n");
+        return false;
+    }
     const int leaf = std::min(spec.fattree_leaf, spec.nodes);
     if (leaf <= 0 || spec.nodes % leaf != 0 || leaf % spec.fattree_taper != 0) {
         std::fprintf(stderr,

@@ -22,11 +22,14 @@ struct PlatformSpec {
     double efficiency = 1.0; // payload rate / link rate (TCP/IP headers, ...)
     double loopback_Bps = 0; // between two ranks of one node (shared memory: memcpy speed)
     double loopback_latency_s = 0;
-    int cores_per_node = 0; // 0: one core per rank
-    int machine_cores = 0;  // > 0: every rank's codec runs on one machine of this many cores
-                            // (perftest/netemu: all "nodes" share this host's cores)
-    int fattree_leaf = 16;  // fat tree: nodes per leaf switch
-    int fattree_taper = 1;  // fat tree: leaf downlinks per uplink (1: full bisection)
+    int cores_per_node = 0;   // 0: one core per rank
+    int machine_cores = 0;    // > 0: every rank's codec runs on one machine of this many cores
+                              // (perftest/netemu: all "nodes" share this host's cores)
+    double backplane_Bps = 0; // > 0 (star only): the switch forwards at most this many bytes per
+                              // second in all, each direction (perftest/netemu: one host's
+                              // CPU forwards every port's traffic)
+    int fattree_leaf = 16;    // fat tree: nodes per leaf switch
+    int fattree_taper = 1;    // fat tree: leaf downlinks per uplink (1: full bisection)
 };
 
 struct Platform {

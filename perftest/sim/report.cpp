@@ -42,6 +42,9 @@ void print_summary(const Options &o, const Prediction &p)
                 op_name(o.op), p.dataset.c_str(), o.ranks, spec.ranks_per_node, spec.nodes,
                 spec.topology == Topology::Star ? "star" : "fat tree", o.link_text.c_str(),
                 o.latency_text.c_str(), o.bytes);
+    if (spec.backplane_Bps > 0)
+        std::printf("  backplane %.2f Gbit/s each direction, all flows together\n",
+                    spec.backplane_Bps * 8 / 1e9);
     std::printf("  best-baseline %12.1f us  (%s)\n", p.best.seconds * 1e6, p.best.name.c_str());
     if (p.has_zip_raw)
         std::printf("  zip-raw       %12.1f us%s\n", p.zip_raw_s * 1e6,

@@ -162,6 +162,30 @@ holds "abs(full / star - 1) < 0.05 and tapered > full * 1.5" full="${full:-0}" \
 report "alltoallv on a fat tree: full bisection as fast as a star, 4:1 taper slower" $? \
     "$work/ft4.log"
 
+# 6b. A backplane (netemu's host forwarding every port's traffic) caps all flows together: 4
+# ports of 1 Gbit/s exchanging at once behind 2 Gbit/s take twice as long; a gatherv, one flow
+# into the root's port at a time, is not slowed; a fat tree refuses it.
+for op in alltoallv gatherv; do
+    for bp in none 2gbit; do
+        args=()
+        [ $bp = none ] || args=(--backplane $bp)
+        simulate "$work/bp-$op-$bp.log" "$work/bp-$op-$bp.csv" --op $op --ranks 4 --bytes $B \
+            --link 1gbit --latency 10us --dataset noise "${args[@]}"
+    done
+done
+a0=$(value "$work/bp-alltoallv-none.csv" alltoallv noise best-baseline)
+a2=$(value "$work/bp-alltoallv-2gbit.csv" alltoallv noise best-baseline)
+g0=$(value "$work/bp-gatherv-none.csv" gatherv noise best-baseline)
+g2=$(value "$work/bp-gatherv-2gbit.csv" gatherv noise best-baseline)
+holds "abs(a2 / a0 - 2) < 0.1 and abs(g2 / g0 - 1) < 0.01" a0="${a0:-1}" a2="${a2:-0}" \
+    g0="${g0:-1}" g2="${g2:-0}" &&
+    ! simulate "$work/bp-ft.log" "$work/bp-ft.csv" --op alltoallv --ranks 8 --bytes $B \
+        --link 1gbit --latency 10us --dataset noise --topology fattree --fattree-leaf 4 \
+        --backplane 2gbit &&
+    grep -q 'backplane models one switch' "$work/bp-ft.log"
+report "a backplane caps all flows together: alltoallv 2x slower behind half its demand, gatherv not" \
+    $? "$work/bp-alltoallv-2gbit.log"
+
 # 7. Skipping the baseline configurations whose lower bound cannot beat the best so far never
 # changes the best (against --exhaustive, on nodes of 8 ranks and on a fat tree).
 ok=0
