@@ -21,12 +21,13 @@ struct Ref {
 };
 
 struct Channel {
-    uint32_t next = 0;     // sender: cseq of the next message; receiver: the one expected
-    uint64_t clock = 0;    // counts kept messages: the rule's "kept longest ago"
-    std::vector<Ref> refs; // at most ZIP_P2P_SIZES_PER_CHANNEL, one per size
-    size_t held = 0;       // bytes of refs
-    size_t high = 0;       // sender: the most held at once, claimed from its pair's budget
-    uint64_t pair = 0;     // sender: the peer process
+    uint32_t next = 0;      // sender: cseq of the next message; receiver: the one expected
+    uint64_t clock = 0;     // counts kept messages: the rule's "kept longest ago"
+    std::vector<Ref> refs;  // at most ZIP_P2P_SIZES_PER_CHANNEL, one per size
+    size_t held = 0;        // bytes of refs
+    size_t high = 0;        // sender: the most held at once, claimed from its pair's budget
+    uint64_t pair = 0;      // sender: the peer process
+    bool abandoned = false; // sender: a cseq was used by a message that never went out
     std::map<uint32_t, void *> parked; // receiver: messages waiting for their turn
 };
 
@@ -181,8 +182,10 @@ extern "C" uint32_t zip_p2p_send_begin(zip_p2p_streams_t *s, zip_p2p_key_t k, ui
     try {
         c = &s->send[k];
     } catch (const std::bad_alloc &) {
-        return UINT32_MAX; // zip_p2p_send_end will not find the channel either: never used
+        return ZIP_P2P_ABANDONED; // out of memory: this message goes another way
     }
+    if (c->abandoned)
+        return ZIP_P2P_ABANDONED;
     c->pair = pair;
     Ref *r = find(*c, bytes);
     if (r != nullptr && sample != nullptr) {
@@ -219,6 +222,17 @@ extern "C" int zip_p2p_send_end(zip_p2p_streams_t *s, zip_p2p_key_t k, uint64_t 
         ++s->counts.kept_sent;
     s->account();
     return keep ? 1 : 0;
+}
+
+extern "C" void zip_p2p_send_abandon(zip_p2p_streams_t *s, zip_p2p_key_t k)
+{
+    auto it = s->send.find(k);
+    if (it == s->send.end())
+        return;
+    it->second.abandoned = true;
+    while (!it->second.refs.empty())
+        release(it->second, it->second.refs.begin());
+    s->account();
 }
 
 extern "C" uint32_t zip_p2p_recv_next(zip_p2p_streams_t *s, zip_p2p_key_t k)

@@ -58,9 +58,16 @@ typedef size_t (*zip_p2p_sample_fn)(void *arg, const char *ref, size_t n);
 /* A message of `bytes` bytes is about to be sent on channel k to the peer process `pair` (any
  * number that names the process, the same for every communicator). Returns its cseq and, in
  * *ref, what to code it against: the stream's reference when the shared choice rule
- * (temporal_choice.hpp, measured with `sample` when due) says a delta frame pays, else NULL. */
+ * (temporal_choice.hpp, measured with `sample` when due) says a delta frame pays, else NULL.
+ * ZIP_P2P_ABANDONED: the channel cannot carry stream messages (send it another way). */
 uint32_t zip_p2p_send_begin(zip_p2p_streams_t *s, zip_p2p_key_t k, uint64_t pair, size_t bytes,
                             zip_p2p_sample_fn sample, void *arg, const char **ref);
+/* The message begun last could not be sent after all (its cseq was used): channel k sends no
+ * stream messages any more (zip_p2p_send_begin returns ZIP_P2P_ABANDONED), so its receiver,
+ * which would wait for that cseq, never has to. */
+void zip_p2p_send_abandon(zip_p2p_streams_t *s, zip_p2p_key_t k);
+#define ZIP_P2P_ABANDONED UINT32_MAX
+
 /* The message begun last went out: data are its bytes (the sender's, packed), as_delta whether
  * it was coded against the reference, ratio bytes / wire bytes. Applies the rule above and
  * returns keep, which the message must carry (1: kept, 0: not). */

@@ -204,3 +204,19 @@ TEST(P2pStreams, PlainFramesWinWhereDeltasDoNoBetterAsInCollZip)
     zip_p2p_streams_counts(snd.s, &c);
     EXPECT_EQ(c.probes, 1u);
 }
+
+TEST(P2pStreams, AChannelWhoseMessageNeverWentOutSendsNoMoreStreamMessages)
+{
+    Streams snd(1 << 20, 2), rcv(1 << 20, 2);
+    pass(snd, rcv, kChan, message(4096, 0));
+    const char *ref = nullptr;
+    EXPECT_EQ(zip_p2p_send_begin(snd.s, kChan, kPair, 4096, delta_pays, nullptr, &ref), 1u);
+    zip_p2p_send_abandon(snd.s, kChan);
+    EXPECT_EQ(zip_p2p_send_begin(snd.s, kChan, kPair, 4096, delta_pays, nullptr, &ref),
+              ZIP_P2P_ABANDONED);
+    EXPECT_EQ(ref, nullptr);
+    // Other channels go on.
+    EXPECT_EQ(
+        zip_p2p_send_begin(snd.s, zip_p2p_key_t{7, 1, 43}, kPair, 4096, delta_pays, nullptr, &ref),
+        0u);
+}
