@@ -13,7 +13,7 @@
  *               MPI_Improbe; MPI_Probe then MPI_Recv
  *   cancel      MPI_Cancel of a stream message's send (refused under zip, or honoured by a PML
  *               that can: the receiver is told), then more of the stream
- *   truncate    a receive buffer too small for one step (MPI_ERR_TRUNCATE, the part that fits)
+ *   truncate    a receive buffer too small for one step (MPI_ERR_TRUNCATE), then more steps
  *   types       sent as a vector type, received as doubles and as MPI_BYTE, and the reverse
  *   modes       persistent, buffered, ready and synchronous sends within one stream
  *   commfree    streams on a duplicate that is freed, then on a new duplicate
@@ -264,7 +264,7 @@ static void case_cancel(MPI_Comm comm)
 static void case_truncate(MPI_Comm comm)
 {
     const size_t n = 30000;
-    double *r = malloc(n * sizeof(double)), *want = malloc(n * sizeof(double));
+    double *r = malloc(n * sizeof(double));
     for (int step = 0; step < STEPS; ++step) {
         double *s = sendbuf(n, 61, step);
         MPI_Request sr;
@@ -275,10 +275,9 @@ static void case_truncate(MPI_Comm comm)
             const int rc = MPI_Recv(r, part, MPI_DOUBLE, from, 60, comm, &st);
             int cls = MPI_SUCCESS;
             MPI_Error_class(rc, &cls);
+            /* (What lands in the buffer MPI leaves open: pml/ucx writes nothing; zip the part
+             * that fits, which p2p_semantics checks.) */
             pt_check(MPI_ERR_TRUNCATE == cls, "truncate: MPI_ERR_TRUNCATE");
-            gen(want, n, from, pt_rank, 61, step);
-            pt_check(pt_same(r, want, (size_t)part * sizeof(double)),
-                     "truncate: the part that fits");
         } else {
             pt_call(MPI_Recv(r, (int)n, MPI_DOUBLE, from, 60, comm, &st), "recv truncate case");
             expect(r, n, from, 61, step, "after truncation");
@@ -287,7 +286,6 @@ static void case_truncate(MPI_Comm comm)
         free(s);
     }
     free(r);
-    free(want);
 }
 
 static void case_types(MPI_Comm comm)

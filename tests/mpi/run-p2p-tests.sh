@@ -359,8 +359,9 @@ if [ -x "$bin/p2p_temporal" ]; then
     # Where it cannot apply, it says so once and everything is sent as before.
     mpirun_logged -np 2 ${cfg[ob1+zip]} $temporal_on --mca pml_zip_codec trunc:20+fast \
         "$bin/p2p_codec" lossy
-    [ "$(grep -c 'pml_zip_temporal is off: codec "trunc:20+fast" cannot code deltas' \
-        "$bin/out.log")" = 2 ] && grep -q "PASS: " "$bin/out.log"
+    # (once per process that sends a message it would code: p2p_codec's senders)
+    told=$(grep -c 'pml_zip_temporal is off: codec "trunc:20+fast" cannot code deltas' "$bin/out.log")
+    [ "$told" -ge 1 ] && [ "$told" -le 2 ] && grep -q "PASS: " "$bin/out.log"
     report "pml_zip_temporal with a lossy codec: off, with a message" $? "$bin/out.log"
     mpirun_logged -np 2 ${cfg[ob1+zip]} $temporal_on "$bin/p2p_threads"
     grep -q 'pml_zip_temporal is off under MPI_THREAD_MULTIPLE' "$bin/out.log" &&
