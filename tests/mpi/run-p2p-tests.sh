@@ -325,6 +325,12 @@ if [ -x "$bin/p2p_temporal" ]; then
     for c in ob1 ucx ob1+zip; do
         run "p2p_temporal np=2 pml=$c" "p2p_temporal (" -np 2 ${cfg[$c]} "$bin/p2p_temporal"
     done
+    # The other programs know nothing of streams: with stream coding on they must pass as well.
+    for t in basic nonblocking probe persistent cancel semantics; do
+        [ -x "$bin/p2p_$t" ] || continue
+        run "p2p_$t np=2 pml=ob1+zip temporal=auto" "p2p_$t (" -np 2 ${cfg[ob1+zip]} $temporal_on \
+            "$bin/p2p_$t"
+    done
     # The counters: on slowly changing random doubles (which do not compress on their own) most
     # messages go as delta frames, and the run puts at least a third fewer bytes on the wire
     # than without pml_zip_temporal.
