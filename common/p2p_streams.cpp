@@ -207,8 +207,12 @@ extern "C" int zip_p2p_send_end(zip_p2p_streams_t *s, zip_p2p_key_t k, uint64_t 
     ++s->counts.temporal_sent;
     if (as_delta)
         ++s->counts.delta_frames;
-    if (Ref *r = find(c, bytes))
+    if (Ref *r = find(c, bytes)) {
+        const double plain = r->choice.plain_ratio();
+        if (as_delta && plain > 0.0 && ratio > plain)
+            s->counts.delta_saved += uint64_t(double(bytes) / plain - double(bytes) / ratio);
         r->choice.coded(as_delta != 0, ratio);
+    }
     bool keep = bytes > 0 && s->may_keep(c, bytes);
     char *copy = nullptr;
     if (keep) {

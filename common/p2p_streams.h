@@ -96,10 +96,13 @@ void *zip_p2p_recv_unpark(zip_p2p_streams_t *s, zip_p2p_key_t k);
 void zip_p2p_streams_drop_cid(zip_p2p_streams_t *s, uint32_t cid);
 
 typedef struct zip_p2p_counts {
-    uint64_t temporal_sent;                    /* messages sent as stream messages */
-    uint64_t delta_frames;                     /* of those, coded against a reference */
-    uint64_t kept_sent;                        /* of those, kept as their stream's reference */
-    uint64_t probes;                           /* samples coded both ways */
+    uint64_t temporal_sent; /* messages sent as stream messages */
+    uint64_t delta_frames;  /* of those, coded against a reference */
+    uint64_t kept_sent;     /* of those, kept as their stream's reference */
+    uint64_t probes;        /* samples coded both ways */
+    /* bytes the delta frames saved against plain frames, estimated with the plain ratio their
+     * stream's last sample measured */
+    uint64_t delta_saved;
     uint64_t temporal_recvd;                   /* stream messages handled by a receiver */
     uint64_t bytes_sent_refs, bytes_recv_refs; /* references held now */
     uint64_t peak_sent_refs, peak_recv_refs;   /* the most held at once */

@@ -28,6 +28,8 @@ class TemporalChoice
     bool delta() const { return probed_ && delta_; }
     // A block was coded (as a delta frame or not) with this ratio.
     void coded(bool as_delta, double ratio);
+    // The plain frames' ratio the last sample measured (0 before the first).
+    double plain_ratio() const { return plain_ratio_; }
 
   private:
     bool probed_ = false;

@@ -426,12 +426,13 @@ void mca_pml_zip_temporal_report(int rank)
     opal_mutex_unlock(&temporal_lock);
     opal_output(0,
                 "pml:zip temporal (rank %d): sent %" PRIu64 " stream messages (%" PRIu64
-                " delta frames, %" PRIu64 " kept, %" PRIu64 " samples), stream bytes %" PRId64
-                " -> wire %" PRId64 "; received %" PRIu64 "; references sent %" PRIu64
-                " (peak %" PRIu64 ") received %" PRIu64 " (peak %" PRIu64 ")",
-                rank, c.temporal_sent, c.delta_frames, c.kept_sent, c.probes, sent_raw_bytes,
-                sent_wire_bytes, c.temporal_recvd, c.bytes_sent_refs, c.peak_sent_refs,
-                c.bytes_recv_refs, c.peak_recv_refs);
+                " delta frames saving about %" PRIu64 " bytes against plain ones, %" PRIu64
+                " kept, %" PRIu64 " samples), stream bytes %" PRId64 " -> wire %" PRId64
+                "; received %" PRIu64 "; references sent %" PRIu64 " (peak %" PRIu64
+                ") received %" PRIu64 " (peak %" PRIu64 ")",
+                rank, c.temporal_sent, c.delta_frames, c.delta_saved, c.kept_sent, c.probes,
+                sent_raw_bytes, sent_wire_bytes, c.temporal_recvd, c.bytes_sent_refs,
+                c.peak_sent_refs, c.bytes_recv_refs, c.peak_recv_refs);
 }
 
 void mca_pml_zip_temporal_fini(void)

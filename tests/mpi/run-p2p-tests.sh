@@ -344,7 +344,7 @@ if [ -x "$bin/p2p_temporal" ]; then
     run "p2p_temporal bytes np=2 pml=ob1+zip temporal=auto" "bytes (" -np 2 ${cfg[ob1+zip]} \
         $temporal_on --mca pml_zip_stats 1 "$bin/p2p_temporal" bytes
     auto_wire=$(wire_bytes)
-    deltas=$(temporal_stat '[0-9]* delta frames')
+    deltas=$(temporal_stat '[0-9]* delta frames saving')
     echo "temporal off: $off_wire wire bytes; auto: $auto_wire wire bytes, $deltas delta frames" \
         >>"$bin/out.log"
     [ "$off_wire" -gt 0 ] && [ "$deltas" -ge 80 ] && [ $((3 * auto_wire)) -le $((2 * off_wire)) ]
@@ -354,7 +354,7 @@ if [ -x "$bin/p2p_temporal" ]; then
     run "p2p_temporal bytes np=2 pml=ob1+zip Info zip_p2p_temporal=auto" "bytes (" -np 2 \
         ${cfg[ob1+zip]} --mca pml_zip_threshold 8192 --mca pml_zip_stats 1 \
         -x P2P_TEMPORAL_INFO=auto "$bin/p2p_temporal" bytes
-    [ "$(temporal_stat '[0-9]* delta frames')" -ge 80 ]
+    [ "$(temporal_stat '[0-9]* delta frames saving')" -ge 80 ]
     report "Info key zip_p2p_temporal=auto turns stream coding on for one communicator" $? \
         "$bin/out.log"
     run "p2p_temporal bytes np=2 pml=ob1+zip Info zip_p2p_temporal=off" "bytes (" -np 2 \
