@@ -55,6 +55,9 @@ typedef struct mca_pml_zip_component_t {
     char *policy_name;       /* pml_zip_policy */
     int policy;              /* its zip_policy_mode_t */
     double link_gbps_remote; /* 0: measured */
+    char *temporal_name;     /* pml_zip_temporal */
+    int temporal;            /* 1: auto, 0: off */
+    size_t temporal_memory;  /* pml_zip_temporal_memory */
 
     int output;
     bool active; /* our table is installed in mca_pml */
@@ -72,6 +75,8 @@ extern mca_pml_base_module_t mca_pml_zip_module;
 #define MCA_PML_ZIP_INFO_KEY "zip_p2p"
 /* Per-communicator policy (auto, always, never, observe), shared with coll/zip. */
 #define MCA_PML_ZIP_POLICY_KEY "zip_policy"
+/* Per-communicator pml_zip_temporal (off, auto). */
+#define MCA_PML_ZIP_TEMPORAL_KEY "zip_p2p_temporal"
 
 /* ---- pml_zip_policy.c: which traffic is ours ---- */
 
@@ -82,6 +87,9 @@ bool mca_pml_zip_comm_enabled(ompi_communicator_t *comm);
 int mca_pml_zip_peer_class(ompi_communicator_t *comm, int dst);
 /* The policy on comm: the Info key zip_policy, else pml_zip_policy. */
 zip_policy_mode_t mca_pml_zip_comm_policy(ompi_communicator_t *comm);
+/* Whether the sender codes streams on comm: the Info key zip_p2p_temporal, else
+ * pml_zip_temporal. */
+bool mca_pml_zip_comm_temporal(ompi_communicator_t *comm);
 /* This process's codec and link estimates (created and calibrated on first use). */
 zip_estimator_t *mca_pml_zip_estimator(void);
 /* Counts a received message (only with pml_zip_stats: the counters are read nowhere else). */
@@ -127,9 +135,23 @@ void mca_pml_zip_policy_fini(void);
 #define MCA_PML_ZIP_LANDING_BYTES (MCA_PML_ZIP_PREFIX_BYTES + MCA_PML_ZIP_INLINE_MAX)
 
 enum {
-    MCA_PML_ZIP_ENV_FRAME = 1, /* payload is a zip frame, not the raw bytes */
-    MCA_PML_ZIP_ENV_HINT = 2   /* the length's top 16 bits are a link hint */
+    MCA_PML_ZIP_ENV_FRAME = 1,   /* payload is a zip frame, not the raw bytes */
+    MCA_PML_ZIP_ENV_HINT = 2,    /* the length's top 16 bits are a link hint */
+    MCA_PML_ZIP_ENV_TEMPORAL = 4 /* a stream message: the payload starts with a stream prefix */
 };
+
+/*
+ * The stream prefix (8 bytes) in front of the payload of a temporal stream message
+ * (pml_zip_temporal.c, docs/p2p.md "Temporal streams"):
+ *   u8 'T' | u8 flags (1: keep) | u16 0 | u32 cseq (the message's number on its channel)
+ * It travels with the payload rather than the envelope so that the envelope keeps its 14 bytes
+ * (the shape is told by the byte count alone) and headers without flag 4 read as before.
+ */
+#define MCA_PML_ZIP_STREAM_PREFIX_BYTES 8
+enum { MCA_PML_ZIP_STREAM_KEEP = 1 };
+void mca_pml_zip_stream_prefix_write(void *dst, uint32_t cseq, int keep);
+/* False unless the first len bytes at src start with a well-formed stream prefix. */
+bool mca_pml_zip_stream_prefix_parse(const void *src, size_t len, uint32_t *cseq, int *keep);
 
 typedef enum { ZIP_SHAPE_INVALID = 0, ZIP_SHAPE_INLINE, ZIP_SHAPE_ENVELOPE } mca_pml_zip_shape_t;
 
@@ -177,13 +199,14 @@ typedef struct mca_pml_zip_out_t {
     uint32_t seq;
     bool borrowed;  /* buf is the caller's (a blocking send's stack), not from the pool */
     int peer_class; /* float/double data the policy looked at: the class it used, else -1 */
+    bool temporal;  /* a stream message: never cancelled (its successors may refer to it) */
 } mca_pml_zip_out_t;
 
 /* own_copy: the payload must not reference the application's buffer (buffered mode).
  * out->buf may be preset to MCA_PML_ZIP_LANDING_BYTES of the caller's for an inline message
  * (out->borrowed); encode clears everything else. */
 int mca_pml_zip_encode(const void *buf, size_t count, ompi_datatype_t *dtype,
-                       mca_pml_base_send_mode_t mode, ompi_communicator_t *comm, int dst,
+                       mca_pml_base_send_mode_t mode, ompi_communicator_t *comm, int dst, int tag,
                        bool own_copy, mca_pml_zip_out_t *out);
 void mca_pml_zip_out_release(mca_pml_zip_out_t *out);
 /* A raw payload of `bytes` from a peer of peer_class arrived `seconds` after its envelope. */
@@ -260,6 +283,12 @@ typedef struct mca_pml_zip_request_t {
     ompi_communicator_t *comm;
     bool free_called; /* MPI_Request_free on an active request */
     bool pml_done;    /* zip finished with it (completion is being or was signalled) */
+    /* recv of a stream message (pml_zip_temporal.c) */
+    size_t tlen;                         /* the payload's bytes, prefix included */
+    bool hold;                           /* a matched probe's fetch: keep the data in held */
+    void *held;                          /* hold: the message's bytes (malloc'd) */
+    struct mca_pml_zip_request_t *tnext; /* the stream's list of decoded ones to complete */
+    int terror;                          /* its error, once decoded in turn */
 } mca_pml_zip_request_t;
 
 OBJ_CLASS_DECLARATION(mca_pml_zip_request_t);
@@ -285,6 +314,8 @@ typedef struct mca_pml_zip_stash_entry_t {
     mca_pml_zip_head_t head;
     void *buf;  /* the first message as received */
     void *data; /* inline: the application's bytes in buf (head.raw_bytes) */
+    void *held; /* a stream message a matched probe fetched and decoded (malloc'd): data */
+    int error;  /* its fetch failed: what its receive reports */
 } mca_pml_zip_stash_entry_t;
 
 OBJ_CLASS_DECLARATION(mca_pml_zip_stash_entry_t);
@@ -341,6 +372,8 @@ int mca_pml_zip_post_landing(mca_pml_zip_request_t *req);
  * Completes req unless a payload receive was posted. */
 void mca_pml_zip_recv_first(mca_pml_zip_request_t *req, int source, int tag,
                             const mca_pml_zip_head_t *head, const void *inline_data);
+/* Completes a receive: releases its staging buffer, reports min(message, buffer) bytes. */
+void mca_pml_zip_recv_finish(mca_pml_zip_request_t *req, int error);
 /* Starts a receive request: from the stash if a pulled message matches, else posted. */
 int mca_pml_zip_recv_start(mca_pml_zip_request_t *req);
 mca_pml_zip_request_t *mca_pml_zip_recv_request(void *buf, size_t count, ompi_datatype_t *dtype,
@@ -350,6 +383,35 @@ mca_pml_zip_request_t *mca_pml_zip_recv_request(void *buf, size_t count, ompi_da
 int mca_pml_zip_deliver_message(mca_pml_zip_stash_entry_t *e, void *buf, size_t count,
                                 ompi_datatype_t *dtype, ompi_communicator_t *comm,
                                 ompi_request_t **request);
+
+/* ---- pml_zip_temporal.c: inter-step coding of a stream's messages (pml_zip_temporal) ---- */
+
+/* After the parameters are read (pml_zip_temporal, pml_zip_temporal_memory). */
+void mca_pml_zip_temporal_init(void);
+void mca_pml_zip_temporal_fini(void);
+/* Whether a message of these sizes and mode to dst on comm is sent as a stream message (the
+ * sender's settings alone: the receiver follows the envelope's flag). */
+bool mca_pml_zip_temporal_applies(ompi_communicator_t *comm, int dst, size_t bytes, int elem,
+                                  mca_pml_base_send_mode_t mode);
+/* Encodes a stream message into out (split, flag TEMPORAL): a delta or plain frame, or raw. */
+int mca_pml_zip_temporal_encode(const void *buf, size_t count, ompi_datatype_t *dtype, size_t bytes,
+                                int elem, ompi_communicator_t *comm, int dst, int tag,
+                                mca_pml_zip_out_t *out);
+/* The payload of a stream message arrived in req->stage (n bytes): decoded in its channel's
+ * order, it completes req now or once the messages before it are decoded. */
+void mca_pml_zip_temporal_arrived(mca_pml_zip_request_t *req, size_t n);
+/* A matched probe took the stream message e: fetch and decode it now, in its channel's order
+ * (so that later messages of the channel never wait for the MPI_Mrecv), into e->held. */
+int mca_pml_zip_temporal_fetch(mca_pml_zip_stash_entry_t *e, ompi_communicator_t *comm);
+/* The message encoded last for (comm, dst, tag) could not be posted: its channel sends no more
+ * stream messages (its receiver would wait for that one). */
+void mca_pml_zip_temporal_abandon(ompi_communicator_t *comm, int dst, int tag);
+/* The pml_zip_stats line of stream coding. */
+void mca_pml_zip_temporal_report(int rank);
+/* A communicator went: its streams at both ends. */
+void mca_pml_zip_temporal_drop_comm(ompi_communicator_t *comm);
+/* pml_zip_temporal "off"/"auto" (0/1), -1 for anything else. */
+int mca_pml_zip_temporal_mode_parse(const char *name);
 
 /* ---- pml_zip_send.c ---- */
 

@@ -102,6 +102,19 @@ static const zip_ompi_param_t params[] = {
      ZIP_OMPI_PARAM_DOUBLE(&mca_pml_zip_component.link_gbps_remote, 0.0),
      "Rate in Gbit/s of one NIC to peers on other nodes, for the policy; 0 (default): "
      "measured from zip's own transfers"},
+    {"temporal", OPAL_INFO_LVL_3, MCA_BASE_VAR_SCOPE_READONLY,
+     ZIP_OMPI_PARAM_STRING(&mca_pml_zip_component.temporal_name, "off"),
+     "off (default); auto: a compressed float/double/integer message may be coded as its "
+     "difference (XOR) from the previous message of its stream (communicator, peer, tag, size) "
+     "where a 16 KiB sample shows that pays; both ends keep the previous message of each stream "
+     "(pml_zip_temporal_memory). Exact; needs a lossless codec; off under MPI_THREAD_MULTIPLE; "
+     "synchronous sends are never coded so. The MPI_Info key zip_p2p_temporal overrides it per "
+     "communicator. Only the sender's setting matters"},
+    {"temporal_memory", OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY,
+     ZIP_OMPI_PARAM_SIZE(&mca_pml_zip_component.temporal_memory, 64 * 1024 * 1024),
+     "Bytes of previous messages pml_zip_temporal keeps per process, sent and received "
+     "together: a process keeps for each peer at most this over 2 (processes - 1) of the "
+     "messages it sent it, and as much of those it received from it. Same on all ranks"},
     {"stats", OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_LOCAL,
      ZIP_OMPI_PARAM_INT(&mca_pml_zip_component.stats, 0),
      "1: every rank prints its point-to-point compression counters at MPI_Finalize"},
@@ -226,7 +239,14 @@ static int zip_close(void)
                     NULL != z->policy_name ? z->policy_name : "");
     }
     z->policy = mode < 0 ? ZIP_POLICY_AUTO : mode;
+    const int temporal = mca_pml_zip_temporal_mode_parse(z->temporal_name);
+    if (temporal < 0) {
+        opal_output(0, "pml:zip: unknown pml_zip_temporal \"%s\" (off, auto): using off",
+                    NULL != z->temporal_name ? z->temporal_name : "");
+    }
+    z->temporal = temporal < 0 ? 0 : temporal;
     mca_pml_zip_policy_init();
+    mca_pml_zip_temporal_init();
     z->active = true;
     memset(&z->counters, 0, sizeof(z->counters));
     opal_output_verbose(
@@ -245,6 +265,7 @@ static int zip_finalize(void)
     zip_stats_report();
     opal_progress_unregister(mca_pml_zip_progress);
     mca_pml_zip_stash_fini();
+    mca_pml_zip_temporal_fini();
     mca_pml_zip_buffers_fini();
     mca_pml_zip_policy_fini(); /* after the report: it prints the estimates */
     free(z->codec);
@@ -277,6 +298,7 @@ static void zip_stats_report(void)
                 "received %" PRIu64 "; probes peeked %" PRIu64,
                 ompi_comm_rank(&ompi_mpi_comm_world.comm), s->msgs_sent, s->msgs_compressed,
                 s->bytes_raw, s->bytes_wire, ratio, s->msgs_received, s->probes_peeked);
+    mca_pml_zip_temporal_report(ompi_comm_rank(&ompi_mpi_comm_world.comm));
     zip_estimator_t *e = mca_pml_zip_estimator();
     const zip_speeds_t local = zip_estimator_speeds(e, ZIP_PEER_LOCAL, 1);
     const zip_speeds_t remote = zip_estimator_speeds(e, ZIP_PEER_REMOTE, 1);

@@ -6,7 +6,8 @@
  *   prefix   u32 magic "ZIP2" | u32 seq | u64 length: raw_bytes (low 48 bits, == count - 16)
  *            and link hint (high 16 bits)
  *   envelope u8 'Z' | u8 flags | u32 seq | u64 length: with flag HINT, raw_bytes (low 48
- *            bits) and link hint (high 16 bits); without it, raw_bytes
+ *            bits) and link hint (high 16 bits); without it, raw_bytes. With flag TEMPORAL the
+ *            payload starts with the stream prefix: u8 'T' | u8 flags | u16 0 | u32 cseq
  *   (host byte order: Open MPI 4.1's PMLs do not convert MPI_BYTE either, so peers share one
  *   byte order)
  *
@@ -94,7 +95,8 @@ bool mca_pml_zip_head_parse(const void *src, size_t len, mca_pml_zip_head_t *hea
     }
     case ZIP_SHAPE_ENVELOPE:
         if (ZIP_ENVELOPE_MAGIC != p[0] ||
-            0 != (p[1] & ~(MCA_PML_ZIP_ENV_FRAME | MCA_PML_ZIP_ENV_HINT))) {
+            0 != (p[1] &
+                  ~(MCA_PML_ZIP_ENV_FRAME | MCA_PML_ZIP_ENV_HINT | MCA_PML_ZIP_ENV_TEMPORAL))) {
             return false;
         }
         head->flags = p[1];
@@ -107,8 +109,10 @@ bool mca_pml_zip_head_parse(const void *src, size_t len, mca_pml_zip_head_t *hea
                 return false; /* a writer sets the flag only with a hint */
             }
         }
-        /* A frame is never longer than its data; an empty message is never a frame. */
-        if ((head->flags & MCA_PML_ZIP_ENV_FRAME) && 0 == head->raw_bytes) {
+        /* A frame is never longer than its data; an empty message is never a frame, nor a
+         * stream message. */
+        if ((head->flags & (MCA_PML_ZIP_ENV_FRAME | MCA_PML_ZIP_ENV_TEMPORAL)) &&
+            0 == head->raw_bytes) {
             return false;
         }
         head->shape = ZIP_SHAPE_ENVELOPE;
@@ -116,6 +120,29 @@ bool mca_pml_zip_head_parse(const void *src, size_t len, mca_pml_zip_head_t *hea
     default:
         return false;
     }
+}
+
+#define ZIP_STREAM_MAGIC 0x54 /* 'T' */
+
+void mca_pml_zip_stream_prefix_write(void *dst, uint32_t cseq, int keep)
+{
+    unsigned char *p = dst;
+    p[0] = ZIP_STREAM_MAGIC;
+    p[1] = keep ? MCA_PML_ZIP_STREAM_KEEP : 0;
+    p[2] = p[3] = 0;
+    memcpy(p + 4, &cseq, 4);
+}
+
+bool mca_pml_zip_stream_prefix_parse(const void *src, size_t len, uint32_t *cseq, int *keep)
+{
+    const unsigned char *p = src;
+    if (len < MCA_PML_ZIP_STREAM_PREFIX_BYTES || ZIP_STREAM_MAGIC != p[0] ||
+        0 != (p[1] & ~MCA_PML_ZIP_STREAM_KEEP) || 0 != p[2] || 0 != p[3]) {
+        return false;
+    }
+    *keep = p[1] & MCA_PML_ZIP_STREAM_KEEP;
+    memcpy(cseq, p + 4, 4);
+    return true;
 }
 
 int mca_pml_zip_payload_tag(uint32_t seq)

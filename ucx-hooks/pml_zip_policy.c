@@ -24,6 +24,7 @@
 typedef struct {
     int8_t enable;
     int8_t policy;
+    int8_t temporal; /* zip_p2p_temporal: 0 off, 1 auto */
 } comm_setting_t;
 static comm_setting_t *comm_setting;
 static uint32_t comm_setting_len;
@@ -56,6 +57,15 @@ zip_policy_mode_t mca_pml_zip_comm_policy(ompi_communicator_t *comm)
         return (zip_policy_mode_t)c->policy;
     }
     return (zip_policy_mode_t)mca_pml_zip_component.policy;
+}
+
+bool mca_pml_zip_comm_temporal(ompi_communicator_t *comm)
+{
+    const comm_setting_t *c = setting_of(comm);
+    if (NULL != c && c->temporal >= 0) {
+        return 1 == c->temporal;
+    }
+    return 1 == mca_pml_zip_component.temporal;
 }
 
 bool mca_pml_zip_comm_enabled(ompi_communicator_t *comm)
@@ -93,6 +103,18 @@ static char *zip_policy_changed(opal_infosubscriber_t *obj, char *key, char *val
     return value;
 }
 
+/* zip_p2p_temporal: off, auto; anything else defers to pml_zip_temporal. Only the sender's
+ * setting matters: the receiver follows the envelope. */
+static char *zip_temporal_changed(opal_infosubscriber_t *obj, char *key, char *value)
+{
+    (void)key;
+    comm_setting_t *c = setting_of((ompi_communicator_t *)obj);
+    if (NULL != c) {
+        c->temporal = (int8_t)mca_pml_zip_temporal_mode_parse(value);
+    }
+    return value;
+}
+
 int mca_pml_zip_add_comm(ompi_communicator_t *comm)
 {
     if (NULL == comm_setting) {
@@ -110,12 +132,15 @@ int mca_pml_zip_add_comm(ompi_communicator_t *comm)
         if (NULL != c) {
             c->enable = -1;
             c->policy = -1;
+            c->temporal = -1;
         }
         /* The defaults must be strings (the subscriber saves a copy of them). */
         (void)opal_infosubscribe_subscribe(&comm->super, MCA_PML_ZIP_INFO_KEY, "default",
                                            zip_info_changed);
         (void)opal_infosubscribe_subscribe(&comm->super, MCA_PML_ZIP_POLICY_KEY, "default",
                                            zip_policy_changed);
+        (void)opal_infosubscribe_subscribe(&comm->super, MCA_PML_ZIP_TEMPORAL_KEY, "default",
+                                           zip_temporal_changed);
     }
     return rc;
 }
@@ -126,9 +151,13 @@ int mca_pml_zip_del_comm(ompi_communicator_t *comm)
     if (NULL != c) {
         c->enable = -1;
         c->policy = -1;
+        c->temporal = -1;
     }
     /* Messages pulled out for this communicator can no longer be received. */
     mca_pml_zip_stash_drop_comm(comm);
+    /* Nor can its streams go on; a communicator that reuses the context id starts afresh at
+     * both ends (a context id is reused only once every member has released it). */
+    mca_pml_zip_temporal_drop_comm(comm);
     return mca_pml_zip_wrapped.pml_del_comm(comm);
 }
 

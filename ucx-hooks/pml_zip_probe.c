@@ -81,6 +81,14 @@ int mca_pml_zip_improbe(int src, int tag, ompi_communicator_t *comm, int *matche
     if (1 != rc) {
         return rc;
     }
+    /* A stream message is decoded now, in its channel's order: later messages of its stream
+     * must not wait for an MPI_Mrecv that may come after their own receives. */
+    if (ZIP_SHAPE_ENVELOPE == e->head.shape && (e->head.flags & MCA_PML_ZIP_ENV_TEMPORAL)) {
+        rc = mca_pml_zip_temporal_fetch(e, comm);
+        if (OMPI_SUCCESS != rc) {
+            e->error = rc;
+        }
+    }
     return zip_message_for(e, comm, message, status);
 }
 

@@ -25,7 +25,7 @@ static size_t recv_capacity(const mca_pml_zip_request_t *req)
     return req->dtype->super.size * req->count;
 }
 
-static void finish(mca_pml_zip_request_t *req, int error)
+void mca_pml_zip_recv_finish(mca_pml_zip_request_t *req, int error)
 {
     const size_t cap = recv_capacity(req);
     const size_t raw = req->head.raw_bytes;
@@ -41,21 +41,24 @@ static int post_payload(mca_pml_zip_request_t *req)
     const mca_pml_zip_head_t *h = &req->head;
     const int ptag = mca_pml_zip_payload_tag(h->seq);
     const bool frame = 0 != (h->flags & MCA_PML_ZIP_ENV_FRAME);
+    /* A stream message is staged whatever it is: its prefix, then a frame or the raw bytes. */
+    const size_t extra =
+        (h->flags & MCA_PML_ZIP_ENV_TEMPORAL) ? MCA_PML_ZIP_STREAM_PREFIX_BYTES : 0;
 
     req->phase = ZIP_RECV_PAYLOAD;
     req->drain = h->raw_bytes > recv_capacity(req);
     mca_pml_zip_buf_put(req->stage);
     req->stage = NULL;
     int rc;
-    if (frame || req->drain) {
+    if (frame || req->drain || extra > 0) {
         /* A frame is shorter than its data; a payload too large for the application's buffer
          * is received whole (so its sender completes) and truncated on delivery. */
-        req->stage = mca_pml_zip_buf_get(h->raw_bytes);
+        req->stage = mca_pml_zip_buf_get(h->raw_bytes + extra);
         if (NULL == req->stage) {
             return OMPI_ERR_OUT_OF_RESOURCE;
         }
-        rc = mca_pml_zip_wrapped.pml_irecv(req->stage, h->raw_bytes, MPI_BYTE, req->msg_source,
-                                           ptag, req->comm, &req->inner);
+        rc = mca_pml_zip_wrapped.pml_irecv(req->stage, h->raw_bytes + extra, MPI_BYTE,
+                                           req->msg_source, ptag, req->comm, &req->inner);
     } else {
         rc = mca_pml_zip_wrapped.pml_irecv(req->rbuf, req->count, req->dtype, req->msg_source, ptag,
                                            req->comm, &req->inner);
@@ -74,8 +77,8 @@ void mca_pml_zip_recv_first(mca_pml_zip_request_t *req, int source, int tag,
     req->head = *head;
     mca_pml_zip_count_received();
     if (ZIP_SHAPE_INLINE == head->shape) {
-        finish(req,
-               zip_ompi_unpack(inline_data, head->raw_bytes, req->rbuf, req->count, req->dtype));
+        mca_pml_zip_recv_finish(
+            req, zip_ompi_unpack(inline_data, head->raw_bytes, req->rbuf, req->count, req->dtype));
         return;
     }
     int rc = post_payload(req);
@@ -84,7 +87,7 @@ void mca_pml_zip_recv_first(mca_pml_zip_request_t *req, int source, int tag,
                     "pml:zip: could not post the %" PRIu64 "-byte payload of a message from "
                     "rank %d: %d",
                     head->raw_bytes, source, rc);
-        finish(req, MPI_ERR_INTERN);
+        mca_pml_zip_recv_finish(req, MPI_ERR_INTERN);
     }
 }
 
@@ -109,7 +112,7 @@ static void landing_arrived(mca_pml_zip_request_t *req, const ompi_status_public
     req->msg_source = st->MPI_SOURCE;
     req->msg_tag = st->MPI_TAG;
     req->head = head;
-    finish(req, zip_ompi_unpack(req->stage, n, req->rbuf, req->count, req->dtype));
+    mca_pml_zip_recv_finish(req, zip_ompi_unpack(req->stage, n, req->rbuf, req->count, req->dtype));
 }
 
 static void payload_arrived(mca_pml_zip_request_t *req, const ompi_status_public_t *st)
@@ -117,6 +120,10 @@ static void payload_arrived(mca_pml_zip_request_t *req, const ompi_status_public
     const mca_pml_zip_head_t *h = &req->head;
     const size_t n = st->_ucount;
     int rc;
+    if (h->flags & MCA_PML_ZIP_ENV_TEMPORAL) {
+        mca_pml_zip_temporal_arrived(req, n); /* completes req, now or in its stream's turn */
+        return;
+    }
     if (h->flags & MCA_PML_ZIP_ENV_FRAME) {
         rc = mca_pml_zip_decode_frame(req->stage, n, h->raw_bytes, req->rbuf, req->count,
                                       req->dtype);
@@ -129,7 +136,7 @@ static void payload_arrived(mca_pml_zip_request_t *req, const ompi_status_public
     } else {
         rc = MPI_SUCCESS; /* already in the application's buffer */
     }
-    finish(req, rc);
+    mca_pml_zip_recv_finish(req, rc);
 }
 
 /* The wrapped request of req's current phase completed. */
@@ -151,7 +158,7 @@ static void recv_inner_done(mca_pml_zip_request_t *req, ompi_request_t *inner,
             req->msg_tag = st.MPI_TAG;
             req->head.raw_bytes = st._ucount;
         }
-        finish(req, st.MPI_ERROR);
+        mca_pml_zip_recv_finish(req, st.MPI_ERROR);
         return;
     }
     if (ZIP_RECV_LANDING == req->phase) {
@@ -182,6 +189,15 @@ int mca_pml_zip_post_landing(mca_pml_zip_request_t *req)
 /* Hands a pulled message to a receive request. */
 static void deliver_entry(mca_pml_zip_request_t *req, mca_pml_zip_stash_entry_t *e)
 {
+    if (MPI_SUCCESS != e->error) {
+        /* A stream message a matched probe could not fetch or decode. */
+        req->msg_source = e->source;
+        req->msg_tag = e->tag;
+        req->head = e->head;
+        mca_pml_zip_recv_finish(req, e->error);
+        OBJ_RELEASE(e);
+        return;
+    }
     mca_pml_zip_recv_first(req, e->source, e->tag, &e->head, e->data);
     OBJ_RELEASE(e);
 }
@@ -282,7 +298,7 @@ int mca_pml_zip_recv(void *buf, size_t count, ompi_datatype_t *dtype, int src, i
         /* A raw payload that fits: received straight into the application's buffer, with no
          * request and no trip through zip's progress (the common large message). */
         if (framed && ZIP_SHAPE_ENVELOPE == head.shape &&
-            0 == (head.flags & MCA_PML_ZIP_ENV_FRAME) &&
+            0 == (head.flags & (MCA_PML_ZIP_ENV_FRAME | MCA_PML_ZIP_ENV_TEMPORAL)) &&
             head.raw_bytes <= dtype->super.size * count) {
             mca_pml_zip_count_received();
             ompi_status_public_t pst;

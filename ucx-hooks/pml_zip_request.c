@@ -13,6 +13,7 @@
  */
 #include "ompi_config.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "ompi/constants.h"
@@ -37,6 +38,9 @@ static void zip_request_construct(mca_pml_zip_request_t *req)
     req->pml_done = false;
     req->comm = NULL;
     req->dtype = NULL;
+    req->hold = false;
+    req->held = NULL;
+    req->tnext = NULL;
 }
 
 static void zip_request_destruct(mca_pml_zip_request_t *req)
@@ -49,6 +53,7 @@ static void zip_request_destruct(mca_pml_zip_request_t *req)
     }
     mca_pml_zip_out_release(&req->out);
     mca_pml_zip_buf_put(req->stage);
+    free(req->held);
     if (NULL != req->dtype) {
         OBJ_RELEASE(req->dtype);
     }
@@ -193,10 +198,13 @@ static int zip_request_cancel(ompi_request_t *request, int complete)
     int rc = OMPI_SUCCESS;
 
     /* Only a receive still waiting for its first message can be cancelled: after that its
-     * sender is committed. Sends are whatever the wrapped PML does with its payload. */
+     * sender is committed. Sends are whatever the wrapped PML does with its payload, except a
+     * stream message's, which later messages of its stream may be coded against: it is never
+     * cancelled (MPI lets a cancel fail; the send then completes as usual). */
     opal_mutex_lock(&active_lock);
     ompi_request_t *inner = NULL;
-    if (ZIP_REQ_RECV == req->kind ? ZIP_RECV_LANDING == req->phase : NULL != req->inner) {
+    if (ZIP_REQ_RECV == req->kind ? ZIP_RECV_LANDING == req->phase
+                                  : NULL != req->inner && !req->out.temporal) {
         inner = req->inner;
     }
     if (NULL != inner && NULL != inner->req_cancel) {

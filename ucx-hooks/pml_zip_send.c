@@ -95,11 +95,14 @@ static int zip_send_detached(const void *buf, size_t count, ompi_datatype_t *dty
     }
     tracker->free_called = true; /* nobody waits for it: completion releases it */
     tracker->out.borrowed = false;
-    int rc = mca_pml_zip_encode(buf, count, dtype, MCA_PML_BASE_SEND_STANDARD, comm, dst, true,
+    int rc = mca_pml_zip_encode(buf, count, dtype, MCA_PML_BASE_SEND_STANDARD, comm, dst, tag, true,
                                 &tracker->out);
     if (OMPI_SUCCESS == rc) {
         rc = post_wire(&tracker->out, dst, tag, MCA_PML_BASE_SEND_STANDARD, comm, &tracker->inner2,
                        &tracker->inner);
+    }
+    if (OMPI_SUCCESS != rc && tracker->out.temporal) {
+        mca_pml_zip_temporal_abandon(comm, dst, tag);
     }
     if (OMPI_SUCCESS != rc) {
         tracker->super.req_state = OMPI_REQUEST_INACTIVE;
@@ -123,7 +126,7 @@ int mca_pml_zip_send(const void *buf, size_t count, ompi_datatype_t *dtype, int 
     char space[MCA_PML_ZIP_LANDING_BYTES];
     out.buf = space;
     out.borrowed = true;
-    int rc = mca_pml_zip_encode(buf, count, dtype, mode, comm, dst, false, &out);
+    int rc = mca_pml_zip_encode(buf, count, dtype, mode, comm, dst, tag, false, &out);
     if (OMPI_SUCCESS != rc) {
         return rc;
     }
@@ -145,6 +148,9 @@ int mca_pml_zip_send(const void *buf, size_t count, ompi_datatype_t *dtype, int 
                 rc = rc2;
             }
         }
+        if (OMPI_SUCCESS != rc && out.temporal) {
+            mca_pml_zip_temporal_abandon(comm, dst, tag);
+        }
     }
     mca_pml_zip_out_release(&out);
     return rc;
@@ -164,11 +170,14 @@ static int send_start(mca_pml_zip_request_t *req)
     }
     req->out.borrowed = false;
     rc = mca_pml_zip_encode(req->sbuf, req->count, req->dtype, req->mode, req->comm, req->peer,
-                            false, &req->out);
+                            req->tag, false, &req->out);
     if (OMPI_SUCCESS != rc) {
         return rc;
     }
     rc = post_wire(&req->out, req->peer, req->tag, req->mode, req->comm, &req->inner2, &req->inner);
+    if (OMPI_SUCCESS != rc && req->out.temporal) {
+        mca_pml_zip_temporal_abandon(req->comm, req->peer, req->tag);
+    }
     if (OMPI_SUCCESS != rc) {
         mca_pml_zip_out_release(&req->out);
         return rc;

@@ -12,6 +12,7 @@
  */
 #include "ompi_config.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "opal/util/output.h"
@@ -29,11 +30,14 @@ static void stash_entry_construct(mca_pml_zip_stash_entry_t *e)
     e->comm = NULL;
     e->data = NULL;
     e->buf = NULL;
+    e->held = NULL;
+    e->error = MPI_SUCCESS;
 }
 
 static void stash_entry_destruct(mca_pml_zip_stash_entry_t *e)
 {
     mca_pml_zip_buf_put(e->buf);
+    free(e->held);
 }
 
 OBJ_CLASS_INSTANCE(mca_pml_zip_stash_entry_t, opal_list_item_t, stash_entry_construct,

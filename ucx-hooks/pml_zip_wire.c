@@ -145,7 +145,7 @@ static void count_sent(uint64_t raw, uint64_t wire, bool compressed)
 }
 
 int mca_pml_zip_encode(const void *buf, size_t count, ompi_datatype_t *dtype,
-                       mca_pml_base_send_mode_t mode, ompi_communicator_t *comm, int dst,
+                       mca_pml_base_send_mode_t mode, ompi_communicator_t *comm, int dst, int tag,
                        bool own_copy, mca_pml_zip_out_t *out)
 {
     const size_t bytes = dtype->super.size * count;
@@ -155,9 +155,18 @@ int mca_pml_zip_encode(const void *buf, size_t count, ompi_datatype_t *dtype,
     memset(out, 0, sizeof(*out));
     out->seq = mca_pml_zip_next_seq();
     out->peer_class = -1;
-    if (ZIP_TYPE_BYTES != elem && bytes > 0 && bytes >= mca_pml_zip_component.threshold &&
-        mca_pml_zip_comm_enabled(comm) &&
-        policy_compresses(buf, count, dtype, bytes, elem, comm, dst, out)) {
+    const bool candidate = ZIP_TYPE_BYTES != elem && bytes > 0 &&
+                           bytes >= mca_pml_zip_component.threshold &&
+                           mca_pml_zip_comm_enabled(comm);
+    /* A stream message (pml_zip_temporal.c); if its streams cannot take it, the plain way. */
+    if (candidate && mca_pml_zip_temporal_applies(comm, dst, bytes, elem, mode) &&
+        OMPI_SUCCESS ==
+            mca_pml_zip_temporal_encode(buf, count, dtype, bytes, elem, comm, dst, tag, out)) {
+        count_sent(bytes, MCA_PML_ZIP_ENVELOPE_BYTES + out->len,
+                   0 != (out->env[1] & MCA_PML_ZIP_ENV_FRAME));
+        return OMPI_SUCCESS;
+    }
+    if (candidate && policy_compresses(buf, count, dtype, bytes, elem, comm, dst, out)) {
         out->split = true;
         mca_pml_zip_envelope_write(out->env, out->seq, MCA_PML_ZIP_ENV_FRAME, bytes,
                                    mca_pml_zip_link_hint());

@@ -2,7 +2,8 @@
 // Alltoallv codes a peer's blocks with coll_zip_alltoallv_temporal: per rank, operation, peer
 // and tag, in call order, each message coded on its own or against the previous message of its
 // stream (when that has the same size), as the sender's rule (choose_reference in
-// ompi-coll-zip/algo/temporal_streams.hpp) picks. Every chosen frame is decoded and checked.
+// common/temporal_choice.hpp, shared by coll/zip and pml/zip) picks. Every chosen frame is decoded
+// and checked.
 #pragma once
 
 #include <cstdint>

@@ -1,6 +1,7 @@
 /*
  * libFuzzer target for pml/zip's first-message parser (ucx-hooks/pml_zip_header.c), the only
- * code of pml/zip that reads zip's own bytes from the network. Besides memory safety it checks
+ * code of pml/zip that reads zip's own bytes from the network (the first message, and the stream
+ * prefix of a temporal stream message's payload). Besides memory safety it checks
  * that whatever parses is canonical: writing the parsed fields back gives the same bytes, and
  * the shape is the one the byte count alone gives.
  */
@@ -11,6 +12,16 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+    /* The stream prefix in front of a stream message's payload: canonical too. */
+    uint32_t cseq;
+    int keep;
+    if (mca_pml_zip_stream_prefix_parse(data, size, &cseq, &keep)) {
+        unsigned char prefix[MCA_PML_ZIP_STREAM_PREFIX_BYTES];
+        mca_pml_zip_stream_prefix_write(prefix, cseq, keep);
+        if (0 != memcmp(prefix, data, sizeof(prefix))) {
+            abort();
+        }
+    }
     mca_pml_zip_head_t head;
     if (!mca_pml_zip_head_parse(data, size, &head)) {
         return 0;

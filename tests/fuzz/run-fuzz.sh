@@ -85,6 +85,9 @@ pml_header_target() {
     # ... and with a link hint (0x1ae6: 2^(0x1ae6/256) B/s = 1 Gbit/s) in the length's top bits.
     printf 'ZIP\x32\x08\0\0\0\x03\0\0\0\0\0\xe6\x1aabc' > "$corpus/inline-hint"
     printf 'Z\x03\x0a\0\0\0\x00\x10\0\0\0\0\xe6\x1a' > "$corpus/envelope-hint"
+    # A stream message's envelope (flags frame + temporal) and its payload's stream prefix.
+    printf 'Z\x05\x0b\0\0\0\x00\x10\0\0\0\0\0\0' > "$corpus/envelope-stream"
+    printf 'T\x01\0\0\x2a\0\0\0frame' > "$corpus/stream-prefix"
     if "$bin" -max_total_time="$seconds" -print_final_stats=1 \
         -artifact_prefix="$out/crash-pml-header-" "$corpus" > "$out/fuzz-pml-header.log" 2>&1; then
         echo "PASS: fuzz-pml-header ($(grep -m1 -o 'stat::number_of_executed_units: *[0-9]*' "$out/fuzz-pml-header.log" | grep -o '[0-9]*$') inputs in ${seconds}s)"

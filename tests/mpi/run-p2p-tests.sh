@@ -54,6 +54,10 @@ if [ ! -f "$pmldir/mca_pml_zip.so" ]; then
             -I"$top/codecs/include" -I"$top/common" -c "$f" -o "$pmldir/obj/$(basename "$f" .c).o" \
             2>>"$bin/cc.log" || ok=1
     done
+    for f in "$top"/common/*.cpp; do # libziptemporal: no MPI
+        g++ -std=c++20 -O2 -g -fPIC -Wall -Wextra -c "$f" \
+            -o "$pmldir/obj/$(basename "$f" .cpp).o" 2>>"$bin/cc.log" || ok=1
+    done
     [ $ok = 0 ] && g++ -shared -o "$pmldir/mca_pml_zip.so" "$pmldir"/obj/*.o "$codeclib" \
         $(mpicc --showme:link) -lopen-pal -llz4 -lzstd -lxxhash -Wl,--no-undefined 2>>"$bin/cc.log" || ok=1
     report "build mca_pml_zip.so by hand" $ok "$bin/cc.log"
@@ -62,7 +66,7 @@ fi
 
 tests="basic nonblocking probe persistent cancel threads info"
 # Programs of named cases (one mpirun per case below) and the finalize check.
-case_tests="semantics osc probe_finalize link_hint"
+case_tests="semantics osc probe_finalize link_hint temporal"
 for t in $tests $case_tests; do
     if ! mpicc -O2 -Wall -Wextra -Werror -pthread -I"$top/perftest/data" -o "$bin/p2p_$t" \
         "$here/p2p_$t.c" "$datalib" -lstdc++ -lm 2>"$bin/cc.log"; then
@@ -296,7 +300,85 @@ else
     report "build p2p_codec" 1 "$bin/cc.log"
 fi
 
+# --- pml_zip_temporal: stream messages coded against their predecessors ------------------------
+# Every p2p_temporal case, one mpirun each, with stream coding on over ob1 and ucx (a 2 KiB
+# threshold, so that the small messages of "order" are stream messages too), and the whole
+# program once at 3 ranks, with a memory cap that leaves streams without references, without
+# pml_zip_temporal (zip on) and with stock ob1 and ucx.
+temporal_on="--mca pml_zip_temporal auto --mca pml_zip_threshold 2048"
+temporal_cases="steps order wildcard mprobe cancel truncate types modes commfree"
+if [ -x "$bin/p2p_temporal" ]; then
+    for c in ob1+zip ucx+zip; do
+        for k in $temporal_cases; do
+            run "p2p_temporal $k np=2 pml=$c temporal=auto" "$k (" -np 2 ${cfg[$c]} $temporal_on \
+                "$bin/p2p_temporal" "$k"
+        done
+    done
+    # Over TCP, payloads of one stream in flight together complete out of order (a receiver that
+    # decoded them as they came would fail here; over shared memory they come in order).
+    run "p2p_temporal order np=2 pml=ob1+zip btl=tcp temporal=auto" "order (" -np 2 \
+        ${cfg[ob1+zip]} --mca btl tcp,self $temporal_on "$bin/p2p_temporal" order
+    run "p2p_temporal np=3 pml=ob1+zip temporal=auto" "p2p_temporal (" -np 3 --oversubscribe \
+        ${cfg[ob1+zip]} $temporal_on "$bin/p2p_temporal"
+    run "p2p_temporal np=2 pml=ucx+zip temporal=auto temporal_memory=300000" "p2p_temporal (" \
+        -np 2 ${cfg[ucx+zip]} $temporal_on --mca pml_zip_temporal_memory 300000 "$bin/p2p_temporal"
+    for c in ob1 ucx ob1+zip; do
+        run "p2p_temporal np=2 pml=$c" "p2p_temporal (" -np 2 ${cfg[$c]} "$bin/p2p_temporal"
+    done
+    # The other programs know nothing of streams: with stream coding on they must pass as well.
+    for t in basic nonblocking probe persistent cancel semantics; do
+        [ -x "$bin/p2p_$t" ] || continue
+        run "p2p_$t np=2 pml=ob1+zip temporal=auto" "p2p_$t (" -np 2 ${cfg[ob1+zip]} $temporal_on \
+            "$bin/p2p_$t"
+    done
+    # The counters: on slowly changing random doubles (which do not compress on their own) most
+    # messages go as delta frames, and the run puts at least a third fewer bytes on the wire
+    # than without pml_zip_temporal.
+    temporal_stat() { # the number after "<word> " / before " <word>" in every temporal line, summed
+        grep 'pml:zip temporal' "$bin/out.log" | grep -o "$1" | grep -o '[0-9]*' |
+            awk '{ s += $1 } END { print s + 0 }'
+    }
+    run "p2p_temporal bytes np=2 pml=ob1+zip temporal=off" "bytes (" -np 2 ${cfg[ob1+zip]} \
+        --mca pml_zip_threshold 8192 --mca pml_zip_stats 1 "$bin/p2p_temporal" bytes
+    off_wire=$(wire_bytes)
+    run "p2p_temporal bytes np=2 pml=ob1+zip temporal=auto" "bytes (" -np 2 ${cfg[ob1+zip]} \
+        $temporal_on --mca pml_zip_stats 1 "$bin/p2p_temporal" bytes
+    auto_wire=$(wire_bytes)
+    deltas=$(temporal_stat '[0-9]* delta frames saving')
+    echo "temporal off: $off_wire wire bytes; auto: $auto_wire wire bytes, $deltas delta frames" \
+        >>"$bin/out.log"
+    [ "$off_wire" -gt 0 ] && [ "$deltas" -ge 80 ] && [ $((3 * auto_wire)) -le $((2 * off_wire)) ]
+    report "pml_zip_temporal auto: delta frames, and at most 2/3 of the wire bytes of off" $? \
+        "$bin/out.log"
+    # The Info key zip_p2p_temporal turns it on for a communicator (and off, over the parameter).
+    run "p2p_temporal bytes np=2 pml=ob1+zip Info zip_p2p_temporal=auto" "bytes (" -np 2 \
+        ${cfg[ob1+zip]} --mca pml_zip_threshold 8192 --mca pml_zip_stats 1 \
+        -x P2P_TEMPORAL_INFO=auto "$bin/p2p_temporal" bytes
+    [ "$(temporal_stat '[0-9]* delta frames saving')" -ge 80 ]
+    report "Info key zip_p2p_temporal=auto turns stream coding on for one communicator" $? \
+        "$bin/out.log"
+    run "p2p_temporal bytes np=2 pml=ob1+zip Info zip_p2p_temporal=off" "bytes (" -np 2 \
+        ${cfg[ob1+zip]} $temporal_on --mca pml_zip_stats 1 -x P2P_TEMPORAL_INFO=off \
+        "$bin/p2p_temporal" bytes
+    [ "$(temporal_stat 'sent [0-9]* stream messages')" = 0 ]
+    report "Info key zip_p2p_temporal=off turns it off over pml_zip_temporal auto" $? "$bin/out.log"
+    # Where it cannot apply, it says so once and everything is sent as before.
+    mpirun_logged -np 2 ${cfg[ob1+zip]} $temporal_on --mca pml_zip_codec trunc:20+fast \
+        "$bin/p2p_codec" lossy
+    # (once per process that sends a message it would code: p2p_codec's senders)
+    told=$(grep -c 'pml_zip_temporal is off: codec "trunc:20+fast" cannot code deltas' "$bin/out.log")
+    [ "$told" -ge 1 ] && [ "$told" -le 2 ] && grep -q "PASS: " "$bin/out.log"
+    report "pml_zip_temporal with a lossy codec: off, with a message" $? "$bin/out.log"
+    mpirun_logged -np 2 ${cfg[ob1+zip]} $temporal_on "$bin/p2p_threads"
+    grep -q 'pml_zip_temporal is off under MPI_THREAD_MULTIPLE' "$bin/out.log" &&
+        grep -q "PASS: " "$bin/out.log"
+    report "pml_zip_temporal under MPI_THREAD_MULTIPLE: off, with a message" $? "$bin/out.log"
+    mpirun_logged -np 2 ${cfg[ob1+zip]} --mca pml_zip_temporal bogus "$bin/p2p_temporal" steps
+    grep -q 'unknown pml_zip_temporal "bogus"' "$bin/out.log" && grep -q "PASS: " "$bin/out.log"
+    report "pml_zip_temporal bogus: a message, and off" $? "$bin/out.log"
+fi
+
 check_params_listed pml zip "$pmldir:$ompidir" enable codec threshold codec_threads verbose stats force_local \
-    policy link_gbps_remote
+    policy link_gbps_remote temporal temporal_memory
 
 finish_runner

@@ -1,0 +1,55 @@
+// The sender's choice between a temporal delta frame and a plain frame, shared by coll/zip's
+// Alltoall(v) streams (ompi-coll-zip/algo/temporal_streams.hpp), pml/zip's point-to-point
+// streams (common/p2p_streams.h) and codecbench --streams, so that all three apply one rule.
+// No MPI here: libziptemporal is linked into both components, the unit tests and codecbench.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+
+namespace zipcoll
+{
+
+// A sender's choice between delta and plain frames on one stream: both are measured on a
+// sample of the block now and then (the first call with a reference, then every kProbeEvery
+// calls, and at once when a delta frame did worse than the plain sample last did); in between
+// the winner codes every block. Delta must beat plain by kDeltaMargin, as it costs a pass over
+// the reference and a check of it at both ends.
+class TemporalChoice
+{
+  public:
+    static constexpr unsigned kProbeEvery = 8;
+    static constexpr double kDeltaMargin = 1.05;
+
+    bool probe_due() const { return !probed_ || since_probe_ >= kProbeEvery; }
+    // Ratios (raw / frame, 1 for a sample that did not shrink) of the same sample both ways.
+    void probed(double plain_ratio, double delta_ratio);
+    bool delta() const { return probed_ && delta_; }
+    // A block was coded (as a delta frame or not) with this ratio.
+    void coded(bool as_delta, double ratio);
+    // The plain frames' ratio the last sample measured (0 before the first).
+    double plain_ratio() const { return plain_ratio_; }
+
+  private:
+    bool probed_ = false;
+    bool delta_ = false;
+    unsigned since_probe_ = 0;
+    double plain_ratio_ = 0.0;
+};
+
+// The sample on which a sender compares delta and plain frames (twice the codec work on so
+// many bytes, once every TemporalChoice::kProbeEvery calls).
+constexpr size_t kProbeBytes = 16384;
+
+// Codes the first n bytes of the block being sent against ref (nullptr: on its own) and
+// returns the frame's length, 0 when it would not be shorter than n.
+using SampleCoder = std::function<size_t(const char *ref, size_t n)>;
+
+// What a sender codes a block of `bytes` bytes against: ref (the stream's reference of the same
+// size, nullptr if none), or nullptr for a plain frame, as `choice` says after measuring both
+// kinds on the block's first kProbeBytes with `code` when due (counted in *probes).
+const char *choose_reference(TemporalChoice &choice, const char *ref, size_t bytes,
+                             const SampleCoder &code, uint64_t *probes);
+
+} // namespace zipcoll
