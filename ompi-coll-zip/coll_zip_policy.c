@@ -93,8 +93,10 @@ static int agree(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm)
     zip_coll_agree_mine(link, c, d, zip_coll_ranks_on_node(m->peer_on_node, size),
                         zip_coll_chain_local_share(m->peer_on_node, ompi_comm_rank(comm), size),
                         mine);
-    int rc = comm->c_coll->coll_allreduce(mine, all, ZIP_COLL_AGREE_VALUES, MPI_DOUBLE, MPI_MAX,
-                                          comm, comm->c_coll->coll_allreduce_module);
+    /* The previous component's allreduce: comm's own is zip's, which routes through here again
+     * (with coll_zip_threshold at or below these 48 bytes it recursed until the stack ran out). */
+    int rc = m->previous_allreduce(mine, all, ZIP_COLL_AGREE_VALUES, MPI_DOUBLE, MPI_MAX, comm,
+                                   m->previous_allreduce_module);
     if (OMPI_SUCCESS != rc) {
         return rc;
     }
