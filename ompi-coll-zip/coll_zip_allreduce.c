@@ -62,7 +62,7 @@ static bool takes(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm, in
         mca_coll_zip_stats_add(op_index, 1, 0, 0, 0, 0);
         return false;
     }
-    return mca_coll_zip_policy_takes(m, comm, op_index, bytes, sample, count, dtype, bytes);
+    return mca_coll_zip_policy_takes(m, comm, op_index, sample, count, dtype, bytes);
 }
 
 /* The ring's arguments for reducing `bytes` of buf with op; policy and tag are the call's. */

@@ -90,6 +90,14 @@ void zip_coll_stats_policy(zip_coll_stats_t *s, zip_verdict_t verdict, double ob
     }
 }
 
+void zip_coll_stats_handed_on(zip_coll_stats_t *s, zip_verdict_t verdict, double observe_saving,
+                              size_t bytes)
+{
+    add(&s->calls, 1);
+    add(&s->calls_fallback, 1);
+    zip_coll_stats_policy(s, verdict, observe_saving, bytes);
+}
+
 void zip_coll_stats_snapshot(const zip_coll_stats_t *from, zip_coll_stats_t *to, size_t n)
 {
     const size_t words = n * sizeof(zip_coll_stats_t) / sizeof(uint64_t);

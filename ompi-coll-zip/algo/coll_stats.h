@@ -43,6 +43,10 @@ void zip_coll_stats_add(zip_coll_stats_t *s, int fallback, int compressed, uint6
 /* Counts what the policy decided; observe_saving (seconds, 0: none) is judged on `bytes`. */
 void zip_coll_stats_policy(zip_coll_stats_t *s, zip_verdict_t verdict, double observe_saving,
                            size_t bytes);
+/* Counts a call handed to the previous component (a fallback) and the policy's verdict on it
+ * (zip_coll_stats_policy; ZIP_VERDICT_TOO_SMALL counts nothing more). */
+void zip_coll_stats_handed_on(zip_coll_stats_t *s, zip_verdict_t verdict, double observe_saving,
+                              size_t bytes);
 /* Reads n tables at once, each counter atomically. */
 void zip_coll_stats_snapshot(const zip_coll_stats_t *from, zip_coll_stats_t *to, size_t n);
 
