@@ -98,7 +98,9 @@ void mca_coll_zip_stats_arm_finalize_summary(struct ompi_communicator_t *comm)
 {
     static int armed = 0;
     mca_coll_zip_component_t *z = &mca_coll_zip_component;
+    /* A plain load first: after the first call, no atomic exchange per call. */
     if (comm != &ompi_mpi_comm_world.comm || !z->stats ||
+        __atomic_load_n(&armed, __ATOMIC_RELAXED) ||
         __atomic_exchange_n(&armed, 1, __ATOMIC_ACQ_REL)) {
         return;
     }
