@@ -57,6 +57,14 @@ typedef struct mca_coll_zip_component_t {
 
 OMPI_MODULE_DECLSPEC extern mca_coll_zip_component_t mca_coll_zip_component;
 
+/* A collective's route on a communicator (zip_algo_route) under the policy mode it was found
+ * for; mode -1: none found yet. */
+typedef struct mca_coll_zip_route_t {
+    int mode;
+    zip_verdict_t verdict;
+    zip_algo_policy_t policy;
+} mca_coll_zip_route_t;
+
 typedef struct mca_coll_zip_module_t {
     mca_coll_base_module_t super;
 
@@ -82,6 +90,10 @@ typedef struct mca_coll_zip_module_t {
     /* The speeds every rank agreed on at the first call that needed them (coll_zip_policy.c). */
     bool agreed;
     zip_algo_agreed_t speeds;
+    /* Each collective's route, found at its first call under a policy mode and kept for every
+     * later call under that mode: it depends on the agreed speeds, the mode and the flow, not on
+     * a call's size (zip_algo_route), so a call that is handed on costs a lookup. */
+    mca_coll_zip_route_t routes[COLL_ZIP_OP_COUNT];
     /* The policy of the call in progress (one collective at a time per communicator). */
     zip_algo_policy_t call_policy;
 } mca_coll_zip_module_t;
@@ -119,20 +131,17 @@ static inline int mca_coll_zip_elem_type(struct ompi_datatype_t *dtype)
 zip_policy_mode_t mca_coll_zip_policy_mode(struct ompi_communicator_t *comm);
 void mca_coll_zip_policy_subscribe(struct ompi_communicator_t *comm);
 void mca_coll_zip_policy_fini(void);
-/* Whether a call of `op` moving `bytes` takes zip's path (ZIP_VERDICT_COMPRESS: the sample
- * decides inside) or goes to the previous component (any other verdict). The same on every
- * rank. *out is what the algorithm's sample decision needs. */
-zip_verdict_t mca_coll_zip_policy_route(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm,
-                                        int op, size_t bytes, zip_algo_policy_t *out);
 /*
- * The policy's routing of a call, the same on every rank: true if it takes zip's path (then
- * m->call_policy is what the algorithm's sample decision uses). Otherwise the call is counted
- * as handed on (under observe, with what compressing this rank's `my_bytes` would have saved,
- * judged on sample_count x dtype at sample) and the caller hands it to the previous component.
+ * The policy's routing of a call of `op`, the same on every rank (the agreed speeds, the mode
+ * and the collective decide; the first call under a mode finds the route, later ones look it
+ * up): true if it takes zip's path (then m->call_policy is what the algorithm's sample decision
+ * uses). Otherwise the call is counted as handed on (under observe, with what compressing this
+ * rank's `my_bytes` would have saved, judged on sample_count x dtype at sample) and the caller
+ * hands it to the previous component.
  */
 bool mca_coll_zip_policy_takes(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm, int op,
-                               size_t bytes, const void *sample, int sample_count,
-                               struct ompi_datatype_t *dtype, size_t my_bytes);
+                               const void *sample, int sample_count, struct ompi_datatype_t *dtype,
+                               size_t my_bytes);
 /* For a call whose largest block, `block`, every rank knows (MPI makes the type signatures
  * match: alltoall, gather, scatter, allgather(v)): empty or below the threshold, it is counted as
  * a fallback and goes to the previous component, like a small bcast; otherwise
@@ -154,10 +163,13 @@ int mca_coll_zip_run(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm,
  * returns its status as an MPI error code, with a message. */
 int mca_coll_zip_account(int op, struct ompi_communicator_t *comm, int root, int algo_rc,
                          const zip_algo_result_t *result, const zip_algo_codec_binding_t *binding);
-/* Counts a call the policy handed on, or observed. */
-/* observe_saving: the predicted saving of a call auto would have compressed, judged on `bytes`
- * (this process's payload in it); 0 otherwise. */
-void mca_coll_zip_stats_policy(int op, zip_verdict_t verdict, double observe_saving, size_t bytes);
+/* Counts a call the policy decided on inside zip's path (a sender's sample). */
+void mca_coll_zip_stats_policy(int op, zip_verdict_t verdict);
+/* Counts a call handed to the previous component, with why (ZIP_VERDICT_TOO_SMALL: below the
+ * threshold, or nothing zip takes) and, under observe, observe_saving: the predicted saving of a
+ * call auto would have compressed, judged on `bytes` (this process's payload in it); else 0. */
+void mca_coll_zip_stats_handed_on(int op, zip_verdict_t verdict, double observe_saving,
+                                  size_t bytes);
 
 /* coll_zip_stats.c: maps an algorithm result to an MPI error code, reporting failures */
 int mca_coll_zip_algo_error(int algo_rc, const char *op, struct ompi_communicator_t *comm);

@@ -59,10 +59,10 @@ static bool takes(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm, in
 {
     const int size = ompi_comm_size(comm);
     if (0 == bytes || size < 2 || bytes / (size_t)size < mca_coll_zip_component.threshold) {
-        mca_coll_zip_stats_add(op_index, 1, 0, 0, 0, 0);
+        mca_coll_zip_stats_handed_on(op_index, ZIP_VERDICT_TOO_SMALL, 0.0, 0);
         return false;
     }
-    return mca_coll_zip_policy_takes(m, comm, op_index, bytes, sample, count, dtype, bytes);
+    return mca_coll_zip_policy_takes(m, comm, op_index, sample, count, dtype, bytes);
 }
 
 /* The ring's arguments for reducing `bytes` of buf with op; policy and tag are the call's. */

@@ -18,7 +18,7 @@ static bool alltoall_takes(mca_coll_zip_module_t *m, struct ompi_communicator_t 
 {
     mca_coll_zip_stats_arm_finalize_summary(comm);
     if (MPI_IN_PLACE == snd->buf) {
-        mca_coll_zip_stats_add(op, 1, 0, 0, 0, 0);
+        mca_coll_zip_stats_handed_on(op, ZIP_VERDICT_TOO_SMALL, 0.0, 0);
         return false;
     }
     /* Under observe the block for the next rank is the sample. */

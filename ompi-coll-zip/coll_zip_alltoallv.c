@@ -54,7 +54,7 @@ static bool alltoallv_takes(mca_coll_zip_module_t *m, struct ompi_communicator_t
 {
     mca_coll_zip_stats_arm_finalize_summary(comm);
     if (MPI_IN_PLACE == snd->buf) {
-        mca_coll_zip_stats_add(op, 1, 0, 0, 0, 0);
+        mca_coll_zip_stats_handed_on(op, ZIP_VERDICT_TOO_SMALL, 0.0, 0);
         return false;
     }
     return mca_coll_zip_policy_takes_blocks(m, comm, op, snd, ompi_comm_rank(comm));

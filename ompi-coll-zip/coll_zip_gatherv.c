@@ -19,8 +19,8 @@ static bool gatherv_takes(mca_coll_zip_module_t *m, struct ompi_communicator_t *
     mca_coll_zip_stats_arm_finalize_summary(comm);
     const bool is_root = ompi_comm_rank(comm) == root;
     const size_t mine = is_root ? 0 : mca_coll_zip_layout_bytes(one, 0);
-    return mca_coll_zip_policy_takes(m, comm, op, mca_coll_zip_component.threshold,
-                                     is_root ? NULL : one->buf, one->count, one->dtype, mine);
+    return mca_coll_zip_policy_takes(m, comm, op, is_root ? NULL : one->buf, one->count, one->dtype,
+                                     mine);
 }
 
 int mca_coll_zip_gatherv(const void *sbuf, int scount, struct ompi_datatype_t *sdtype, void *rbuf,

@@ -37,6 +37,9 @@ static void zip_module_construct(mca_coll_zip_module_t *m)
     m->agreed = false;
     m->speeds = (zip_algo_agreed_t){.ranks_per_node = 1};
     memset(&m->call_policy, 0, sizeof(m->call_policy));
+    for (int op = 0; op < COLL_ZIP_OP_COUNT; ++op) {
+        m->routes[op] = (mca_coll_zip_route_t){.mode = -1};
+    }
 }
 
 static void zip_module_destruct(mca_coll_zip_module_t *m)

@@ -93,8 +93,10 @@ static int agree(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm)
     zip_coll_agree_mine(link, c, d, zip_coll_ranks_on_node(m->peer_on_node, size),
                         zip_coll_chain_local_share(m->peer_on_node, ompi_comm_rank(comm), size),
                         mine);
-    int rc = comm->c_coll->coll_allreduce(mine, all, ZIP_COLL_AGREE_VALUES, MPI_DOUBLE, MPI_MAX,
-                                          comm, comm->c_coll->coll_allreduce_module);
+    /* The previous component's allreduce: comm's own is zip's, which routes through here again
+     * (with coll_zip_threshold at or below these 48 bytes it recursed until the stack ran out). */
+    int rc = m->previous_allreduce(mine, all, ZIP_COLL_AGREE_VALUES, MPI_DOUBLE, MPI_MAX, comm,
+                                   m->previous_allreduce_module);
     if (OMPI_SUCCESS != rc) {
         return rc;
     }
@@ -113,50 +115,90 @@ static int agree(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm)
     return OMPI_SUCCESS;
 }
 
-zip_verdict_t mca_coll_zip_policy_route(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm,
-                                        int op, size_t bytes, zip_algo_policy_t *out)
+/* The route of a call of `op` under `mode` when m->routes has none for that mode: agrees on the
+ * speeds first if the mode needs them and keeps what zip_algo_route finds. Without agreed speeds
+ * the call is handed on (as stock Open MPI) and nothing is kept, so the next call tries again. */
+static const mca_coll_zip_route_t *find_route(mca_coll_zip_module_t *m,
+                                              struct ompi_communicator_t *comm, int op,
+                                              zip_policy_mode_t mode)
 {
-    const zip_policy_mode_t mode = mca_coll_zip_policy_mode(comm);
     const bool needs_speeds = ZIP_POLICY_AUTO == mode || ZIP_POLICY_OBSERVE == mode;
+    const zip_algo_flow_t flow = zip_coll_op_flow(op);
     if (needs_speeds && !m->agreed) {
         const int rc = agree(m, comm);
         if (OMPI_SUCCESS != rc) {
             opal_output_verbose(1, mca_coll_zip_component.output,
                                 "coll:zip: %s: could not agree on speeds (%d): handing calls on",
                                 comm->c_name, rc);
-            (void)zip_algo_route(mode, zip_coll_op_flow(op), ompi_comm_size(comm), NULL, true,
-                                 bytes, out);
-            return ZIP_VERDICT_LINK_FASTER; /* no estimate: behave as stock Open MPI */
+            static const mca_coll_zip_route_t unknown = {.mode = -1,
+                                                         .verdict = ZIP_VERDICT_LINK_FASTER};
+            return &unknown;
         }
     }
-    return zip_algo_route(mode, zip_coll_op_flow(op), ompi_comm_size(comm),
-                          needs_speeds ? &m->speeds : NULL, NULL == m->peer_on_node, bytes, out);
+    mca_coll_zip_route_t *r = &m->routes[op];
+    r->verdict = zip_algo_route(mode, flow, ompi_comm_size(comm), needs_speeds ? &m->speeds : NULL,
+                                NULL == m->peer_on_node, &r->policy);
+    r->mode = (int)mode;
+    opal_output_verbose(10, mca_coll_zip_component.output, "coll:zip: %s on %s under policy %s: %s",
+                        zip_coll_op_calls[op], comm->c_name, zip_policy_mode_name(mode),
+                        zip_verdict_name(r->verdict));
+    return r;
 }
 
-bool mca_coll_zip_policy_takes(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm, int op,
-                               size_t bytes, const void *sample, int sample_count,
-                               struct ompi_datatype_t *dtype, size_t my_bytes)
+/* The route of a call of `op`: m->routes' for the communicator's mode, found at the first call
+ * under that mode. */
+static inline const mca_coll_zip_route_t *route(mca_coll_zip_module_t *m,
+                                                struct ompi_communicator_t *comm, int op)
 {
-    const zip_verdict_t v = mca_coll_zip_policy_route(m, comm, op, bytes, &m->call_policy);
-    if (ZIP_VERDICT_COMPRESS == v && ZIP_POLICY_OBSERVE != m->call_policy.mode) {
-        return true;
-    }
+    const zip_policy_mode_t mode = mca_coll_zip_policy_mode(comm);
+    const mca_coll_zip_route_t *r = &m->routes[op];
+    return OPAL_LIKELY(r->mode == (int)mode) ? r : find_route(m, comm, op, mode);
+}
+
+/* Whether the route r takes the call into zip's path. Otherwise it may still be observed: auto
+ * would have compressed it (the caller then judges a sample). */
+static inline bool route_takes(const mca_coll_zip_route_t *r)
+{
+    return ZIP_VERDICT_COMPRESS == r->verdict && ZIP_POLICY_OBSERVE != r->policy.mode;
+}
+static inline bool route_observes(const mca_coll_zip_route_t *r)
+{
+    return ZIP_VERDICT_COMPRESS == r->verdict && ZIP_POLICY_OBSERVE == r->policy.mode;
+}
+
+/* Counts a call route r hands on; under observe with the saving compressing this rank's
+ * my_bytes would have brought, judged on sample_count x dtype at sample. */
+static void hand_on(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm, int op,
+                    const mca_coll_zip_route_t *r, const void *sample, int sample_count,
+                    struct ompi_datatype_t *dtype, size_t my_bytes)
+{
     double saving = 0.0;
     size_t tsize = 0;
-    if (ZIP_VERDICT_COMPRESS == v && NULL != sample && sample_count > 0 && NULL != dtype &&
+    if (route_observes(r) && NULL != sample && sample_count > 0 && NULL != dtype &&
         OMPI_SUCCESS == ompi_datatype_type_size(dtype, &tsize) &&
         ompi_datatype_is_contiguous_memory_layout(dtype, sample_count) &&
         my_bytes >= mca_coll_zip_component.threshold) {
         zip_algo_codec_binding_t binding = {.codec = m->codec};
         zip_codec_ops_t codec;
         zip_algo_codec_bind(&codec, &binding);
-        saving = zip_algo_observe_saving(&codec, &m->call_policy, mca_coll_zip_elem_type(dtype),
+        saving = zip_algo_observe_saving(&codec, &r->policy, mca_coll_zip_elem_type(dtype),
                                          (const char *)sample + dtype->super.true_lb,
                                          tsize * (size_t)sample_count, my_bytes);
         saving *= zip_algo_observe_share(zip_coll_op_flow(op), ompi_comm_size(comm));
     }
-    mca_coll_zip_stats_policy(op, v, saving, my_bytes);
-    mca_coll_zip_stats_add(op, 1, 0, 0, 0, 0);
+    mca_coll_zip_stats_handed_on(op, r->verdict, saving, my_bytes);
+}
+
+bool mca_coll_zip_policy_takes(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm, int op,
+                               const void *sample, int sample_count, struct ompi_datatype_t *dtype,
+                               size_t my_bytes)
+{
+    const mca_coll_zip_route_t *r = route(m, comm, op);
+    if (route_takes(r)) {
+        m->call_policy = r->policy;
+        return true;
+    }
+    hand_on(m, comm, op, r, sample, sample_count, dtype, my_bytes);
     return false;
 }
 
@@ -165,15 +207,26 @@ bool mca_coll_zip_policy_takes_known(mca_coll_zip_module_t *m, struct ompi_commu
                                      struct ompi_datatype_t *dtype, size_t my_bytes)
 {
     if (0 == block || block < mca_coll_zip_component.threshold) {
-        mca_coll_zip_stats_add(op, 1, 0, 0, 0, 0);
+        mca_coll_zip_stats_handed_on(op, ZIP_VERDICT_TOO_SMALL, 0.0, 0);
         return false;
     }
-    return mca_coll_zip_policy_takes(m, comm, op, block, sample, sample_count, dtype, my_bytes);
+    return mca_coll_zip_policy_takes(m, comm, op, sample, sample_count, dtype, my_bytes);
 }
 
 bool mca_coll_zip_policy_takes_blocks(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm,
                                       int op, const mca_coll_zip_layout_t *mine, int skip)
 {
+    const mca_coll_zip_route_t *r = route(m, comm, op);
+    if (route_takes(r)) {
+        m->call_policy = r->policy;
+        return true;
+    }
+    if (!route_observes(r)) {
+        mca_coll_zip_stats_handed_on(op, r->verdict, 0.0, 0);
+        return false;
+    }
+    /* Observed: this rank's blocks at or above the threshold (but block `skip`) are its payload,
+     * the largest of them its sample. */
     const size_t threshold = mca_coll_zip_component.threshold;
     size_t total = 0, largest = 0;
     int sample = -1;
@@ -189,5 +242,6 @@ bool mca_coll_zip_policy_takes_blocks(mca_coll_zip_module_t *m, struct ompi_comm
     }
     int count = 0;
     const char *at = sample >= 0 ? mca_coll_zip_layout_block(mine, sample, &count) : NULL;
-    return mca_coll_zip_policy_takes(m, comm, op, threshold, at, count, mine->dtype, total);
+    hand_on(m, comm, op, r, at, count, mine->dtype, total);
+    return false;
 }

@@ -10,11 +10,15 @@
 #include "ompi/constants.h"
 #include "coll_zip.h"
 
+/* ctx: the counter in the component's table; its value as the summary would print it (calls
+ * handed on count in calls, calls_fallback and their verdict's counter, coll_stats.h). */
 static int read_counter(const struct mca_base_pvar_t *pvar, void *value, void *obj)
 {
     (void)obj;
-    *(unsigned long long *)value =
-        (unsigned long long)__atomic_load_n((uint64_t *)pvar->ctx, __ATOMIC_RELAXED);
+    const zip_coll_stats_t *table = mca_coll_zip_component.op_stats;
+    const size_t at = (size_t)((const char *)pvar->ctx - (const char *)table);
+    *(unsigned long long *)value = (unsigned long long)zip_coll_stats_read(
+        &table[at / sizeof(zip_coll_stats_t)], at % sizeof(zip_coll_stats_t));
     return OMPI_SUCCESS;
 }
 

@@ -38,7 +38,7 @@ int mca_coll_zip_account(int op, struct ompi_communicator_t *comm, int root, int
     mca_coll_zip_stats_add(op, result->all_plain, result->compressed, result->bytes_in,
                            result->bytes_out, binding->codec_ns);
     if (result->verdict >= 0) {
-        mca_coll_zip_stats_policy(op, (zip_verdict_t)result->verdict, 0.0, 0);
+        mca_coll_zip_stats_policy(op, (zip_verdict_t)result->verdict);
     }
     opal_output_verbose(10, mca_coll_zip_component.output,
                         "coll:zip: %s on %s (root %d): sent %zu as %zu", call, comm->c_name, root,

@@ -20,8 +20,7 @@ static bool scatterv_takes(mca_coll_zip_module_t *m, struct ompi_communicator_t 
     if (ompi_comm_rank(comm) == root) {
         return mca_coll_zip_policy_takes_blocks(m, comm, op, many, root);
     }
-    return mca_coll_zip_policy_takes(m, comm, op, mca_coll_zip_component.threshold, NULL, 0, NULL,
-                                     0);
+    return mca_coll_zip_policy_takes(m, comm, op, NULL, 0, NULL, 0);
 }
 
 int mca_coll_zip_scatterv(const void *sbuf, const int *scounts, const int *disps,

@@ -32,9 +32,15 @@ void mca_coll_zip_stats_add(int op, int fallback, int compressed, uint64_t bytes
                        bytes_out, codec_ns);
 }
 
-void mca_coll_zip_stats_policy(int op, zip_verdict_t verdict, double observe_saving, size_t bytes)
+void mca_coll_zip_stats_policy(int op, zip_verdict_t verdict)
 {
-    zip_coll_stats_policy(&mca_coll_zip_component.op_stats[op], verdict, observe_saving, bytes);
+    zip_coll_stats_policy(&mca_coll_zip_component.op_stats[op], verdict, 0.0, 0);
+}
+
+void mca_coll_zip_stats_handed_on(int op, zip_verdict_t verdict, double observe_saving,
+                                  size_t bytes)
+{
+    zip_coll_stats_handed_on(&mca_coll_zip_component.op_stats[op], verdict, observe_saving, bytes);
 }
 
 static void print_line(void *ctx, const char *text)
@@ -92,7 +98,9 @@ void mca_coll_zip_stats_arm_finalize_summary(struct ompi_communicator_t *comm)
 {
     static int armed = 0;
     mca_coll_zip_component_t *z = &mca_coll_zip_component;
+    /* A plain load first: after the first call, no atomic exchange per call. */
     if (comm != &ompi_mpi_comm_world.comm || !z->stats ||
+        __atomic_load_n(&armed, __ATOMIC_RELAXED) ||
         __atomic_exchange_n(&armed, 1, __ATOMIC_ACQ_REL)) {
         return;
     }

@@ -73,10 +73,12 @@ static const zip_ompi_param_t params[] = {
      "Codec spec for payloads (fast, fpc, dfcm, xorlz, lz4, zstd, ...; a lossy stage as in "
      "\"trunc:20+fast\" changes results). Any rank decodes any codec. An invalid spec "
      "stops MPI_Init"},
-    /* 64 KiB: below it the codec's fixed cost is a visible share of the transfer even on a
-     * slow network, and latency, not bandwidth, dominates. */
+    /* 16 KiB, as coll_zip_threshold: the cost model decides above it (a fast link costs a
+     * test); below it latency dominates and a message is too small for a sample (a quarter of
+     * it, at least 4 KiB). 2 ranks over 1 Gbit/s, smooth doubles: compressed ping-pongs of
+     * 16 KiB 1.4x faster than raw, of 4-8 KiB 0.8x (docs/performance.md). */
     {"threshold", OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY,
-     ZIP_OMPI_PARAM_SIZE(&mca_pml_zip_component.threshold, 65536),
+     ZIP_OMPI_PARAM_SIZE(&mca_pml_zip_component.threshold, 16384),
      "Smallest payload in bytes that is compressed; smaller float/double messages are sent "
      "raw behind the zip header"},
     {"codec_threads", OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY,

@@ -1,6 +1,7 @@
 // The speed-aware policy of zip.h: one cost model that every decision site asks, and the
 // running estimates of codec and link speed it is fed with.
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstring>
@@ -26,11 +27,15 @@ constexpr double kLinkDecay = 0.01;
 
 } // namespace
 
+// Writers update under the lock (each update reads the estimate it replaces); readers, one per
+// message pml/zip sends, load the estimates without it (each is one atomic word, and each is
+// an estimate on its own: a reader that sees one updated and another not yet decides as it
+// would have a moment earlier or later).
 struct zip_estimator {
-    mutable std::mutex lock;
-    double compress_Bps = 0.0;
-    double decompress_Bps = 0.0;
-    double link_Bps[2] = {0.0, 0.0};
+    std::mutex lock;
+    std::atomic<double> compress_Bps{0.0};
+    std::atomic<double> decompress_Bps{0.0};
+    std::atomic<double> link_Bps[2] = {0.0, 0.0};
     bool link_fixed[2] = {false, false};
 };
 
@@ -137,8 +142,10 @@ void zip_estimator_observe_codec(zip_estimator_t *e, int decompress, size_t raw_
         return;
     const double rate = double(raw_bytes) / seconds;
     std::lock_guard<std::mutex> g(e->lock);
-    double &est = decompress ? e->decompress_Bps : e->compress_Bps;
-    est = est > 0.0 ? (1.0 - kCodecWeight) * est + kCodecWeight * rate : rate;
+    std::atomic<double> &est = decompress ? e->decompress_Bps : e->compress_Bps;
+    const double was = est.load(std::memory_order_relaxed);
+    est.store(was > 0.0 ? (1.0 - kCodecWeight) * was + kCodecWeight * rate : rate,
+              std::memory_order_relaxed);
 }
 
 void zip_estimator_observe_link(zip_estimator_t *e, int peer_class, size_t bytes, double seconds,
@@ -151,8 +158,10 @@ void zip_estimator_observe_link(zip_estimator_t *e, int peer_class, size_t bytes
     std::lock_guard<std::mutex> g(e->lock);
     if (e->link_fixed[peer_class])
         return;
-    double &est = e->link_Bps[peer_class];
-    est = rate >= est ? rate : std::max(rate, (1.0 - kLinkDecay) * est);
+    std::atomic<double> &est = e->link_Bps[peer_class];
+    const double was = est.load(std::memory_order_relaxed);
+    est.store(rate >= was ? rate : std::max(rate, (1.0 - kLinkDecay) * was),
+              std::memory_order_relaxed);
 }
 
 void zip_estimator_reset_link(zip_estimator_t *e, int peer_class)
@@ -161,7 +170,7 @@ void zip_estimator_reset_link(zip_estimator_t *e, int peer_class)
         return;
     std::lock_guard<std::mutex> g(e->lock);
     if (!e->link_fixed[peer_class])
-        e->link_Bps[peer_class] = 0.0;
+        e->link_Bps[peer_class].store(0.0, std::memory_order_relaxed);
 }
 
 void zip_estimator_fix_link(zip_estimator_t *e, int peer_class, double Bps)
@@ -169,7 +178,7 @@ void zip_estimator_fix_link(zip_estimator_t *e, int peer_class, double Bps)
     if (e == nullptr || peer_class < 0 || peer_class > 1)
         return;
     std::lock_guard<std::mutex> g(e->lock);
-    e->link_Bps[peer_class] = Bps;
+    e->link_Bps[peer_class].store(Bps, std::memory_order_relaxed);
     e->link_fixed[peer_class] = Bps > 0.0;
 }
 
@@ -178,10 +187,10 @@ zip_speeds_t zip_estimator_speeds(const zip_estimator_t *e, int peer_class, int 
     zip_speeds_t s{0.0, 0.0, 0.0};
     if (e == nullptr || peer_class < 0 || peer_class > 1)
         return s;
-    std::lock_guard<std::mutex> g(e->lock);
-    s.compress_Bps = e->compress_Bps;
-    s.decompress_Bps = e->decompress_Bps;
-    s.link_Bps = e->link_Bps[peer_class] / double(std::max(sharing, 1));
+    s.compress_Bps = e->compress_Bps.load(std::memory_order_relaxed);
+    s.decompress_Bps = e->decompress_Bps.load(std::memory_order_relaxed);
+    s.link_Bps =
+        e->link_Bps[peer_class].load(std::memory_order_relaxed) / double(std::max(sharing, 1));
     return s;
 }
 

@@ -90,6 +90,15 @@ void zip_coll_stats_policy(zip_coll_stats_t *s, zip_verdict_t verdict, double ob
     }
 }
 
+void zip_coll_stats_handed_on(zip_coll_stats_t *s, zip_verdict_t verdict, double observe_saving,
+                              size_t bytes)
+{
+    if (verdict >= 0 && verdict < ZIP_VERDICT_COUNT)
+        add(&s->handed_on[verdict], 1);
+    if (observe_saving > 0.0)
+        zip_coll_stats_policy(s, ZIP_VERDICT_COMPRESS, observe_saving, bytes);
+}
+
 void zip_coll_stats_snapshot(const zip_coll_stats_t *from, zip_coll_stats_t *to, size_t n)
 {
     const size_t words = n * sizeof(zip_coll_stats_t) / sizeof(uint64_t);
@@ -97,6 +106,28 @@ void zip_coll_stats_snapshot(const zip_coll_stats_t *from, zip_coll_stats_t *to,
     auto *dst = reinterpret_cast<uint64_t *>(to);
     for (size_t i = 0; i < words; ++i)
         dst[i] = std::atomic_ref<uint64_t>(src[i]).load(std::memory_order_relaxed);
+    // The handed-on calls, where readers expect them.
+    for (size_t k = 0; k < n; ++k) {
+        zip_coll_stats_t &t = to[k];
+        for (int v = 0; v < ZIP_VERDICT_COUNT; ++v) {
+            t.calls += t.handed_on[v];
+            t.calls_fallback += t.handed_on[v];
+        }
+        t.calls_link_faster += t.handed_on[ZIP_VERDICT_LINK_FASTER];
+        t.calls_never += t.handed_on[ZIP_VERDICT_NEVER];
+        t.calls_incompressible += t.handed_on[ZIP_VERDICT_INCOMPRESSIBLE];
+        for (uint64_t &h : t.handed_on)
+            h = 0;
+    }
+}
+
+uint64_t zip_coll_stats_read(const zip_coll_stats_t *s, size_t offset)
+{
+    if (offset % sizeof(uint64_t) != 0 || offset >= sizeof(zip_coll_stats_t))
+        return 0;
+    zip_coll_stats_t t;
+    zip_coll_stats_snapshot(s, &t, 1);
+    return reinterpret_cast<const uint64_t *>(&t)[offset / sizeof(uint64_t)];
 }
 
 void zip_coll_stats_print(const zip_coll_stats_t *t, const char *const *names, size_t n,

@@ -2,9 +2,19 @@
 // and how a collective's data flow, the policy a call gets and whether it takes zip's path.
 #include "zip_algo.h"
 
+namespace
+{
+
+// The size every route is judged on: the model's times are proportional to the bytes, so any
+// size gives the same verdict; one fixed size (a power of two: the division by the speeds scales
+// exactly) makes that hold to the last bit, on every rank and for every call.
+constexpr size_t kRouteBytes = size_t(1) << 20;
+
+} // namespace
+
 extern "C" zip_verdict_t zip_algo_route(zip_policy_mode_t mode, zip_algo_flow_t flow, int size,
                                         const zip_algo_agreed_t *agreed, bool all_remote,
-                                        size_t bytes, zip_algo_policy_t *out)
+                                        zip_algo_policy_t *out)
 {
     *out = zip_algo_policy_t{};
     out->mode = mode;
@@ -25,7 +35,7 @@ extern "C" zip_verdict_t zip_algo_route(zip_policy_mode_t mode, zip_algo_flow_t 
     out->speeds.compress_Bps = agreed->compress_Bps;
     out->speeds.decompress_Bps = agreed->decompress_Bps;
     out->speeds.link_Bps = agreed->link_Bps[cls] / double(sharing > 0 ? sharing : 1);
-    return zip_policy_decide(mode, &out->speeds, bytes > 0 ? bytes : 1, 0, 0.0, out->shape);
+    return zip_policy_decide(mode, &out->speeds, kRouteBytes, 0, 0.0, out->shape);
 }
 
 // Bcast, scatter(v): the root alone counts. Gather(v): the senders share the root's link one

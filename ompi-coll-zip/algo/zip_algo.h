@@ -67,13 +67,16 @@ typedef struct zip_algo_agreed {
     double chain_local_share;
 } zip_algo_agreed_t;
 
-/* The route of a call of `flow` moving `bytes` on `size` ranks, the same on every rank given the
- * same arguments: ZIP_VERDICT_COMPRESS takes zip's path (its sample decides inside with *out),
- * any other verdict hands the call on. agreed NULL: speeds unknown (policy always needs none).
+/* The route of a call of `flow` on `size` ranks, the same on every rank given the same
+ * arguments: ZIP_VERDICT_COMPRESS takes zip's path (its sample decides inside with *out), any
+ * other verdict hands the call on. agreed NULL: speeds unknown (policy always needs none).
  * all_remote: every peer counts as remote (force_local: no peer is known to share the node); else
- * the remote link rules where one was measured. */
+ * the remote link rules where one was measured. The route does not depend on the call's size:
+ * before a sample the model's raw and compressed times are both proportional to the bytes, so it
+ * is judged on one size for all, and a caller may keep it for every call of its flow under that
+ * mode (coll/zip keeps one per communicator and collective). */
 zip_verdict_t zip_algo_route(zip_policy_mode_t mode, zip_algo_flow_t flow, int size,
-                             const zip_algo_agreed_t *agreed, bool all_remote, size_t bytes,
+                             const zip_algo_agreed_t *agreed, bool all_remote,
                              zip_algo_policy_t *out);
 /* Under observe, the part of a call's predicted saving that one rank's own payload stands for. */
 double zip_algo_observe_share(zip_algo_flow_t flow, int size);

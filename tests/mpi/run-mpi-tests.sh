@@ -121,6 +121,11 @@ run_stats "nonblocking np=8 zip=on short, compressed" nonblocking "$nb_ops" comp
 for t in bcast alltoallv gatherv allreduce; do
     run "$t np=3 zip=auto" "$t" -np 3 --oversubscribe $zip_auto "$bin/test_$t"
 done
+# A threshold below the 48 bytes the ranks reduce to agree on speeds: that allreduce goes to the
+# previous component, not back into zip's own (which routed it to the agreement again, until the
+# stack ran out).
+run "allreduce np=3 zip=auto threshold=8" allreduce -np 3 --oversubscribe $zip_auto \
+    --mca coll_zip_threshold 8 "$bin/test_allreduce"
 
 # Small segments and a low threshold push every path (many segments, chain topology, many
 # compressed blocks) with the same data.

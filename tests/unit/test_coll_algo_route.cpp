@@ -19,16 +19,14 @@ zip_algo_agreed_t agreed(double remote, double local = 10e9, int ranks_per_node 
     return a;
 }
 
-const size_t MiB = size_t(1) << 20;
-
 } // namespace
 
 TEST(CollAlgoRoute, NeverAndAlwaysNeedNoSpeeds)
 {
     zip_algo_policy_t p;
-    EXPECT_EQ(zip_algo_route(ZIP_POLICY_NEVER, ZIP_FLOW_ONE, 4, nullptr, true, MiB, &p),
+    EXPECT_EQ(zip_algo_route(ZIP_POLICY_NEVER, ZIP_FLOW_ONE, 4, nullptr, true, &p),
               ZIP_VERDICT_NEVER);
-    EXPECT_EQ(zip_algo_route(ZIP_POLICY_ALWAYS, ZIP_FLOW_ONE, 4, nullptr, true, MiB, &p),
+    EXPECT_EQ(zip_algo_route(ZIP_POLICY_ALWAYS, ZIP_FLOW_ONE, 4, nullptr, true, &p),
               ZIP_VERDICT_COMPRESS);
     EXPECT_EQ(p.mode, ZIP_POLICY_ALWAYS);
     EXPECT_EQ(p.speeds.link_Bps, 0.0);
@@ -39,12 +37,12 @@ TEST(CollAlgoRoute, OnTwoRanksOnlyABroadcastPipelines)
     zip_algo_policy_t p;
     const zip_algo_agreed_t a = agreed(125e6);
     for (zip_algo_flow_t f : {ZIP_FLOW_ALL_SEND, ZIP_FLOW_RING, ZIP_FLOW_ONE}) {
-        zip_algo_route(ZIP_POLICY_AUTO, f, 2, &a, true, MiB, &p);
+        zip_algo_route(ZIP_POLICY_AUTO, f, 2, &a, true, &p);
         EXPECT_EQ(p.shape, ZIP_TRANSFER_ONE_SHOT) << f;
-        zip_algo_route(ZIP_POLICY_AUTO, f, 3, &a, true, MiB, &p);
+        zip_algo_route(ZIP_POLICY_AUTO, f, 3, &a, true, &p);
         EXPECT_EQ(p.shape, ZIP_TRANSFER_PIPELINED) << f;
     }
-    zip_algo_route(ZIP_POLICY_AUTO, ZIP_FLOW_PIPELINE, 2, &a, true, MiB, &p);
+    zip_algo_route(ZIP_POLICY_AUTO, ZIP_FLOW_PIPELINE, 2, &a, true, &p);
     EXPECT_EQ(p.shape, ZIP_TRANSFER_PIPELINED);
 }
 
@@ -52,9 +50,9 @@ TEST(CollAlgoRoute, AlltoallSharesTheNodesLinkAmongItsRanks)
 {
     zip_algo_policy_t p;
     const zip_algo_agreed_t a = agreed(1e9, 10e9, 4);
-    zip_algo_route(ZIP_POLICY_AUTO, ZIP_FLOW_ALL_SEND, 8, &a, false, MiB, &p);
+    zip_algo_route(ZIP_POLICY_AUTO, ZIP_FLOW_ALL_SEND, 8, &a, false, &p);
     EXPECT_DOUBLE_EQ(p.speeds.link_Bps, 0.25e9);
-    zip_algo_route(ZIP_POLICY_AUTO, ZIP_FLOW_RING, 8, &a, false, MiB, &p);
+    zip_algo_route(ZIP_POLICY_AUTO, ZIP_FLOW_RING, 8, &a, false, &p);
     EXPECT_DOUBLE_EQ(p.speeds.link_Bps, 1e9);
     EXPECT_DOUBLE_EQ(p.speeds.compress_Bps, 1e9);
 }
@@ -63,10 +61,10 @@ TEST(CollAlgoRoute, TheLocalLinkRulesOnlyWhereNoRemoteOneWasMeasured)
 {
     zip_algo_policy_t p;
     const zip_algo_agreed_t one_node = agreed(0.0, 5e9);
-    zip_algo_route(ZIP_POLICY_AUTO, ZIP_FLOW_ONE, 4, &one_node, false, MiB, &p);
+    zip_algo_route(ZIP_POLICY_AUTO, ZIP_FLOW_ONE, 4, &one_node, false, &p);
     EXPECT_DOUBLE_EQ(p.speeds.link_Bps, 5e9);
     // force_local: every peer is remote, whatever was measured.
-    zip_algo_route(ZIP_POLICY_AUTO, ZIP_FLOW_ONE, 4, &one_node, true, MiB, &p);
+    zip_algo_route(ZIP_POLICY_AUTO, ZIP_FLOW_ONE, 4, &one_node, true, &p);
     EXPECT_DOUBLE_EQ(p.speeds.link_Bps, 0.0);
 }
 
@@ -74,14 +72,34 @@ TEST(CollAlgoRoute, ALinkFasterThanTheCodecHandsTheCallOnASlowOneTakesIt)
 {
     zip_algo_policy_t p;
     const zip_algo_agreed_t fast = agreed(50e9), slow = agreed(125e6);
-    EXPECT_EQ(zip_algo_route(ZIP_POLICY_AUTO, ZIP_FLOW_ONE, 4, &fast, true, MiB, &p),
+    EXPECT_EQ(zip_algo_route(ZIP_POLICY_AUTO, ZIP_FLOW_ONE, 4, &fast, true, &p),
               ZIP_VERDICT_LINK_FASTER);
-    EXPECT_EQ(zip_algo_route(ZIP_POLICY_AUTO, ZIP_FLOW_ONE, 4, &slow, true, MiB, &p),
+    EXPECT_EQ(zip_algo_route(ZIP_POLICY_AUTO, ZIP_FLOW_ONE, 4, &slow, true, &p),
               ZIP_VERDICT_COMPRESS);
     // observe decides as auto (the glue then hands the call on and counts).
-    EXPECT_EQ(zip_algo_route(ZIP_POLICY_OBSERVE, ZIP_FLOW_ONE, 4, &slow, true, MiB, &p),
+    EXPECT_EQ(zip_algo_route(ZIP_POLICY_OBSERVE, ZIP_FLOW_ONE, 4, &slow, true, &p),
               ZIP_VERDICT_COMPRESS);
     EXPECT_EQ(p.mode, ZIP_POLICY_OBSERVE);
+}
+
+// coll/zip keeps a route for every call of a collective, whatever its size: the cost model
+// must give the same verdict at any size the route's speeds and shape are judged on.
+TEST(CollAlgoRoute, TheVerdictIsTheSameAtEverySize)
+{
+    const size_t sizes[] = {1, 1000, 16384, 65536, 100000, 1 << 20, 3u << 28, size_t(5) << 32};
+    for (double remote : {0.0, 12.5e6, 125e6, 0.5e9, 1.0e9, 1.25e9, 2e9, 8e9, 50e9})
+        for (int ranks : {2, 3, 8})
+            for (zip_algo_flow_t f :
+                 {ZIP_FLOW_PIPELINE, ZIP_FLOW_ALL_SEND, ZIP_FLOW_RING, ZIP_FLOW_ONE})
+                for (zip_policy_mode_t mode : {ZIP_POLICY_AUTO, ZIP_POLICY_OBSERVE}) {
+                    zip_algo_policy_t p;
+                    const zip_algo_agreed_t a = agreed(remote, 10e9, 4);
+                    const zip_verdict_t v = zip_algo_route(mode, f, ranks, &a, false, &p);
+                    for (size_t bytes : sizes)
+                        EXPECT_EQ(zip_policy_decide(mode, &p.speeds, bytes, 0, 0.0, p.shape), v)
+                            << remote << " B/s, " << ranks << " ranks, flow " << f << ", " << bytes
+                            << " bytes";
+                }
 }
 
 TEST(CollAlgoRoute, ObserveSharesAddUpToOneCallsSaving)

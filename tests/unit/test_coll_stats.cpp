@@ -95,6 +95,39 @@ TEST(CollStats, SnapshotCopiesEveryCounter)
 {
     zip_coll_stats_t t[2], copy[2];
     std::memset(t, 0x5a, sizeof(t));
+    std::memset(t[0].handed_on, 0, sizeof(t[0].handed_on));
+    std::memset(t[1].handed_on, 0, sizeof(t[1].handed_on));
     zip_coll_stats_snapshot(t, copy, 2);
     EXPECT_EQ(std::memcmp(t, copy, sizeof(t)), 0);
+}
+
+// A call handed on costs one counter; readers see it as a call, a fallback and its verdict.
+TEST(CollStats, HandedOnCallsReadAsFallbacksWithTheirVerdict)
+{
+    zip_coll_stats_t s{}, copy;
+    zip_coll_stats_add(&s, 0, 1, 1000, 400, 77); // a call zip took
+    zip_coll_stats_handed_on(&s, ZIP_VERDICT_LINK_FASTER, 0.0, 0);
+    zip_coll_stats_handed_on(&s, ZIP_VERDICT_LINK_FASTER, 0.0, 0);
+    zip_coll_stats_handed_on(&s, ZIP_VERDICT_NEVER, 0.0, 0);
+    zip_coll_stats_handed_on(&s, ZIP_VERDICT_INCOMPRESSIBLE, 0.0, 0);
+    zip_coll_stats_handed_on(&s, ZIP_VERDICT_TOO_SMALL, 0.0, 0);
+    zip_coll_stats_handed_on(&s, ZIP_VERDICT_COMPRESS, 0.002, 2 << 20); // observed
+    zip_coll_stats_snapshot(&s, &copy, 1);
+    EXPECT_EQ(copy.calls, 7u);
+    EXPECT_EQ(copy.calls_fallback, 6u);
+    EXPECT_EQ(copy.calls_compressed, 1u);
+    EXPECT_EQ(copy.calls_link_faster, 2u);
+    EXPECT_EQ(copy.calls_never, 1u);
+    EXPECT_EQ(copy.calls_incompressible, 1u);
+    EXPECT_EQ(copy.observe_compressible, 1u);
+    EXPECT_EQ(copy.observe_saving_ns, 2000000u);
+    for (uint64_t h : copy.handed_on)
+        EXPECT_EQ(h, 0u);
+    // One counter at a time (MPI_T) reads the same.
+    for (size_t k = 0; k < zip_coll_stats_counter_count; ++k) {
+        const size_t at = zip_coll_stats_counters[k].offset;
+        uint64_t want;
+        std::memcpy(&want, reinterpret_cast<const char *>(&copy) + at, sizeof(want));
+        EXPECT_EQ(zip_coll_stats_read(&s, at), want) << zip_coll_stats_counters[k].name;
+    }
 }
