@@ -13,7 +13,10 @@
  * blocking one, between a non-blocking one and its MPI_Wait (with MPI_Test now and then), so
  * that the two forms can be compared at equal work. latency_us
  * is the median over repetitions of the slowest rank's time; for bandwidth, which streams a window
- * of messages, that time divided by the window (time per message: MB/s = bytes / latency_us). */
+ * of messages, that time divided by the window (time per message: MB/s = bytes / latency_us).
+ * Every repetition sends the same data unless --evolve advances them a step between two
+ * (zb_evolve, untimed): what temporal coding, which codes a message against the previous one of
+ * its stream, must be measured on. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* dl_iterate_phdr */
 #endif

@@ -4,7 +4,8 @@
 # rows report the ratio zip's counters measured; --ab compares zip with stock inside one job;
 # the overlap benchmark runs its computation for about the time asked; the corpus:DIR data set
 # reads msgrec's files (a corpus of zeros compresses, one of random bytes does not, a too small
-# one is refused). One line per check, "PASS: name" or "FAIL: name"; exit status is the number
+# one is refused); --evolve's changing data verify, and temporal coding (pml_zip_temporal,
+# coll_zip_alltoallv_temporal) sends them as deltas of the previous step. One line per check, "PASS: name" or "FAIL: name"; exit status is the number
 # of failures (capped at 100).
 #
 # Usage: run-zipbench-tests.sh [component dir]   (default: $BUILD_DIR/ompi-coll-zip/.libs);
