@@ -13,7 +13,10 @@
  * blocking one, between a non-blocking one and its MPI_Wait (with MPI_Test now and then), so
  * that the two forms can be compared at equal work. latency_us
  * is the median over repetitions of the slowest rank's time; for bandwidth, which streams a window
- * of messages, that time divided by the window (time per message: MB/s = bytes / latency_us). */
+ * of messages, that time divided by the window (time per message: MB/s = bytes / latency_us).
+ * Every repetition sends the same data unless --evolve advances them a step between two
+ * (zb_evolve, untimed): what temporal coding, which codes a message against the previous one of
+ * its stream, must be measured on. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* dl_iterate_phdr */
 #endif
@@ -35,7 +38,7 @@ typedef struct options {
     char ops[256], datasets[512], sizes[1024];
     const char *mode, *link, *csv, *codec;
     long min_bytes, max_bytes, step;
-    int require_zip, ab, ab_blocks;
+    int require_zip, ab, ab_blocks, evolve;
     double compute_us, test_every_us;
     long compute_iters;
     zb_timing_opts t;
@@ -91,8 +94,16 @@ static void usage(void)
         "                    call of each batch is verified.\n"
         "                    Over netemu, small points need it: between repetitions the\n"
         "                    link's token bucket refills and lets the next call through\n"
-        "                    at veth speed\n",
-        zb_op_names, zb_dataset_names);
+        "                    at veth speed\n"
+        "  --evolve          the data change between repetitions as a time-stepping code's\n"
+        "                    do (for temporal coding: pml_zip_temporal,\n"
+        "                    coll_zip_alltoallv_temporal): before each repetition but the\n"
+        "                    first, untimed and alike on every rank, heat takes one more\n"
+        "                    step of its heat equation, the other sets have 1/%d of their\n"
+        "                    elements scaled by 1 + d, |d| < 1e-3 (at places drawn anew each\n"
+        "                    step); results are verified against the evolved data. Needs\n"
+        "                    --batch 1 (auto is 1), not with --ab\n",
+        zb_op_names, zb_dataset_names, ZB_EVOLVE_EVERY);
 }
 
 static int parse(int argc, char **argv, options *o)
@@ -161,13 +172,16 @@ static int parse(int argc, char **argv, options *o)
             o->require_zip = 1;
         else if (!strcmp(a, "--ab"))
             o->ab = 1;
+        else if (!strcmp(a, "--evolve"))
+            o->evolve = 1;
         else
             return -1;
 #undef ARG
     }
     if (o->min_bytes < 8 || o->max_bytes < o->min_bytes || o->step < 2 || o->t.min_reps < 1 ||
         o->t.max_reps < o->t.min_reps || o->t.batch < 0 || !(o->compute_us > 0) ||
-        o->compute_iters < 0 || !(o->test_every_us > 0) || o->ab_blocks < 1)
+        o->compute_iters < 0 || !(o->test_every_us > 0) || o->ab_blocks < 1 ||
+        (o->evolve && (o->ab || o->t.batch > 1)))
         return -1;
     return 0;
 }
@@ -289,18 +303,51 @@ static long next_size(const options *o, long cur, const char **cursor)
     return cur <= o->max_bytes ? cur : -1;
 }
 
+/* --evolve: the field F[0..n) of data set ds, advanced one step at each call of evolve_step
+ * (zb_evolve), identically on every rank. */
+typedef struct evolver {
+    const char *ds;
+    double *F;
+    size_t n;
+    unsigned long step;
+    int rank;
+} evolver;
+
+static void evolve_step(void *ctx)
+{
+    evolver *e = ctx;
+    char why[512] = "";
+    if (zb_evolve(e->ds, e->F, e->n, ++e->step, why, sizeof why)) {
+        if (!e->rank)
+            fprintf(stderr, "zipbench: --evolve: data set '%s': %s\n", e->ds, why);
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+}
+
 /* Bytes all ranks handed to zip (traffic[0]) and sent after compression (traffic[1]) over a
  * few untimed runs of `op`, from zip's MPI_T counters; the same data gives the same frames, so
- * this is the ratio of the timed runs. Collective; 0 when every rank could read the counters. */
-static int measured_ratio(zb_op *op, const char *name, double traffic[3])
+ * this is the ratio of the timed runs. With ev (--evolve, op's field) the data advance before
+ * every run, and 9 uncounted runs go first: the stream's last message is another point's
+ * (coll/zip's streams are per peer, not per size), the temporal choice then goes plain and
+ * samples again after 8 calls, so that the 8 counted runs are coded as the timed ones were.
+ * Collective; 0 when every rank could read the counters. */
+static int measured_ratio(zb_op *op, const char *name, evolver *ev, double traffic[3])
 {
-    enum { RUNS = 2 };
+    const int RUNS = ev ? 8 : 2;
+    for (int i = 0; ev && i < 9; i++) {
+        if (i)
+            evolve_step(ev);
+        zb_op_prepare(op, 0);
+        zb_op_run(op, 0);
+    }
     unsigned long long in0 = 0, out0 = 0, on0 = 0, in1 = 0, out1 = 0, on1 = 0;
     char row[32];
     zb_op_stats_name(name, row, sizeof row);
     zb_zipstats *stats = zb_zipstats_open();
     int ok = stats && !zb_zipstats_read(stats, row, &in0, &out0, &on0);
     for (int i = 0; i < RUNS; i++) {
+        if (ev)
+            evolve_step(ev);
         zb_op_prepare(op, 0);
         zb_op_run(op, 0);
     }
@@ -339,6 +386,17 @@ static double *field(const char *ds, long bytes, int rank)
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     return F;
+}
+
+/* F[0..bytes / 8) filled anew with data set ds, as field made it. */
+static void refill(const char *ds, double *F, long bytes, int rank)
+{
+    char why[512] = "";
+    if (zb_fill(ds, F, (size_t)bytes / sizeof *F, why, sizeof why)) {
+        if (!rank)
+            fprintf(stderr, "zipbench: data set '%s': %s\n", ds, why);
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
 }
 
 /* The overlap benchmark's computation, set up by main before any timing. */
@@ -413,18 +471,27 @@ static point *time_points(const options *o, int rank, MPI_Comm *ab, int *npoints
         const char *cursor = o->sizes;
         for (long bytes = next_size(o, -1, &cursor); bytes > 0;
              bytes = next_size(o, bytes, &cursor)) {
-            double *F = field(ds, bytes, rank);
+            double *F = field(ds, bytes, rank), *first = F;
             char opl[sizeof o->ops], *osave = NULL;
             snprintf(opl, sizeof opl, "%s", o->ops);
             for (char *name = strtok_r(opl, ",", &osave); name;
                  name = strtok_r(NULL, ",", &osave)) {
                 zb_op *ops[ZB_AB_COMMS];
                 zb_timing r[ZB_AB_COMMS];
+                if (o->evolve && F != first) /* every op from the data set's first step */
+                    refill(ds, F, bytes, rank);
+                first = NULL;
                 for (int c = 0; c < modes; c++)
                     ops[c] = create_op(name, F, bytes, rank, ab ? ab[c] : MPI_COMM_WORLD);
                 zb_timing_opts t = o->t;
                 if (t.batch == 0) /* auto: about 256 KiB per repetition, as the bucket needs */
                     t.batch = bytes >= 262144 ? 1 : bytes <= 16384 ? 16 : (int)(262144 / bytes);
+                evolver ev = {ds, F, (size_t)bytes / sizeof *F, 0, rank};
+                if (o->evolve) {
+                    t.batch = 1;
+                    t.evolve = evolve_step;
+                    t.evolve_ctx = &ev;
+                }
                 if (ab)
                     zb_ab_measure(ops, &t, o->ab_blocks, MPI_COMM_WORLD, r);
                 else
@@ -470,14 +537,15 @@ static int first_time(char *told, const char *op)
 }
 
 static double point_ratio(const point *pt, const char *spec, size_t threshold, int use_pvars,
-                          int rank, MPI_Comm comm)
+                          int evolve, int rank, MPI_Comm comm)
 {
     static char told[sizeof((options *)0)->ops + 2] = ","; /* ",op,op," told about */
     double *F = field(pt->ds, pt->bytes, rank);
     zb_op *op = create_op(pt->op, F, pt->bytes, rank, comm);
     const size_t msg = zb_op_message_bytes(op);
     double ratio = 1.0, traffic[3];
-    if (use_pvars && measured_ratio(op, pt->op, traffic) == 0) {
+    evolver ev = {pt->ds, F, (size_t)pt->bytes / sizeof *F, 0, rank};
+    if (use_pvars && measured_ratio(op, pt->op, evolve ? &ev : NULL, traffic) == 0) {
         ratio = traffic[1] > 0 ? traffic[0] / traffic[1] : 1.0;
         /* Loaded is not selected: a component that declined the communicator would make this
          * row plain Open MPI under a zip label. */
@@ -619,6 +687,11 @@ int main(int argc, char **argv)
                !is_zip     ? "-"
                : use_pvars ? "measured(coll_zip pvars)"
                            : "codec-estimate");
+        if (o.evolve)
+            printf("# evolve: the data advance one step before each repetition (heat: its heat "
+                   "equation; others: 1/%d of the elements perturbed)%s\n",
+                   ZB_EVOLVE_EVERY,
+                   is_zip && p2p ? "; the ratio column is one message's, coded on its own" : "");
         printf("%-18s %-14s %10s %-12s %12s %12s %9s %5s %7s\n", "op", "dataset", "bytes", "mode",
                "median_us", "mean_us", "stderr", "reps", "ratio");
     }
@@ -631,7 +704,7 @@ int main(int argc, char **argv)
             failures += ab_bad;
         }
         const double ratio = !strncmp(pt->mode, "zip", 3)
-                                 ? point_ratio(pt, spec, threshold, use_pvars, rank,
+                                 ? point_ratio(pt, spec, threshold, use_pvars, o.evolve, rank,
                                                o.ab ? ab[ZB_AB_ZIP] : MPI_COMM_WORLD)
                                  : 1.0;
         if (rank || (pt->ab >= 0 && ab_bad))

@@ -54,11 +54,15 @@ zb_timing zb_measure(zb_op *op, const zb_timing_opts *o, MPI_Comm comm)
     int rep = 0;
     /* Root rotation runs through warm-up too, so that each root's path is warm. */
     for (int w = 0; w < o->warmup; w++, rep++) {
+        if (rep && o->evolve)
+            o->evolve(o->evolve_ctx);
         zb_time_rep(op, zb_op_rooted(op) ? rep % size : 0, o->batch, comm, v);
         r.bad_elements += v[1];
     }
     /* Decisions use only allreduced values, so all ranks stop at the same repetition. */
     for (int k = 1; k <= o->max_reps; k++, rep++) {
+        if (rep && o->evolve)
+            o->evolve(o->evolve_ctx);
         zb_time_rep(op, zb_op_rooted(op) ? rep % size : 0, o->batch, comm, v);
         r.bad_elements += v[1];
         times[k - 1] = v[0];

@@ -14,6 +14,10 @@ typedef struct zb_timing_opts {
     double rse;      /* stop when stderr / mean falls below this */
     double budget_s; /* stop when the timed repetitions add up to this */
     int batch;       /* calls per repetition, back to back; times are per call */
+    /* --evolve: called with evolve_ctx before every repetition but the first, warm-up
+     * included, outside the timed region (NULL: the same data every repetition) */
+    void (*evolve)(void *evolve_ctx);
+    void *evolve_ctx;
 } zb_timing_opts;
 
 typedef struct zb_timing {

@@ -4,7 +4,8 @@
 # rows report the ratio zip's counters measured; --ab compares zip with stock inside one job;
 # the overlap benchmark runs its computation for about the time asked; the corpus:DIR data set
 # reads msgrec's files (a corpus of zeros compresses, one of random bytes does not, a too small
-# one is refused). One line per check, "PASS: name" or "FAIL: name"; exit status is the number
+# one is refused); --evolve's changing data verify, and temporal coding (pml_zip_temporal,
+# coll_zip_alltoallv_temporal) sends them as deltas of the previous step. One line per check, "PASS: name" or "FAIL: name"; exit status is the number
 # of failures (capped at 100).
 #
 # Usage: run-zipbench-tests.sh [component dir]   (default: $BUILD_DIR/ompi-coll-zip/.libs);
@@ -180,5 +181,74 @@ mpirun_logged -np 2 $path "$zipbench" --ops bcast --datasets "corpus:$bin/corpus
     --sizes 65536 $quick
 [ $? != 0 ] && grep -q "data set 'corpus:$bin/corpus/none'" "$bin/out.log"
 report "corpus:DIR that does not exist is refused" $? "$bin/out.log"
+
+# --evolve: the data advance between repetitions (docs/user-guide.md, zipbench), and temporal
+# coding sees it. Every collective and data set verified with zip off and with
+# coll_zip_alltoallv_temporal auto (3 ranks); then on random doubles that change in 1/64 of
+# their elements per step (incompressible on their own, so only delta frames shrink them):
+# pml_zip_temporal auto sends the pingpong's messages as delta frames (its stats line) at less
+# than a third of their bytes, yet each delta frame at least 1 KiB more than in the same job
+# without --evolve (where every message equals the previous one and a delta frame is about
+# 100 bytes; 1/64 of 256 KiB changed is 4 KiB of new doubles): the data did change; coll/zip's
+# counters give alltoallv a ratio between 4 and 100 with alltoallv_temporal auto (13.7; data that
+# did not change would give about 1900) and below 1.05 with it off.
+for mode in default zip; do
+    mca=$path
+    [ $mode = zip ] && mca="$zip_on --mca coll_zip_alltoallv_temporal auto"
+    # shellcheck disable=SC2086
+    mpirun_logged -np 3 --oversubscribe $mca "$zipbench" --ops "$coll_ops" --evolve \
+        --datasets heat,random,gauss --sizes 196608 --mode $mode $quick
+    [ $? = 0 ] && [ "$(rows_of alltoallv)" = 3 ] && grep -q "^# evolve: " "$bin/out.log"
+    report "--evolve: every op verified on evolving data, 3 ranks, $mode" $? "$bin/out.log"
+done
+pmldir=$(built_component_dir ucx-hooks)
+pml_on="--mca mca_base_component_path $pmldir:$zipdir:$ompidir --mca pml ob1,zip
+    --mca pml_zip_enable 1 --mca pml_zip_force_local 1 --mca pml_zip_policy always
+    --mca pml_zip_temporal auto --mca pml_zip_stats 1"
+# stream_stat pattern: the first number in pattern on rank 0's pml:zip temporal line.
+stream_stat() {
+    grep 'pml:zip temporal (rank 0)' "$bin/out.log" | grep -o "$1" | grep -o '[0-9][0-9]*' |
+        head -n 1
+}
+evolve_pp="--ops pingpong --datasets random --sizes 262144 --mode zip --require-zip --warmup 1
+    --min-reps 16 --max-reps 16"
+if [ -e "$pmldir/mca_pml_zip.so" ]; then
+    # shellcheck disable=SC2086
+    mpirun_logged -np 2 $pml_on "$zipbench" $evolve_pp
+    rc=$? static_wire=$(stream_stat 'wire [0-9]*')
+    # shellcheck disable=SC2086
+    mpirun_logged -np 2 $pml_on "$zipbench" $evolve_pp --evolve
+    rc2=$? deltas=$(stream_stat '[0-9]* delta frames')
+    bytes=$(stream_stat 'stream bytes [0-9]*') wire=$(stream_stat 'wire [0-9]*')
+    echo "static: wire $static_wire; --evolve: $deltas delta frames, $bytes -> $wire" \
+        >>"$bin/out.log"
+    [ $rc = 0 ] && [ $rc2 = 0 ] && [ "${deltas:-0}" -ge 12 ] && [ "${bytes:-0}" -gt 0 ] &&
+        [ $((3 * wire)) -lt "$bytes" ] && [ -n "$static_wire" ] &&
+        [ $((wire - static_wire)) -ge $((deltas * 1024)) ]
+    report "--evolve pingpong: pml_zip_temporal sends delta frames of data that change" $? \
+        "$bin/out.log"
+else
+    echo "SKIP: --evolve pingpong (no mca_pml_zip.so in $pmldir)"
+fi
+for t in auto off; do
+    # shellcheck disable=SC2086
+    mpirun_logged -np 2 $zip_on --mca coll_zip_alltoallv_temporal $t "$zipbench" \
+        --ops alltoallv --datasets random --sizes 262144 --mode zip --evolve --require-zip $quick
+    rc=$? r=$(ratio_of alltoallv random)
+    case $t in
+    auto) awk -v r="$r" 'BEGIN { exit !(r > 4 && r < 100) }' ;;
+    off) awk -v r="$r" 'BEGIN { exit !(r != "" && r < 1.05) }' ;;
+    esac
+    [ $? = 0 ] && [ $rc = 0 ]
+    report "--evolve alltoallv: ratio of random doubles with alltoallv_temporal $t: $r" $? \
+        "$bin/out.log"
+done
+# --evolve times one call per repetition and runs without --ab.
+for bad in "--batch 4" "--ab"; do
+    # shellcheck disable=SC2086
+    mpirun_logged -np 2 $zip_on "$zipbench" --ops bcast --sizes 65536 --evolve $bad $quick
+    [ $? != 0 ] && grep -q "^  --evolve " "$bin/out.log"
+    report "--evolve with $bad is refused" $? "$bin/out.log"
+done
 
 finish_runner
