@@ -237,6 +237,11 @@ void mca_pml_zip_status_out(ompi_status_public_t *dst, int source, int tag, size
 
 void *mca_pml_zip_buf_get(size_t bytes);
 void mca_pml_zip_buf_put(void *buf);
+/* The bytes of count x dtype in one piece: buf itself when the type is contiguous (*packed
+ * NULL), else a staging buffer they were packed into (*packed, for mca_pml_zip_buf_put). NULL
+ * when no staging buffer could be had. */
+const char *mca_pml_zip_flat_bytes(const void *buf, size_t count, ompi_datatype_t *dtype,
+                                   size_t bytes, void **packed);
 zip_ctx_t *mca_pml_zip_ctx_get(void);
 void mca_pml_zip_ctx_put(zip_ctx_t *ctx);
 void mca_pml_zip_buffers_fini(void);

@@ -31,6 +31,22 @@ static size_t buf_capacity(void *buf)
     return *(size_t *)((char *)buf - ZIP_BUF_PREFIX);
 }
 
+const char *mca_pml_zip_flat_bytes(const void *buf, size_t count, ompi_datatype_t *dtype,
+                                   size_t bytes, void **packed)
+{
+    *packed = NULL;
+    const char *src = zip_ompi_contiguous_base(buf, count, dtype);
+    if (NULL != src) {
+        return src;
+    }
+    *packed = mca_pml_zip_buf_get(bytes);
+    if (NULL == *packed) {
+        return NULL;
+    }
+    (void)zip_ompi_pack(*packed, buf, count, dtype);
+    return *packed;
+}
+
 void *mca_pml_zip_buf_get(size_t bytes)
 {
     void *found = NULL;

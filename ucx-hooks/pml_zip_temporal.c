@@ -171,15 +171,10 @@ int mca_pml_zip_temporal_encode(const void *buf, size_t count, ompi_datatype_t *
                                 int elem, ompi_communicator_t *comm, int dst, int tag,
                                 mca_pml_zip_out_t *out)
 {
-    const char *src = zip_ompi_contiguous_base(buf, count, dtype);
-    void *packed = NULL;
+    void *packed;
+    const char *src = mca_pml_zip_flat_bytes(buf, count, dtype, bytes, &packed);
     if (NULL == src) {
-        packed = mca_pml_zip_buf_get(bytes);
-        if (NULL == packed) {
-            return OMPI_ERR_OUT_OF_RESOURCE;
-        }
-        (void)zip_ompi_pack(packed, buf, count, dtype);
-        src = packed;
+        return OMPI_ERR_OUT_OF_RESOURCE;
     }
     size_t cap = zip_compress_bound(bytes);
     cap = cap > bytes ? cap : bytes;

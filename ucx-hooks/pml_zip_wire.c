@@ -49,15 +49,10 @@ static zip_verdict_t compress_if_it_pays(const void *buf, size_t count, ompi_dat
                                          const zip_speeds_t *speeds, mca_pml_zip_out_t *out,
                                          double *saving)
 {
-    const char *src = zip_ompi_contiguous_base(buf, count, dtype);
-    void *packed = NULL;
+    void *packed;
+    const char *src = mca_pml_zip_flat_bytes(buf, count, dtype, bytes, &packed);
     if (NULL == src) {
-        packed = mca_pml_zip_buf_get(bytes);
-        if (NULL == packed) {
-            return ZIP_VERDICT_INCOMPRESSIBLE;
-        }
-        (void)zip_ompi_pack(packed, buf, count, dtype);
-        src = packed;
+        return ZIP_VERDICT_INCOMPRESSIBLE;
     }
     const size_t cap = zip_compress_bound(bytes);
     void *frame = mca_pml_zip_buf_get(cap);
