@@ -20,8 +20,9 @@
 # recorded messages over the whole run rather than its first steps (the budget per rank is
 # MSGREC_MAX_BYTES, 64 MiB). About 15-20 minutes on 2 cores, builds included.
 set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
 
-build="" out="" work="" apps="lulesh,cloverleaf,minife,comd,miniamr,minivite"
+build="" out="" work="" apps=""
 clone_from="https://github.com/{owner}/{name}.git" jobs=$(nproc)
 while (($#)); do
     case $1 in
@@ -55,81 +56,26 @@ mpirun_rec() { # mpirun_rec APP EVERY NP -- command...
         -x MSGREC_DIR="$out/$app" -x MSGREC_EVERY="$every" "$@"
 }
 
-# checkout APP OWNER NAME COMMIT: a clean copy of the source at COMMIT in $work/APP.
-checkout() {
-    local app=$1 owner=$2 name=$3 commit=$4 url
-    url=${clone_from//\{owner\}/$owner}
-    url=${url//\{name\}/$name}
-    if [[ ! -d $work/$app/.git ]]; then
-        rm -rf "${work:?}/$app"
-        git clone -q "$url" "$work/$app"
-    fi
-    git -C "$work/$app" checkout -q -f "$commit"
-    git -C "$work/$app" clean -q -fdx
-}
-
 step() { printf '\n=== record-corpus: %s (%s)\n' "$*" "$(date -u +%H:%M:%S)"; }
 
-record_lulesh() {
-    checkout lulesh LLNL LULESH 3e01c40
-    cd "$work/lulesh"
-    # MPI without OpenMP: one core per rank, as the other apps.
-    make -j"$jobs" CXX="mpicxx -DUSE_MPI=1" CXXFLAGS="-O3 -I. -w" LDFLAGS="-O3" >build.log 2>&1
-    mpirun_rec lulesh 2 8 -- ./lulesh2.0 -s 20 -i 200 >run.log 2>&1
-}
+# shellcheck source=../apps/apps.sh
+source "$here/../apps/apps.sh"
 
-record_cloverleaf() {
-    checkout cloverleaf UK-MAC CloverLeaf_ref 0fdb917
-    cd "$work/cloverleaf"
-    # mpif.h has no interfaces: gfortran >= 10 needs -fallow-argument-mismatch for MPI buffers.
-    make COMPILER=GNU OMP_GNU= OPTIONS="-fallow-argument-mismatch" MPI_COMPILER=mpif90 \
-        C_MPI_COMPILER=mpicc >build.log 2>&1
-    # Its own clover.in: 960 x 960 cells, 87 steps.
-    mpirun_rec cloverleaf 2 4 -- ./clover_leaf >run.log 2>&1
-}
-
-record_minife() {
-    checkout minife Mantevo miniFE c79e0f7
-    cd "$work/minife/ref/src"
-    make -j"$jobs" >build.log 2>&1
-    mpirun_rec minife 1 4 -- ./miniFE.x nx=80 ny=80 nz=80 >run.log 2>&1
-}
-
-record_comd() {
-    checkout comd ECP-copa CoMD 3d48396
-    cd "$work/comd/src-mpi"
-    cp Makefile.vanilla Makefile
-    make -j"$jobs" >build.log 2>&1
-    mpirun_rec comd 6 4 -- ../bin/CoMD-mpi -i 2 -j 2 -k 1 -x 40 -y 40 -z 20 -N 100 >run.log 2>&1
-}
-
-record_miniamr() {
-    checkout miniamr Mantevo miniAMR 635fef2
-    cd "$work/miniamr/ref"
-    make -j"$jobs" >build.log 2>&1
-    # 2 x 2 x 2 ranks, 8^3-cell blocks, 20 variables, 3 refinement levels, one sphere that
-    # grows from the centre, 30 steps.
-    mpirun_rec miniamr 40 8 -- ./miniAMR.x --npx 2 --npy 2 --npz 2 --nx 8 --ny 8 --nz 8 \
-        --num_vars 20 --num_refine 3 --max_blocks 4000 --num_objects 1 \
-        --object 2 0 -0.01 -0.01 -0.01 0.0 0.0 0.0 0.0 0.0 0.0 0.009 0.009 0.009 \
-        --num_tsteps 30 >run.log 2>&1
-}
-
-record_minivite() {
-    checkout minivite ECP-ExaGraph miniVite 4cbf5be
-    cd "$work/minivite"
-    make -j"$jobs" CXX=mpicxx OPTFLAGS="-O3 -fopenmp" >build.log 2>&1
-    mpirun_rec minivite 1 4 -- ./miniVite -l -n 200000 >run.log 2>&1
+record() {
+    local app=$1 cmd
+    app_build "$app" || return 1
+    mapfile -t cmd < <(app_cmd "$app")
+    cd "$(app_dir "$app")" || return 1
+    mpirun_rec "$app" "$(app_every "$app")" "$(app_np "$app")" -- "${cmd[@]}" >run.log 2>&1
 }
 
 failed=()
-IFS=, read -ra list <<<"$apps"
+IFS=, read -ra list <<<"${apps:-$APPS_ALL}"
 for app in "${list[@]}"; do
-    fn=record_$app
-    declare -F "$fn" >/dev/null || { echo "record-corpus: unknown application $app" >&2; exit 2; }
+    app_source "$app" >/dev/null || { echo "record-corpus: unknown application $app" >&2; exit 2; }
     step "$app"
     start=$SECONDS
-    if (set -e; "$fn"); then
+    if (record "$app"); then
         idx=$(ls "$out/$app"/*.idx 2>/dev/null | wc -l)
         bytes=$(du -sb "$out/$app" | cut -f1)
         echo "record-corpus: $app: $idx ranks, $bytes bytes, $((SECONDS - start)) s"
@@ -138,7 +84,7 @@ for app in "${list[@]}"; do
             failed+=("$app")
         fi
     else
-        echo "record-corpus: $app failed; logs in $work/$app (build.log, run.log)" >&2
+        echo "record-corpus: $app failed; logs in $(app_dir "$app") (build.log, run.log)" >&2
         failed+=("$app")
     fi
 done
