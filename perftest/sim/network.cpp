@@ -13,12 +13,22 @@ namespace
 
 constexpr double kClockSpeed = 1e9; // flops per second of the clock host's cores
 
+// pair_half_duplex: messages up to this size pass beside the pair's message (Open MPI's
+// btl_tcp_eager_limit; on netemu a 2-rank exchange of 64 KiB messages took no longer than one
+// way, of 128 KiB twice as long).
+constexpr size_t kPairEager = 65536;
+
+uint64_t pair_key(int a, int b)
+{
+    return a < b ? uint64_t(a) << 32 | uint32_t(b) : uint64_t(b) << 32 | uint32_t(a);
+}
+
 } // namespace
 
 Network::Network(std::vector<int> rank_node, std::function<double(int, int)> node_latency,
-                 std::vector<sg4::Host *> clock)
+                 std::vector<sg4::Host *> clock, bool pair_half_duplex)
     : rank_node_(std::move(rank_node)), node_latency_(std::move(node_latency)),
-      state_(rank_node_.size()), clock_(std::move(clock))
+      state_(rank_node_.size()), clock_(std::move(clock)), pair_half_duplex_(pair_half_duplex)
 {
 }
 
@@ -56,9 +66,38 @@ void Network::release(int src, int dst)
 
 void Network::post_send(Request *r)
 {
+    // The pair is taken before the simcalls below, during which other actors run.
+    const bool takes_pair = pair_half_duplex_ && r->bytes > kPairEager;
+    if (takes_pair)
+        pair_[pair_key(r->src, r->dst)] = nullptr;
     // The receiver owns the parcel once it has the message.
     r->comm = acquire(r->src, r->dst)->put_async(r->parcel.release(), r->bytes);
     r->moving = true;
+    if (takes_pair)
+        pair_[pair_key(r->src, r->dst)] = r->comm;
+}
+
+sg4::ActivityPtr *Network::pair_busy(int a, int b)
+{
+    if (!pair_half_duplex_)
+        return nullptr;
+    auto it = pair_.find(pair_key(a, b));
+    return it == pair_.end() ? nullptr : &it->second;
+}
+
+bool Network::try_post(int rank, int peer)
+{
+    RankState &st = state_[size_t(rank)];
+    Out &o = st.out.find(peer)->second;
+    if (o.moving != nullptr || o.queued.empty() ||
+        (o.queued.front()->bytes > kPairEager && pair_busy(rank, peer) != nullptr))
+        return false;
+    o.moving = o.queued.front();
+    o.queued.pop_front();
+    post_send(o.moving);
+    if (o.queued.empty())
+        st.backed_up.erase(std::find(st.backed_up.begin(), st.backed_up.end(), peer));
+    return true;
 }
 
 Request *Network::isend(int src, int dst, size_t bytes, const void *data)
@@ -75,7 +114,8 @@ Request *Network::isend(int src, int dst, size_t bytes, const void *data)
     }
     RankState &st = state_[size_t(src)];
     Out &o = st.out[dst];
-    if (o.moving == nullptr) {
+    if (o.moving == nullptr && o.queued.empty() &&
+        (bytes <= kPairEager || pair_busy(src, dst) == nullptr)) {
         post_send(r);
         o.moving = r;
     } else {
@@ -108,15 +148,16 @@ void Network::sent(int rank, Request *r)
     Out &o = it->second;
     r->moving = false;
     o.moving = nullptr;
-    if (!o.queued.empty()) {
-        o.moving = o.queued.front();
-        o.queued.pop_front();
-        post_send(o.moving);
-        if (o.queued.empty())
-            st.backed_up.erase(std::find(st.backed_up.begin(), st.backed_up.end(), r->dst));
-    } else {
-        st.out.erase(it);
+    if (pair_half_duplex_) {
+        auto p = pair_.find(pair_key(rank, r->dst));
+        if (p != pair_.end() && p->second == r->comm) {
+            pair_.erase(p);
+        }
     }
+    if (!o.queued.empty())
+        try_post(rank, r->dst); // else the peer's message took the pair first: block() waits
+    else
+        st.out.erase(it);
 }
 
 size_t Network::block(int rank, const sg4::ActivityPtr *extra, size_t n, double deadline)
@@ -131,11 +172,23 @@ size_t Network::block(int rank, const sg4::ActivityPtr *extra, size_t n, double 
     std::vector<int> &peers = st.block_peers;
     sg4::ExecPtr timer;
     while (true) {
+        if (pair_half_duplex_) {
+            // Sends held back by the peer's message: post those whose pair is free now.
+            bool posted = false;
+            peers.assign(st.backed_up.begin(), st.backed_up.end());
+            for (int peer : peers)
+                posted = try_post(rank, peer) || posted;
+            if (posted && n == 0 && deadline < 0)
+                return 0;
+        }
         acts.assign(extra, extra + n);
         peers.clear();
         for (int peer : st.backed_up) {
-            sg4::ActivityPtr c = st.out.find(peer)->second.moving->comm;
-            if (std::find(extra, extra + n, c) == extra + n) {
+            const Request *moving = st.out.find(peer)->second.moving;
+            // Behind this rank's own message to peer, or (pair_half_duplex) the peer's to it
+            // (null while the peer is posting it).
+            sg4::ActivityPtr c = moving != nullptr ? moving->comm : *pair_busy(rank, peer);
+            if (c && std::find(extra, extra + n, c) == extra + n) {
                 acts.push_back(c);
                 peers.push_back(peer);
             }
@@ -161,12 +214,28 @@ size_t Network::block(int rank, const sg4::ActivityPtr *extra, size_t n, double 
         }
         if (timer)
             acts.push_back(timer);
+        if (acts.empty() && !st.backed_up.empty()) {
+            // Only sends behind a peer that is posting its message right now: let it.
+            sg4::this_actor::yield();
+            continue;
+        }
         const ssize_t k = sg4::Activity::wait_any(acts);
         if (timer && size_t(k) == acts.size() - 1)
             return n; // the deadline passed
         if (size_t(k) < n)
             return size_t(k);
-        sent(rank, st.out.find(peers[size_t(k) - n])->second.moving);
+        const int peer = peers[size_t(k) - n];
+        Request *moving = st.out.find(peer)->second.moving;
+        if (moving != nullptr && moving->comm == acts[size_t(k)]) {
+            sent(rank, moving);
+        } else {
+            // The peer's message to this rank has moved: the pair is free.
+            auto p = pair_.find(pair_key(rank, peer));
+            if (p != pair_.end() && p->second == acts[size_t(k)]) {
+                pair_.erase(p);
+            }
+            try_post(rank, peer);
+        }
         if (n == 0 && deadline < 0)
             return 0; // a caller waiting for a queued send to be posted looks again
     }

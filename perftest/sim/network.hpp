@@ -15,6 +15,15 @@
 // posts it itself when the earlier one completes, which it notices in whatever it is blocked
 // in (a wait, or its core's work: compute()), as a NIC keeps sending while its process works.
 //
+// With `pair_half_duplex` (simscale --tcp-btl-pairs; a model of Open MPI's TCP BTL, not of
+// InfiniBand or UCX) the two directions of a pair of ranks share that order too: one message
+// moves between two ranks at a time, whichever way, as measured on perftest/netemu (2 ranks,
+// MPI_Sendrecv of 128 KiB-4 MiB each way: twice the one-way time; 4 ranks in a ring, each
+// sending right and receiving left: once; docs/scale.md, "What the TCP BTL serialises").
+// Messages within the TCP BTL's eager limit (64 KiB) are not held back and hold nothing back
+// (64 KiB each way took no longer than one way). A send held back is posted by its own rank
+// once the message ahead completes.
+//
 // Messages carry their length, and their bytes only where the sender gives them (isend's
 // `data`): the simulated ranks' data is not simulated, but an algorithm's own small messages
 // (the scatter-allgather bcast's step lengths) must be read by their receiver.
@@ -82,7 +91,7 @@ class Network
     // executions (one host per node: with one for all, every event re-solved the sharing of
     // all waits, and a 1024-rank bcast at 1 Gbit/s took minutes).
     Network(std::vector<int> rank_node, std::function<double(int, int)> node_latency,
-            std::vector<simgrid::s4u::Host *> clock);
+            std::vector<simgrid::s4u::Host *> clock, bool pair_half_duplex = false);
 
     int ranks() const { return int(rank_node_.size()); }
     bool same_node(int a, int b) const { return rank_node_[size_t(a)] == rank_node_[size_t(b)]; }
@@ -125,7 +134,8 @@ class Network
         simgrid::s4u::Mailbox *mailbox = nullptr;
         int users = 0;
     };
-    // A rank's messages to one peer: the one moving, and those queued behind it.
+    // A rank's messages to one peer: the one moving, and those queued behind it (with
+    // pair_half_duplex also behind the peer's message to this rank: moving is then null).
     struct Out {
         Request *moving = nullptr;
         std::deque<Request *> queued;
@@ -146,6 +156,12 @@ class Network
     void release(int src, int dst);
 
     void post_send(Request *r);
+    // pair_half_duplex: the message moving between a and b either way (null: none, or it has
+    // completed).
+    simgrid::s4u::ActivityPtr *pair_busy(int a, int b);
+    // Posts rank's next queued send to peer if nothing moves to peer and the pair is free;
+    // true if it did.
+    bool try_post(int rank, int peer);
     // Blocks `rank` until one of `extra` completes (returns its index) or, with a deadline,
     // until then (returns extra.size()); meanwhile posts the rank's queued sends as the
     // messages ahead of them complete. With neither, returns after posting one.
@@ -161,6 +177,9 @@ class Network
     std::function<double(int, int)> node_latency_;
     std::vector<RankState> state_;
     std::vector<simgrid::s4u::Host *> clock_;
+    bool pair_half_duplex_ = false;
+    // pair_half_duplex: per unordered pair (lower rank << 32 | higher), the message moving.
+    std::unordered_map<uint64_t, simgrid::s4u::ActivityPtr> pair_;
     std::unordered_map<uint64_t, Lease> leased_;
     std::vector<simgrid::s4u::Mailbox *> pool_;
     size_t created_ = 0;

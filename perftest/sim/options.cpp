@@ -34,6 +34,9 @@ void usage(FILE *to)
         "  --machine-cores C     every rank's codec on one machine of C cores (netemu)\n"
         "  --backplane RATE      the switch forwards at most RATE in all, each direction\n"
         "                        (netemu: `netemu check --all` measures it; default: no limit)\n"
+        "  --tcp-btl-pairs       one message over 64 KiB at a time between two ranks, either\n"
+        "                        way: Open MPI's TCP BTL as measured on netemu (docs/scale.md);\n"
+        "                        default: both directions at once (InfiniBand, UCX)\n"
         "  --codec-csv FILE      codecbench --csv output (ratio and speed per data set and size)\n"
         "  --codec NAME          codec row of the CSV (default fast, coll/zip's default)\n"
         "  --dataset NAME        data set of the CSV (\"gauss\" finds gauss-1024)\n"
@@ -94,6 +97,10 @@ bool parse_options(int argc, char **argv, Options *o, int *exit_code)
         }
         if (a == "--exhaustive") {
             o->exhaustive = true;
+            continue;
+        }
+        if (a == "--tcp-btl-pairs") {
+            o->platform.tcp_btl_pairs = true;
             continue;
         }
         if (i + 1 >= argc)

@@ -28,8 +28,11 @@ struct PlatformSpec {
     double backplane_Bps = 0; // > 0 (star only): the switch forwards at most this many bytes per
                               // second in all, each direction (perftest/netemu: one host's
                               // CPU forwards every port's traffic)
-    int fattree_leaf = 16;    // fat tree: nodes per leaf switch
-    int fattree_taper = 1;    // fat tree: leaf downlinks per uplink (1: full bisection)
+    // One message at a time between two ranks, either way (Open MPI's TCP BTL on
+    // perftest/netemu; see network.hpp).
+    bool tcp_btl_pairs = false;
+    int fattree_leaf = 16; // fat tree: nodes per leaf switch
+    int fattree_taper = 1; // fat tree: leaf downlinks per uplink (1: full bisection)
 };
 
 struct Platform {

@@ -45,6 +45,8 @@ void print_summary(const Options &o, const Prediction &p)
     if (spec.backplane_Bps > 0)
         std::printf("  backplane %.2f Gbit/s each direction, all flows together\n",
                     spec.backplane_Bps * 8 / 1e9);
+    if (spec.tcp_btl_pairs)
+        std::printf("  TCP BTL pairs: one message at a time between two ranks, either way\n");
     std::printf("  best-baseline %12.1f us  (%s)\n", p.best.seconds * 1e6, p.best.name.c_str());
     if (p.has_zip_raw)
         std::printf("  zip-raw       %12.1f us%s\n", p.zip_raw_s * 1e6,

@@ -56,7 +56,7 @@ bool predict(const Options &o, const CodecTable &table, Prediction *out)
     }
     Network net(
         rank_node, [&platform](int a, int b) { return platform.node_latency(a, b); },
-        platform.clock);
+        platform.clock, platform.spec.tcp_btl_pairs);
     std::vector<std::unique_ptr<SimCodec>> codecs;
     std::vector<RankEnv> env;
     for (int r = 0; r < ranks; ++r) {
