@@ -13,7 +13,8 @@ void TemporalChoice::probed(double plain_ratio, double delta_ratio)
 
 void TemporalChoice::coded(bool as_delta, double ratio)
 {
-    ++since_probe_;
+    if (since_probe_ < kProbeEvery)
+        ++since_probe_;
     // The data stopped following their previous step: measure again at the next block.
     if (as_delta && ratio < plain_ratio_)
         since_probe_ = kProbeEvery;

@@ -26,7 +26,10 @@ class TemporalChoice
     // Ratios (raw / frame, 1 for a sample that did not shrink) of the same sample both ways.
     void probed(double plain_ratio, double delta_ratio);
     bool delta() const { return probed_ && delta_; }
-    // A block was coded (as a delta frame or not) with this ratio.
+    // A block of the stream moved: coded as a delta frame (as_delta) or not, with this ratio;
+    // 1 for a block that went raw, whether it was coded and did not shrink or was not coded at
+    // all (the call's sample found compressing does not pay). Every block counts towards the
+    // next measurement, coded or not.
     void coded(bool as_delta, double ratio);
     // The plain frames' ratio the last sample measured (0 before the first).
     double plain_ratio() const { return plain_ratio_; }

@@ -47,7 +47,12 @@ enum class Kind {
     Drifting,  // doubles of a smooth field; each step one element in 16 moves a little
     Keys,      // random 32-bit keys; each step one in 32 is replaced
     Unrelated, // doubles of a smooth field with another phase every step
+    // A job with two phases: random doubles, all new every step, until kPhaseSwitch (nothing
+    // shrinks), then random doubles of which one in 64 changes per step (only deltas shrink them)
+    NoiseThenRandom,
 };
+
+constexpr int kPhaseSwitch = 12;
 
 int elem_type(Kind k)
 {
@@ -64,6 +69,15 @@ std::vector<char> block(Kind kind, int from, int to, int step, size_t bytes)
             const uint64_t gen = (uint64_t(step) + i / 4) / 32; // changes once in 32 steps
             const auto key = uint32_t(mix(pair << 40 ^ (i / 4) << 8 ^ gen));
             std::memcpy(&out[i], &key, 4);
+        }
+    } else if (kind == Kind::NoiseThenRandom) {
+        for (size_t i = 0; i + 8 <= bytes; i += 8) {
+            // Every bit random; each value changes once in 64 steps (every step, before the
+            // switch, for noise).
+            const uint64_t gen =
+                step < kPhaseSwitch ? uint64_t(step) << 32 : (uint64_t(step) + i / 8) / 64;
+            const uint64_t bits = mix(pair << 40 ^ (i / 8) << 8 ^ gen);
+            std::memcpy(&out[i], &bits, 8);
         }
     } else {
         for (size_t i = 0; i + 8 <= bytes; i += 8) {
@@ -269,6 +283,26 @@ TEST(CollAlgoTemporal, UnrelatedStepsGoAsPlainFrames)
     EXPECT_GT(o.plains, 0u);
     // The same frames but for a few bytes (fast's frames may differ with its history).
     EXPECT_LT(o.bytes_out * 100, plain.bytes_out * 101);
+}
+
+// A job whose data change character: first noise, where nothing shrinks and every call's first
+// sample (blocks above 64 KiB are judged on their first 64 KiB) stops its coding, then random
+// doubles that change little between calls, which shrink only as deltas. The blocks that were
+// not coded still count towards their streams' next measurement, which finds deltas paying
+// within a period.
+TEST(CollAlgoTemporal, StreamsOfUncodedBlocksStillMeasureAgain)
+{
+    Scenario s;
+    s.size = 3;
+    s.steps = kPhaseSwitch + 10;
+    s.kind = Kind::NoiseThenRandom;
+    s.bytes = [](int, int, int) { return size_t(131072); };
+    const Outcome o = run(s);
+    EXPECT_EQ(o.mismatches, 0);
+    EXPECT_TRUE(o.failures.empty());
+    EXPECT_GE(o.deltas,
+              uint64_t(6 * (s.steps - kPhaseSwitch - zipcoll::TemporalChoice::kProbeEvery)))
+        << "delta frames in the random phase: " << o.deltas;
 }
 
 // Both ends kept the reference, then the receiver lost it: the next delta frame is a clear
