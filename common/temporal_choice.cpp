@@ -5,18 +5,31 @@ namespace zipcoll
 
 void TemporalChoice::probed(double plain_ratio, double delta_ratio)
 {
+    // A periodic measurement (or the first) starts a period; an early one does not, so that
+    // the next periodic one comes when it would have.
+    if (!probed_ || since_probe_ >= kProbeEvery) {
+        since_probe_ = 0;
+        may_recheck_ = true;
+    }
     probed_ = true;
-    since_probe_ = 0;
+    recheck_ = false;
     plain_ratio_ = plain_ratio;
     delta_ = delta_ratio > plain_ratio * kDeltaMargin;
 }
 
 void TemporalChoice::coded(bool as_delta, double ratio)
 {
-    ++since_probe_;
-    // The data stopped following their previous step: measure again at the next block.
-    if (as_delta && ratio < plain_ratio_)
-        since_probe_ = kProbeEvery;
+    if (since_probe_ < kProbeEvery)
+        ++since_probe_;
+    // The data stopped following their previous step (a delta did worse than plain frames
+    // did), or stopped compressing on their own (and may as deltas): measure again at the
+    // next block, once per period.
+    const bool changed =
+        as_delta ? ratio < plain_ratio_ : ratio <= 1.0 && plain_ratio_ >= kDeltaMargin;
+    if (changed && may_recheck_) {
+        recheck_ = true;
+        may_recheck_ = false;
+    }
 }
 
 const char *choose_reference(TemporalChoice &choice, const char *ref, size_t bytes,

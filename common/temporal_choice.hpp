@@ -13,20 +13,27 @@ namespace zipcoll
 
 // A sender's choice between delta and plain frames on one stream: both are measured on a
 // sample of the block now and then (the first call with a reference, then every kProbeEvery
-// calls, and at once when a delta frame did worse than the plain sample last did); in between
-// the winner codes every block. Delta must beat plain by kDeltaMargin, as it costs a pass over
-// the reference and a check of it at both ends.
+// calls), and in between the winner codes every block. Delta must beat plain by kDeltaMargin,
+// as it costs a pass over the reference and a check of it at both ends. The data may change
+// character between two measurements; two signs of it bring the next one forward to the next
+// call: a delta frame did worse than the plain sample last did, or a plain block did not shrink
+// at all where the last sample's plain frames did (a phase of the job whose data no longer
+// compress on their own, and may as deltas). At most one such early measurement per period, so
+// data whose frames swing from call to call cost at most two samples every kProbeEvery calls.
 class TemporalChoice
 {
   public:
     static constexpr unsigned kProbeEvery = 8;
     static constexpr double kDeltaMargin = 1.05;
 
-    bool probe_due() const { return !probed_ || since_probe_ >= kProbeEvery; }
+    bool probe_due() const { return !probed_ || recheck_ || since_probe_ >= kProbeEvery; }
     // Ratios (raw / frame, 1 for a sample that did not shrink) of the same sample both ways.
     void probed(double plain_ratio, double delta_ratio);
     bool delta() const { return probed_ && delta_; }
-    // A block was coded (as a delta frame or not) with this ratio.
+    // A block of the stream moved: coded as a delta frame (as_delta) or not, with this ratio;
+    // 1 for a block that went raw, whether it was coded and did not shrink or was not coded at
+    // all (the call's sample found compressing does not pay). Every block counts towards the
+    // next measurement, coded or not.
     void coded(bool as_delta, double ratio);
     // The plain frames' ratio the last sample measured (0 before the first).
     double plain_ratio() const { return plain_ratio_; }
@@ -34,7 +41,9 @@ class TemporalChoice
   private:
     bool probed_ = false;
     bool delta_ = false;
-    unsigned since_probe_ = 0;
+    bool recheck_ = false;     // the next call measures (an early measurement)
+    bool may_recheck_ = false; // this period has not had its early measurement yet
+    unsigned since_probe_ = 0; // calls since the last periodic measurement
     double plain_ratio_ = 0.0;
 };
 

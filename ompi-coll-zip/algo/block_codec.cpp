@@ -60,10 +60,24 @@ extern "C" double zip_algo_observe_saving(const zip_codec_ops_t *codec,
 
 void BlockCodec::encode(const Transfer &block, char *slot, const char **out, size_t *out_len)
 {
-    encode_block(block, slot, out, out_len);
+    const Coding how = encode_block(block, slot, out, out_len);
+    if (temporal_ == nullptr)
+        return;
+    // Every block of a stream with a reference counts towards its choice's next measurement,
+    // coded or not: a call whose first sample finds that compressing does not pay codes none
+    // of its blocks, and data that stopped compressing on their own may well compress as
+    // deltas (a job's phases). Not counting them left such streams on plain frames for good.
+    if (temporal_->reference(block.peer, true, block.bytes) != nullptr) {
+        const bool framed = *out != block.ptr;
+        temporal_->stream(block.peer, true)
+            .choice.coded(how.ref != nullptr,
+                          framed ? double(block.bytes) / double(*out_len) : 1.0);
+        if (how.whole)
+            ++(how.ref != nullptr ? temporal_->counts.delta_frames
+                                  : temporal_->counts.plain_frames);
+    }
     // Whatever went out, frame or raw, the receiver keeps it alike (temporal_streams.hpp).
-    if (temporal_ != nullptr)
-        temporal_->keep(block.peer, true, block.ptr, block.bytes);
+    temporal_->keep(block.peer, true, block.ptr, block.bytes);
 }
 
 int BlockCodec::code(const Transfer &block, size_t n, const char *ref, char *dst, size_t cap,
@@ -87,12 +101,13 @@ const char *BlockCodec::delta_reference(const Transfer &block, char *slot)
                             sample, &temporal_->counts.probes);
 }
 
-void BlockCodec::encode_block(const Transfer &block, char *slot, const char **out, size_t *out_len)
+BlockCodec::Coding BlockCodec::encode_block(const Transfer &block, char *slot, const char **out,
+                                            size_t *out_len)
 {
     *out = block.ptr;
     *out_len = block.bytes;
     if (!compressing_ || !policy_.may_compress(block.bytes) || slot == nullptr)
-        return;
+        return {};
     const bool first = !sampled_;
     sampled_ = true;
     if (first) {
@@ -101,41 +116,36 @@ void BlockCodec::encode_block(const Transfer &block, char *slot, const char **ou
         if (pre != ZIP_VERDICT_COMPRESS) {
             res_->verdict = pre;
             compressing_ = false;
-            return;
+            return {};
         }
     }
     // With temporal streams the sample below is coded as the block will be: data that change
     // little between calls may shrink only as deltas.
-    const char *ref = temporal_ != nullptr ? delta_reference(block, slot) : nullptr;
+    const Coding how{temporal_ != nullptr ? delta_reference(block, slot) : nullptr, true};
     size_t frame_len = 0;
     if (first && block.bytes > kSampleBytes) {
-        const int rc = code(block, kSampleBytes, ref, slot, kSampleBytes - 1, &frame_len);
+        const int rc = code(block, kSampleBytes, how.ref, slot, kSampleBytes - 1, &frame_len);
         res_->verdict = sample_verdict(policy_.policy, rc, frame_len, kSampleBytes, block.bytes,
                                        policy_.shape());
         if (res_->verdict != ZIP_VERDICT_COMPRESS) {
             compressing_ = false;
-            return;
+            return {how.ref, false};
         }
     }
     // Room for one byte less than the block: a frame is only ever used when it is shorter,
     // which is how the receiver recognises it.
-    const int rc = code(block, block.bytes, ref, slot, block.bytes - 1, &frame_len);
-    const bool framed = rc == 0 && frame_len < block.bytes;
-    if (framed) {
+    const int rc = code(block, block.bytes, how.ref, slot, block.bytes - 1, &frame_len);
+    if (rc == 0 && frame_len < block.bytes) {
         *out = slot;
         *out_len = frame_len;
         res_->compressed = 1;
-    }
-    if (temporal_ != nullptr && temporal_->reference(block.peer, true, block.bytes) != nullptr) {
-        temporal_->stream(block.peer, true)
-            .choice.coded(ref != nullptr, framed ? double(block.bytes) / double(frame_len) : 1.0);
-        ++(ref != nullptr ? temporal_->counts.delta_frames : temporal_->counts.plain_frames);
     }
     if (first && block.bytes <= kSampleBytes) {
         res_->verdict = sample_verdict(policy_.policy, rc, frame_len, block.bytes, block.bytes,
                                        policy_.shape());
         compressing_ = res_->verdict == ZIP_VERDICT_COMPRESS;
     }
+    return how;
 }
 
 int BlockCodec::decode(const Transfer &r, size_t got, char *scratch)

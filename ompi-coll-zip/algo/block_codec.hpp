@@ -87,7 +87,13 @@ class BlockCodec
     int decode_into(const char *wire, size_t got, const Transfer &r);
 
   private:
-    void encode_block(const Transfer &block, char *slot, const char **out, size_t *out_len);
+    // How encode_block treated a block: the reference its frame or its call's sample was
+    // coded against (nullptr: none), and whether the whole block was coded.
+    struct Coding {
+        const char *ref = nullptr;
+        bool whole = false;
+    };
+    Coding encode_block(const Transfer &block, char *slot, const char **out, size_t *out_len);
     // The first n bytes of block coded into dst (cap bytes), against ref unless nullptr.
     int code(const Transfer &block, size_t n, const char *ref, char *dst, size_t cap,
              size_t *frame_len);

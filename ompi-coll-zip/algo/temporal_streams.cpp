@@ -24,6 +24,9 @@ void zip_algo_temporal::keep(int peer, bool sending, const char *block, size_t b
         drop(peer, sending);
         return;
     }
+    // A new stream (the first block, or one of another size): its choice measures afresh.
+    if (!s.held || s.ref.size() != bytes)
+        s.choice = zipcoll::TemporalChoice{};
     try {
         s.ref.resize(bytes);
     } catch (const std::bad_alloc &) {
@@ -39,6 +42,7 @@ void zip_algo_temporal::drop(int peer, bool sending)
     zipcoll::TemporalStream &s = stream(peer, sending);
     s.held = false;
     std::vector<char>().swap(s.ref);
+    s.choice = zipcoll::TemporalChoice{};
 }
 
 size_t zip_algo_temporal::bytes() const

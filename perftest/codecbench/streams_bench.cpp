@@ -129,7 +129,11 @@ bool replay_app(const msgcorpus::App &app, const std::string &spec, StreamTotals
             t->always += always;
             t->best += always < plain ? always : plain;
             t->rule += rule;
-            s.ref.assign(p, p + n); // both ends keep every message of the stream
+            // Both ends keep every message of the stream; a new reference (another size)
+            // starts a new choice, as in coll/zip's streams.
+            if (!s.held || s.ref.size() != n)
+                s.choice = zipcoll::TemporalChoice{};
+            s.ref.assign(p, p + n);
             s.held = true;
         }
     }

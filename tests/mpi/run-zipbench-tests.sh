@@ -243,6 +243,18 @@ for t in auto off; do
     report "--evolve alltoallv: ratio of random doubles with alltoallv_temporal $t: $r" $? \
         "$bin/out.log"
 done
+# A job with phases, as a time-stepping code has them: alltoallv on heat data (every value
+# changes a little per step: plain frames win, deltas never pay), then on the random doubles
+# above, on the same communicator and streams (3 ranks, 128 KiB blocks, each judged on its first
+# 64 KiB). The random phase must still go as deltas (the ratio as run alone, 13.8); the streams
+# used to keep the heat phase's plain frames for good there (1.000).
+# shellcheck disable=SC2086
+mpirun_logged -np 3 --oversubscribe $zip_on --mca coll_zip_alltoallv_temporal auto "$zipbench" \
+    --ops alltoallv --datasets heat,random --sizes 393216 --mode zip --evolve --require-zip $quick
+rc=$? r=$(ratio_of alltoallv random)
+awk -v r="$r" 'BEGIN { exit !(r > 4 && r < 100) }' && [ $rc = 0 ]
+report "--evolve alltoallv, heat then random on one communicator: random ratio $r" $? \
+    "$bin/out.log"
 # --evolve times one call per repetition and runs without --ab.
 for bad in "--batch 4" "--ab"; do
     # shellcheck disable=SC2086

@@ -47,7 +47,14 @@ enum class Kind {
     Drifting,  // doubles of a smooth field; each step one element in 16 moves a little
     Keys,      // random 32-bit keys; each step one in 32 is replaced
     Unrelated, // doubles of a smooth field with another phase every step
+    // A job with two phases: Unrelated until kPhaseSwitch (plain frames shrink, deltas do not
+    // pay), then random doubles of which one in 64 changes per step (only deltas shrink them)
+    UnrelatedThenRandom,
+    // The same with random doubles, all new every step, until kPhaseSwitch (nothing shrinks)
+    NoiseThenRandom,
 };
+
+constexpr int kPhaseSwitch = 12;
 
 int elem_type(Kind k)
 {
@@ -64,6 +71,16 @@ std::vector<char> block(Kind kind, int from, int to, int step, size_t bytes)
             const uint64_t gen = (uint64_t(step) + i / 4) / 32; // changes once in 32 steps
             const auto key = uint32_t(mix(pair << 40 ^ (i / 4) << 8 ^ gen));
             std::memcpy(&out[i], &key, 4);
+        }
+    } else if ((kind == Kind::UnrelatedThenRandom && step >= kPhaseSwitch) ||
+               kind == Kind::NoiseThenRandom) {
+        for (size_t i = 0; i + 8 <= bytes; i += 8) {
+            // Every bit random; each value changes once in 64 steps (every step, before the
+            // switch, for noise).
+            const uint64_t gen =
+                step < kPhaseSwitch ? uint64_t(step) << 32 : (uint64_t(step) + i / 8) / 64;
+            const uint64_t bits = mix(pair << 40 ^ (i / 8) << 8 ^ gen);
+            std::memcpy(&out[i], &bits, 8);
         }
     } else {
         for (size_t i = 0; i + 8 <= bytes; i += 8) {
@@ -95,7 +112,7 @@ struct Outcome {
     std::vector<int> failures; // (step * size + rank) of every rank whose call failed
     std::vector<int> rcs;      // their codes
     size_t bytes_in = 0, bytes_out = 0;
-    uint64_t deltas = 0, plains = 0;
+    uint64_t deltas = 0, plains = 0, probes = 0;
 };
 
 struct Scenario {
@@ -173,6 +190,7 @@ Outcome run(const Scenario &s)
         zip_algo_temporal_counts(t, &d, &p);
         out.deltas += d;
         out.plains += p;
+        out.probes += t != nullptr ? t->counts.probes : 0;
         zip_algo_temporal_destroy(t);
     }
     return out;
@@ -271,6 +289,72 @@ TEST(CollAlgoTemporal, UnrelatedStepsGoAsPlainFrames)
     EXPECT_LT(o.bytes_out * 100, plain.bytes_out * 101);
 }
 
+// A job whose data change character: first a field that moves with every call (plain frames
+// win), then random doubles that change little between calls, which shrink only as deltas and
+// whose plain sample (blocks above 64 KiB are judged on their first 64 KiB) finds nothing to
+// compress. The streams measure again and go as deltas from the second call of the new phase,
+// as they do when that phase runs alone.
+TEST(CollAlgoTemporal, StreamsMeasureAgainWhenTheDataChangeCharacter)
+{
+    Scenario s;
+    s.size = 3;
+    s.steps = kPhaseSwitch + 10;
+    s.kind = Kind::UnrelatedThenRandom;
+    s.bytes = [](int, int, int) { return size_t(131072); };
+    uint64_t before_switch = 0;
+    s.between = [&](int step, std::vector<zip_algo_temporal_t *> &t) {
+        if (step == kPhaseSwitch)
+            for (auto *r : t)
+                before_switch += r->counts.delta_frames;
+    };
+    const Outcome o = run(s);
+    EXPECT_EQ(o.mismatches, 0);
+    EXPECT_TRUE(o.failures.empty());
+    EXPECT_EQ(before_switch, 0u) << "deltas do not pay on the moving field";
+    // Six streams, as deltas from the second call of the random phase on (the first has only
+    // the field to code against, and finds that plain frames stopped shrinking).
+    EXPECT_EQ(o.deltas, uint64_t(6 * (s.steps - kPhaseSwitch - 1)))
+        << "delta frames in the random phase: " << o.deltas;
+}
+
+// The same after noise, where nothing shrinks and every call's first sample stops its coding:
+// its blocks still count towards the next measurement of their streams, which finds deltas
+// paying within a period.
+TEST(CollAlgoTemporal, StreamsOfUncodedBlocksStillMeasureAgain)
+{
+    Scenario s;
+    s.size = 3;
+    s.steps = kPhaseSwitch + 10;
+    s.kind = Kind::NoiseThenRandom;
+    s.bytes = [](int, int, int) { return size_t(131072); };
+    const Outcome o = run(s);
+    EXPECT_EQ(o.mismatches, 0);
+    EXPECT_TRUE(o.failures.empty());
+    EXPECT_GE(o.deltas,
+              uint64_t(6 * (s.steps - kPhaseSwitch - zipcoll::TemporalChoice::kProbeEvery)))
+        << "delta frames in the random phase: " << o.deltas;
+}
+
+// Where deltas never pay, whether plain frames shrink (a moving field) or nothing does (noise),
+// a stream measures both kinds once per period and no more.
+TEST(CollAlgoTemporal, WhereDeltasNeverPayAStreamMeasuresOncePerPeriod)
+{
+    for (Kind kind : {Kind::Unrelated, Kind::NoiseThenRandom}) {
+        Scenario s;
+        s.size = 3;
+        s.steps = kPhaseSwitch; // NoiseThenRandom: noise throughout
+        s.kind = kind;
+        s.bytes = [](int, int, int) { return size_t(131072); };
+        const Outcome o = run(s);
+        EXPECT_EQ(o.mismatches, 0);
+        EXPECT_EQ(o.deltas, 0u);
+        // Six streams, from their second call on: calls 1 and 9.
+        const unsigned per_stream = 1 + (s.steps - 2) / zipcoll::TemporalChoice::kProbeEvery;
+        EXPECT_LE(o.probes, 6u * per_stream) << "kind " << int(kind);
+        EXPECT_GT(o.probes, 0u);
+    }
+}
+
 // Both ends kept the reference, then the receiver lost it: the next delta frame is a clear
 // error at that receiver, not wrong data, and the others are unaffected.
 TEST(CollAlgoTemporal, AReceiverThatLostItsReferenceReportsAStateError)
@@ -326,4 +410,53 @@ TEST(CollAlgoTemporal, ChoiceProbesAgainWhenDeltasStopPaying)
     for (unsigned i = 0; i < zipcoll::TemporalChoice::kProbeEvery; ++i)
         c.coded(false, 2.0);
     EXPECT_TRUE(c.probe_due());
+}
+
+// Plain frames that shrank, then a block that did not shrink at all (or was not coded): the
+// data changed character, and may now pay as deltas. The next call measures.
+TEST(CollAlgoTemporal, ChoiceProbesAgainWhenPlainFramesStopShrinking)
+{
+    zipcoll::TemporalChoice c;
+    c.probed(1.6, 1.0);
+    EXPECT_FALSE(c.delta());
+    c.coded(false, 1.5); // a little worse than the sample: no sign
+    EXPECT_FALSE(c.probe_due());
+    c.coded(false, 1.0);
+    EXPECT_TRUE(c.probe_due());
+    c.probed(1.0, 14.0);
+    EXPECT_TRUE(c.delta());
+}
+
+// Data that never shrink on their own are no sign of change: only the periodic measurements.
+TEST(CollAlgoTemporal, ChoiceOfIncompressibleDataMeasuresOncePerPeriod)
+{
+    zipcoll::TemporalChoice c;
+    c.probed(1.0, 1.0);
+    for (unsigned i = 1; i < zipcoll::TemporalChoice::kProbeEvery; ++i) {
+        c.coded(false, 1.0);
+        EXPECT_FALSE(c.probe_due()) << i;
+    }
+    c.coded(false, 1.0);
+    EXPECT_TRUE(c.probe_due());
+}
+
+// Frames that swing from call to call bring at most one early measurement per period, which
+// does not move the next periodic one.
+TEST(CollAlgoTemporal, ChoiceMeasuresEarlyAtMostOncePerPeriod)
+{
+    constexpr unsigned every = zipcoll::TemporalChoice::kProbeEvery;
+    zipcoll::TemporalChoice c;
+    c.probed(1.6, 1.0);
+    c.coded(false, 1.0);
+    ASSERT_TRUE(c.probe_due());
+    c.probed(1.6, 1.0); // early, after 1 call
+    for (unsigned i = 2; i < every; ++i) {
+        c.coded(false, i % 2 ? 1.0 : 1.6);
+        EXPECT_FALSE(c.probe_due()) << i;
+    }
+    c.coded(false, 1.6);
+    EXPECT_TRUE(c.probe_due()); // periodic, kProbeEvery calls after the last periodic one
+    c.probed(1.6, 1.0);
+    c.coded(false, 1.0);
+    EXPECT_TRUE(c.probe_due()); // a new period may measure early again
 }

@@ -207,6 +207,46 @@ TEST(P2pStreams, PlainFramesWinWhereDeltasDoNoBetterAsInCollZip)
     EXPECT_EQ(c.probes, 1u);
 }
 
+// A job with phases on one stream: first data whose plain frames halve them and whose deltas
+// do not shrink (a field that moves with every step), then data that shrink only as deltas
+// (random values that change little per step). The stream measures again as soon as a message
+// goes raw where plain frames used to shrink, and codes the next one as a delta, as coll/zip's
+// Alltoallv streams do (the rule of temporal_choice.hpp).
+TEST(P2pStreams, AStreamOnPlainFramesTakesDeltasWhenItsDataStopShrinkingOnTheirOwn)
+{
+    Streams snd(1 << 20, 2), rcv(1 << 20, 2);
+    bool random_phase = false;
+    auto coder = [](void *arg, const char *ref, size_t n) -> size_t {
+        if (*static_cast<bool *>(arg))
+            return ref != nullptr ? n / 14 : 0;
+        return ref != nullptr ? 0 : n / 2;
+    };
+    // One message as pml/zip sends it: coded against what the choice returned, frame or raw.
+    auto send = [&](int step) {
+        const auto m = message(4096, step);
+        const char *ref = nullptr;
+        zip_p2p_send_begin(snd.s, kChan, kPair, m.size(), coder, &random_phase, &ref);
+        const size_t frame = coder(&random_phase, ref, m.size());
+        zip_p2p_send_end(snd.s, kChan, kPair, m.data(), m.size(), frame > 0 && ref != nullptr,
+                         frame > 0 ? double(m.size()) / double(frame) : 1.0);
+        void *copy = std::malloc(m.size());
+        std::memcpy(copy, m.data(), m.size());
+        zip_p2p_recv_done(rcv.s, kChan, m.size(), 1, copy);
+        return ref != nullptr;
+    };
+    int step = 0;
+    for (; step < 12; ++step)
+        EXPECT_FALSE(send(step)) << step;
+    random_phase = true;
+    EXPECT_FALSE(send(step++)); // raw: plain frames stopped shrinking
+    for (int i = 0; i < 4; ++i, ++step)
+        EXPECT_TRUE(send(step)) << step;
+    zip_p2p_counts_t c;
+    zip_p2p_streams_counts(snd.s, &c);
+    EXPECT_EQ(c.delta_frames, 4u);
+    EXPECT_EQ(c.probes, 3u); // the second message, the tenth, the random phase's second
+}
+
 TEST(P2pStreams, AChannelWhoseMessageNeverWentOutSendsNoMoreStreamMessages)
 {
     Streams snd(1 << 20, 2), rcv(1 << 20, 2);
