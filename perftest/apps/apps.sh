@@ -3,10 +3,25 @@
 # are. Sourced by perftest/msgrec/record-corpus.sh (records their messages) and
 # perftest/apps/run-under-zip.sh (runs them with and without zip and compares the results).
 #
-# The sourcing script sets: work (where sources are cloned and built), clone_from (URL
-# template, {owner} and {name} replaced) and jobs (make -j).
+# Settings (the sourcing script may set them, or pass its command line's options through
+# apps_take_option): work (where sources are cloned and built), apps (a comma list, empty for
+# all), clone_from (URL template, {owner} and {name} replaced) and jobs (make -j).
 
 APPS_ALL=lulesh,cloverleaf,minife,comd,miniamr,minivite
+work=${work:-} apps=${apps:-} jobs=${jobs:-$(nproc)}
+clone_from=${clone_from:-https://github.com/{owner}/{name}.git}
+
+# apps_take_option OPTION VALUE: takes --work, --apps, --clone-from and --jobs; returns 1 for
+# any other option.
+apps_take_option() {
+    case $1 in
+        --work) work=$2 ;;
+        --apps) apps=$2 ;;
+        --clone-from) clone_from=$2 ;;
+        --jobs) jobs=$2 ;;
+        *) return 1 ;;
+    esac
+}
 
 # app_source APP: "owner name commit" of the published figures (docs/performance.md).
 app_source() {

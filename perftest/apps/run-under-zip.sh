@@ -26,19 +26,18 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 
-build="" out="" work="" apps="" configs="zip,temporal,ucx"
-clone_from="https://github.com/{owner}/{name}.git" jobs=$(nproc)
+# shellcheck source=apps.sh
+source "$here/apps.sh"
+
+build="" out="" configs="zip,temporal,ucx"
 while (($#)); do
     case $1 in
         --build) build=$2; shift 2 ;;
         --out) out=$2; shift 2 ;;
-        --work) work=$2; shift 2 ;;
-        --apps) apps=$2; shift 2 ;;
         --configs) configs=$2; shift 2 ;;
-        --clone-from) clone_from=$2; shift 2 ;;
-        --jobs) jobs=$2; shift 2 ;;
         -h|--help) awk 'NR > 1 && !/^#/ { exit } NR > 1' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-        *) echo "run-under-zip: unknown option $1" >&2; exit 2 ;;
+        *) apps_take_option "$1" "${2-}" || { echo "run-under-zip: unknown option $1" >&2; exit 2; }
+           shift 2 ;;
     esac
 done
 [[ -n $build ]] || { echo "run-under-zip: --build is required" >&2; exit 2; }
@@ -54,9 +53,6 @@ work=${work:-$out/src}
 mkdir -p "$work"
 work=$(cd "$work" && pwd)
 ompi_dir=$(dirname "$(find /usr/lib -name mca_coll_tuned.so -path '*openmpi*' | head -1)")
-
-# shellcheck source=apps.sh
-source "$here/apps.sh"
 
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 # zip_args CONFIG: the mpirun options of a configuration, one per line.

@@ -22,18 +22,17 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 
-build="" out="" work="" apps=""
-clone_from="https://github.com/{owner}/{name}.git" jobs=$(nproc)
+# shellcheck source=../apps/apps.sh
+source "$here/../apps/apps.sh"
+
+build="" out=""
 while (($#)); do
     case $1 in
         --build) build=$2; shift 2 ;;
         --out) out=$2; shift 2 ;;
-        --work) work=$2; shift 2 ;;
-        --apps) apps=$2; shift 2 ;;
-        --clone-from) clone_from=$2; shift 2 ;;
-        --jobs) jobs=$2; shift 2 ;;
         -h|--help) awk 'NR > 1 && !/^#/ { exit } NR > 1' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-        *) echo "record-corpus: unknown option $1" >&2; exit 2 ;;
+        *) apps_take_option "$1" "${2-}" || { echo "record-corpus: unknown option $1" >&2; exit 2; }
+           shift 2 ;;
     esac
 done
 [[ -n $build && -n $out ]] || { echo "record-corpus: --build and --out are required" >&2; exit 2; }
@@ -57,9 +56,6 @@ mpirun_rec() { # mpirun_rec APP EVERY NP -- command...
 }
 
 step() { printf '\n=== record-corpus: %s (%s)\n' "$*" "$(date -u +%H:%M:%S)"; }
-
-# shellcheck source=../apps/apps.sh
-source "$here/../apps/apps.sh"
 
 record() {
     local app=$1 cmd
