@@ -17,7 +17,7 @@ template <class U> inline U load_elem(const uint8_t *src, size_t i)
 }
 
 constexpr size_t kProbe = kMinElemRun / 2; // a run of kMinElemRun holds a pair (8k, 8k + 8)
-constexpr size_t kSamples = 64;
+constexpr size_t kSamples = 32;
 constexpr unsigned kSampleHits = kSamples / 8;
 constexpr size_t kMaxVarint = 5;
 constexpr uint64_t kVarintLimit = uint64_t{1} << 32;
@@ -57,12 +57,11 @@ template <class U> bool elem_runs_likely(const uint8_t *src, size_t count)
 {
     if (count < 2 * kMinElemRun || count >= kVarintLimit)
         return false;
-    const size_t span = count - kProbe;
+    // Independent loads at a fixed step: no division per probe.
+    const size_t step = (count - kProbe) / kSamples;
     unsigned hits = 0;
-    for (size_t k = 0; k < kSamples; ++k) {
-        const size_t p = k * span / kSamples;
+    for (size_t k = 0, p = 0; k < kSamples; ++k, p += step)
         hits += load_elem<U>(src, p) == load_elem<U>(src, p + kProbe);
-    }
     return hits >= kSampleHits;
 }
 

@@ -34,7 +34,7 @@ struct ElemRun {
     size_t len;   // >= kMinElemRun
 };
 
-// Whether a sample of 64 positions spread over the block sees x[p] == x[p + 8] often enough
+// Whether a sample of 32 positions spread over the block sees x[p] == x[p + 8] often enough
 // (1 in 8) to look for runs: cheap, so that blocks without runs pay almost nothing.
 template <class U> bool elem_runs_likely(const uint8_t *src, size_t count);
 
