@@ -1,7 +1,12 @@
 // Element runs of the `fast` codec: format and rationale in fast_runs.hpp.
 #include "fast_runs.hpp"
 
+#include <algorithm>
 #include <cstring>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 namespace zip::fast_detail
 {
@@ -51,6 +56,40 @@ bool get_varint(const uint8_t *src, size_t len, size_t *pos, uint64_t *out)
     return false;
 }
 
+// The first index >= b (and <= count) whose element is not v. Inside a run 64 bytes per test
+// (the search's hot loop on run-rich blocks), then one element at a time.
+template <class U> size_t run_end(const uint8_t *src, size_t b, size_t count, U v)
+{
+    constexpr size_t kStep = 64 / sizeof(U);
+#if defined(__SSE2__)
+    const __m128i pat = sizeof(U) == 8 ? _mm_set1_epi64x(static_cast<long long>(v))
+                                       : _mm_set1_epi32(static_cast<int>(v));
+    while (b + kStep <= count) {
+        const auto *p = reinterpret_cast<const __m128i *>(src + b * sizeof(U));
+        const __m128i e0 = _mm_cmpeq_epi8(_mm_loadu_si128(p), pat);
+        const __m128i e1 = _mm_cmpeq_epi8(_mm_loadu_si128(p + 1), pat);
+        const __m128i e2 = _mm_cmpeq_epi8(_mm_loadu_si128(p + 2), pat);
+        const __m128i e3 = _mm_cmpeq_epi8(_mm_loadu_si128(p + 3), pat);
+        const __m128i all = _mm_and_si128(_mm_and_si128(e0, e1), _mm_and_si128(e2, e3));
+        if (_mm_movemask_epi8(all) != 0xffff)
+            break;
+        b += kStep;
+    }
+#else
+    while (b + kStep <= count) {
+        U diff = 0;
+        for (size_t j = 0; j < kStep; ++j)
+            diff |= load_elem<U>(src, b + j) ^ v;
+        if (diff != 0)
+            break;
+        b += kStep;
+    }
+#endif
+    while (b < count && load_elem<U>(src, b) == v)
+        ++b;
+    return b;
+}
+
 } // namespace
 
 template <class U> bool elem_runs_likely(const uint8_t *src, size_t count)
@@ -87,8 +126,7 @@ size_t find_elem_runs(const uint8_t *src, size_t count, std::vector<ElemRun> &ru
         if (j < p + kProbe) {
             b = j;
         } else {
-            while (b < count && load_elem<U>(src, b) == v)
-                ++b;
+            b = run_end<U>(src, b, count, v);
         }
         if (b - a >= kMinElemRun) {
             runs.push_back({a, b - a});
@@ -209,8 +247,13 @@ void expand_elem_runs(const std::vector<ElemRun> &runs, const std::vector<uint64
         if (v == 0) {
             std::memset(fill, 0, r.len * w);
         } else {
-            for (size_t j = 0; j < r.len; ++j)
-                std::memcpy(fill + j * w, &v, w);
+            // One element, then copies of what is filled so far: log2(len) memcpy calls.
+            std::memcpy(fill, &v, w);
+            for (size_t done = 1; done < r.len;) {
+                const size_t n = std::min(done, r.len - done);
+                std::memcpy(fill + done * w, fill, n * w);
+                done += n;
+            }
         }
         out = r.start + r.len;
     }
