@@ -27,6 +27,8 @@
 // BYTES blocks are one plane (w = 1, transform 0): zero, raw or plain LZ4.
 //
 // Block byte format (all integers little-endian):
+//   Element runs (frame format 4, element widths 4 and 8): byte 0 kElemRunsFlag (0x80), then
+//   the run list and the other elements as a block of this format (fast_runs.hpp). Otherwise:
 //   byte 0        transform: bits 0-1 predictor (0 None, 1 Delta1, 2 Delta2, 3 Xor), bits 2-6
 //                 stride - 1, bit 7 zero. Always 0 for BYTES. The first format knew only
 //                 predictors 0..2 with stride 1 (the same bytes 0, 1, 2).
@@ -145,6 +147,7 @@ constexpr unsigned kSparseCoding = 9; // 9 nonzero mask,
 constexpr unsigned kBitsCoding = 10;  // 10 bit planes (format 3)
 constexpr uint32_t kParamFormat2 = 1u << 24;
 constexpr uint32_t kParamFormat3 = 1u << 25; // with kParamFormat2: blocks may use kBitsCoding
+constexpr uint32_t kParamFormat4 = 1u << 26; // with 2 and 3: blocks may take out element runs
 
 size_t element_width(zip_elem_type_t type)
 {
@@ -239,7 +242,9 @@ uint32_t FastOptions::pack() const
     uint32_t p = predictor == FastPredictor::Auto ? 0 : static_cast<uint32_t>(predictor) + 1;
     if (param_format == 1)
         return a | (p << 8);
-    const uint32_t format = param_format >= 3 ? kParamFormat2 | kParamFormat3 : kParamFormat2;
+    const uint32_t format = param_format >= 4   ? kParamFormat2 | kParamFormat3 | kParamFormat4
+                            : param_format == 3 ? kParamFormat2 | kParamFormat3
+                                                : kParamFormat2;
     return format | a | (p << 8) | (stride << 11);
 }
 
@@ -254,10 +259,11 @@ bool FastOptions::unpack(uint32_t param, FastOptions &out)
     if (param & kParamFormat2) {
         p = (param >> 8) & 0x7;
         o.stride = (param >> 11) & 0x3f;
-        if ((param & ~(kParamFormat2 | kParamFormat3 | 0x1ffffu)) != 0 || p > 4 ||
-            o.stride > kMaxStride || (p == 0 && o.stride != 0))
+        if ((param & ~(kParamFormat2 | kParamFormat3 | kParamFormat4 | 0x1ffffu)) != 0 || p > 4 ||
+            o.stride > kMaxStride || (p == 0 && o.stride != 0) ||
+            ((param & kParamFormat4) && !(param & kParamFormat3)))
             return false;
-        o.param_format = (param & kParamFormat3) ? 3 : 2;
+        o.param_format = (param & kParamFormat4) ? 4 : (param & kParamFormat3) ? 3 : 2;
     } else {
         p = (param >> 8) & 0x3;
         if ((param >> 10) != 0)
@@ -287,7 +293,9 @@ void FastCodec::reserve(size_t n)
 
 size_t FastCodec::memory_bytes() const
 {
-    return sizeof(Lz4State) + planes_.size() + zeros_.size() + bits_.size();
+    return sizeof(Lz4State) + planes_.size() + zeros_.size() + bits_.size() + rest_.capacity() +
+           runs_.capacity() * sizeof(fast_detail::ElemRun) +
+           run_values_.capacity() * sizeof(uint64_t);
 }
 
 // Codes one residual plane at dst (at most cap bytes): returns the bytes written, or SIZE_MAX if
@@ -505,6 +513,14 @@ size_t FastCodec::compress(const uint8_t *src, size_t n, zip_elem_type_t type, u
     const size_t count = n / width;
     if (width == 1)
         return compress_bytes(src, n, dst, cap);
+    // Long runs of one value (halos of zeros and constants) are taken out first when a sample
+    // shows them: the planes then hold only the elements between them (fast_runs.hpp).
+    if (options_.predictor == FastPredictor::Auto && options_.param_format >= 4) {
+        size_t got = width == 8 ? compress_elem_runs<uint64_t>(src, count, dst, cap)
+                                : compress_elem_runs<uint32_t>(src, count, dst, cap);
+        if (got != 0)
+            return got;
+    }
     Transform tf;
     if (options_.predictor == FastPredictor::Auto) {
         tf = width == 8 ? fast_detail::choose_transform<uint64_t>(src, count).transform
@@ -516,8 +532,67 @@ size_t FastCodec::compress(const uint8_t *src, size_t n, zip_elem_type_t type, u
     return compress_elements(src, count, width, tf, 0, dst, cap);
 }
 
+// Element runs worth taking out (a quarter of the block in runs of kMinElemRun or more): the
+// run list, then the other elements as a block of their own. 0 if not worth it or no fit.
+template <class U>
+size_t FastCodec::compress_elem_runs(const uint8_t *src, size_t count, uint8_t *dst, size_t cap)
+{
+    constexpr size_t w = sizeof(U);
+    if (!fast_detail::elem_runs_likely<U>(src, count))
+        return 0;
+    const size_t covered = fast_detail::find_elem_runs<U>(src, count, runs_);
+    if (4 * covered < count || cap < 2)
+        return 0;
+    const size_t rest = count - covered;
+    if (rest_.size() < rest * w)
+        rest_.resize(std::max(rest * w, planes_.size()));
+    const size_t list =
+        fast_detail::encode_elem_runs<U>(src, count, runs_, dst + 1, cap - 1, rest_.data());
+    if (list == 0)
+        return 0;
+    dst[0] = fast_detail::kElemRunsFlag;
+    if (rest == 0)
+        return 1 + list;
+    const Transform tf = fast_detail::choose_transform<U>(rest_.data(), rest).transform;
+    const size_t inner =
+        compress_elements(rest_.data(), rest, w, tf, 0, dst + 1 + list, cap - 1 - list);
+    return inner == 0 ? 0 : 1 + list + inner;
+}
+
+template <class U>
+zip_status_t FastCodec::decompress_elem_runs(const uint8_t *src, size_t len, zip_elem_type_t type,
+                                             uint8_t *dst, size_t count)
+{
+    constexpr size_t w = sizeof(U);
+    if (options_.param_format < 4 || src[0] != fast_detail::kElemRunsFlag)
+        return ZIP_E_CORRUPT;
+    size_t rest = 0;
+    const size_t list =
+        fast_detail::parse_elem_runs<U>(src + 1, len - 1, count, runs_, run_values_, &rest);
+    if (list == 0)
+        return ZIP_E_CORRUPT;
+    // The rest decodes at the end of dst; expand_elem_runs moves it down into place.
+    zip_status_t st =
+        decompress_planes(src + 1 + list, len - 1 - list, type, dst + (count - rest) * w, rest * w);
+    if (st != ZIP_OK)
+        return st;
+    fast_detail::expand_elem_runs<U>(runs_, run_values_, count, dst);
+    return ZIP_OK;
+}
+
 zip_status_t FastCodec::decompress(const uint8_t *src, size_t len, zip_elem_type_t type,
                                    uint8_t *dst, size_t raw_n)
+{
+    const size_t w = element_width(type);
+    if (len > 0 && w > 1 && (src[0] & fast_detail::kElemRunsFlag) != 0 && raw_n % w == 0) {
+        return w == 8 ? decompress_elem_runs<uint64_t>(src, len, type, dst, raw_n / 8)
+                      : decompress_elem_runs<uint32_t>(src, len, type, dst, raw_n / 4);
+    }
+    return decompress_planes(src, len, type, dst, raw_n);
+}
+
+zip_status_t FastCodec::decompress_planes(const uint8_t *src, size_t len, zip_elem_type_t type,
+                                          uint8_t *dst, size_t raw_n)
 {
     size_t width = element_width(type);
     if (raw_n % width != 0)

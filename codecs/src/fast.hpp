@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "codec.hpp"
+#include "fast_runs.hpp"
 #include "fast_transform.hpp"
 
 namespace zip
@@ -31,15 +32,16 @@ struct FastOptions {
     unsigned accel = kDefaultAccel; // LZ4 acceleration for the compressible planes, 1..64
     FastPredictor predictor = FastPredictor::Auto;
     unsigned stride = 0; // elements per record, 1..kMaxStride; 0: auto (1 with a fixed predictor)
-    // Format of the frame parameter: 3 (this encoder), or 1 or 2 for a parameter read from a
+    // Format of the frame parameter: 4 (this encoder), or 1..3 for a parameter read from a
     // frame of an earlier format, so that param() gives back the same value (and blocks of
     // that frame may not use what later formats added).
-    unsigned param_format = 3;
+    unsigned param_format = 4;
 
     // 32-bit frame parameter. Format 2 (bit 24 set): bits 0-7 accel (0 = default), bits 8-10
     // 0 Auto or 1 + a fixed predictor, bits 11-16 stride (0 auto). Format 1 (bit 24 clear, the
     // first release): bits 0-7 accel, bits 8-9 0 Auto or 1 + predictor 0..2. Other bits zero.
-    // Format 3: format 2 plus bit 25 (blocks may use the bit-plane coding 10). Blocks may use
+    // Format 3: format 2 plus bit 25 (blocks may use the bit-plane coding 10). Format 4: format 3
+    // plus bit 26 (blocks may take out element runs, fast_runs.hpp). Blocks may use
     // the modes of format N only in frames with a format-N parameter, so a build that knows an
     // earlier format only reports such frames as unsupported instead of corrupt.
     uint32_t pack() const;
@@ -73,6 +75,13 @@ class FastCodec final : public BlockCodec
     size_t compress_elements(const uint8_t *src, size_t count, size_t width,
                              fast_detail::Transform tf, uint8_t flag, uint8_t *dst, size_t cap);
     size_t compress_bytes(const uint8_t *src, size_t n, uint8_t *dst, size_t cap);
+    template <class U>
+    size_t compress_elem_runs(const uint8_t *src, size_t count, uint8_t *dst, size_t cap);
+    zip_status_t decompress_planes(const uint8_t *src, size_t len, zip_elem_type_t type,
+                                   uint8_t *dst, size_t raw_n);
+    template <class U>
+    zip_status_t decompress_elem_runs(const uint8_t *src, size_t len, zip_elem_type_t type,
+                                      uint8_t *dst, size_t count);
     bool lz4_slice_pays(const uint8_t *plane, size_t count, size_t goal);
     void reserve(size_t n);
 
@@ -82,6 +91,9 @@ class FastCodec final : public BlockCodec
     std::vector<uint8_t> planes_; // byte planes of one block (compress and decompress)
     std::vector<uint8_t> zeros_;  // an all-zero plane, read by the decoder for empty planes
     std::vector<uint8_t> bits_;   // the 8 bit planes of one byte plane (coding 10)
+    std::vector<uint8_t> rest_;   // a block's elements outside its element runs (compress)
+    std::vector<fast_detail::ElemRun> runs_; // element runs of one block
+    std::vector<uint64_t> run_values_;       // their values (decompress)
 };
 
 } // namespace zip

@@ -9,6 +9,7 @@
 // written. Data that does not shrink (random, small sizes) is compressed with room to spare
 // instead, so that the incompressible paths of the decoders are seeded too. Prints the number of
 // seeds; exits nonzero when a codec produces nothing, or a block does not decode to its data.
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <memory>
@@ -35,7 +36,7 @@ const DataSet kDataSets[] = {
     {"linear", 0},         {"gauss-256", 0},   {"gauss-256-sorted", 0}, {"sincos-256", 0},
     {"heat3d", 4},         {"heat3d-halo", 4}, {"records-3", 0},        {"records-5", 0},
     {"records-8", 0},      {"random", 11},     {"random-unit", 12},     {"special", 13},
-    {"complex-decay", 14},
+    {"complex-decay", 14}, {"halo-runs", 0},
 };
 
 const zip_elem_type_t kTypes[] = {ZIP_TYPE_F64, ZIP_TYPE_F32, ZIP_TYPE_BYTES};
@@ -43,12 +44,27 @@ const zip_elem_type_t kTypes[] = {ZIP_TYPE_F64, ZIP_TYPE_F32, ZIP_TYPE_BYTES};
 // Raw block sizes in bytes: whole elements of every type, below the 16 bits the target reads.
 const size_t kSizes[] = {8, 24, 1000, 4096, 32768, 65528};
 
-// `bytes` bytes of data set d as elements of `type` (BYTES: the doubles' bytes).
+// `bytes` bytes of data set d as elements of `type` (BYTES: the doubles' bytes). "halo-runs" is
+// not a zipdata set: a smooth field cut by runs of 16-400 zeros and constants, as CloverLeaf's
+// halos, so that `fast` blocks with element runs (frame format 4) are among the seeds.
 std::vector<uint8_t> data_bytes(const DataSet &d, zip_elem_type_t type, size_t bytes)
 {
     std::vector<uint8_t> out(bytes);
     int rc;
-    if (type == ZIP_TYPE_F32) {
+    if (std::strcmp(d.name, "halo-runs") == 0) {
+        const bool f32 = type == ZIP_TYPE_F32;
+        std::vector<double> v(f32 ? bytes / 4 : (bytes + 7) / 8);
+        rc = zipdata_fill("gauss-256", v.data(), v.size(), 0);
+        for (size_t i = 0, k = 0; i < v.size(); i += 60 + 37 * (k % 5), ++k)
+            for (size_t j = i; j < std::min(v.size(), i + 16 + 97 * (k % 4)); ++j)
+                v[j] = k % 3 == 0 ? 0.0 : k % 3 == 1 ? -0.0 : 1.5;
+        if (f32) {
+            std::vector<float> f(v.begin(), v.end());
+            std::memcpy(out.data(), f.data(), bytes);
+        } else {
+            std::memcpy(out.data(), v.data(), bytes);
+        }
+    } else if (type == ZIP_TYPE_F32) {
         std::vector<float> f(bytes / 4);
         rc = zipdata_fill_f32(d.name, f.data(), f.size(), d.seed_or_step);
         std::memcpy(out.data(), f.data(), bytes);

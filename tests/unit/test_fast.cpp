@@ -358,13 +358,14 @@ TEST(FastCodec, IsDeterministicAcrossManyBlocksOnOneInstance)
 
 TEST(FastCodec, ParsesOptionsAndPacksThemIntoTheParam)
 {
-    constexpr uint32_t kFormat2 = 1u << 24, kFormat3 = kFormat2 | (1u << 25);
-    EXPECT_EQ(fast_default()->param(), kFormat3);
+    constexpr uint32_t kFormat2 = 1u << 24, kFormat3 = kFormat2 | (1u << 25),
+                       kFormat4 = kFormat3 | (1u << 26);
+    EXPECT_EQ(fast_default()->param(), kFormat4);
     EXPECT_GT(fast_default()->memory_bytes(), 65536u);
     for (const char *spec : {"accel=8,pred=1", "pred=3,stride=5", "pred=2,stride=32", "pred=0"}) {
         auto c = zip::make_fast(spec);
         uint32_t p = c->param();
-        EXPECT_NE(p, kFormat3) << spec;
+        EXPECT_NE(p, kFormat4) << spec;
         auto again = zip::make_fast(p);
         ASSERT_NE(again, nullptr) << spec;
         EXPECT_EQ(again->param(), p) << spec;
@@ -376,10 +377,11 @@ TEST(FastCodec, ParsesOptionsAndPacksThemIntoTheParam)
     EXPECT_THROW(zip::make_fast("stride=0,pred=1"), zip::SpecError);
     EXPECT_THROW(zip::make_fast("stride=33,pred=1"), zip::SpecError);
     EXPECT_THROW(zip::make_fast("stride=4"), zip::SpecError); // stride needs a fixed predictor
-    EXPECT_EQ(zip::make_fast("pred=auto")->param(), kFormat3);
+    EXPECT_EQ(zip::make_fast("pred=auto")->param(), kFormat4);
     // Parameters of the first format (frames of earlier releases) are accepted and given back.
-    for (uint32_t param : {0u, 8u, 0x100u, 0x200u, 0x340u, kFormat2 | 0x400u | (5u << 11), kFormat2,
-                           kFormat3 | 0x400u | (5u << 11)}) {
+    for (uint32_t param :
+         {0u, 8u, 0x100u, 0x200u, 0x340u, kFormat2 | 0x400u | (5u << 11), kFormat2,
+          kFormat3 | 0x400u | (5u << 11), kFormat3, kFormat4 | 0x400u | (5u << 11)}) {
         auto made = zip::make_fast(param);
         ASSERT_NE(made, nullptr) << param;
         EXPECT_EQ(made->param(), param);

@@ -55,5 +55,6 @@ TEST(FastCompat, NewFramesCarryTheSecondFormatInTheirParameter)
     std::memcpy(&param, frame.data() + 8, 4);
     EXPECT_EQ(param & (1u << 24), 1u << 24);
     EXPECT_EQ(param & (1u << 25), 1u << 25); // format 3: bit planes (coding 10) may occur
-    EXPECT_EQ(param & ~(3u << 24), 0u);      // default options: nothing else set
+    EXPECT_EQ(param & (1u << 26), 1u << 26); // format 4: element runs may occur
+    EXPECT_EQ(param & ~(7u << 24), 0u);      // default options: nothing else set
 }
