@@ -61,12 +61,18 @@ void print_summary(const Options &o, const Prediction &p)
                 p.wall_s);
     if (!o.detail)
         return;
+    // A baseline's lower bound is printed too: how far below the simulated time it lies is
+    // what decides how many configurations the pruned search has to simulate.
     for (const auto &s : p.steps) {
+        char bound[48] = "";
+        if (s.bound_s > 0)
+            std::snprintf(bound, sizeof bound, "; bound %.1f us", s.bound_s * 1e6);
         if (s.skipped)
-            std::printf("    %-28s      skipped  (cannot beat the best)\n", s.name.c_str());
+            std::printf("    %-28s      skipped  (cannot beat the best%s)\n", s.name.c_str(),
+                        bound);
         else
-            std::printf("    %-28s %12.1f us  (simulated in %.2f s)\n", s.name.c_str(),
-                        s.seconds * 1e6, s.wall_s);
+            std::printf("    %-28s %12.1f us  (simulated in %.2f s%s)\n", s.name.c_str(),
+                        s.seconds * 1e6, s.wall_s, bound);
     }
 }
 

@@ -71,6 +71,7 @@ bool predict(const Options &o, const CodecTable &table, Prediction *out)
     Runner runner;
     // The baselines, each skipped when it provably cannot beat the best so far.
     std::vector<size_t> baseline_steps;
+    std::vector<double> bound_of_step;
     double best_so_far = -1;
     const HopModel hop{[&net](int a, int b) { return net.same_node(a, b); },
                        [&net](int a, int b) { return net.latency_s(a, b); },
@@ -78,6 +79,8 @@ bool predict(const Options &o, const CodecTable &table, Prediction *out)
     for (const auto &b : baselines_for(work, hop, o.linear_max_ranks)) {
         const size_t step = runner.size();
         const double bound = b.lower_bound_s;
+        bound_of_step.resize(step + 1, 0.0);
+        bound_of_step[step] = bound;
         baseline_steps.push_back(runner.add(
             "baseline:" + b.name, [&, run = b.run](int r) { run(env[size_t(r)]); },
             [&, step]() {
@@ -141,8 +144,8 @@ bool predict(const Options &o, const CodecTable &table, Prediction *out)
         return false;
     }
     for (size_t s = 0; s < runner.size(); ++s)
-        out->steps.push_back(
-            {runner.name(s), runner.seconds(s), runner.wall_seconds(s), runner.skipped(s)});
+        out->steps.push_back({runner.name(s), runner.seconds(s), runner.wall_seconds(s),
+                              runner.skipped(s), s < bound_of_step.size() ? bound_of_step[s] : 0});
     size_t best = baseline_steps.front();
     for (size_t s : baseline_steps)
         if (!runner.skipped(s) && runner.seconds(s) < runner.seconds(best))

@@ -20,6 +20,7 @@ struct StepTime {
     double seconds = 0; // simulated
     double wall_s = 0;  // what simulating it took
     bool skipped = false;
+    double bound_s = 0; // a baseline's lower bound (0: none), which decided whether it ran
 };
 
 // What zip did in one mode, summed over the ranks.
