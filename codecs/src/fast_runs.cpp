@@ -172,8 +172,10 @@ size_t encode_elem_runs(const uint8_t *src, size_t count, const std::vector<Elem
         if (cap - pos < kMaxRunBytes)
             return 0;
         const size_t gap = r.start - prev_end;
-        std::memcpy(rest, src + prev_end * w, gap * w);
-        rest += gap * w;
+        if (gap != 0) { // rest may be null when every element is in a run
+            std::memcpy(rest, src + prev_end * w, gap * w);
+            rest += gap * w;
+        }
         const U v = load_elem<U>(src, r.start);
         pos += put_varint(dst + pos, gap);
         pos += put_varint(dst + pos, (r.len - kMinElemRun) << 1 | (v != 0));
@@ -183,7 +185,8 @@ size_t encode_elem_runs(const uint8_t *src, size_t count, const std::vector<Elem
         }
         prev_end = r.start + r.len;
     }
-    std::memcpy(rest, src + prev_end * w, (count - prev_end) * w);
+    if (count != prev_end)
+        std::memcpy(rest, src + prev_end * w, (count - prev_end) * w);
     return pos;
 }
 
