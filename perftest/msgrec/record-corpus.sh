@@ -18,7 +18,7 @@
 # Each application is checked out at the commit the published figures used, built with
 # Open MPI's wrappers, and run on one node with --oversubscribe. MSGREC_EVERY spreads the
 # recorded messages over the whole run rather than its first steps (the budget per rank is
-# MSGREC_MAX_BYTES, 64 MiB). About 15-20 minutes on 2 cores, builds included.
+# MSGREC_MAX_BYTES, 64 MiB). 8 min on the loaded 2-core VM (2026-11-27), builds included.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 
