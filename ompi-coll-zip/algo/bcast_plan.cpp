@@ -5,6 +5,7 @@
 #include <climits>
 #include <cmath>
 #include <cstring>
+#include <initializer_list>
 
 #include "bcast.hpp"
 #include "zip_algo.h"
@@ -83,12 +84,30 @@ double chain_time(const Model &m, double N, int P, double seg)
     return double(R) * remote_hop + double(L) * local_hop + (S - 1.0) * stage;
 }
 
-// A binomial tree of S segments: the root sends every segment ceil(log2 P) times.
+// A binomial tree of S segments, L = ceil(log2 P) levels: the root sends every segment L times.
+// Ranks placed in nodes of k keep the lowest floor(log2 k) levels (children at virtual distance
+// below k) on a node where the agreed locality vouches for it (as for the chain: a local link
+// and a share of on-node neighbours); the others cross the root's NIC. A non-root keeps the
+// chain's receive window, so a level moves at most W segments per latency. (Simulated, 64 ranks
+// in nodes of 32 at 10 Gbit/s, 64 KiB: every level costed as one between nodes and no window,
+// the model put 2 KiB segments at 101 us against the chain's 184; they took 256.)
 double binomial_time(const Model &m, double N, int P, double seg)
 {
     const double S = std::ceil(N / seg), L = log2_ceil(P);
-    const double stage = std::max({L * m.wire(seg), m.coding(seg, m.C), m.coding(seg, m.D)});
-    return L * (m.alpha + m.wire(seg)) + (S - 1.0) * stage;
+    const double local =
+        local_hops(m, P) > 0 ? std::min(L, std::floor(std::log2(double(m.k)) + 1e-9)) : 0.0;
+    const double remote = L - local;
+    const double W = double(zipcoll::kChainRecvWindow);
+    const double remote_hop = m.alpha + m.wire(seg);
+    const double local_hop = local > 0.0 ? kLocalLatency + m.wire_local(seg) : 0.0;
+    const double root_sends =
+        remote * m.wire(seg) + (local > 0.0 ? local * m.wire_local(seg) : 0.0);
+    double stage = std::max({root_sends, m.coding(seg, m.C), m.coding(seg, m.D)});
+    if (remote > 0.0)
+        stage = std::max(stage, remote_hop / W);
+    if (local > 0.0)
+        stage = std::max(stage, local_hop / W);
+    return remote * remote_hop + local * local_hop + (S - 1.0) * stage;
 }
 
 // Scatter: the root codes and sends Q = P - 1 blocks, each byte once over its link; Bruck
@@ -118,36 +137,61 @@ double pipeline_time(const Model &m, size_t bytes, int P, size_t seg, int topolo
                  : binomial_time(m, double(bytes), P, double(seg));
 }
 
-} // namespace
+// The segmented pipeline a plan runs: its segment, the topology it must name (AUTO where that
+// runs it: the chain with at least as many segments as ranks, else the binomial tree), and its
+// predicted time.
+struct Pipeline {
+    size_t seg;
+    int topology;
+    double t;
+};
 
-extern "C" size_t zip_bcast_chain_segment(size_t bytes, int ranks, size_t largest,
-                                          const zip_bcast_model_t *model)
+// The rule's segment and topology, or with agreed speeds the larger segment and topology the
+// model predicts strictly faster. A chain may then have fewer segments than ranks: with 32
+// ranks per node, 31 of 32 hops are on a node and cost about a microsecond, so filling even a
+// chain of 256 ranks is cheaper than the binomial tree the rule's segment would run, whose root
+// sends each segment log2 P times, and a tree of larger segments needs fewer latencies per byte
+// (simulated, 256 ranks in nodes of 32 at 10 Gbit/s, 1 MiB: the rule's 4 KiB segments 2419 us,
+// tuned's pipeline of 32 KiB segments 1740; 64 ranks, 64 KiB: the rule's 2 KiB tree 256 us,
+// tuned's binomial tree of 32 KiB segments 92).
+Pipeline best_pipeline(const Model &m, size_t bytes, int P, size_t largest, bool by_model)
 {
-    const size_t rule = zip_bcast_segment_bytes(bytes, ranks, largest);
-    if (bytes == 0 || ranks <= 1 || model == nullptr || model->segment_by_model == 0)
-        return rule;
-    // Every rank runs this on the same agreed values with the same arithmetic, so all pick the
-    // same segment; the rule stays unless another is strictly faster, so that a tie cannot go
-    // different ways.
-    const Model m(*model);
+    const size_t rule = zip_bcast_segment_bytes(bytes, P, largest);
+    Pipeline best{rule, ZIP_BCAST_AUTO, pipeline_time(m, bytes, P, rule, ZIP_BCAST_AUTO)};
+    if (!by_model)
+        return best;
     const size_t cap = zipcoll::segment_cap(largest);
-    size_t best = rule;
-    double best_s = pipeline_time(m, bytes, ranks, rule, ZIP_BCAST_AUTO);
     for (size_t seg : kChainSegments) {
         // Only larger segments than the rule's: the model knows no cost per message (a send and
         // a receive on each rank, a frame, a codec call), which the rule's floor and the default
         // segment were measured against (netemu, 8 ranks on 2 cores: 48 KiB segments 30 ms,
         // 32 KiB 36), so a smaller segment's shorter fill it would buy with messages it cannot
-        // price. Fewer segments than ranks would take the binomial tree, which gains nothing.
-        if (seg <= rule || seg > cap || (bytes + seg - 1) / seg < size_t(ranks))
+        // price.
+        if (seg <= rule || seg > cap)
             continue;
-        const double s = chain_time(m, double(bytes), ranks, double(seg));
-        if (s < best_s) {
-            best = seg;
-            best_s = s;
+        const bool auto_chain = (bytes + seg - 1) / seg >= size_t(P);
+        for (int topology : {ZIP_BCAST_CHAIN, ZIP_BCAST_BINOMIAL}) {
+            const double t = pipeline_time(m, bytes, P, seg, topology);
+            if (t < best.t) {
+                const bool is_auto = (topology == ZIP_BCAST_CHAIN) == auto_chain;
+                best = Pipeline{seg, is_auto ? int(ZIP_BCAST_AUTO) : topology, t};
+            }
         }
     }
     return best;
+}
+
+} // namespace
+
+extern "C" size_t zip_bcast_chain_segment(size_t bytes, int ranks, size_t largest,
+                                          const zip_bcast_model_t *model)
+{
+    // Every rank runs this on the same agreed values with the same arithmetic, so all pick the
+    // same segment; the rule stays unless another is strictly faster, so that a tie cannot go
+    // different ways.
+    if (bytes == 0 || ranks <= 1 || model == nullptr || model->segment_by_model == 0)
+        return zip_bcast_segment_bytes(bytes, ranks, largest);
+    return best_pipeline(Model(*model), bytes, ranks, largest, true).seg;
 }
 
 extern "C" double zip_bcast_predict(int topology, size_t bytes, int ranks, size_t segment_bytes,
@@ -158,8 +202,8 @@ extern "C" double zip_bcast_predict(int topology, size_t bytes, int ranks, size_
     const Model m(*model);
     if (topology == ZIP_BCAST_SCATTER_ALLGATHER)
         return sag_time(m, double(bytes), ranks);
-    const size_t seg = zip_bcast_chain_segment(bytes, ranks, segment_bytes, model);
-    return pipeline_time(m, bytes, ranks, seg, topology);
+    const Pipeline p = best_pipeline(m, bytes, ranks, segment_bytes, model->segment_by_model != 0);
+    return topology == ZIP_BCAST_AUTO ? p.t : pipeline_time(m, bytes, ranks, p.seg, topology);
 }
 
 extern "C" int zip_bcast_topology(size_t bytes, int ranks, size_t segment_bytes, size_t max_message,
@@ -221,7 +265,11 @@ extern "C" zip_bcast_plan_t zip_bcast_route(int algorithm, const zip_algo_policy
         plan.topology = ZIP_BCAST_SCATTER_ALLGATHER;
     else
         plan.topology = zip_bcast_topology(bytes, ranks, largest, max_message, &model);
-    if (plan.topology != ZIP_BCAST_SCATTER_ALLGATHER && model.segment_by_model)
-        plan.chain_segment = zip_bcast_chain_segment(bytes, ranks, largest, &model);
+    if (plan.topology != ZIP_BCAST_SCATTER_ALLGATHER && model.segment_by_model) {
+        const Pipeline p = best_pipeline(Model(model), bytes, ranks, largest, true);
+        plan.chain_segment = p.seg;
+        if (plan.topology == ZIP_BCAST_AUTO)
+            plan.topology = p.topology;
+    }
     return plan;
 }

@@ -131,12 +131,13 @@ typedef struct zip_bcast_model {
  * zip_bcast_chain_segment's. */
 double zip_bcast_predict(int topology, size_t bytes, int ranks, size_t segment_bytes,
                          const zip_bcast_model_t *model);
-/* The segment the chain cuts `bytes` into on `ranks` ranks: with model->segment_by_model, of
- * zip_bcast_segment_bytes's segment and the larger ones of 8-256 KiB (all at most `largest`, as
- * that caps), the one whose chain the model predicts fastest, provided there are at least as
- * many segments as ranks (else the binomial tree would run); zip_bcast_segment_bytes's wherever
- * no other is predicted strictly faster, and always without the model. Never smaller than the
- * rule's: the model does not price messages, only bytes and latencies. A function of its
+/* The segment the pipeline cuts `bytes` into on `ranks` ranks: with model->segment_by_model, of
+ * zip_bcast_segment_bytes's segment (with the topology AUTO gives it: the binomial tree when
+ * there are fewer segments than ranks) and the larger ones of 8-256 KiB (all at most `largest`,
+ * as that caps) each in a chain and in a binomial tree, the one the model predicts fastest
+ * (zip_bcast_route names the topology where AUTO would run the other); zip_bcast_segment_bytes's
+ * wherever no other is predicted strictly faster, and always without the model. Never smaller than
+ * the rule's: the model does not price messages, only bytes and latencies. A function of its
  * arguments alone:
  * ranks that pass the same (agreed) values cut the same segments, as they must, since a receiver
  * posts each segment at its raw length. */
@@ -164,12 +165,13 @@ typedef struct zip_bcast_plan {
     size_t chain_segment;
 } zip_bcast_plan_t;
 /* The plan of a call: the topology `algorithm` forces, or for ZIP_BCAST_ALGORITHM_AUTO
- * zip_bcast_topology's, and the chain's segment (zip_bcast_chain_segment, at most segment_bytes
- * and max_message, 0: no limit), from the call's agreed speeds (policy NULL or without a link
- * rate: unknown; the chain then keeps zip_bcast_segment_bytes's rule), the configured link rate
- * where those have none (policy always; 0: unknown), latency, and the agreed ranks per node and
- * local link (agreed NULL: unknown; one rank per node, every hop between nodes). The same on
- * every rank given the same arguments. */
+ * zip_bcast_topology's (ZIP_BCAST_CHAIN or ZIP_BCAST_BINOMIAL where the model chose the one
+ * that AUTO would not run with its segment), and the pipeline's segment (zip_bcast_chain_segment,
+ * at most segment_bytes and max_message, 0: no limit), from the call's agreed speeds (policy NULL
+ * or without a link rate: unknown; the chain then keeps zip_bcast_segment_bytes's rule), the
+ * configured link rate where those have none (policy always; 0: unknown), latency, and the agreed
+ * ranks per node and local link (agreed NULL: unknown; one rank per node, every hop between nodes).
+ * The same on every rank given the same arguments. */
 zip_bcast_plan_t zip_bcast_route(int algorithm, const zip_algo_policy_t *policy,
                                  const zip_algo_agreed_t *agreed, double configured_link_Bps,
                                  double latency_s, size_t bytes, int ranks, size_t segment_bytes,

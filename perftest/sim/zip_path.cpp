@@ -102,7 +102,11 @@ ZipRankResult bcast(const RankEnv &env, const ZipSettings &s, const Route &route
     const zip_bcast_plan_t plan =
         zip_bcast_route(s.bcast_algorithm, policy, &agreed, s.link_Bps, s.bcast_latency_s,
                         args.bytes, env.size(), s.segment, t.get()->max_message);
-    args.topology = plan.topology;
+    // --bcast-segment rule: the rule's segment and the topology AUTO gives it, as before the
+    // model chose (a named chain or tree goes with the model's segment).
+    args.topology = s.segment_by_model || plan.topology == ZIP_BCAST_SCATTER_ALLGATHER
+                        ? plan.topology
+                        : ZIP_BCAST_AUTO;
     args.chain_segment = s.segment_by_model ? plan.chain_segment : 0;
     args.policy = policy;
     out.error = zip_algo_bcast(t.get(), env.codec->ops(), &args, &out.algo);
