@@ -177,40 +177,46 @@ TEST(CollAlgoBcastSegment, FewerSegmentsThanRanksRunAsTheChainWhereHopsStayOnANo
     }
 }
 
-// A chain of fewer segments than ranks, as the plan may name it, delivers every byte from every
-// root, each segment compressed once.
-TEST(CollAlgoBcastSegment, AChainOfFewerSegmentsThanRanksDeliversEveryByte)
+// The topologies the plan may name where AUTO would run the other: a chain of fewer segments
+// than ranks, a binomial tree of more; each delivers every byte from every root, each segment
+// compressed once.
+TEST(CollAlgoBcastSegment, ANamedTopologyDeliversEveryByteWhateverItsSegments)
 {
     const int size = 7;
     World w(size);
-    const size_t bytes = 300017, seg = 131072; // three segments for seven ranks
+    const size_t bytes = 300017;
     const auto data = algotest::make_data(bytes, true, 23);
-    for (int root : {0, 4}) {
-        ToyCodec codec;
-        const zip_codec_ops_t ops = codec.ops();
-        std::vector<std::vector<char>> bufs(size, std::vector<char>(bytes, '\x5a'));
-        bufs[size_t(root)] = data;
-        std::vector<int> rc(size, -100);
-        w.run([&](int rank, const zip_transport_t &t) {
-            zip_bcast_args_t a{};
-            a.buf = bufs[size_t(rank)].data();
-            a.bytes = bytes;
-            a.root = root;
-            a.tag = 9;
-            a.elem_type = ZIP_ALGO_BYTES;
-            a.try_compress = 1;
-            a.segment_bytes = seg;
-            a.chain_segment = seg;
-            a.topology = ZIP_BCAST_CHAIN;
-            zip_algo_result_t res{};
-            rc[size_t(rank)] = zip_algo_bcast(&t, &ops, &a, &res);
-        });
-        for (int r = 0; r < size; ++r) {
-            ASSERT_EQ(rc[size_t(r)], ZIP_ALGO_OK) << r;
-            ASSERT_TRUE(bufs[size_t(r)] == data) << "rank " << r << " root " << root;
+    // (topology, segment): three segments for seven ranks, then 74.
+    for (const auto &[topology, seg] : {std::pair{int(ZIP_BCAST_CHAIN), size_t(131072)},
+                                        std::pair{int(ZIP_BCAST_BINOMIAL), size_t(4096)}}) {
+        for (int root : {0, 4}) {
+            ToyCodec codec;
+            const zip_codec_ops_t ops = codec.ops();
+            std::vector<std::vector<char>> bufs(size, std::vector<char>(bytes, '\x5a'));
+            bufs[size_t(root)] = data;
+            std::vector<int> rc(size, -100);
+            w.run([&, topology = topology, seg = seg](int rank, const zip_transport_t &t) {
+                zip_bcast_args_t a{};
+                a.buf = bufs[size_t(rank)].data();
+                a.bytes = bytes;
+                a.root = root;
+                a.tag = 9;
+                a.elem_type = ZIP_ALGO_BYTES;
+                a.try_compress = 1;
+                a.segment_bytes = seg;
+                a.chain_segment = seg;
+                a.topology = topology;
+                zip_algo_result_t res{};
+                rc[size_t(rank)] = zip_algo_bcast(&t, &ops, &a, &res);
+            });
+            for (int r = 0; r < size; ++r) {
+                ASSERT_EQ(rc[size_t(r)], ZIP_ALGO_OK) << r;
+                ASSERT_TRUE(bufs[size_t(r)] == data)
+                    << "rank " << r << " root " << root << " topology " << topology;
+            }
+            EXPECT_EQ(codec.compressions.load(), (bytes + seg - 1) / seg) << topology;
+            ASSERT_EQ(w.unreceived(), 0u);
         }
-        EXPECT_EQ(codec.compressions.load(), 3u);
-        ASSERT_EQ(w.unreceived(), 0u);
     }
 }
 
