@@ -136,8 +136,8 @@ double zip_bcast_predict(int topology, size_t bytes, int ranks, size_t segment_b
  * there are fewer segments than ranks) and the larger ones of 8-256 KiB (all at most `largest`,
  * as that caps) each in a chain and in a binomial tree, the one the model predicts fastest
  * (zip_bcast_route names the topology where AUTO would run the other); zip_bcast_segment_bytes's
- * wherever no other is predicted strictly faster, and always without the model. Never smaller than
- * the rule's: the model does not price messages, only bytes and latencies. A function of its
+ * unless another is predicted at least 10 % faster, and always without the model. Never smaller
+ * than the rule's: the model does not price messages, only bytes and latencies. A function of its
  * arguments alone:
  * ranks that pass the same (agreed) values cut the same segments, as they must, since a receiver
  * posts each segment at its raw length. */
