@@ -1,8 +1,9 @@
 /*
  * MPI_Allreduce, MPI_Reduce and MPI_Iallreduce of doubles or floats with MPI_SUM, MPI_PROD, MPI_MIN
- * or MPI_MAX: a ring reduce-scatter whose partial chunks travel compressed, then a ring allgather
- * (allreduce) or a gather to the root (reduce) of the finished chunks, each compressed once
- * (algo/allreduce_algo.cpp, which states the summation order). Every other call, and calls
+ * or MPI_MAX. Allreduce: a ring reduce-scatter whose partial chunks travel compressed, then a
+ * ring allgather of the finished chunks, each compressed once (algo/allreduce_algo.cpp). Reduce:
+ * a pipelined chain to the root whose partial segments travel compressed
+ * (algo/reduce_chain.cpp). Each file states its summation order. Every other call, and calls
  * whose chunks would be below the threshold, go to the previous component. count, datatype,
  * op and the policy's agreed speeds are the same on every rank, so every rank takes the same
  * branch.

@@ -1,6 +1,6 @@
-// Compressed allreduce and reduce: a ring reduce-scatter whose partial chunks travel as frames,
-// then a ring allgather (allreduce) or a gather to the root (reduce) of the finished chunks,
-// each compressed once by its owner and forwarded unchanged.
+// Compressed allreduce: a ring reduce-scatter whose partial chunks travel as frames, then a ring
+// allgather of the finished chunks, each compressed once by its owner and forwarded unchanged.
+// (Reduce is a pipelined chain of its own, reduce_chain.cpp.)
 //
 // The phases are coroutines (task.hpp): the same code runs the blocking call and, over a
 // transport that can test requests, the non-blocking one.
@@ -118,29 +118,6 @@ class Ring
     }
     Task allgather() { return gather_ring_.run(blocks_, res_); }
 
-    // Reduce's second half: every owner sends its finished chunk to the root, encoded once;
-    // the root decodes them in arrival order (run_exchange).
-    Task gather(const zip_codec_ops_t *codec, int root)
-    {
-        const int p = t_->size, r = t_->rank;
-        // std::bad_alloc ends the task with ZIP_ALGO_ERR_NOMEM.
-        zipcoll::ExchangePlan plan;
-        plan.tag = a_->tag;
-        plan.policy = make_policy(a_, root);
-        if (r != root) {
-            const int own = mod(r + 1, p);
-            if (chunks_.bytes(own) > 0)
-                plan.sends.push_back({root, buf_ + chunks_.offset(own), chunks_.bytes(own)});
-        } else {
-            // The root owns chunk root + 1 already; chunk c comes from rank c - 1.
-            for (int c = 0; c < p; ++c)
-                if (mod(c - 1, p) != root && chunks_.bytes(c) > 0)
-                    plan.recvs.push_back(
-                        {mod(c - 1, p), buf_ + chunks_.offset(c), chunks_.bytes(c)});
-        }
-        co_return co_await zipcoll::run_exchange(t_, codec, plan, res_);
-    }
-
   private:
     static BlockPolicy make_policy(const zip_allreduce_args_t *a, int to)
     {
@@ -193,27 +170,20 @@ int check(const zip_transport_t *t, const zip_allreduce_args_t *a, zip_algo_resu
 }
 
 // Both phases run even after an error, so that no peer waits for a message that never comes;
-// the first error is returned. root < 0: allreduce, else reduce to root.
-Task ring_reduce(const zip_transport_t *t, const zip_codec_ops_t *codec,
-                 const zip_allreduce_args_t *a, int root, zip_algo_result_t *res)
+// the first error is returned.
+Task ring_allreduce(const zip_transport_t *t, const zip_codec_ops_t *codec,
+                    const zip_allreduce_args_t *a, zip_algo_result_t *res)
 {
     const int rc = check(t, a, res);
     if (rc != ZIP_ALGO_OK)
         co_return rc > 0 ? ZIP_ALGO_OK : rc;
-    if (root >= t->size)
-        co_return ZIP_ALGO_ERR_ARG;
     Ring ring(t, codec, a, res);
     if (!ring.allocate())
         co_return ZIP_ALGO_ERR_NOMEM;
-    if (root < 0) {
-        const int prepared = ring.prepare_allgather();
-        if (prepared != ZIP_ALGO_OK)
-            co_return prepared;
-    }
+    const int prepared = ring.prepare_allgather();
+    if (prepared != ZIP_ALGO_OK)
+        co_return prepared;
     const int err = co_await ring.reduce_scatter();
-    // if, not ?: (with ?:, GCC 12 ran the allgather for a reduce too).
-    if (root >= 0)
-        co_return keep_first(err, co_await ring.gather(codec, root));
     co_return keep_first(err, co_await ring.allgather());
 }
 
@@ -222,15 +192,7 @@ Task ring_reduce(const zip_transport_t *t, const zip_codec_ops_t *codec,
 extern "C" int zip_algo_allreduce(const zip_transport_t *t, const zip_codec_ops_t *codec,
                                   const zip_allreduce_args_t *a, zip_algo_result_t *res)
 {
-    return zipcoll::run_to_end(ring_reduce(t, codec, a, -1, res));
-}
-
-extern "C" int zip_algo_reduce(const zip_transport_t *t, const zip_codec_ops_t *codec, int root,
-                               const zip_allreduce_args_t *a, zip_algo_result_t *res)
-{
-    if (root < 0)
-        return ZIP_ALGO_ERR_ARG;
-    return zipcoll::run_to_end(ring_reduce(t, codec, a, root, res));
+    return zipcoll::run_to_end(ring_allreduce(t, codec, a, res));
 }
 
 extern "C" zip_algo_call_t *zip_algo_iallreduce(const zip_transport_t *t,
@@ -238,5 +200,5 @@ extern "C" zip_algo_call_t *zip_algo_iallreduce(const zip_transport_t *t,
                                                 const zip_allreduce_args_t *a,
                                                 zip_algo_result_t *res)
 {
-    return zip_algo_call_new(ring_reduce(t, codec, a, -1, res));
+    return zip_algo_call_new(ring_allreduce(t, codec, a, res));
 }

@@ -298,7 +298,10 @@ typedef struct zip_allreduce_args {
 int zip_algo_allreduce(const zip_transport_t *t, const zip_codec_ops_t *codec,
                        const zip_allreduce_args_t *args, zip_algo_result_t *result);
 
-/* Reduce: the same reduce-scatter, then each chunk's owner sends it to the root. */
+/* Reduce: a pipelined chain from rank root - 1 down to the root (reduce_chain.cpp), each
+ * segment's partial result travelling as a frame where it shrinks; every element is
+ * x_root op (x_root+1 op (... op x_root+p-1)). args->buf is every rank's contribution and,
+ * on return, the root's result; the other ranks' buffers are overwritten. */
 int zip_algo_reduce(const zip_transport_t *t, const zip_codec_ops_t *codec, int root,
                     const zip_allreduce_args_t *args, zip_algo_result_t *result);
 

@@ -3,8 +3,8 @@
  * MIN and MAX, every root, MPI_IN_PLACE, counts from 0 to 2 MiB, ints next to them, dup/split
  * communicators. Integer-valued data must come out exact whoever reduces it; for other data,
  * a run that sets ZT_ZIP_RING=<coll_zip_threshold> (zip on, policy always) expects bit for bit
- * the ring order zip documents wherever each of the p chunks reaches the threshold, and any
- * other run a result within rounding of it.
+ * the order zip documents (allreduce: its ring's; reduce: its chain's) wherever each of the p
+ * chunks reaches the threshold, and any other run a result within rounding of it.
  */
 #include "zt_common.h"
 
@@ -64,18 +64,37 @@ static double ring_reference(int family, MPI_Op op, int salt, int p, size_t n, s
     return acc;
 }
 
+/* MPI_Reduce's chain to `root`: x_root op (x_root+1 op (... op x_root+p-1)), ranks mod p. */
+static double chain_reference(int family, MPI_Op op, int salt, int p, int root, size_t i, int flt)
+{
+    if (flt) {
+        float acc = (float)value(family, (root + p - 1) % p, salt, i);
+        for (int k = p - 2; k >= 0; --k) {
+            const float x = (float)value(family, (root + k) % p, salt, i);
+            acc = op == MPI_SUM ? x + acc : (float)apply(op, x, acc);
+        }
+        return acc;
+    }
+    double acc = value(family, (root + p - 1) % p, salt, i);
+    for (int k = p - 2; k >= 0; --k)
+        acc = apply(op, value(family, (root + k) % p, salt, i), acc);
+    return acc;
+}
+
 static size_t ring_threshold(void)
 {
     const char *s = getenv("ZT_ZIP_RING");
     return NULL != s ? (size_t)strtoull(s, NULL, 10) : 0;
 }
 
-/* Whether result element i is right: bit for bit where zip's ring must have run (or the data
- * are integral, or the op is MIN/MAX), else within rounding of the ring order's value. */
-static int element_ok(double got, int family, MPI_Op op, int salt, int p, size_t n, size_t i,
-                      int flt)
+/* Whether result element i is right: bit for bit where zip's ring (allreduce, root < 0) or
+ * chain (reduce) must have run (or the data are integral, or the op is MIN/MAX), else within
+ * rounding of that order's value. */
+static int element_ok(double got, int family, MPI_Op op, int salt, int p, int root, size_t n,
+                      size_t i, int flt)
 {
-    const double want = ring_reference(family, op, salt, p, n, i, flt);
+    const double want = root < 0 ? ring_reference(family, op, salt, p, n, i, flt)
+                                 : chain_reference(family, op, salt, p, root, i, flt);
     const size_t elem = flt ? sizeof(float) : sizeof(double);
     const size_t threshold = ring_threshold();
     const int exact = INTEGRAL == family || op == MPI_MIN || op == MPI_MAX ||
@@ -126,7 +145,7 @@ static void one(MPI_Comm comm, int flt, int family, MPI_Op op, size_t n, int roo
     if (receives) {
         int ok = 1;
         for (size_t i = 0; i < n && ok; ++i)
-            ok = element_ok(element(rbuf, flt, i), family, op, salt, p, n, i, flt);
+            ok = element_ok(element(rbuf, flt, i), family, op, salt, p, root, n, i, flt);
         ok &= (unsigned char)rbuf[n * elem] == 0x5a;
         zt_checkf(ok, rank, "%s %s %s n=%zu root %d in_place %d", root < 0 ? "allreduce" : "reduce",
                   flt ? "float" : "double", family_name[family], n, root, in_place);
@@ -180,8 +199,8 @@ static void nonblocking(MPI_Comm comm)
     }
     int ok = 1;
     for (size_t i = 0; i < n; ++i) {
-        ok &= element_ok(ra[i], SMOOTH, MPI_SUM, 101, p, n, i, 0);
-        ok &= element_ok(rb[i], NOISY, MPI_SUM, 102, p, n, i, 0);
+        ok &= element_ok(ra[i], SMOOTH, MPI_SUM, 101, p, -1, n, i, 0);
+        ok &= element_ok(rb[i], NOISY, MPI_SUM, 102, p, -1, n, i, 0);
     }
     zt_check(ok, "iallreduce", rank);
     free(a);

@@ -1,6 +1,7 @@
 // The compressed allreduce and reduce on the in-process transport: results equal a reference
-// summed in the documented ring order, bit for bit, on every rank and for every root; frames
-// travel where the data shrinks; a failing decoder ends every rank with an error, not a hang.
+// summed in the documented order (allreduce: the ring's; reduce: the chain's), bit for bit, on
+// every rank and for every root; frames travel where the data shrinks; a failing decoder ends
+// every rank with an error, not a hang.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -52,6 +53,21 @@ std::vector<double> ring_order_reference(const std::vector<std::vector<double>> 
                 acc = acc + x[size_t((c + k) % p)][i];
             out[i] = acc;
         }
+    return out;
+}
+
+// The chain to `root`: x_root + (x_root+1 + (... + x_root+p-1)), ranks mod p.
+std::vector<double> chain_order_reference(const std::vector<std::vector<double>> &x, int root)
+{
+    const int p = int(x.size());
+    const size_t n = x[0].size();
+    std::vector<double> out(n);
+    for (size_t i = 0; i < n; ++i) {
+        double acc = x[size_t((root + p - 1) % p)][i];
+        for (int k = p - 2; k >= 0; --k)
+            acc = x[size_t((root + k) % p)][i] + acc;
+        out[i] = acc;
+    }
     return out;
 }
 
@@ -125,18 +141,63 @@ TEST_P(CollAlgoAllreduce, EveryRankGetsTheRingOrderSumBitForBit)
     }
 }
 
-TEST_P(CollAlgoAllreduce, ReduceLeavesTheRingOrderSumAtEveryRoot)
+// 4099 doubles are three segments of 16 KiB, 40001 twenty, more than the receive window.
+TEST_P(CollAlgoAllreduce, ReduceLeavesTheChainOrderSumAtEveryRoot)
 {
     const int size = GetParam();
-    for (int root = 0; root < size; ++root) {
-        ToyCodec codec;
-        const Outcome o = run(size, 4099, true, root, codec);
-        EXPECT_TRUE(same_bits(o.results[size_t(root)], ring_order_reference(o.inputs)))
-            << "root " << root;
-        for (int r = 0; r < size; ++r)
-            EXPECT_EQ(o.rc[size_t(r)], ZIP_ALGO_OK);
-        EXPECT_EQ(o.unreceived, 0u);
+    for (size_t n : {size_t(1), size_t(4099), size_t(40001)}) {
+        for (bool compressible : {true, false}) {
+            for (int root = 0; root < size; ++root) {
+                ToyCodec codec;
+                const Outcome o = run(size, n, compressible, root, codec);
+                EXPECT_TRUE(
+                    same_bits(o.results[size_t(root)], chain_order_reference(o.inputs, root)))
+                    << "root " << root << " n " << n << " compressible " << compressible;
+                for (int r = 0; r < size; ++r)
+                    EXPECT_EQ(o.rc[size_t(r)], ZIP_ALGO_OK);
+                EXPECT_EQ(o.unreceived, 0u);
+            }
+        }
     }
+}
+
+// Every rank but the root sends the whole message once, along the chain: compressed where the
+// partial results shrink, raw where they do not; the root sends nothing.
+TEST_P(CollAlgoAllreduce, ReduceSendsTheMessageOnceAlongTheChain)
+{
+    const int size = GetParam();
+    const size_t n = 40001, root = size_t(size) / 2;
+    for (bool compressible : {true, false}) {
+        ToyCodec codec;
+        const Outcome o = run(size, n, compressible, int(root), codec);
+        for (int r = 0; r < size; ++r) {
+            if (size_t(r) == root) {
+                EXPECT_EQ(o.res[size_t(r)].bytes_in, 0u);
+                continue;
+            }
+            EXPECT_EQ(o.res[size_t(r)].bytes_in, n * sizeof(double)) << "rank " << r;
+            if (compressible) {
+                EXPECT_LT(o.res[size_t(r)].bytes_out, o.res[size_t(r)].bytes_in * 3 / 4) << r;
+            } else {
+                EXPECT_EQ(o.res[size_t(r)].bytes_out, o.res[size_t(r)].bytes_in) << r;
+            }
+        }
+    }
+}
+
+TEST_P(CollAlgoAllreduce, AFailingDecoderInTheChainIsAnErrorAndNobodyHangs)
+{
+    const int size = GetParam();
+    if (size < 2)
+        GTEST_SKIP() << "one rank decodes nothing";
+    ToyCodec codec;
+    codec.fail_decode = true;
+    const Outcome o = run(size, 40001, true, 0, codec);
+    // Every rank but the chain's first decodes what it receives.
+    for (int r = 0; r < size - 1; ++r)
+        EXPECT_EQ(o.rc[size_t(r)], ZIP_ALGO_ERR_CODEC) << "rank " << r;
+    EXPECT_EQ(o.rc[size_t(size - 1)], ZIP_ALGO_OK);
+    EXPECT_EQ(o.unreceived, 0u);
 }
 
 TEST_P(CollAlgoAllreduce, PartialResultsTravelCompressedWhenTheyShrink)
