@@ -30,10 +30,12 @@ using zipcoll::Transfer;
 constexpr size_t kWindow = 4;
 
 // A chain of p ranks and S segments takes about S + p - 2 segment times: eight segments per hop
-// keep the fill within an eighth of the whole, between 16 and 64 KiB a segment (a frame and a
-// message are worth their cost; coll/tuned's best pipelined reduce at 8 ranks over 1 Gbit/s
-// took 8-64 KiB segments), never below the threshold (smaller blocks go raw).
-constexpr size_t kMinSegment = 16384, kMaxSegment = 65536;
+// keep the fill within an eighth of the whole, between 16 KiB (a frame, a codec call and a
+// message are worth their cost; never below the threshold, smaller blocks go raw) and 48 KiB: a
+// raw 64 KiB segment is past the TCP BTL's eager limit and waits a round trip each (netemu,
+// 8 ranks, 1 Gbit/s, 4 MiB of incompressible doubles: 64 KiB segments 78 ms, tuned's best 36).
+// Sixteen per hop measured no better there (one round each, within the rounds' noise).
+constexpr size_t kMinSegment = 16384, kMaxSegment = 49152;
 
 size_t segment_bytes(size_t bytes, int p, size_t elem_bytes, size_t threshold)
 {
@@ -87,15 +89,18 @@ class Chain
                     co_await zipcoll::wait(t_, &recvs_[i % kWindow], &got) != 0) {
                     err = keep_first(err, ZIP_ALGO_ERR_TRANSPORT);
                 } else {
-                    const Transfer r{from_, partial_.get(), len};
-                    const int rc = blocks_.decode_into(recv_slot(i), got, r);
-                    err = keep_first(err, rc);
-                    // This rank's segment goes on the left of what arrived, and the result
-                    // takes its place (the caller's buffer is this call's to use).
-                    if (rc == ZIP_ALGO_OK) {
-                        a_->reduce->reduce(a_->reduce->ctx, buf_ + off, partial_.get(), len);
-                        std::memcpy(buf_ + off, partial_.get(), len);
+                    // A raw segment is reduced from where it arrived; a frame is decoded first.
+                    const char *values = recv_slot(i);
+                    int rc = ZIP_ALGO_OK;
+                    if (got != len) {
+                        rc = blocks_.decode_into(recv_slot(i), got, {from_, partial_.get(), len});
+                        values = partial_.get();
                     }
+                    err = keep_first(err, rc);
+                    // Into this rank's segment (the caller's buffer is this call's to use), with
+                    // Open MPI's inout = inout op in: mine op (what arrived).
+                    if (rc == ZIP_ALGO_OK)
+                        a_->reduce->reduce(a_->reduce->ctx, values, buf_ + off, len);
                 }
                 if (i + kWindow < count_)
                     err = keep_first(err, post_recv(i + kWindow));
