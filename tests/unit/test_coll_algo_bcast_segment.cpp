@@ -45,6 +45,57 @@ zip_bcast_model_t rule_model(zip_bcast_model_t m)
     return m;
 }
 
+// The policy of a call with measured speeds (4.8 / 8.4 GB/s codec, a 10 Gbit/s link) and the
+// agreed values of ranks in nodes of 32 behind it, with shared memory at 20 GB/s.
+zip_algo_policy_t measured_policy()
+{
+    zip_algo_policy_t p{};
+    p.speeds = {4.8e9, 8.4e9, 1.25e9}; // compress, decompress, link
+    return p;
+}
+
+zip_algo_agreed_t agreed_nodes_of_32()
+{
+    zip_algo_agreed_t a{};
+    a.link_Bps[ZIP_PEER_LOCAL] = 20e9;
+    a.link_Bps[ZIP_PEER_REMOTE] = 1.25e9;
+    a.ranks_per_node = 32;
+    a.chain_local_share = 31.0 / 32;
+    return a;
+}
+
+// A bcast of `data` from `root` on every rank of `w` with the given segments and topology:
+// every rank's buffer and return code afterwards. The codec counts what the root compressed.
+struct BcastRun {
+    std::vector<std::vector<char>> bufs;
+    std::vector<int> rc;
+};
+
+BcastRun bcast_on(World &w, int size, const std::vector<char> &data, int root, int tag,
+                  size_t segment_bytes, size_t chain_segment, int topology, ToyCodec &codec)
+{
+    const zip_codec_ops_t ops = codec.ops();
+    BcastRun out{
+        std::vector<std::vector<char>>(size_t(size), std::vector<char>(data.size(), '\x5a')),
+        std::vector<int>(size_t(size), -100)};
+    out.bufs[size_t(root)] = data;
+    w.run([&](int rank, const zip_transport_t &t) {
+        zip_bcast_args_t a{};
+        a.buf = out.bufs[size_t(rank)].data();
+        a.bytes = data.size();
+        a.root = root;
+        a.tag = tag;
+        a.elem_type = ZIP_ALGO_BYTES;
+        a.try_compress = 1;
+        a.segment_bytes = segment_bytes;
+        a.chain_segment = chain_segment;
+        a.topology = topology;
+        zip_algo_result_t res{};
+        out.rc[size_t(rank)] = zip_algo_bcast(&t, &ops, &a, &res);
+    });
+    return out;
+}
+
 } // namespace
 
 TEST(CollAlgoBcastSegment, MostlyOnNodeHopsTakeLargerSegmentsThanTheRule)
@@ -120,13 +171,8 @@ TEST(CollAlgoBcastSegment, TheSameAgreedValuesGiveTheSameSegment)
                       zip_bcast_chain_segment(4 * kMiB, ranks, kDefaultSegment, &b));
         }
     }
-    zip_algo_policy_t p{};
-    p.speeds = {4.8e9, 8.4e9, 1.25e9}; // compress, decompress, link
-    zip_algo_agreed_t agreed{};
-    agreed.link_Bps[ZIP_PEER_LOCAL] = 20e9;
-    agreed.link_Bps[ZIP_PEER_REMOTE] = 1.25e9;
-    agreed.ranks_per_node = 32;
-    agreed.chain_local_share = 31.0 / 32;
+    const zip_algo_policy_t p = measured_policy();
+    const zip_algo_agreed_t agreed = agreed_nodes_of_32();
     std::vector<zip_bcast_plan_t> plans;
     for (int rank = 0; rank < 4; ++rank) {
         const zip_algo_agreed_t mine = agreed; // each rank's own copy of the agreed values
@@ -147,13 +193,8 @@ TEST(CollAlgoBcastSegment, TheSameAgreedValuesGiveTheSameSegment)
 // 1 MiB: the rule's 4 KiB segments 2419 us, tuned's best 1740).
 TEST(CollAlgoBcastSegment, FewerSegmentsThanRanksRunAsTheChainWhereHopsStayOnANode)
 {
-    zip_algo_policy_t p{};
-    p.speeds = {4.8e9, 8.4e9, 1.25e9}; // compress, decompress, link
-    zip_algo_agreed_t a{};
-    a.link_Bps[ZIP_PEER_LOCAL] = 20e9;
-    a.link_Bps[ZIP_PEER_REMOTE] = 1.25e9;
-    a.ranks_per_node = 32;
-    a.chain_local_share = 31.0 / 32;
+    const zip_algo_policy_t p = measured_policy();
+    zip_algo_agreed_t a = agreed_nodes_of_32();
     for (const auto &[bytes, ranks] : {std::pair{kMiB, 256}, std::pair{4 * kMiB, 2048}}) {
         const zip_bcast_plan_t plan = zip_bcast_route(ZIP_BCAST_ALGORITHM_AUTO, &p, &a, 0.0, 30e-6,
                                                       bytes, ranks, kDefaultSegment, 0);
@@ -191,27 +232,10 @@ TEST(CollAlgoBcastSegment, ANamedTopologyDeliversEveryByteWhateverItsSegments)
                                         std::pair{int(ZIP_BCAST_BINOMIAL), size_t(4096)}}) {
         for (int root : {0, 4}) {
             ToyCodec codec;
-            const zip_codec_ops_t ops = codec.ops();
-            std::vector<std::vector<char>> bufs(size, std::vector<char>(bytes, '\x5a'));
-            bufs[size_t(root)] = data;
-            std::vector<int> rc(size, -100);
-            w.run([&, topology = topology, seg = seg](int rank, const zip_transport_t &t) {
-                zip_bcast_args_t a{};
-                a.buf = bufs[size_t(rank)].data();
-                a.bytes = bytes;
-                a.root = root;
-                a.tag = 9;
-                a.elem_type = ZIP_ALGO_BYTES;
-                a.try_compress = 1;
-                a.segment_bytes = seg;
-                a.chain_segment = seg;
-                a.topology = topology;
-                zip_algo_result_t res{};
-                rc[size_t(rank)] = zip_algo_bcast(&t, &ops, &a, &res);
-            });
+            const BcastRun o = bcast_on(w, size, data, root, 9, seg, seg, topology, codec);
             for (int r = 0; r < size; ++r) {
-                ASSERT_EQ(rc[size_t(r)], ZIP_ALGO_OK) << r;
-                ASSERT_TRUE(bufs[size_t(r)] == data)
+                ASSERT_EQ(o.rc[size_t(r)], ZIP_ALGO_OK) << r;
+                ASSERT_TRUE(o.bufs[size_t(r)] == data)
                     << "rank " << r << " root " << root << " topology " << topology;
             }
             EXPECT_EQ(codec.compressions.load(), (bytes + seg - 1) / seg) << topology;
@@ -311,27 +335,11 @@ TEST(CollAlgoBcastSegment, TheChainRunsWithThePlannedSegment)
         const size_t chain_segment = planned, segment_bytes = largest, cut = expect;
         for (int root : {0, 3}) {
             ToyCodec codec;
-            const zip_codec_ops_t ops = codec.ops();
-            std::vector<std::vector<char>> bufs(size, std::vector<char>(bytes, '\x5a'));
-            bufs[size_t(root)] = data;
-            std::vector<int> rc(size, -100);
-            w.run([&](int rank, const zip_transport_t &t) {
-                zip_bcast_args_t a{};
-                a.buf = bufs[size_t(rank)].data();
-                a.bytes = bytes;
-                a.root = root;
-                a.tag = 7;
-                a.elem_type = ZIP_ALGO_BYTES;
-                a.try_compress = 1;
-                a.segment_bytes = segment_bytes;
-                a.chain_segment = chain_segment;
-                a.topology = ZIP_BCAST_AUTO;
-                zip_algo_result_t res{};
-                rc[size_t(rank)] = zip_algo_bcast(&t, &ops, &a, &res);
-            });
+            const BcastRun o = bcast_on(w, size, data, root, 7, segment_bytes, chain_segment,
+                                        ZIP_BCAST_AUTO, codec);
             for (int r = 0; r < size; ++r) {
-                ASSERT_EQ(rc[size_t(r)], ZIP_ALGO_OK) << r;
-                ASSERT_TRUE(bufs[size_t(r)] == data) << "rank " << r << " segment " << cut;
+                ASSERT_EQ(o.rc[size_t(r)], ZIP_ALGO_OK) << r;
+                ASSERT_TRUE(o.bufs[size_t(r)] == data) << "rank " << r << " segment " << cut;
             }
             EXPECT_EQ(codec.compressions.load(), (bytes + cut - 1) / cut) << cut;
             ASSERT_EQ(w.unreceived(), 0u);
