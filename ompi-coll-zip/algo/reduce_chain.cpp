@@ -20,11 +20,8 @@
 namespace
 {
 
-using zipcoll::BlockCodec;
-using zipcoll::BlockPolicy;
 using zipcoll::keep_first;
 using zipcoll::Task;
-using zipcoll::Transfer;
 
 // Receives posted ahead of the segment a rank works on, and sends kept in flight.
 constexpr size_t kWindow = 4;
@@ -119,9 +116,9 @@ class Chain
     }
 
   private:
-    static BlockPolicy policy_to(const zip_allreduce_args_t *a, int to)
+    static zipcoll::BlockPolicy policy_to(const zip_allreduce_args_t *a, int to)
     {
-        BlockPolicy p;
+        zipcoll::BlockPolicy p;
         p.elem_type = a->elem_type;
         // Shared memory beats any codec: a hop to a peer on this node goes raw.
         p.try_compress = to >= 0 && (a->peer_on_node == nullptr || !a->peer_on_node[to]);
@@ -145,7 +142,7 @@ class Chain
     // A frame is never longer than its raw segment; raw, the segment goes from the buffer.
     int send(size_t i, size_t off, size_t len)
     {
-        const Transfer block{to_, buf_ + off, len};
+        const zipcoll::Transfer block{to_, buf_ + off, len};
         const char *out = nullptr;
         size_t out_len = 0;
         blocks_.encode(block, send_.get() + (i % kWindow) * seg_, &out, &out_len);
@@ -162,7 +159,7 @@ class Chain
     char *buf_;
     int v_, from_, to_;
     size_t seg_, count_;
-    BlockCodec blocks_;
+    zipcoll::BlockCodec blocks_;
     std::unique_ptr<char[]> recv_, send_, partial_;
     zip_req_t recvs_[kWindow] = {}, sends_[kWindow] = {};
 };
