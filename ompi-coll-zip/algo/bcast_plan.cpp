@@ -191,13 +191,23 @@ Pipeline best_pipeline(const Model &m, size_t bytes, int P, size_t largest, bool
     return best.seg != 0 && best.t < kClearlyFaster * by_rule.t ? best : by_rule;
 }
 
+// The scatter-allgather needs three ranks and a block that is one message, whose byte count the
+// transport passes on as an int.
+bool sag_fits(size_t bytes, int ranks, size_t max_message)
+{
+    if (bytes == 0 || ranks <= 2)
+        return false;
+    const size_t block = (bytes + size_t(ranks) - 1) / size_t(ranks) + 7;
+    return block <= size_t(INT_MAX) && (max_message == 0 || block <= max_message);
+}
+
 } // namespace
 
 extern "C" size_t zip_bcast_chain_segment(size_t bytes, int ranks, size_t largest,
                                           const zip_bcast_model_t *model)
 {
     // Every rank runs this on the same agreed values with the same arithmetic, so all pick the
-    // same segment; the rule stays unless another is strictly faster, so that a tie cannot go
+    // same segment; the rule stays unless another is clearly faster, so that a tie cannot go
     // different ways.
     if (bytes == 0 || ranks <= 1 || model == nullptr || model->segment_by_model == 0)
         return zip_bcast_segment_bytes(bytes, ranks, largest);
@@ -219,16 +229,11 @@ extern "C" double zip_bcast_predict(int topology, size_t bytes, int ranks, size_
 extern "C" int zip_bcast_topology(size_t bytes, int ranks, size_t segment_bytes, size_t max_message,
                                   const zip_bcast_model_t *model)
 {
-    if (bytes == 0 || ranks <= 2 || model == nullptr)
+    if (model == nullptr || !sag_fits(bytes, ranks, max_message))
         return ZIP_BCAST_AUTO;
-    // A block is one message, whose byte count the transport passes on as an int.
-    const size_t block = (bytes + size_t(ranks) - 1) / size_t(ranks) + 7;
-    if (block > size_t(INT_MAX) || (max_message != 0 && block > max_message))
-        return ZIP_BCAST_AUTO;
-    const double sag =
-        zip_bcast_predict(ZIP_BCAST_SCATTER_ALLGATHER, bytes, ranks, segment_bytes, model);
-    const double tree = zip_bcast_predict(ZIP_BCAST_AUTO, bytes, ranks, segment_bytes, model);
-    return sag < tree ? ZIP_BCAST_SCATTER_ALLGATHER : ZIP_BCAST_AUTO;
+    const Model m(*model);
+    const Pipeline p = best_pipeline(m, bytes, ranks, segment_bytes, model->segment_by_model != 0);
+    return sag_time(m, double(bytes), ranks) < p.t ? ZIP_BCAST_SCATTER_ALLGATHER : ZIP_BCAST_AUTO;
 }
 
 extern "C" int zip_bcast_algorithm_parse(const char *name)
@@ -268,18 +273,19 @@ extern "C" zip_bcast_plan_t zip_bcast_route(int algorithm, const zip_algo_policy
     // favours the chain a little where compression would shorten both.
     model.ratio = 1.0;
     const size_t largest = max_message != 0 ? std::min(segment_bytes, max_message) : segment_bytes;
+    // One pipeline choice serves both the topology and the segment (a bcast plans every call).
+    const Model m(model);
+    const Pipeline p = best_pipeline(m, bytes, ranks, largest, model.segment_by_model != 0);
     zip_bcast_plan_t plan{};
-    if (algorithm == ZIP_BCAST_ALGORITHM_CHAIN)
-        plan.topology = ZIP_BCAST_AUTO;
-    else if (algorithm == ZIP_BCAST_ALGORITHM_SCATTER_ALLGATHER)
+    if (algorithm == ZIP_BCAST_ALGORITHM_SCATTER_ALLGATHER ||
+        (algorithm == ZIP_BCAST_ALGORITHM_AUTO && sag_fits(bytes, ranks, max_message) &&
+         sag_time(m, double(bytes), ranks) < p.t))
         plan.topology = ZIP_BCAST_SCATTER_ALLGATHER;
     else
-        plan.topology = zip_bcast_topology(bytes, ranks, largest, max_message, &model);
+        plan.topology = ZIP_BCAST_AUTO;
     if (plan.topology != ZIP_BCAST_SCATTER_ALLGATHER && model.segment_by_model) {
-        const Pipeline p = best_pipeline(Model(model), bytes, ranks, largest, true);
         plan.chain_segment = p.seg;
-        if (plan.topology == ZIP_BCAST_AUTO)
-            plan.topology = p.topology;
+        plan.topology = p.topology;
     }
     return plan;
 }

@@ -9,7 +9,6 @@
 // carried 2 (p - 1) / p of the message through the root's link: netemu, 8 ranks, 1 Gbit/s,
 // 0.77-0.88x of tuned's pipeline on smooth doubles, 0.37-0.53x on incompressible ones.)
 #include <algorithm>
-#include <cstring>
 #include <memory>
 
 #include "block_codec.hpp"
