@@ -142,16 +142,6 @@ void mca_coll_zip_policy_fini(void);
 bool mca_coll_zip_policy_takes(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm, int op,
                                const void *sample, int sample_count, struct ompi_datatype_t *dtype,
                                size_t my_bytes);
-/* For a blocking call that only runs well when every rank's data compress (allreduce, reduce:
- * a partial result that holds one rank's incompressible contribution is incompressible, and
- * zip's raw algorithm is slower than the previous component's best): mca_coll_zip_policy_takes,
- * then, under auto, each rank judges its own sample with the call's speeds and one allreduce of
- * the votes (previous component) hands the call on unless every rank's would pay. Not for
- * non-blocking calls, whose start must not wait for the other ranks. */
-bool mca_coll_zip_policy_takes_agreed_data(mca_coll_zip_module_t *m,
-                                           struct ompi_communicator_t *comm, int op,
-                                           const void *sample, int sample_count,
-                                           struct ompi_datatype_t *dtype, size_t my_bytes);
 /* For a call whose largest block, `block`, every rank knows (MPI makes the type signatures
  * match: alltoall, gather, scatter, allgather(v)): empty or below the threshold, it is counted as
  * a fallback and goes to the previous component, like a small bcast; otherwise

@@ -54,8 +54,7 @@ static size_t zip_bytes(int count, struct ompi_datatype_t *dtype, struct ompi_op
 }
 
 /* Whether zip runs this call: each of the p chunks reaches the threshold, and the policy
- * finds that compressing can pay; for a blocking call, on every rank's data (non-blocking ones
- * cannot wait for that agreement). Otherwise the call is counted as handed on. */
+ * finds that compressing can pay. Otherwise the call is counted as handed on. */
 static bool takes(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm, int op_index,
                   size_t bytes, const void *sample, int count, struct ompi_datatype_t *dtype)
 {
@@ -64,10 +63,7 @@ static bool takes(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm, in
         mca_coll_zip_stats_handed_on(op_index, ZIP_VERDICT_TOO_SMALL, 0.0, 0);
         return false;
     }
-    return COLL_ZIP_OP_IALLREDUCE == op_index
-               ? mca_coll_zip_policy_takes(m, comm, op_index, sample, count, dtype, bytes)
-               : mca_coll_zip_policy_takes_agreed_data(m, comm, op_index, sample, count, dtype,
-                                                       bytes);
+    return mca_coll_zip_policy_takes(m, comm, op_index, sample, count, dtype, bytes);
 }
 
 /* The ring's arguments for reducing `bytes` of buf with op; policy and tag are the call's. */

@@ -202,49 +202,6 @@ bool mca_coll_zip_policy_takes(mca_coll_zip_module_t *m, struct ompi_communicato
     return false;
 }
 
-/* This rank's vote: whether compressing my_bytes pays on the first 64 KiB of sample under
- * policy (auto), judged as zip_algo_observe_saving judges it. */
-static int data_vote(mca_coll_zip_module_t *m, const zip_algo_policy_t *policy, const void *sample,
-                     int sample_count, struct ompi_datatype_t *dtype, size_t my_bytes)
-{
-    size_t tsize = 0;
-    if (NULL == sample || sample_count <= 0 || NULL == dtype ||
-        OMPI_SUCCESS != ompi_datatype_type_size(dtype, &tsize) ||
-        !ompi_datatype_is_contiguous_memory_layout(dtype, sample_count)) {
-        return 0;
-    }
-    zip_algo_codec_binding_t binding = {.codec = m->codec};
-    zip_codec_ops_t codec;
-    zip_algo_codec_bind(&codec, &binding);
-    return zip_algo_observe_saving(&codec, policy, mca_coll_zip_elem_type(dtype),
-                                   (const char *)sample + dtype->super.true_lb,
-                                   tsize * (size_t)sample_count, my_bytes) > 0.0;
-}
-
-bool mca_coll_zip_policy_takes_agreed_data(mca_coll_zip_module_t *m,
-                                           struct ompi_communicator_t *comm, int op,
-                                           const void *sample, int sample_count,
-                                           struct ompi_datatype_t *dtype, size_t my_bytes)
-{
-    if (!mca_coll_zip_policy_takes(m, comm, op, sample, sample_count, dtype, my_bytes)) {
-        return false;
-    }
-    if (ZIP_POLICY_AUTO != m->call_policy.mode) {
-        return true; /* always: the user asked for zip's path */
-    }
-    const int vote = data_vote(m, &m->call_policy, sample, sample_count, dtype, my_bytes);
-    int votes = 0;
-    /* The previous component's allreduce, as in agree(): comm's own is zip's. On an error every
-     * rank hands the call on (an allreduce that fails, fails on every rank it returns on). */
-    const int rc = m->previous_allreduce(&vote, &votes, 1, MPI_INT, MPI_SUM, comm,
-                                         m->previous_allreduce_module);
-    if (OMPI_SUCCESS == rc && votes == ompi_comm_size(comm)) {
-        return true;
-    }
-    mca_coll_zip_stats_handed_on(op, ZIP_VERDICT_INCOMPRESSIBLE, 0.0, my_bytes);
-    return false;
-}
-
 bool mca_coll_zip_policy_takes_known(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm,
                                      int op, size_t block, const void *sample, int sample_count,
                                      struct ompi_datatype_t *dtype, size_t my_bytes)

@@ -283,13 +283,6 @@ report "policy auto: over a 1 Gbit/s link alltoallv compresses" $? "$bin/out.log
 mpirun_logged -np 3 --oversubscribe $zip_auto $slow "$bin/test_bcast"
 [ "$(main_col bcast 6)" -gt 0 ] && grep -q "PASS: " "$bin/out.log"
 report "policy auto: over a 1 Gbit/s link bcast compresses" $? "$bin/out.log"
-# Allreduce and reduce: smooth data compress; where one rank's data are noise (test_allreduce's
-# noisy and mixed calls) every rank hands the call on together, counted as incompressible.
-mpirun_logged -np 3 --oversubscribe $zip_auto $slow "$bin/test_allreduce"
-[ "$(main_col allreduce 6)" -gt 0 ] && [ "$(policy_col allreduce 6)" -gt 0 ] &&
-    [ "$(main_col reduce 6)" -gt 0 ] && [ "$(policy_col reduce 6)" -gt 0 ] &&
-    grep -q "PASS: " "$bin/out.log"
-report "policy auto: over a 1 Gbit/s link allreduce and reduce compress, and noise on one rank hands them on" $? "$bin/out.log"
 # observe: every call handed on, and what auto would have compressed is counted.
 mpirun_logged -np 3 --oversubscribe $zip_auto $slow --mca coll_zip_policy observe "$bin/test_bcast"
 [ "$(policy_col bcast 7)" -gt 0 ] && [ "$(main_col bcast 6)" = 0 ] && grep -q "PASS: " "$bin/out.log"

@@ -8,18 +8,14 @@
  */
 #include "zt_common.h"
 
-enum { INTEGRAL = 0, SMOOTH = 1, NOISY = 2, MIXED = 3, FAMILIES = 4 };
-static const char *const family_name[FAMILIES] = {"integral", "smooth", "noisy", "mixed"};
+enum { INTEGRAL = 0, SMOOTH = 1, NOISY = 2, FAMILIES = 3 };
+static const char *const family_name[FAMILIES] = {"integral", "smooth", "noisy"};
 
 /* Element i of `owner`'s contribution: integer-valued (sums exact in any order), smooth
- * non-integer (compresses), finite noise (does not), or mixed: noise from rank 0 and smooth
- * data from the others (under policy auto zip hands such calls on: every rank's data must
- * compress). Positive, so MIN/MAX see no -0.0. */
+ * non-integer (compresses), or finite noise (does not). Positive, so MIN/MAX see no -0.0. */
 static double value(int family, int owner, int salt, size_t i)
 {
     const double smooth = zt_value(ZT_SMOOTH, owner, (uint64_t)salt, i);
-    if (MIXED == family)
-        family = 0 == owner ? NOISY : SMOOTH;
     switch (family) {
     case INTEGRAL:
         return floor(fabs(smooth)) + 1.0;
