@@ -74,6 +74,10 @@ typedef struct mca_coll_zip_module_t {
     mca_coll_base_module_t *previous_##name##_module;
     COLL_ZIP_COLLECTIVES(COLL_ZIP_PREVIOUS)
 #undef COLL_ZIP_PREVIOUS
+    /* MPI_Barrier, taken only as a point where the ranks may agree on speeds (coll_zip_barrier.c).
+     */
+    mca_coll_base_module_barrier_fn_t previous_barrier;
+    mca_coll_base_module_t *previous_barrier_module;
 
     /* One codec context per communicator: MPI forbids concurrent collectives on one
      * communicator, so the context is never used by two threads at once. */
@@ -129,6 +133,9 @@ static inline int mca_coll_zip_elem_type(struct ompi_datatype_t *dtype)
 /* ---- coll_zip_policy.c ---- */
 /* The Info key zip_policy of comm, else coll_zip_policy. */
 zip_policy_mode_t mca_coll_zip_policy_mode(struct ompi_communicator_t *comm);
+/* Agrees on the speeds now if comm's policy mode needs them and they are not agreed yet: for a
+ * blocking call that every rank makes and that may wait for the others (MPI_Barrier). */
+void mca_coll_zip_policy_agree_now(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm);
 void mca_coll_zip_policy_subscribe(struct ompi_communicator_t *comm);
 void mca_coll_zip_policy_fini(void);
 /*
@@ -181,6 +188,7 @@ int mca_coll_zip_algo_error(int algo_rc, const char *op, struct ompi_communicato
     __typeof__(*(mca_coll_base_module_##name##_fn_t)0) mca_coll_zip_##name;
 COLL_ZIP_COLLECTIVES(COLL_ZIP_DECLARE)
 #undef COLL_ZIP_DECLARE
+int mca_coll_zip_barrier(struct ompi_communicator_t *comm, mca_coll_base_module_t *module);
 /* Hands a call of collective `name` on to the previous component: blocking (previous_<name>)
  * when request is NULL, else previous_i<name>; the arguments are the call's up to comm. */
 #define COLL_ZIP_HAND_ON(m, request, name, ...)                                                    \

@@ -30,6 +30,7 @@ static void zip_module_construct(mca_coll_zip_module_t *m)
     m->previous_##name = NULL;                                                                     \
     m->previous_##name##_module = NULL;
     COLL_ZIP_COLLECTIVES(ZIP_CLEAR_PREVIOUS)
+    ZIP_CLEAR_PREVIOUS(BARRIER, barrier, Barrier)
 #undef ZIP_CLEAR_PREVIOUS
     m->codec = NULL;
     m->temporal = NULL;
@@ -48,6 +49,7 @@ static void zip_module_destruct(mca_coll_zip_module_t *m)
     if (NULL != m->previous_##name##_module)                                                       \
         OBJ_RELEASE(m->previous_##name##_module);
     COLL_ZIP_COLLECTIVES(ZIP_RELEASE_PREVIOUS)
+    ZIP_RELEASE_PREVIOUS(BARRIER, barrier, Barrier)
 #undef ZIP_RELEASE_PREVIOUS
     free(m->peer_on_node);
     zip_algo_temporal_destroy(m->temporal);
@@ -249,6 +251,7 @@ mca_coll_base_module_t *mca_coll_zip_comm_query(struct ompi_communicator_t *comm
     m->super.coll_module_enable = zip_module_enable;
 #define ZIP_OFFER(OP, name, Call) m->super.coll_##name = mca_coll_zip_##name;
     COLL_ZIP_COLLECTIVES(ZIP_OFFER)
+    ZIP_OFFER(BARRIER, barrier, Barrier)
 #undef ZIP_OFFER
     opal_output_verbose(10, z->output, "coll:zip: offered on %s (cid %d) with priority %d",
                         comm->c_name, comm->c_contextid, *priority);
@@ -343,6 +346,7 @@ static int zip_module_enable(mca_coll_base_module_t *module, struct ompi_communi
         OBJ_RETAIN(m->previous_##name##_module);                                                   \
     }
     COLL_ZIP_COLLECTIVES(ZIP_SAVE_PREVIOUS)
+    ZIP_SAVE_PREVIOUS(BARRIER, barrier, Barrier)
 #undef ZIP_SAVE_PREVIOUS
 
     if (NULL != missing) {

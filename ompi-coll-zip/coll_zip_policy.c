@@ -115,6 +115,24 @@ static int agree(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm)
     return OMPI_SUCCESS;
 }
 
+static inline bool needs_agreement(zip_policy_mode_t mode)
+{
+    return ZIP_POLICY_AUTO == mode || ZIP_POLICY_OBSERVE == mode;
+}
+
+void mca_coll_zip_policy_agree_now(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm)
+{
+    if (m->agreed || !needs_agreement(mca_coll_zip_policy_mode(comm))) {
+        return;
+    }
+    const int rc = agree(m, comm);
+    if (OMPI_SUCCESS != rc) {
+        opal_output_verbose(1, mca_coll_zip_component.output,
+                            "coll:zip: %s: could not agree on speeds (%d) at a barrier",
+                            comm->c_name, rc);
+    }
+}
+
 /* The route of a call of `op` under `mode` when m->routes has none for that mode: agrees on the
  * speeds first if the mode needs them and keeps what zip_algo_route finds. Without agreed speeds
  * the call is handed on (as stock Open MPI) and nothing is kept, so the next call tries again. */
@@ -122,16 +140,22 @@ static const mca_coll_zip_route_t *find_route(mca_coll_zip_module_t *m,
                                               struct ompi_communicator_t *comm, int op,
                                               zip_policy_mode_t mode)
 {
-    const bool needs_speeds = ZIP_POLICY_AUTO == mode || ZIP_POLICY_OBSERVE == mode;
+    static const mca_coll_zip_route_t unknown = {.mode = -1, .verdict = ZIP_VERDICT_LINK_FASTER};
+    const bool needs_speeds = needs_agreement(mode);
     const zip_algo_flow_t flow = zip_coll_op_flow(op);
     if (needs_speeds && !m->agreed) {
+        /* The agreement waits for every rank. A non-blocking start must not: a correct program
+         * may start one and then block on a message that another rank sends before its own
+         * start (tests/mpi/test_nb_start.c hung here). Such a call is handed on until a
+         * blocking call (MPI_Barrier included) has agreed. */
+        if (zip_coll_op_blocking(op) != op) {
+            return &unknown;
+        }
         const int rc = agree(m, comm);
         if (OMPI_SUCCESS != rc) {
             opal_output_verbose(1, mca_coll_zip_component.output,
                                 "coll:zip: %s: could not agree on speeds (%d): handing calls on",
                                 comm->c_name, rc);
-            static const mca_coll_zip_route_t unknown = {.mode = -1,
-                                                         .verdict = ZIP_VERDICT_LINK_FASTER};
             return &unknown;
         }
     }

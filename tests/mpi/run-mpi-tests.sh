@@ -27,7 +27,7 @@ tests="bcast alltoallv gatherv allreduce comm_cycles threads"
 # Issue 12's collectives, one program per family: program:op,op...
 families="alltoall:alltoall gather_scatter:gather,scatter,scatterv allgather:allgather,allgatherv"
 for t in $tests $(for f in $families; do echo "${f%%:*}"; done) nonblocking lossy pvars stats \
-    large_block corruption alltoallv_int alltoallv_temporal coll_info; do
+    large_block corruption alltoallv_int alltoallv_temporal coll_info nb_start; do
     if ! mpicc -O2 -Wall -Wextra -pthread -o "$bin/test_$t" "$here/test_$t.c" -lm 2>"$bin/cc.log"; then
         report "build test_$t" 1 "$bin/cc.log"
     fi
@@ -283,6 +283,18 @@ report "policy auto: over a 1 Gbit/s link alltoallv compresses" $? "$bin/out.log
 mpirun_logged -np 3 --oversubscribe $zip_auto $slow "$bin/test_bcast"
 [ "$(main_col bcast 6)" -gt 0 ] && grep -q "PASS: " "$bin/out.log"
 report "policy auto: over a 1 Gbit/s link bcast compresses" $? "$bin/out.log"
+# A non-blocking start must not wait for the other ranks (rank 0 starts, then sends to rank 1,
+# which starts after receiving): under auto, the calls before any blocking one are handed on,
+# and after a barrier (where the ranks agree on speeds) they compress. Hung before.
+for np in 2 3; do
+    mpirun_logged -np $np --oversubscribe $zip_auto $slow "$bin/test_nb_start"
+    [ "$(policy_col ibcast 4)" -gt 0 ] && [ "$(main_col ibcast 6)" -gt 0 ] &&
+        [ "$(main_col ialltoall 6)" -gt 0 ] && grep -q "PASS: nb_start" "$bin/out.log"
+    report "policy auto: a non-blocking start does not wait for the other ranks, np=$np" $? "$bin/out.log"
+done
+mpirun_logged -np 3 --oversubscribe $zip_on "$bin/test_nb_start"
+grep -q "PASS: nb_start" "$bin/out.log"
+report "policy always: a non-blocking start does not wait for the other ranks" $? "$bin/out.log"
 # observe: every call handed on, and what auto would have compressed is counted.
 mpirun_logged -np 3 --oversubscribe $zip_auto $slow --mca coll_zip_policy observe "$bin/test_bcast"
 [ "$(policy_col bcast 7)" -gt 0 ] && [ "$(main_col bcast 6)" = 0 ] && grep -q "PASS: " "$bin/out.log"
