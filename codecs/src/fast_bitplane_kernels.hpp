@@ -1,8 +1,8 @@
 // The byte loops of the bit-plane coding (fast_bitplanes.hpp): the 8 x 8 bit transpose between a
 // byte plane and its 8 bit planes, both ways, and the counts that choose each bit plane's kind.
-// SSE2 on x86-64 (baseline), and AVX2 where the CPU has it (chosen once at run time), 128 or
-// 256 plane bytes a step; the portable loops (8 plane bytes a step) do the tails and serve other
-// CPUs. All produce the same bytes: the tests run them side by side.
+// SSE2 on x86-64 (baseline), and AVX2 or GFNI with AVX-512 where the CPU has them (chosen once
+// at run time), 128, 256 or 64 plane bytes a step; the portable loops (8 plane bytes a step) do the
+// tails and serve other CPUs. All produce the same bytes: the tests run them side by side.
 //
 // Bit plane j of a byte plane of `count` bytes has bitplane_bytes(count) = ceil(count / 8) bytes:
 // bit i of its byte g is bit j of plane byte 8g + i; bits past `count` are zero.
@@ -27,7 +27,7 @@ void split_bits(const uint8_t *plane, size_t count, uint8_t *bits);
 void join_bits(const uint8_t *const *bits, size_t count, unsigned invert, uint8_t *plane);
 
 // The implementations behind those two (the best one the CPU has), for the tests to compare.
-enum class BitKernel { Portable, Sse2, Avx2 };
+enum class BitKernel { Portable, Sse2, Avx2, Gfni };
 bool bit_kernel_available(BitKernel kernel);
 void split_bits_with(BitKernel kernel, const uint8_t *plane, size_t count, uint8_t *bits);
 void join_bits_with(BitKernel kernel, const uint8_t *const *bits, size_t count, unsigned invert,

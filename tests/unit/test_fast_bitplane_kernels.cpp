@@ -50,6 +50,8 @@ std::vector<std::pair<BitKernel, const char *>> simd_kernels()
         k.emplace_back(BitKernel::Sse2, "sse2");
     if (bit_kernel_available(BitKernel::Avx2))
         k.emplace_back(BitKernel::Avx2, "avx2");
+    if (bit_kernel_available(BitKernel::Gfni))
+        k.emplace_back(BitKernel::Gfni, "gfni");
     return k;
 }
 
