@@ -128,7 +128,7 @@ void mca_coll_zip_policy_agree_now(mca_coll_zip_module_t *m, struct ompi_communi
     const int rc = agree(m, comm);
     if (OMPI_SUCCESS != rc) {
         opal_output_verbose(1, mca_coll_zip_component.output,
-                            "coll:zip: %s: could not agree on speeds (%d) at a barrier",
+                            "coll:zip: %s: could not agree on speeds (%d): handing calls on",
                             comm->c_name, rc);
     }
 }
@@ -151,11 +151,8 @@ static const mca_coll_zip_route_t *find_route(mca_coll_zip_module_t *m,
         if (zip_coll_op_blocking(op) != op) {
             return &unknown;
         }
-        const int rc = agree(m, comm);
-        if (OMPI_SUCCESS != rc) {
-            opal_output_verbose(1, mca_coll_zip_component.output,
-                                "coll:zip: %s: could not agree on speeds (%d): handing calls on",
-                                comm->c_name, rc);
+        mca_coll_zip_policy_agree_now(m, comm);
+        if (!m->agreed) {
             return &unknown;
         }
     }

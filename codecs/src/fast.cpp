@@ -311,10 +311,10 @@ size_t FastCodec::code_plane(const uint8_t *plane, size_t count, bool &analyse, 
 {
     constexpr size_t kNoFit = SIZE_MAX;
     const size_t lenbytes = length_field_bytes(count);
-    bool lz4 = false, runs_lz4 = false;
-    size_t in_runs = 0;   // bytes of the plane in runs (when analysed)
-    unsigned coding = 0;  // kCoded sub-mode: 1..7 packed width, kRunsCoding, kSparseCoding
-    size_t coded = count; // its size, header byte included
+    bool lz4 = false;
+    unsigned accel_factor = 1; // LZ4's acceleration times options_.accel
+    unsigned coding = 0;       // kCoded sub-mode: 1..7 packed width, kRunsCoding, kSparseCoding
+    size_t coded = count;      // its size, header byte included
     if (analyse) {
         const fast_detail::PlaneStats st = kernels().plane_stats(plane, count);
         if (st.bits < 8 && 1 + fast_detail::packed_size(count, st.bits) < coded) {
@@ -344,8 +344,9 @@ size_t FastCodec::code_plane(const uint8_t *plane, size_t count, bool &analyse, 
         // corpus (docs/fast-codec.md): within 1% of trying LZ4 on every plane, with a tenth of
         // the failed attempts of a repeat-share rule.
         const size_t goal = coded - std::min(coded, count / 32);
-        runs_lz4 = count - st.in_runs < goal;
-        in_runs = st.in_runs;
+        const bool runs_lz4 = count - st.in_runs < goal;
+        if (runs_lz4)
+            accel_factor = 8 * st.in_runs < count ? kFewRunsAccelFactor : kRunsAccelFactor;
         lz4 = count >= 16 && count <= static_cast<size_t>(LZ4_MAX_INPUT_SIZE) &&
               (runs_lz4 ||
                (16 * coded > count &&
@@ -356,11 +357,7 @@ size_t FastCodec::code_plane(const uint8_t *plane, size_t count, bool &analyse, 
     if (lz4 && cap > lenbytes) {
         // LZ4 must save at least 1/16 of a plane to be worth its decode time.
         size_t room = std::min({cap - lenbytes, count - count / 16, coded});
-        const unsigned factor = !runs_lz4             ? 1
-                                : 8 * in_runs < count ? kFewRunsAccelFactor
-                                                      : kRunsAccelFactor;
-        const unsigned accel = factor * options_.accel;
-        int got = lz4_->compress(plane, count, dst + lenbytes, room, accel);
+        int got = lz4_->compress(plane, count, dst + lenbytes, room, accel_factor * options_.accel);
         if (got > 0) {
             put_le(dst, static_cast<size_t>(got), lenbytes);
             mode = kLz4;

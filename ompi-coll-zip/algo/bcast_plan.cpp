@@ -201,6 +201,12 @@ bool sag_fits(size_t bytes, int ranks, size_t max_message)
     return block <= size_t(INT_MAX) && (max_message == 0 || block <= max_message);
 }
 
+// Whether the scatter-allgather fits and is predicted faster than pipeline p.
+bool sag_beats(const Model &m, size_t bytes, int ranks, size_t max_message, const Pipeline &p)
+{
+    return sag_fits(bytes, ranks, max_message) && sag_time(m, double(bytes), ranks) < p.t;
+}
+
 } // namespace
 
 extern "C" size_t zip_bcast_chain_segment(size_t bytes, int ranks, size_t largest,
@@ -233,7 +239,8 @@ extern "C" int zip_bcast_topology(size_t bytes, int ranks, size_t segment_bytes,
         return ZIP_BCAST_AUTO;
     const Model m(*model);
     const Pipeline p = best_pipeline(m, bytes, ranks, segment_bytes, model->segment_by_model != 0);
-    return sag_time(m, double(bytes), ranks) < p.t ? ZIP_BCAST_SCATTER_ALLGATHER : ZIP_BCAST_AUTO;
+    return sag_beats(m, bytes, ranks, max_message, p) ? ZIP_BCAST_SCATTER_ALLGATHER
+                                                      : ZIP_BCAST_AUTO;
 }
 
 extern "C" int zip_bcast_algorithm_parse(const char *name)
@@ -278,8 +285,7 @@ extern "C" zip_bcast_plan_t zip_bcast_route(int algorithm, const zip_algo_policy
     const Pipeline p = best_pipeline(m, bytes, ranks, largest, model.segment_by_model != 0);
     zip_bcast_plan_t plan{};
     if (algorithm == ZIP_BCAST_ALGORITHM_SCATTER_ALLGATHER ||
-        (algorithm == ZIP_BCAST_ALGORITHM_AUTO && sag_fits(bytes, ranks, max_message) &&
-         sag_time(m, double(bytes), ranks) < p.t))
+        (algorithm == ZIP_BCAST_ALGORITHM_AUTO && sag_beats(m, bytes, ranks, max_message, p)))
         plan.topology = ZIP_BCAST_SCATTER_ALLGATHER;
     else
         plan.topology = ZIP_BCAST_AUTO;
