@@ -47,7 +47,11 @@ typedef struct mca_coll_zip_component_t {
     double link_gbps_local;   /* 0: measured */
     double link_gbps_remote;  /* 0: measured */
     zip_speeds_t last_speeds; /* the last agreed speeds (remote link), for the summary */
-    int inject_corruption;    /* testing: corrupt every Nth frame this process sends (0: never) */
+    /* The rate to other nodes the ranks of a communicator last agreed on, in MB/s (0: none
+     * yet), published as the read-only variable coll_zip_agreed_link_remote_mbps: pml/zip reads
+     * it where it has no rate of its own (pml_zip_policy.c). */
+    double agreed_link_remote_mbps;
+    int inject_corruption; /* testing: corrupt every Nth frame this process sends (0: never) */
 
     int output;       /* opal_output stream, verbosity from `verbose` */
     char *codec_spec; /* in effect (init_query: zip_ompi_codec_resolve); NULL while zip is off */

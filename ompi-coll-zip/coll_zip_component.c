@@ -160,6 +160,16 @@ static int zip_register(void)
 {
     zip_ompi_params_register(&mca_coll_zip_component.super.collm_version, params,
                              sizeof(params) / sizeof(params[0]));
+    /* Not a setting: what the ranks measured, for pml/zip to read (mca_base_var_find); users
+     * cannot set it. */
+    mca_coll_zip_component.agreed_link_remote_mbps = 0.0;
+    (void)mca_base_component_var_register(
+        &mca_coll_zip_component.super.collm_version, "agreed_link_remote_mbps",
+        "Rate to other nodes, in MB/s, that the ranks of a communicator last agreed on under "
+        "policy auto or observe (0: none yet); read by pml/zip where it has no rate of its own",
+        MCA_BASE_VAR_TYPE_DOUBLE, NULL, 0,
+        MCA_BASE_VAR_FLAG_DEFAULT_ONLY | MCA_BASE_VAR_FLAG_INTERNAL, OPAL_INFO_LVL_9,
+        MCA_BASE_VAR_SCOPE_READONLY, &mca_coll_zip_component.agreed_link_remote_mbps);
     mca_coll_zip_pvars_register();
     return OMPI_SUCCESS;
 }

@@ -110,6 +110,9 @@ static int agree(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm)
                         s->compress_Bps / 1e6, s->decompress_Bps / 1e6, s->ranks_per_node,
                         100.0 * s->chain_local_share);
     z->last_speeds.link_Bps = s->link_Bps[ZIP_PEER_REMOTE];
+    if (s->link_Bps[ZIP_PEER_REMOTE] > 0.0) {
+        z->agreed_link_remote_mbps = s->link_Bps[ZIP_PEER_REMOTE] / 1e6;
+    }
     z->last_speeds.compress_Bps = s->compress_Bps;
     z->last_speeds.decompress_Bps = s->decompress_Bps;
     return OMPI_SUCCESS;

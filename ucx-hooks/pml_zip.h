@@ -215,6 +215,11 @@ void mca_pml_zip_observe_arrival(int peer_class, size_t bytes, double seconds);
  * rate it timed on arriving payloads or was given (pml_zip_link_gbps_remote), 0 when it has
  * neither. A rate r is sent as round(256 log2 r). */
 uint16_t mca_pml_zip_link_hint(void);
+/* Where this process has no rate to other nodes yet (none given, timed or heard from peers),
+ * takes the one coll/zip's ranks agreed on (coll_zip_agreed_link_remote_mbps), if any: codes
+ * whose messages are all below the size arrivals are timed at, or that receive them through
+ * MPI_Irecv, would otherwise never know their link. Returns whether it took one. */
+bool mca_pml_zip_adopt_coll_link(void);
 /* A header from rank src of comm arrived carrying link_hint: a process without a rate of its
  * own to other nodes adopts the one its remote peers timed. */
 void mca_pml_zip_observe_hint(ompi_communicator_t *comm, int src, uint16_t link_hint);

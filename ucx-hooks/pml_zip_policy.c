@@ -275,6 +275,37 @@ void mca_pml_zip_observe_hint(ompi_communicator_t *comm, int src, uint16_t link_
     adopted_hint = link_hint;
 }
 
+/* Whether the rate to other nodes came from coll/zip's agreement (the least direct source:
+ * taken only while zip has no rate of its own, from arrivals or peers). */
+static volatile bool remote_from_coll;
+/* coll/zip's read-only variable coll_zip_agreed_link_remote_mbps, once found. */
+static const double *coll_agreed_mbps;
+
+bool mca_pml_zip_adopt_coll_link(void)
+{
+    if (remote_from_coll || arrival_timed[ZIP_PEER_REMOTE] || remote_hinted ||
+        mca_pml_zip_component.link_gbps_remote > 0.0) {
+        return false;
+    }
+    if (NULL == coll_agreed_mbps) {
+        /* Absent while coll/zip is not loaded; it may be opened after this PML. */
+        const int index = mca_base_var_find("ompi", "coll", "zip", "agreed_link_remote_mbps");
+        const double *value = NULL;
+        if (index < 0 || OPAL_SUCCESS != mca_base_var_get_value(index, &value, NULL, NULL) ||
+            NULL == value) {
+            return false;
+        }
+        coll_agreed_mbps = value;
+    }
+    const double mbps = *coll_agreed_mbps;
+    if (!(mbps > 0.0)) {
+        return false;
+    }
+    remote_from_coll = true;
+    observe_rate(mca_pml_zip_estimator(), ZIP_PEER_REMOTE, mbps * 1e6);
+    return true;
+}
+
 static zip_estimator_t *volatile estimator;
 static opal_mutex_t estimator_lock = OPAL_MUTEX_STATIC_INIT;
 
@@ -318,6 +349,9 @@ const char *mca_pml_zip_link_source(int peer_class)
     if (ZIP_PEER_REMOTE == peer_class && remote_hinted) {
         return "peers";
     }
+    if (ZIP_PEER_REMOTE == peer_class && remote_from_coll) {
+        return "coll/zip";
+    }
     return "none";
 }
 
@@ -332,6 +366,8 @@ void mca_pml_zip_policy_fini(void)
     estimator = NULL;
     arrival_timed[0] = arrival_timed[1] = false;
     remote_hinted = false;
+    remote_from_coll = false;
+    coll_agreed_mbps = NULL;
     memset(arrival_warmup, 0, sizeof(arrival_warmup));
     own_hint = adopted_hint = 0;
     free(comm_setting);

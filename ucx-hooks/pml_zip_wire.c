@@ -101,7 +101,11 @@ static bool policy_compresses(const void *buf, size_t count, ompi_datatype_t *dt
     mca_pml_zip_stats_t *s = &mca_pml_zip_component.counters;
     const zip_policy_mode_t mode = mca_pml_zip_comm_policy(comm);
     out->peer_class = mca_pml_zip_peer_class(comm, dst);
-    const zip_speeds_t speeds = zip_estimator_speeds(mca_pml_zip_estimator(), out->peer_class, 1);
+    zip_speeds_t speeds = zip_estimator_speeds(mca_pml_zip_estimator(), out->peer_class, 1);
+    if (ZIP_PEER_REMOTE == out->peer_class && speeds.link_Bps <= 0.0 && ZIP_POLICY_ALWAYS != mode &&
+        ZIP_POLICY_NEVER != mode && mca_pml_zip_adopt_coll_link()) {
+        speeds = zip_estimator_speeds(mca_pml_zip_estimator(), out->peer_class, 1);
+    }
     double saving = 0.0;
     /* Shared memory moves data at least as fast as a codec reads it, so a peer on this node
      * never gets a frame (as in coll/zip), whatever a link rate measured under load says. */

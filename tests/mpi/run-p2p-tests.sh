@@ -66,7 +66,7 @@ fi
 
 tests="basic nonblocking probe persistent cancel threads info"
 # Programs of named cases (one mpirun per case below) and the finalize check.
-case_tests="semantics osc probe_finalize link_hint temporal"
+case_tests="semantics osc probe_finalize link_hint temporal coll_link"
 for t in $tests $case_tests; do
     if ! mpicc -O2 -Wall -Wextra -Werror -pthread -I"$top/perftest/data" -o "$bin/p2p_$t" \
         "$here/p2p_$t.c" "$datalib" -lstdc++ -lm 2>"$bin/cc.log"; then
@@ -248,6 +248,32 @@ mpirun_logged -np 2 ${cfg[ob1+zip+auto]} --mca pml_zip_stats 1 -x P2P_HINT_SLOW_
 rank0_policy | grep -q 'remote 0 (none);' && rank0_policy | grep -q 'compressed 0,' &&
     grep -q "PASS: " "$bin/out.log"
 report "link hint: without replies the streaming rank has no rate and sends raw" $? "$bin/out.log"
+# coll/zip's agreed link: a halo exchange of 32 KiB messages through MPI_Irecv (never timed)
+# after a barrier, where coll/zip's ranks agree on the link (told 0.1 Gbit/s, so no probe runs):
+# pml/zip takes coll/zip's 12.5 MB/s and compresses the halos; with coll/zip not selected it
+# has no rate and sends them raw.
+colldir=$(built_component_dir ompi-coll-zip)
+if [ -e "$colldir/mca_coll_zip.so" ]; then
+    coll_slow="--mca mca_base_component_path $pmldir:$colldir:$ompidir --mca pml ob1,zip
+        --mca pml_zip_enable 1 --mca pml_zip_force_local 1 --mca pml_zip_stats 1
+        --mca coll_zip_force_local 1 --mca coll_zip_link_gbps_remote 0.1
+        --mca coll_zip_link_gbps_local 0.1"
+    # shellcheck disable=SC2086
+    mpirun_logged -np 3 --oversubscribe $coll_slow --mca coll_zip_priority 40 \
+        "$bin/p2p_coll_link"
+    rank0_policy | grep -q 'remote 1[23] (coll/zip);' && [ "$(rank0_policy |
+        grep -o 'compressed [0-9]*' | awk '{ print $2 }')" = 24 ] && grep -q "PASS: " "$bin/out.log"
+    report "coll/zip's agreed link: halos below the timed size compress at its rate" $? \
+        "$bin/out.log"
+    # shellcheck disable=SC2086
+    mpirun_logged -np 3 --oversubscribe $coll_slow --mca coll_zip_priority 0 "$bin/p2p_coll_link"
+    rank0_policy | grep -q 'remote 0 (none);' && rank0_policy | grep -q 'compressed 0,' &&
+        grep -q "PASS: " "$bin/out.log"
+    report "coll/zip's agreed link: without coll/zip the halos have no rate and go raw" $? \
+        "$bin/out.log"
+else
+    echo "SKIP: coll/zip's agreed link (no mca_coll_zip.so in $colldir)"
+fi
 # The Info key zip_policy overrides pml_zip_policy per communicator (p2p_info sets never on one).
 mpirun_logged -np 2 ${cfg[ob1+zip]} --mca pml_zip_stats 1 -x P2P_INFO_POLICY_KEY=1 "$bin/p2p_info"
 [ "$(grep -c "sent 4 zip messages (2 compressed)" "$bin/out.log")" = 2 ] &&
