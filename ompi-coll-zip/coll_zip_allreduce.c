@@ -60,6 +60,13 @@ static bool takes(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm, in
 {
     const int size = ompi_comm_size(comm);
     if (0 == bytes || size < 2 || bytes / (size_t)size < mca_coll_zip_component.threshold) {
+        /* A code whose only collectives are small allreduces (a time step's minimum, a dot
+         * product) would never agree on MPI_COMM_WORLD, and pml/zip takes the link rate from
+         * that agreement (its halos are too small or too late to time): agree at the first
+         * blocking one there, once per job. */
+        if (COLL_ZIP_OP_ALLREDUCE == op_index && &ompi_mpi_comm_world.comm == comm) {
+            mca_coll_zip_policy_agree_now(m, comm);
+        }
         mca_coll_zip_stats_handed_on(op_index, ZIP_VERDICT_TOO_SMALL, 0.0, 0);
         return false;
     }
