@@ -1,10 +1,11 @@
 /*
  * A halo exchange as stencil codes write it (MPI_Irecv, MPI_Isend, MPI_Waitall of 32 KiB smooth
- * messages, below the size pml/zip times arrivals at) after one MPI_Barrier: pml/zip never
- * learns the link from these messages, but coll/zip's ranks agree on it at the barrier, and
- * pml/zip takes that rate (docs/p2p.md, "Where the link rate comes from"). The run script reads
- * rank 0's statistics: with coll/zip on and told of a slow link, the halos are compressed at
- * coll/zip's rate; without coll/zip they go raw (no rate). Every halo is checked bit for bit.
+ * messages, below the size pml/zip times arrivals at) after one MPI_Barrier, or with the
+ * argument "allreduce" after one 4-byte MPI_Allreduce instead: pml/zip never learns the link
+ * from these messages, but coll/zip's ranks agree on it at either call, and pml/zip takes that
+ * rate (docs/p2p.md, "Where the link rate comes from"). The run script reads rank 0's
+ * statistics: with coll/zip on and told of a slow link, the halos are compressed at coll/zip's
+ * rate; without coll/zip they go raw (no rate). Every halo is checked bit for bit.
  */
 #include "p2p_common.h"
 
@@ -20,7 +21,15 @@ int main(int argc, char **argv)
     }
     const int right = (pt_rank + 1) % pt_size, left = (pt_rank + pt_size - 1) % pt_size;
     const int peer[2] = {left, right};
-    pt_call(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
+    /* "allreduce" as the argument: a code with no barrier, only a small allreduce (coll/zip
+     * agrees at the first blocking one on MPI_COMM_WORLD). */
+    if (argc > 1 && 0 == strcmp(argv[1], "allreduce")) {
+        int one = 1, all = 0;
+        pt_call(MPI_Allreduce(&one, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD), "MPI_Allreduce");
+        pt_check(all == pt_size, "small allreduce");
+    } else {
+        pt_call(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
+    }
     for (int step = 0; step < STEPS && pt_size >= 2; ++step) {
         MPI_Request r[4];
         for (int s = 0; s < 2; ++s) {

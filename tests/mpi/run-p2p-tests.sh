@@ -266,6 +266,13 @@ if [ -e "$colldir/mca_coll_zip.so" ]; then
     report "coll/zip's agreed link: halos below the timed size compress at its rate" $? \
         "$bin/out.log"
     # shellcheck disable=SC2086
+    mpirun_logged -np 3 --oversubscribe $coll_slow --mca coll_zip_priority 40 \
+        "$bin/p2p_coll_link" allreduce
+    rank0_policy | grep -q 'remote 1[23] (coll/zip);' && [ "$(rank0_policy |
+        grep -o 'compressed [0-9]*' | awk '{ print $2 }')" = 24 ] && grep -q "PASS: " "$bin/out.log"
+    report "coll/zip's agreed link: a small allreduce on MPI_COMM_WORLD is enough" $? \
+        "$bin/out.log"
+    # shellcheck disable=SC2086
     mpirun_logged -np 3 --oversubscribe $coll_slow --mca coll_zip_priority 0 "$bin/p2p_coll_link"
     rank0_policy | grep -q 'remote 0 (none);' && rank0_policy | grep -q 'compressed 0,' &&
         grep -q "PASS: " "$bin/out.log"
