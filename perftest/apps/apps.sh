@@ -23,6 +23,27 @@ apps_take_option() {
     esac
 }
 
+# apps_setup_dirs SCRIPT OUT_DEFAULT: after option parsing, for the scripts that run the apps
+# under zip: makes build absolute and checks that it holds both components (coll_dir,
+# pml_dir), makes out (default BUILD/OUT_DEFAULT) and work (default OUT/src) and sets ompi_dir
+# (Open MPI's component directory). Exits with a message naming SCRIPT when a piece is missing.
+apps_setup_dirs() {
+    [[ -n $build ]] || { echo "$1: --build is required" >&2; exit 2; }
+    build=$(cd "$build" && pwd)
+    coll_dir=$build/ompi-coll-zip/.libs pml_dir=$build/ucx-hooks/.libs
+    local so
+    for so in "$coll_dir/mca_coll_zip.so" "$pml_dir/mca_pml_zip.so"; do
+        [[ -f $so ]] || { echo "$1: no $so (build ompi-zip first)" >&2; exit 1; }
+    done
+    out=${out:-$build/$2}
+    mkdir -p "$out"
+    out=$(cd "$out" && pwd)
+    work=${work:-$out/src}
+    mkdir -p "$work"
+    work=$(cd "$work" && pwd)
+    ompi_dir=$(dirname "$(find /usr/lib -name mca_coll_tuned.so -path '*openmpi*' | head -1)")
+}
+
 # app_source APP: "owner name commit" of the published figures (docs/performance.md).
 app_source() {
     case $1 in

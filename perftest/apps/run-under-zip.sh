@@ -40,19 +40,7 @@ while (($#)); do
            shift 2 ;;
     esac
 done
-[[ -n $build ]] || { echo "run-under-zip: --build is required" >&2; exit 2; }
-build=$(cd "$build" && pwd)
-coll_dir=$build/ompi-coll-zip/.libs pml_dir=$build/ucx-hooks/.libs
-for so in "$coll_dir/mca_coll_zip.so" "$pml_dir/mca_pml_zip.so"; do
-    [[ -f $so ]] || { echo "run-under-zip: no $so (build ompi-zip first)" >&2; exit 1; }
-done
-out=${out:-$build/apps-under-zip}
-mkdir -p "$out"
-out=$(cd "$out" && pwd)
-work=${work:-$out/src}
-mkdir -p "$work"
-work=$(cd "$work" && pwd)
-ompi_dir=$(dirname "$(find /usr/lib -name mca_coll_tuned.so -path '*openmpi*' | head -1)")
+apps_setup_dirs run-under-zip apps-under-zip
 
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 # zip_args CONFIG: the mpirun options of a configuration, one per line.

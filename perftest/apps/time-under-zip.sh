@@ -48,21 +48,9 @@ while (($#)); do
            shift 2 ;;
     esac
 done
-[[ -n $build ]] || { echo "time-under-zip: --build is required" >&2; exit 2; }
+apps_setup_dirs time-under-zip apps-timed
 [[ $net == netemu || $net == shm ]] || { echo "time-under-zip: --net netemu or shm" >&2; exit 2; }
 [[ $rounds =~ ^[1-9][0-9]*$ ]] || { echo "time-under-zip: --rounds takes a count" >&2; exit 2; }
-build=$(cd "$build" && pwd)
-coll_dir=$build/ompi-coll-zip/.libs pml_dir=$build/ucx-hooks/.libs
-for so in "$coll_dir/mca_coll_zip.so" "$pml_dir/mca_pml_zip.so"; do
-    [[ -f $so ]] || { echo "time-under-zip: no $so (build ompi-zip first)" >&2; exit 1; }
-done
-out=${out:-$build/apps-timed}
-mkdir -p "$out"
-out=$(cd "$out" && pwd)
-work=${work:-$out/src}
-mkdir -p "$work"
-work=$(cd "$work" && pwd)
-ompi_dir=$(dirname "$(find /usr/lib -name mca_coll_tuned.so -path '*openmpi*' | head -1)")
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 
 IFS=, read -ra list <<<"${apps:-$APPS_ALL}"
