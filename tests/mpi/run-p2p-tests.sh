@@ -252,7 +252,8 @@ report "link hint: without replies the streaming rank has no rate and sends raw"
 # after a barrier, where coll/zip's ranks agree on the link (told 0.1 Gbit/s, so no probe runs):
 # pml/zip takes coll/zip's 12.5 MB/s and compresses the halos; with coll/zip not selected it
 # has no rate and sends them raw.
-colldir=$(built_component_dir ompi-coll-zip)
+# coll/zip: $ZIP_COMPONENT_DIR, else beside pml/zip in the same build tree.
+colldir=${ZIP_COMPONENT_DIR:-$pmldir/../../ompi-coll-zip/.libs}
 if [ -e "$colldir/mca_coll_zip.so" ]; then
     coll_slow="--mca mca_base_component_path $pmldir:$colldir:$ompidir --mca pml ob1,zip
         --mca pml_zip_enable 1 --mca pml_zip_force_local 1 --mca pml_zip_stats 1
