@@ -14,6 +14,7 @@
 #include "opal/mca/hwloc/hwloc-internal.h"
 #include "opal/util/info_subscriber.h"
 #include "ompi/proc/proc.h"
+#include "ompi/runtime/mpiruntime.h"
 
 #include "pml_zip.h"
 
@@ -278,8 +279,11 @@ void mca_pml_zip_observe_hint(ompi_communicator_t *comm, int src, uint16_t link_
 /* Whether the rate to other nodes came from coll/zip's agreement (the least direct source:
  * taken only while zip has no rate of its own, from arrivals or peers). */
 static volatile bool remote_from_coll;
-/* coll/zip's read-only variable coll_zip_agreed_link_remote_mbps, once found. */
+/* coll/zip's read-only variable coll_zip_agreed_link_remote_mbps, once found; and whether it
+ * is known to be absent (looked for after MPI_Init, which opens the coll components), so that
+ * a job without coll/zip does not search the variables at every large send. */
 static const double *coll_agreed_mbps;
+static volatile bool coll_var_absent;
 
 bool mca_pml_zip_adopt_coll_link(void)
 {
@@ -288,11 +292,15 @@ bool mca_pml_zip_adopt_coll_link(void)
         return false;
     }
     if (NULL == coll_agreed_mbps) {
-        /* Absent while coll/zip is not loaded; it may be opened after this PML. */
+        if (coll_var_absent) {
+            return false;
+        }
+        /* Absent while coll/zip is not loaded; opened after this PML, during MPI_Init. */
         const int index = mca_base_var_find("ompi", "coll", "zip", "agreed_link_remote_mbps");
         const double *value = NULL;
         if (index < 0 || OPAL_SUCCESS != mca_base_var_get_value(index, &value, NULL, NULL) ||
             NULL == value) {
+            coll_var_absent = ompi_mpi_state >= OMPI_MPI_STATE_INIT_COMPLETED;
             return false;
         }
         coll_agreed_mbps = value;
@@ -368,6 +376,7 @@ void mca_pml_zip_policy_fini(void)
     remote_hinted = false;
     remote_from_coll = false;
     coll_agreed_mbps = NULL;
+    coll_var_absent = false;
     memset(arrival_warmup, 0, sizeof(arrival_warmup));
     own_hint = adopted_hint = 0;
     free(comm_setting);
