@@ -310,15 +310,12 @@ void unpredict_stride(uint8_t *dst, size_t i, size_t end, unsigned pred)
         unpredict_fields<U, S, kPredXor>(dst, i, end);
 }
 
-} // namespace
-
+// The first two records of a block read the seed for the elements before it (see the header);
+// returns the first element after them (or end).
 template <class U>
-void unpredict(uint8_t *dst, size_t from, size_t n, Transform t, const uint8_t *seed)
+size_t unpredict_head(uint8_t *dst, size_t from, size_t end, Transform t, const uint8_t *seed)
 {
-    const size_t s = t.stride, end = from + n;
-    if (t.pred == kPredNone || n == 0)
-        return;
-    // The first two records read the seed for the elements before the block (see the header).
+    const size_t s = t.stride;
     size_t i = from;
     for (; i < end && i < 2 * s; ++i) {
         U r = load<U>(dst, i);
@@ -329,6 +326,13 @@ void unpredict(uint8_t *dst, size_t from, size_t n, Transform t, const uint8_t *
                                       : static_cast<U>(r + 2 * p1 - p2);
         store<U>(dst, i, x);
     }
+    return i;
+}
+
+// Elements [i, end), i >= 2 * stride, one at a time (per field in registers up to stride 8).
+template <class U> void unpredict_rest(uint8_t *dst, size_t i, size_t end, Transform t)
+{
+    const size_t s = t.stride;
     if (i == end)
         return;
     if (s == 1 && t.pred == kPredDelta2) {
@@ -387,6 +391,31 @@ void unpredict(uint8_t *dst, size_t from, size_t n, Transform t, const uint8_t *
     }
 }
 
+} // namespace
+
+template <class U>
+void unpredict(uint8_t *dst, size_t from, size_t n, Transform t, const uint8_t *seed)
+{
+    if (t.pred == kPredNone || n == 0)
+        return;
+    size_t i = unpredict_head<U>(dst, from, from + n, t, seed);
+#if defined(__x86_64__) || defined(__i386__)
+    static const bool has_avx512dq =
+        __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq");
+    if (has_avx512dq && i < from + n)
+        i = unpredict_avx512<U>(dst, i, from + n, t);
+#endif
+    unpredict_rest<U>(dst, i, from + n, t);
+}
+
+template <class U>
+void unpredict_portable(uint8_t *dst, size_t from, size_t n, Transform t, const uint8_t *seed)
+{
+    if (t.pred == kPredNone || n == 0)
+        return;
+    unpredict_rest<U>(dst, unpredict_head<U>(dst, from, from + n, t, seed), from + n, t);
+}
+
 template <class U> Choice choose_transform_portable(const uint8_t *src, size_t count)
 {
     return choose_scalar<U>(src, count);
@@ -398,5 +427,7 @@ template Choice choose_transform_portable<uint64_t>(const uint8_t *, size_t);
 template Choice choose_transform_portable<uint32_t>(const uint8_t *, size_t);
 template void unpredict<uint64_t>(uint8_t *, size_t, size_t, Transform, const uint8_t *);
 template void unpredict<uint32_t>(uint8_t *, size_t, size_t, Transform, const uint8_t *);
+template void unpredict_portable<uint64_t>(uint8_t *, size_t, size_t, Transform, const uint8_t *);
+template void unpredict_portable<uint32_t>(uint8_t *, size_t, size_t, Transform, const uint8_t *);
 
 } // namespace zip::fast_detail

@@ -51,4 +51,15 @@ template <class U> Choice choose_transform_portable(const uint8_t *src, size_t c
 template <class U>
 void unpredict(uint8_t *dst, size_t from, size_t n, Transform t, const uint8_t *seed);
 
+// unpredict without the SIMD running sums: for tests (both must give the same elements).
+template <class U>
+void unpredict_portable(uint8_t *dst, size_t from, size_t n, Transform t, const uint8_t *seed);
+
+#if defined(__x86_64__) || defined(__i386__)
+// The running sums of elements [i, end) on AVX-512F/DQ (fast_unpredict_avx512.cpp), for strides
+// 1, 2, 4 and 8 and every predictor but None, over whole vectors: returns the first element it
+// left (i itself for other strides). Needs i >= 2 * stride. Call only where the CPU has both.
+template <class U> size_t unpredict_avx512(uint8_t *dst, size_t i, size_t end, Transform t);
+#endif
+
 } // namespace zip::fast_detail

@@ -1,5 +1,7 @@
 // Unit tests of the fast block codec (codecs/src/fast.cpp) and its kernels
 // (codecs/src/fast_transpose.cpp), through the BlockCodec interface where possible.
+#include <random>
+
 #include "block_codec_checks.hpp"
 #include "codec_registry.hpp"
 #include "fast.hpp"
@@ -546,6 +548,44 @@ TEST(FastTransform, SimdAndPortableCostsChooseTheSame)
                                : choose_transform_portable<uint32_t>(raw.data(), count).transform;
                 EXPECT_EQ(got.byte(), want.byte());
             }
+}
+
+// The decoder's running sums, SIMD (AVX-512 where the CPU has it) against the one-at-a-time
+// loop: every predictor, every stride the format allows up to 10, residuals of every size
+// (wrapping sums included), blocks undone in one call or in decode chunks of odd lengths.
+template <class U> void expect_running_sums_agree(uint64_t seed)
+{
+    using namespace zip::fast_detail;
+    std::mt19937_64 rng(seed);
+    const size_t count = 1000;
+    Bytes residuals(count * sizeof(U)), first(64 * sizeof(U));
+    for (auto &b : residuals)
+        b = static_cast<uint8_t>(rng());
+    for (size_t k = 0; k < count; k += 3) // small residuals as well as wide ones
+        residuals[k * sizeof(U)] &= 0x0f;
+    for (auto &b : first)
+        b = static_cast<uint8_t>(rng());
+    for (unsigned pred : {kPredDelta1, kPredDelta2, kPredXor})
+        for (size_t stride = 1; stride <= 10; ++stride)
+            for (size_t chunk : {count, size_t{7}, size_t{33}, size_t{256}}) {
+                SCOPED_TRACE(testing::Message() << "width " << sizeof(U) << " pred " << pred
+                                                << " stride " << stride << " chunk " << chunk);
+                Transform t{pred, stride};
+                Bytes simd = residuals, portable = residuals;
+                for (size_t from = 0; from < count; from += chunk) {
+                    size_t n = std::min(chunk, count - from);
+                    unpredict<U>(simd.data(), from, n, t, first.data());
+                    unpredict_portable<U>(portable.data(), from, n, t, first.data());
+                }
+                ASSERT_EQ(simd, portable);
+                ASSERT_NE(simd, residuals);
+            }
+}
+
+TEST(FastTransform, SimdAndPortableRunningSumsAgree)
+{
+    expect_running_sums_agree<uint64_t>(11);
+    expect_running_sums_agree<uint32_t>(12);
 }
 
 TEST(FastTransform, FindsTheRecordLengthOfInterleavedFields)
