@@ -866,6 +866,7 @@ ZIP_AVX2 void join4_avx2(const uint8_t *const *p, size_t count, bool unzig, uint
 // dwords -> qwords, each output in element order: 24 permutes per 64 elements where the AVX2
 // kernel needs 32 shuffles per 32 elements (the shuffle port bounds both).
 #define ZIP_AVX512 __attribute__((target("avx512f,avx512bw,avx512vbmi")))
+#define ZIP_AVX512_LAMBDA __attribute__((target("avx512f,avx512bw,avx512vbmi"), always_inline))
 
 // Unzig is a template parameter and every inner loop is unrolled (GCC does not unroll at -O2):
 // otherwise the register arrays live on the stack.
@@ -902,12 +903,15 @@ ZIP_AVX512 void join8_avx512_loop(const uint8_t *const *p, size_t count, uint8_t
     const __m512i d_lo = _mm512_load_si512(ix[2]), d_hi = _mm512_load_si512(ix[3]);
     const __m512i q_lo = _mm512_load_si512(iq[0]), q_hi = _mm512_load_si512(iq[1]);
     const __m512i one = _mm512_set1_epi64(1), zero = _mm512_setzero_si512();
-    size_t i = at;
-    for (; i + 64 <= count; i += 64) {
+    // 64 elements from i; fewer than 64 (the tail) with masked loads and stores: the scalar
+    // tail was a fifth of the join time on minife's 3240-element messages.
+    auto join64 = [&](size_t i, size_t n) ZIP_AVX512_LAMBDA {
+        const __mmask64 in = n == 64 ? ~__mmask64{0} : (__mmask64{1} << n) - 1;
         __m512i w[4][2]; // planes 2g, 2g+1 as words: elements 0..31, 32..63
 #pragma GCC unroll 4
         for (int g = 0; g < 4; ++g) {
-            __m512i a = _mm512_loadu_si512(p[2 * g] + i), b = _mm512_loadu_si512(p[2 * g + 1] + i);
+            __m512i a = _mm512_maskz_loadu_epi8(in, p[2 * g] + i);
+            __m512i b = _mm512_maskz_loadu_epi8(in, p[2 * g + 1] + i);
             w[g][0] = _mm512_permutex2var_epi8(a, w_lo, b);
             w[g][1] = _mm512_permutex2var_epi8(a, w_hi, b);
         }
@@ -930,9 +934,22 @@ ZIP_AVX512 void join8_avx512_loop(const uint8_t *const *p, size_t count, uint8_t
                 v1 = _mm512_xor_si512(_mm512_maskz_srli_epi64(0xff, v1, 1),
                                       _mm512_sub_epi64(zero, _mm512_and_si512(v1, one)));
             }
-            _mm512_storeu_si512(b + 128 * q, v0);
-            _mm512_storeu_si512(b + 128 * q + 64, v1);
+            if (n == 64) {
+                _mm512_storeu_si512(b + 128 * q, v0);
+                _mm512_storeu_si512(b + 128 * q + 64, v1);
+            } else {
+                _mm512_mask_storeu_epi64(b + 128 * q, static_cast<__mmask8>(in >> 16 * q), v0);
+                _mm512_mask_storeu_epi64(b + 128 * q + 64,
+                                         static_cast<__mmask8>(in >> (16 * q + 8)), v1);
+            }
         }
+    };
+    size_t i = at;
+    for (; i + 64 <= count; i += 64)
+        join64(i, 64);
+    if (i < count) {
+        join64(i, count - i);
+        i = count;
     }
     at = i;
 }
