@@ -38,6 +38,9 @@ bool has_skewed_bit(const uint8_t *plane, size_t count)
     uint64_t acc[8] = {};
     for (size_t w = 0; w < kWords; ++w) {
         const uint64_t x = load8(plane + w * step);
+        // Unrolled so that acc stays in registers (rolled, GCC kept it in memory: 5 % of
+        // minife's compress time went to this sample).
+#pragma GCC unroll 8
         for (unsigned k = 0; k < 8; ++k)
             acc[k] += (x >> k) & kLowBits;
     }
