@@ -57,8 +57,9 @@ void unpredict_portable(uint8_t *dst, size_t from, size_t n, Transform t, const 
 
 #if defined(__x86_64__) || defined(__i386__)
 // The running sums of elements [i, end) on AVX-512F/DQ (fast_unpredict_avx512.cpp), for strides
-// 1, 2, 4 and 8 and every predictor but None, over whole vectors: returns the first element it
-// left (i itself for other strides). Needs i >= 2 * stride. Call only where the CPU has both.
+// 1, 2, 4 and 8 and every predictor but None (not Delta2 of 8-byte elements with stride 1, where
+// the scalar loop is as fast), over whole vectors: returns the first element it left (i itself
+// where it does nothing). Needs i >= 2 * stride. Call only where the CPU has both.
 template <class U> size_t unpredict_avx512(uint8_t *dst, size_t i, size_t end, Transform t);
 #endif
 
