@@ -81,6 +81,89 @@ void scatter_allgather_bcast(const RankEnv &env, size_t bytes)
     }
 }
 
+// The segmented tree reduce of coll/base (reduce_generic), MPI_SUM of doubles: an interior rank
+// keeps the receives of the next segment from every child posted while it reduces the current
+// one child after child, then sends the segment's partial result to its parent without waiting
+// (at most two sends in flight); a leaf sends its segments likewise; the root first copies its
+// contribution into the receive buffer. Each reduction reads two segments and writes one at
+// memcpy's speed (the codec table's memcpy row), as zip's path is charged.
+void tree_reduce(const RankEnv &env, const TreeNode &node, size_t bytes, size_t segment)
+{
+    Network &net = *env.net;
+    const size_t seg = (segment == 0 || segment >= bytes) ? bytes : segment;
+    const size_t count = (bytes + seg - 1) / seg;
+    auto len = [&](size_t i) { return std::min(seg, bytes - i * seg); };
+    std::vector<Request *> sending;
+    auto send_up = [&](size_t i) {
+        if (sending.size() == 2) {
+            net.wait(sending.front());
+            sending.erase(sending.begin());
+        }
+        sending.push_back(net.isend(env.rank, node.parent, len(i)));
+    };
+    if (node.parent < 0)
+        env.codec->copy(bytes);
+    auto post = [&](size_t i) {
+        std::vector<Request *> r;
+        if (i < count)
+            for (int c : node.children)
+                r.push_back(net.irecv(env.rank, c, len(i)));
+        return r;
+    };
+    std::vector<Request *> current = post(0);
+    for (size_t i = 0; i < count; ++i) {
+        std::vector<Request *> next = post(i + 1);
+        for (auto *r : current) {
+            net.wait(r);
+            env.codec->copy(len(i));
+        }
+        if (node.parent >= 0)
+            send_up(i);
+        current = std::move(next);
+    }
+    for (auto *r : sending)
+        net.wait(r);
+}
+
+// Recursive halving (a reduce-scatter: each step exchanges half of the blocks still held and
+// reduces the half received), then a binomial gather of the reduced blocks to the root
+// (coll/base's reduce_intra_redscat_gather, "rabenseifner"; a power-of-two size only).
+void rabenseifner_reduce(const RankEnv &env, size_t bytes)
+{
+    Network &net = *env.net;
+    const int size = env.size(), root = env.work->root();
+    const int vrank = (env.rank - root + size) % size;
+    const size_t block = (bytes + size_t(size) - 1) / size_t(size);
+    auto extent = [&](int first_block, int blocks) -> size_t {
+        const size_t from = std::min(bytes, size_t(first_block) * block);
+        const size_t to = std::min(bytes, (size_t(first_block) + size_t(blocks)) * block);
+        return to - from;
+    };
+    int first = 0, held = size; // blocks [first, first + held)
+    for (int mask = size / 2; mask > 0; mask >>= 1) {
+        const int half = held / 2;
+        const bool lower = (vrank & mask) == 0;
+        const int keep = lower ? first : first + half, give = lower ? first + half : first;
+        const int peer = real_rank(vrank ^ mask, root, size);
+        net.sendrecv(env.rank, peer, extent(give, half), peer, extent(keep, half));
+        env.codec->copy(extent(keep, half));
+        first = keep;
+        held = half;
+    }
+    // Now block vrank; at step `mask` a rank with that bit clear holds [vrank, vrank + mask).
+    for (int mask = 1; mask < size; mask <<= 1) {
+        if (vrank & mask) {
+            const size_t mine = extent(vrank, mask);
+            if (mine > 0)
+                net.send(env.rank, real_rank(vrank - mask, root, size), mine);
+            break;
+        }
+        const size_t theirs = extent(vrank + mask, mask);
+        if (theirs > 0)
+            net.recv(env.rank, real_rank(vrank + mask, root, size), theirs);
+    }
+}
+
 // Every receive posted, then every send, then all waited for (coll/base's basic linear).
 void linear_alltoallv(const RankEnv &env)
 {
@@ -148,8 +231,12 @@ std::string kib(size_t bytes)
 // transfer + latency + forward, which with small segments and a latency of microseconds is
 // what a pipeline's time is made of (256 ranks in nodes of 32 at 100 Gbit/s, 8 KiB segments:
 // the path alone bounds 561 us of a simulated 989 us; with the window, 962 us).
+//
+// A reduce over the same tree moves the same bytes over the same links the other way, so the
+// port and path bounds hold for it too; its posting discipline differs, so `windows` false
+// leaves the window bound out.
 double tree_bound(const std::vector<TreeNode> &tree, int root, size_t bytes, size_t seg,
-                  const HopModel &hop)
+                  const HopModel &hop, bool windows = true)
 {
     const int size = int(tree.size());
     const double s = double(seg ? seg : bytes);
@@ -210,7 +297,7 @@ double tree_bound(const std::vector<TreeNode> &tree, int root, size_t bytes, siz
             order.push_back(c);
         }
     }
-    return std::max({port, path, window});
+    return std::max({port, path, windows ? window : 0.0});
 }
 
 } // namespace
@@ -264,6 +351,41 @@ std::vector<Baseline> baselines_for(const Workload &w, const HopModel &hop, int 
     case Op::Gatherv:
         out.push_back({"linear", linear_gatherv});
         break;
+    case Op::Reduce: {
+        // tuned's reduce algorithms with coll_tuned_reduce_algorithm_segmentsize 0 and 256 KiB
+        // down to 8 KiB: chain (2, fanout 4), pipeline (3), binomial (5); and rabenseifner (7).
+        const size_t bytes = w.bytes();
+        if ((size & (size - 1)) == 0)
+            out.push_back(
+                {"rabenseifner", [bytes](const RankEnv &env) { rabenseifner_reduce(env, bytes); }});
+        std::vector<size_t> segments = {0};
+        for (size_t s = 262144; s >= 8192; s /= 2)
+            if (s < bytes)
+                segments.push_back(s);
+        struct Shape {
+            const char *name;
+            int fanout; // chains into the root; 0: binomial
+        };
+        for (const Shape shape : {Shape{"binomial", 0}, Shape{"chain", 4}, Shape{"pipeline", 1}}) {
+            const int fanout = shape.fanout;
+            auto node_of = [=](int r) {
+                return fanout == 0 ? binomial_tree(r, size, root)
+                                   : chain_tree(r, size, root, fanout);
+            };
+            std::vector<TreeNode> tree;
+            for (int r = 0; r < size; ++r)
+                tree.push_back(node_of(r));
+            for (size_t seg : segments)
+                out.push_back(
+                    {std::string(shape.name) + (seg ? "-" + kib(seg) : ""),
+                     [=](const RankEnv &env) { tree_reduce(env, node_of(env.rank), bytes, seg); },
+                     tree_bound(tree, root, bytes, seg, hop, false)});
+        }
+        std::stable_sort(
+            out.begin() + ((size & (size - 1)) == 0 ? 1 : 0), out.end(),
+            [](const Baseline &a, const Baseline &b) { return a.lower_bound_s < b.lower_bound_s; });
+        break;
+    }
     }
     return out;
 }

@@ -14,13 +14,15 @@ const char *op_name(Op op)
         return "alltoallv";
     case Op::Gatherv:
         return "gatherv";
+    case Op::Reduce:
+        return "reduce";
     }
     return "?";
 }
 
 bool parse_op(const std::string &name, Op *op)
 {
-    for (Op o : {Op::Bcast, Op::Alltoallv, Op::Gatherv})
+    for (Op o : {Op::Bcast, Op::Alltoallv, Op::Gatherv, Op::Reduce})
         if (name == op_name(o)) {
             *op = o;
             return true;
@@ -55,6 +57,7 @@ size_t Workload::largest() const
 {
     switch (op_) {
     case Op::Bcast:
+    case Op::Reduce:
         return bytes_;
     case Op::Alltoallv: {
         size_t most = 0;
