@@ -121,6 +121,13 @@ int mca_coll_zip_reduce(const void *sbuf, void *rbuf, int count, struct ompi_dat
     const bool is_root = ompi_comm_rank(comm) == root;
     const void *mine = (is_root && MPI_IN_PLACE == sbuf) ? rbuf : sbuf;
     const size_t bytes = zip_bytes(count, dtype, op);
+    /* Too few segments for the chain's hops: tuned's trees are faster (zip_algo_reduce_suits). */
+    if (bytes > 0 && !zip_algo_reduce_suits(bytes, ompi_comm_size(comm), dtype->super.size,
+                                            mca_coll_zip_component.threshold)) {
+        mca_coll_zip_stats_handed_on(COLL_ZIP_OP_REDUCE, ZIP_VERDICT_TOO_SMALL, 0.0, 0);
+        return m->previous_reduce(sbuf, rbuf, count, dtype, op, root, comm,
+                                  m->previous_reduce_module);
+    }
     if (!takes(m, comm, COLL_ZIP_OP_REDUCE, bytes, mine, count, dtype)) {
         return m->previous_reduce(sbuf, rbuf, count, dtype, op, root, comm,
                                   m->previous_reduce_module);

@@ -187,3 +187,18 @@ extern "C" int zip_algo_reduce(const zip_transport_t *t, const zip_codec_ops_t *
 {
     return zipcoll::run_to_end(chain_reduce(t, codec, a, root, res));
 }
+
+// The chain's last rank starts a segment p - 2 hops before the root can finish its first, so the
+// call takes about S + p - 2 segment times for S segments, plus p - 1 latencies. With fewer than
+// 2.5 segments per hop, tuned's rabenseifner (log p steps) or its pipeline of smaller segments
+// is faster: simscale with policy always, gauss, 30 us latency at 10 Gbit/s, best tuned / zip
+// at S / (p - 2) = 1.0, 1.1, 2.0, 2.1: 0.58, 0.76, 0.84, 0.93; from 2.7 up zip wins (1.02-1.47;
+// docs/scale.md, "Reduce"). p <= 2: no hop to fill.
+extern "C" bool zip_algo_reduce_suits(size_t bytes, int size, size_t elem_bytes, size_t threshold)
+{
+    if (size <= 2)
+        return true;
+    const size_t seg = segment_bytes(bytes, size, std::max<size_t>(1, elem_bytes), threshold);
+    const size_t segments = (bytes + seg - 1) / seg;
+    return 2 * segments >= 5 * size_t(size - 2);
+}

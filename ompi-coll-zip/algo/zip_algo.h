@@ -304,6 +304,10 @@ int zip_algo_allreduce(const zip_transport_t *t, const zip_codec_ops_t *codec,
  * on return, the root's result; the other ranks' buffers are overwritten. */
 int zip_algo_reduce(const zip_transport_t *t, const zip_codec_ops_t *codec, int root,
                     const zip_allreduce_args_t *args, zip_algo_result_t *result);
+/* Whether the chain suits a reduce of `bytes` on `size` ranks: at least 2.5 segments per hop
+ * (reduce_chain.cpp says why). The same on every rank given the same arguments; a reduce it does
+ * not suit goes to the previous component. */
+bool zip_algo_reduce_suits(size_t bytes, int size, size_t elem_bytes, size_t threshold);
 
 /* ---- Non-blocking: an algorithm in progress over a transport with `test` ---- */
 typedef struct zip_algo_call zip_algo_call_t;

@@ -264,9 +264,11 @@ Route route_call(const Workload &w, int nodes, const Agreed &agreed, const ZipSe
         return r;
     }
     // Reduce as coll_zip_allreduce.c routes it: each of the p chunks must reach the threshold
-    // (else handed on), then zip_algo_route for a flow of one transfer at a time.
+    // and the chain must have segments enough for its hops (else handed on), then
+    // zip_algo_route for a flow of one transfer at a time.
     if (w.op() == Op::Reduce) {
-        if (w.bytes() == 0 || w.bytes() / size_t(w.ranks()) < s.threshold) {
+        if (w.bytes() == 0 || w.bytes() / size_t(w.ranks()) < s.threshold ||
+            !zip_algo_reduce_suits(w.bytes(), w.ranks(), sizeof(double), s.threshold)) {
             r.verdict = ZIP_VERDICT_TOO_SMALL;
             return r;
         }

@@ -304,3 +304,20 @@ TEST(CollAlgoAllreduceArgs, APayloadThatIsNotAWholeNumberOfElementsIsRejected)
     EXPECT_EQ(rc[0], ZIP_ALGO_ERR_ARG);
     EXPECT_EQ(rc[1], ZIP_ALGO_ERR_ARG);
 }
+
+// The chain fills its p - 1 hops before the root finishes a segment: it takes a reduce only with
+// at least 2.5 segments (16-48 KiB at the default 16 KiB threshold) per hop beyond two ranks.
+TEST(CollAlgoReduceSuits, TakesTheChainOnlyWithSegmentsEnoughForItsHops)
+{
+    const size_t KiB = 1024, MiB = 1024 * KiB, threshold = 16 * KiB;
+    EXPECT_TRUE(zip_algo_reduce_suits(16 * KiB, 2, 8, threshold));     // no hop to fill
+    EXPECT_TRUE(zip_algo_reduce_suits(1 * MiB, 8, 8, threshold));      // 56 segments, 6 hops
+    EXPECT_TRUE(zip_algo_reduce_suits(256 * KiB, 8, 8, threshold));    // 16 >= 2.5 * 6
+    EXPECT_FALSE(zip_algo_reduce_suits(224 * KiB, 8, 8, threshold));   // 14 < 15
+    EXPECT_FALSE(zip_algo_reduce_suits(1 * MiB, 64, 8, threshold));    // 64 segments, 62 hops
+    EXPECT_TRUE(zip_algo_reduce_suits(4 * MiB, 64, 8, threshold));     // 256 >= 155
+    EXPECT_FALSE(zip_algo_reduce_suits(4 * MiB, 128, 8, threshold));   // 256 < 315
+    EXPECT_TRUE(zip_algo_reduce_suits(16 * MiB, 128, 4, threshold));   // 1016 >= 315
+    EXPECT_FALSE(zip_algo_reduce_suits(16 * MiB, 1024, 8, threshold)); // 342 < 2555
+    EXPECT_FALSE(zip_algo_reduce_suits(4 * MiB, 64, 8, 64 * KiB));     // 64 KiB segments: 64
+}
