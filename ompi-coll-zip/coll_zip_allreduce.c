@@ -199,6 +199,13 @@ int mca_coll_zip_iallreduce(const void *sbuf, void *rbuf, int count, struct ompi
     if (!takes(m, comm, op_index, bytes, MPI_IN_PLACE == sbuf ? rbuf : sbuf, count, dtype)) {
         return COLL_ZIP_HAND_ON(m, request, allreduce, sbuf, rbuf, count, dtype, op, comm);
     }
+    /* Many ranks over a link with latency: tuned's rabenseifner pays log2 p latencies where the
+     * ring pays p (zip_algo_allreduce_suits; the latency is the cost models' parameter). */
+    if (!zip_algo_allreduce_suits(bytes, ompi_comm_size(comm), m->call_policy.speeds.link_Bps,
+                                  mca_coll_zip_component.bcast_latency_us * 1e-6)) {
+        mca_coll_zip_stats_handed_on(op_index, ZIP_VERDICT_TOO_SMALL, 0.0, 0);
+        return COLL_ZIP_HAND_ON(m, request, allreduce, sbuf, rbuf, count, dtype, op, comm);
+    }
     if (MPI_IN_PLACE != sbuf) {
         const int rc = ompi_datatype_copy_content_same_ddt(dtype, count, rbuf, (char *)sbuf);
         if (OMPI_SUCCESS != rc) {

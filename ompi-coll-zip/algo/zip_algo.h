@@ -297,6 +297,11 @@ typedef struct zip_allreduce_args {
  * rank gets the same bits. */
 int zip_algo_allreduce(const zip_transport_t *t, const zip_codec_ops_t *codec,
                        const zip_allreduce_args_t *args, zip_algo_result_t *result);
+/* Whether the ring suits an allreduce of `bytes` on `size` ranks over links of link_Bps (bytes/s)
+ * with latency_s between nodes: its 2 (p - 1) latencies must stay within 1/32 of its wire time
+ * (allreduce_algo.cpp says why). link_Bps or latency_s 0 (unknown): it suits. The same on every
+ * rank given the same arguments; an allreduce it does not suit goes to the previous component. */
+bool zip_algo_allreduce_suits(size_t bytes, int size, double link_Bps, double latency_s);
 
 /* Reduce: a pipelined chain from rank root - 1 down to the root (reduce_chain.cpp), each
  * segment's partial result travelling as a frame where it shrinks; every element is

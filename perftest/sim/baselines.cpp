@@ -164,6 +164,79 @@ void rabenseifner_reduce(const RankEnv &env, size_t bytes)
     }
 }
 
+// Allreduce baselines (MPI_SUM of doubles; every rank first copies its contribution into the
+// receive buffer, each reduction at memcpy speed as in tree_reduce). Blocks: the vector in p
+// parts, the first ones a byte longer.
+size_t part(size_t bytes, int parts, int i)
+{
+    const size_t base = bytes / size_t(parts), rem = bytes % size_t(parts);
+    return base + (size_t(i) < rem ? 1 : 0);
+}
+
+// coll/base's ring (tuned 4): p - 1 steps of a reduce-scatter (send a part to rank + 1, receive
+// one from rank - 1 and reduce it), then p - 1 steps of an allgather of the finished parts.
+void ring_allreduce(const RankEnv &env, size_t bytes)
+{
+    Network &net = *env.net;
+    const int size = env.size(), me = env.rank;
+    const int next = (me + 1) % size, prev = (me - 1 + size) % size;
+    env.codec->copy(bytes);
+    for (int step = 0; step < size - 1; ++step) {
+        const int out = ((me - step) % size + size) % size, in = ((out - 1) % size + size) % size;
+        net.sendrecv(me, next, part(bytes, size, out), prev, part(bytes, size, in));
+        env.codec->copy(part(bytes, size, in));
+    }
+    for (int step = 0; step < size - 1; ++step) {
+        const int out = ((me + 1 - step) % size + size) % size;
+        const int in = ((out - 1) % size + size) % size;
+        net.sendrecv(me, next, part(bytes, size, out), prev, part(bytes, size, in));
+    }
+}
+
+// Recursive doubling (tuned 3; a power-of-two size): log p exchanges of the whole vector with
+// rank ^ mask, each reduced.
+void recursive_doubling_allreduce(const RankEnv &env, size_t bytes)
+{
+    Network &net = *env.net;
+    env.codec->copy(bytes);
+    for (int mask = 1; mask < env.size(); mask <<= 1) {
+        const int peer = env.rank ^ mask;
+        net.sendrecv(env.rank, peer, bytes, peer, bytes);
+        env.codec->copy(bytes);
+    }
+}
+
+// Rabenseifner (tuned 6; a power-of-two size): recursive halving, a reduce-scatter of log p
+// steps, then recursive doubling, an allgather of the reduced blocks in log p steps.
+void rabenseifner_allreduce(const RankEnv &env, size_t bytes)
+{
+    Network &net = *env.net;
+    const int size = env.size(), me = env.rank;
+    const size_t block = (bytes + size_t(size) - 1) / size_t(size);
+    auto extent = [&](int first_block, int blocks) -> size_t {
+        const size_t from = std::min(bytes, size_t(first_block) * block);
+        const size_t to = std::min(bytes, (size_t(first_block) + size_t(blocks)) * block);
+        return to - from;
+    };
+    env.codec->copy(bytes);
+    int first = 0, held = size;
+    for (int mask = size / 2; mask > 0; mask >>= 1) {
+        const int half = held / 2;
+        const bool lower = (me & mask) == 0;
+        const int keep = lower ? first : first + half, give = lower ? first + half : first;
+        net.sendrecv(me, me ^ mask, extent(give, half), me ^ mask, extent(keep, half));
+        env.codec->copy(extent(keep, half));
+        first = keep;
+        held = half;
+    }
+    for (int mask = 1; mask < size; mask <<= 1) {
+        const int theirs = first ^ mask; // the peer's blocks mirror ours at this step
+        net.sendrecv(me, me ^ mask, extent(first, held), me ^ mask, extent(theirs, held));
+        first = std::min(first, theirs);
+        held *= 2;
+    }
+}
+
 // Every receive posted, then every send, then all waited for (coll/base's basic linear).
 void linear_alltoallv(const RankEnv &env)
 {
@@ -383,6 +456,42 @@ std::vector<Baseline> baselines_for(const Workload &w, const HopModel &hop, int 
         }
         std::stable_sort(
             out.begin() + ((size & (size - 1)) == 0 ? 1 : 0), out.end(),
+            [](const Baseline &a, const Baseline &b) { return a.lower_bound_s < b.lower_bound_s; });
+        break;
+    }
+    case Op::Allreduce: {
+        // tuned's allreduce algorithms: ring (4), recursive doubling (3) and rabenseifner (6)
+        // (the last two for power-of-two sizes), and nonoverlapping (2: a reduce, then a bcast)
+        // as the pipeline with 0 and 8-256 KiB segments both ways. Not simulated: the linear
+        // algorithm (1) and the segmented ring (5), which moves what the ring moves.
+        const size_t bytes = w.bytes();
+        out.push_back({"ring", [bytes](const RankEnv &env) { ring_allreduce(env, bytes); }});
+        if ((size & (size - 1)) == 0) {
+            out.push_back({"rabenseifner",
+                           [bytes](const RankEnv &env) { rabenseifner_allreduce(env, bytes); }});
+            out.push_back({"recursive-doubling", [bytes](const RankEnv &env) {
+                               recursive_doubling_allreduce(env, bytes);
+                           }});
+        }
+        const size_t fixed = out.size();
+        std::vector<TreeNode> tree;
+        for (int r = 0; r < size; ++r)
+            tree.push_back(chain_tree(r, size, root, 1));
+        std::vector<size_t> segments = {0};
+        for (size_t s = 262144; s >= 8192; s /= 2)
+            if (s < bytes)
+                segments.push_back(s);
+        for (size_t seg : segments)
+            out.push_back({std::string("reduce-bcast-pipeline") + (seg ? "-" + kib(seg) : ""),
+                           [=](const RankEnv &env) {
+                               const TreeNode node = chain_tree(env.rank, size, root, 1);
+                               tree_reduce(env, node, bytes, seg);
+                               tree_bcast(env, node, bytes, seg);
+                           },
+                           tree_bound(tree, root, bytes, seg, hop, false) +
+                               tree_bound(tree, root, bytes, seg, hop)});
+        std::stable_sort(
+            out.begin() + long(fixed), out.end(),
             [](const Baseline &a, const Baseline &b) { return a.lower_bound_s < b.lower_bound_s; });
         break;
     }

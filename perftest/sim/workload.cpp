@@ -16,13 +16,15 @@ const char *op_name(Op op)
         return "gatherv";
     case Op::Reduce:
         return "reduce";
+    case Op::Allreduce:
+        return "allreduce";
     }
     return "?";
 }
 
 bool parse_op(const std::string &name, Op *op)
 {
-    for (Op o : {Op::Bcast, Op::Alltoallv, Op::Gatherv, Op::Reduce})
+    for (Op o : {Op::Bcast, Op::Alltoallv, Op::Gatherv, Op::Reduce, Op::Allreduce})
         if (name == op_name(o)) {
             *op = o;
             return true;
@@ -58,6 +60,7 @@ size_t Workload::largest() const
     switch (op_) {
     case Op::Bcast:
     case Op::Reduce:
+    case Op::Allreduce:
         return bytes_;
     case Op::Alltoallv: {
         size_t most = 0;

@@ -184,18 +184,20 @@ ZipRankResult gatherv(const RankEnv &env, const ZipSettings &s, const Route &rou
     return out;
 }
 
-// MPI_Reduce as coll_zip_allreduce.c runs it: every rank copies its contribution into the
-// buffer the chain works in, then zip's pipelined chain (algo/reduce_chain.cpp). Each reduction
-// reads two segments and writes one, charged at memcpy's speed as the baselines' are. zip-raw
-// runs the chain with policy never: every segment raw.
+// MPI_Reduce and MPI_Allreduce as coll_zip_allreduce.c runs them: every rank copies its
+// contribution into the buffer the algorithm works in, then zip's pipelined chain
+// (algo/reduce_chain.cpp) or ring (algo/allreduce_algo.cpp). Each reduction reads two blocks
+// and writes one, charged at memcpy's speed as the baselines' are. zip-raw runs them with
+// policy never: every block raw.
 void reduce_sum(void *ctx, const void *, void *, size_t bytes)
 {
     const SimCodec *codec = static_cast<const SimCodec *>(ctx);
     codec->owe(codec->copy_seconds(bytes));
 }
 
+// MPI_Reduce (root >= 0) and MPI_Allreduce (root < 0).
 ZipRankResult reduce(const RankEnv &env, const ZipSettings &s, const Route &route,
-                     bool try_compress, char *dummy)
+                     bool try_compress, char *dummy, int root)
 {
     ZipRankResult out;
     const std::unique_ptr<bool[]> on_node = peers_on_node(env);
@@ -214,7 +216,8 @@ ZipRankResult reduce(const RankEnv &env, const ZipSettings &s, const Route &rout
     args.reduce = &ops;
     args.peer_on_node = on_node.get();
     env.codec->copy(args.bytes);
-    out.error = zip_algo_reduce(t.get(), env.codec->ops(), env.work->root(), &args, &out.algo);
+    out.error = root >= 0 ? zip_algo_reduce(t.get(), env.codec->ops(), root, &args, &out.algo)
+                          : zip_algo_allreduce(t.get(), env.codec->ops(), &args, &out.algo);
     env.codec->pay();
     out.ran_algorithm = true;
     return out;
@@ -263,12 +266,14 @@ Route route_call(const Workload &w, int nodes, const Agreed &agreed, const ZipSe
         r.verdict = ZIP_VERDICT_LINK_FASTER;
         return r;
     }
-    // Reduce as coll_zip_allreduce.c routes it: each of the p chunks must reach the threshold
-    // and the chain must have segments enough for its hops (else handed on), then
-    // zip_algo_route for a flow of one transfer at a time.
-    if (w.op() == Op::Reduce) {
+    // Reduce and allreduce as coll_zip_allreduce.c routes them: each of the p chunks must reach
+    // the threshold and a reduce's chain must have segments enough for its hops (else handed
+    // on), then zip_algo_route for a flow of one transfer at a time, then an allreduce's ring
+    // must not pay too many latencies.
+    if (w.op() == Op::Reduce || w.op() == Op::Allreduce) {
         if (w.bytes() == 0 || w.bytes() / size_t(w.ranks()) < s.threshold ||
-            !zip_algo_reduce_suits(w.bytes(), w.ranks(), sizeof(double), s.threshold)) {
+            (w.op() == Op::Reduce &&
+             !zip_algo_reduce_suits(w.bytes(), w.ranks(), sizeof(double), s.threshold))) {
             r.verdict = ZIP_VERDICT_TOO_SMALL;
             return r;
         }
@@ -277,6 +282,11 @@ Route route_call(const Workload &w, int nodes, const Agreed &agreed, const ZipSe
                            s.mode == ZIP_POLICY_ALWAYS ? nullptr : &agreed, false, &r.policy);
         if (s.mode == ZIP_POLICY_OBSERVE && r.verdict == ZIP_VERDICT_COMPRESS)
             r.verdict = ZIP_VERDICT_NEVER;
+        // The ring's latencies (the cost models' latency: here the platform's, as bcast's).
+        if (w.op() == Op::Allreduce && r.verdict == ZIP_VERDICT_COMPRESS &&
+            !zip_algo_allreduce_suits(w.bytes(), w.ranks(), r.policy.speeds.link_Bps,
+                                      s.bcast_latency_s))
+            r.verdict = ZIP_VERDICT_TOO_SMALL;
         return r;
     }
     // The bcast below the threshold goes to the previous component before any policy.
@@ -322,7 +332,9 @@ ZipRankResult run_zip_call(const RankEnv &env, const ZipSettings &s, const Route
     case Op::Gatherv:
         return gatherv(env, s, route, try_compress, dummy);
     case Op::Reduce:
-        return reduce(env, s, route, try_compress, dummy);
+        return reduce(env, s, route, try_compress, dummy, env.work->root());
+    case Op::Allreduce:
+        return reduce(env, s, route, try_compress, dummy, -1);
     }
     return {};
 }

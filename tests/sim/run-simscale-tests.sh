@@ -70,7 +70,7 @@ report "raw bcast of 4 MiB between 2 nodes at 1 Gbit/s takes B/125e6 s plus the 
 
 # 2. Data that does not shrink: zip is never faster than zip's own algorithms without
 # compression (it only adds the sample's codec time), for every operation.
-for op in bcast alltoallv gatherv reduce; do
+for op in bcast alltoallv gatherv reduce allreduce; do
     log=$work/noise-$op.log csv=$work/noise-$op.csv
     simulate "$log" "$csv" --op $op --ranks 8 --bytes $B --link 1gbit --latency 10us \
         --dataset noise
@@ -106,6 +106,30 @@ best=$(value "$csv" reduce smooth best-baseline)
     grep -q "baseline:pipeline-8k" "$log" && holds "zip * 1.6 < best" zip="${zip:-1}" best="${best:-0}"
 report "reduce of 2x-compressible data on 8 ranks at 1 Gbit/s: zip's chain beats tuned's best by 1.6x" \
     $? "$log"
+
+# 3c. Allreduce of data that shrinks 2x on 8 ranks at 1 Gbit/s: zip's ring beats the best of
+# tuned's allreduce algorithms (ring, rabenseifner, recursive doubling, reduce + bcast); on 64
+# ranks at 30 us its 126 latencies would cost more than 1/32 of its wire time, and the call goes
+# to the previous component.
+log=$work/allreduce-smooth.log csv=$work/allreduce-smooth.csv
+simulate "$log" "$csv" --op allreduce --ranks 8 --bytes $B --link 1gbit --latency 10us \
+    --dataset smooth --detail
+rc=$?
+zip=$(value "$csv" allreduce smooth zip)
+best=$(value "$csv" allreduce smooth best-baseline)
+[ $rc = 0 ] && grep -q "route compressed" "$log" && grep -q "baseline:rabenseifner" "$log" &&
+    grep -q "baseline:recursive-doubling" "$log" && grep -q "baseline:reduce-bcast-pipeline-8k" "$log" &&
+    holds "zip * 1.5 < best" zip="${zip:-1}" best="${best:-0}"
+report "allreduce of 2x-compressible data on 8 ranks at 1 Gbit/s: zip's ring beats tuned's best by 1.5x" \
+    $? "$log"
+log=$work/allreduce-64.log csv=$work/allreduce-64.csv
+simulate "$log" "$csv" --op allreduce --ranks 64 --bytes $B --link 1gbit --latency 30us \
+    --dataset smooth --modes best-baseline,zip
+rc=$?
+zip=$(value "$csv" allreduce smooth zip)
+best=$(value "$csv" allreduce smooth best-baseline)
+[ $rc = 0 ] && grep -q "route too_small" "$log" && [ -n "$zip" ] && [ "$zip" = "$best" ]
+report "allreduce on 64 ranks at 30 us: the ring's latencies hand the call on" $? "$log"
 
 # 4. A 400 Gbit/s link is faster than the 1-2 GB/s codec: the policy hands the call to the
 # previous component (the best baseline), as in production.
@@ -147,7 +171,7 @@ report "bcast in nodes of 32 with fewer segments than ranks: zip's chain beats t
 # 5. 64 ranks, 4 per node, every operation: the run succeeds and appends the header once and
 # three rows per operation, each no faster than its busiest NIC allows.
 csv=$work/ranks64.csv ok=0
-for op in bcast alltoallv gatherv reduce; do
+for op in bcast alltoallv gatherv reduce allreduce; do
     log=$work/r64-$op.log
     simulate "$log" "$csv" --op $op --ranks 64 --ranks-per-node 4 --bytes 1048576 \
         --link 10gbit --latency 2us --dataset smooth || { ok=1; cat "$log"; }
@@ -157,13 +181,13 @@ import csv, sys
 rows = list(csv.reader(open(sys.argv[1])))
 assert rows[0] == "op,dataset,ranks,ranks_per_node,link,bytes,mode,predicted_us".split(","), rows[0]
 body = rows[1:]
-assert len(body) == 12, len(body)
+assert len(body) == 15, len(body)
 L, B, P, K = 10e9 / 8, 1048576, 64, 4
 # Per node: bcast receives B; gatherv's root node receives every other node's contributions;
-# alltoallv's nodes each send their ranks' blocks for the other nodes; reduce's root node
-# receives the vector's partial sums once. Compressed 2x at most.
+# alltoallv's nodes each send their ranks' blocks for the other nodes; reduce's root node, and
+# every node of an allreduce, receives the other nodes' partial sums once. Compressed 2x at most.
 floor = {"bcast": B / L, "gatherv": (P - K) * B / L, "alltoallv": K * B * (P - K) / P / L,
-         "reduce": B / L}
+         "reduce": B / L, "allreduce": B / L}
 for op, ds, ranks, rpn, link, size, mode, us in body:
     assert (ds, ranks, rpn, link, size) == ("smooth", "64", "4", "10gbit", "1048576"), (op, mode)
     assert mode in ("best-baseline", "zip", "zip-raw"), mode
@@ -172,7 +196,7 @@ for op, ds, ranks, rpn, link, size, mode, us in body:
 for op in floor:
     assert sorted(r[6] for r in body if r[0] == op) == ["best-baseline", "zip", "zip-raw"], op
 PY
-report "64 ranks (4 per node) of bcast, alltoallv, gatherv and reduce run and write a sane CSV" $ok "$csv"
+report "64 ranks (4 per node) of every simulated operation run and write a sane CSV" $ok "$csv"
 
 # 6. The fat tree: full bisection moves an alltoallv as fast as the star's single switch; a
 # 4:1 tapered one is slower.

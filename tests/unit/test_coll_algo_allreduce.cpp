@@ -321,3 +321,19 @@ TEST(CollAlgoReduceSuits, TakesTheChainOnlyWithSegmentsEnoughForItsHops)
     EXPECT_FALSE(zip_algo_reduce_suits(16 * MiB, 1024, 8, threshold)); // 342 < 2555
     EXPECT_FALSE(zip_algo_reduce_suits(4 * MiB, 64, 8, 64 * KiB));     // 64 KiB segments: 64
 }
+
+// The ring's 2 (p - 1) latencies must stay within 1/32 of its wire time (rabenseifner pays
+// 2 log2 p of them).
+TEST(CollAlgoAllreduceSuits, TakesTheRingOnlyWhereItsLatenciesCostLittle)
+{
+    const size_t MiB = 1024 * 1024;
+    const double gbit = 1e9 / 8, latency = 20e-6;
+    EXPECT_TRUE(zip_algo_allreduce_suits(4 * MiB, 8, 1 * gbit, latency));   // 7 * 2500 B * 32
+    EXPECT_TRUE(zip_algo_allreduce_suits(4 * MiB, 53, 1 * gbit, latency));  // 4.16 MB <= 4.19
+    EXPECT_FALSE(zip_algo_allreduce_suits(4 * MiB, 54, 1 * gbit, latency)); // 4.24 MB
+    EXPECT_FALSE(zip_algo_allreduce_suits(4 * MiB, 8, 10 * gbit, latency));
+    EXPECT_TRUE(zip_algo_allreduce_suits(16 * MiB, 8, 10 * gbit, latency));
+    EXPECT_TRUE(zip_algo_allreduce_suits(4 * MiB, 2, 10 * gbit, latency)); // one step each way
+    EXPECT_TRUE(zip_algo_allreduce_suits(4 * MiB, 64, 0.0, latency));      // link unknown
+    EXPECT_TRUE(zip_algo_allreduce_suits(4 * MiB, 64, 1 * gbit, 0.0));     // latency unknown
+}
