@@ -168,11 +168,12 @@ rc=$?
 report "--mca pml zip alone stops with a hint" $? "$bin/out.log"
 # "--mca pml ucx,zip" where pml/ucx declines (here: no transport or device matches) leaves zip
 # selected alone: MPI_Init must fail with zip's message, as it would with pml/ucx alone, and not
-# crash.
+# crash. The first rank whose MPI_Init fails aborts the job, and mpirun may kill the other rank
+# before it prints (1 of 12 runs here): at least one rank's message.
 mpirun_logged -np 2 $path --mca pml ucx,zip --mca pml_ucx_tls none_such --mca pml_ucx_devices none_such \
     "$bin/p2p_basic"
 rc=$?
-[ $rc != 0 ] && [ "$(grep -c 'no PML before it in the pml list could be selected' "$bin/out.log")" = 2 ] &&
+[ $rc != 0 ] && [ "$(grep -c 'no PML before it in the pml list could be selected' "$bin/out.log")" -ge 1 ] &&
     ! grep -qiE 'segmentation|signal 11' "$bin/out.log"
 report "--mca pml ucx,zip with pml/ucx declining fails MPI_Init with a message, no crash" $? "$bin/out.log"
 
