@@ -52,8 +52,24 @@ bool mca_coll_zip_allgather_takes(mca_coll_zip_module_t *m, struct ompi_communic
     const mca_coll_zip_layout_t *own = MPI_IN_PLACE == mine->buf ? rcv : mine;
     const char *sample =
         mca_coll_zip_layout_block(own, MPI_IN_PLACE == mine->buf ? rank : 0, &count);
-    return mca_coll_zip_policy_takes_known(m, comm, op, largest, sample, count, own->dtype,
-                                           mca_coll_zip_layout_bytes(rcv, rank));
+    if (!mca_coll_zip_policy_takes_known(m, comm, op, largest, sample, count, own->dtype,
+                                         mca_coll_zip_layout_bytes(rcv, rank))) {
+        return false;
+    }
+    /* Many ranks over a link with latency: tuned's recursive doubling and Bruck pay log2 p
+     * latencies where the ring pays p - 1 (zip_algo_ring_suits; each link carries every block
+     * but one). */
+    const int size = ompi_comm_size(comm);
+    size_t total = 0;
+    for (int p = 0; p < size; ++p) {
+        total += mca_coll_zip_layout_bytes(rcv, p);
+    }
+    if (!zip_algo_ring_suits(total, size - 1, m->call_policy.speeds.link_Bps,
+                             mca_coll_zip_component.bcast_latency_us * 1e-6)) {
+        mca_coll_zip_stats_handed_on(op, ZIP_VERDICT_TOO_SMALL, 0.0, 0);
+        return false;
+    }
+    return true;
 }
 
 static size_t largest_block(const mca_coll_zip_layout_t *rcv, int size)

@@ -202,17 +202,3 @@ extern "C" zip_algo_call_t *zip_algo_iallreduce(const zip_transport_t *t,
 {
     return zip_algo_call_new(ring_allreduce(t, codec, a, res));
 }
-
-// The ring pays a latency at each of its 2 (p - 1) steps where tuned's rabenseifner pays 2 log2 p
-// and moves as many bytes: the ring is taken only where those latencies cost at most 1/32 of its
-// wire time, 2 (p - 1) latency <= 2 bytes / rate / 32. Simulated (simscale, 4 MiB, 30 us),
-// best tuned / zip on incompressible and smooth data: 1 Gbit/s 1.00 / 1.49 at 8 ranks, 0.98 /
-// 1.45 at 32, 0.95 / 1.39 at 64, 0.82 / 1.11 at 256; 10 Gbit/s 0.97 / 1.06 at 8, 0.82 / 0.92 at
-// 32, 0.34 / 0.35 at 256 (docs/scale.md, "Allreduce"). With the default 20 us this takes 4 MiB
-// on up to 53 ranks at 1 Gbit/s and on up to 6 at 10 Gbit/s.
-extern "C" bool zip_algo_allreduce_suits(size_t bytes, int size, double link_Bps, double latency_s)
-{
-    if (size <= 2 || link_Bps <= 0.0 || latency_s <= 0.0)
-        return true;
-    return 32.0 * double(size - 1) * latency_s * link_Bps <= double(bytes);
-}

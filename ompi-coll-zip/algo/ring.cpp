@@ -123,3 +123,23 @@ Task RingAllgather::run(BlockCodec &coder, zip_algo_result_t *res)
 }
 
 } // namespace zipcoll
+
+// A ring pays a latency at each step where tuned's rabenseifner (allreduce) or recursive doubling
+// and Bruck (allgather) pay log2 p of them for the same bytes: take the ring only where its
+// latencies cost at most 1/32 of its wire time. Simulated (simscale, 30 us, docs/scale.md
+// "Allreduce", "Allgatherv"), best tuned / zip: allreduce of 4 MiB, incompressible and smooth
+// data, 1 Gbit/s 1.00 / 1.49 at 8 ranks, 0.95 / 1.39 at 64, 0.82 / 1.11 at 256; 10 Gbit/s 0.97 /
+// 1.06 at 8, 0.82 / 0.92 at 32, 0.34 / 0.35 at 256; allgatherv of 64 KiB blocks at 10 Gbit/s
+// 0.73 / 0.89 at 8 ranks, 0.60 / 0.77 at 256.
+extern "C" bool zip_algo_ring_suits(size_t wire_bytes, int steps, double link_Bps, double latency_s)
+{
+    if (steps <= 2 || link_Bps <= 0.0 || latency_s <= 0.0)
+        return true;
+    return 32.0 * double(steps) * latency_s * link_Bps <= double(wire_bytes);
+}
+
+extern "C" bool zip_algo_allreduce_suits(size_t bytes, int size, double link_Bps, double latency_s)
+{
+    // Both phases: 2 (p - 1) steps, each link carrying about the vector twice.
+    return size <= 2 || zip_algo_ring_suits(2 * bytes, 2 * (size - 1), link_Bps, latency_s);
+}

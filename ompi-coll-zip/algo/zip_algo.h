@@ -297,10 +297,14 @@ typedef struct zip_allreduce_args {
  * rank gets the same bits. */
 int zip_algo_allreduce(const zip_transport_t *t, const zip_codec_ops_t *codec,
                        const zip_allreduce_args_t *args, zip_algo_result_t *result);
-/* Whether the ring suits an allreduce of `bytes` on `size` ranks over links of link_Bps (bytes/s)
- * with latency_s between nodes: its 2 (p - 1) latencies must stay within 1/32 of its wire time
- * (allreduce_algo.cpp says why). link_Bps or latency_s 0 (unknown): it suits. The same on every
- * rank given the same arguments; an allreduce it does not suit goes to the previous component. */
+/* Whether a ring of `steps` steps that moves wire_bytes through each link (bytes/s link_Bps,
+ * latency_s between nodes) suits a call: its latencies must stay within 1/32 of its wire time,
+ * where tuned's recursive algorithms pay log2 p of them (ring.cpp says why). link_Bps or
+ * latency_s 0 (unknown): it suits. The same on every rank given the same arguments; a call it
+ * does not suit goes to the previous component. */
+bool zip_algo_ring_suits(size_t wire_bytes, int steps, double link_Bps, double latency_s);
+/* The ring rule for an allreduce of `bytes` on `size` ranks: 2 (p - 1) steps, about 2 bytes per
+ * link. */
 bool zip_algo_allreduce_suits(size_t bytes, int size, double link_Bps, double latency_s);
 
 /* Reduce: a pipelined chain from rank root - 1 down to the root (reduce_chain.cpp), each

@@ -237,6 +237,87 @@ void rabenseifner_allreduce(const RankEnv &env, size_t bytes)
     }
 }
 
+// Allgatherv baselines: rank p's block is the workload's contribution(p); every rank first
+// copies its own block into place.
+size_t blocks_from(const Workload &w, int first, int count)
+{
+    const int size = w.ranks();
+    size_t sum = 0;
+    for (int k = 0; k < count; ++k)
+        sum += w.contribution((first + k) % size);
+    return sum;
+}
+
+// coll/base's ring (tuned 3 for allgatherv): p - 1 steps, each passing on the block received in
+// the step before.
+void ring_allgatherv(const RankEnv &env)
+{
+    Network &net = *env.net;
+    const Workload &w = *env.work;
+    const int size = env.size(), me = env.rank;
+    env.codec->copy(w.contribution(me));
+    for (int step = 0; step < size - 1; ++step) {
+        const int out = (me - step + size) % size, in = (me - step - 1 + size) % size;
+        net.sendrecv(me, (me + 1) % size, w.contribution(out), (me - 1 + size) % size,
+                     w.contribution(in));
+    }
+}
+
+// Bruck (tuned 2): at step k a rank sends the blocks it holds, up to 2^k of them, to rank - 2^k
+// and receives as many from rank + 2^k; ceil(log2 p) steps, then a local rotation of the whole.
+void bruck_allgatherv(const RankEnv &env)
+{
+    Network &net = *env.net;
+    const Workload &w = *env.work;
+    const int size = env.size(), me = env.rank;
+    env.codec->copy(w.contribution(me));
+    for (int dist = 1; dist < size; dist <<= 1) {
+        const int count = std::min(dist, size - dist);
+        net.sendrecv(me, (me - dist + size) % size, blocks_from(w, me, count), (me + dist) % size,
+                     blocks_from(w, me + dist, count));
+    }
+    env.codec->copy(blocks_from(w, 0, size));
+}
+
+// Recursive doubling (a power-of-two size): at step k exchange the 2^k blocks of this rank's
+// group with the partner group's.
+void recursive_doubling_allgatherv(const RankEnv &env)
+{
+    Network &net = *env.net;
+    const Workload &w = *env.work;
+    const int me = env.rank;
+    env.codec->copy(w.contribution(me));
+    for (int mask = 1; mask < env.size(); mask <<= 1) {
+        const int mine = me & ~(mask - 1), theirs = (me ^ mask) & ~(mask - 1);
+        net.sendrecv(me, me ^ mask, blocks_from(w, mine, mask), me ^ mask,
+                     blocks_from(w, theirs, mask));
+    }
+}
+
+// Neighbor exchange (tuned 4; an even size): exchange the own block with one neighbour, then
+// p / 2 - 1 steps, alternating between the two neighbours, that pass on the pair of blocks
+// received in the step before and receive the pair two ranks further round.
+void neighbor_exchange_allgatherv(const RankEnv &env)
+{
+    Network &net = *env.net;
+    const Workload &w = *env.work;
+    const int size = env.size(), me = env.rank;
+    const bool even = me % 2 == 0;
+    const int nb[2] = {even ? (me + 1) % size : (me - 1 + size) % size,
+                       even ? (me - 1 + size) % size : (me + 1) % size};
+    const int offset[2] = {even ? 2 : -2, even ? -2 : 2};
+    int from[2] = {even ? me : nb[0], even ? me : nb[0]}; // first block of the pair received
+    env.codec->copy(w.contribution(me));
+    net.sendrecv(me, nb[0], w.contribution(me), nb[0], w.contribution(nb[0]));
+    int send_from = even ? me : nb[0];
+    for (int i = 1; i < size / 2; ++i) {
+        const int k = i % 2;
+        from[k] = (from[k] + offset[k] + size) % size;
+        net.sendrecv(me, nb[k], blocks_from(w, send_from, 2), nb[k], blocks_from(w, from[k], 2));
+        send_from = from[k];
+    }
+}
+
 // Every receive posted, then every send, then all waited for (coll/base's basic linear).
 void linear_alltoallv(const RankEnv &env)
 {
@@ -459,6 +540,17 @@ std::vector<Baseline> baselines_for(const Workload &w, const HopModel &hop, int 
             [](const Baseline &a, const Baseline &b) { return a.lower_bound_s < b.lower_bound_s; });
         break;
     }
+    case Op::Allgatherv:
+        // tuned's allgatherv algorithms: ring (3), bruck (2), neighbor exchange (4; even sizes);
+        // and recursive doubling (allgather's 3; power-of-two sizes). Not simulated: the
+        // default's gatherv + bcast (1) and two-proc (5).
+        out.push_back({"ring", ring_allgatherv});
+        out.push_back({"bruck", bruck_allgatherv});
+        if (size % 2 == 0)
+            out.push_back({"neighbor-exchange", neighbor_exchange_allgatherv});
+        if ((size & (size - 1)) == 0)
+            out.push_back({"recursive-doubling", recursive_doubling_allgatherv});
+        break;
     case Op::Allreduce: {
         // tuned's allreduce algorithms: ring (4), recursive doubling (3) and rabenseifner (6)
         // (the last two for power-of-two sizes), and nonoverlapping (2: a reduce, then a bcast)

@@ -18,13 +18,15 @@ const char *op_name(Op op)
         return "reduce";
     case Op::Allreduce:
         return "allreduce";
+    case Op::Allgatherv:
+        return "allgatherv";
     }
     return "?";
 }
 
 bool parse_op(const std::string &name, Op *op)
 {
-    for (Op o : {Op::Bcast, Op::Alltoallv, Op::Gatherv, Op::Reduce, Op::Allreduce})
+    for (Op o : {Op::Bcast, Op::Alltoallv, Op::Gatherv, Op::Reduce, Op::Allreduce, Op::Allgatherv})
         if (name == op_name(o)) {
             *op = o;
             return true;
@@ -71,6 +73,7 @@ size_t Workload::largest() const
         return most;
     }
     case Op::Gatherv:
+    case Op::Allgatherv:
         return std::max(contribution(0), contribution(std::min(1, ranks_ - 1)));
     }
     return 0;

@@ -2,8 +2,8 @@
 // simulated point and a measured one move the same blocks: "bytes" is the broadcast buffer,
 // the whole alltoallv send buffer (blocks of alternately q +- q/4 doubles for the P peers, the
 // last taking the rest), or the mean gatherv contribution (odd ranks n + n/8 doubles, even
-// ranks n - n/8), or the vector every rank contributes to a reduce or allreduce (MPI_SUM of
-// doubles). The root is rank 0.
+// ranks n - n/8; allgatherv's blocks are the same), or the vector every rank contributes to a
+// reduce or allreduce (MPI_SUM of doubles). The root is rank 0.
 #pragma once
 
 #include <cstddef>
@@ -12,7 +12,7 @@
 namespace simscale
 {
 
-enum class Op { Bcast, Alltoallv, Gatherv, Reduce, Allreduce };
+enum class Op { Bcast, Alltoallv, Gatherv, Reduce, Allreduce, Allgatherv };
 
 const char *op_name(Op op);
 bool parse_op(const std::string &name, Op *op);
@@ -29,7 +29,7 @@ class Workload
 
     // Alltoallv: bytes rank `from` sends to rank `to` (the block to itself included).
     size_t block(int from, int to) const;
-    // Gatherv: bytes rank `rank` contributes.
+    // Gatherv, allgatherv: bytes rank `rank` contributes.
     size_t contribution(int rank) const;
     // The largest block any rank sends (bcast, reduce, allreduce: the buffer).
     size_t largest() const;

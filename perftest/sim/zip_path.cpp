@@ -184,6 +184,35 @@ ZipRankResult gatherv(const RankEnv &env, const ZipSettings &s, const Route &rou
     return out;
 }
 
+// MPI_Allgatherv as coll_zip_allgatherv.c runs it: the own block copied into place, then zip's
+// ring (algo/allgatherv_algo.cpp), each block compressed once by its owner and forwarded.
+ZipRankResult allgatherv(const RankEnv &env, const ZipSettings &s, const Route &route,
+                         bool try_compress, char *dummy)
+{
+    ZipRankResult out;
+    const Workload &w = *env.work;
+    const int size = env.size(), me = env.rank;
+    std::vector<zip_block_t> blocks(static_cast<size_t>(size));
+    for (int p = 0; p < size; ++p)
+        blocks[size_t(p)] = {dummy, w.contribution(p), nullptr};
+    env.codec->copy(w.contribution(me));
+    const std::unique_ptr<bool[]> on_node = peers_on_node(env);
+    ZipTransport t(env.net, me, env.codec, dummy, w.largest() + 1);
+    zip_exchange_args_t args{};
+    args.send = &blocks[size_t(me)];
+    args.recv = blocks.data();
+    args.tag = 0;
+    args.elem_type = ZIP_ALGO_F64;
+    args.try_compress = try_compress ? 1 : 0;
+    args.threshold = s.threshold;
+    args.policy = &route.policy;
+    args.peer_on_node = on_node.get();
+    out.error = zip_algo_allgatherv(t.get(), env.codec->ops(), &args, &out.algo);
+    env.codec->pay();
+    out.ran_algorithm = true;
+    return out;
+}
+
 // MPI_Reduce and MPI_Allreduce as coll_zip_allreduce.c runs them: every rank copies its
 // contribution into the buffer the algorithm works in, then zip's pipelined chain
 // (algo/reduce_chain.cpp) or ring (algo/allreduce_algo.cpp). Each reduction reads two blocks
@@ -289,6 +318,27 @@ Route route_call(const Workload &w, int nodes, const Agreed &agreed, const ZipSe
             r.verdict = ZIP_VERDICT_TOO_SMALL;
         return r;
     }
+    // Allgatherv as coll_zip_allgatherv.c routes it: the largest block must reach the
+    // threshold, then zip_algo_route for a ring, every block crossing size - 1 links at once,
+    // then the ring must not pay too many latencies.
+    if (w.op() == Op::Allgatherv) {
+        if (w.largest() < s.threshold) {
+            r.verdict = ZIP_VERDICT_TOO_SMALL;
+            return r;
+        }
+        r.verdict =
+            zip_algo_route(s.mode, ZIP_FLOW_RING, w.ranks(),
+                           s.mode == ZIP_POLICY_ALWAYS ? nullptr : &agreed, false, &r.policy);
+        if (s.mode == ZIP_POLICY_OBSERVE && r.verdict == ZIP_VERDICT_COMPRESS)
+            r.verdict = ZIP_VERDICT_NEVER;
+        size_t total = 0;
+        for (int p = 0; p < w.ranks(); ++p)
+            total += w.contribution(p);
+        if (r.verdict == ZIP_VERDICT_COMPRESS &&
+            !zip_algo_ring_suits(total, w.ranks() - 1, r.policy.speeds.link_Bps, s.bcast_latency_s))
+            r.verdict = ZIP_VERDICT_TOO_SMALL;
+        return r;
+    }
     // The bcast below the threshold goes to the previous component before any policy.
     if (w.op() == Op::Bcast && (w.bytes() == 0 || w.bytes() < s.threshold)) {
         r.verdict = ZIP_VERDICT_TOO_SMALL;
@@ -335,6 +385,8 @@ ZipRankResult run_zip_call(const RankEnv &env, const ZipSettings &s, const Route
         return reduce(env, s, route, try_compress, dummy, env.work->root());
     case Op::Allreduce:
         return reduce(env, s, route, try_compress, dummy, -1);
+    case Op::Allgatherv:
+        return allgatherv(env, s, route, try_compress, dummy);
     }
     return {};
 }

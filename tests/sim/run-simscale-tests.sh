@@ -70,7 +70,7 @@ report "raw bcast of 4 MiB between 2 nodes at 1 Gbit/s takes B/125e6 s plus the 
 
 # 2. Data that does not shrink: zip is never faster than zip's own algorithms without
 # compression (it only adds the sample's codec time), for every operation.
-for op in bcast alltoallv gatherv reduce allreduce; do
+for op in bcast alltoallv gatherv reduce allreduce allgatherv; do
     log=$work/noise-$op.log csv=$work/noise-$op.csv
     simulate "$log" "$csv" --op $op --ranks 8 --bytes $B --link 1gbit --latency 10us \
         --dataset noise
@@ -131,6 +131,21 @@ best=$(value "$csv" allreduce smooth best-baseline)
 [ $rc = 0 ] && grep -q "route too_small" "$log" && [ -n "$zip" ] && [ "$zip" = "$best" ]
 report "allreduce on 64 ranks at 30 us: the ring's latencies hand the call on" $? "$log"
 
+# 3d. Allgatherv of 64 KiB blocks on 64 ranks at 1 Gbit/s and 30 us: the ring's 63 latencies
+# cost more than its wire time allows, so the call goes to tuned's best (recursive doubling),
+# which zip's ring would lose to (zip-raw slower).
+log=$work/allgatherv-64.log csv=$work/allgatherv-64.csv
+simulate "$log" "$csv" --op allgatherv --ranks 64 --bytes 65536 --link 1gbit --latency 30us \
+    --dataset smooth
+rc=$?
+zip=$(value "$csv" allgatherv smooth zip)
+best=$(value "$csv" allgatherv smooth best-baseline)
+raw=$(value "$csv" allgatherv smooth zip-raw)
+[ $rc = 0 ] && grep -q "route too_small" "$log" && [ -n "$zip" ] && [ "$zip" = "$best" ] &&
+    holds "raw > best * 1.1" raw="${raw:-0}" best="${best:-1}"
+report "allgatherv of small blocks on 64 ranks at 30 us: the ring's latencies hand the call on" $? \
+    "$log"
+
 # 4. A 400 Gbit/s link is faster than the 1-2 GB/s codec: the policy hands the call to the
 # previous component (the best baseline), as in production.
 log=$work/fast.log csv=$work/fast.csv
@@ -171,7 +186,7 @@ report "bcast in nodes of 32 with fewer segments than ranks: zip's chain beats t
 # 5. 64 ranks, 4 per node, every operation: the run succeeds and appends the header once and
 # three rows per operation, each no faster than its busiest NIC allows.
 csv=$work/ranks64.csv ok=0
-for op in bcast alltoallv gatherv reduce allreduce; do
+for op in bcast alltoallv gatherv reduce allreduce allgatherv; do
     log=$work/r64-$op.log
     simulate "$log" "$csv" --op $op --ranks 64 --ranks-per-node 4 --bytes 1048576 \
         --link 10gbit --latency 2us --dataset smooth || { ok=1; cat "$log"; }
@@ -181,13 +196,14 @@ import csv, sys
 rows = list(csv.reader(open(sys.argv[1])))
 assert rows[0] == "op,dataset,ranks,ranks_per_node,link,bytes,mode,predicted_us".split(","), rows[0]
 body = rows[1:]
-assert len(body) == 15, len(body)
+assert len(body) == 18, len(body)
 L, B, P, K = 10e9 / 8, 1048576, 64, 4
 # Per node: bcast receives B; gatherv's root node receives every other node's contributions;
 # alltoallv's nodes each send their ranks' blocks for the other nodes; reduce's root node, and
-# every node of an allreduce, receives the other nodes' partial sums once. Compressed 2x at most.
+# every node of an allreduce, receives the other nodes' partial sums once; every node of an
+# allgatherv receives the other nodes' blocks. Compressed 2x at most.
 floor = {"bcast": B / L, "gatherv": (P - K) * B / L, "alltoallv": K * B * (P - K) / P / L,
-         "reduce": B / L, "allreduce": B / L}
+         "reduce": B / L, "allreduce": B / L, "allgatherv": (P - K) * B / L}
 for op, ds, ranks, rpn, link, size, mode, us in body:
     assert (ds, ranks, rpn, link, size) == ("smooth", "64", "4", "10gbit", "1048576"), (op, mode)
     assert mode in ("best-baseline", "zip", "zip-raw"), mode

@@ -337,3 +337,16 @@ TEST(CollAlgoAllreduceSuits, TakesTheRingOnlyWhereItsLatenciesCostLittle)
     EXPECT_TRUE(zip_algo_allreduce_suits(4 * MiB, 64, 0.0, latency));      // link unknown
     EXPECT_TRUE(zip_algo_allreduce_suits(4 * MiB, 64, 1 * gbit, 0.0));     // latency unknown
 }
+
+// Allgather(v)'s ring: p - 1 steps, every block but one through each link.
+TEST(CollAlgoRingSuits, TakesAnAllgatherRingOnlyWhereItsLatenciesCostLittle)
+{
+    const size_t KiB = 1024, MiB = 1024 * KiB;
+    const double gbit = 1e9 / 8, latency = 30e-6;
+    EXPECT_TRUE(zip_algo_ring_suits(8 * MiB, 7, 1 * gbit, latency));        // 1 MiB blocks, 8 ranks
+    EXPECT_FALSE(zip_algo_ring_suits(8 * 64 * KiB, 7, 10 * gbit, latency)); // 64 KiB blocks
+    EXPECT_FALSE(zip_algo_ring_suits(64 * MiB, 63, 10 * gbit, latency));    // 75.6 MB of latency
+    EXPECT_TRUE(zip_algo_ring_suits(64 * MiB, 63, 1 * gbit, latency));
+    EXPECT_TRUE(zip_algo_ring_suits(1 * KiB, 2, 10 * gbit, latency)); // two steps: nothing to gain
+    EXPECT_TRUE(zip_algo_ring_suits(1 * KiB, 63, 0.0, latency));      // link unknown
+}
