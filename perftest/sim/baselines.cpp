@@ -456,6 +456,42 @@ double tree_bound(const std::vector<TreeNode> &tree, int root, size_t bytes, siz
 
 } // namespace
 
+// tuned's segmented tree algorithms (coll_tuned_<op>_algorithm_segmentsize 0, then 256 KiB down
+// to 8 KiB as perftest/zipbench-sweep tries them; a segment as large as the message is "none")
+// as binomial, chain of fanout 4 and pipeline, each run by `run` on its rank's tree node and
+// bounded by tree_bound; then the power-of-two algorithm first (if any), the rest most promising
+// first: a good time early lets the search skip more.
+template <class Run>
+void add_tree_baselines(std::vector<Baseline> &out, int size, int root, size_t bytes,
+                        const HopModel &hop, bool windows, Run run)
+{
+    const size_t first = out.size();
+    std::vector<size_t> segments = {0};
+    for (size_t s = 262144; s >= 8192; s /= 2)
+        if (s < bytes)
+            segments.push_back(s);
+    struct Shape {
+        const char *name;
+        int fanout; // chains to or from the root; 0: binomial
+    };
+    for (const Shape shape : {Shape{"binomial", 0}, Shape{"chain", 4}, Shape{"pipeline", 1}}) {
+        const int fanout = shape.fanout;
+        auto node_of = [=](int r) {
+            return fanout == 0 ? binomial_tree(r, size, root) : chain_tree(r, size, root, fanout);
+        };
+        std::vector<TreeNode> tree;
+        for (int r = 0; r < size; ++r)
+            tree.push_back(node_of(r));
+        for (size_t seg : segments)
+            out.push_back({std::string(shape.name) + (seg ? "-" + kib(seg) : ""),
+                           [=](const RankEnv &env) { run(env, node_of(env.rank), bytes, seg); },
+                           tree_bound(tree, root, bytes, seg, hop, windows)});
+    }
+    std::stable_sort(
+        out.begin() + long(first), out.end(),
+        [](const Baseline &a, const Baseline &b) { return a.lower_bound_s < b.lower_bound_s; });
+}
+
 std::vector<Baseline> baselines_for(const Workload &w, const HopModel &hop, int linear_max_ranks)
 {
     std::vector<Baseline> out;
@@ -466,35 +502,7 @@ std::vector<Baseline> baselines_for(const Workload &w, const HopModel &hop, int 
         if ((size & (size - 1)) == 0)
             out.push_back({"scatter-allgather",
                            [bytes](const RankEnv &env) { scatter_allgather_bcast(env, bytes); }});
-        // tuned's coll_tuned_bcast_algorithm_segmentsize: 0 (none), then 256 KiB down to 8 KiB
-        // as perftest/zipbench-sweep tries them; a segment as large as the message is "none".
-        std::vector<size_t> segments = {0};
-        for (size_t s = 262144; s >= 8192; s /= 2)
-            if (s < bytes)
-                segments.push_back(s);
-        struct Shape {
-            const char *name;
-            int fanout; // chains from the root; 0: binomial
-        };
-        for (const Shape shape : {Shape{"binomial", 0}, Shape{"chain", 4}, Shape{"pipeline", 1}}) {
-            const int fanout = shape.fanout;
-            auto node_of = [=](int r) {
-                return fanout == 0 ? binomial_tree(r, size, root)
-                                   : chain_tree(r, size, root, fanout);
-            };
-            std::vector<TreeNode> tree;
-            for (int r = 0; r < size; ++r)
-                tree.push_back(node_of(r));
-            for (size_t seg : segments)
-                out.push_back(
-                    {std::string(shape.name) + (seg ? "-" + kib(seg) : ""),
-                     [=](const RankEnv &env) { tree_bcast(env, node_of(env.rank), bytes, seg); },
-                     tree_bound(tree, root, bytes, seg, hop)});
-        }
-        // Most promising first: a good time early lets the search skip more.
-        std::stable_sort(
-            out.begin() + ((size & (size - 1)) == 0 ? 1 : 0), out.end(),
-            [](const Baseline &a, const Baseline &b) { return a.lower_bound_s < b.lower_bound_s; });
+        add_tree_baselines(out, size, root, bytes, hop, true, tree_bcast);
         break;
     }
     case Op::Alltoallv:
@@ -506,38 +514,13 @@ std::vector<Baseline> baselines_for(const Workload &w, const HopModel &hop, int 
         out.push_back({"linear", linear_gatherv});
         break;
     case Op::Reduce: {
-        // tuned's reduce algorithms with coll_tuned_reduce_algorithm_segmentsize 0 and 256 KiB
-        // down to 8 KiB: chain (2, fanout 4), pipeline (3), binomial (5); and rabenseifner (7).
+        // tuned's reduce algorithms chain (2, fanout 4), pipeline (3) and binomial (5), segmented;
+        // and rabenseifner (7).
         const size_t bytes = w.bytes();
         if ((size & (size - 1)) == 0)
             out.push_back(
                 {"rabenseifner", [bytes](const RankEnv &env) { rabenseifner_reduce(env, bytes); }});
-        std::vector<size_t> segments = {0};
-        for (size_t s = 262144; s >= 8192; s /= 2)
-            if (s < bytes)
-                segments.push_back(s);
-        struct Shape {
-            const char *name;
-            int fanout; // chains into the root; 0: binomial
-        };
-        for (const Shape shape : {Shape{"binomial", 0}, Shape{"chain", 4}, Shape{"pipeline", 1}}) {
-            const int fanout = shape.fanout;
-            auto node_of = [=](int r) {
-                return fanout == 0 ? binomial_tree(r, size, root)
-                                   : chain_tree(r, size, root, fanout);
-            };
-            std::vector<TreeNode> tree;
-            for (int r = 0; r < size; ++r)
-                tree.push_back(node_of(r));
-            for (size_t seg : segments)
-                out.push_back(
-                    {std::string(shape.name) + (seg ? "-" + kib(seg) : ""),
-                     [=](const RankEnv &env) { tree_reduce(env, node_of(env.rank), bytes, seg); },
-                     tree_bound(tree, root, bytes, seg, hop, false)});
-        }
-        std::stable_sort(
-            out.begin() + ((size & (size - 1)) == 0 ? 1 : 0), out.end(),
-            [](const Baseline &a, const Baseline &b) { return a.lower_bound_s < b.lower_bound_s; });
+        add_tree_baselines(out, size, root, bytes, hop, false, tree_reduce);
         break;
     }
     case Op::Allgatherv:

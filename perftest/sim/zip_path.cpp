@@ -286,6 +286,22 @@ void probe_links(const RankEnv &env, double link[2])
     }
 }
 
+namespace
+{
+
+// zip_algo_route as coll_zip_policy.c calls it (policy always agrees no speeds); observe then
+// sends raw through the previous component.
+void route_flow(zip_algo_flow_t flow, int ranks, const Agreed &agreed, const ZipSettings &s,
+                Route *r)
+{
+    r->verdict = zip_algo_route(s.mode, flow, ranks,
+                                s.mode == ZIP_POLICY_ALWAYS ? nullptr : &agreed, false, &r->policy);
+    if (s.mode == ZIP_POLICY_OBSERVE && r->verdict == ZIP_VERDICT_COMPRESS)
+        r->verdict = ZIP_VERDICT_NEVER;
+}
+
+} // namespace
+
 Route route_call(const Workload &w, int nodes, const Agreed &agreed, const ZipSettings &s)
 {
     Route r;
@@ -306,11 +322,7 @@ Route route_call(const Workload &w, int nodes, const Agreed &agreed, const ZipSe
             r.verdict = ZIP_VERDICT_TOO_SMALL;
             return r;
         }
-        r.verdict =
-            zip_algo_route(s.mode, ZIP_FLOW_ONE, w.ranks(),
-                           s.mode == ZIP_POLICY_ALWAYS ? nullptr : &agreed, false, &r.policy);
-        if (s.mode == ZIP_POLICY_OBSERVE && r.verdict == ZIP_VERDICT_COMPRESS)
-            r.verdict = ZIP_VERDICT_NEVER;
+        route_flow(ZIP_FLOW_ONE, w.ranks(), agreed, s, &r);
         // The ring's latencies (the cost models' latency: here the platform's, as bcast's).
         if (w.op() == Op::Allreduce && r.verdict == ZIP_VERDICT_COMPRESS &&
             !zip_algo_allreduce_suits(w.bytes(), w.ranks(), r.policy.speeds.link_Bps,
@@ -326,11 +338,7 @@ Route route_call(const Workload &w, int nodes, const Agreed &agreed, const ZipSe
             r.verdict = ZIP_VERDICT_TOO_SMALL;
             return r;
         }
-        r.verdict =
-            zip_algo_route(s.mode, ZIP_FLOW_RING, w.ranks(),
-                           s.mode == ZIP_POLICY_ALWAYS ? nullptr : &agreed, false, &r.policy);
-        if (s.mode == ZIP_POLICY_OBSERVE && r.verdict == ZIP_VERDICT_COMPRESS)
-            r.verdict = ZIP_VERDICT_NEVER;
+        route_flow(ZIP_FLOW_RING, w.ranks(), agreed, s, &r);
         size_t total = 0;
         for (int p = 0; p < w.ranks(); ++p)
             total += w.contribution(p);
