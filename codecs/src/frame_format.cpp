@@ -50,6 +50,16 @@ bool valid_type(uint8_t t)
 
 uint32_t header_check(const uint8_t *frame, uint32_t block_count)
 {
+    // The same hash as the streaming one below, of the two parts side by side: small tables
+    // (the common case, a block or a few) go through one call, without the streaming state's
+    // set-up (1.5 % of all cycles on miniamr's 4-64 KiB messages).
+    const size_t table = block_table_bytes(block_count);
+    uint8_t joined[512];
+    if (48 + table <= sizeof joined) {
+        std::memcpy(joined, frame, 48);
+        std::memcpy(joined + 48, frame + kFrameHeaderBytes, table);
+        return uint32_t(XXH3_64bits(joined, 48 + table));
+    }
     XXH3_state_t state;
     XXH3_64bits_reset(&state);
     XXH3_64bits_update(&state, frame, 48);
