@@ -94,8 +94,8 @@ static const zip_ompi_param_t params[] = {
     {"bcast_latency_us", OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_READONLY,
      ZIP_OMPI_PARAM_DOUBLE(&mca_coll_zip_component.bcast_latency_us, 20.0),
      "One message's latency in microseconds between nodes, for the MPI_Bcast cost model "
-     "(coll_zip_bcast_algorithm auto) and for whether MPI_Allreduce's ring pays too many "
-     "latencies on many ranks. Must be the same on every rank"},
+     "(coll_zip_bcast_algorithm auto) and for whether the rings of MPI_Allreduce and "
+     "MPI_Allgather(v) pay too many latencies on many ranks. Must be the same on every rank"},
     /* 0, auto: enough steps for about 512 KiB in flight (coll_zip_alltoallv.c). */
     {"alltoallv_window", OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_READONLY,
      ZIP_OMPI_PARAM_SIZE(&mca_coll_zip_component.alltoallv_window, 0),
