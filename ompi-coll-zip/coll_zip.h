@@ -32,9 +32,11 @@ typedef struct mca_coll_zip_component_t {
     size_t block_size;
     int codec_threads; /* threads that code one frame (zip_ctx_set_threads) */
     size_t segment_size;
-    char *bcast_algorithm_name; /* coll_zip_bcast_algorithm */
-    int bcast_algorithm;        /* its ZIP_BCAST_* (zip_bcast_algorithm_parse) */
-    double bcast_latency_us;    /* coll_zip_bcast_latency_us: the bcast cost model's latency */
+    char *bcast_algorithm_name;     /* coll_zip_bcast_algorithm */
+    int bcast_algorithm;            /* its ZIP_BCAST_* (zip_bcast_algorithm_parse) */
+    double bcast_latency_us;        /* coll_zip_bcast_latency_us: the bcast cost model's latency */
+    char *allreduce_algorithm_name; /* coll_zip_allreduce_algorithm */
+    int allreduce_algorithm;        /* its ZIP_ALLREDUCE_* (zip_allreduce_algorithm_parse) */
     size_t alltoallv_window;
     char *alltoallv_temporal_name;    /* coll_zip_alltoallv_temporal: off or auto */
     int alltoallv_temporal;           /* its zip_algo_temporal_mode_parse value */

@@ -1,7 +1,9 @@
 /*
  * MPI_Allreduce, MPI_Reduce and MPI_Iallreduce of doubles or floats with MPI_SUM, MPI_PROD, MPI_MIN
- * or MPI_MAX. Allreduce: a ring reduce-scatter whose partial chunks travel compressed, then a
- * ring allgather of the finished chunks, each compressed once (algo/allreduce_algo.cpp). Reduce:
+ * or MPI_MAX. Allreduce: a reduce-scatter whose partial chunks travel compressed, then an
+ * allgather of the finished chunks, each compressed once, along a ring
+ * (algo/allreduce_algo.cpp) or by recursive halving and doubling (algo/allreduce_halving.cpp),
+ * whichever the cost model predicts faster (coll_zip_allreduce_algorithm). Reduce:
  * a pipelined chain to the root whose partial segments travel compressed
  * (algo/reduce_chain.cpp). Each file states its summation order. Every other call, and calls
  * whose chunks would be below the threshold, go to the previous component. count, datatype,
@@ -73,10 +75,12 @@ static bool takes(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm, in
     return mca_coll_zip_policy_takes(m, comm, op_index, sample, count, dtype, bytes);
 }
 
-/* The ring's arguments for reducing `bytes` of buf with op; policy and tag are the call's. */
-static void ring_args(zip_allreduce_args_t *args, zip_reduce_ops_t *reduce,
-                      reduce_binding_t *binding, mca_coll_zip_module_t *m, void *buf, size_t bytes,
-                      struct ompi_datatype_t *dtype, struct ompi_op_t *op)
+/* The arguments for reducing `bytes` of buf with op (allreduce: by `algorithm`, a
+ * ZIP_ALLREDUCE_*); policy and tag are the call's. */
+static void schedule_args(zip_allreduce_args_t *args, zip_reduce_ops_t *reduce,
+                          reduce_binding_t *binding, mca_coll_zip_module_t *m, void *buf,
+                          size_t bytes, struct ompi_datatype_t *dtype, struct ompi_op_t *op,
+                          int algorithm)
 {
     *binding = (reduce_binding_t){op, dtype};
     *reduce = (zip_reduce_ops_t){binding, dtype->super.size, reduce_with_op};
@@ -88,18 +92,19 @@ static void ring_args(zip_allreduce_args_t *args, zip_reduce_ops_t *reduce,
         .policy = &m->call_policy,
         .reduce = reduce,
         .peer_on_node = m->peer_on_node,
+        .algorithm = algorithm,
     };
 }
 
-/* Runs the ring now, on buf (allreduce: root -1). */
-static int run_ring(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm, int op_index,
-                    int root, void *buf, size_t bytes, struct ompi_datatype_t *dtype,
-                    struct ompi_op_t *op)
+/* Runs the reduction now, on buf (allreduce: root -1). */
+static int run_schedule(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm, int op_index,
+                        int root, void *buf, size_t bytes, struct ompi_datatype_t *dtype,
+                        struct ompi_op_t *op, int algorithm)
 {
     reduce_binding_t binding;
     zip_reduce_ops_t reduce;
     zip_allreduce_args_t args;
-    ring_args(&args, &reduce, &binding, m, buf, bytes, dtype, op);
+    schedule_args(&args, &reduce, &binding, m, buf, bytes, dtype, op, algorithm);
     args.tag =
         COLL_ZIP_OP_ALLREDUCE == op_index ? MCA_COLL_BASE_TAG_ALLREDUCE : MCA_COLL_BASE_TAG_REDUCE;
     return mca_coll_zip_run(m, comm, op_index, root, &args);
@@ -143,7 +148,8 @@ int mca_coll_zip_reduce(const void *sbuf, void *rbuf, int count, struct ompi_dat
         rc = ompi_datatype_copy_content_same_ddt(dtype, count, work, (char *)mine);
     }
     if (OMPI_SUCCESS == rc) {
-        rc = run_ring(m, comm, COLL_ZIP_OP_REDUCE, root, work, bytes, dtype, op);
+        rc = run_schedule(m, comm, COLL_ZIP_OP_REDUCE, root, work, bytes, dtype, op,
+                          ZIP_ALLREDUCE_RING);
     }
     if (!is_root) {
         free(work);
@@ -164,9 +170,9 @@ static void iallreduce_release(mca_coll_zip_nb_t *nb)
     free(nb);
 }
 
-static int start_ring(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm, void *buf,
-                      size_t bytes, struct ompi_datatype_t *dtype, struct ompi_op_t *op,
-                      struct ompi_request_t **request)
+static int start_schedule(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm, void *buf,
+                          size_t bytes, struct ompi_datatype_t *dtype, struct ompi_op_t *op,
+                          int algorithm, struct ompi_request_t **request)
 {
     iallreduce_t *c = calloc(1, sizeof(*c));
     if (NULL == c) {
@@ -177,7 +183,7 @@ static int start_ring(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm
         mca_coll_zip_nb_release(&c->nb);
         return mca_coll_zip_algo_error(ZIP_ALGO_ERR_NOMEM, "MPI_Iallreduce", comm);
     }
-    ring_args(&c->args, &c->reduce, &c->binding, m, buf, bytes, dtype, op);
+    schedule_args(&c->args, &c->reduce, &c->binding, m, buf, bytes, dtype, op, algorithm);
     c->args.tag = c->nb.tag;
     c->args.policy = &c->nb.policy;
     zip_algo_call_t *call =
@@ -199,12 +205,13 @@ int mca_coll_zip_iallreduce(const void *sbuf, void *rbuf, int count, struct ompi
     if (!takes(m, comm, op_index, bytes, MPI_IN_PLACE == sbuf ? rbuf : sbuf, count, dtype)) {
         return COLL_ZIP_HAND_ON(m, request, allreduce, sbuf, rbuf, count, dtype, op, comm);
     }
-    /* Many ranks over a link with latency: tuned's rabenseifner pays log2 p latencies where the
-     * ring pays p (zip_algo_allreduce_suits; the latency is the cost models' parameter). */
-    if (!zip_algo_allreduce_suits(bytes, ompi_comm_size(comm), m->call_policy.speeds.link_Bps,
-                                  mca_coll_zip_component.bcast_latency_us * 1e-6)) {
-        mca_coll_zip_stats_handed_on(op_index, ZIP_VERDICT_TOO_SMALL, 0.0, 0);
-        return COLL_ZIP_HAND_ON(m, request, allreduce, sbuf, rbuf, count, dtype, op, comm);
+    /* Many ranks over a link with latency: the ring pays p latencies where recursive halving
+     * pays log2 p (zip_algo_allreduce_choose; the latency is the cost models' parameter). */
+    int algorithm = mca_coll_zip_component.allreduce_algorithm;
+    if (ZIP_ALLREDUCE_AUTO == algorithm) {
+        algorithm =
+            zip_algo_allreduce_choose(bytes, ompi_comm_size(comm), m->call_policy.speeds.link_Bps,
+                                      mca_coll_zip_component.bcast_latency_us * 1e-6);
     }
     if (MPI_IN_PLACE != sbuf) {
         const int rc = ompi_datatype_copy_content_same_ddt(dtype, count, rbuf, (char *)sbuf);
@@ -212,6 +219,7 @@ int mca_coll_zip_iallreduce(const void *sbuf, void *rbuf, int count, struct ompi
             return rc;
         }
     }
-    return NULL == request ? run_ring(m, comm, COLL_ZIP_OP_ALLREDUCE, -1, rbuf, bytes, dtype, op)
-                           : start_ring(m, comm, rbuf, bytes, dtype, op, request);
+    return NULL == request
+               ? run_schedule(m, comm, COLL_ZIP_OP_ALLREDUCE, -1, rbuf, bytes, dtype, op, algorithm)
+               : start_schedule(m, comm, rbuf, bytes, dtype, op, algorithm, request);
 }

@@ -94,8 +94,15 @@ static const zip_ompi_param_t params[] = {
     {"bcast_latency_us", OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_READONLY,
      ZIP_OMPI_PARAM_DOUBLE(&mca_coll_zip_component.bcast_latency_us, 20.0),
      "One message's latency in microseconds between nodes, for the MPI_Bcast cost model "
-     "(coll_zip_bcast_algorithm auto) and for whether the rings of MPI_Allreduce and "
-     "MPI_Allgather(v) pay too many latencies on many ranks. Must be the same on every rank"},
+     "(coll_zip_bcast_algorithm auto), for MPI_Allreduce's choice of schedule and for whether "
+     "the ring of MPI_Allgather(v) pays too many latencies on many ranks. Must be the same on "
+     "every rank"},
+    {"allreduce_algorithm", OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_READONLY,
+     ZIP_OMPI_PARAM_STRING(&mca_coll_zip_component.allreduce_algorithm_name, "auto"),
+     "MPI_Allreduce and MPI_Iallreduce schedule: auto (default) picks the ring or recursive "
+     "halving and doubling from their predicted times (link rate, "
+     "coll_zip_bcast_latency_us, ranks, size); ring or halving forces one (for tests and "
+     "benchmarks). Must be the same on every rank"},
     /* 0, auto: enough steps for about 512 KiB in flight (coll_zip_alltoallv.c). */
     {"alltoallv_window", OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_READONLY,
      ZIP_OMPI_PARAM_SIZE(&mca_coll_zip_component.alltoallv_window, 0),

@@ -179,6 +179,16 @@ int mca_coll_zip_init_query(bool enable_progress_threads, bool enable_mpi_thread
                                    NULL != z->bcast_algorithm_name ? z->bcast_algorithm_name : "");
         return OMPI_ERR_NOT_AVAILABLE;
     }
+    z->allreduce_algorithm = zip_allreduce_algorithm_parse(z->allreduce_algorithm_name);
+    if (z->allreduce_algorithm < 0) {
+        if (speaker)
+            mca_coll_zip_show_help("bad allreduce algorithm",
+                                   "coll_zip_allreduce_algorithm \"%s\" is not one of auto, ring, "
+                                   "halving; zip is disabled",
+                                   NULL != z->allreduce_algorithm_name ? z->allreduce_algorithm_name
+                                                                       : "");
+        return OMPI_ERR_NOT_AVAILABLE;
+    }
     z->alltoallv_temporal = zip_algo_temporal_mode_parse(z->alltoallv_temporal_name);
     if (z->alltoallv_temporal < 0) {
         if (speaker)

@@ -14,6 +14,7 @@
 #include <cstring>
 #include <vector>
 
+#include "allreduce.hpp"
 #include "block_codec.hpp"
 #include "exchange.hpp"
 #include "ring.hpp"
@@ -25,24 +26,10 @@ namespace
 
 using zipcoll::BlockCodec;
 using zipcoll::BlockPolicy;
+using zipcoll::Chunks;
 using zipcoll::keep_first;
 using zipcoll::Task;
 using zipcoll::Transfer;
-
-// Chunk boundaries in elements, identical on every rank: the first n % p chunks have one
-// element more.
-struct Chunks {
-    size_t elems, elem_bytes;
-    int parts;
-    size_t first(int c) const
-    {
-        const size_t base = elems / size_t(parts), rem = elems % size_t(parts);
-        return size_t(c) * base + std::min(size_t(c), rem);
-    }
-    size_t offset(int c) const { return first(c) * elem_bytes; }
-    size_t bytes(int c) const { return (first(c + 1) - first(c)) * elem_bytes; }
-    size_t largest() const { return bytes(0); }
-};
 
 int mod(int a, int p)
 {
@@ -177,6 +164,8 @@ Task ring_allreduce(const zip_transport_t *t, const zip_codec_ops_t *codec,
     const int rc = check(t, a, res);
     if (rc != ZIP_ALGO_OK)
         co_return rc > 0 ? ZIP_ALGO_OK : rc;
+    if (a->algorithm == ZIP_ALLREDUCE_HALVING)
+        co_return co_await zipcoll::allreduce_halving(t, codec, a, res);
     Ring ring(t, codec, a, res);
     if (!ring.allocate())
         co_return ZIP_ALGO_ERR_NOMEM;

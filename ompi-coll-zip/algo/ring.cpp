@@ -137,10 +137,3 @@ extern "C" bool zip_algo_ring_suits(size_t wire_bytes, int steps, double link_Bp
         return true;
     return 32.0 * double(steps) * latency_s * link_Bps <= double(wire_bytes);
 }
-
-extern "C" bool zip_algo_allreduce_suits(size_t bytes, int size, double link_Bps, double latency_s)
-{
-    // Both phases: 2 (p - 1) steps, each link carrying about the vector twice (two ranks: two
-    // steps, which the ring rule always takes).
-    return zip_algo_ring_suits(2 * bytes, 2 * (size - 1), link_Bps, latency_s);
-}

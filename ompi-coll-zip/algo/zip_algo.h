@@ -289,12 +289,24 @@ typedef struct zip_allreduce_args {
     /* peer_on_node[p]: rank p shares this rank's node, so what goes to it is not compressed
      * (frames received from elsewhere are forwarded as they are). NULL: every peer remote. */
     const bool *peer_on_node;
+    int algorithm; /* allreduce only: ZIP_ALLREDUCE_RING (0) or ZIP_ALLREDUCE_HALVING; the same
+                      on every rank */
 } zip_allreduce_args_t;
 
-/* Allreduce: a ring reduce-scatter of p chunks, whose partial results travel as frames, then
- * a ring allgather that forwards each finished chunk's frame unchanged. Chunk c is reduced
- * as (...((x_c op x_{c+1}) op x_{c+2}) ...) op x_{c+p-1}, ranks mod p, on one rank, so every
- * rank gets the same bits. */
+/* coll_zip_allreduce_algorithm: auto (zip_algo_allreduce_choose), ring or halving. */
+enum { ZIP_ALLREDUCE_RING = 0, ZIP_ALLREDUCE_HALVING = 1, ZIP_ALLREDUCE_AUTO = 2 };
+/* The ZIP_ALLREDUCE_* a name stands for (NULL: auto), -1 for anything else. */
+int zip_allreduce_algorithm_parse(const char *name);
+
+/* Allreduce, by the schedule args->algorithm names. Ring (allreduce_algo.cpp): a ring
+ * reduce-scatter of p chunks, whose partial results travel as frames, then a ring allgather that
+ * forwards each finished chunk's frame unchanged; chunk c is reduced as
+ * (...((x_c op x_{c+1}) op x_{c+2}) ...) op x_{c+p-1}, ranks mod p. Halving
+ * (allreduce_halving.cpp): recursive halving and doubling over pof2 virtual ranks (the largest
+ * power of two <= p; ranks 2i and 2i+1, i < p - pof2, fold into one as y_i = x_2i op x_2i+1,
+ * the others are y_{r - (p - pof2)}), every chunk the balanced tree
+ * ((y_0 op y_1) op (y_2 op y_3)) op ... in order. Either way each chunk is reduced on one rank
+ * and forwarded, so every rank gets the same bits. */
 int zip_algo_allreduce(const zip_transport_t *t, const zip_codec_ops_t *codec,
                        const zip_allreduce_args_t *args, zip_algo_result_t *result);
 /* Whether a ring of `steps` steps that moves wire_bytes through each link (bytes/s link_Bps,
@@ -303,9 +315,14 @@ int zip_algo_allreduce(const zip_transport_t *t, const zip_codec_ops_t *codec,
  * latency_s 0 (unknown): it suits. The same on every rank given the same arguments; a call it
  * does not suit goes to the previous component. */
 bool zip_algo_ring_suits(size_t wire_bytes, int steps, double link_Bps, double latency_s);
-/* The ring rule for an allreduce of `bytes` on `size` ranks: 2 (p - 1) steps, about 2 bytes per
- * link. */
-bool zip_algo_allreduce_suits(size_t bytes, int size, double link_Bps, double latency_s);
+
+/* The schedule for an allreduce of `bytes` on `size` ranks (link_Bps, latency_s as above):
+ * the one a simple model finds faster, 2 (p - 1) latencies and 2 (p - 1) / p of the vector
+ * through each link for the ring, 2 log2 pof2 latencies and 2 (pof2 - 1) / pof2 for halving,
+ * plus two latencies and twice the vector where p is not a power of two (the fold). The ring
+ * where the two tie, or where link or latency is unknown (0). The same on every rank given
+ * the same arguments. */
+int zip_algo_allreduce_choose(size_t bytes, int size, double link_Bps, double latency_s);
 
 /* Reduce: a pipelined chain from rank root - 1 down to the root (reduce_chain.cpp), each
  * segment's partial result travelling as a frame where it shrinks; every element is

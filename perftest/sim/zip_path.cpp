@@ -244,6 +244,7 @@ ZipRankResult reduce(const RankEnv &env, const ZipSettings &s, const Route &rout
     args.policy = &policy;
     args.reduce = &ops;
     args.peer_on_node = on_node.get();
+    args.algorithm = route.allreduce_algorithm;
     env.codec->copy(args.bytes);
     out.error = root >= 0 ? zip_algo_reduce(t.get(), env.codec->ops(), root, &args, &out.algo)
                           : zip_algo_allreduce(t.get(), env.codec->ops(), &args, &out.algo);
@@ -313,8 +314,8 @@ Route route_call(const Workload &w, int nodes, const Agreed &agreed, const ZipSe
     }
     // Reduce and allreduce as coll_zip_allreduce.c routes them: each of the p chunks must reach
     // the threshold and a reduce's chain must have segments enough for its hops (else handed
-    // on), then zip_algo_route for a flow of one transfer at a time, then an allreduce's ring
-    // must not pay too many latencies.
+    // on), then zip_algo_route for a flow of one transfer at a time; an allreduce's schedule
+    // is the one zip_algo_allreduce_choose predicts faster.
     if (w.op() == Op::Reduce || w.op() == Op::Allreduce) {
         if (w.bytes() == 0 || w.bytes() / size_t(w.ranks()) < s.threshold ||
             (w.op() == Op::Reduce &&
@@ -323,11 +324,11 @@ Route route_call(const Workload &w, int nodes, const Agreed &agreed, const ZipSe
             return r;
         }
         route_flow(ZIP_FLOW_ONE, w.ranks(), agreed, s, &r);
-        // The ring's latencies (the cost models' latency: here the platform's, as bcast's).
-        if (w.op() == Op::Allreduce && r.verdict == ZIP_VERDICT_COMPRESS &&
-            !zip_algo_allreduce_suits(w.bytes(), w.ranks(), r.policy.speeds.link_Bps,
-                                      s.bcast_latency_s))
-            r.verdict = ZIP_VERDICT_TOO_SMALL;
+        // The cost models' latency: here the platform's, as bcast's.
+        r.allreduce_algorithm = s.allreduce_algorithm;
+        if (r.allreduce_algorithm == ZIP_ALLREDUCE_AUTO)
+            r.allreduce_algorithm = zip_algo_allreduce_choose(
+                w.bytes(), w.ranks(), r.policy.speeds.link_Bps, s.bcast_latency_s);
         return r;
     }
     // Allgatherv as coll_zip_allgatherv.c routes it: the largest block must reach the

@@ -22,7 +22,8 @@ struct ZipSettings {
     zip_policy_mode_t mode = ZIP_POLICY_AUTO;       // coll_zip_policy
     int bcast_algorithm = ZIP_BCAST_ALGORITHM_AUTO; // coll_zip_bcast_algorithm
     double bcast_latency_s = -1.0; // coll_zip_bcast_latency_us; below 0: the platform's latency
-    double link_Bps = 0.0;         // coll_zip_link_gbps_remote (0: measured; bcast's model only)
+    int allreduce_algorithm = ZIP_ALLREDUCE_AUTO; // coll_zip_allreduce_algorithm
+    double link_Bps = 0.0; // coll_zip_link_gbps_remote (0: measured; bcast's model only)
     // The bcast chain's segment as coll/zip plans it (the cost model's from agreed speeds);
     // false: zip_bcast_segment_bytes's rule alone, as before (simscale --bcast-segment rule).
     bool segment_by_model = true;
@@ -49,6 +50,7 @@ struct Route {
     zip_verdict_t verdict = ZIP_VERDICT_NEVER;
     zip_algo_policy_t policy{};
     Agreed agreed{}; // what the route was decided from (bcast's plan reads it)
+    int allreduce_algorithm = ZIP_ALLREDUCE_RING; // an allreduce's schedule (ZIP_ALLREDUCE_*)
     bool takes() const { return verdict == ZIP_VERDICT_COMPRESS; }
 };
 Route route_call(const Workload &w, int nodes, const Agreed &agreed, const ZipSettings &s);

@@ -118,6 +118,13 @@ run "nonblocking np=8 zip=off short" nonblocking -np 8 --oversubscribe $zip_off 
     "$bin/test_nonblocking" --short
 run_stats "nonblocking np=8 zip=on short, compressed" nonblocking "$nb_ops" compressed -np 8 \
     --oversubscribe $zip_on "$bin/test_nonblocking" --short
+# Allreduce by recursive halving and doubling, forced: its balanced-tree order bit for bit,
+# with a fold (3 ranks) and without (4, 8).
+for np in 3 4 8; do
+    run_stats "allreduce np=$np zip=on halving, compressed" allreduce allreduce compressed \
+        -np "$np" --oversubscribe $zip_on --mca coll_zip_allreduce_algorithm halving \
+        -x ZT_ZIP_RING=16384 -x ZT_ZIP_HALVING=1 "$bin/test_allreduce"
+done
 for t in bcast alltoallv gatherv allreduce; do
     run "$t np=3 zip=auto" "$t" -np 3 --oversubscribe $zip_auto "$bin/test_$t"
 done

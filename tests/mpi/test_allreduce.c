@@ -3,8 +3,9 @@
  * MIN and MAX, every root, MPI_IN_PLACE, counts from 0 to 2 MiB, ints next to them, dup/split
  * communicators. Integer-valued data must come out exact whoever reduces it; for other data,
  * a run that sets ZT_ZIP_RING=<coll_zip_threshold> (zip on, policy always) expects bit for bit
- * the order zip documents (allreduce: its ring's; reduce: its chain's) wherever each of the p
- * chunks reaches the threshold, and any other run a result within rounding of it.
+ * the order zip documents (allreduce: its ring's, or with ZT_ZIP_HALVING=1 (and
+ * coll_zip_allreduce_algorithm halving) recursive halving's; reduce: its chain's) wherever each
+ * of the p chunks reaches the threshold, and any other run a result within rounding of it.
  */
 #include "zt_common.h"
 
@@ -64,6 +65,37 @@ static double ring_reference(int family, MPI_Op op, int salt, int p, size_t n, s
     return acc;
 }
 
+/* Recursive halving over pof2 virtual ranks (the largest power of two <= p): ranks 2v and 2v+1
+ * (v < p - pof2) fold into y_v = x_2v op x_2v+1, the others are y_{r - (p - pof2)}; every
+ * element is ((y_0 op y_1) op (y_2 op y_3)) op ..., a balanced tree in order. */
+static double halving_reference(int family, MPI_Op op, int salt, int p, size_t i, int flt)
+{
+    int pof2 = 1;
+    while (2 * pof2 <= p)
+        pof2 *= 2;
+    const int rem = p - pof2;
+    double y[64]; /* the tests run at most 8 ranks */
+    for (int v = 0; v < pof2 && v < 64; ++v) {
+        if (v < rem) {
+            const double a = value(family, 2 * v, salt, i), b = value(family, 2 * v + 1, salt, i);
+            y[v] = flt ? (double)(op == MPI_SUM ? (float)a + (float)b
+                                                : (float)apply(op, (float)a, (float)b))
+                       : apply(op, a, b);
+        } else {
+            y[v] = flt ? (double)(float)value(family, v + rem, salt, i)
+                       : value(family, v + rem, salt, i);
+        }
+    }
+    for (int width = 1; width < pof2; width *= 2) {
+        for (int v = 0; v + width < pof2 && v < 64; v += 2 * width) {
+            y[v] = flt ? (double)(op == MPI_SUM ? (float)y[v] + (float)y[v + width]
+                                                : (float)apply(op, y[v], y[v + width]))
+                       : apply(op, y[v], y[v + width]);
+        }
+    }
+    return y[0];
+}
+
 /* MPI_Reduce's chain to `root`: x_root op (x_root+1 op (... op x_root+p-1)), ranks mod p. */
 static double chain_reference(int family, MPI_Op op, int salt, int p, int root, size_t i, int flt)
 {
@@ -93,8 +125,11 @@ static size_t ring_threshold(void)
 static int element_ok(double got, int family, MPI_Op op, int salt, int p, int root, size_t n,
                       size_t i, int flt)
 {
-    const double want = root < 0 ? ring_reference(family, op, salt, p, n, i, flt)
-                                 : chain_reference(family, op, salt, p, root, i, flt);
+    const char *halving = getenv("ZT_ZIP_HALVING");
+    const double want = root >= 0 ? chain_reference(family, op, salt, p, root, i, flt)
+                        : NULL != halving && 0 == strcmp(halving, "1")
+                            ? halving_reference(family, op, salt, p, i, flt)
+                            : ring_reference(family, op, salt, p, n, i, flt);
     const size_t elem = flt ? sizeof(float) : sizeof(double);
     const size_t threshold = ring_threshold();
     const int exact = INTEGRAL == family || op == MPI_MIN || op == MPI_MAX ||

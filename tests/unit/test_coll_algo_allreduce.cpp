@@ -1,10 +1,11 @@
 // The compressed allreduce and reduce on the in-process transport: results equal a reference
-// summed in the documented order (allreduce: the ring's; reduce: the chain's), bit for bit, on
-// every rank and for every root; frames travel where the data shrinks; a failing decoder ends
-// every rank with an error, not a hang.
+// summed in the documented order (allreduce: the ring's or recursive halving's; reduce: the
+// chain's), bit for bit, on every rank and for every root; frames travel where the data shrinks; a
+// failing decoder ends every rank with an error, not a hang.
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <memory>
 #include <random>
 
 #include "test_coll_algo_support.hpp"
@@ -56,6 +57,30 @@ std::vector<double> ring_order_reference(const std::vector<std::vector<double>> 
     return out;
 }
 
+// Recursive halving over pof2 virtual ranks: ranks 2i and 2i + 1 (i < p - pof2) fold into
+// y_i = x_2i + x_2i+1, the others are y_{r - (p - pof2)}; every element is the balanced tree
+// ((y_0 + y_1) + (y_2 + y_3)) + ... in order.
+std::vector<double> halving_order_reference(const std::vector<std::vector<double>> &x)
+{
+    const int p = int(x.size());
+    int pof2 = 1;
+    while (2 * pof2 <= p)
+        pof2 *= 2;
+    const int rem = p - pof2;
+    const size_t n = x[0].size();
+    std::vector<double> out(n), y(static_cast<size_t>(pof2));
+    for (size_t i = 0; i < n; ++i) {
+        for (int v = 0; v < pof2; ++v)
+            y[size_t(v)] =
+                v < rem ? x[size_t(2 * v)][i] + x[size_t(2 * v + 1)][i] : x[size_t(v + rem)][i];
+        for (int width = 1; width < pof2; width *= 2)
+            for (int v = 0; v < pof2; v += 2 * width)
+                y[size_t(v)] = y[size_t(v)] + y[size_t(v + width)];
+        out[i] = y[0];
+    }
+    return out;
+}
+
 // The chain to `root`: x_root + (x_root+1 + (... + x_root+p-1)), ranks mod p.
 std::vector<double> chain_order_reference(const std::vector<std::vector<double>> &x, int root)
 {
@@ -96,8 +121,10 @@ struct Outcome {
     size_t unreceived = 0;
 };
 
-// root < 0: allreduce; else reduce to root.
-Outcome run(int size, size_t n, bool compressible, int root, ToyCodec &codec)
+// root < 0: allreduce by `algorithm`; else reduce to root. on_node: every rank shares a node
+// with its neighbour (ranks 2i and 2i + 1).
+Outcome run(int size, size_t n, bool compressible, int root, ToyCodec &codec,
+            int algorithm = ZIP_ALLREDUCE_RING, bool on_node = false)
 {
     Outcome o;
     o.inputs.resize(size_t(size));
@@ -108,8 +135,16 @@ Outcome run(int size, size_t n, bool compressible, int root, ToyCodec &codec)
     o.res.resize(size_t(size));
     const zip_codec_ops_t ops = codec.ops();
     World w(size);
+    std::vector<std::unique_ptr<bool[]>> node(static_cast<size_t>(size));
+    for (int r = 0; r < size; ++r) {
+        node[size_t(r)] = std::make_unique<bool[]>(size_t(size));
+        for (int q = 0; q < size; ++q)
+            node[size_t(r)][size_t(q)] = q != r && q / 2 == r / 2;
+    }
     w.run([&](int rank, const zip_transport_t &t) {
-        const zip_allreduce_args_t a = args_for(o.results[size_t(rank)]);
+        zip_allreduce_args_t a = args_for(o.results[size_t(rank)]);
+        a.algorithm = algorithm;
+        a.peer_on_node = on_node ? node[size_t(rank)].get() : nullptr;
         o.rc[size_t(rank)] = root < 0 ? zip_algo_allreduce(&t, &ops, &a, &o.res[size_t(rank)])
                                       : zip_algo_reduce(&t, &ops, root, &a, &o.res[size_t(rank)]);
     });
@@ -288,6 +323,140 @@ TEST_P(CollAlgoAllreduce, TwoNonBlockingCallsInFlightGiveTheBlockingResults)
 
 INSTANTIATE_TEST_SUITE_P(Sizes, CollAlgoAllreduce, ::testing::Values(1, 2, 3, 5, 8));
 
+// Recursive halving and doubling: powers of two and every kind of fold (one to four pairs).
+class CollAlgoAllreduceHalving : public ::testing::TestWithParam<int>
+{
+};
+
+TEST_P(CollAlgoAllreduceHalving, EveryRankGetsTheBalancedTreeSumBitForBit)
+{
+    const int size = GetParam();
+    for (size_t n : {size_t(0), size_t(1), size_t(3), size_t(1000), size_t(20001)}) {
+        for (bool compressible : {true, false}) {
+            for (bool on_node : {false, true}) {
+                ToyCodec codec;
+                const Outcome o =
+                    run(size, n, compressible, -1, codec, ZIP_ALLREDUCE_HALVING, on_node);
+                const auto want = n ? halving_order_reference(o.inputs) : std::vector<double>{};
+                for (int r = 0; r < size; ++r) {
+                    EXPECT_EQ(o.rc[size_t(r)], ZIP_ALGO_OK);
+                    EXPECT_TRUE(same_bits(o.results[size_t(r)], want))
+                        << "rank " << r << " n " << n << " compressible " << compressible
+                        << " on_node " << on_node;
+                }
+                EXPECT_EQ(o.unreceived, 0u);
+            }
+        }
+    }
+}
+
+// Each virtual rank sends (pof2 - 1) / pof2 of the vector in each half; a folded pair's even
+// rank sends its vector once, its odd rank the result once more.
+TEST_P(CollAlgoAllreduceHalving, PartialResultsAndFinishedChunksTravelCompressed)
+{
+    const int size = GetParam();
+    int pof2 = 1;
+    while (2 * pof2 <= size)
+        pof2 *= 2;
+    const int rem = size - pof2;
+    const size_t n = 8192, bytes = n * sizeof(double);
+    ToyCodec codec;
+    const Outcome o = run(size, n, true, -1, codec, ZIP_ALLREDUCE_HALVING);
+    for (int r = 0; r < size; ++r) {
+        const zip_algo_result_t &res = o.res[size_t(r)];
+        double want = 2.0 * double(bytes) * (pof2 - 1) / pof2;
+        if (r < 2 * rem)
+            want = r % 2 == 0 ? double(bytes) : want + double(bytes);
+        EXPECT_NEAR(double(res.bytes_in), want, 8.0 * 2 * pof2) << "rank " << r;
+        EXPECT_EQ(res.compressed, 1) << "rank " << r;
+        EXPECT_LT(res.bytes_out, res.bytes_in * 3 / 4) << "rank " << r;
+    }
+}
+
+// Between the two ranks of a node (2i, 2i + 1) everything goes raw, to other nodes frames.
+TEST_P(CollAlgoAllreduceHalving, OnlyWhatLeavesTheNodeIsCompressed)
+{
+    const int size = GetParam();
+    int pof2 = 1;
+    while (2 * pof2 <= size)
+        pof2 *= 2;
+    const int rem = size - pof2;
+    ToyCodec codec;
+    const Outcome o = run(size, 8192, true, -1, codec, ZIP_ALLREDUCE_HALVING, true);
+    for (int r = 0; r < size; ++r) {
+        const zip_algo_result_t &res = o.res[size_t(r)];
+        if (size == 2 || (r < 2 * rem && r % 2 == 0)) {
+            // one node; or a folded even rank, which sends only to its odd neighbour
+            EXPECT_EQ(res.bytes_out, res.bytes_in) << "rank " << r;
+            continue;
+        }
+        EXPECT_LT(res.bytes_out, res.bytes_in) << "rank " << r;
+        // Powers of two: the first half goes to the neighbour, raw.
+        if (rem == 0) {
+            EXPECT_GT(res.bytes_out, res.bytes_in / 4) << "rank " << r;
+        }
+    }
+}
+
+TEST_P(CollAlgoAllreduceHalving, AFailingDecoderIsAnErrorOnEveryRankAndNobodyHangs)
+{
+    const int size = GetParam();
+    ToyCodec codec;
+    codec.fail_decode = true;
+    const Outcome o = run(size, 8192, true, -1, codec, ZIP_ALLREDUCE_HALVING);
+    // Every rank receives frames: in the reduce-scatter, or a folded even rank in the unfold.
+    for (int r = 0; r < size; ++r)
+        EXPECT_EQ(o.rc[size_t(r)], ZIP_ALGO_ERR_CODEC) << "rank " << r;
+    EXPECT_EQ(o.unreceived, 0u);
+}
+
+TEST_P(CollAlgoAllreduceHalving, TwoNonBlockingCallsInFlightGiveTheBlockingResults)
+{
+    const int size = GetParam();
+    const size_t n = 20001;
+    ToyCodec codec;
+    const zip_codec_ops_t ops = codec.ops();
+    std::vector<std::vector<double>> x(static_cast<size_t>(size)), y(static_cast<size_t>(size));
+    for (int r = 0; r < size; ++r) {
+        x[size_t(r)] = contribution(r, n, true);
+        y[size_t(r)] = contribution(r + 100, n, false);
+    }
+    auto xr = x, yr = y;
+    std::vector<int> rcx(size_t(size), -100), rcy(size_t(size), -100);
+    World w(size, false, 0, true);
+    w.run([&](int rank, const zip_transport_t &t) {
+        zip_allreduce_args_t ax = args_for(xr[size_t(rank)]), ay = args_for(yr[size_t(rank)]);
+        ax.algorithm = ZIP_ALLREDUCE_HALVING;
+        ay.algorithm = ZIP_ALLREDUCE_HALVING;
+        ay.tag = 10;
+        zip_algo_result_t resx, resy;
+        zip_algo_call_t *cx = zip_algo_iallreduce(&t, &ops, &ax, &resx);
+        zip_algo_call_t *cy = zip_algo_iallreduce(&t, &ops, &ay, &resy);
+        ASSERT_NE(cx, nullptr);
+        ASSERT_NE(cy, nullptr);
+        bool dx = false, dy = false;
+        while (!dx || !dy) {
+            if (!dy)
+                dy = zip_algo_call_advance(cy) != 0;
+            if (!dx)
+                dx = zip_algo_call_advance(cx) != 0;
+        }
+        rcx[size_t(rank)] = zip_algo_call_finish(cx);
+        rcy[size_t(rank)] = zip_algo_call_finish(cy);
+    });
+    const auto want_x = halving_order_reference(x), want_y = halving_order_reference(y);
+    for (int r = 0; r < size; ++r) {
+        EXPECT_EQ(rcx[size_t(r)], ZIP_ALGO_OK);
+        EXPECT_EQ(rcy[size_t(r)], ZIP_ALGO_OK);
+        EXPECT_TRUE(same_bits(xr[size_t(r)], want_x)) << "rank " << r;
+        EXPECT_TRUE(same_bits(yr[size_t(r)], want_y)) << "rank " << r;
+    }
+    EXPECT_EQ(w.unreceived(), 0u);
+}
+
+INSTANTIATE_TEST_SUITE_P(Sizes, CollAlgoAllreduceHalving,
+                         ::testing::Values(2, 3, 4, 5, 6, 7, 8, 12));
+
 TEST(CollAlgoAllreduceArgs, APayloadThatIsNotAWholeNumberOfElementsIsRejected)
 {
     World w(2);
@@ -322,20 +491,31 @@ TEST(CollAlgoReduceSuits, TakesTheChainOnlyWithSegmentsEnoughForItsHops)
     EXPECT_FALSE(zip_algo_reduce_suits(4 * MiB, 64, 8, 64 * KiB));     // 64 KiB segments: 64
 }
 
-// The ring's 2 (p - 1) latencies must stay within 1/32 of its wire time (rabenseifner pays
-// 2 log2 p of them).
-TEST(CollAlgoAllreduceSuits, TakesTheRingOnlyWhereItsLatenciesCostLittle)
+// Ring: 2 (p - 1) latencies; halving: 2 log2 pof2, and where p is not a power of two two more
+// and twice the vector through the folded pairs' links.
+TEST(CollAlgoAllreduceChoose, TakesHalvingWhereTheRingsLatenciesCostMoreThanTheFold)
 {
     const size_t MiB = 1024 * 1024;
     const double gbit = 1e9 / 8, latency = 20e-6;
-    EXPECT_TRUE(zip_algo_allreduce_suits(4 * MiB, 8, 1 * gbit, latency));   // 7 * 2500 B * 32
-    EXPECT_TRUE(zip_algo_allreduce_suits(4 * MiB, 53, 1 * gbit, latency));  // 4.16 MB <= 4.19
-    EXPECT_FALSE(zip_algo_allreduce_suits(4 * MiB, 54, 1 * gbit, latency)); // 4.24 MB
-    EXPECT_FALSE(zip_algo_allreduce_suits(4 * MiB, 8, 10 * gbit, latency));
-    EXPECT_TRUE(zip_algo_allreduce_suits(16 * MiB, 8, 10 * gbit, latency));
-    EXPECT_TRUE(zip_algo_allreduce_suits(4 * MiB, 2, 10 * gbit, latency)); // one step each way
-    EXPECT_TRUE(zip_algo_allreduce_suits(4 * MiB, 64, 0.0, latency));      // link unknown
-    EXPECT_TRUE(zip_algo_allreduce_suits(4 * MiB, 64, 1 * gbit, 0.0));     // latency unknown
+    EXPECT_EQ(zip_algo_allreduce_choose(4 * MiB, 8, 1 * gbit, latency), ZIP_ALLREDUCE_HALVING);
+    EXPECT_EQ(zip_algo_allreduce_choose(4 * MiB, 256, 10 * gbit, latency), ZIP_ALLREDUCE_HALVING);
+    // 6 ranks at 1 Gbit/s: the fold's 67 ms of wire against 4 ring latencies (80 us)
+    EXPECT_EQ(zip_algo_allreduce_choose(4 * MiB, 6, 1 * gbit, latency), ZIP_ALLREDUCE_RING);
+    // 200 ranks at 10 Gbit/s: 398 latencies (8 ms) against a fold of 6.7 ms
+    EXPECT_EQ(zip_algo_allreduce_choose(4 * MiB, 200, 10 * gbit, latency), ZIP_ALLREDUCE_HALVING);
+    EXPECT_EQ(zip_algo_allreduce_choose(4 * MiB, 100, 10 * gbit, latency), ZIP_ALLREDUCE_RING);
+    EXPECT_EQ(zip_algo_allreduce_choose(4 * MiB, 2, 10 * gbit, latency), ZIP_ALLREDUCE_RING);
+    EXPECT_EQ(zip_algo_allreduce_choose(4 * MiB, 64, 0.0, latency), ZIP_ALLREDUCE_RING);
+    EXPECT_EQ(zip_algo_allreduce_choose(4 * MiB, 64, 1 * gbit, 0.0), ZIP_ALLREDUCE_RING);
+}
+
+TEST(CollAlgoAllreduceChoose, NamesParseAsTheMcaParameterTakesThem)
+{
+    EXPECT_EQ(zip_allreduce_algorithm_parse(nullptr), ZIP_ALLREDUCE_AUTO);
+    EXPECT_EQ(zip_allreduce_algorithm_parse("auto"), ZIP_ALLREDUCE_AUTO);
+    EXPECT_EQ(zip_allreduce_algorithm_parse("ring"), ZIP_ALLREDUCE_RING);
+    EXPECT_EQ(zip_allreduce_algorithm_parse("halving"), ZIP_ALLREDUCE_HALVING);
+    EXPECT_EQ(zip_allreduce_algorithm_parse("rabenseifner"), -1);
 }
 
 // Allgather(v)'s ring: p - 1 steps, every block but one through each link.

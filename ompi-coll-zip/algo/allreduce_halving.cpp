@@ -1,0 +1,403 @@
+// Compressed allreduce by recursive halving and doubling (Rabenseifner's scheme, as tuned's
+// allreduce algorithm 6 runs it raw): 2 log2 p steps where the ring takes 2 (p - 1), for the
+// same bytes through each rank's link. Partial results travel as frames where they shrink; in
+// the allgather half every finished chunk is encoded once and forwarded as that frame.
+//
+// p = pof2 + rem, pof2 the largest power of two <= p. Fold: ranks 2i and 2i + 1 (i < rem)
+// become virtual rank i, which holds x_2i op x_2i+1 (the odd rank computes it); rank r >= 2 rem
+// is virtual rank r - rem. Reduce-scatter over the pof2 virtual ranks, masks 1, 2, .. pof2/2:
+// partners v and v ^ mask split their common window of chunks in two, each sends the half it
+// gives up and reduces the half it keeps, the lower virtual rank's partial on the left. So
+// every chunk ends as the same balanced tree over the virtual ranks in order,
+//     ((y0 op y1) op (y2 op y3)) op ((y4 op y5) op (y6 op y7))      (pof2 = 8)
+// on the one rank that keeps it. Allgather, masks pof2/2 .. 1: partners swap their windows, so
+// every rank ends with the owners' bits. Unfold: the odd rank of each folded pair sends the
+// result to the even one. Small masks first puts the large halves between neighbouring ranks,
+// which share a node when ranks are placed by node (raw over shared memory), and the small
+// ones between nodes.
+//
+// Memory beside the caller's vector: about twice the vector (the received half and its frame
+// during the reduce-scatter, the frames of the finished chunks during the allgather).
+#include <cstring>
+#include <new>
+#include <vector>
+
+#include "allreduce.hpp"
+#include "block_codec.hpp"
+#include "exchange.hpp"
+
+namespace zipcoll
+{
+namespace
+{
+
+int largest_power_of_two_at_most(int p)
+{
+    int pof2 = 1;
+    while (2 * pof2 <= p)
+        pof2 *= 2;
+    return pof2;
+}
+
+class Halving
+{
+  public:
+    Halving(const zip_transport_t *t, const zip_codec_ops_t *codec, const zip_allreduce_args_t *a,
+            zip_algo_result_t *res)
+        : t_(t), a_(a), res_(res), buf_(static_cast<char *>(a->buf)),
+          pof2_(largest_power_of_two_at_most(t->size)), rem_(t->size - pof2_),
+          v_(virtual_rank(t->rank)), chunks_{a->bytes / a->reduce->elem_bytes,
+                                             a->reduce->elem_bytes, pof2_},
+          blocks_(codec, make_policy(a), res), frame_len_(size_t(pof2_), 0)
+    {
+    }
+
+    // incoming: the received half (or, folding, the partner's whole vector) decoded;
+    // store: the frame of a half being sent and of one being received, then the frames of the
+    // finished chunks at their chunks' offsets.
+    bool allocate()
+    {
+        const size_t half = chunks_.span(0, std::max(1, pof2_ / 2));
+        const size_t n = std::max(a_->bytes, 2 * half);
+        incoming_ = raw_buffer(n);
+        store_ = raw_buffer(n);
+        try {
+            // Requests are written through pointers into these: no reallocation once posted.
+            receives_.reserve(size_t(pof2_));
+            arrived_.reserve(size_t(pof2_));
+            sends_.reserve(2 * size_t(pof2_));
+        } catch (const std::bad_alloc &) {
+            return false;
+        }
+        return incoming_ && store_;
+    }
+
+    // Ranks 2i send to 2i + 1 (i < rem), which reduces x_2i op x_2i+1.
+    Task fold()
+    {
+        int err = ZIP_ALGO_OK;
+        if (t_->rank >= 2 * rem_)
+            co_return err;
+        if (v_ < 0) {
+            zip_req_t sreq = nullptr;
+            err = send_range(0, pof2_, t_->rank + 1, store_.get(), &sreq);
+            if (sreq != nullptr && co_await wait(t_, &sreq, nullptr) != 0)
+                err = keep_first(err, ZIP_ALGO_ERR_TRANSPORT);
+            co_return err;
+        }
+        co_return co_await receive_and_reduce(0, pof2_, t_->rank - 1, true);
+    }
+
+    // After it, virtual rank v holds finished chunk lo_ (hi_ = lo_ + 1).
+    Task reduce_scatter()
+    {
+        int err = ZIP_ALGO_OK;
+        if (v_ < 0)
+            co_return err;
+        for (int mask = 1; mask < pof2_; mask <<= 1) {
+            const int partner = v_ ^ mask, peer = real_rank(partner);
+            const int mid = (lo_ + hi_) / 2;
+            const bool lower = (v_ & mask) == 0;
+            const int keep_lo = lower ? lo_ : mid, keep_hi = lower ? mid : hi_;
+            const int give_lo = lower ? mid : lo_, give_hi = lower ? hi_ : mid;
+            zip_req_t rreq = nullptr, sreq = nullptr;
+            const size_t keep_bytes = chunks_.span(keep_lo, keep_hi);
+            if (keep_bytes > 0 &&
+                t_->irecv(t_->ctx, incoming_.get(), keep_bytes, peer, a_->tag, &rreq) != 0)
+                err = keep_first(err, ZIP_ALGO_ERR_TRANSPORT);
+            err = keep_first(err, send_range(give_lo, give_hi, peer, store_.get(), &sreq));
+            if (rreq != nullptr)
+                err = keep_first(
+                    err, co_await reduce_arrival(&rreq, keep_lo, keep_hi, peer, partner < v_));
+            if (sreq != nullptr && co_await wait(t_, &sreq, nullptr) != 0)
+                err = keep_first(err, ZIP_ALGO_ERR_TRANSPORT);
+            lo_ = keep_lo;
+            hi_ = keep_hi;
+        }
+        co_return err;
+    }
+
+    // Partners swap their windows of finished chunks; frames are forwarded as they came.
+    Task allgather()
+    {
+        int err = ZIP_ALGO_OK;
+        if (v_ < 0)
+            co_return err;
+        for (int mask = pof2_ / 2; mask >= 1; mask >>= 1) {
+            const int peer = real_rank(v_ ^ mask), width = hi_ - lo_;
+            const int their_lo = (v_ & mask) == 0 ? hi_ : lo_ - width;
+            err = keep_first(err, post_receives(their_lo, their_lo + width, peer));
+            for (int c = lo_; c < hi_; ++c)
+                err = keep_first(err, send_chunk(c, peer));
+            // The previous step's frames decode while this step's messages travel.
+            err = keep_first(err, decode_arrived());
+            err = keep_first(err, co_await wait_receives());
+            lo_ = std::min(lo_, their_lo);
+            hi_ = lo_ + 2 * width;
+        }
+        err = keep_first(err, decode_arrived());
+        co_return err;
+    }
+
+    // The odd rank of each folded pair sends every chunk to the even one.
+    Task unfold()
+    {
+        int err = ZIP_ALGO_OK;
+        if (t_->rank < 2 * rem_) {
+            if (v_ < 0) {
+                err = post_receives(0, pof2_, t_->rank + 1);
+                err = keep_first(err, co_await wait_receives());
+                err = keep_first(err, decode_arrived());
+            } else {
+                for (int c = 0; c < pof2_; ++c)
+                    err = keep_first(err, send_chunk(c, t_->rank - 1));
+            }
+        }
+        co_return keep_first(err, co_await wait_sends());
+    }
+
+  private:
+    struct Arrival {
+        int chunk;
+        int peer;
+        zip_req_t req;
+    };
+
+    static BlockPolicy make_policy(const zip_allreduce_args_t *a)
+    {
+        BlockPolicy p;
+        p.elem_type = a->elem_type;
+        p.try_compress = true; // not towards a peer on this node: see remote()
+        p.threshold = a->threshold;
+        p.policy = a->policy;
+        return p;
+    }
+
+    int virtual_rank(int r) const
+    {
+        if (r < 2 * rem_)
+            return r % 2 == 1 ? r / 2 : -1;
+        return r - rem_;
+    }
+    int real_rank(int v) const { return v < rem_ ? 2 * v + 1 : v + rem_; }
+    // Shared memory beats any codec: what goes to a peer on this node goes raw.
+    bool remote(int peer) const { return a_->peer_on_node == nullptr || !a_->peer_on_node[peer]; }
+
+    void copy(char *dst, const char *src, size_t n) const
+    {
+        if (t_->copy != nullptr)
+            t_->copy(t_->ctx, dst, src, n);
+        else
+            std::memcpy(dst, src, n);
+    }
+
+    void count_send(size_t bytes, size_t len)
+    {
+        res_->bytes_in += bytes;
+        res_->bytes_out += len;
+    }
+
+    // Chunks lo .. hi - 1 as one block, a frame in `slot` where it pays.
+    int send_range(int lo, int hi, int peer, char *slot, zip_req_t *req)
+    {
+        const Transfer block{peer, buf_ + chunks_.offset(lo), chunks_.span(lo, hi)};
+        if (block.bytes == 0)
+            return ZIP_ALGO_OK;
+        const char *out = block.ptr;
+        size_t len = block.bytes;
+        if (remote(peer))
+            blocks_.encode(block, slot, &out, &len);
+        count_send(block.bytes, len);
+        return t_->isend(t_->ctx, out, len, peer, a_->tag, req) != 0 ? ZIP_ALGO_ERR_TRANSPORT
+                                                                     : ZIP_ALGO_OK;
+    }
+
+    // A received partial result of chunks lo .. hi - 1 (in incoming_, a frame decoded there)
+    // reduced into this rank's own: theirs on the left when theirs_first.
+    Task reduce_arrival(zip_req_t *req, int lo, int hi, int peer, bool theirs_first)
+    {
+        const Transfer dst{peer, incoming_.get(), chunks_.span(lo, hi)};
+        size_t got = 0;
+        if (co_await wait(t_, req, &got) != 0)
+            co_return ZIP_ALGO_ERR_TRANSPORT;
+        // The frame is set aside after the half being sent (which may still be in flight).
+        char *scratch = store_.get() + chunks_.span(0, std::max(1, pof2_ / 2));
+        const int rc = blocks_.decode(dst, got, scratch);
+        if (rc != ZIP_ALGO_OK)
+            co_return rc;
+        char *mine = buf_ + chunks_.offset(lo);
+        const zip_reduce_ops_t *r = a_->reduce;
+        if (theirs_first) {
+            r->reduce(r->ctx, dst.ptr, mine, dst.bytes);
+        } else {
+            r->reduce(r->ctx, mine, dst.ptr, dst.bytes);
+            copy(mine, dst.ptr, dst.bytes);
+        }
+        co_return ZIP_ALGO_OK;
+    }
+
+    // The fold's receiving side: the partner's whole vector goes on the left.
+    Task receive_and_reduce(int lo, int hi, int peer, bool theirs_first)
+    {
+        zip_req_t rreq = nullptr;
+        const size_t bytes = chunks_.span(lo, hi);
+        if (t_->irecv(t_->ctx, incoming_.get(), bytes, peer, a_->tag, &rreq) != 0)
+            co_return ZIP_ALGO_ERR_TRANSPORT;
+        const Transfer dst{peer, incoming_.get(), bytes};
+        size_t got = 0;
+        if (co_await wait(t_, &rreq, &got) != 0)
+            co_return ZIP_ALGO_ERR_TRANSPORT;
+        const int rc = blocks_.decode(dst, got, store_.get());
+        if (rc != ZIP_ALGO_OK)
+            co_return rc;
+        const zip_reduce_ops_t *r = a_->reduce;
+        if (theirs_first)
+            r->reduce(r->ctx, dst.ptr, buf_ + chunks_.offset(lo), bytes);
+        co_return ZIP_ALGO_OK;
+    }
+
+    // A finished chunk: its frame if this rank holds one; else, towards another node, the
+    // chunk encoded once (its frame kept for later steps), and raw towards this node.
+    int send_chunk(int c, int peer)
+    {
+        const size_t bytes = chunks_.bytes(c);
+        if (bytes == 0)
+            return ZIP_ALGO_OK;
+        char *frame = store_.get() + chunks_.offset(c);
+        const char *out = buf_ + chunks_.offset(c);
+        size_t len = bytes;
+        if (frame_len_[size_t(c)] > 0) {
+            out = frame;
+            len = frame_len_[size_t(c)];
+        } else if (remote(peer)) {
+            blocks_.encode({peer, buf_ + chunks_.offset(c), bytes}, frame, &out, &len);
+            if (out == frame)
+                frame_len_[size_t(c)] = len;
+        }
+        count_send(bytes, len);
+        sends_.push_back(nullptr);
+        return t_->isend(t_->ctx, out, len, peer, a_->tag, &sends_.back()) != 0
+                   ? ZIP_ALGO_ERR_TRANSPORT
+                   : ZIP_ALGO_OK;
+    }
+
+    // Each chunk arrives in place; a frame is moved to the store, to be decoded and forwarded.
+    int post_receives(int lo, int hi, int peer)
+    {
+        int err = ZIP_ALGO_OK;
+        for (int c = lo; c < hi; ++c) {
+            if (chunks_.bytes(c) == 0)
+                continue;
+            receives_.push_back({c, peer, nullptr});
+            if (t_->irecv(t_->ctx, buf_ + chunks_.offset(c), chunks_.bytes(c), peer, a_->tag,
+                          &receives_.back().req) != 0) {
+                receives_.back().req = nullptr;
+                err = keep_first(err, ZIP_ALGO_ERR_TRANSPORT);
+            }
+        }
+        return err;
+    }
+
+    Task wait_receives()
+    {
+        int err = ZIP_ALGO_OK;
+        for (Arrival &x : receives_) {
+            if (x.req == nullptr)
+                continue;
+            size_t got = 0;
+            if (co_await wait(t_, &x.req, &got) != 0) {
+                err = keep_first(err, ZIP_ALGO_ERR_TRANSPORT);
+                continue;
+            }
+            const size_t bytes = chunks_.bytes(x.chunk);
+            if (got < bytes) {
+                std::memcpy(store_.get() + chunks_.offset(x.chunk), buf_ + chunks_.offset(x.chunk),
+                            got);
+                frame_len_[size_t(x.chunk)] = got;
+                arrived_.push_back(x);
+            }
+        }
+        receives_.clear();
+        co_return err;
+    }
+
+    int decode_arrived()
+    {
+        int err = ZIP_ALGO_OK;
+        for (const Arrival &x : arrived_) {
+            const size_t off = chunks_.offset(x.chunk);
+            err =
+                keep_first(err, blocks_.decode_into(store_.get() + off, frame_len_[size_t(x.chunk)],
+                                                    {x.peer, buf_ + off, chunks_.bytes(x.chunk)}));
+        }
+        arrived_.clear();
+        return err;
+    }
+
+    Task wait_sends()
+    {
+        int err = ZIP_ALGO_OK;
+        for (zip_req_t &req : sends_)
+            if (req != nullptr && co_await wait(t_, &req, nullptr) != 0)
+                err = keep_first(err, ZIP_ALGO_ERR_TRANSPORT);
+        sends_.clear();
+        co_return err;
+    }
+
+    const zip_transport_t *t_;
+    const zip_allreduce_args_t *a_;
+    zip_algo_result_t *res_;
+    char *buf_;
+    int pof2_, rem_, v_; // v_ < 0: an even rank folded into its odd neighbour
+    Chunks chunks_;
+    BlockCodec blocks_;
+    int lo_ = 0, hi_ = pof2_;       // the window of chunks this rank holds (virtual ranks)
+    std::vector<size_t> frame_len_; // per chunk: the length of its frame in store_, 0: none
+    std::unique_ptr<char[]> incoming_, store_;
+    std::vector<Arrival> receives_, arrived_;
+    std::vector<zip_req_t> sends_; // the allgather's and unfold's, waited for at the end
+};
+
+} // namespace
+
+// Every phase runs even after an error, so that no peer waits for a message that never comes;
+// the first error is returned.
+Task allreduce_halving(const zip_transport_t *t, const zip_codec_ops_t *codec,
+                       const zip_allreduce_args_t *a, zip_algo_result_t *res)
+{
+    Halving h(t, codec, a, res);
+    if (!h.allocate())
+        co_return ZIP_ALGO_ERR_NOMEM;
+    int err = co_await h.fold();
+    err = keep_first(err, co_await h.reduce_scatter());
+    err = keep_first(err, co_await h.allgather());
+    co_return keep_first(err, co_await h.unfold());
+}
+
+} // namespace zipcoll
+
+extern "C" int zip_allreduce_algorithm_parse(const char *name)
+{
+    if (name == nullptr || std::strcmp(name, "auto") == 0)
+        return ZIP_ALLREDUCE_AUTO;
+    if (std::strcmp(name, "ring") == 0)
+        return ZIP_ALLREDUCE_RING;
+    if (std::strcmp(name, "halving") == 0)
+        return ZIP_ALLREDUCE_HALVING;
+    return -1;
+}
+
+extern "C" int zip_algo_allreduce_choose(size_t bytes, int size, double link_Bps, double latency_s)
+{
+    if (size <= 2 || link_Bps <= 0.0 || latency_s <= 0.0)
+        return ZIP_ALLREDUCE_RING;
+    const int pof2 = zipcoll::largest_power_of_two_at_most(size), rem = size - pof2;
+    int log2 = 0;
+    while ((1 << log2) < pof2)
+        ++log2;
+    const double wire = double(bytes) / link_Bps, p = size, q = pof2;
+    const double ring = 2.0 * (p - 1.0) * latency_s + 2.0 * (p - 1.0) / p * wire;
+    const double halving = (2.0 * log2 + (rem > 0 ? 2.0 : 0.0)) * latency_s +
+                           2.0 * (q - 1.0) / q * wire + (rem > 0 ? 2.0 * wire : 0.0);
+    return halving < ring ? ZIP_ALLREDUCE_HALVING : ZIP_ALLREDUCE_RING;
+}
