@@ -209,9 +209,12 @@ int mca_coll_zip_iallreduce(const void *sbuf, void *rbuf, int count, struct ompi
      * pays log2 p (zip_algo_allreduce_choose; the latency is the cost models' parameter). */
     int algorithm = mca_coll_zip_component.allreduce_algorithm;
     if (ZIP_ALLREDUCE_AUTO == algorithm) {
-        algorithm =
-            zip_algo_allreduce_choose(bytes, ompi_comm_size(comm), m->call_policy.speeds.link_Bps,
-                                      mca_coll_zip_component.bcast_latency_us * 1e-6);
+        /* Policy always agrees no speeds: the configured rate, if any (as bcast's plan). */
+        const double link_Bps = m->call_policy.speeds.link_Bps > 0.0
+                                    ? m->call_policy.speeds.link_Bps
+                                    : mca_coll_zip_component.link_gbps_remote * 1e9 / 8.0;
+        algorithm = zip_algo_allreduce_choose(bytes, ompi_comm_size(comm), link_Bps,
+                                              mca_coll_zip_component.bcast_latency_us * 1e-6);
     }
     if (MPI_IN_PLACE != sbuf) {
         const int rc = ompi_datatype_copy_content_same_ddt(dtype, count, rbuf, (char *)sbuf);

@@ -52,7 +52,8 @@ class Halving
     {
     }
 
-    // incoming: the received half (or, folding, the partner's whole vector) decoded;
+    // incoming: the partner's half (or, folding, its whole vector) decoded, or this rank's
+    // window while buf_ receives the partner's (reduce_arrival);
     // store: the frame of a half being sent and of one being received, then the frames of the
     // finished chunks at their chunks' offsets.
     bool allocate()
@@ -80,7 +81,7 @@ class Halving
             co_return err;
         if (v_ < 0) {
             zip_req_t sreq = nullptr;
-            err = send_range(0, pof2_, t_->rank + 1, store_.get(), &sreq);
+            err = send_range(0, pof2_, t_->rank + 1, &sreq);
             if (sreq != nullptr && co_await wait(t_, &sreq, nullptr) != 0)
                 err = keep_first(err, ZIP_ALGO_ERR_TRANSPORT);
             co_return err;
@@ -101,19 +102,22 @@ class Halving
             const int keep_lo = lower ? lo_ : mid, keep_hi = lower ? mid : hi_;
             const int give_lo = lower ? mid : lo_, give_hi = lower ? hi_ : mid;
             zip_req_t rreq = nullptr, sreq = nullptr;
-            const size_t keep_bytes = chunks_.span(keep_lo, keep_hi);
-            if (keep_bytes > 0 &&
-                t_->irecv(t_->ctx, incoming_.get(), keep_bytes, peer, a_->tag, &rreq) != 0)
+            // Theirs arrives in the buffer that does not hold this rank's window.
+            const Transfer dst{peer, other() + chunks_.offset(keep_lo),
+                               chunks_.span(keep_lo, keep_hi)};
+            if (dst.bytes > 0 && t_->irecv(t_->ctx, dst.ptr, dst.bytes, peer, a_->tag, &rreq) != 0)
                 err = keep_first(err, ZIP_ALGO_ERR_TRANSPORT);
-            err = keep_first(err, send_range(give_lo, give_hi, peer, store_.get(), &sreq));
+            err = keep_first(err, send_range(give_lo, give_hi, peer, &sreq));
             if (rreq != nullptr)
-                err = keep_first(
-                    err, co_await reduce_arrival(&rreq, keep_lo, keep_hi, peer, partner < v_));
+                err = keep_first(err, co_await reduce_arrival(&rreq, dst, keep_lo, partner < v_));
             if (sreq != nullptr && co_await wait(t_, &sreq, nullptr) != 0)
                 err = keep_first(err, ZIP_ALGO_ERR_TRANSPORT);
             lo_ = keep_lo;
             hi_ = keep_hi;
         }
+        if (window_ != buf_)
+            copy(buf_ + chunks_.offset(lo_), window_ + chunks_.offset(lo_), chunks_.bytes(lo_));
+        window_ = buf_;
         co_return err;
     }
 
@@ -183,6 +187,8 @@ class Halving
     // Shared memory beats any codec: what goes to a peer on this node goes raw.
     bool remote(int peer) const { return a_->peer_on_node == nullptr || !a_->peer_on_node[peer]; }
 
+    char *other() const { return window_ == buf_ ? incoming_.get() : buf_; }
+
     void copy(char *dst, const char *src, size_t n) const
     {
         if (t_->copy != nullptr)
@@ -197,10 +203,12 @@ class Halving
         res_->bytes_out += len;
     }
 
-    // Chunks lo .. hi - 1 as one block, a frame in `slot` where it pays.
-    int send_range(int lo, int hi, int peer, char *slot, zip_req_t *req)
+    // Chunks lo .. hi - 1 of the window as one block, a frame at the start of the store where
+    // it pays.
+    int send_range(int lo, int hi, int peer, zip_req_t *req)
     {
-        const Transfer block{peer, buf_ + chunks_.offset(lo), chunks_.span(lo, hi)};
+        char *slot = store_.get();
+        const Transfer block{peer, window_ + chunks_.offset(lo), chunks_.span(lo, hi)};
         if (block.bytes == 0)
             return ZIP_ALGO_OK;
         const char *out = block.ptr;
@@ -212,11 +220,11 @@ class Halving
                                                                      : ZIP_ALGO_OK;
     }
 
-    // A received partial result of chunks lo .. hi - 1 (in incoming_, a frame decoded there)
-    // reduced into this rank's own: theirs on the left when theirs_first.
-    Task reduce_arrival(zip_req_t *req, int lo, int hi, int peer, bool theirs_first)
+    // A partial result of chunks from `lo` on received at dst (a frame decoded there) reduced
+    // with this rank's own, theirs on the left when theirs_first. The result stays where the
+    // reduction writes it (its second operand), which becomes the window: no copy.
+    Task reduce_arrival(zip_req_t *req, const Transfer &dst, int lo, bool theirs_first)
     {
-        const Transfer dst{peer, incoming_.get(), chunks_.span(lo, hi)};
         size_t got = 0;
         if (co_await wait(t_, req, &got) != 0)
             co_return ZIP_ALGO_ERR_TRANSPORT;
@@ -225,13 +233,13 @@ class Halving
         const int rc = blocks_.decode(dst, got, scratch);
         if (rc != ZIP_ALGO_OK)
             co_return rc;
-        char *mine = buf_ + chunks_.offset(lo);
+        char *mine = window_ + chunks_.offset(lo);
         const zip_reduce_ops_t *r = a_->reduce;
         if (theirs_first) {
             r->reduce(r->ctx, dst.ptr, mine, dst.bytes);
         } else {
             r->reduce(r->ctx, mine, dst.ptr, dst.bytes);
-            copy(mine, dst.ptr, dst.bytes);
+            window_ = other();
         }
         co_return ZIP_ALGO_OK;
     }
@@ -351,7 +359,9 @@ class Halving
     int pof2_, rem_, v_; // v_ < 0: an even rank folded into its odd neighbour
     Chunks chunks_;
     BlockCodec blocks_;
-    int lo_ = 0, hi_ = pof2_;       // the window of chunks this rank holds (virtual ranks)
+    int lo_ = 0, hi_ = pof2_; // the window of chunks this rank holds (virtual ranks)
+    // Where the reduce-scatter's window is: buf_ or incoming_, at the chunks' own offsets.
+    char *window_ = buf_;
     std::vector<size_t> frame_len_; // per chunk: the length of its frame in store_, 0: none
     std::unique_ptr<char[]> incoming_, store_;
     std::vector<Arrival> receives_, arrived_;

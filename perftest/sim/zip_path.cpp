@@ -325,10 +325,13 @@ Route route_call(const Workload &w, int nodes, const Agreed &agreed, const ZipSe
         }
         route_flow(ZIP_FLOW_ONE, w.ranks(), agreed, s, &r);
         // The cost models' latency: here the platform's, as bcast's.
+        // Policy always agrees no speeds: the configured rate (as coll_zip_allreduce.c).
         r.allreduce_algorithm = s.allreduce_algorithm;
+        const double link_Bps =
+            r.policy.speeds.link_Bps > 0.0 ? r.policy.speeds.link_Bps : s.link_Bps;
         if (r.allreduce_algorithm == ZIP_ALLREDUCE_AUTO)
-            r.allreduce_algorithm = zip_algo_allreduce_choose(
-                w.bytes(), w.ranks(), r.policy.speeds.link_Bps, s.bcast_latency_s);
+            r.allreduce_algorithm =
+                zip_algo_allreduce_choose(w.bytes(), w.ranks(), link_Bps, s.bcast_latency_s);
         return r;
     }
     // Allgatherv as coll_zip_allgatherv.c routes it: the largest block must reach the
