@@ -96,6 +96,7 @@ typedef struct mca_coll_zip_module_t {
     /* peer_on_node[p]: rank p shares this rank's node (blocks to and from it move plainly);
      * NULL with force_local. Fixed at enable time so that every call decides alike. */
     bool *peer_on_node;
+    int pairs_serialise; /* coll_zip_allreduce.c: -1 until looked at, then 0 or 1 */
 
     /* The speeds every rank agreed on at the first call that needed them (coll_zip_policy.c). */
     bool agreed;

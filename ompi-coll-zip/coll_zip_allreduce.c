@@ -13,11 +13,17 @@
 #include "ompi_config.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "mpi.h"
 #include "ompi/constants.h"
 #include "ompi/datatype/ompi_datatype.h"
 #include "ompi/mca/coll/base/coll_tags.h"
+
+#include "ompi/mca/bml/bml.h"
+#include "ompi/mca/pml/base/base.h"
+#include "ompi/proc/proc.h"
+#include "opal/mca/btl/base/base.h"
 
 #include "coll_zip.h"
 #include "coll_zip_nb.h"
@@ -53,6 +59,52 @@ static size_t zip_bytes(int count, struct ompi_datatype_t *dtype, struct ompi_op
         return 0;
     }
     return (size_t)count * dtype->super.size;
+}
+
+static bool is_tcp(const struct mca_btl_base_module_t *btl)
+{
+    return 0 == strcmp(btl->btl_component->btl_version.mca_component_name, "tcp");
+}
+
+/* Whether ob1 moves this communicator's messages between nodes over the TCP BTL, whose one
+ * connection per pair serialises a pair's exchanges both ways: recursive halving loses to the
+ * ring there (zip_algo_allreduce_choose). Read from the BTLs ob1 chose for the first peer on
+ * another node; if ob1 has not set that peer up yet, whether the TCP BTL is open at all. pml/ucx
+ * (alone or behind pml/zip) has no BML endpoints and its own transports: no. */
+static bool pairs_serialise(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm)
+{
+    if (m->pairs_serialise >= 0) {
+        return 1 == m->pairs_serialise;
+    }
+    bool tcp = false, looked = false;
+    for (int p = 0; p < ompi_comm_size(comm) && !looked; ++p) {
+        if (p == ompi_comm_rank(comm) || (NULL != m->peer_on_node && m->peer_on_node[p])) {
+            continue;
+        }
+        looked = true;
+        ompi_proc_t *proc = ompi_comm_peer_lookup(comm, p);
+        mca_bml_base_endpoint_t *ep =
+            NULL != proc
+                ? (mca_bml_base_endpoint_t *)proc->proc_endpoints[OMPI_PROC_ENDPOINT_TAG_BML]
+                : NULL;
+        if (NULL == ep) {
+            looked = false;
+            break;
+        }
+        for (size_t i = 0; i < mca_bml_base_btl_array_get_size(&ep->btl_send); ++i) {
+            tcp = tcp || is_tcp(mca_bml_base_btl_array_get_index(&ep->btl_send, i)->btl);
+        }
+    }
+    if (!looked &&
+        0 != strcmp(mca_pml_base_selected_component.pmlm_version.mca_component_name, "ucx")) {
+        mca_btl_base_selected_module_t *sm;
+        OPAL_LIST_FOREACH(sm, &mca_btl_base_modules_initialized, mca_btl_base_selected_module_t)
+        {
+            tcp = tcp || is_tcp(sm->btl_module);
+        }
+    }
+    m->pairs_serialise = tcp ? 1 : 0;
+    return tcp;
 }
 
 /* Whether zip runs this call: each of the p chunks reaches the threshold, and the policy
@@ -206,7 +258,8 @@ int mca_coll_zip_iallreduce(const void *sbuf, void *rbuf, int count, struct ompi
         return COLL_ZIP_HAND_ON(m, request, allreduce, sbuf, rbuf, count, dtype, op, comm);
     }
     /* Many ranks over a link with latency: the ring pays p latencies where recursive halving
-     * pays log2 p (zip_algo_allreduce_choose; the latency is the cost models' parameter). */
+     * pays log2 p; where neither suits, tuned's rabenseifner or pipelines are faster
+     * (zip_algo_allreduce_choose; the latency is the cost models' parameter). */
     int algorithm = mca_coll_zip_component.allreduce_algorithm;
     if (ZIP_ALLREDUCE_AUTO == algorithm) {
         /* Policy always agrees no speeds: the configured rate, if any (as bcast's plan). */
@@ -214,7 +267,19 @@ int mca_coll_zip_iallreduce(const void *sbuf, void *rbuf, int count, struct ompi
                                     ? m->call_policy.speeds.link_Bps
                                     : mca_coll_zip_component.link_gbps_remote * 1e9 / 8.0;
         algorithm = zip_algo_allreduce_choose(bytes, ompi_comm_size(comm), link_Bps,
-                                              mca_coll_zip_component.bcast_latency_us * 1e-6);
+                                              mca_coll_zip_component.bcast_latency_us * 1e-6,
+                                              pairs_serialise(m, comm));
+    }
+    opal_output_verbose(10, mca_coll_zip_component.output,
+                        "coll:zip: allreduce of %zu bytes on %d ranks: %s (pairs serialise: %d)",
+                        bytes, ompi_comm_size(comm),
+                        ZIP_ALLREDUCE_RING == algorithm      ? "ring"
+                        : ZIP_ALLREDUCE_HALVING == algorithm ? "halving"
+                                                             : "handed on",
+                        m->pairs_serialise);
+    if (ZIP_ALLREDUCE_HAND_ON == algorithm) {
+        mca_coll_zip_stats_handed_on(op_index, ZIP_VERDICT_TOO_SMALL, 0.0, 0);
+        return COLL_ZIP_HAND_ON(m, request, allreduce, sbuf, rbuf, count, dtype, op, comm);
     }
     if (MPI_IN_PLACE != sbuf) {
         const int rc = ompi_datatype_copy_content_same_ddt(dtype, count, rbuf, (char *)sbuf);

@@ -35,6 +35,7 @@ static void zip_module_construct(mca_coll_zip_module_t *m)
     m->codec = NULL;
     m->temporal = NULL;
     m->peer_on_node = NULL;
+    m->pairs_serialise = -1;
     m->agreed = false;
     m->speeds = (zip_algo_agreed_t){.ranks_per_node = 1};
     memset(&m->call_policy, 0, sizeof(m->call_policy));

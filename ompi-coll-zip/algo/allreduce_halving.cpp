@@ -397,10 +397,13 @@ extern "C" int zip_allreduce_algorithm_parse(const char *name)
     return -1;
 }
 
-extern "C" int zip_algo_allreduce_choose(size_t bytes, int size, double link_Bps, double latency_s)
+extern "C" int zip_algo_allreduce_choose(size_t bytes, int size, double link_Bps, double latency_s,
+                                         int pairs_serialise)
 {
-    if (size <= 2 || link_Bps <= 0.0 || latency_s <= 0.0)
+    if (zip_algo_ring_suits(2 * bytes, 2 * (size - 1), link_Bps, latency_s))
         return ZIP_ALLREDUCE_RING;
+    if (pairs_serialise)
+        return ZIP_ALLREDUCE_HAND_ON;
     const int pof2 = zipcoll::largest_power_of_two_at_most(size), rem = size - pof2;
     int log2 = 0;
     while ((1 << log2) < pof2)
@@ -409,5 +412,5 @@ extern "C" int zip_algo_allreduce_choose(size_t bytes, int size, double link_Bps
     const double ring = 2.0 * (p - 1.0) * latency_s + 2.0 * (p - 1.0) / p * wire;
     const double halving = (2.0 * log2 + (rem > 0 ? 2.0 : 0.0)) * latency_s +
                            2.0 * (q - 1.0) / q * wire + (rem > 0 ? 2.0 * wire : 0.0);
-    return halving < ring ? ZIP_ALLREDUCE_HALVING : ZIP_ALLREDUCE_RING;
+    return halving < ring ? ZIP_ALLREDUCE_HALVING : ZIP_ALLREDUCE_HAND_ON;
 }

@@ -293,8 +293,14 @@ typedef struct zip_allreduce_args {
                       on every rank */
 } zip_allreduce_args_t;
 
-/* coll_zip_allreduce_algorithm: auto (zip_algo_allreduce_choose), ring or halving. */
-enum { ZIP_ALLREDUCE_RING = 0, ZIP_ALLREDUCE_HALVING = 1, ZIP_ALLREDUCE_AUTO = 2 };
+/* coll_zip_allreduce_algorithm: auto (zip_algo_allreduce_choose), ring or halving; HAND_ON:
+ * zip_algo_allreduce_choose's "neither: the previous component". */
+enum {
+    ZIP_ALLREDUCE_RING = 0,
+    ZIP_ALLREDUCE_HALVING = 1,
+    ZIP_ALLREDUCE_AUTO = 2,
+    ZIP_ALLREDUCE_HAND_ON = 3
+};
 /* The ZIP_ALLREDUCE_* a name stands for (NULL: auto), -1 for anything else. */
 int zip_allreduce_algorithm_parse(const char *name);
 
@@ -316,13 +322,20 @@ int zip_algo_allreduce(const zip_transport_t *t, const zip_codec_ops_t *codec,
  * does not suit goes to the previous component. */
 bool zip_algo_ring_suits(size_t wire_bytes, int steps, double link_Bps, double latency_s);
 
-/* The schedule for an allreduce of `bytes` on `size` ranks (link_Bps, latency_s as above):
- * the one a simple model finds faster, 2 (p - 1) latencies and 2 (p - 1) / p of the vector
- * through each link for the ring, 2 log2 pof2 latencies and 2 (pof2 - 1) / pof2 for halving,
- * plus two latencies and twice the vector where p is not a power of two (the fold). The ring
- * where the two tie, or where link or latency is unknown (0). The same on every rank given
- * the same arguments. */
-int zip_algo_allreduce_choose(size_t bytes, int size, double link_Bps, double latency_s);
+/* The schedule for an allreduce of `bytes` on `size` ranks (link_Bps, latency_s as above): the
+ * ring wherever its 2 (p - 1) latencies stay within 1/32 of its wire time (zip_algo_ring_suits;
+ * also where link or latency is unknown, 0); beyond that recursive halving where a simple model
+ * finds it faster than the ring (2 (p - 1) latencies and 2 (p - 1) / p of the vector through
+ * each link for the ring, 2 log2 pof2 latencies and 2 (pof2 - 1) / pof2 for halving, plus two
+ * latencies and twice the vector where p is not a power of two: the fold), else
+ * ZIP_ALLREDUCE_HAND_ON. The ring first because halving's steps are exchanges both ways
+ * between two ranks, which Open MPI's TCP BTL serialises (netemu, 8 ranks at 1 Gbit/s, 4 MiB:
+ * halving 92-142 ms, the ring 62-90, tuned's own rabenseifner 142); pairs_serialise nonzero
+ * (ob1 over the TCP BTL): never halving, ring or hand-on as the ring rule says (simscale
+ * --tcp-btl-pairs, 64 ranks at 1 Gbit/s, 4 MiB of random doubles: halving 99 ms, tuned 70).
+ * The same on every rank given the same arguments. */
+int zip_algo_allreduce_choose(size_t bytes, int size, double link_Bps, double latency_s,
+                              int pairs_serialise);
 
 /* Reduce: a pipelined chain from rank root - 1 down to the root (reduce_chain.cpp), each
  * segment's partial result travelling as a frame where it shrinks; every element is

@@ -206,8 +206,10 @@ void recursive_doubling_allreduce(const RankEnv &env, size_t bytes)
     }
 }
 
-// Rabenseifner (tuned 6; a power-of-two size): recursive halving, a reduce-scatter of log p
-// steps, then recursive doubling, an allgather of the reduced blocks in log p steps.
+// Rabenseifner (tuned 6, coll/base's allreduce_intra_redscat_allgather; a power-of-two size): a
+// reduce-scatter of log p steps by vector halving and distance doubling (masks 1, 2, ...: the
+// large halves between neighbouring ranks), then an allgather of the reduced blocks in the
+// reverse order.
 void rabenseifner_allreduce(const RankEnv &env, size_t bytes)
 {
     Network &net = *env.net;
@@ -220,7 +222,7 @@ void rabenseifner_allreduce(const RankEnv &env, size_t bytes)
     };
     env.codec->copy(bytes);
     int first = 0, held = size;
-    for (int mask = size / 2; mask > 0; mask >>= 1) {
+    for (int mask = 1; mask < size; mask <<= 1) {
         const int half = held / 2;
         const bool lower = (me & mask) == 0;
         const int keep = lower ? first : first + half, give = lower ? first + half : first;
@@ -229,8 +231,9 @@ void rabenseifner_allreduce(const RankEnv &env, size_t bytes)
         first = keep;
         held = half;
     }
-    for (int mask = 1; mask < size; mask <<= 1) {
-        const int theirs = first ^ mask; // the peer's blocks mirror ours at this step
+    for (int mask = size / 2; mask > 0; mask >>= 1) {
+        // The peer holds the sibling of this rank's blocks in the split of `mask`.
+        const int theirs = (me & mask) == 0 ? first + held : first - held;
         net.sendrecv(me, me ^ mask, extent(first, held), me ^ mask, extent(theirs, held));
         first = std::min(first, theirs);
         held *= 2;

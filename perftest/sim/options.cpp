@@ -248,6 +248,7 @@ bool parse_options(int argc, char **argv, Options *o, int *exit_code)
     if (o->ranks % o->platform.ranks_per_node != 0)
         return fail("--ranks must be a multiple of --ranks-per-node");
     o->platform.nodes = o->ranks / o->platform.ranks_per_node;
+    o->zip.pairs_serialise = o->platform.tcp_btl_pairs;
     o->zip.ranks_per_node = o->platform.ranks_per_node;
     if (o->zip.bcast_latency_s < 0)
         o->zip.bcast_latency_s = o->platform.latency_s;

@@ -330,8 +330,10 @@ Route route_call(const Workload &w, int nodes, const Agreed &agreed, const ZipSe
         const double link_Bps =
             r.policy.speeds.link_Bps > 0.0 ? r.policy.speeds.link_Bps : s.link_Bps;
         if (r.allreduce_algorithm == ZIP_ALLREDUCE_AUTO)
-            r.allreduce_algorithm =
-                zip_algo_allreduce_choose(w.bytes(), w.ranks(), link_Bps, s.bcast_latency_s);
+            r.allreduce_algorithm = zip_algo_allreduce_choose(
+                w.bytes(), w.ranks(), link_Bps, s.bcast_latency_s, s.pairs_serialise ? 1 : 0);
+        if (r.takes() && r.allreduce_algorithm == ZIP_ALLREDUCE_HAND_ON)
+            r.verdict = ZIP_VERDICT_TOO_SMALL;
         return r;
     }
     // Allgatherv as coll_zip_allgatherv.c routes it: the largest block must reach the

@@ -23,6 +23,9 @@ struct ZipSettings {
     int bcast_algorithm = ZIP_BCAST_ALGORITHM_AUTO; // coll_zip_bcast_algorithm
     double bcast_latency_s = -1.0; // coll_zip_bcast_latency_us; below 0: the platform's latency
     int allreduce_algorithm = ZIP_ALLREDUCE_AUTO; // coll_zip_allreduce_algorithm
+    // What coll/zip finds when ob1 runs over the TCP BTL: exchanges of a pair serialise (the
+    // platform's --tcp-btl-pairs).
+    bool pairs_serialise = false;
     double link_Bps = 0.0; // coll_zip_link_gbps_remote (0: measured; bcast's model only)
     // The bcast chain's segment as coll/zip plans it (the cost model's from agreed speeds);
     // false: zip_bcast_segment_bytes's rule alone, as before (simscale --bcast-segment rule).

@@ -491,22 +491,41 @@ TEST(CollAlgoReduceSuits, TakesTheChainOnlyWithSegmentsEnoughForItsHops)
     EXPECT_FALSE(zip_algo_reduce_suits(4 * MiB, 64, 8, 64 * KiB));     // 64 KiB segments: 64
 }
 
-// Ring: 2 (p - 1) latencies; halving: 2 log2 pof2, and where p is not a power of two two more
-// and twice the vector through the folded pairs' links.
-TEST(CollAlgoAllreduceChoose, TakesHalvingWhereTheRingsLatenciesCostMoreThanTheFold)
+// The ring where its 2 (p - 1) latencies cost at most 1/32 of its wire time (its exchanges go
+// one way per pair, which the TCP BTL does not serialise); beyond, halving (2 log2 pof2
+// latencies, and where p is not a power of two two more and twice the vector through the folded
+// pairs' links) if the model has it faster than the ring, else the previous component.
+TEST(CollAlgoAllreduceChoose, RingWhereItsLatenciesCostLittleThenHalvingThenHandOn)
 {
     const size_t MiB = 1024 * 1024;
     const double gbit = 1e9 / 8, latency = 20e-6;
-    EXPECT_EQ(zip_algo_allreduce_choose(4 * MiB, 8, 1 * gbit, latency), ZIP_ALLREDUCE_HALVING);
-    EXPECT_EQ(zip_algo_allreduce_choose(4 * MiB, 256, 10 * gbit, latency), ZIP_ALLREDUCE_HALVING);
-    // 6 ranks at 1 Gbit/s: the fold's 67 ms of wire against 4 ring latencies (80 us)
-    EXPECT_EQ(zip_algo_allreduce_choose(4 * MiB, 6, 1 * gbit, latency), ZIP_ALLREDUCE_RING);
-    // 200 ranks at 10 Gbit/s: 398 latencies (8 ms) against a fold of 6.7 ms
-    EXPECT_EQ(zip_algo_allreduce_choose(4 * MiB, 200, 10 * gbit, latency), ZIP_ALLREDUCE_HALVING);
-    EXPECT_EQ(zip_algo_allreduce_choose(4 * MiB, 100, 10 * gbit, latency), ZIP_ALLREDUCE_RING);
-    EXPECT_EQ(zip_algo_allreduce_choose(4 * MiB, 2, 10 * gbit, latency), ZIP_ALLREDUCE_RING);
-    EXPECT_EQ(zip_algo_allreduce_choose(4 * MiB, 64, 0.0, latency), ZIP_ALLREDUCE_RING);
-    EXPECT_EQ(zip_algo_allreduce_choose(4 * MiB, 64, 1 * gbit, 0.0), ZIP_ALLREDUCE_RING);
+    EXPECT_EQ(zip_algo_allreduce_choose(4 * MiB, 8, 1 * gbit, latency, 0), ZIP_ALLREDUCE_RING);
+    EXPECT_EQ(zip_algo_allreduce_choose(4 * MiB, 53, 1 * gbit, latency, 0), ZIP_ALLREDUCE_RING);
+    // 54 ranks: the ring's latencies are past 1/32, but the fold costs twice the vector
+    EXPECT_EQ(zip_algo_allreduce_choose(4 * MiB, 54, 1 * gbit, latency, 0), ZIP_ALLREDUCE_HAND_ON);
+    EXPECT_EQ(zip_algo_allreduce_choose(4 * MiB, 64, 1 * gbit, latency, 0), ZIP_ALLREDUCE_HALVING);
+    EXPECT_EQ(zip_algo_allreduce_choose(4 * MiB, 8, 10 * gbit, latency, 0), ZIP_ALLREDUCE_HALVING);
+    EXPECT_EQ(zip_algo_allreduce_choose(4 * MiB, 256, 10 * gbit, latency, 0),
+              ZIP_ALLREDUCE_HALVING);
+    // 200 ranks at 10 Gbit/s: 398 ring latencies (8 ms) against a fold of 6.7 ms; 100: 4 ms
+    EXPECT_EQ(zip_algo_allreduce_choose(4 * MiB, 200, 10 * gbit, latency, 0),
+              ZIP_ALLREDUCE_HALVING);
+    EXPECT_EQ(zip_algo_allreduce_choose(4 * MiB, 100, 10 * gbit, latency, 0),
+              ZIP_ALLREDUCE_HAND_ON);
+    EXPECT_EQ(zip_algo_allreduce_choose(16 * MiB, 8, 10 * gbit, latency, 0), ZIP_ALLREDUCE_RING);
+    EXPECT_EQ(zip_algo_allreduce_choose(4 * MiB, 2, 10 * gbit, latency, 0), ZIP_ALLREDUCE_RING);
+    EXPECT_EQ(zip_algo_allreduce_choose(4 * MiB, 64, 0.0, latency, 0), ZIP_ALLREDUCE_RING);
+    EXPECT_EQ(zip_algo_allreduce_choose(4 * MiB, 64, 1 * gbit, 0.0, 0), ZIP_ALLREDUCE_RING);
+}
+
+// Over the TCP BTL a pair's exchanges both ways serialise: never halving.
+TEST(CollAlgoAllreduceChoose, NoHalvingWherePairsSerialise)
+{
+    const size_t MiB = 1024 * 1024;
+    const double gbit = 1e9 / 8, latency = 20e-6;
+    EXPECT_EQ(zip_algo_allreduce_choose(4 * MiB, 8, 1 * gbit, latency, 1), ZIP_ALLREDUCE_RING);
+    EXPECT_EQ(zip_algo_allreduce_choose(4 * MiB, 64, 1 * gbit, latency, 1), ZIP_ALLREDUCE_HAND_ON);
+    EXPECT_EQ(zip_algo_allreduce_choose(4 * MiB, 8, 10 * gbit, latency, 1), ZIP_ALLREDUCE_HAND_ON);
 }
 
 TEST(CollAlgoAllreduceChoose, NamesParseAsTheMcaParameterTakesThem)
