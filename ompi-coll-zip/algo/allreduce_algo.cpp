@@ -31,6 +31,16 @@ using zipcoll::keep_first;
 using zipcoll::Task;
 using zipcoll::Transfer;
 
+// The reduce-scatter's segment: a quarter of a chunk, between 16 KiB (and the threshold: a
+// smaller segment goes raw) and 48 KiB (a raw segment and its frame header stay below the TCP
+// BTL's 64 KiB eager limit: no rendezvous per segment); whole elements, the same on every rank.
+size_t ring_segment(size_t chunk, size_t elem_bytes, size_t threshold)
+{
+    const size_t lo = std::max<size_t>(16384, threshold), hi = std::max<size_t>(49152, lo);
+    const size_t seg = std::clamp(chunk / 4, lo, hi);
+    return std::max(elem_bytes, seg - seg % elem_bytes);
+}
+
 int mod(int a, int p)
 {
     return ((a % p) + p) % p;
@@ -45,7 +55,8 @@ class Ring
           buf_(static_cast<char *>(a->buf)), chunks_{a->bytes / a->reduce->elem_bytes,
                                                      a->reduce->elem_bytes, t->size},
           next_((t->rank + 1) % t->size), prev_(mod(t->rank - 1, t->size)),
-          policy_(make_policy(a, (t->rank + 1) % t->size)), blocks_(codec, policy_, res)
+          policy_(make_policy(a, (t->rank + 1) % t->size)), blocks_(codec, policy_, res),
+          segment_(ring_segment(chunks_.largest(), a->reduce->elem_bytes, a->threshold))
     {
     }
 
@@ -53,41 +64,64 @@ class Ring
     {
         const size_t n = chunks_.largest();
         incoming_ = zipcoll::raw_buffer(n);
-        scratch_ = zipcoll::raw_buffer(n);
+        scratch_ = zipcoll::raw_buffer(std::min(n, segment_));
         for (auto &s : slots_)
             s = zipcoll::raw_buffer(n);
+        try {
+            for (auto &r : sends_)
+                r.assign(segments(0), nullptr);
+            receives_.assign(segments(0), nullptr);
+        } catch (const std::bad_alloc &) {
+            return false;
+        }
         return n == 0 || (incoming_ && scratch_ && slots_[0] && slots_[1]);
     }
 
-    // After p - 1 steps rank r holds finished chunk r + 1.
+    // After p - 1 steps rank r holds finished chunk r + 1. Send round k carries chunk r - k
+    // in segments; round 0 is this rank's own contribution, and each segment of round k + 1
+    // goes out as soon as step k has reduced it, so the ring pipelines within and across
+    // steps (as tuned's segmented ring does: one chunk per step cost a rendezvous and the
+    // whole chunk's reduction before anything moved on).
     Task reduce_scatter()
     {
         int err = ZIP_ALGO_OK;
         const int p = t_->size, r = t_->rank;
-        for (int s = 0; s < p - 1; ++s) {
-            const int out = mod(r - s, p), in = mod(r - s - 1, p);
-            const Transfer dst{prev_, incoming_.get(), chunks_.bytes(in)};
-            zip_req_t rreq = nullptr, sreq = nullptr;
-            if (dst.bytes > 0 && t_->irecv(t_->ctx, dst.ptr, dst.bytes, prev_, a_->tag, &rreq) != 0)
-                co_return keep_first(err, ZIP_ALGO_ERR_TRANSPORT);
-            err = keep_first(err, send_chunk(out, slots_[s % 2].get(), &sreq));
-            if (dst.bytes > 0) {
+        err = keep_first(err, send_segments(r, 0));
+        for (int k = 0; k < p - 1; ++k) {
+            const int in = mod(r - k - 1, p);
+            const bool forward = k + 1 < p - 1;
+            // Round k + 1's slots were round k - 1's.
+            if (forward)
+                err = keep_first(err, co_await wait_sends((k + 1) % 2));
+            const size_t m = segments(in);
+            for (size_t j = 0; j < m; ++j) {
+                if (t_->irecv(t_->ctx, incoming_.get() + j * segment_, segment_bytes(in, j), prev_,
+                              a_->tag, &receives_[j]) != 0) {
+                    receives_[j] = nullptr;
+                    err = keep_first(err, ZIP_ALGO_ERR_TRANSPORT);
+                }
+            }
+            for (size_t j = 0; j < m; ++j) {
+                const Transfer dst{prev_, incoming_.get() + j * segment_, segment_bytes(in, j)};
+                char *mine = buf_ + chunks_.offset(in) + j * segment_;
                 size_t got = 0;
-                if (co_await zipcoll::wait(t_, &rreq, &got) != 0) {
+                if (receives_[j] == nullptr ||
+                    co_await zipcoll::wait(t_, &receives_[j], &got) != 0) {
                     err = keep_first(err, ZIP_ALGO_ERR_TRANSPORT);
                 } else {
                     const int rc = blocks_.decode(dst, got, scratch_.get());
                     err = keep_first(err, rc);
                     // The received partial result goes on the left: x_c op ... op mine.
                     if (rc == ZIP_ALGO_OK)
-                        a_->reduce->reduce(a_->reduce->ctx, dst.ptr, buf_ + chunks_.offset(in),
-                                           dst.bytes);
+                        a_->reduce->reduce(a_->reduce->ctx, dst.ptr, mine, dst.bytes);
                 }
+                // Sent whatever happened, so that the ring keeps moving.
+                if (forward)
+                    err = keep_first(err, send_segment(in, j, (k + 1) % 2));
             }
-            if (sreq != nullptr && co_await zipcoll::wait(t_, &sreq, nullptr) != 0)
-                err = keep_first(err, ZIP_ALGO_ERR_TRANSPORT);
         }
-        co_return err;
+        err = keep_first(err, co_await wait_sends(0));
+        co_return keep_first(err, co_await wait_sends(1));
     }
 
     // Ring allgather of the finished chunks (ring.hpp): each owner encodes its chunk once,
@@ -117,20 +151,43 @@ class Ring
         return p;
     }
 
-    int send_chunk(int c, char *slot, zip_req_t *req) { return send_chunk_to(c, next_, slot, req); }
-
-    int send_chunk_to(int c, int peer, char *slot, zip_req_t *req)
+    size_t segments(int c) const { return (chunks_.bytes(c) + segment_ - 1) / segment_; }
+    size_t segment_bytes(int c, size_t j) const
     {
-        const Transfer block{peer, buf_ + chunks_.offset(c), chunks_.bytes(c)};
-        if (block.bytes == 0)
-            return ZIP_ALGO_OK;
+        return std::min(segment_, chunks_.bytes(c) - j * segment_);
+    }
+
+    // Segment j of chunk c to the next rank, a frame in slots_[round] where it shrinks.
+    int send_segment(int c, size_t j, int round)
+    {
+        const Transfer block{next_, buf_ + chunks_.offset(c) + j * segment_, segment_bytes(c, j)};
         const char *out = nullptr;
         size_t out_len = 0;
-        blocks_.encode(block, slot, &out, &out_len);
+        blocks_.encode(block, slots_[round].get() + j * segment_, &out, &out_len);
         res_->bytes_in += block.bytes;
         res_->bytes_out += out_len;
-        return t_->isend(t_->ctx, out, out_len, peer, a_->tag, req) != 0 ? ZIP_ALGO_ERR_TRANSPORT
-                                                                         : ZIP_ALGO_OK;
+        if (t_->isend(t_->ctx, out, out_len, next_, a_->tag, &sends_[round][j]) != 0) {
+            sends_[round][j] = nullptr;
+            return ZIP_ALGO_ERR_TRANSPORT;
+        }
+        return ZIP_ALGO_OK;
+    }
+
+    int send_segments(int c, int round)
+    {
+        int err = ZIP_ALGO_OK;
+        for (size_t j = 0; j < segments(c); ++j)
+            err = keep_first(err, send_segment(c, j, round));
+        return err;
+    }
+
+    Task wait_sends(int round)
+    {
+        int err = ZIP_ALGO_OK;
+        for (zip_req_t &req : sends_[round])
+            if (req != nullptr && co_await zipcoll::wait(t_, &req, nullptr) != 0)
+                err = keep_first(err, ZIP_ALGO_ERR_TRANSPORT);
+        co_return err;
     }
 
     const zip_transport_t *t_;
@@ -141,7 +198,9 @@ class Ring
     int next_, prev_;
     BlockPolicy policy_;
     BlockCodec blocks_;
+    size_t segment_;
     std::unique_ptr<char[]> incoming_, scratch_, slots_[2];
+    std::vector<zip_req_t> sends_[2], receives_; // per segment
     zipcoll::RingAllgather gather_ring_;
 };
 
@@ -164,7 +223,10 @@ Task ring_allreduce(const zip_transport_t *t, const zip_codec_ops_t *codec,
     const int rc = check(t, a, res);
     if (rc != ZIP_ALGO_OK)
         co_return rc > 0 ? ZIP_ALGO_OK : rc;
-    if (a->algorithm == ZIP_ALLREDUCE_HALVING)
+    // Halving's fold sends the whole vector in one message: beyond the transport's longest
+    // message (the PML's int count) the ring's chunks are the safer choice.
+    if (a->algorithm == ZIP_ALLREDUCE_HALVING &&
+        (t->max_message == 0 || a->bytes <= t->max_message))
         co_return co_await zipcoll::allreduce_halving(t, codec, a, res);
     Ring ring(t, codec, a, res);
     if (!ring.allocate())
