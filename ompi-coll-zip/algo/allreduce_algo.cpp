@@ -31,16 +31,6 @@ using zipcoll::keep_first;
 using zipcoll::Task;
 using zipcoll::Transfer;
 
-// The reduce-scatter's segment: a quarter of a chunk, between 16 KiB (and the threshold: a
-// smaller segment goes raw) and 48 KiB (a raw segment and its frame header stay below the TCP
-// BTL's 64 KiB eager limit: no rendezvous per segment); whole elements, the same on every rank.
-size_t ring_segment(size_t chunk, size_t elem_bytes, size_t threshold)
-{
-    const size_t lo = std::max<size_t>(16384, threshold), hi = std::max<size_t>(49152, lo);
-    const size_t seg = std::clamp(chunk / 4, lo, hi);
-    return std::max(elem_bytes, seg - seg % elem_bytes);
-}
-
 int mod(int a, int p)
 {
     return ((a % p) + p) % p;
@@ -56,7 +46,7 @@ class Ring
                                                      a->reduce->elem_bytes, t->size},
           next_((t->rank + 1) % t->size), prev_(mod(t->rank - 1, t->size)),
           policy_(make_policy(a, (t->rank + 1) % t->size)), blocks_(codec, policy_, res),
-          segment_(ring_segment(chunks_.largest(), a->reduce->elem_bytes, a->threshold))
+          segment_(zipcoll::ring_segment_bytes(chunks_.largest(), a->threshold))
     {
     }
 

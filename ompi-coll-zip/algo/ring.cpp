@@ -9,6 +9,13 @@
 namespace zipcoll
 {
 
+size_t ring_segment_bytes(size_t block, size_t threshold)
+{
+    const size_t lo = std::max<size_t>(16384, threshold), hi = std::max<size_t>(49152, lo);
+    const size_t seg = std::clamp(block / 4, lo, hi);
+    return std::max<size_t>(64, seg - seg % 64);
+}
+
 int RingAllgather::prepare(const zip_transport_t *t, const BlockPolicy &policy,
                            const zip_block_t *blocks, int own, int tag, char *const *slots)
 {
@@ -36,6 +43,17 @@ int RingAllgather::prepare(const zip_transport_t *t, const BlockPolicy &policy,
             return rc;
         largest = std::max(largest, x.block.bytes);
     }
+    segment_ = ring_segment_bytes(largest, policy.threshold);
+    size_t most = 1;
+    for (const Block &x : blocks_)
+        most = std::max(most, segments(x));
+    try {
+        for (auto &r : sends_)
+            r.assign(most, nullptr);
+        receives_.assign(most, nullptr);
+    } catch (const std::bad_alloc &) {
+        return ZIP_ALGO_ERR_NOMEM;
+    }
     if (slots != nullptr) {
         slot_[0] = slots[0];
         slot_[1] = slots[1];
@@ -52,74 +70,103 @@ int RingAllgather::block_of_step(int k) const
     return ((own_ - k - 1) % t_->size + t_->size) % t_->size;
 }
 
-int RingAllgather::post_recv(int k, zip_req_t *req)
+size_t RingAllgather::segments(const Block &b) const
 {
-    const Block &b = blocks_[size_t(block_of_step(k))];
     if (b.block.bytes == 0)
-        return ZIP_ALGO_OK;
-    const int rc = b.plain ? post_as_is(t_, b.block, prev_, tag_, false, req)
-                           : t_->irecv(t_->ctx, b.bytes, b.block.bytes, prev_, tag_, req);
+        return 0;
+    return b.plain ? 1 : (b.block.bytes + segment_ - 1) / segment_;
+}
+
+size_t RingAllgather::segment_bytes(const Block &b, size_t j) const
+{
+    return b.plain ? b.block.bytes : std::min(segment_, b.block.bytes - j * segment_);
+}
+
+int RingAllgather::post_recv(const Block &b, size_t j, zip_req_t *req)
+{
+    const int rc =
+        b.plain ? post_as_is(t_, b.block, prev_, tag_, false, req)
+                : t_->irecv(t_->ctx, b.bytes + j * segment_, segment_bytes(b, j), prev_, tag_, req);
     return rc == 0 ? ZIP_ALGO_OK : ZIP_ALGO_ERR_TRANSPORT;
 }
 
-int RingAllgather::post_send(const Block &b, const char *out, size_t len, zip_req_t *req,
-                             zip_algo_result_t *res)
+int RingAllgather::post_send(const Block &b, const char *out, size_t len, zip_req_t *req)
 {
-    if (b.block.bytes == 0)
-        return ZIP_ALGO_OK;
     const int rc = b.plain ? post_as_is(t_, b.block, next_, tag_, true, req)
                            : t_->isend(t_->ctx, out, len, next_, tag_, req);
-    if (!b.plain) {
-        res->bytes_in += b.block.bytes;
-        res->bytes_out += len;
-    }
     return rc == 0 ? ZIP_ALGO_OK : ZIP_ALGO_ERR_TRANSPORT;
+}
+
+Task RingAllgather::wait_sends(int round)
+{
+    int err = ZIP_ALGO_OK;
+    for (zip_req_t &req : sends_[round])
+        if (req != nullptr && co_await wait(t_, &req, nullptr) != 0)
+            err = keep_first(err, ZIP_ALGO_ERR_TRANSPORT);
+    co_return err;
 }
 
 Task RingAllgather::run(BlockCodec &coder, zip_algo_result_t *res)
 {
     const int steps = t_->size - 1;
-    zip_req_t rreq = nullptr, sreq = nullptr;
-    int err = post_recv(0, &rreq);
-    // Step 0 sends the own block, compressed (or raw when that does not pay) into slot 0.
+    int err = ZIP_ALGO_OK;
+    // Round 0: the own block, each segment compressed (or raw when that does not pay) into
+    // slot 0.
     const Block &own = blocks_[size_t(own_)];
-    const char *out = own.bytes;
-    size_t len = own.block.bytes;
-    if (!own.plain)
-        coder.encode({next_, own.bytes, own.block.bytes}, slot_[0], &out, &len);
-    err = keep_first(err, post_send(own, out, len, &sreq, res));
+    for (size_t j = 0; j < segments(own); ++j) {
+        const char *out = own.bytes + j * segment_;
+        size_t len = segment_bytes(own, j);
+        if (!own.plain) {
+            coder.encode({next_, own.bytes + j * segment_, len}, slot_[0] + j * segment_, &out,
+                         &len);
+            res->bytes_in += segment_bytes(own, j);
+            res->bytes_out += len;
+        }
+        err = keep_first(err, post_send(own, out, len, &sends_[0][j]));
+    }
     for (int k = 0; k < steps; ++k) {
         const Block &b = blocks_[size_t(block_of_step(k))];
-        size_t got = b.block.bytes;
-        if (rreq != nullptr && co_await wait(t_, &rreq, &got) != 0) {
-            err = keep_first(err, ZIP_ALGO_ERR_TRANSPORT);
-            got = b.block.bytes; // forward what is there: the ring must not stop
-        }
-        rreq = nullptr;
         const bool forward = k + 1 < steps;
-        if (forward)
-            err = keep_first(err, post_recv(k + 1, &rreq));
-        // A frame is copied aside first: decoding overwrites where it arrived.
-        const bool frame = !b.plain && got < b.block.bytes;
         char *slot = slot_[(k + 1) % 2];
-        if (frame)
-            std::memcpy(slot, b.bytes, got);
-        if (sreq != nullptr && co_await wait(t_, &sreq, nullptr) != 0)
-            err = keep_first(err, ZIP_ALGO_ERR_TRANSPORT);
-        sreq = nullptr;
-        if (forward)
-            err = keep_first(err, post_send(b, frame ? slot : b.bytes, got, &sreq, res));
-        if (frame) {
-            err = keep_first(err, coder.decode_into(slot, got, {prev_, b.bytes, b.block.bytes}));
-        } else if (b.plain && got != b.block.bytes && err == ZIP_ALGO_OK) {
-            res->plain_got = got;
-            res->plain_want = b.block.bytes;
-            err = ZIP_ALGO_ERR_LENGTH;
+        // Frames land in this slot even on the last step: its sends must be done.
+        err = keep_first(err, co_await wait_sends((k + 1) % 2));
+        const size_t m = segments(b);
+        for (size_t j = 0; j < m; ++j) {
+            receives_[j] = nullptr;
+            err = keep_first(err, post_recv(b, j, &receives_[j]));
+        }
+        for (size_t j = 0; j < m; ++j) {
+            const size_t want = segment_bytes(b, j);
+            size_t got = want;
+            if (receives_[j] == nullptr || co_await wait(t_, &receives_[j], &got) != 0) {
+                err = keep_first(err, ZIP_ALGO_ERR_TRANSPORT);
+                got = want; // forward what is there: the ring must not stop
+            }
+            // A frame is copied aside first: decoding overwrites where it arrived.
+            char *at = b.plain ? nullptr : b.bytes + j * segment_;
+            const bool frame = !b.plain && got < want;
+            if (frame)
+                std::memcpy(slot + j * segment_, at, got);
+            if (forward) {
+                if (!b.plain) {
+                    res->bytes_in += want;
+                    res->bytes_out += got;
+                }
+                err = keep_first(err, post_send(b, frame ? slot + j * segment_ : at, got,
+                                                &sends_[(k + 1) % 2][j]));
+            }
+            if (frame) {
+                err =
+                    keep_first(err, coder.decode_into(slot + j * segment_, got, {prev_, at, want}));
+            } else if (b.plain && got != want && err == ZIP_ALGO_OK) {
+                res->plain_got = got;
+                res->plain_want = want;
+                err = ZIP_ALGO_ERR_LENGTH;
+            }
         }
     }
-    if (sreq != nullptr && co_await wait(t_, &sreq, nullptr) != 0)
-        err = keep_first(err, ZIP_ALGO_ERR_TRANSPORT);
-    co_return err;
+    err = keep_first(err, co_await wait_sends(0));
+    co_return keep_first(err, co_await wait_sends(1));
 }
 
 } // namespace zipcoll

@@ -3,9 +3,11 @@
 //
 // Step k = 0 .. size-2: a rank sends block own-k to the next rank and receives block own-k-1
 // from the previous one (block ids mod size); the block received at step k is the one sent at
-// step k+1. A rank waits for its send of step k before it posts that of step k+1, and posts the
-// receive of step k+1 as soon as step k's has arrived, so every wait points to an earlier step
-// of a neighbour: no deadlock.
+// step k+1. Blocks that may be compressed travel in segments of 16-48 KiB, each its own frame,
+// and each segment is forwarded as soon as it has arrived, so a block streams round the ring
+// (whole blocks cost a rendezvous and a full block's wait per step). A rank waits for its sends
+// of step k - 1 before it starts step k (whose forwards reuse their slots), so every wait points
+// to an earlier step of a neighbour: no deadlock.
 #pragma once
 
 #include <memory>
@@ -17,6 +19,12 @@
 
 namespace zipcoll
 {
+
+// The segment of a ring whose largest block is `block` bytes: a quarter of it, between 16 KiB
+// (and the threshold: a smaller segment goes raw) and 48 KiB (a raw segment and its frame header
+// stay below the TCP BTL's 64 KiB eager limit: no rendezvous per segment), a multiple of 64
+// bytes (whole elements of every type), the same on every rank.
+size_t ring_segment_bytes(size_t block, size_t threshold);
 
 class RingAllgather
 {
@@ -41,18 +49,23 @@ class RingAllgather
         bool plain = true;
     };
     int block_of_step(int k) const;
-    int post_recv(int k, zip_req_t *req);
-    int post_send(const Block &b, const char *out, size_t len, zip_req_t *req,
-                  zip_algo_result_t *res);
+    // A plain block is one segment, moved in the caller's layout.
+    size_t segments(const Block &b) const;
+    size_t segment_bytes(const Block &b, size_t j) const;
+    int post_recv(const Block &b, size_t j, zip_req_t *req);
+    int post_send(const Block &b, const char *out, size_t len, zip_req_t *req);
+    Task wait_sends(int round);
 
     const zip_transport_t *t_ = nullptr;
     std::vector<Block> blocks_;
     int own_ = 0, tag_ = 0, next_ = 0, prev_ = 0;
     bool all_plain_ = true;
-    // Frames to forward: step k's in slot (k+1) % 2, the own block's in slot 0; each slot's
-    // previous user has been sent by the time it is reused.
+    size_t segment_ = 1;
+    // Frames to forward: step k's in slot (k+1) % 2, the own block's in slot 0, segment j at
+    // j * segment_; each slot's previous user has been sent by the time it is reused.
     std::unique_ptr<char[]> owned_;
     char *slot_[2] = {nullptr, nullptr};
+    std::vector<zip_req_t> sends_[2], receives_; // per segment: round (step + 1) % 2
 };
 
 } // namespace zipcoll

@@ -3,6 +3,9 @@
 // once per receiver; plain blocks travel as they are; errors do not stop the ring.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
+#include "ring.hpp"
 #include "test_coll_algo_support.hpp"
 #include "zip_algo.h"
 
@@ -36,10 +39,11 @@ struct RingRun {
     size_t plain_sends = 0, byte_views = 0;
 };
 
-// Every rank contributes data_of(rank, round); blocks below 1024 bytes are plain.
-RingRun allgatherv(int size, int round, ToyCodec &codec, bool typed)
+// Every rank contributes data_of(rank, round); blocks below 1024 bytes are plain. rendezvous:
+// sends read their buffer when they meet their receive (World::rendezvous).
+RingRun allgatherv(int size, int round, ToyCodec &codec, bool typed, bool rendezvous = false)
 {
-    World w(size, algotest::WorldOptions{.typed = typed});
+    World w(size, algotest::WorldOptions{.typed = typed, .rendezvous = rendezvous});
     RingRun out;
     out.rc.assign(size, -100);
     out.res.resize(size);
@@ -105,8 +109,9 @@ TEST_P(CollAlgoAllgatherv, EveryRankGetsEveryBlockExactly)
 INSTANTIATE_TEST_SUITE_P(Shapes, CollAlgoAllgatherv,
                          ::testing::Combine(::testing::Values(1, 2, 3, 4, 7), ::testing::Bool()));
 
-// Compress once, forward compressed: every owner of a block at or above the threshold (all of
-// them below the 64 KiB sample here) compresses it once, nobody else compresses; every frame is
+// Compress once, forward compressed: every owner of a block at or above the threshold
+// compresses it once, in ring segments (ring.hpp; the first segment is the sample, and a block
+// whose sample does not shrink is not coded further), nobody else compresses; every frame is
 // decoded by each of the other size - 1 ranks, once. Plain blocks go by handle, size - 1 times
 // each, and coded ones get a byte view at every rank.
 TEST(CollAlgoAllgathervRing, EachBlockCompressedOnceAndDecodedOncePerReceiver)
@@ -116,18 +121,42 @@ TEST(CollAlgoAllgathervRing, EachBlockCompressedOnceAndDecodedOncePerReceiver)
         ToyCodec codec;
         const RingRun r = allgatherv(size, round, codec, true);
         EXPECT_EQ(r.mismatches, 0);
-        size_t coded = 0, plain = 0, frames = 0;
+        size_t largest = 0;
+        for (int p = 0; p < size; ++p)
+            if (bytes_of(p, round) >= 1024)
+                largest = std::max(largest, bytes_of(p, round));
+        const size_t segment = zipcoll::ring_segment_bytes(largest, 1024);
+        size_t coded = 0, plain = 0, compressions = 0, frames = 0;
         for (int p = 0; p < size; ++p) {
             const size_t b = bytes_of(p, round);
             if (b == 0)
                 continue;
             (b < 1024 ? plain : coded) += 1;
-            frames += b >= 1024 && compressible(p, round);
+            const size_t segments = (b + segment - 1) / segment;
+            if (b >= 1024) {
+                compressions += compressible(p, round) ? segments : 1;
+                frames += compressible(p, round) ? segments : 0;
+            }
         }
-        EXPECT_EQ(codec.compressions.load(), coded) << "round " << round;
+        EXPECT_EQ(codec.compressions.load(), compressions) << "round " << round;
         EXPECT_EQ(codec.decodes.load(), frames * (size - 1)) << "round " << round;
         EXPECT_EQ(r.plain_sends, plain * (size - 1)) << "round " << round;
         EXPECT_EQ(r.byte_views, coded * size) << "round " << round;
+    }
+}
+
+// No segment slot is reused while its send is in flight, on the last step included: over a
+// rendezvous transport every rank still gets every block exactly.
+TEST(CollAlgoAllgathervRing, RendezvousSendsLeaveEveryBlockExact)
+{
+    for (int size : {2, 3, 5}) {
+        for (int round = 0; round < 7; ++round) {
+            ToyCodec codec;
+            const RingRun r = allgatherv(size, round, codec, round % 2 == 1, true);
+            EXPECT_EQ(r.mismatches, 0) << "size " << size << " round " << round;
+            for (int k = 0; k < size; ++k)
+                EXPECT_EQ(r.rc[k], ZIP_ALGO_OK) << "size " << size << " round " << round;
+        }
     }
 }
 

@@ -123,8 +123,9 @@ struct Outcome {
 
 // root < 0: allreduce by `algorithm`; else reduce to root. on_node: every rank shares a node
 // with its neighbour (ranks 2i and 2i + 1).
+// rendezvous: sends read their buffer when they meet their receive (World::rendezvous).
 Outcome run(int size, size_t n, bool compressible, int root, ToyCodec &codec,
-            int algorithm = ZIP_ALLREDUCE_RING, bool on_node = false)
+            int algorithm = ZIP_ALLREDUCE_RING, bool on_node = false, bool rendezvous = false)
 {
     Outcome o;
     o.inputs.resize(size_t(size));
@@ -135,6 +136,7 @@ Outcome run(int size, size_t n, bool compressible, int root, ToyCodec &codec,
     o.res.resize(size_t(size));
     const zip_codec_ops_t ops = codec.ops();
     World w(size);
+    w.rendezvous = rendezvous;
     std::vector<std::unique_ptr<bool[]>> node(static_cast<size_t>(size));
     for (int r = 0; r < size; ++r) {
         node[size_t(r)] = std::make_unique<bool[]>(size_t(size));
@@ -172,6 +174,33 @@ TEST_P(CollAlgoAllreduce, EveryRankGetsTheRingOrderSumBitForBit)
                     << "rank " << r << " n " << n << " compressible " << compressible;
             }
             EXPECT_EQ(o.unreceived, 0u);
+        }
+    }
+}
+
+// Over a transport that reads a send's buffer only when the receive is there (shared memory,
+// InfiniBand; the test World copies at once otherwise), no buffer is reused while its send is
+// in flight: the ring's segments, the frames it forwards, the chain's segments.
+TEST_P(CollAlgoAllreduce, RendezvousSendsLeaveEveryResultExact)
+{
+    const int size = GetParam();
+    for (size_t n : {size_t(1000), size_t(20001), size_t(100003)}) {
+        for (bool compressible : {true, false}) {
+            ToyCodec codec;
+            const Outcome o =
+                run(size, n, compressible, -1, codec, ZIP_ALLREDUCE_RING, false, true);
+            const auto want = ring_order_reference(o.inputs);
+            for (int r = 0; r < size; ++r) {
+                EXPECT_EQ(o.rc[size_t(r)], ZIP_ALGO_OK);
+                EXPECT_TRUE(same_bits(o.results[size_t(r)], want))
+                    << "rank " << r << " n " << n << " compressible " << compressible;
+            }
+            ToyCodec chain_codec;
+            const Outcome c = run(size, n, compressible, 0, chain_codec, 0, false, true);
+            EXPECT_TRUE(same_bits(c.results[0], chain_order_reference(c.inputs, 0)))
+                << "reduce, n " << n << " compressible " << compressible;
+            EXPECT_EQ(o.unreceived, 0u);
+            EXPECT_EQ(c.unreceived, 0u);
         }
     }
 }
@@ -343,6 +372,27 @@ TEST_P(CollAlgoAllreduceHalving, EveryRankGetsTheBalancedTreeSumBitForBit)
                     EXPECT_TRUE(same_bits(o.results[size_t(r)], want))
                         << "rank " << r << " n " << n << " compressible " << compressible
                         << " on_node " << on_node;
+                }
+                EXPECT_EQ(o.unreceived, 0u);
+            }
+        }
+    }
+}
+
+TEST_P(CollAlgoAllreduceHalving, RendezvousSendsLeaveEveryResultExact)
+{
+    const int size = GetParam();
+    for (size_t n : {size_t(1000), size_t(20001), size_t(100003)}) {
+        for (bool compressible : {true, false}) {
+            for (bool on_node : {false, true}) {
+                ToyCodec codec;
+                const Outcome o =
+                    run(size, n, compressible, -1, codec, ZIP_ALLREDUCE_HALVING, on_node, true);
+                const auto want = halving_order_reference(o.inputs);
+                for (int r = 0; r < size; ++r) {
+                    EXPECT_EQ(o.rc[size_t(r)], ZIP_ALGO_OK);
+                    EXPECT_TRUE(same_bits(o.results[size_t(r)], want))
+                        << "rank " << r << " n " << n << " compressible " << compressible;
                 }
                 EXPECT_EQ(o.unreceived, 0u);
             }

@@ -53,6 +53,10 @@ size_t World::unreceived() const
 {
     std::lock_guard<std::mutex> lock(mu_);
     size_t n = 0;
+    for (const auto &[key, count] : sent_count_) {
+        auto it = delivered_.find(key);
+        n += count - (it == delivered_.end() ? 0 : it->second);
+    }
     for (const auto &[key, msgs] : sent_) {
         auto it = delivered_.find(key);
         n += msgs.size() - (it == delivered_.end() ? 0 : it->second);
@@ -67,6 +71,23 @@ int World::isend(void *ctx, const void *buf, size_t len, int peer, int tag, zip_
     if (peer < 0 || peer >= w->size_ || peer == ep->rank)
         return 1;
     w->messages++;
+    if (w->rendezvous) {
+        std::lock_guard<std::mutex> lock(w->mu_);
+        auto *s = new Request{};
+        s->key = {peer, ep->rank, tag};
+        s->seq = w->sent_count_[s->key]++;
+        auto &recvs = w->waiting_recvs_[s->key];
+        auto it = recvs.find(s->seq);
+        if (it != recvs.end()) {
+            w->deliver(it->second, static_cast<const char *>(buf), len);
+            recvs.erase(it);
+        } else {
+            w->waiting_sends_[s->key][s->seq] = {static_cast<const char *>(buf), len};
+        }
+        *req = s;
+        w->cv_.notify_all();
+        return 0;
+    }
     {
         std::lock_guard<std::mutex> lock(w->mu_);
         const char *p = static_cast<const char *>(buf);
@@ -91,7 +112,31 @@ int World::irecv(void *ctx, void *buf, size_t cap, int peer, int tag, zip_req_t 
     r->buf = buf;
     r->cap = cap;
     *req = r;
+    if (w->rendezvous) {
+        auto &sends = w->waiting_sends_[r->key];
+        auto it = sends.find(r->seq);
+        if (it != sends.end()) {
+            w->deliver(r, it->second.buf, it->second.len);
+            sends.erase(it);
+            w->cv_.notify_all();
+        } else {
+            w->waiting_recvs_[r->key][r->seq] = r;
+        }
+    }
     return 0;
+}
+
+void World::deliver(Request *r, const char *buf, size_t len)
+{
+    r->done = true;
+    r->got = len;
+    ++delivered_[r->key];
+    if (len > r->cap) {
+        r->rc = 2; // truncation, as MPI_ERR_TRUNCATE
+        return;
+    }
+    if (len > 0)
+        std::memcpy(r->buf, buf, len);
 }
 
 int World::isend_plain(void *ctx, void *typed, int peer, int tag, zip_req_t *req)
@@ -126,6 +171,17 @@ void World::copy(void *ctx, void *dst, const void *src, size_t n)
 int World::try_complete(Request *r, bool *done, size_t *len)
 {
     *done = false;
+    if (rendezvous) {
+        if (r->is_recv) {
+            *done = r->done;
+            if (r->done && len)
+                *len = r->got;
+            return r->done ? r->rc : 0;
+        }
+        auto it = delivered_.find(r->key);
+        *done = it != delivered_.end() && it->second > r->seq;
+        return 0;
+    }
     if (!r->is_recv) {
         *done = true;
         return 0;
@@ -174,7 +230,7 @@ int World::test(void *ctx, zip_req_t *req, int *done, size_t *len)
     bool complete = false;
     // Sends are eager here; a testing transport still reports them in flight for a few polls,
     // as a real network does, so that the algorithms suspend on sends too.
-    if (!r->is_recv && r->polls++ < 3) {
+    if (!w->rendezvous && !r->is_recv && r->polls++ < 3) {
         *done = 0;
         return 0;
     }

@@ -26,15 +26,19 @@ struct Typed {
 };
 
 struct WorldOptions {
-    bool testing = false;   // the transports have `test` (see World)
-    bool typed = false;     // the transport has the typed operations
-    size_t max_message = 0; // its limit on byte messages (0: none)
+    bool testing = false;    // the transports have `test` (see World)
+    bool typed = false;      // the transport has the typed operations
+    size_t max_message = 0;  // its limit on byte messages (0: none)
+    bool rendezvous = false; // see World::rendezvous
 };
 
 class World
 {
   public:
-    World(int size, const WorldOptions &o) : World(size, o.typed, o.max_message, o.testing) {}
+    World(int size, const WorldOptions &o) : World(size, o.typed, o.max_message, o.testing)
+    {
+        rendezvous = o.rendezvous;
+    }
     // typed: the transport has the typed operations (isend_plain, irecv_plain, byte_view);
     // max_message: its limit on byte messages (0: none); testing: it has `test`, so the
     // algorithms run as suspending coroutines (the non-blocking collectives' mode) and the
@@ -61,6 +65,11 @@ class World
     // Set before run(): the transports have `copy`, which copies and counts calls and bytes.
     bool copy_hook = false;
     std::atomic<size_t> copies{0}, copied_bytes{0};
+    // Set before run(): sends are not copied when posted but read from the sender's buffer when
+    // they meet their receive, and complete only then (MPI's rendezvous protocol; eager
+    // otherwise): an algorithm that reuses a send buffer before its send completed delivers
+    // the wrong bytes, as over shared memory or InfiniBand.
+    bool rendezvous = false;
 
   private:
     using Key = std::tuple<int, int, int>; // receiver, sender, tag
@@ -71,7 +80,17 @@ class World
         void *buf = nullptr;
         size_t cap = 0;
         int polls = 0; // tests of a send so far (testing transport)
+        // rendezvous: a receive delivered, its length and status
+        bool done = false;
+        size_t got = 0;
+        int rc = 0;
     };
+    struct Pending {
+        const char *buf;
+        size_t len;
+    };
+    // rendezvous: the bytes of a send meet a posted receive; caller holds mu_.
+    void deliver(Request *r, const char *buf, size_t len);
     struct Endpoint {
         World *world;
         int rank;
@@ -98,6 +117,10 @@ class World
     std::map<Key, std::vector<std::vector<char>>> sent_; // in send order
     std::map<Key, size_t> delivered_;                    // how many of sent_ were taken
     std::map<Key, size_t> posted_;                       // receives posted so far
+    // rendezvous: sends counted, and sends and receives waiting for each other, by sequence
+    std::map<Key, size_t> sent_count_;
+    std::map<Key, std::map<size_t, Pending>> waiting_sends_;
+    std::map<Key, std::map<size_t, Request *>> waiting_recvs_;
     std::vector<Endpoint> endpoints_;
 };
 
