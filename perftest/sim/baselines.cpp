@@ -127,7 +127,10 @@ void tree_reduce(const RankEnv &env, const TreeNode &node, size_t bytes, size_t 
 
 // Recursive halving (a reduce-scatter: each step exchanges half of the blocks still held and
 // reduces the half received), then a binomial gather of the reduced blocks to the root
-// (coll/base's reduce_intra_redscat_gather, "rabenseifner"; a power-of-two size only).
+// (coll/base's reduce_intra_redscat_gather, "rabenseifner"; a power-of-two size only). As
+// coll/base: distance doubling (masks 1, 2, ...: the large halves between neighbouring ranks),
+// then the gather in the reverse order, each rank with the step's bit set sending what it holds
+// to its partner and leaving.
 void rabenseifner_reduce(const RankEnv &env, size_t bytes)
 {
     Network &net = *env.net;
@@ -140,7 +143,7 @@ void rabenseifner_reduce(const RankEnv &env, size_t bytes)
         return to - from;
     };
     int first = 0, held = size; // blocks [first, first + held)
-    for (int mask = size / 2; mask > 0; mask >>= 1) {
+    for (int mask = 1; mask < size; mask <<= 1) {
         const int half = held / 2;
         const bool lower = (vrank & mask) == 0;
         const int keep = lower ? first : first + half, give = lower ? first + half : first;
@@ -150,17 +153,18 @@ void rabenseifner_reduce(const RankEnv &env, size_t bytes)
         first = keep;
         held = half;
     }
-    // Now block vrank; at step `mask` a rank with that bit clear holds [vrank, vrank + mask).
-    for (int mask = 1; mask < size; mask <<= 1) {
+    for (int mask = size / 2; mask > 0; mask >>= 1) {
+        const int peer = real_rank(vrank ^ mask, root, size);
         if (vrank & mask) {
-            const size_t mine = extent(vrank, mask);
+            const size_t mine = extent(first, held);
             if (mine > 0)
-                net.send(env.rank, real_rank(vrank - mask, root, size), mine);
+                net.send(env.rank, peer, mine);
             break;
         }
-        const size_t theirs = extent(vrank + mask, mask);
+        const size_t theirs = extent(first + held, held); // the sibling above this window
         if (theirs > 0)
-            net.recv(env.rank, real_rank(vrank + mask, root, size), theirs);
+            net.recv(env.rank, peer, theirs);
+        held *= 2;
     }
 }
 
