@@ -3,9 +3,9 @@
 #pragma once
 
 #include <atomic>
-
 #include <condition_variable>
 #include <cstdint>
+#include <cstdlib>
 #include <functional>
 #include <map>
 #include <mutex>
@@ -37,7 +37,7 @@ class World
   public:
     World(int size, const WorldOptions &o) : World(size, o.typed, o.max_message, o.testing)
     {
-        rendezvous = o.rendezvous;
+        rendezvous = rendezvous || o.rendezvous;
     }
     // typed: the transport has the typed operations (isend_plain, irecv_plain, byte_view);
     // max_message: its limit on byte messages (0: none); testing: it has `test`, so the
@@ -68,8 +68,9 @@ class World
     // Set before run(): sends are not copied when posted but read from the sender's buffer when
     // they meet their receive, and complete only then (MPI's rendezvous protocol; eager
     // otherwise): an algorithm that reuses a send buffer before its send completed delivers
-    // the wrong bytes, as over shared memory or InfiniBand.
-    bool rendezvous = false;
+    // the wrong bytes, as over shared memory or InfiniBand. On by default where the environment
+    // sets ZIP_TEST_RENDEZVOUS (scripts/test.sh runs every collective algorithm test so too).
+    bool rendezvous = std::getenv("ZIP_TEST_RENDEZVOUS") != nullptr;
 
   private:
     using Key = std::tuple<int, int, int>; // receiver, sender, tag
