@@ -82,7 +82,7 @@ class Ring
             const bool forward = k + 1 < p - 1;
             // Round k + 1's slots were round k - 1's.
             if (forward)
-                err = keep_first(err, co_await wait_sends((k + 1) % 2));
+                err = keep_first(err, co_await zipcoll::wait_all(t_, sends_[(k + 1) % 2]));
             const size_t m = segments(in);
             for (size_t j = 0; j < m; ++j) {
                 if (t_->irecv(t_->ctx, incoming_.get() + j * segment_, segment_bytes(in, j), prev_,
@@ -110,8 +110,8 @@ class Ring
                     err = keep_first(err, send_segment(in, j, (k + 1) % 2));
             }
         }
-        err = keep_first(err, co_await wait_sends(0));
-        co_return keep_first(err, co_await wait_sends(1));
+        err = keep_first(err, co_await zipcoll::wait_all(t_, sends_[0]));
+        co_return keep_first(err, co_await zipcoll::wait_all(t_, sends_[1]));
     }
 
     // Ring allgather of the finished chunks (ring.hpp): each owner encodes its chunk once,
@@ -169,15 +169,6 @@ class Ring
         for (size_t j = 0; j < segments(c); ++j)
             err = keep_first(err, send_segment(c, j, round));
         return err;
-    }
-
-    Task wait_sends(int round)
-    {
-        int err = ZIP_ALGO_OK;
-        for (zip_req_t &req : sends_[round])
-            if (req != nullptr && co_await zipcoll::wait(t_, &req, nullptr) != 0)
-                err = keep_first(err, ZIP_ALGO_ERR_TRANSPORT);
-        co_return err;
     }
 
     const zip_transport_t *t_;

@@ -157,7 +157,9 @@ class Halving
                     err = keep_first(err, send_chunk(c, t_->rank - 1));
             }
         }
-        co_return keep_first(err, co_await wait_sends());
+        err = keep_first(err, co_await wait_all(t_, sends_));
+        sends_.clear();
+        co_return err;
     }
 
   private:
@@ -340,16 +342,6 @@ class Halving
         }
         arrived_.clear();
         return err;
-    }
-
-    Task wait_sends()
-    {
-        int err = ZIP_ALGO_OK;
-        for (zip_req_t &req : sends_)
-            if (req != nullptr && co_await wait(t_, &req, nullptr) != 0)
-                err = keep_first(err, ZIP_ALGO_ERR_TRANSPORT);
-        sends_.clear();
-        co_return err;
     }
 
     const zip_transport_t *t_;

@@ -91,6 +91,10 @@ size_t alltoallv_auto_window(int rank, int size, const zip_block_t *send, const 
 
 int keep_first(int current, int rc);
 
+// Waits for every request of `reqs` still active (each becomes NULL); the first failure is
+// ZIP_ALGO_ERR_TRANSPORT. For sends kept in flight across steps.
+Task wait_all(const zip_transport_t *t, std::vector<zip_req_t> &reqs);
+
 // The whole algorithms behind zip_algo_alltoallv, zip_algo_gatherv / zip_algo_scatterv
 // (into_root: gatherv) and zip_algo_allgatherv, as tasks: the blocking entry points run them to
 // the end, the non-blocking ones (call.cpp) leave them to their caller's progress.

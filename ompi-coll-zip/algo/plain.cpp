@@ -5,6 +5,15 @@
 namespace zipcoll
 {
 
+Task wait_all(const zip_transport_t *t, std::vector<zip_req_t> &reqs)
+{
+    int err = ZIP_ALGO_OK;
+    for (zip_req_t &req : reqs)
+        if (req != nullptr && co_await wait(t, &req, nullptr) != 0)
+            err = keep_first(err, ZIP_ALGO_ERR_TRANSPORT);
+    co_return err;
+}
+
 int keep_first(int current, int rc)
 {
     return current != 0 ? current : rc;

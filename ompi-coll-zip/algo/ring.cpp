@@ -90,20 +90,16 @@ int RingAllgather::post_recv(const Block &b, size_t j, zip_req_t *req)
     return rc == 0 ? ZIP_ALGO_OK : ZIP_ALGO_ERR_TRANSPORT;
 }
 
-int RingAllgather::post_send(const Block &b, const char *out, size_t len, zip_req_t *req)
+int RingAllgather::post_send(const Block &b, size_t j, const char *out, size_t len, zip_req_t *req,
+                             zip_algo_result_t *res)
 {
+    if (!b.plain) {
+        res->bytes_in += segment_bytes(b, j);
+        res->bytes_out += len;
+    }
     const int rc = b.plain ? post_as_is(t_, b.block, next_, tag_, true, req)
                            : t_->isend(t_->ctx, out, len, next_, tag_, req);
     return rc == 0 ? ZIP_ALGO_OK : ZIP_ALGO_ERR_TRANSPORT;
-}
-
-Task RingAllgather::wait_sends(int round)
-{
-    int err = ZIP_ALGO_OK;
-    for (zip_req_t &req : sends_[round])
-        if (req != nullptr && co_await wait(t_, &req, nullptr) != 0)
-            err = keep_first(err, ZIP_ALGO_ERR_TRANSPORT);
-    co_return err;
 }
 
 Task RingAllgather::run(BlockCodec &coder, zip_algo_result_t *res)
@@ -119,17 +115,15 @@ Task RingAllgather::run(BlockCodec &coder, zip_algo_result_t *res)
         if (!own.plain) {
             coder.encode({next_, own.bytes + j * segment_, len}, slot_[0] + j * segment_, &out,
                          &len);
-            res->bytes_in += segment_bytes(own, j);
-            res->bytes_out += len;
         }
-        err = keep_first(err, post_send(own, out, len, &sends_[0][j]));
+        err = keep_first(err, post_send(own, j, out, len, &sends_[0][j], res));
     }
     for (int k = 0; k < steps; ++k) {
         const Block &b = blocks_[size_t(block_of_step(k))];
         const bool forward = k + 1 < steps;
         char *slot = slot_[(k + 1) % 2];
         // Frames land in this slot even on the last step: its sends must be done.
-        err = keep_first(err, co_await wait_sends((k + 1) % 2));
+        err = keep_first(err, co_await wait_all(t_, sends_[(k + 1) % 2]));
         const size_t m = segments(b);
         for (size_t j = 0; j < m; ++j) {
             receives_[j] = nullptr;
@@ -147,14 +141,9 @@ Task RingAllgather::run(BlockCodec &coder, zip_algo_result_t *res)
             const bool frame = !b.plain && got < want;
             if (frame)
                 std::memcpy(slot + j * segment_, at, got);
-            if (forward) {
-                if (!b.plain) {
-                    res->bytes_in += want;
-                    res->bytes_out += got;
-                }
-                err = keep_first(err, post_send(b, frame ? slot + j * segment_ : at, got,
-                                                &sends_[(k + 1) % 2][j]));
-            }
+            if (forward)
+                err = keep_first(err, post_send(b, j, frame ? slot + j * segment_ : at, got,
+                                                &sends_[(k + 1) % 2][j], res));
             if (frame) {
                 err =
                     keep_first(err, coder.decode_into(slot + j * segment_, got, {prev_, at, want}));
@@ -165,8 +154,8 @@ Task RingAllgather::run(BlockCodec &coder, zip_algo_result_t *res)
             }
         }
     }
-    err = keep_first(err, co_await wait_sends(0));
-    co_return keep_first(err, co_await wait_sends(1));
+    err = keep_first(err, co_await wait_all(t_, sends_[0]));
+    co_return keep_first(err, co_await wait_all(t_, sends_[1]));
 }
 
 } // namespace zipcoll

@@ -53,8 +53,9 @@ class RingAllgather
     size_t segments(const Block &b) const;
     size_t segment_bytes(const Block &b, size_t j) const;
     int post_recv(const Block &b, size_t j, zip_req_t *req);
-    int post_send(const Block &b, const char *out, size_t len, zip_req_t *req);
-    Task wait_sends(int round);
+    // Segment j of b as `out` (len bytes); a coded one is counted in res (raw and wire bytes).
+    int post_send(const Block &b, size_t j, const char *out, size_t len, zip_req_t *req,
+                  zip_algo_result_t *res);
 
     const zip_transport_t *t_ = nullptr;
     std::vector<Block> blocks_;
