@@ -209,8 +209,24 @@ int mca_pml_zip_encode(const void *buf, size_t count, ompi_datatype_t *dtype,
                        mca_pml_base_send_mode_t mode, ompi_communicator_t *comm, int dst, int tag,
                        bool own_copy, mca_pml_zip_out_t *out);
 void mca_pml_zip_out_release(mca_pml_zip_out_t *out);
-/* A raw payload of `bytes` from a peer of peer_class arrived `seconds` after its envelope. */
+/* A payload of `bytes` as it travelled (raw, or a frame) from a peer of peer_class took `seconds`
+ * from its receive being posted to its completion. */
 void mca_pml_zip_observe_arrival(int peer_class, size_t bytes, double seconds);
+
+/* ---- pml_zip_arrival_clock.c: timing payloads received through requests ------------------- */
+
+/* Payloads of a peer class in flight at once are timed together, as a busy period from the
+ * first one's post to the last one's completion, and only where this process polled progress
+ * all along (the file says why). */
+/* How many payloads are being timed: progress reads the time only while there are any. */
+extern volatile int32_t mca_pml_zip_arrivals_in_flight;
+/* A payload receive from a peer of peer_class is about to be posted. */
+void mca_pml_zip_arrival_begin(int peer_class);
+/* A progress poll at `now`. */
+void mca_pml_zip_arrival_poll(double now);
+/* The payload begun for peer_class completed with `bytes` as they travelled, its completion
+ * seen by the poll at `seen`; failed: it did not arrive (an error), the period is not timed. */
+void mca_pml_zip_arrival_end(int peer_class, size_t bytes, double seen, bool failed);
 /* What this process tells its peers of its link to other nodes (in every header it writes): a
  * rate it timed on arriving payloads or was given (pml_zip_link_gbps_remote), 0 when it has
  * neither. A rate r is sent as round(256 log2 r). */
@@ -282,6 +298,8 @@ typedef struct mca_pml_zip_request_t {
     int msg_source, msg_tag;
     mca_pml_zip_head_t head; /* payload phase: the envelope it follows */
     bool drain;              /* payload phase: received into stage only to be discarded */
+    int arrival_class;   /* payload phase: the peer class it is timed in, -1: not timed */
+    double arrival_seen; /* payload phase: the poll that saw it complete */
     /* the application's arguments (kept for persistent requests and decoding) */
     const void *sbuf;
     void *rbuf;

@@ -49,6 +49,9 @@ static int post_payload(mca_pml_zip_request_t *req)
     req->drain = h->raw_bytes > recv_capacity(req);
     mca_pml_zip_buf_put(req->stage);
     req->stage = NULL;
+    /* From here to its completion the payload is timed (pml_zip_arrival_clock.c). */
+    req->arrival_class = mca_pml_zip_peer_class(req->comm, req->msg_source);
+    mca_pml_zip_arrival_begin(req->arrival_class);
     int rc;
     if (frame || req->drain || extra > 0) {
         /* A frame is shorter than its data; a payload too large for the application's buffer
@@ -65,6 +68,9 @@ static int post_payload(mca_pml_zip_request_t *req)
     }
     if (OMPI_SUCCESS == rc) {
         mca_pml_zip_request_track(req);
+    } else {
+        mca_pml_zip_arrival_end(req->arrival_class, 0, 0.0, true);
+        req->arrival_class = -1;
     }
     return rc;
 }
@@ -120,6 +126,11 @@ static void payload_arrived(mca_pml_zip_request_t *req, const ompi_status_public
     const mca_pml_zip_head_t *h = &req->head;
     const size_t n = st->_ucount;
     int rc;
+    if (req->arrival_class >= 0) {
+        /* The bytes that travelled: a frame's, not the data's. */
+        mca_pml_zip_arrival_end(req->arrival_class, n, req->arrival_seen, false);
+        req->arrival_class = -1;
+    }
     if (h->flags & MCA_PML_ZIP_ENV_TEMPORAL) {
         mca_pml_zip_temporal_arrived(req, n); /* completes req, now or in its stream's turn */
         return;
@@ -146,6 +157,10 @@ static void recv_inner_done(mca_pml_zip_request_t *req, ompi_request_t *inner,
     (void)unused;
     const ompi_status_public_t st = inner->req_status;
     ompi_request_free(&inner);
+    if ((st._cancelled || MPI_SUCCESS != st.MPI_ERROR) && req->arrival_class >= 0) {
+        mca_pml_zip_arrival_end(req->arrival_class, 0, 0.0, true);
+        req->arrival_class = -1;
+    }
     if (st._cancelled) {
         mca_pml_zip_buf_put(req->stage);
         req->stage = NULL;

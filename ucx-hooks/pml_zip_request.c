@@ -41,6 +41,8 @@ static void zip_request_construct(mca_pml_zip_request_t *req)
     req->hold = false;
     req->held = NULL;
     req->tnext = NULL;
+    req->arrival_class = -1;
+    req->arrival_seen = 0.0;
 }
 
 static void zip_request_destruct(mca_pml_zip_request_t *req)
@@ -50,6 +52,9 @@ static void zip_request_destruct(mca_pml_zip_request_t *req)
     }
     if (NULL != req->inner2) {
         ompi_request_free(&req->inner2);
+    }
+    if (req->arrival_class >= 0) {
+        mca_pml_zip_arrival_end(req->arrival_class, 0, 0.0, true);
     }
     mca_pml_zip_out_release(&req->out);
     mca_pml_zip_buf_put(req->stage);
@@ -147,6 +152,12 @@ int mca_pml_zip_progress(void)
     mca_pml_zip_request_t *done[64];
     ompi_request_t *inners[64][2];
     int n_done = 0;
+    /* The time only while payloads are being timed (pml_zip_arrival_clock.c). */
+    double now = 0.0;
+    if (mca_pml_zip_arrivals_in_flight > 0) {
+        now = mca_pml_zip_now();
+        mca_pml_zip_arrival_poll(now);
+    }
 
     opal_mutex_lock(&active_lock);
     mca_pml_zip_request_t *req, *next;
@@ -156,6 +167,7 @@ int mca_pml_zip_progress(void)
             break;
         }
         if (inner_done(req->inner) && inner_done(req->inner2)) {
+            req->arrival_seen = now;
             opal_list_remove_item(&active_list, &req->super.super.super);
             opal_atomic_add_fetch_32(&n_active, -1);
             inners[n_done][0] = req->inner;
