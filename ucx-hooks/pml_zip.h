@@ -298,8 +298,8 @@ typedef struct mca_pml_zip_request_t {
     int msg_source, msg_tag;
     mca_pml_zip_head_t head; /* payload phase: the envelope it follows */
     bool drain;              /* payload phase: received into stage only to be discarded */
-    int arrival_class;   /* payload phase: the peer class it is timed in, -1: not timed */
-    double arrival_seen; /* payload phase: the poll that saw it complete */
+    int arrival_class;       /* payload phase: the peer class it is timed in, -1: not timed */
+    double arrival_seen;     /* payload phase: the poll that saw it complete */
     /* the application's arguments (kept for persistent requests and decoding) */
     const void *sbuf;
     void *rbuf;
