@@ -55,6 +55,7 @@ int main(int argc, char **argv)
     }
     free(msg);
     free(want);
-    return pt_finish(compute ? "irecv link: a receiver that computes while data travels times nothing"
-                             : "irecv link: a waiting receiver times its MPI_Irecv arrivals");
+    return pt_finish(compute
+                         ? "irecv link: a receiver that computes while data travels times nothing"
+                         : "irecv link: a waiting receiver times its MPI_Irecv arrivals");
 }
