@@ -513,6 +513,11 @@ std::vector<Baseline> baselines_for(const Workload &w, const HopModel &hop, int 
         break;
     }
     case Op::Alltoallv:
+    case Op::Alltoall:
+        // tuned's alltoallv algorithms pairwise (2) and linear (1); for alltoall the same two
+        // (pairwise 2, linear 1, whose linear-sync 4 bounds the requests in flight). Not
+        // simulated for alltoall: modified bruck (3), a small-message algorithm that moves
+        // about log2(p) / 2 times the data, and two-proc (5).
         out.push_back({"pairwise", pairwise_alltoallv});
         if (size <= linear_max_ranks)
             out.push_back({"linear", linear_alltoallv});
@@ -531,9 +536,12 @@ std::vector<Baseline> baselines_for(const Workload &w, const HopModel &hop, int 
         break;
     }
     case Op::Allgatherv:
+    case Op::Allgather:
         // tuned's allgatherv algorithms: ring (3), bruck (2), neighbor exchange (4; even sizes);
-        // and recursive doubling (allgather's 3; power-of-two sizes). Not simulated: the
-        // default's gatherv + bcast (1) and two-proc (5).
+        // and recursive doubling (allgather's 3; power-of-two sizes); allgather's are the same
+        // four (ring 4, bruck 2, neighbor exchange 5, recursive doubling 3). Not simulated: the
+        // gather + bcast ones (allgatherv 1, allgather 1) and two-proc (allgatherv 5,
+        // allgather 6).
         out.push_back({"ring", ring_allgatherv});
         out.push_back({"bruck", bruck_allgatherv});
         if (size % 2 == 0)

@@ -20,13 +20,18 @@ const char *op_name(Op op)
         return "allreduce";
     case Op::Allgatherv:
         return "allgatherv";
+    case Op::Alltoall:
+        return "alltoall";
+    case Op::Allgather:
+        return "allgather";
     }
     return "?";
 }
 
 bool parse_op(const std::string &name, Op *op)
 {
-    for (Op o : {Op::Bcast, Op::Alltoallv, Op::Gatherv, Op::Reduce, Op::Allreduce, Op::Allgatherv})
+    for (Op o : {Op::Bcast, Op::Alltoallv, Op::Gatherv, Op::Reduce, Op::Allreduce, Op::Allgatherv,
+                 Op::Alltoall, Op::Allgather})
         if (name == op_name(o)) {
             *op = o;
             return true;
@@ -40,6 +45,8 @@ size_t Workload::block(int from, int to) const
     // ranks' blocks at 4096 ranks): block k < P-1 has q + d doubles when from + k is odd,
     // q - d otherwise, and block P-1 the rest of the n doubles.
     const size_t n = bytes_ / 8, p = size_t(ranks_), q = n / p, d = q / 4;
+    if (op_ == Op::Alltoall)
+        return 8 * q;
     const size_t k = size_t(to);
     if (k + 1 < p)
         return 8 * (((size_t(from) + k) & 1) ? q + d : q - d);
@@ -52,7 +59,7 @@ size_t Workload::block(int from, int to) const
 size_t Workload::contribution(int rank) const
 {
     const size_t n = bytes_ / 8;
-    if ((ranks_ & 1) && rank == ranks_ - 1)
+    if (op_ == Op::Allgather || ((ranks_ & 1) && rank == ranks_ - 1))
         return 8 * n;
     return 8 * ((rank & 1) ? n + n / 8 : n - n / 8);
 }
@@ -64,6 +71,10 @@ size_t Workload::largest() const
     case Op::Reduce:
     case Op::Allreduce:
         return bytes_;
+    case Op::Alltoall:
+        return block(0, 0);
+    case Op::Allgather:
+        return contribution(0);
     case Op::Alltoallv: {
         size_t most = 0;
         for (int from = 0; from < std::min(ranks_, 2); ++from)

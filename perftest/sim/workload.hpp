@@ -3,7 +3,9 @@
 // the whole alltoallv send buffer (blocks of alternately q +- q/4 doubles for the P peers, the
 // last taking the rest), or the mean gatherv contribution (odd ranks n + n/8 doubles, even
 // ranks n - n/8; allgatherv's blocks are the same), or the vector every rank contributes to a
-// reduce or allreduce (MPI_SUM of doubles). The root is rank 0.
+// reduce or allreduce (MPI_SUM of doubles). Alltoall: "bytes" is the send buffer, split evenly
+// (bytes / ranks to each peer, rounded down to whole doubles); allgather: every rank's block.
+// The root is rank 0.
 #pragma once
 
 #include <cstddef>
@@ -12,7 +14,7 @@
 namespace simscale
 {
 
-enum class Op { Bcast, Alltoallv, Gatherv, Reduce, Allreduce, Allgatherv };
+enum class Op { Bcast, Alltoallv, Gatherv, Reduce, Allreduce, Allgatherv, Alltoall, Allgather };
 
 const char *op_name(Op op);
 bool parse_op(const std::string &name, Op *op);
@@ -27,9 +29,9 @@ class Workload
     size_t bytes() const { return bytes_; }
     int root() const { return 0; }
 
-    // Alltoallv: bytes rank `from` sends to rank `to` (the block to itself included).
+    // Alltoall(v): bytes rank `from` sends to rank `to` (the block to itself included).
     size_t block(int from, int to) const;
-    // Gatherv, allgatherv: bytes rank `rank` contributes.
+    // Gatherv, allgather(v): bytes rank `rank` contributes.
     size_t contribution(int rank) const;
     // The largest block any rank sends (bcast, reduce, allreduce: the buffer).
     size_t largest() const;

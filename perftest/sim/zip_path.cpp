@@ -336,10 +336,10 @@ Route route_call(const Workload &w, int nodes, const Agreed &agreed, const ZipSe
             r.verdict = ZIP_VERDICT_TOO_SMALL;
         return r;
     }
-    // Allgatherv as coll_zip_allgatherv.c routes it: the largest block must reach the
+    // Allgather(v) as coll_zip_allgatherv.c routes it: the largest block must reach the
     // threshold, then zip_algo_route for a ring, every block crossing size - 1 links at once,
     // then the ring must not pay too many latencies.
-    if (w.op() == Op::Allgatherv) {
+    if (w.op() == Op::Allgatherv || w.op() == Op::Allgather) {
         if (w.largest() < s.threshold) {
             r.verdict = ZIP_VERDICT_TOO_SMALL;
             return r;
@@ -353,8 +353,10 @@ Route route_call(const Workload &w, int nodes, const Agreed &agreed, const ZipSe
             r.verdict = ZIP_VERDICT_TOO_SMALL;
         return r;
     }
-    // The bcast below the threshold goes to the previous component before any policy.
-    if (w.op() == Op::Bcast && (w.bytes() == 0 || w.bytes() < s.threshold)) {
+    // The bcast below the threshold goes to the previous component before any policy, and so
+    // does an alltoall whose blocks are (coll_zip_alltoall.c: every rank knows the block size).
+    if ((w.op() == Op::Bcast && (w.bytes() == 0 || w.bytes() < s.threshold)) ||
+        (w.op() == Op::Alltoall && (w.largest() == 0 || w.largest() < s.threshold))) {
         r.verdict = ZIP_VERDICT_TOO_SMALL;
         return r;
     }
@@ -370,7 +372,8 @@ Route route_call(const Workload &w, int nodes, const Agreed &agreed, const ZipSe
         return r;
     }
     const int cls = agreed.link_Bps[ZIP_PEER_REMOTE] > 0.0 ? ZIP_PEER_REMOTE : ZIP_PEER_LOCAL;
-    const int sharing = w.op() == Op::Alltoallv ? agreed.ranks_per_node : 1;
+    const int sharing =
+        w.op() == Op::Alltoallv || w.op() == Op::Alltoall ? agreed.ranks_per_node : 1;
     r.policy.speeds.compress_Bps = agreed.compress_Bps;
     r.policy.speeds.decompress_Bps = agreed.decompress_Bps;
     r.policy.speeds.link_Bps = agreed.link_Bps[cls] / double(std::max(sharing, 1));
@@ -392,6 +395,7 @@ ZipRankResult run_zip_call(const RankEnv &env, const ZipSettings &s, const Route
     case Op::Bcast:
         return bcast(env, s, route, try_compress, dummy);
     case Op::Alltoallv:
+    case Op::Alltoall: // alltoallv's algorithm with equal blocks, as coll_zip_alltoall.c
         return alltoallv(env, s, route, try_compress, dummy);
     case Op::Gatherv:
         return gatherv(env, s, route, try_compress, dummy);
@@ -400,6 +404,7 @@ ZipRankResult run_zip_call(const RankEnv &env, const ZipSettings &s, const Route
     case Op::Allreduce:
         return reduce(env, s, route, try_compress, dummy, -1);
     case Op::Allgatherv:
+    case Op::Allgather: // allgatherv's ring with equal blocks, as coll_zip_allgather.c
         return allgatherv(env, s, route, try_compress, dummy);
     }
     return {};
