@@ -51,18 +51,18 @@ volatile int32_t mca_pml_zip_arrivals_in_flight;
 void mca_pml_zip_arrival_begin(int peer_class)
 {
     busy_period_t *p = &period[peer_class];
-    opal_mutex_lock(&period_lock);
+    OPAL_THREAD_LOCK(&period_lock);
     if (0 == p->in_flight++) {
         const double now = mca_pml_zip_now();
         *p = (busy_period_t){.in_flight = 1, .start = now, .last_poll = now, .end = now};
     }
-    opal_mutex_unlock(&period_lock);
+    OPAL_THREAD_UNLOCK(&period_lock);
     opal_atomic_add_fetch_32(&mca_pml_zip_arrivals_in_flight, 1);
 }
 
 void mca_pml_zip_arrival_poll(double now)
 {
-    opal_mutex_lock(&period_lock);
+    OPAL_THREAD_LOCK(&period_lock);
     for (int c = 0; c < 2; ++c) {
         busy_period_t *p = &period[c];
         if (p->in_flight > 0 && now > p->last_poll) {
@@ -76,14 +76,14 @@ void mca_pml_zip_arrival_poll(double now)
             p->last_poll = now;
         }
     }
-    opal_mutex_unlock(&period_lock);
+    OPAL_THREAD_UNLOCK(&period_lock);
 }
 
 void mca_pml_zip_arrival_end(int peer_class, size_t bytes, double seen, bool failed)
 {
     busy_period_t *p = &period[peer_class];
     opal_atomic_add_fetch_32(&mca_pml_zip_arrivals_in_flight, -1);
-    opal_mutex_lock(&period_lock);
+    OPAL_THREAD_LOCK(&period_lock);
     p->bytes += bytes;
     p->spoiled |= failed;
     if (seen > p->end) {
@@ -91,7 +91,7 @@ void mca_pml_zip_arrival_end(int peer_class, size_t bytes, double seen, bool fai
     }
     const bool closed = 0 == --p->in_flight;
     const busy_period_t done = *p;
-    opal_mutex_unlock(&period_lock);
+    OPAL_THREAD_UNLOCK(&period_lock);
     if (!closed) {
         return;
     }

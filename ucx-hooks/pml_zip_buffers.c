@@ -51,7 +51,7 @@ void *mca_pml_zip_buf_get(size_t bytes)
 {
     void *found = NULL;
 
-    opal_mutex_lock(&pool_lock);
+    OPAL_THREAD_LOCK(&pool_lock);
     for (int i = 0; i < n_free_bufs; ++i) {
         if (buf_capacity(free_bufs[i]) >= bytes) {
             found = free_bufs[i];
@@ -59,7 +59,7 @@ void *mca_pml_zip_buf_get(size_t bytes)
             break;
         }
     }
-    opal_mutex_unlock(&pool_lock);
+    OPAL_THREAD_UNLOCK(&pool_lock);
     if (NULL != found) {
         return found;
     }
@@ -78,7 +78,7 @@ void mca_pml_zip_buf_put(void *buf)
     if (NULL == buf) {
         return;
     }
-    opal_mutex_lock(&pool_lock);
+    OPAL_THREAD_LOCK(&pool_lock);
     if (n_free_bufs < ZIP_POOL_SLOTS) {
         free_bufs[n_free_bufs++] = buf;
         buf = NULL;
@@ -93,7 +93,7 @@ void mca_pml_zip_buf_put(void *buf)
             }
         }
     }
-    opal_mutex_unlock(&pool_lock);
+    OPAL_THREAD_UNLOCK(&pool_lock);
     if (NULL != buf) {
         free((char *)buf - ZIP_BUF_PREFIX);
     }
@@ -103,11 +103,11 @@ zip_ctx_t *mca_pml_zip_ctx_get(void)
 {
     zip_ctx_t *ctx = NULL;
 
-    opal_mutex_lock(&pool_lock);
+    OPAL_THREAD_LOCK(&pool_lock);
     if (n_free_ctxs > 0) {
         ctx = free_ctxs[--n_free_ctxs];
     }
-    opal_mutex_unlock(&pool_lock);
+    OPAL_THREAD_UNLOCK(&pool_lock);
     if (NULL != ctx) {
         return ctx;
     }
@@ -135,12 +135,12 @@ void mca_pml_zip_ctx_put(zip_ctx_t *ctx)
     if (NULL == ctx) {
         return;
     }
-    opal_mutex_lock(&pool_lock);
+    OPAL_THREAD_LOCK(&pool_lock);
     if (n_free_ctxs < ZIP_POOL_SLOTS) {
         free_ctxs[n_free_ctxs++] = ctx;
         ctx = NULL;
     }
-    opal_mutex_unlock(&pool_lock);
+    OPAL_THREAD_UNLOCK(&pool_lock);
     if (NULL != ctx) {
         zip_ctx_destroy(ctx);
     }
@@ -148,7 +148,7 @@ void mca_pml_zip_ctx_put(zip_ctx_t *ctx)
 
 void mca_pml_zip_buffers_fini(void)
 {
-    opal_mutex_lock(&pool_lock);
+    OPAL_THREAD_LOCK(&pool_lock);
     for (int i = 0; i < n_free_bufs; ++i) {
         free((char *)free_bufs[i] - ZIP_BUF_PREFIX);
     }
@@ -157,5 +157,5 @@ void mca_pml_zip_buffers_fini(void)
         zip_ctx_destroy(free_ctxs[i]);
     }
     n_free_ctxs = 0;
-    opal_mutex_unlock(&pool_lock);
+    OPAL_THREAD_UNLOCK(&pool_lock);
 }

@@ -193,7 +193,7 @@ static opal_mutex_t warmup_lock = OPAL_MUTEX_STATIC_INIT;
 static bool warmed_up(link_warmup_t *w, double *Bps)
 {
     bool ready = true;
-    opal_mutex_lock(&warmup_lock);
+    OPAL_THREAD_LOCK(&warmup_lock);
     if (w->seen < ZIP_LINK_WARMUP) {
         if (*Bps > w->best) {
             w->best = *Bps;
@@ -201,7 +201,7 @@ static bool warmed_up(link_warmup_t *w, double *Bps)
         ready = ++w->seen == ZIP_LINK_WARMUP;
         *Bps = w->best;
     }
-    opal_mutex_unlock(&warmup_lock);
+    OPAL_THREAD_UNLOCK(&warmup_lock);
     return ready;
 }
 
@@ -323,7 +323,7 @@ zip_estimator_t *mca_pml_zip_estimator(void)
     if (NULL != e) {
         return e;
     }
-    opal_mutex_lock(&estimator_lock);
+    OPAL_THREAD_LOCK(&estimator_lock);
     if (NULL == estimator) {
         e = zip_estimator_create();
         const mca_pml_zip_component_t *z = &mca_pml_zip_component;
@@ -342,7 +342,7 @@ zip_estimator_t *mca_pml_zip_estimator(void)
         opal_atomic_wmb();
         estimator = e;
     }
-    opal_mutex_unlock(&estimator_lock);
+    OPAL_THREAD_UNLOCK(&estimator_lock);
     return estimator;
 }
 

@@ -95,14 +95,14 @@ mca_pml_zip_request_t *mca_pml_zip_request_new(mca_pml_zip_req_kind_t kind,
 
 void mca_pml_zip_request_track(mca_pml_zip_request_t *req)
 {
-    opal_mutex_lock(&active_lock);
+    OPAL_THREAD_LOCK(&active_lock);
     if (!active_list_ready) {
         OBJ_CONSTRUCT(&active_list, opal_list_t);
         active_list_ready = true;
     }
     opal_list_append(&active_list, &req->super.super.super);
     opal_atomic_add_fetch_32(&n_active, 1);
-    opal_mutex_unlock(&active_lock);
+    OPAL_THREAD_UNLOCK(&active_lock);
 }
 
 static void zip_request_release(mca_pml_zip_request_t *req)
@@ -124,13 +124,13 @@ void mca_pml_zip_request_complete(mca_pml_zip_request_t *req, int source, int ta
      * either sees zip done with it (and drops the application's reference) or leaves the
      * release to us. The extra reference keeps it alive through a completion callback that
      * frees it. */
-    opal_mutex_lock(&active_lock);
+    OPAL_THREAD_LOCK(&active_lock);
     const bool orphan = req->free_called;
     req->pml_done = true;
     if (!orphan) {
         OBJ_RETAIN(req);
     }
-    opal_mutex_unlock(&active_lock);
+    OPAL_THREAD_UNLOCK(&active_lock);
     if (orphan) {
         zip_request_release(req);
         return;
@@ -159,7 +159,7 @@ int mca_pml_zip_progress(void)
         mca_pml_zip_arrival_poll(now);
     }
 
-    opal_mutex_lock(&active_lock);
+    OPAL_THREAD_LOCK(&active_lock);
     mca_pml_zip_request_t *req, *next;
     OPAL_LIST_FOREACH_SAFE(req, next, &active_list, mca_pml_zip_request_t)
     {
@@ -177,7 +177,7 @@ int mca_pml_zip_progress(void)
             done[n_done++] = req;
         }
     }
-    opal_mutex_unlock(&active_lock);
+    OPAL_THREAD_UNLOCK(&active_lock);
 
     /* Decoding happens outside the lock, so threads finish different requests in parallel. */
     for (int i = 0; i < n_done; ++i) {
@@ -191,12 +191,12 @@ static int zip_request_free(ompi_request_t **request)
     mca_pml_zip_request_t *req = (mca_pml_zip_request_t *)*request;
     bool release_now;
 
-    opal_mutex_lock(&active_lock);
+    OPAL_THREAD_LOCK(&active_lock);
     release_now = req->pml_done || OMPI_REQUEST_INACTIVE == req->super.req_state;
     if (!release_now) {
         req->free_called = true; /* completion will release it */
     }
-    opal_mutex_unlock(&active_lock);
+    OPAL_THREAD_UNLOCK(&active_lock);
     if (release_now) {
         zip_request_release(req);
     }
@@ -213,7 +213,7 @@ static int zip_request_cancel(ompi_request_t *request, int complete)
      * sender is committed. Sends are whatever the wrapped PML does with its payload, except a
      * stream message's, which later messages of its stream may be coded against: it is never
      * cancelled (MPI lets a cancel fail; the send then completes as usual). */
-    opal_mutex_lock(&active_lock);
+    OPAL_THREAD_LOCK(&active_lock);
     ompi_request_t *inner = NULL;
     if (ZIP_REQ_RECV == req->kind ? ZIP_RECV_LANDING == req->phase
                                   : NULL != req->inner && !req->out.temporal) {
@@ -222,7 +222,7 @@ static int zip_request_cancel(ompi_request_t *request, int complete)
     if (NULL != inner && NULL != inner->req_cancel) {
         rc = inner->req_cancel(inner, complete);
     }
-    opal_mutex_unlock(&active_lock);
+    OPAL_THREAD_UNLOCK(&active_lock);
     return rc;
 }
 

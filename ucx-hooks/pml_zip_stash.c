@@ -90,14 +90,14 @@ static mca_pml_zip_stash_entry_t *earliest_match(ompi_communicator_t *comm, int 
 
 static void stash_put(mca_pml_zip_stash_entry_t *e)
 {
-    opal_mutex_lock(&stash_lock);
+    OPAL_THREAD_LOCK(&stash_lock);
     if (!stash_ready) {
         OBJ_CONSTRUCT(&stash, opal_list_t);
         stash_ready = true;
     }
     opal_list_append(&stash, &e->super);
     opal_atomic_add_fetch_32(&n_stashed, 1);
-    opal_mutex_unlock(&stash_lock);
+    OPAL_THREAD_UNLOCK(&stash_lock);
 }
 
 static void stash_remove(mca_pml_zip_stash_entry_t *e)
@@ -178,10 +178,10 @@ int mca_pml_zip_stash_match(ompi_communicator_t *comm, int source, int tag, bool
     for (;;) {
         int from = -1;
         if (!mca_pml_zip_stash_empty()) {
-            opal_mutex_lock(&stash_lock);
+            OPAL_THREAD_LOCK(&stash_lock);
             mca_pml_zip_stash_entry_t *e = first_match(comm, source, tag);
             from = (NULL != e) ? e->source : -1;
-            opal_mutex_unlock(&stash_lock);
+            OPAL_THREAD_UNLOCK(&stash_lock);
         }
         if (from >= 0) {
             /* An earlier message of that sender may still be queued: pull it to compare. */
@@ -193,7 +193,7 @@ int mca_pml_zip_stash_match(ompi_communicator_t *comm, int source, int tag, bool
             if (NULL != m) {
                 stash_put(m);
             }
-            opal_mutex_lock(&stash_lock);
+            OPAL_THREAD_LOCK(&stash_lock);
             mca_pml_zip_stash_entry_t *best = earliest_match(comm, from, tag);
             if (NULL != best) {
                 describe(best, msg_source, msg_tag, count);
@@ -202,7 +202,7 @@ int mca_pml_zip_stash_match(ompi_communicator_t *comm, int source, int tag, bool
                     *taken = best;
                 }
             }
-            opal_mutex_unlock(&stash_lock);
+            OPAL_THREAD_UNLOCK(&stash_lock);
             if (NULL != best) {
                 return 1;
             }
@@ -245,7 +245,7 @@ void mca_pml_zip_stash_drop_comm(ompi_communicator_t *comm)
     if (mca_pml_zip_stash_empty()) {
         return;
     }
-    opal_mutex_lock(&stash_lock);
+    OPAL_THREAD_LOCK(&stash_lock);
     mca_pml_zip_stash_entry_t *e, *next;
     OPAL_LIST_FOREACH_SAFE(e, next, &stash, mca_pml_zip_stash_entry_t)
     {
@@ -254,16 +254,16 @@ void mca_pml_zip_stash_drop_comm(ompi_communicator_t *comm)
             OBJ_RELEASE(e);
         }
     }
-    opal_mutex_unlock(&stash_lock);
+    OPAL_THREAD_UNLOCK(&stash_lock);
 }
 
 void mca_pml_zip_stash_fini(void)
 {
-    opal_mutex_lock(&stash_lock);
+    OPAL_THREAD_LOCK(&stash_lock);
     if (stash_ready) {
         OPAL_LIST_DESTRUCT(&stash);
         stash_ready = false;
         n_stashed = 0;
     }
-    opal_mutex_unlock(&stash_lock);
+    OPAL_THREAD_UNLOCK(&stash_lock);
 }

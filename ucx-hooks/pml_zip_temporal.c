@@ -190,14 +190,14 @@ int mca_pml_zip_temporal_encode(const void *buf, size_t count, ompi_datatype_t *
     const zip_p2p_key_t key = {comm->c_contextid, dst, tag};
     const uint64_t pair = (uint64_t)(uintptr_t)ompi_comm_peer_lookup(comm, dst);
 
-    opal_mutex_lock(&temporal_lock);
+    OPAL_THREAD_LOCK(&temporal_lock);
     zip_p2p_streams_t *s = the_streams();
     const char *ref = NULL;
     const uint32_t cseq =
         NULL != s ? zip_p2p_send_begin(s, key, pair, bytes, sample_code, (void *)&sa, &ref)
                   : ZIP_P2P_ABANDONED;
     if (ZIP_P2P_ABANDONED == cseq) {
-        opal_mutex_unlock(&temporal_lock);
+        OPAL_THREAD_UNLOCK(&temporal_lock);
         mca_pml_zip_ctx_put(ctx);
         mca_pml_zip_buf_put(wire);
         mca_pml_zip_buf_put(packed);
@@ -227,7 +227,7 @@ int mca_pml_zip_temporal_encode(const void *buf, size_t count, ompi_datatype_t *
     const bool as_delta = framed && NULL != ref;
     const int keep = zip_p2p_send_end(s, key, pair, src, bytes, as_delta,
                                       framed ? (double)bytes / (double)frame_len : 1.0);
-    opal_mutex_unlock(&temporal_lock);
+    OPAL_THREAD_UNLOCK(&temporal_lock);
     mca_pml_zip_ctx_put(ctx);
     mca_pml_zip_buf_put(packed);
 
@@ -252,11 +252,11 @@ int mca_pml_zip_temporal_encode(const void *buf, size_t count, ompi_datatype_t *
 void mca_pml_zip_temporal_abandon(ompi_communicator_t *comm, int dst, int tag)
 {
     const zip_p2p_key_t key = {comm->c_contextid, dst, tag};
-    opal_mutex_lock(&temporal_lock);
+    OPAL_THREAD_LOCK(&temporal_lock);
     if (NULL != streams) {
         zip_p2p_send_abandon(streams, key);
     }
-    opal_mutex_unlock(&temporal_lock);
+    OPAL_THREAD_UNLOCK(&temporal_lock);
 }
 
 /* Under the lock, in its channel's turn: decodes req's message against the stream's reference,
@@ -333,7 +333,7 @@ void mca_pml_zip_temporal_arrived(mca_pml_zip_request_t *req, size_t n)
     mca_pml_zip_request_t *done = NULL, **tail = &done, *failed = NULL;
     int early_error = MPI_SUCCESS;
 
-    opal_mutex_lock(&temporal_lock);
+    OPAL_THREAD_LOCK(&temporal_lock);
     zip_p2p_streams_t *s = the_streams();
     if (NULL == s) {
         early_error = MPI_ERR_NO_MEM;
@@ -358,7 +358,7 @@ void mca_pml_zip_temporal_arrived(mca_pml_zip_request_t *req, size_t n)
             tail = &r->tnext;
         }
     }
-    opal_mutex_unlock(&temporal_lock);
+    OPAL_THREAD_UNLOCK(&temporal_lock);
 
     if (NULL != failed) {
         opal_output(0, "pml:zip: stream message %u from rank %d (tag %d) cannot be decoded in turn",
@@ -403,22 +403,22 @@ int mca_pml_zip_temporal_fetch(mca_pml_zip_stash_entry_t *e, ompi_communicator_t
 
 void mca_pml_zip_temporal_drop_comm(ompi_communicator_t *comm)
 {
-    opal_mutex_lock(&temporal_lock);
+    OPAL_THREAD_LOCK(&temporal_lock);
     if (NULL != streams) {
         zip_p2p_streams_drop_cid(streams, comm->c_contextid);
     }
-    opal_mutex_unlock(&temporal_lock);
+    OPAL_THREAD_UNLOCK(&temporal_lock);
 }
 
 void mca_pml_zip_temporal_report(int rank)
 {
     zip_p2p_counts_t c;
     memset(&c, 0, sizeof(c));
-    opal_mutex_lock(&temporal_lock);
+    OPAL_THREAD_LOCK(&temporal_lock);
     if (NULL != streams) {
         zip_p2p_streams_counts(streams, &c);
     }
-    opal_mutex_unlock(&temporal_lock);
+    OPAL_THREAD_UNLOCK(&temporal_lock);
     opal_output(0,
                 "pml:zip temporal (rank %d): sent %" PRIu64 " stream messages (%" PRIu64
                 " delta frames saving about %" PRIu64 " bytes against plain ones, %" PRIu64
@@ -432,8 +432,8 @@ void mca_pml_zip_temporal_report(int rank)
 
 void mca_pml_zip_temporal_fini(void)
 {
-    opal_mutex_lock(&temporal_lock);
+    OPAL_THREAD_LOCK(&temporal_lock);
     zip_p2p_streams_destroy(streams);
     streams = NULL;
-    opal_mutex_unlock(&temporal_lock);
+    OPAL_THREAD_UNLOCK(&temporal_lock);
 }
