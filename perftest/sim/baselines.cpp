@@ -376,6 +376,77 @@ void linear_gatherv(const RankEnv &env)
     }
 }
 
+// Scatter(v) baselines: rank p receives the workload's contribution(p) from the root.
+
+// The root sends each rank's block in rank order, one blocking send at a time (coll/base's
+// basic linear: tuned's scatter 1, and scatterv's only algorithm).
+void linear_scatterv(const RankEnv &env)
+{
+    Network &net = *env.net;
+    const Workload &w = *env.work;
+    const int root = w.root(), me = env.rank;
+    if (me != root) {
+        if (w.contribution(me) > 0)
+            net.recv(me, root, w.contribution(me));
+        return;
+    }
+    for (int p = 0; p < env.size(); ++p) {
+        if (p == root)
+            env.codec->copy(w.contribution(p));
+        else if (w.contribution(p) > 0)
+            net.send(me, p, w.contribution(p));
+    }
+}
+
+// Every send posted at once, then waited for (tuned's scatter 3, linear_nb, with no bound on
+// the requests in flight, its default).
+void linear_nb_scatterv(const RankEnv &env)
+{
+    Network &net = *env.net;
+    const Workload &w = *env.work;
+    const int root = w.root(), me = env.rank;
+    if (me != root) {
+        if (w.contribution(me) > 0)
+            net.recv(me, root, w.contribution(me));
+        return;
+    }
+    std::vector<Request *> reqs;
+    for (int p = 0; p < env.size(); ++p) {
+        if (p == root)
+            env.codec->copy(w.contribution(p));
+        else if (w.contribution(p) > 0)
+            reqs.push_back(net.isend(me, p, w.contribution(p)));
+    }
+    for (auto *r : reqs)
+        net.wait(r);
+}
+
+// Binomial tree on virtual ranks (tuned's scatter 2): a rank receives its subtree's blocks
+// from its parent in one message, keeps its own and sends each child its subtree's, the
+// largest subtree first, one blocking send at a time.
+void binomial_scatter(const RankEnv &env)
+{
+    Network &net = *env.net;
+    const Workload &w = *env.work;
+    const int size = env.size(), root = w.root(), me = env.rank;
+    const int v = (me - root + size) % size;
+    auto blocks = [&](int first, int count) { // bytes of virtual ranks first .. first+count-1
+        size_t sum = 0;
+        for (int k = 0; k < count && first + k < size; ++k)
+            sum += w.contribution((first + k + root) % size);
+        return sum;
+    };
+    int mask = 1; // v's lowest set bit: the size of its subtree (the root's: all)
+    while (mask < size && !(v & mask))
+        mask <<= 1;
+    if (v != 0)
+        net.recv(me, (v - mask + root) % size, blocks(v, mask));
+    env.codec->copy(w.contribution(me));
+    for (int m = mask >> 1; m >= 1; m >>= 1)
+        if (v + m < size)
+            net.send(me, (v + m + root) % size, blocks(v + m, m));
+}
+
 std::string kib(size_t bytes)
 {
     return std::to_string(bytes / 1024) + "k";
@@ -524,6 +595,16 @@ std::vector<Baseline> baselines_for(const Workload &w, const HopModel &hop, int 
         break;
     case Op::Gatherv:
         out.push_back({"linear", linear_gatherv});
+        break;
+    case Op::Scatterv:
+        // coll/basic's linear, scatterv's only algorithm in Open MPI 4.1.
+        out.push_back({"linear", linear_scatterv});
+        break;
+    case Op::Scatter:
+        // tuned's scatter algorithms: basic linear (1), binomial (2), linear_nb (3).
+        out.push_back({"linear", linear_scatterv});
+        out.push_back({"binomial", binomial_scatter});
+        out.push_back({"linear-nb", linear_nb_scatterv});
         break;
     case Op::Reduce: {
         // tuned's reduce algorithms chain (2, fanout 4), pipeline (3) and binomial (5), segmented;

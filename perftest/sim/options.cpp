@@ -15,10 +15,11 @@ void usage(FILE *to)
         to,
         "usage: simscale --op OP --ranks N --bytes B --link RATE --latency T --codec-csv FILE\n"
         "                --dataset NAME [options]\n"
-        "Predicts the time of one MPI_Bcast, MPI_Alltoallv or MPI_Gatherv on a simulated\n"
+        "Predicts the time of one collective call (--op) on a simulated\n"
         "cluster (SimGrid): zip's own algorithms (coll/zip's algo/, the speed-aware policy as in\n"
         "production) against coll/tuned's algorithms on the same platform.\n"
-        "  --op bcast|alltoallv|gatherv|reduce|allreduce|allgatherv|alltoall|allgather\n"
+        "  --op bcast|alltoallv|gatherv|reduce|allreduce|allgatherv|alltoall|allgather|\n"
+        "       scatterv|scatter\n"
         "  --ranks N             ranks in the communicator\n"
         "  --ranks-per-node K    ranks per node, sharing its NIC (default 1)\n"
         "  --bytes B             zipbench's size: bcast buffer, alltoallv send buffer, mean\n"
@@ -116,8 +117,8 @@ bool parse_options(int argc, char **argv, Options *o, int *exit_code)
         if (a == "--op") {
             if (!parse_op(v, &o->op))
                 return fail(
-                    "--op is bcast, alltoallv, gatherv, reduce, allreduce, allgatherv, alltoall "
-                    "or allgather, not '" +
+                    "--op is bcast, alltoallv, gatherv, reduce, allreduce, allgatherv, alltoall, "
+                    "allgather, scatterv or scatter, not '" +
                     v + "'");
         } else if (a == "--ranks") {
             if (!positive(&x))

@@ -24,6 +24,10 @@ const char *op_name(Op op)
         return "alltoall";
     case Op::Allgather:
         return "allgather";
+    case Op::Scatterv:
+        return "scatterv";
+    case Op::Scatter:
+        return "scatter";
     }
     return "?";
 }
@@ -31,7 +35,7 @@ const char *op_name(Op op)
 bool parse_op(const std::string &name, Op *op)
 {
     for (Op o : {Op::Bcast, Op::Alltoallv, Op::Gatherv, Op::Reduce, Op::Allreduce, Op::Allgatherv,
-                 Op::Alltoall, Op::Allgather})
+                 Op::Alltoall, Op::Allgather, Op::Scatterv, Op::Scatter})
         if (name == op_name(o)) {
             *op = o;
             return true;
@@ -59,7 +63,7 @@ size_t Workload::block(int from, int to) const
 size_t Workload::contribution(int rank) const
 {
     const size_t n = bytes_ / 8;
-    if (op_ == Op::Allgather || ((ranks_ & 1) && rank == ranks_ - 1))
+    if (op_ == Op::Allgather || op_ == Op::Scatter || ((ranks_ & 1) && rank == ranks_ - 1))
         return 8 * n;
     return 8 * ((rank & 1) ? n + n / 8 : n - n / 8);
 }
@@ -85,7 +89,10 @@ size_t Workload::largest() const
     }
     case Op::Gatherv:
     case Op::Allgatherv:
+    case Op::Scatterv:
         return std::max(contribution(0), contribution(std::min(1, ranks_ - 1)));
+    case Op::Scatter:
+        return contribution(0);
     }
     return 0;
 }

@@ -5,6 +5,7 @@
 // ranks n - n/8; allgatherv's blocks are the same), or the vector every rank contributes to a
 // reduce or allreduce (MPI_SUM of doubles). Alltoall: "bytes" is the send buffer, split evenly
 // (bytes / ranks to each peer, rounded down to whole doubles); allgather: every rank's block.
+// Scatterv sends gatherv's contributions from the root, scatter every rank "bytes".
 // The root is rank 0.
 #pragma once
 
@@ -14,7 +15,18 @@
 namespace simscale
 {
 
-enum class Op { Bcast, Alltoallv, Gatherv, Reduce, Allreduce, Allgatherv, Alltoall, Allgather };
+enum class Op {
+    Bcast,
+    Alltoallv,
+    Gatherv,
+    Reduce,
+    Allreduce,
+    Allgatherv,
+    Alltoall,
+    Allgather,
+    Scatterv,
+    Scatter
+};
 
 const char *op_name(Op op);
 bool parse_op(const std::string &name, Op *op);
@@ -31,7 +43,7 @@ class Workload
 
     // Alltoall(v): bytes rank `from` sends to rank `to` (the block to itself included).
     size_t block(int from, int to) const;
-    // Gatherv, allgather(v): bytes rank `rank` contributes.
+    // Gatherv, allgather(v): bytes rank `rank` contributes; scatter(v): bytes it receives.
     size_t contribution(int rank) const;
     // The largest block any rank sends (bcast, reduce, allreduce: the buffer).
     size_t largest() const;

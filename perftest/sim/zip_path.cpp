@@ -184,6 +184,41 @@ ZipRankResult gatherv(const RankEnv &env, const ZipSettings &s, const Route &rou
     return out;
 }
 
+// MPI_Scatter(v) as coll_zip_scatterv.c and coll_zip_scatter.c run them: the root copies its
+// own block and compresses every other rank's once, sending each while the next is coded.
+ZipRankResult scatterv(const RankEnv &env, const ZipSettings &s, const Route &route,
+                       bool try_compress, char *dummy)
+{
+    ZipRankResult out;
+    const Workload &w = *env.work;
+    const int size = env.size(), me = env.rank, root = w.root();
+    const std::unique_ptr<bool[]> on_node = peers_on_node(env);
+    ZipTransport t(env.net, me, env.codec, dummy, w.largest() + 1);
+    zip_exchange_args_t args{};
+    args.tag = 0;
+    args.elem_type = ZIP_ALGO_F64;
+    args.threshold = s.threshold;
+    args.policy = &route.policy;
+    args.peer_on_node = on_node.get();
+    const zip_block_t mine{dummy, w.contribution(me), nullptr};
+    std::vector<zip_block_t> send;
+    if (me != root) {
+        args.recv = &mine;
+    } else {
+        send.resize(static_cast<size_t>(size));
+        for (int p = 0; p < size; ++p)
+            if (p != root)
+                send[size_t(p)] = {dummy, w.contribution(p), nullptr};
+        env.codec->copy(w.contribution(root));
+        args.send = send.data();
+        args.try_compress = try_compress ? 1 : 0;
+    }
+    out.error = zip_algo_scatterv(t.get(), env.codec->ops(), root, &args, &out.algo);
+    env.codec->pay();
+    out.ran_algorithm = true;
+    return out;
+}
+
 // MPI_Allgatherv as coll_zip_allgatherv.c runs it: the own block copied into place, then zip's
 // ring (algo/allgatherv_algo.cpp), each block compressed once by its owner and forwarded.
 ZipRankResult allgatherv(const RankEnv &env, const ZipSettings &s, const Route &route,
@@ -354,9 +389,11 @@ Route route_call(const Workload &w, int nodes, const Agreed &agreed, const ZipSe
         return r;
     }
     // The bcast below the threshold goes to the previous component before any policy, and so
-    // does an alltoall whose blocks are (coll_zip_alltoall.c: every rank knows the block size).
+    // does an alltoall or a scatter whose blocks are (coll_zip_alltoall.c, coll_zip_scatter.c:
+    // every rank knows the block size).
     if ((w.op() == Op::Bcast && (w.bytes() == 0 || w.bytes() < s.threshold)) ||
-        (w.op() == Op::Alltoall && (w.largest() == 0 || w.largest() < s.threshold))) {
+        ((w.op() == Op::Alltoall || w.op() == Op::Scatter) &&
+         (w.largest() == 0 || w.largest() < s.threshold))) {
         r.verdict = ZIP_VERDICT_TOO_SMALL;
         return r;
     }
@@ -406,6 +443,9 @@ ZipRankResult run_zip_call(const RankEnv &env, const ZipSettings &s, const Route
     case Op::Allgatherv:
     case Op::Allgather: // allgatherv's ring with equal blocks, as coll_zip_allgather.c
         return allgatherv(env, s, route, try_compress, dummy);
+    case Op::Scatterv:
+    case Op::Scatter: // scatterv's algorithm with equal blocks, as coll_zip_scatter.c
+        return scatterv(env, s, route, try_compress, dummy);
     }
     return {};
 }
