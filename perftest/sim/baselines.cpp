@@ -378,9 +378,11 @@ void linear_gatherv(const RankEnv &env)
 
 // Scatter(v) baselines: rank p receives the workload's contribution(p) from the root.
 
-// The root sends each rank's block in rank order, one blocking send at a time (coll/base's
-// basic linear: tuned's scatter 1, and scatterv's only algorithm).
-void linear_scatterv(const RankEnv &env)
+// The root sends each rank's block in rank order: one blocking send at a time (coll/base's
+// basic linear: tuned's scatter 1, and scatterv's only algorithm), or with post_all every
+// send posted at once and then waited for (tuned's scatter 3, linear_nb, with no bound on the
+// requests in flight, its default).
+void linear_scatterv(const RankEnv &env, bool post_all)
 {
     Network &net = *env.net;
     const Workload &w = *env.work;
@@ -390,34 +392,19 @@ void linear_scatterv(const RankEnv &env)
             net.recv(me, root, w.contribution(me));
         return;
     }
+    std::vector<Request *> posted;
     for (int p = 0; p < env.size(); ++p) {
-        if (p == root)
+        if (p == root) {
             env.codec->copy(w.contribution(p));
-        else if (w.contribution(p) > 0)
-            net.send(me, p, w.contribution(p));
+        } else if (w.contribution(p) > 0) {
+            Request *r = net.isend(me, p, w.contribution(p));
+            if (post_all)
+                posted.push_back(r);
+            else
+                net.wait(r);
+        }
     }
-}
-
-// Every send posted at once, then waited for (tuned's scatter 3, linear_nb, with no bound on
-// the requests in flight, its default).
-void linear_nb_scatterv(const RankEnv &env)
-{
-    Network &net = *env.net;
-    const Workload &w = *env.work;
-    const int root = w.root(), me = env.rank;
-    if (me != root) {
-        if (w.contribution(me) > 0)
-            net.recv(me, root, w.contribution(me));
-        return;
-    }
-    std::vector<Request *> reqs;
-    for (int p = 0; p < env.size(); ++p) {
-        if (p == root)
-            env.codec->copy(w.contribution(p));
-        else if (w.contribution(p) > 0)
-            reqs.push_back(net.isend(me, p, w.contribution(p)));
-    }
-    for (auto *r : reqs)
+    for (auto *r : posted)
         net.wait(r);
 }
 
@@ -598,13 +585,13 @@ std::vector<Baseline> baselines_for(const Workload &w, const HopModel &hop, int 
         break;
     case Op::Scatterv:
         // coll/basic's linear, scatterv's only algorithm in Open MPI 4.1.
-        out.push_back({"linear", linear_scatterv});
+        out.push_back({"linear", [](const RankEnv &env) { linear_scatterv(env, false); }});
         break;
     case Op::Scatter:
         // tuned's scatter algorithms: basic linear (1), binomial (2), linear_nb (3).
-        out.push_back({"linear", linear_scatterv});
+        out.push_back({"linear", [](const RankEnv &env) { linear_scatterv(env, false); }});
         out.push_back({"binomial", binomial_scatter});
-        out.push_back({"linear-nb", linear_nb_scatterv});
+        out.push_back({"linear-nb", [](const RankEnv &env) { linear_scatterv(env, true); }});
         break;
     case Op::Reduce: {
         // tuned's reduce algorithms chain (2, fanout 4), pipeline (3) and binomial (5), segmented;

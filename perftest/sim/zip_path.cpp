@@ -150,44 +150,12 @@ ZipRankResult alltoallv(const RankEnv &env, const ZipSettings &s, const Route &r
     return out;
 }
 
-ZipRankResult gatherv(const RankEnv &env, const ZipSettings &s, const Route &route,
-                      bool try_compress, char *dummy)
-{
-    const zip_algo_policy_t *policy = &route.policy;
-    ZipRankResult out;
-    const Workload &w = *env.work;
-    const int size = env.size(), me = env.rank, root = w.root();
-    const std::unique_ptr<bool[]> on_node = peers_on_node(env);
-    ZipTransport t(env.net, me, env.codec, dummy, w.largest() + 1);
-    zip_exchange_args_t args{};
-    args.tag = 0;
-    args.elem_type = ZIP_ALGO_F64;
-    args.threshold = s.threshold;
-    args.policy = policy;
-    args.peer_on_node = on_node.get();
-    const zip_block_t mine{dummy, w.contribution(me), nullptr};
-    std::vector<zip_block_t> recv;
-    if (me != root) {
-        args.send = &mine;
-        args.try_compress = try_compress ? 1 : 0;
-    } else {
-        recv.resize(static_cast<size_t>(size));
-        for (int p = 0; p < size; ++p)
-            if (p != root)
-                recv[size_t(p)] = {dummy, w.contribution(p), nullptr};
-        env.codec->copy(w.contribution(root));
-        args.recv = recv.data();
-    }
-    out.error = zip_algo_gatherv(t.get(), env.codec->ops(), root, &args, &out.algo);
-    env.codec->pay();
-    out.ran_algorithm = true;
-    return out;
-}
-
-// MPI_Scatter(v) as coll_zip_scatterv.c and coll_zip_scatter.c run them: the root copies its
-// own block and compresses every other rank's once, sending each while the next is coded.
-ZipRankResult scatterv(const RankEnv &env, const ZipSettings &s, const Route &route,
-                       bool try_compress, char *dummy)
+// MPI_Gatherv (to_root) and MPI_Scatter(v) as coll_zip_gatherv.c, coll_zip_scatterv.c and
+// coll_zip_scatter.c run them: the root copies its own block; every other rank's block travels
+// between it and the root, compressed once by its sender (a scatter's root codes each block
+// while the previous one is sent).
+ZipRankResult rooted(const RankEnv &env, const ZipSettings &s, const Route &route,
+                     bool try_compress, char *dummy, bool to_root)
 {
     ZipRankResult out;
     const Workload &w = *env.work;
@@ -201,19 +169,21 @@ ZipRankResult scatterv(const RankEnv &env, const ZipSettings &s, const Route &ro
     args.policy = &route.policy;
     args.peer_on_node = on_node.get();
     const zip_block_t mine{dummy, w.contribution(me), nullptr};
-    std::vector<zip_block_t> send;
+    std::vector<zip_block_t> others;
     if (me != root) {
-        args.recv = &mine;
+        (to_root ? args.send : args.recv) = &mine;
     } else {
-        send.resize(static_cast<size_t>(size));
+        others.resize(static_cast<size_t>(size));
         for (int p = 0; p < size; ++p)
             if (p != root)
-                send[size_t(p)] = {dummy, w.contribution(p), nullptr};
+                others[size_t(p)] = {dummy, w.contribution(p), nullptr};
         env.codec->copy(w.contribution(root));
-        args.send = send.data();
-        args.try_compress = try_compress ? 1 : 0;
+        (to_root ? args.recv : args.send) = others.data();
     }
-    out.error = zip_algo_scatterv(t.get(), env.codec->ops(), root, &args, &out.algo);
+    // The sending side samples and compresses.
+    args.try_compress = try_compress && (me != root) == to_root ? 1 : 0;
+    out.error = to_root ? zip_algo_gatherv(t.get(), env.codec->ops(), root, &args, &out.algo)
+                        : zip_algo_scatterv(t.get(), env.codec->ops(), root, &args, &out.algo);
     env.codec->pay();
     out.ran_algorithm = true;
     return out;
@@ -435,7 +405,7 @@ ZipRankResult run_zip_call(const RankEnv &env, const ZipSettings &s, const Route
     case Op::Alltoall: // alltoallv's algorithm with equal blocks, as coll_zip_alltoall.c
         return alltoallv(env, s, route, try_compress, dummy);
     case Op::Gatherv:
-        return gatherv(env, s, route, try_compress, dummy);
+        return rooted(env, s, route, try_compress, dummy, true);
     case Op::Reduce:
         return reduce(env, s, route, try_compress, dummy, env.work->root());
     case Op::Allreduce:
@@ -445,7 +415,7 @@ ZipRankResult run_zip_call(const RankEnv &env, const ZipSettings &s, const Route
         return allgatherv(env, s, route, try_compress, dummy);
     case Op::Scatterv:
     case Op::Scatter: // scatterv's algorithm with equal blocks, as coll_zip_scatter.c
-        return scatterv(env, s, route, try_compress, dummy);
+        return rooted(env, s, route, try_compress, dummy, false);
     }
     return {};
 }
