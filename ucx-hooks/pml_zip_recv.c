@@ -35,6 +35,15 @@ void mca_pml_zip_recv_finish(mca_pml_zip_request_t *req, int error)
                                  0);
 }
 
+/* A timed payload that will not arrive: its busy period is not timed. */
+static void arrival_failed(mca_pml_zip_request_t *req)
+{
+    if (req->arrival_class >= 0) {
+        mca_pml_zip_arrival_end(req->arrival_class, 0, 0.0, true);
+        req->arrival_class = -1;
+    }
+}
+
 /* The payload of an envelope, on its private tag from the envelope's sender. */
 static int post_payload(mca_pml_zip_request_t *req)
 {
@@ -69,8 +78,7 @@ static int post_payload(mca_pml_zip_request_t *req)
     if (OMPI_SUCCESS == rc) {
         mca_pml_zip_request_track(req);
     } else {
-        mca_pml_zip_arrival_end(req->arrival_class, 0, 0.0, true);
-        req->arrival_class = -1;
+        arrival_failed(req);
     }
     return rc;
 }
@@ -157,9 +165,8 @@ static void recv_inner_done(mca_pml_zip_request_t *req, ompi_request_t *inner,
     (void)unused;
     const ompi_status_public_t st = inner->req_status;
     ompi_request_free(&inner);
-    if ((st._cancelled || MPI_SUCCESS != st.MPI_ERROR) && req->arrival_class >= 0) {
-        mca_pml_zip_arrival_end(req->arrival_class, 0, 0.0, true);
-        req->arrival_class = -1;
+    if (st._cancelled || MPI_SUCCESS != st.MPI_ERROR) {
+        arrival_failed(req);
     }
     if (st._cancelled) {
         mca_pml_zip_buf_put(req->stage);
