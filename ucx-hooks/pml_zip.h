@@ -48,6 +48,7 @@ typedef struct mca_pml_zip_component_t {
     int enable; /* compress on every communicator (the Info key overrides per comm) */
     char *codec;
     size_t threshold;
+    size_t inline_max; /* largest raw payload sent inline from the application's buffer */
     int codec_threads; /* threads that code one frame (zip_ctx_set_threads) */
     int verbose;
     int stats;
@@ -117,22 +118,36 @@ void mca_pml_zip_policy_fini(void);
  * probe learns the shape without receiving anything and no payload byte is ever inspected:
  *
  *   INLINE   (count >= 16): a 16-byte prefix, then the application's bytes, raw. Synchronous
- *            sends never go inline, and neither do payloads over MCA_PML_ZIP_INLINE_MAX.
+ *            sends never go inline, and neither do payloads over pml_zip_inline_max. Up to
+ *            MCA_PML_ZIP_INLINE_MAX bytes the prefix and data are copied into one buffer; larger
+ *            ones are sent from the application's buffer behind the prefix (a "long inline"
+ *            message, mca_pml_zip_prefixed_type).
  *   ENVELOPE (count == 14): the message's description; its payload (raw, or a zip frame)
  *            follows as a second message on a private negative tag derived from seq, sent in
  *            the application's send mode (so an MPI_Ssend completes when the payload is
  *            received, never when a probe reads the envelope).
  *
- * seq numbers the messages a process sends (all peers, all communicators), so that two
- * messages from one sender can be put in order after one of them was pulled out by a probe.
+ * seq numbers the messages a process sends (all peers, all communicators); it names an
+ * envelope's payload tag. Probes keep MPI's order without it (pml_zip_stash.c).
  */
 #define MCA_PML_ZIP_PREFIX_BYTES 16
 #define MCA_PML_ZIP_ENVELOPE_BYTES 14
-/* Largest inline payload: with the prefix and the wrapped PML's own header it stays within
- * the smallest eager limit in use (vader's 4 KiB), so pulling it is local. */
+/* Largest inline payload that is copied behind its prefix: with the prefix and the wrapped
+ * PML's own header it stays within the smallest eager limit in use (vader's 4 KiB), so
+ * receiving one that a probe matched is local. */
 #define MCA_PML_ZIP_INLINE_MAX 4016
-/* What a receive posts first: any inline message or envelope fits, nothing can overflow. */
+/* What a receive posts first: any short inline message or envelope fits. A receive with room
+ * for more posts it with its own buffer behind it (mca_pml_zip_prefixed_type), so that a long
+ * inline message lands in place. */
 #define MCA_PML_ZIP_LANDING_BYTES (MCA_PML_ZIP_PREFIX_BYTES + MCA_PML_ZIP_INLINE_MAX)
+
+/* ---- pml_zip_prefixed.c: a prefix and the application's data as one message ---- */
+
+/* A committed datatype (absolute addresses: use it with MPI_BOTTOM) of 16 bytes at prefix
+ * followed by count x dtype at buf. An error (count over INT_MAX) leaves *type NULL. */
+int mca_pml_zip_prefixed_type(void *prefix, const void *buf, size_t count, ompi_datatype_t *dtype,
+                              ompi_datatype_t **type);
+void mca_pml_zip_prefixed_type_release(ompi_datatype_t **type);
 
 enum {
     MCA_PML_ZIP_ENV_FRAME = 1,   /* payload is a zip frame, not the raw bytes */
@@ -175,16 +190,12 @@ bool mca_pml_zip_head_parse(const void *src, size_t len, mca_pml_zip_head_t *hea
 int mca_pml_zip_payload_tag(uint32_t seq);
 /* Next sequence number of this process. */
 uint32_t mca_pml_zip_next_seq(void);
-/* Whether a comes before b (same sender; wraps around). */
-static inline bool mca_pml_zip_seq_before(uint32_t a, uint32_t b)
-{
-    return (int32_t)(a - b) < 0;
-}
 
 /* ---- pml_zip_wire.c: payload encoding and decoding ---- */
 
 /*
- * The first message of a send and what follows it. INLINE: buf holds prefix + data. SPLIT:
+ * The first message of a send and what follows it. INLINE: buf holds prefix + data, or only
+ * the prefix of a long inline message (prefixed: the data is (pbuf, pcount, ptype)). SPLIT:
  * env holds the envelope; the payload is either buf (a frame, or a copy for buffered mode) as
  * MPI_BYTE, or the application's own (pbuf, pcount, ptype) without a copy.
  */
@@ -200,6 +211,10 @@ typedef struct mca_pml_zip_out_t {
     bool borrowed;  /* buf is the caller's (a blocking send's stack), not from the pool */
     int peer_class; /* float/double data the policy looked at: the class it used, else -1 */
     bool temporal;  /* a stream message: never cancelled (its successors may refer to it) */
+    /* a long inline message: buf holds the prefix, (pbuf, pcount, ptype) the data, and
+     * wire_type both, once posted */
+    bool prefixed;
+    ompi_datatype_t *wire_type;
 } mca_pml_zip_out_t;
 
 /* own_copy: the payload must not reference the application's buffer (buffered mode).
@@ -295,6 +310,9 @@ typedef struct mca_pml_zip_request_t {
     /* recv */
     mca_pml_zip_recv_phase_t phase;
     void *stage; /* landing buffer, or the frame's buffer in the payload phase */
+    /* landing phase: the landing buffer's prefix and the application's buffer as one type (a
+     * long inline message lands in place); NULL: the landing buffer alone */
+    ompi_datatype_t *landing_type;
     int msg_source, msg_tag;
     mca_pml_zip_head_t head; /* payload phase: the envelope it follows */
     bool drain;              /* payload phase: received into stage only to be discarded */
@@ -342,6 +360,9 @@ typedef struct mca_pml_zip_stash_entry_t {
     mca_pml_zip_head_t head;
     void *buf;  /* the first message as received */
     void *data; /* inline: the application's bytes in buf (head.raw_bytes) */
+    /* a long inline message matched in the wrapped PML and not received yet (its receive
+     * brings it into the application's buffer): buf and data are NULL, head.seq unknown */
+    ompi_message_t *wmsg;
     void *held; /* a stream message a matched probe fetched and decoded (malloc'd): data */
     int error;  /* its fetch failed: what its receive reports */
 } mca_pml_zip_stash_entry_t;

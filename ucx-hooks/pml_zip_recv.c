@@ -1,10 +1,12 @@
 /*
  * Receive side. A receive with an application tag first posts a landing buffer that holds any
- * first message (an inline message or an envelope, never more: nothing can overflow it), then
- * either delivers the inline bytes or posts the payload receive the envelope announces:
- * straight into the application's buffer for raw data (the wrapped PML's zero-copy paths
- * stay in use), into a staging buffer for a frame or a payload too large for the buffer.
- * Whatever the receive datatype, the bytes delivered are the sender's.
+ * short first message (an inline message or an envelope), followed by the application's own
+ * buffer when that has room for more than a short inline message: a long inline message then
+ * lands in place, its prefix in the landing buffer. Then it either delivers the inline bytes
+ * or posts the payload receive the envelope announces: straight into the application's buffer
+ * for raw data (the wrapped PML's zero-copy paths stay in use), into a staging buffer for a
+ * frame or a payload too large for the buffer. Whatever the receive datatype, the bytes
+ * delivered are the sender's.
  */
 #include "ompi_config.h"
 
@@ -23,6 +25,43 @@ static bool zip_recv_applies(int src, int tag)
 static size_t recv_capacity(const mca_pml_zip_request_t *req)
 {
     return req->dtype->super.size * req->count;
+}
+
+/* The type a first message is received in: the landing buffer and, behind it, the
+ * application's buffer when that can hold more than a short inline message (*type then
+ * becomes the owner's to release). NULL: the landing buffer alone. */
+static ompi_datatype_t *landing_type(void *stage, void *buf, size_t count, ompi_datatype_t *dtype)
+{
+    ompi_datatype_t *type = NULL;
+    if (dtype->super.size * count > MCA_PML_ZIP_INLINE_MAX) {
+        (void)mca_pml_zip_prefixed_type(stage, buf, count, dtype, &type);
+    }
+    return type;
+}
+
+/*
+ * A message without zip framing (a sender without pml/zip) received through a landing type:
+ * its first 16 bytes are in the landing buffer, the rest at the start of the application's
+ * buffer. Puts them in order where the buffer is contiguous.
+ */
+static int join_unframed(const void *stage, size_t n, void *buf, size_t count,
+                         ompi_datatype_t *dtype)
+{
+    if (n <= MCA_PML_ZIP_PREFIX_BYTES) {
+        return zip_ompi_unpack(stage, n, buf, count, dtype);
+    }
+    char *base = zip_ompi_contiguous_base(buf, count, dtype);
+    if (NULL == base) {
+        opal_output(0, "pml:zip: a %zu-byte message without zip framing into a non-contiguous "
+                       "buffer cannot be delivered (is pml/zip loaded on every rank?)",
+                    n);
+        return MPI_ERR_INTERN;
+    }
+    const size_t cap = dtype->super.size * count;
+    const size_t keep = n < cap ? n : cap;
+    memmove(base + MCA_PML_ZIP_PREFIX_BYTES, base, keep - MCA_PML_ZIP_PREFIX_BYTES);
+    memcpy(base, stage, MCA_PML_ZIP_PREFIX_BYTES);
+    return n > cap ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
 }
 
 void mca_pml_zip_recv_finish(mca_pml_zip_request_t *req, int error)
@@ -91,8 +130,11 @@ void mca_pml_zip_recv_first(mca_pml_zip_request_t *req, int source, int tag,
     req->head = *head;
     mca_pml_zip_count_received();
     if (ZIP_SHAPE_INLINE == head->shape) {
-        mca_pml_zip_recv_finish(
-            req, zip_ompi_unpack(inline_data, head->raw_bytes, req->rbuf, req->count, req->dtype));
+        /* inline_data NULL: it landed in the application's buffer */
+        mca_pml_zip_recv_finish(req, NULL == inline_data
+                                         ? MPI_SUCCESS
+                                         : zip_ompi_unpack(inline_data, head->raw_bytes, req->rbuf,
+                                                           req->count, req->dtype));
         return;
     }
     int rc = post_payload(req);
@@ -105,15 +147,17 @@ void mca_pml_zip_recv_first(mca_pml_zip_request_t *req, int source, int tag,
     }
 }
 
-/* The landing buffer received n bytes: parse and go on. */
-static void landing_arrived(mca_pml_zip_request_t *req, const ompi_status_public_t *st)
+/* The first message arrived, n bytes (in place: through a landing type): parse and go on. */
+static void landing_arrived(mca_pml_zip_request_t *req, const ompi_status_public_t *st,
+                            bool in_place)
 {
     mca_pml_zip_head_t head;
     const size_t n = st->_ucount;
     if (mca_pml_zip_head_parse(req->stage, n, &head)) {
         mca_pml_zip_observe_hint(req->comm, st->MPI_SOURCE, head.link_hint);
         mca_pml_zip_recv_first(req, st->MPI_SOURCE, st->MPI_TAG, &head,
-                               (const char *)req->stage + MCA_PML_ZIP_PREFIX_BYTES);
+                               in_place ? NULL
+                                        : (const char *)req->stage + MCA_PML_ZIP_PREFIX_BYTES);
         return;
     }
     /* Not from a zip sender: deliver its bytes as they are. */
@@ -126,7 +170,11 @@ static void landing_arrived(mca_pml_zip_request_t *req, const ompi_status_public
     req->msg_source = st->MPI_SOURCE;
     req->msg_tag = st->MPI_TAG;
     req->head = head;
-    mca_pml_zip_recv_finish(req, zip_ompi_unpack(req->stage, n, req->rbuf, req->count, req->dtype));
+    mca_pml_zip_recv_finish(req, in_place
+                                     ? join_unframed(req->stage, n, req->rbuf, req->count,
+                                                     req->dtype)
+                                     : zip_ompi_unpack(req->stage, n, req->rbuf, req->count,
+                                                       req->dtype));
 }
 
 static void payload_arrived(mca_pml_zip_request_t *req, const ompi_status_public_t *st)
@@ -165,6 +213,8 @@ static void recv_inner_done(mca_pml_zip_request_t *req, ompi_request_t *inner,
     (void)unused;
     const ompi_status_public_t st = inner->req_status;
     ompi_request_free(&inner);
+    const bool in_place = NULL != req->landing_type;
+    mca_pml_zip_prefixed_type_release(&req->landing_type);
     if (st._cancelled || MPI_SUCCESS != st.MPI_ERROR) {
         arrival_failed(req);
     }
@@ -178,13 +228,15 @@ static void recv_inner_done(mca_pml_zip_request_t *req, ompi_request_t *inner,
         if (ZIP_RECV_LANDING == req->phase) {
             req->msg_source = st.MPI_SOURCE;
             req->msg_tag = st.MPI_TAG;
-            req->head.raw_bytes = st._ucount;
+            req->head.raw_bytes = (in_place && st._ucount > MCA_PML_ZIP_PREFIX_BYTES)
+                                      ? st._ucount - MCA_PML_ZIP_PREFIX_BYTES
+                                      : st._ucount;
         }
         mca_pml_zip_recv_finish(req, st.MPI_ERROR);
         return;
     }
     if (ZIP_RECV_LANDING == req->phase) {
-        landing_arrived(req, &st);
+        landing_arrived(req, &st, in_place);
     } else {
         payload_arrived(req, &st);
     }
@@ -199,9 +251,14 @@ int mca_pml_zip_post_landing(mca_pml_zip_request_t *req)
             return OMPI_ERR_OUT_OF_RESOURCE;
         }
     }
-    int rc = mca_pml_zip_wrapped.pml_irecv(req->stage, MCA_PML_ZIP_LANDING_BYTES, MPI_BYTE,
-                                           req->peer, req->tag, req->comm, &req->inner);
+    req->landing_type = landing_type(req->stage, req->rbuf, req->count, req->dtype);
+    int rc = (NULL != req->landing_type)
+                 ? mca_pml_zip_wrapped.pml_irecv(MPI_BOTTOM, 1, req->landing_type, req->peer,
+                                                 req->tag, req->comm, &req->inner)
+                 : mca_pml_zip_wrapped.pml_irecv(req->stage, MCA_PML_ZIP_LANDING_BYTES, MPI_BYTE,
+                                                 req->peer, req->tag, req->comm, &req->inner);
     if (OMPI_SUCCESS != rc) {
+        mca_pml_zip_prefixed_type_release(&req->landing_type);
         return rc;
     }
     mca_pml_zip_request_track(req);
@@ -217,6 +274,26 @@ static void deliver_entry(mca_pml_zip_request_t *req, mca_pml_zip_stash_entry_t 
         req->msg_tag = e->tag;
         req->head = e->head;
         mca_pml_zip_recv_finish(req, e->error);
+        OBJ_RELEASE(e);
+        return;
+    }
+    if (NULL != e->wmsg) {
+        /* A long inline message still in the wrapped PML: received whole into a staging
+         * buffer (only probes leave messages there; their order matters, not their speed). */
+        const size_t n = MCA_PML_ZIP_PREFIX_BYTES + e->head.raw_bytes;
+        req->phase = ZIP_RECV_LANDING;
+        req->stage = mca_pml_zip_buf_get(n);
+        int rc = (NULL == req->stage) ? OMPI_ERR_OUT_OF_RESOURCE
+                                      : mca_pml_zip_wrapped.pml_imrecv(req->stage, n, MPI_BYTE,
+                                                                       &e->wmsg, &req->inner);
+        if (OMPI_SUCCESS == rc) {
+            mca_pml_zip_request_track(req);
+        } else {
+            req->msg_source = e->source;
+            req->msg_tag = e->tag;
+            req->head = e->head;
+            mca_pml_zip_recv_finish(req, rc);
+        }
         OBJ_RELEASE(e);
         return;
     }
@@ -297,24 +374,40 @@ int mca_pml_zip_recv(void *buf, size_t count, ompi_datatype_t *dtype, int src, i
         char stage[MCA_PML_ZIP_LANDING_BYTES];
         ompi_status_public_t st;
         memset(&st, 0, sizeof(st));
-        int rc = mca_pml_zip_wrapped.pml_recv(stage, MCA_PML_ZIP_LANDING_BYTES, MPI_BYTE, src, tag,
-                                              comm, &st);
+        ompi_datatype_t *ltype = landing_type(stage, buf, count, dtype);
+        int rc = (NULL != ltype)
+                     ? mca_pml_zip_wrapped.pml_recv(MPI_BOTTOM, 1, ltype, src, tag, comm, &st)
+                     : mca_pml_zip_wrapped.pml_recv(stage, MCA_PML_ZIP_LANDING_BYTES, MPI_BYTE, src,
+                                                    tag, comm, &st);
+        const bool in_place = NULL != ltype;
+        mca_pml_zip_prefixed_type_release(&ltype);
         mca_pml_zip_head_t head;
         const bool framed = OMPI_SUCCESS == rc && mca_pml_zip_head_parse(stage, st._ucount, &head);
         if (framed) {
             mca_pml_zip_observe_hint(comm, st.MPI_SOURCE, head.link_hint);
         }
+        const size_t cap = dtype->super.size * count;
         if (framed && ZIP_SHAPE_INLINE == head.shape) {
             mca_pml_zip_count_received();
-            rc = zip_ompi_unpack((char *)stage + MCA_PML_ZIP_PREFIX_BYTES, head.raw_bytes, buf,
-                                 count, dtype);
-            const size_t cap = dtype->super.size * count;
+            rc = in_place ? MPI_SUCCESS
+                          : zip_ompi_unpack((char *)stage + MCA_PML_ZIP_PREFIX_BYTES,
+                                            head.raw_bytes, buf, count, dtype);
             mca_pml_zip_status_out(status, st.MPI_SOURCE, st.MPI_TAG,
                                    head.raw_bytes < cap ? head.raw_bytes : cap, 0);
             return rc;
         }
         if (OMPI_SUCCESS != rc) {
-            mca_pml_zip_status_out(status, st.MPI_SOURCE, st.MPI_TAG, st._ucount, 0);
+            size_t got = st._ucount;
+            if (in_place && got > MCA_PML_ZIP_PREFIX_BYTES) {
+                got -= MCA_PML_ZIP_PREFIX_BYTES;
+            }
+            mca_pml_zip_status_out(status, st.MPI_SOURCE, st.MPI_TAG, got < cap ? got : cap, 0);
+            return rc;
+        }
+        if (in_place && !framed) {
+            rc = join_unframed(stage, st._ucount, buf, count, dtype);
+            mca_pml_zip_status_out(status, st.MPI_SOURCE, st.MPI_TAG,
+                                   st._ucount < cap ? st._ucount : cap, 0);
             return rc;
         }
         /* A raw payload that fits: received straight into the application's buffer, with no
@@ -353,7 +446,7 @@ int mca_pml_zip_recv(void *buf, size_t count, ompi_datatype_t *dtype, int src, i
         }
         memcpy(req->stage, stage, st._ucount < sizeof(stage) ? st._ucount : sizeof(stage));
         req->phase = ZIP_RECV_LANDING;
-        landing_arrived(req, &st);
+        landing_arrived(req, &st, false); /* an envelope, or unframed bytes in stage */
         ompi_request_t *r = &req->super;
         return ompi_request_wait(&r, status);
     }

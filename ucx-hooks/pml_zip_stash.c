@@ -1,14 +1,22 @@
 /*
  * Messages pulled out of the wrapped PML before a receive asked for them: envelopes a probe
- * had to read (their application count is inside), and whatever a matched probe took. They
- * wait here until a receive takes them. MPI's non-overtaking rule across the two places is
- * kept by comparing sequence numbers: before a pulled message of sender s is handed out, the
- * first matching message of s still queued in the wrapped PML is pulled too, and the earlier
- * of the candidates wins. Probes of inline messages pull nothing: their count is the wrapped
- * PML's minus the prefix.
+ * had to read (their application count is inside), and what came before them from the same
+ * sender. They wait here until a receive takes them.
  *
- * No lock is held across calls into the wrapped PML: those may run progress, and progress
- * may run completion callbacks that post receives.
+ * MPI's non-overtaking rule across the two places holds because the stash only ever takes a
+ * sender's messages from the front of its queue: before an envelope of sender s is pulled out,
+ * every message of s queued ahead of it is taken too (the wrapped PML's matched probe with
+ * MPI_ANY_TAG hands them out in s's order; payloads, on negative tags, are not among them). So
+ * everything stashed from s was sent before everything of s still queued, and the stash keeps
+ * the order it took them in: the first stashed match is the one to see, and only when there is
+ * none does the queue have a say. Taking a message is local: envelopes and short inline
+ * messages are received (they travel eagerly), a long inline message is kept as the wrapped
+ * PML's matched-message handle until its receive. Probes of inline messages pull nothing:
+ * their count is the wrapped PML's minus the prefix.
+ *
+ * Matching runs under one lock (taken only where MPI threads may run at once) so that two
+ * threads never take one sender's messages out of order; progress never matches, so calls
+ * into the wrapped PML under it cannot come back here.
  */
 #include "ompi_config.h"
 
@@ -21,6 +29,7 @@
 #include "pml_zip.h"
 
 static opal_mutex_t stash_lock = OPAL_MUTEX_STATIC_INIT;
+static opal_mutex_t match_lock = OPAL_MUTEX_STATIC_INIT;
 static opal_list_t stash;
 static bool stash_ready;
 static volatile int32_t n_stashed;
@@ -31,6 +40,7 @@ static void stash_entry_construct(mca_pml_zip_stash_entry_t *e)
     e->data = NULL;
     e->buf = NULL;
     e->held = NULL;
+    e->wmsg = NULL;
     e->error = MPI_SUCCESS;
 }
 
@@ -71,23 +81,6 @@ static mca_pml_zip_stash_entry_t *first_match(ompi_communicator_t *comm, int sou
     return NULL;
 }
 
-/* Under the lock: the matching entry of one sender that it sent first. */
-static mca_pml_zip_stash_entry_t *earliest_match(ompi_communicator_t *comm, int source, int tag)
-{
-    mca_pml_zip_stash_entry_t *e, *best = NULL;
-    if (!stash_ready) {
-        return NULL;
-    }
-    OPAL_LIST_FOREACH(e, &stash, mca_pml_zip_stash_entry_t)
-    {
-        if (entry_matches(e, comm, source, tag) &&
-            (NULL == best || mca_pml_zip_seq_before(e->head.seq, best->head.seq))) {
-            best = e;
-        }
-    }
-    return best;
-}
-
 static void stash_put(mca_pml_zip_stash_entry_t *e)
 {
     OPAL_THREAD_LOCK(&stash_lock);
@@ -106,7 +99,7 @@ static void stash_remove(mca_pml_zip_stash_entry_t *e)
     opal_atomic_add_fetch_32(&n_stashed, -1);
 }
 
-/* Receives a matched message of the wrapped PML (small: an envelope or an inline message,
+/* Receives a matched message of the wrapped PML (small: an envelope or a short inline message,
  * already here under every eager protocol) into a new entry. */
 static int pull(ompi_message_t **msg, ompi_communicator_t *comm, size_t len,
                 mca_pml_zip_stash_entry_t **out)
@@ -148,8 +141,32 @@ static int pull(ompi_message_t **msg, ompi_communicator_t *comm, size_t len,
     return OMPI_SUCCESS;
 }
 
-/* Pulls the first match of (source, tag) queued in the wrapped PML, if there is one. */
-static int pull_first(ompi_communicator_t *comm, int source, int tag,
+/* A matched message of the wrapped PML as a new entry: received if it is small, else (a long
+ * inline message) kept as the handle, with the count its prefix will confirm. */
+static int hold(ompi_message_t **msg, ompi_communicator_t *comm, const ompi_status_public_t *st,
+                mca_pml_zip_stash_entry_t **out)
+{
+    const size_t len = st->_ucount;
+    if (len <= MCA_PML_ZIP_LANDING_BYTES) {
+        return pull(msg, comm, len, out);
+    }
+    mca_pml_zip_stash_entry_t *e = OBJ_NEW(mca_pml_zip_stash_entry_t);
+    if (NULL == e) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    e->comm = comm;
+    e->source = st->MPI_SOURCE;
+    e->tag = st->MPI_TAG;
+    e->head.shape = ZIP_SHAPE_INLINE;
+    e->head.raw_bytes = len - MCA_PML_ZIP_PREFIX_BYTES;
+    e->wmsg = *msg;
+    *msg = NULL;
+    *out = e;
+    return OMPI_SUCCESS;
+}
+
+/* Takes the first match of (source, tag) queued in the wrapped PML, if there is one. */
+static int take_first(ompi_communicator_t *comm, int source, int tag,
                       mca_pml_zip_stash_entry_t **out)
 {
     ompi_message_t *msg = NULL;
@@ -160,7 +177,26 @@ static int pull_first(ompi_communicator_t *comm, int source, int tag,
     if (OMPI_SUCCESS != rc || !matched) {
         return rc;
     }
-    return pull(&msg, comm, st._ucount, out);
+    return hold(&msg, comm, &st, out);
+}
+
+/* Moves sender s's queued messages into the stash, in order, up to the first that matches
+ * tag (*out; NULL if none is queued any more). */
+static int stash_through(ompi_communicator_t *comm, int s, int tag,
+                         mca_pml_zip_stash_entry_t **out)
+{
+    for (;;) {
+        mca_pml_zip_stash_entry_t *m = NULL;
+        int rc = take_first(comm, s, MPI_ANY_TAG, &m);
+        *out = m;
+        if (OMPI_SUCCESS != rc || NULL == m) {
+            return rc;
+        }
+        stash_put(m);
+        if (MPI_ANY_TAG == tag || m->tag == tag) {
+            return OMPI_SUCCESS;
+        }
+    }
 }
 
 static void describe(const mca_pml_zip_stash_entry_t *e, int *msg_source, int *msg_tag,
@@ -171,73 +207,81 @@ static void describe(const mca_pml_zip_stash_entry_t *e, int *msg_source, int *m
     *count = e->head.raw_bytes;
 }
 
+/* Under match_lock. */
+static int match_locked(ompi_communicator_t *comm, int source, int tag, bool take,
+                        mca_pml_zip_stash_entry_t **taken, int *msg_source, int *msg_tag,
+                        size_t *count)
+{
+    if (!mca_pml_zip_stash_empty()) {
+        OPAL_THREAD_LOCK(&stash_lock);
+        mca_pml_zip_stash_entry_t *e = first_match(comm, source, tag);
+        if (NULL != e) {
+            describe(e, msg_source, msg_tag, count);
+            if (take) {
+                stash_remove(e);
+                *taken = e;
+            }
+        }
+        OPAL_THREAD_UNLOCK(&stash_lock);
+        if (NULL != e) {
+            return 1;
+        }
+    }
+
+    /* Nothing stashed matches: the wrapped PML's first match is the answer. */
+    ompi_status_public_t st;
+    int matched = 0;
+    int rc = mca_pml_zip_wrapped.pml_iprobe(source, tag, comm, &matched, &st);
+    if (OMPI_SUCCESS != rc || !matched) {
+        return rc == OMPI_SUCCESS ? 0 : rc;
+    }
+    if (!take && ZIP_SHAPE_INLINE == mca_pml_zip_shape_of(st._ucount)) {
+        *msg_source = st.MPI_SOURCE;
+        *msg_tag = st.MPI_TAG;
+        *count = st._ucount - MCA_PML_ZIP_PREFIX_BYTES;
+        return 1;
+    }
+    mca_pml_zip_stash_entry_t *m = NULL;
+    /* Taken to be handed over, it leaves no gap in the stash's order; kept, it must come with
+     * what its sender queued ahead of it. */
+    rc = take ? take_first(comm, st.MPI_SOURCE, tag, &m)
+              : stash_through(comm, st.MPI_SOURCE, tag, &m);
+    if (OMPI_SUCCESS != rc) {
+        return rc;
+    }
+    if (NULL == m) {
+        return 0; /* a receive of another thread took it */
+    }
+    describe(m, msg_source, msg_tag, count);
+    if (take) {
+        *taken = m;
+    }
+    return 1;
+}
+
 int mca_pml_zip_stash_match(ompi_communicator_t *comm, int source, int tag, bool take,
                             mca_pml_zip_stash_entry_t **taken, int *msg_source, int *msg_tag,
                             size_t *count)
 {
-    for (;;) {
-        int from = -1;
-        if (!mca_pml_zip_stash_empty()) {
-            OPAL_THREAD_LOCK(&stash_lock);
-            mca_pml_zip_stash_entry_t *e = first_match(comm, source, tag);
-            from = (NULL != e) ? e->source : -1;
-            OPAL_THREAD_UNLOCK(&stash_lock);
-        }
-        if (from >= 0) {
-            /* An earlier message of that sender may still be queued: pull it to compare. */
-            mca_pml_zip_stash_entry_t *m = NULL;
-            int rc = pull_first(comm, from, tag, &m);
-            if (OMPI_SUCCESS != rc) {
-                return rc;
-            }
-            if (NULL != m) {
-                stash_put(m);
-            }
-            OPAL_THREAD_LOCK(&stash_lock);
-            mca_pml_zip_stash_entry_t *best = earliest_match(comm, from, tag);
-            if (NULL != best) {
-                describe(best, msg_source, msg_tag, count);
-                if (take) {
-                    stash_remove(best);
-                    *taken = best;
-                }
-            }
-            OPAL_THREAD_UNLOCK(&stash_lock);
-            if (NULL != best) {
-                return 1;
-            }
-            continue; /* another thread took it: look again */
-        }
+    OPAL_THREAD_LOCK(&match_lock);
+    int rc = match_locked(comm, source, tag, take, taken, msg_source, msg_tag, count);
+    OPAL_THREAD_UNLOCK(&match_lock);
+    return rc;
+}
 
-        /* Nothing pulled matches: the wrapped PML's first match is the answer. */
-        ompi_status_public_t st;
-        int matched = 0;
-        int rc = mca_pml_zip_wrapped.pml_iprobe(source, tag, comm, &matched, &st);
-        if (OMPI_SUCCESS != rc || !matched) {
-            return rc == OMPI_SUCCESS ? 0 : rc;
-        }
-        if (!take && ZIP_SHAPE_INLINE == mca_pml_zip_shape_of(st._ucount)) {
-            *msg_source = st.MPI_SOURCE;
-            *msg_tag = st.MPI_TAG;
-            *count = st._ucount - MCA_PML_ZIP_PREFIX_BYTES;
-            return 1;
-        }
-        mca_pml_zip_stash_entry_t *m = NULL;
-        rc = pull_first(comm, st.MPI_SOURCE, tag, &m);
-        if (OMPI_SUCCESS != rc) {
-            return rc;
-        }
-        if (NULL == m) {
-            continue; /* a receive of another thread took it */
-        }
-        describe(m, msg_source, msg_tag, count);
-        if (take) {
-            *taken = m;
-        } else {
-            stash_put(m);
-        }
-        return 1;
+/* A long inline message nobody will receive: the wrapped PML still holds it for its handle. */
+static void discard_held(mca_pml_zip_stash_entry_t *e)
+{
+    if (NULL == e->wmsg) {
+        return;
     }
+    const size_t n = MCA_PML_ZIP_PREFIX_BYTES + e->head.raw_bytes;
+    void *sink = mca_pml_zip_buf_get(n);
+    if (NULL != sink) {
+        (void)mca_pml_zip_wrapped.pml_mrecv(sink, n, MPI_BYTE, &e->wmsg, MPI_STATUS_IGNORE);
+        mca_pml_zip_buf_put(sink);
+    }
+    e->wmsg = NULL;
 }
 
 void mca_pml_zip_stash_drop_comm(ompi_communicator_t *comm)
@@ -245,16 +289,26 @@ void mca_pml_zip_stash_drop_comm(ompi_communicator_t *comm)
     if (mca_pml_zip_stash_empty()) {
         return;
     }
+    opal_list_t gone;
+    OBJ_CONSTRUCT(&gone, opal_list_t);
     OPAL_THREAD_LOCK(&stash_lock);
     mca_pml_zip_stash_entry_t *e, *next;
     OPAL_LIST_FOREACH_SAFE(e, next, &stash, mca_pml_zip_stash_entry_t)
     {
         if (e->comm == comm) {
             stash_remove(e);
-            OBJ_RELEASE(e);
+            opal_list_append(&gone, &e->super);
         }
     }
     OPAL_THREAD_UNLOCK(&stash_lock);
+    /* Outside the lock: receiving what the wrapped PML still holds runs its progress. */
+    OPAL_LIST_FOREACH_SAFE(e, next, &gone, mca_pml_zip_stash_entry_t)
+    {
+        opal_list_remove_item(&gone, &e->super);
+        discard_held(e);
+        OBJ_RELEASE(e);
+    }
+    OBJ_DESTRUCT(&gone);
 }
 
 void mca_pml_zip_stash_fini(void)

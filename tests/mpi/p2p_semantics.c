@@ -4,6 +4,8 @@
  *
  *   probe_ssend       a probe does not complete a synchronous send (to self and across ranks)
  *   probe_order       probing a later message does not let it overtake an earlier one
+ *   probe_order_long  the same with long inline messages (raw, 4-64 KiB) queued ahead of the
+ *                     probed one, received by plain, nonblocking and matched receives
  *   status_error      probes, matched probes, MPI_Mrecv leave status.MPI_ERROR alone
  *   type_mismatch     doubles received as MPI_BYTE / MPI_PACKED, packed doubles received as
  *                     doubles or derived types of doubles (across ranks and on MPI_COMM_SELF)
@@ -216,6 +218,97 @@ static void probe_order(void)
     free(da);
     free(db);
     free(dr);
+    MPI_Comm_free(&c);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* 2b. Rank 0 sends A (tag 1, bytes: raw whatever zip's policy, so a long inline message from
+ * 4 KiB to pml_zip_inline_max), then B (tag 2, synchronous: always an envelope), then C (tag 1,
+ * like A). Rank 1 probes for B first, which pulls B's envelope out of the wrapped PML and A
+ * with it; every later receive must still see A, B, C in MPI's order, and their data. */
+
+static const char *const long_ways[] = {"recv", "irecv", "mprobe+mrecv", "improbe+imrecv"};
+
+/* Receives one message of (0, tag) on c into r (at most cap bytes) the given way. */
+static int recv_long_way(MPI_Comm c, int way, int tag, unsigned char *r, int cap, MPI_Status *st)
+{
+    MPI_Request rq;
+    MPI_Message msg;
+    int flag = 0;
+    switch (way) {
+    case 0:
+        return MPI_Recv(r, cap, MPI_BYTE, 0, tag, c, st);
+    case 1:
+        pt_call(MPI_Irecv(r, cap, MPI_BYTE, 0, tag, c, &rq), "irecv");
+        return MPI_Wait(&rq, st);
+    case 2:
+        pt_call(MPI_Mprobe(0, tag, c, &msg, st), "mprobe");
+        return MPI_Mrecv(r, cap, MPI_BYTE, &msg, st);
+    default:
+        while (!flag)
+            pt_call(MPI_Improbe(0, tag, c, &flag, &msg, st), "improbe");
+        pt_call(MPI_Imrecv(r, cap, MPI_BYTE, &msg, &rq), "imrecv");
+        return MPI_Wait(&rq, st);
+    }
+}
+
+static void probe_order_long(void)
+{
+    static const int sizes[] = {5000, 20000, 65536};
+    enum { MAXB = 65536 };
+    MPI_Comm c = dup_world();
+    unsigned char *a = malloc(MAXB), *cc = malloc(MAXB), *r = malloc(MAXB + 64);
+    double *b = dalloc(4096), *rb = dalloc(4096);
+    for (int si = 0; si < 3; ++si) {
+        const int n = sizes[si];
+        for (int way = 0; way < 4; ++way) {
+            char name[96];
+            snprintf(name, sizeof name, "%d bytes, %s", n, long_ways[way]);
+            for (int i = 0; i < n; ++i) {
+                a[i] = (unsigned char)(31 * i + 7 * way + si);
+                cc[i] = (unsigned char)(17 * i + 3 * way + si + 1);
+            }
+            smooth(b, 4096, 200 + 4 * si + way);
+            MPI_Barrier(MPI_COMM_WORLD);
+            if (0 == pt_rank) {
+                MPI_Request rq[3];
+                pt_call(MPI_Isend(a, n, MPI_BYTE, 1, 1, c, &rq[0]), "isend A");
+                pt_call(MPI_Issend(b, 4096, MPI_DOUBLE, 1, 2, c, &rq[1]), "issend B");
+                pt_call(MPI_Isend(cc, n, MPI_BYTE, 1, 1, c, &rq[2]), "isend C");
+                pt_call(MPI_Waitall(3, rq, MPI_STATUSES_IGNORE), "waitall");
+            } else if (1 == pt_rank) {
+                MPI_Status st;
+                pt_call(MPI_Probe(0, 2, c, &st), "probe tag 2");
+                check(st.MPI_TAG == 2 && count_of(&st, MPI_DOUBLE) == 4096, "%s: probe of B",
+                      name);
+                int flag = 0;
+                pt_call(MPI_Iprobe(0, MPI_ANY_TAG, c, &flag, &st), "iprobe any tag");
+                check(flag && st.MPI_TAG == 1 && count_of(&st, MPI_BYTE) == n,
+                      "%s: a probe of any tag sees A (flag %d, tag %d, count %d)", name, flag,
+                      st.MPI_TAG, count_of(&st, MPI_BYTE));
+                memset(r, 0, n + 64);
+                int rc = recv_long_way(c, way, MPI_ANY_TAG, r, n + 64, &st);
+                check(MPI_SUCCESS == rc && st.MPI_TAG == 1 && count_of(&st, MPI_BYTE) == n &&
+                          pt_same(r, a, n),
+                      "%s: the first receive of any tag gets A whole (rc %d, tag %d, count %d)",
+                      name, rc, st.MPI_TAG, count_of(&st, MPI_BYTE));
+                memset(rb, 0, 4096 * sizeof(double));
+                rc = MPI_Recv(rb, 4096, MPI_DOUBLE, 0, MPI_ANY_TAG, c, &st);
+                check(MPI_SUCCESS == rc && st.MPI_TAG == 2 && pt_same(rb, b, 4096 * sizeof(double)),
+                      "%s: the second gets B (tag %d)", name, st.MPI_TAG);
+                memset(r, 0, n + 64);
+                rc = recv_long_way(c, way, 1, r, n + 64, &st);
+                check(MPI_SUCCESS == rc && count_of(&st, MPI_BYTE) == n && pt_same(r, cc, n),
+                      "%s: the third gets C whole", name);
+            }
+        }
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    free(a);
+    free(cc);
+    free(r);
+    free(b);
+    free(rb);
     MPI_Comm_free(&c);
 }
 
@@ -486,10 +579,10 @@ static void info_in_flight(void)
 
 static void truncate_case(void)
 {
-    static const int sizes[] = {1000, 100000};
+    static const int sizes[] = {1000, 3000, 100000};
     MPI_Comm c = dup_world();
     double *s = dalloc(100000), *r = dalloc(100000), *ref = dalloc(1000);
-    for (int si = 0; si < 2; ++si) {
+    for (int si = 0; si < 3; ++si) {
         const int n = sizes[si];
         smooth(s, n, 70 + si);
         if (0 == pt_rank) {
@@ -668,6 +761,7 @@ static void iprobe_local(void)
 
 static const struct pt_case cases[] = {
     {"probe_ssend", probe_ssend, 4},           {"probe_order", probe_order, 4},
+    {"probe_order_long", probe_order_long, 8},
     {"status_error", status_error, 4},         {"type_mismatch", type_mismatch, 4},
     {"info_in_flight", info_in_flight, 4},     {"truncate", truncate_case, 4},
     {"sendrecv_replace", sendrecv_replace, 4}, {"zero_length", zero_length, 4},
