@@ -48,7 +48,8 @@ typedef struct mca_pml_zip_component_t {
     int enable; /* compress on every communicator (the Info key overrides per comm) */
     char *codec;
     size_t threshold;
-    size_t inline_max; /* largest raw payload sent inline from the application's buffer */
+    int inline_max_param; /* pml_zip_inline_max: -1 chooses by the wrapped PML */
+    size_t inline_max;    /* largest raw payload sent inline from the application's buffer */
     int codec_threads; /* threads that code one frame (zip_ctx_set_threads) */
     int verbose;
     int stats;

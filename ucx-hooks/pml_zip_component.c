@@ -81,15 +81,21 @@ static const zip_ompi_param_t params[] = {
      ZIP_OMPI_PARAM_SIZE(&mca_pml_zip_component.threshold, 16384),
      "Smallest payload in bytes that is compressed; smaller float/double messages are sent "
      "raw behind the zip header"},
-    /* Streams of raw 16-64 KiB messages on shared memory ran at 0.81-0.93x stock's rate as
-     * envelope + payload; sent inline, their data goes straight into the posted receive.
-     * Larger ones go as envelope + payload, which keeps the wrapped PML's zero-copy paths
-     * (single copy, RDMA) for them: those need the data alone in one datatype. */
+    /* As envelope + payload, streams of raw 4-64 KiB messages on shared memory ran at
+     * 0.79-0.93x stock's rate (the payload waits as an unexpected message). Sent inline, the
+     * data goes into the posted receive, but as a two-part datatype, which costs the wrapped
+     * PML's zero-copy paths: ob1 over vader then copies in and out instead of one
+     * process_vm_readv (ping-pong at 0.98x stock's at 24 KiB, 0.91x at 32 KiB, 0.77x at
+     * 64 KiB; 1.1-2x below 24 KiB), and pml/ucx packs it through a generic datatype (ping-pong
+     * 0.75x at 16 KiB). Hence 24 KiB over ob1 and none over the others (docs/performance.md,
+     * "The framing's cost on a fast link"). */
     {"inline_max", OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY,
-     ZIP_OMPI_PARAM_SIZE(&mca_pml_zip_component.inline_max, 65536),
-     "Largest raw payload in bytes sent as one message behind zip's 16-byte prefix, from the "
+     ZIP_OMPI_PARAM_INT(&mca_pml_zip_component.inline_max_param, -1),
+     "Largest raw payload in bytes sent as one message behind zip's 16-byte prefix from the "
      "application's buffer; larger ones, synchronous sends and compressed ones go as an "
-     "envelope followed by the payload. Receivers accept either whatever their own value"},
+     "envelope followed by the payload (payloads up to 4016 bytes always go inline, copied). "
+     "-1 (default): 24576 over pml/ob1, 0 over the others. Must be the same on every rank "
+     "(receivers post room for long inline messages only where they may come)"},
     {"codec_threads", OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY,
      ZIP_OMPI_PARAM_INT(&mca_pml_zip_component.codec_threads, 1),
      "Threads that compress and decompress the blocks of one message of 256 KiB or more "
@@ -256,6 +262,11 @@ static int zip_close(void)
                     NULL != z->temporal_name ? z->temporal_name : "");
     }
     z->temporal = temporal < 0 ? 0 : temporal;
+    z->inline_max = z->inline_max_param >= 0 ? (size_t)z->inline_max_param
+                    : 0 == strcmp("ob1", mca_pml_zip_wrapped_component.pmlm_version
+                                             .mca_component_name)
+                        ? 24576
+                        : 0;
     mca_pml_zip_policy_init();
     mca_pml_zip_temporal_init();
     z->active = true;

@@ -28,12 +28,14 @@ static size_t recv_capacity(const mca_pml_zip_request_t *req)
 }
 
 /* The type a first message is received in: the landing buffer and, behind it, the
- * application's buffer when that can hold more than a short inline message (*type then
- * becomes the owner's to release). NULL: the landing buffer alone. */
+ * application's buffer when that can hold more than a short inline message and senders send
+ * long ones (pml_zip_inline_max is the same on every rank); the caller releases it. NULL: the
+ * landing buffer alone (a two-part type costs pml/ucx a generic datatype). */
 static ompi_datatype_t *landing_type(void *stage, void *buf, size_t count, ompi_datatype_t *dtype)
 {
     ompi_datatype_t *type = NULL;
-    if (dtype->super.size * count > MCA_PML_ZIP_INLINE_MAX) {
+    if (mca_pml_zip_component.inline_max > MCA_PML_ZIP_INLINE_MAX &&
+        dtype->super.size * count > MCA_PML_ZIP_INLINE_MAX) {
         (void)mca_pml_zip_prefixed_type(stage, buf, count, dtype, &type);
     }
     return type;

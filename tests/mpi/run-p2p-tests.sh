@@ -89,6 +89,7 @@ cfg[ucx+zip]="$path --mca pml ucx,zip $ucx_opts $zip_on"
 cfg[ob1+zip+lowthreshold]="$path --mca pml ob1,zip $zip_on --mca pml_zip_threshold 1024"
 # Same-node peers without force_local: every message raw.
 cfg[ob1+zip+local]="$path --mca pml ob1,zip --mca pml_zip_enable 1"
+cfg[ucx+zip+local]="$path --mca pml ucx,zip $ucx_opts --mca pml_zip_enable 1"
 # The default policy, deciding from measured speeds (here: raw, shared memory is fast).
 cfg[ob1+zip+auto]="$path --mca pml ob1,zip --mca pml_zip_enable 1 --mca pml_zip_force_local 1"
 
@@ -125,6 +126,19 @@ if [ -x "$bin/p2p_semantics" ]; then
         done
     done
 fi
+# Long inline messages (raw, 4 KiB to pml_zip_inline_max, prefix and data as one two-part
+# datatype) are on by default over ob1 only: over ucx as well, up to 64 KiB.
+if [ -x "$bin/p2p_semantics" ]; then
+    for k in probe_order probe_order_long type_mismatch truncate zero_length; do
+        run "p2p_semantics $k np=2 pml=ucx+zip inline_max=65536" "p2p_semantics $k (" -np 2 \
+            ${cfg[ucx+zip+local]} --mca pml_zip_inline_max 65536 "$bin/p2p_semantics" "$k"
+    done
+fi
+for t in basic nonblocking probe; do
+    [ -x "$bin/p2p_$t" ] &&
+        run "p2p_$t np=3 pml=ucx+zip inline_max=65536" "p2p_$t" -np 3 --oversubscribe \
+            ${cfg[ucx+zip+local]} --mca pml_zip_inline_max 65536 "$bin/p2p_$t"
+done
 # One-sided communication over osc/pt2pt, which moves everything as PML messages.
 if [ -x "$bin/p2p_osc" ]; then
     for c in ob1 ob1+zip ucx ucx+zip; do
