@@ -48,8 +48,7 @@ typedef struct mca_pml_zip_component_t {
     int enable; /* compress on every communicator (the Info key overrides per comm) */
     char *codec;
     size_t threshold;
-    int inline_max_param; /* pml_zip_inline_max: -1 chooses by the wrapped PML */
-    size_t inline_max;    /* largest raw payload sent inline from the application's buffer */
+    size_t inline_max; /* largest raw payload sent as a bare message */
     int codec_threads; /* threads that code one frame (zip_ctx_set_threads) */
     int verbose;
     int stats;
@@ -115,40 +114,32 @@ void mca_pml_zip_policy_fini(void);
 
 /*
  * Every message with an application tag (>= 0), on every communicator, whatever its datatype,
- * travels in one of two shapes, told apart by the wrapped PML's byte count alone, so that a
- * probe learns the shape without receiving anything and no payload byte is ever inspected:
+ * travels in one of three shapes, told apart by the wrapped PML's byte count alone, so that a
+ * probe learns the shape without receiving anything:
  *
- *   INLINE   (count >= 16): a 16-byte prefix, then the application's bytes, raw. Synchronous
- *            sends never go inline, and neither do payloads over pml_zip_inline_max. Up to
- *            MCA_PML_ZIP_INLINE_MAX bytes the prefix and data are copied into one buffer; larger
- *            ones are sent from the application's buffer behind the prefix (a "long inline"
- *            message, mca_pml_zip_prefixed_type).
+ *   INLINE   (16 <= count <= 4032): a 16-byte prefix, then the application's bytes, raw.
  *   ENVELOPE (count == 14): the message's description; its payload (raw, or a zip frame)
  *            follows as a second message on a private negative tag derived from seq, sent in
  *            the application's send mode (so an MPI_Ssend completes when the payload is
  *            received, never when a probe reads the envelope).
+ *   BARE     (count > 4032): the application's bytes, raw, nothing else: the message as the
+ *            wrapped PML would have sent it without zip. Raw payloads from 4033 bytes to
+ *            pml_zip_inline_max that are not sent in synchronous mode.
  *
  * seq numbers the messages a process sends (all peers, all communicators); it names an
  * envelope's payload tag. Probes keep MPI's order without it (pml_zip_stash.c).
  */
 #define MCA_PML_ZIP_PREFIX_BYTES 16
 #define MCA_PML_ZIP_ENVELOPE_BYTES 14
-/* Largest inline payload that is copied behind its prefix: with the prefix and the wrapped
- * PML's own header it stays within the smallest eager limit in use (vader's 4 KiB), so
- * receiving one that a probe matched is local. */
+/* Largest inline payload: with the prefix and the wrapped PML's own header it stays within
+ * the smallest eager limit in use (vader's 4 KiB), so receiving one that a probe matched is
+ * local. */
 #define MCA_PML_ZIP_INLINE_MAX 4016
-/* What a receive posts first: any short inline message or envelope fits. A receive with room
- * for more posts it with its own buffer behind it (mca_pml_zip_prefixed_type), so that a long
- * inline message lands in place. */
+/* The largest inline message or envelope. A receive with at least this much room in one
+ * contiguous piece is posted straight into the application's buffer, as stock MPI's is (a
+ * bare message lands where it belongs; a shorter first message is moved out of the way and
+ * the bytes it covered put back); a smaller or non-contiguous one into a landing buffer. */
 #define MCA_PML_ZIP_LANDING_BYTES (MCA_PML_ZIP_PREFIX_BYTES + MCA_PML_ZIP_INLINE_MAX)
-
-/* ---- pml_zip_prefixed.c: a prefix and the application's data as one message ---- */
-
-/* A committed datatype (absolute addresses: use it with MPI_BOTTOM) of 16 bytes at prefix
- * followed by count x dtype at buf. An error (count over INT_MAX) leaves *type NULL. */
-int mca_pml_zip_prefixed_type(void *prefix, const void *buf, size_t count, ompi_datatype_t *dtype,
-                              ompi_datatype_t **type);
-void mca_pml_zip_prefixed_type_release(ompi_datatype_t **type);
 
 enum {
     MCA_PML_ZIP_ENV_FRAME = 1,   /* payload is a zip frame, not the raw bytes */
@@ -169,7 +160,12 @@ void mca_pml_zip_stream_prefix_write(void *dst, uint32_t cseq, int keep);
 /* False unless the first len bytes at src start with a well-formed stream prefix. */
 bool mca_pml_zip_stream_prefix_parse(const void *src, size_t len, uint32_t *cseq, int *keep);
 
-typedef enum { ZIP_SHAPE_INVALID = 0, ZIP_SHAPE_INLINE, ZIP_SHAPE_ENVELOPE } mca_pml_zip_shape_t;
+typedef enum {
+    ZIP_SHAPE_INVALID = 0,
+    ZIP_SHAPE_INLINE,
+    ZIP_SHAPE_ENVELOPE,
+    ZIP_SHAPE_BARE
+} mca_pml_zip_shape_t;
 
 /* What the first message of an application message says. */
 typedef struct mca_pml_zip_head_t {
@@ -185,18 +181,43 @@ mca_pml_zip_shape_t mca_pml_zip_shape_of(size_t count);
 void mca_pml_zip_prefix_write(void *dst, uint32_t seq, uint64_t raw_bytes, uint16_t link_hint);
 void mca_pml_zip_envelope_write(void *dst, uint32_t seq, uint32_t flags, uint64_t raw_bytes,
                                 uint16_t link_hint);
-/* Parses the first message (len bytes at src); false if it is not a well-formed zip message. */
+/* Parses the first message (len bytes at src; a bare message's are not read); false if it is
+ * not a well-formed zip message. */
 bool mca_pml_zip_head_parse(const void *src, size_t len, mca_pml_zip_head_t *head);
 /* The private tag of the payload that follows envelope seq (negative: never an app tag). */
 int mca_pml_zip_payload_tag(uint32_t seq);
 /* Next sequence number of this process. */
 uint32_t mca_pml_zip_next_seq(void);
 
+/* ---- pml_zip_landing.c: a first message received in the application's buffer ---- */
+
+void mca_pml_zip_landing_init(void);
+void mca_pml_zip_landing_fini(void);
+/* A stage is a landing buffer for a receive not made in place; it takes a first message of up
+ * to `bytes` and truncates a longer one without writing past its end. Allocate
+ * mca_pml_zip_stage_alloc_bytes(bytes) for it; after a message of n bytes arrived, stage_join
+ * puts them at its start. */
+#define MCA_PML_ZIP_STAGE_GAP 8 /* bytes between the two halves of a gapped stage */
+size_t mca_pml_zip_stage_alloc_bytes(size_t bytes);
+int mca_pml_zip_stage_irecv(void *stage, size_t bytes, int src, int tag, ompi_communicator_t *comm,
+                            ompi_request_t **request);
+int mca_pml_zip_stage_recv(void *stage, size_t bytes, int src, int tag, ompi_communicator_t *comm,
+                           ompi_status_public_t *status);
+void mca_pml_zip_stage_join(void *stage, size_t bytes, size_t n);
+/* The start of the application's buffer if it is one contiguous piece of at least
+ * MCA_PML_ZIP_LANDING_BYTES (then the first message is received there), else NULL. */
+char *mca_pml_zip_landing_base(void *buf, size_t count, ompi_datatype_t *dtype);
+/* The first message arrived at base, n bytes; saved holds what the buffer's first
+ * MCA_PML_ZIP_LANDING_BYTES were. Reads its head, leaves an inline message's data at base and
+ * puts back the bytes a header covered. False (head: n raw bytes) for a message without zip
+ * framing, left as it came. */
+bool mca_pml_zip_land_in_place(char *base, const char *saved, size_t n, mca_pml_zip_head_t *head);
+
 /* ---- pml_zip_wire.c: payload encoding and decoding ---- */
 
 /*
- * The first message of a send and what follows it. INLINE: buf holds prefix + data, or only
- * the prefix of a long inline message (prefixed: the data is (pbuf, pcount, ptype)). SPLIT:
+ * The first message of a send and what follows it. INLINE: buf holds prefix + data. BARE
+ * (bare): the application's (pbuf, pcount, ptype), or buf (buffered mode's copy). SPLIT:
  * env holds the envelope; the payload is either buf (a frame, or a copy for buffered mode) as
  * MPI_BYTE, or the application's own (pbuf, pcount, ptype) without a copy.
  */
@@ -212,10 +233,7 @@ typedef struct mca_pml_zip_out_t {
     bool borrowed;  /* buf is the caller's (a blocking send's stack), not from the pool */
     int peer_class; /* float/double data the policy looked at: the class it used, else -1 */
     bool temporal;  /* a stream message: never cancelled (its successors may refer to it) */
-    /* a long inline message: buf holds the prefix, (pbuf, pcount, ptype) the data, and
-     * wire_type both, once posted */
-    bool prefixed;
-    ompi_datatype_t *wire_type;
+    bool bare;      /* a bare message: the data alone on the application's tag */
 } mca_pml_zip_out_t;
 
 /* own_copy: the payload must not reference the application's buffer (buffered mode).
@@ -311,9 +329,10 @@ typedef struct mca_pml_zip_request_t {
     /* recv */
     mca_pml_zip_recv_phase_t phase;
     void *stage; /* landing buffer, or the frame's buffer in the payload phase */
-    /* landing phase: the landing buffer's prefix and the application's buffer as one type (a
-     * long inline message lands in place); NULL: the landing buffer alone */
-    ompi_datatype_t *landing_type;
+    /* landing phase: posted into the application's buffer (stage holds what the first
+     * MCA_PML_ZIP_LANDING_BYTES of it were, to put back what a short message covers) */
+    bool in_place;
+    size_t stage_bytes; /* landing phase, not in place: what the stage takes */
     int msg_source, msg_tag;
     mca_pml_zip_head_t head; /* payload phase: the envelope it follows */
     bool drain;              /* payload phase: received into stage only to be discarded */
@@ -361,8 +380,8 @@ typedef struct mca_pml_zip_stash_entry_t {
     mca_pml_zip_head_t head;
     void *buf;  /* the first message as received */
     void *data; /* inline: the application's bytes in buf (head.raw_bytes) */
-    /* a long inline message matched in the wrapped PML and not received yet (its receive
-     * brings it into the application's buffer): buf and data are NULL, head.seq unknown */
+    /* a bare message matched in the wrapped PML and not received yet (its receive brings it
+     * into the application's buffer): buf and data are NULL */
     ompi_message_t *wmsg;
     void *held; /* a stream message a matched probe fetched and decoded (malloc'd): data */
     int error;  /* its fetch failed: what its receive reports */

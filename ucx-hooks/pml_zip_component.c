@@ -82,20 +82,16 @@ static const zip_ompi_param_t params[] = {
      "Smallest payload in bytes that is compressed; smaller float/double messages are sent "
      "raw behind the zip header"},
     /* As envelope + payload, streams of raw 4-64 KiB messages on shared memory ran at
-     * 0.79-0.93x stock's rate (the payload waits as an unexpected message). Sent inline, the
-     * data goes into the posted receive, but as a two-part datatype, which costs the wrapped
-     * PML's zero-copy paths: ob1 over vader then copies in and out instead of one
-     * process_vm_readv (ping-pong at 0.98x stock's at 24 KiB, 0.91x at 32 KiB, 0.77x at
-     * 64 KiB; 1.1-2x below 24 KiB), and pml/ucx packs it through a generic datatype (ping-pong
-     * 0.75x at 16 KiB). Hence 24 KiB over ob1 and none over the others (docs/performance.md,
-     * "The framing's cost on a fast link"). */
+     * 0.79-0.95x stock's rate (the payload waits as an unexpected message; docs/performance.md,
+     * "The framing's cost on a fast link"). Bare, they are stock's messages. Above 64 KiB the
+     * envelope costs little, and its payloads are what the link rate is timed on (from
+     * 128 KiB): a process whose large messages all went bare would never learn its link. */
     {"inline_max", OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY,
-     ZIP_OMPI_PARAM_INT(&mca_pml_zip_component.inline_max_param, -1),
-     "Largest raw payload in bytes sent as one message behind zip's 16-byte prefix from the "
-     "application's buffer; larger ones, synchronous sends and compressed ones go as an "
-     "envelope followed by the payload (payloads up to 4016 bytes always go inline, copied). "
-     "-1 (default): 24576 over pml/ob1, 0 over the others. Must be the same on every rank "
-     "(receivers post room for long inline messages only where they may come)"},
+     ZIP_OMPI_PARAM_SIZE(&mca_pml_zip_component.inline_max, 65536),
+     "Largest raw payload in bytes sent bare: as the application's data alone, one message, "
+     "as without zip. Larger ones, synchronous sends and compressed ones go as an envelope "
+     "followed by the payload; payloads up to 4016 bytes behind a 16-byte prefix. Receivers "
+     "take any shape whatever their own value"},
     {"codec_threads", OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY,
      ZIP_OMPI_PARAM_INT(&mca_pml_zip_component.codec_threads, 1),
      "Threads that compress and decompress the blocks of one message of 256 KiB or more "
@@ -262,13 +258,9 @@ static int zip_close(void)
                     NULL != z->temporal_name ? z->temporal_name : "");
     }
     z->temporal = temporal < 0 ? 0 : temporal;
-    z->inline_max = z->inline_max_param >= 0 ? (size_t)z->inline_max_param
-                    : 0 == strcmp("ob1", mca_pml_zip_wrapped_component.pmlm_version
-                                             .mca_component_name)
-                        ? 24576
-                        : 0;
     mca_pml_zip_policy_init();
     mca_pml_zip_temporal_init();
+    mca_pml_zip_landing_init();
     z->active = true;
     memset(&z->counters, 0, sizeof(z->counters));
     opal_output_verbose(
@@ -288,6 +280,7 @@ static int zip_finalize(void)
     opal_progress_unregister(mca_pml_zip_progress);
     mca_pml_zip_stash_fini();
     mca_pml_zip_temporal_fini();
+    mca_pml_zip_landing_fini();
     mca_pml_zip_buffers_fini();
     mca_pml_zip_policy_fini(); /* after the report: it prints the estimates */
     free(z->codec);

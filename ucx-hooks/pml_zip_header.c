@@ -1,6 +1,6 @@
 /*
- * The two first-message shapes of pml/zip (see pml_zip.h): the 16-byte inline prefix and the
- * 14-byte envelope. The only code that reads zip's own bytes from the network; fuzzed by
+ * The first-message shapes of pml/zip (see pml_zip.h): the 16-byte inline prefix, the 14-byte
+ * envelope, and the bare message, which has no header. The only code that reads zip's own bytes from the network; fuzzed by
  * tests/fuzz/fuzz_pml_header.c.
  *
  *   prefix   u32 magic "ZIP2" | u32 seq | u64 length: raw_bytes (low 48 bits, == count - 16)
@@ -36,6 +36,9 @@ static volatile int32_t next_seq;
 
 mca_pml_zip_shape_t mca_pml_zip_shape_of(size_t count)
 {
+    if (count > MCA_PML_ZIP_LANDING_BYTES) {
+        return ZIP_SHAPE_BARE;
+    }
     if (count >= MCA_PML_ZIP_PREFIX_BYTES) {
         return ZIP_SHAPE_INLINE;
     }
@@ -80,6 +83,10 @@ bool mca_pml_zip_head_parse(const void *src, size_t len, mca_pml_zip_head_t *hea
     const unsigned char *p = src;
     memset(head, 0, sizeof(*head));
     switch (mca_pml_zip_shape_of(len)) {
+    case ZIP_SHAPE_BARE:
+        head->shape = ZIP_SHAPE_BARE;
+        head->raw_bytes = len;
+        return true;
     case ZIP_SHAPE_INLINE: {
         uint32_t magic;
         memcpy(&magic, p, 4);

@@ -1,12 +1,11 @@
 /*
- * Receive side. A receive with an application tag first posts a landing buffer that holds any
- * short first message (an inline message or an envelope), followed by the application's own
- * buffer when that has room for more than a short inline message: a long inline message then
- * lands in place, its prefix in the landing buffer. Then it either delivers the inline bytes
- * or posts the payload receive the envelope announces: straight into the application's buffer
- * for raw data (the wrapped PML's zero-copy paths stay in use), into a staging buffer for a
- * frame or a payload too large for the buffer. Whatever the receive datatype, the bytes
- * delivered are the sender's.
+ * Receive side. A receive with an application tag posts its first message's receive into the
+ * application's buffer where that is contiguous with room for any short first message
+ * (pml_zip_landing.c), else into a landing buffer. A bare message is then delivered as it
+ * came; an inline message's bytes are delivered; an envelope makes it post the payload
+ * receive it announces: straight into the application's buffer for raw data (the wrapped
+ * PML's zero-copy paths stay in use), into a staging buffer for a frame or a payload too large
+ * for the buffer. Whatever the receive datatype, the bytes delivered are the sender's.
  */
 #include "ompi_config.h"
 
@@ -25,45 +24,6 @@ static bool zip_recv_applies(int src, int tag)
 static size_t recv_capacity(const mca_pml_zip_request_t *req)
 {
     return req->dtype->super.size * req->count;
-}
-
-/* The type a first message is received in: the landing buffer and, behind it, the
- * application's buffer when that can hold more than a short inline message and senders send
- * long ones (pml_zip_inline_max is the same on every rank); the caller releases it. NULL: the
- * landing buffer alone (a two-part type costs pml/ucx a generic datatype). */
-static ompi_datatype_t *landing_type(void *stage, void *buf, size_t count, ompi_datatype_t *dtype)
-{
-    ompi_datatype_t *type = NULL;
-    if (mca_pml_zip_component.inline_max > MCA_PML_ZIP_INLINE_MAX &&
-        dtype->super.size * count > MCA_PML_ZIP_INLINE_MAX) {
-        (void)mca_pml_zip_prefixed_type(stage, buf, count, dtype, &type);
-    }
-    return type;
-}
-
-/*
- * A message without zip framing (a sender without pml/zip) received through a landing type:
- * its first 16 bytes are in the landing buffer, the rest at the start of the application's
- * buffer. Puts them in order where the buffer is contiguous.
- */
-static int join_unframed(const void *stage, size_t n, void *buf, size_t count,
-                         ompi_datatype_t *dtype)
-{
-    if (n <= MCA_PML_ZIP_PREFIX_BYTES) {
-        return zip_ompi_unpack(stage, n, buf, count, dtype);
-    }
-    char *base = zip_ompi_contiguous_base(buf, count, dtype);
-    if (NULL == base) {
-        opal_output(0, "pml:zip: a %zu-byte message without zip framing into a non-contiguous "
-                       "buffer cannot be delivered (is pml/zip loaded on every rank?)",
-                    n);
-        return MPI_ERR_INTERN;
-    }
-    const size_t cap = dtype->super.size * count;
-    const size_t keep = n < cap ? n : cap;
-    memmove(base + MCA_PML_ZIP_PREFIX_BYTES, base, keep - MCA_PML_ZIP_PREFIX_BYTES);
-    memcpy(base, stage, MCA_PML_ZIP_PREFIX_BYTES);
-    return n > cap ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
 }
 
 void mca_pml_zip_recv_finish(mca_pml_zip_request_t *req, int error)
@@ -131,8 +91,8 @@ void mca_pml_zip_recv_first(mca_pml_zip_request_t *req, int source, int tag,
     req->msg_tag = tag;
     req->head = *head;
     mca_pml_zip_count_received();
-    if (ZIP_SHAPE_INLINE == head->shape) {
-        /* inline_data NULL: it landed in the application's buffer */
+    if (ZIP_SHAPE_ENVELOPE != head->shape) {
+        /* inline or bare; inline_data NULL: it landed in the application's buffer */
         mca_pml_zip_recv_finish(req, NULL == inline_data
                                          ? MPI_SUCCESS
                                          : zip_ompi_unpack(inline_data, head->raw_bytes, req->rbuf,
@@ -149,17 +109,28 @@ void mca_pml_zip_recv_first(mca_pml_zip_request_t *req, int source, int tag,
     }
 }
 
-/* The first message arrived, n bytes (in place: through a landing type): parse and go on. */
+/* The first message arrived, n bytes (in place: in the application's buffer): parse and go
+ * on. */
 static void landing_arrived(mca_pml_zip_request_t *req, const ompi_status_public_t *st,
                             bool in_place)
 {
     mca_pml_zip_head_t head;
     const size_t n = st->_ucount;
-    if (mca_pml_zip_head_parse(req->stage, n, &head)) {
+    if (!in_place) {
+        mca_pml_zip_stage_join(req->stage, req->stage_bytes, n);
+    }
+    const bool framed =
+        in_place ? mca_pml_zip_land_in_place(
+                       mca_pml_zip_landing_base(req->rbuf, req->count, req->dtype), req->stage, n,
+                       &head)
+                 : mca_pml_zip_head_parse(req->stage, n, &head);
+    if (framed) {
         mca_pml_zip_observe_hint(req->comm, st->MPI_SOURCE, head.link_hint);
-        mca_pml_zip_recv_first(req, st->MPI_SOURCE, st->MPI_TAG, &head,
-                               in_place ? NULL
-                                        : (const char *)req->stage + MCA_PML_ZIP_PREFIX_BYTES);
+        const char *data = (const char *)req->stage;
+        if (ZIP_SHAPE_INLINE == head.shape) {
+            data += MCA_PML_ZIP_PREFIX_BYTES;
+        }
+        mca_pml_zip_recv_first(req, st->MPI_SOURCE, st->MPI_TAG, &head, in_place ? NULL : data);
         return;
     }
     /* Not from a zip sender: deliver its bytes as they are. */
@@ -172,11 +143,9 @@ static void landing_arrived(mca_pml_zip_request_t *req, const ompi_status_public
     req->msg_source = st->MPI_SOURCE;
     req->msg_tag = st->MPI_TAG;
     req->head = head;
-    mca_pml_zip_recv_finish(req, in_place
-                                     ? join_unframed(req->stage, n, req->rbuf, req->count,
-                                                     req->dtype)
-                                     : zip_ompi_unpack(req->stage, n, req->rbuf, req->count,
-                                                       req->dtype));
+    mca_pml_zip_recv_finish(req, in_place ? MPI_SUCCESS
+                                          : zip_ompi_unpack(req->stage, n, req->rbuf, req->count,
+                                                            req->dtype));
 }
 
 static void payload_arrived(mca_pml_zip_request_t *req, const ompi_status_public_t *st)
@@ -215,8 +184,8 @@ static void recv_inner_done(mca_pml_zip_request_t *req, ompi_request_t *inner,
     (void)unused;
     const ompi_status_public_t st = inner->req_status;
     ompi_request_free(&inner);
-    const bool in_place = NULL != req->landing_type;
-    mca_pml_zip_prefixed_type_release(&req->landing_type);
+    const bool in_place = req->in_place;
+    req->in_place = false;
     if (st._cancelled || MPI_SUCCESS != st.MPI_ERROR) {
         arrival_failed(req);
     }
@@ -230,9 +199,7 @@ static void recv_inner_done(mca_pml_zip_request_t *req, ompi_request_t *inner,
         if (ZIP_RECV_LANDING == req->phase) {
             req->msg_source = st.MPI_SOURCE;
             req->msg_tag = st.MPI_TAG;
-            req->head.raw_bytes = (in_place && st._ucount > MCA_PML_ZIP_PREFIX_BYTES)
-                                      ? st._ucount - MCA_PML_ZIP_PREFIX_BYTES
-                                      : st._ucount;
+            req->head.raw_bytes = st._ucount; /* truncated: bare, what arrived is in place */
         }
         mca_pml_zip_recv_finish(req, st.MPI_ERROR);
         return;
@@ -247,20 +214,30 @@ static void recv_inner_done(mca_pml_zip_request_t *req, ompi_request_t *inner,
 int mca_pml_zip_post_landing(mca_pml_zip_request_t *req)
 {
     req->phase = ZIP_RECV_LANDING;
+    char *base = mca_pml_zip_landing_base(req->rbuf, req->count, req->dtype);
+    /* In place, the landing buffer keeps what the first message may cover; else it takes any
+     * first message that fits the application's buffer. */
+    const size_t cap = recv_capacity(req);
+    const size_t stage_bytes =
+        (NULL == base && cap > MCA_PML_ZIP_LANDING_BYTES) ? cap : MCA_PML_ZIP_LANDING_BYTES;
+    mca_pml_zip_buf_put(req->stage);
+    req->stage = mca_pml_zip_buf_get(mca_pml_zip_stage_alloc_bytes(stage_bytes));
+    req->stage_bytes = stage_bytes;
     if (NULL == req->stage) {
-        req->stage = mca_pml_zip_buf_get(MCA_PML_ZIP_LANDING_BYTES);
-        if (NULL == req->stage) {
-            return OMPI_ERR_OUT_OF_RESOURCE;
-        }
+        return OMPI_ERR_OUT_OF_RESOURCE;
     }
-    req->landing_type = landing_type(req->stage, req->rbuf, req->count, req->dtype);
-    int rc = (NULL != req->landing_type)
-                 ? mca_pml_zip_wrapped.pml_irecv(MPI_BOTTOM, 1, req->landing_type, req->peer,
-                                                 req->tag, req->comm, &req->inner)
-                 : mca_pml_zip_wrapped.pml_irecv(req->stage, MCA_PML_ZIP_LANDING_BYTES, MPI_BYTE,
-                                                 req->peer, req->tag, req->comm, &req->inner);
+    int rc;
+    if (NULL != base) {
+        memcpy(req->stage, base, MCA_PML_ZIP_LANDING_BYTES);
+        req->in_place = true;
+        rc = mca_pml_zip_wrapped.pml_irecv(req->rbuf, req->count, req->dtype, req->peer, req->tag,
+                                           req->comm, &req->inner);
+    } else {
+        rc = mca_pml_zip_stage_irecv(req->stage, stage_bytes, req->peer, req->tag, req->comm,
+                                     &req->inner);
+    }
     if (OMPI_SUCCESS != rc) {
-        mca_pml_zip_prefixed_type_release(&req->landing_type);
+        req->in_place = false;
         return rc;
     }
     mca_pml_zip_request_track(req);
@@ -280,20 +257,19 @@ static void deliver_entry(mca_pml_zip_request_t *req, mca_pml_zip_stash_entry_t 
         return;
     }
     if (NULL != e->wmsg) {
-        /* A long inline message still in the wrapped PML: received whole into a staging
-         * buffer (only probes leave messages there; their order matters, not their speed). */
-        const size_t n = MCA_PML_ZIP_PREFIX_BYTES + e->head.raw_bytes;
-        req->phase = ZIP_RECV_LANDING;
-        req->stage = mca_pml_zip_buf_get(n);
-        int rc = (NULL == req->stage) ? OMPI_ERR_OUT_OF_RESOURCE
-                                      : mca_pml_zip_wrapped.pml_imrecv(req->stage, n, MPI_BYTE,
-                                                                       &e->wmsg, &req->inner);
+        /* A bare message still in the wrapped PML: received as the payload it is, straight
+         * into the application's buffer (an envelope's raw payload without the envelope). */
+        req->msg_source = e->source;
+        req->msg_tag = e->tag;
+        req->head = e->head;
+        req->phase = ZIP_RECV_PAYLOAD;
+        req->drain = false;
+        req->arrival_class = -1;
+        int rc = mca_pml_zip_wrapped.pml_imrecv(req->rbuf, req->count, req->dtype, &e->wmsg,
+                                                &req->inner);
         if (OMPI_SUCCESS == rc) {
             mca_pml_zip_request_track(req);
         } else {
-            req->msg_source = e->source;
-            req->msg_tag = e->tag;
-            req->head = e->head;
             mca_pml_zip_recv_finish(req, rc);
         }
         OBJ_RELEASE(e);
@@ -370,53 +346,54 @@ int mca_pml_zip_recv(void *buf, size_t count, ompi_datatype_t *dtype, int src, i
     if (!zip_recv_applies(src, tag)) {
         return mca_pml_zip_wrapped.pml_recv(buf, count, dtype, src, tag, comm, status);
     }
-    if (mca_pml_zip_stash_empty()) {
-        /* The common case, without a request and on the stack: an inline message is
-         * delivered here, a raw payload received straight into the buffer. */
-        char stage[MCA_PML_ZIP_LANDING_BYTES];
+    char *base = mca_pml_zip_landing_base(buf, count, dtype);
+    const size_t cap = dtype->super.size * count;
+    if (mca_pml_zip_stash_empty() && (NULL != base || cap <= MCA_PML_ZIP_LANDING_BYTES)) {
+        /* The common case, without a request and on the stack: into the application's buffer
+         * (stage keeps what a short first message covers) or into stage. */
+        char stage[MCA_PML_ZIP_LANDING_BYTES + MCA_PML_ZIP_STAGE_GAP];
         ompi_status_public_t st;
         memset(&st, 0, sizeof(st));
-        ompi_datatype_t *ltype = landing_type(stage, buf, count, dtype);
-        int rc = (NULL != ltype)
-                     ? mca_pml_zip_wrapped.pml_recv(MPI_BOTTOM, 1, ltype, src, tag, comm, &st)
-                     : mca_pml_zip_wrapped.pml_recv(stage, MCA_PML_ZIP_LANDING_BYTES, MPI_BYTE, src,
-                                                    tag, comm, &st);
-        const bool in_place = NULL != ltype;
-        mca_pml_zip_prefixed_type_release(&ltype);
-        mca_pml_zip_head_t head;
-        const bool framed = OMPI_SUCCESS == rc && mca_pml_zip_head_parse(stage, st._ucount, &head);
-        if (framed) {
-            mca_pml_zip_observe_hint(comm, st.MPI_SOURCE, head.link_hint);
-        }
-        const size_t cap = dtype->super.size * count;
-        if (framed && ZIP_SHAPE_INLINE == head.shape) {
-            mca_pml_zip_count_received();
-            rc = in_place ? MPI_SUCCESS
-                          : zip_ompi_unpack((char *)stage + MCA_PML_ZIP_PREFIX_BYTES,
-                                            head.raw_bytes, buf, count, dtype);
-            mca_pml_zip_status_out(status, st.MPI_SOURCE, st.MPI_TAG,
-                                   head.raw_bytes < cap ? head.raw_bytes : cap, 0);
-            return rc;
+        int rc;
+        if (NULL != base) {
+            memcpy(stage, base, MCA_PML_ZIP_LANDING_BYTES);
+            rc = mca_pml_zip_wrapped.pml_recv(buf, count, dtype, src, tag, comm, &st);
+        } else {
+            rc = mca_pml_zip_stage_recv(stage, MCA_PML_ZIP_LANDING_BYTES, src, tag, comm, &st);
+            if (OMPI_SUCCESS == rc) {
+                mca_pml_zip_stage_join(stage, MCA_PML_ZIP_LANDING_BYTES, st._ucount);
+            }
         }
         if (OMPI_SUCCESS != rc) {
-            size_t got = st._ucount;
-            if (in_place && got > MCA_PML_ZIP_PREFIX_BYTES) {
-                got -= MCA_PML_ZIP_PREFIX_BYTES;
-            }
-            mca_pml_zip_status_out(status, st.MPI_SOURCE, st.MPI_TAG, got < cap ? got : cap, 0);
-            return rc;
-        }
-        if (in_place && !framed) {
-            rc = join_unframed(stage, st._ucount, buf, count, dtype);
             mca_pml_zip_status_out(status, st.MPI_SOURCE, st.MPI_TAG,
                                    st._ucount < cap ? st._ucount : cap, 0);
             return rc;
         }
+        mca_pml_zip_head_t head;
+        const bool framed = (NULL != base)
+                                ? mca_pml_zip_land_in_place(base, stage, st._ucount, &head)
+                                : mca_pml_zip_head_parse(stage, st._ucount, &head);
+        if (framed) {
+            mca_pml_zip_observe_hint(comm, st.MPI_SOURCE, head.link_hint);
+        }
+        if (!framed || ZIP_SHAPE_ENVELOPE != head.shape) {
+            if (framed) {
+                mca_pml_zip_count_received();
+            }
+            /* Inline, bare, or not from a zip sender (bytes as they came). */
+            if (NULL == base) {
+                const size_t skip =
+                    (framed && ZIP_SHAPE_INLINE == head.shape) ? MCA_PML_ZIP_PREFIX_BYTES : 0;
+                rc = zip_ompi_unpack(stage + skip, head.raw_bytes, buf, count, dtype);
+            }
+            mca_pml_zip_status_out(status, st.MPI_SOURCE, st.MPI_TAG,
+                                   head.raw_bytes < cap ? head.raw_bytes : cap, 0);
+            return rc;
+        }
         /* A raw payload that fits: received straight into the application's buffer, with no
          * request and no trip through zip's progress (the common large message). */
-        if (framed && ZIP_SHAPE_ENVELOPE == head.shape &&
-            0 == (head.flags & (MCA_PML_ZIP_ENV_FRAME | MCA_PML_ZIP_ENV_TEMPORAL)) &&
-            head.raw_bytes <= dtype->super.size * count) {
+        if (0 == (head.flags & (MCA_PML_ZIP_ENV_FRAME | MCA_PML_ZIP_ENV_TEMPORAL)) &&
+            head.raw_bytes <= cap) {
             mca_pml_zip_count_received();
             ompi_status_public_t pst;
             memset(&pst, 0, sizeof(pst));
@@ -434,21 +411,13 @@ int mca_pml_zip_recv(void *buf, size_t count, ompi_datatype_t *dtype, int src, i
             mca_pml_zip_status_out(status, st.MPI_SOURCE, st.MPI_TAG, head.raw_bytes, 0);
             return rc;
         }
-        /* A frame, a payload too large for the buffer, or a foreign message: through a
-         * request. */
+        /* A frame, or a payload too large for the buffer: through a request. */
         mca_pml_zip_request_t *req =
             mca_pml_zip_recv_request(buf, count, dtype, src, tag, comm, false);
         if (NULL == req) {
             return OMPI_ERR_OUT_OF_RESOURCE;
         }
-        req->stage = mca_pml_zip_buf_get(MCA_PML_ZIP_LANDING_BYTES);
-        if (NULL == req->stage) {
-            OBJ_RELEASE(req);
-            return OMPI_ERR_OUT_OF_RESOURCE;
-        }
-        memcpy(req->stage, stage, st._ucount < sizeof(stage) ? st._ucount : sizeof(stage));
-        req->phase = ZIP_RECV_LANDING;
-        landing_arrived(req, &st, false); /* an envelope, or unframed bytes in stage */
+        mca_pml_zip_recv_first(req, st.MPI_SOURCE, st.MPI_TAG, &head, NULL);
         ompi_request_t *r = &req->super;
         return ompi_request_wait(&r, status);
     }

@@ -34,7 +34,7 @@ static void zip_request_construct(mca_pml_zip_request_t *req)
     req->inner2 = NULL;
     memset(&req->out, 0, sizeof(req->out));
     req->stage = NULL;
-    req->landing_type = NULL;
+    req->in_place = false;
     req->free_called = false;
     req->pml_done = false;
     req->comm = NULL;
@@ -58,7 +58,6 @@ static void zip_request_destruct(mca_pml_zip_request_t *req)
         mca_pml_zip_arrival_end(req->arrival_class, 0, 0.0, true);
     }
     mca_pml_zip_out_release(&req->out);
-    mca_pml_zip_prefixed_type_release(&req->landing_type);
     mca_pml_zip_buf_put(req->stage);
     free(req->held);
     if (NULL != req->dtype) {

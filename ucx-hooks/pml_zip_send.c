@@ -22,23 +22,20 @@ static mca_pml_base_send_mode_t wire_mode(mca_pml_base_send_mode_t mode)
     return MCA_PML_BASE_SEND_SYNCHRONOUS == mode ? mode : MCA_PML_BASE_SEND_STANDARD;
 }
 
-/* The datatype an inline message goes out in: MPI_BYTE from out->buf, or the prefix and the
- * application's data as one type (a long inline message; *base becomes MPI_BOTTOM). */
-static int inline_wire(mca_pml_zip_out_t *out, const void **base, size_t *count,
-                       ompi_datatype_t **type)
+/* What an unsplit message sends: prefix + data from out->buf, or a bare message's data (the
+ * application's, or buffered mode's copy in out->buf). */
+static void unsplit_wire(const mca_pml_zip_out_t *out, const void **base, size_t *count,
+                         ompi_datatype_t **type)
 {
-    if (!out->prefixed) {
+    if (out->bare && NULL == out->buf) {
+        *base = out->pbuf;
+        *count = out->pcount;
+        *type = out->ptype;
+    } else {
         *base = out->buf;
         *count = out->len;
         *type = &ompi_mpi_byte.dt;
-        return OMPI_SUCCESS;
     }
-    int rc = mca_pml_zip_prefixed_type(out->buf, out->pbuf, out->pcount, out->ptype,
-                                       &out->wire_type);
-    *base = MPI_BOTTOM;
-    *count = 1;
-    *type = out->wire_type;
-    return rc;
 }
 
 /* Posts the wrapped sends of an encoded message: *first for the inline message or envelope,
@@ -52,11 +49,9 @@ static int post_wire(mca_pml_zip_out_t *out, int dst, int tag, mca_pml_base_send
         const void *base;
         size_t count;
         ompi_datatype_t *type;
-        int rc = inline_wire(out, &base, &count, &type);
-        return OMPI_SUCCESS != rc ? rc
-                                  : mca_pml_zip_wrapped.pml_isend(base, count, type, dst, tag,
-                                                                  MCA_PML_BASE_SEND_STANDARD, comm,
-                                                                  first);
+        unsplit_wire(out, &base, &count, &type);
+        return mca_pml_zip_wrapped.pml_isend(base, count, type, dst, tag,
+                                             MCA_PML_BASE_SEND_STANDARD, comm, first);
     }
     int rc = mca_pml_zip_wrapped.pml_isend(out->env, MCA_PML_ZIP_ENVELOPE_BYTES, MPI_BYTE, dst, tag,
                                            MCA_PML_BASE_SEND_STANDARD, comm, first);
@@ -159,11 +154,9 @@ int mca_pml_zip_send(const void *buf, size_t count, ompi_datatype_t *dtype, int 
         const void *base;
         size_t n;
         ompi_datatype_t *type;
-        rc = inline_wire(&out, &base, &n, &type);
-        if (OMPI_SUCCESS == rc) {
-            rc = mca_pml_zip_wrapped.pml_send(base, n, type, dst, tag, MCA_PML_BASE_SEND_STANDARD,
-                                              comm);
-        }
+        unsplit_wire(&out, &base, &n, &type);
+        rc = mca_pml_zip_wrapped.pml_send(base, n, type, dst, tag, MCA_PML_BASE_SEND_STANDARD,
+                                          comm);
     } else {
         ompi_request_t *env = NULL;
         rc = mca_pml_zip_wrapped.pml_isend(out.env, MCA_PML_ZIP_ENVELOPE_BYTES, MPI_BYTE, dst, tag,

@@ -9,10 +9,10 @@
  * MPI_ANY_TAG hands them out in s's order; payloads, on negative tags, are not among them). So
  * everything stashed from s was sent before everything of s still queued, and the stash keeps
  * the order it took them in: the first stashed match is the one to see, and only when there is
- * none does the queue have a say. Taking a message is local: envelopes and short inline
- * messages are received (they travel eagerly), a long inline message is kept as the wrapped
- * PML's matched-message handle until its receive. Probes of inline messages pull nothing:
- * their count is the wrapped PML's minus the prefix.
+ * none does the queue have a say. Taking a message is local: envelopes and inline messages are
+ * received (they travel eagerly), a bare message is kept as the wrapped PML's matched-message
+ * handle until its receive. Probes of inline and bare messages pull nothing: their count is the
+ * wrapped PML's (minus the prefix).
  *
  * Matching runs under one lock (taken only where MPI threads may run at once) so that two
  * threads never take one sender's messages out of order; progress never matches, so calls
@@ -141,8 +141,8 @@ static int pull(ompi_message_t **msg, ompi_communicator_t *comm, size_t len,
     return OMPI_SUCCESS;
 }
 
-/* A matched message of the wrapped PML as a new entry: received if it is small, else (a long
- * inline message) kept as the handle, with the count its prefix will confirm. */
+/* A matched message of the wrapped PML as a new entry: received if it is small, else (a bare
+ * message) kept as the handle. */
 static int hold(ompi_message_t **msg, ompi_communicator_t *comm, const ompi_status_public_t *st,
                 mca_pml_zip_stash_entry_t **out)
 {
@@ -157,8 +157,9 @@ static int hold(ompi_message_t **msg, ompi_communicator_t *comm, const ompi_stat
     e->comm = comm;
     e->source = st->MPI_SOURCE;
     e->tag = st->MPI_TAG;
-    e->head.shape = ZIP_SHAPE_INLINE;
-    e->head.raw_bytes = len - MCA_PML_ZIP_PREFIX_BYTES;
+    memset(&e->head, 0, sizeof(e->head));
+    e->head.shape = ZIP_SHAPE_BARE;
+    e->head.raw_bytes = len;
     e->wmsg = *msg;
     *msg = NULL;
     *out = e;
@@ -235,10 +236,11 @@ static int match_locked(ompi_communicator_t *comm, int source, int tag, bool tak
     if (OMPI_SUCCESS != rc || !matched) {
         return rc == OMPI_SUCCESS ? 0 : rc;
     }
-    if (!take && ZIP_SHAPE_INLINE == mca_pml_zip_shape_of(st._ucount)) {
+    const mca_pml_zip_shape_t shape = mca_pml_zip_shape_of(st._ucount);
+    if (!take && ZIP_SHAPE_ENVELOPE != shape && ZIP_SHAPE_INVALID != shape) {
         *msg_source = st.MPI_SOURCE;
         *msg_tag = st.MPI_TAG;
-        *count = st._ucount - MCA_PML_ZIP_PREFIX_BYTES;
+        *count = st._ucount - (ZIP_SHAPE_INLINE == shape ? MCA_PML_ZIP_PREFIX_BYTES : 0);
         return 1;
     }
     mca_pml_zip_stash_entry_t *m = NULL;
@@ -269,13 +271,13 @@ int mca_pml_zip_stash_match(ompi_communicator_t *comm, int source, int tag, bool
     return rc;
 }
 
-/* A long inline message nobody will receive: the wrapped PML still holds it for its handle. */
+/* A bare message nobody will receive: the wrapped PML still holds it for its handle. */
 static void discard_held(mca_pml_zip_stash_entry_t *e)
 {
     if (NULL == e->wmsg) {
         return;
     }
-    const size_t n = MCA_PML_ZIP_PREFIX_BYTES + e->head.raw_bytes;
+    const size_t n = e->head.raw_bytes;
     void *sink = mca_pml_zip_buf_get(n);
     if (NULL != sink) {
         (void)mca_pml_zip_wrapped.pml_mrecv(sink, n, MPI_BYTE, &e->wmsg, MPI_STATUS_IGNORE);

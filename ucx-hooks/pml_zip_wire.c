@@ -187,25 +187,13 @@ int mca_pml_zip_encode(const void *buf, size_t count, ompi_datatype_t *dtype,
         count_sent(bytes, out->len, false);
         return OMPI_SUCCESS;
     }
-    if (MCA_PML_BASE_SEND_SYNCHRONOUS != mode && !own_copy &&
-        bytes <= mca_pml_zip_component.inline_max && count <= INT_MAX) {
-        /* A long inline message: the prefix here, the data from the application's buffer. */
-        out->prefixed = true;
-        out->len = MCA_PML_ZIP_PREFIX_BYTES + bytes;
-        out->borrowed = NULL != space;
-        out->buf = out->borrowed ? space : mca_pml_zip_buf_get(MCA_PML_ZIP_PREFIX_BYTES);
-        if (NULL == out->buf) {
-            return OMPI_ERR_OUT_OF_RESOURCE;
-        }
-        mca_pml_zip_prefix_write(out->buf, out->seq, bytes, mca_pml_zip_link_hint());
-        out->pbuf = buf;
-        out->pcount = count;
-        out->ptype = dtype;
-        count_sent(bytes, out->len, false);
-        return OMPI_SUCCESS;
+    /* A bare message: its count (over 4032) says what it is, no header needed. */
+    out->bare = MCA_PML_BASE_SEND_SYNCHRONOUS != mode && bytes > MCA_PML_ZIP_LANDING_BYTES &&
+                bytes <= mca_pml_zip_component.inline_max;
+    out->split = !out->bare;
+    if (out->split) {
+        mca_pml_zip_envelope_write(out->env, out->seq, 0, bytes, mca_pml_zip_link_hint());
     }
-    out->split = true;
-    mca_pml_zip_envelope_write(out->env, out->seq, 0, bytes, mca_pml_zip_link_hint());
     if (own_copy) {
         out->buf = mca_pml_zip_buf_get(bytes > 0 ? bytes : 1);
         if (NULL == out->buf) {
@@ -220,13 +208,12 @@ int mca_pml_zip_encode(const void *buf, size_t count, ompi_datatype_t *dtype,
         out->pcount = count;
         out->ptype = dtype;
     }
-    count_sent(bytes, MCA_PML_ZIP_ENVELOPE_BYTES + bytes, false);
+    count_sent(bytes, (out->bare ? 0 : MCA_PML_ZIP_ENVELOPE_BYTES) + bytes, false);
     return OMPI_SUCCESS;
 }
 
 void mca_pml_zip_out_release(mca_pml_zip_out_t *out)
 {
-    mca_pml_zip_prefixed_type_release(&out->wire_type);
     if (!out->borrowed) {
         mca_pml_zip_buf_put(out->buf);
     }

@@ -4,8 +4,10 @@
  *
  *   probe_ssend       a probe does not complete a synchronous send (to self and across ranks)
  *   probe_order       probing a later message does not let it overtake an earlier one
- *   probe_order_long  the same with long inline messages (raw, 4-64 KiB) queued ahead of the
- *                     probed one, received by plain, nonblocking and matched receives
+ *   probe_order_long  the same with bare messages (raw, 4-64 KiB: no zip header) queued ahead
+ *                     of the probed one, received by plain, nonblocking and matched receives
+ *   recv_untouched    a message shorter than the receive buffer changes its own bytes only,
+ *                     whatever zip's first message covered (sizes 0-4033, every send mode)
  *   status_error      probes, matched probes, MPI_Mrecv leave status.MPI_ERROR alone
  *   type_mismatch     doubles received as MPI_BYTE / MPI_PACKED, packed doubles received as
  *                     doubles or derived types of doubles (across ranks and on MPI_COMM_SELF)
@@ -222,10 +224,10 @@ static void probe_order(void)
 }
 
 /* ------------------------------------------------------------------------------------------ */
-/* 2b. Rank 0 sends A (tag 1, bytes: raw whatever zip's policy, so a long inline message from
- * 4 KiB to pml_zip_inline_max), then B (tag 2, synchronous: always an envelope), then C (tag 1,
- * like A). Rank 1 probes for B first, which pulls B's envelope out of the wrapped PML and A
- * with it; every later receive must still see A, B, C in MPI's order, and their data. */
+/* 2b. Rank 0 sends A (tag 1, bytes: raw whatever zip's policy, so a bare message from 4 KiB to
+ * pml_zip_inline_max), then B (tag 2, synchronous: always an envelope), then C (tag 1, like
+ * A). Rank 1 probes for B first, which pulls B's envelope out of the wrapped PML and A with it;
+ * every later receive must still see A, B, C in MPI's order, and their data. */
 
 static const char *const long_ways[] = {"recv", "irecv", "mprobe+mrecv", "improbe+imrecv"};
 
@@ -309,6 +311,58 @@ static void probe_order_long(void)
     free(r);
     free(b);
     free(rb);
+    MPI_Comm_free(&c);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* 2c. pml/zip receives a first message straight into a large enough contiguous buffer; an
+ * inline message's 16-byte prefix or an envelope lands there too before zip moves it out. MPI
+ * allows a receive to change only the bytes of the message it delivers: the rest of the buffer
+ * must keep what it held. Sizes around the inline / envelope / bare boundaries, standard and
+ * synchronous sends, blocking and nonblocking receives, into an 8 KiB buffer. */
+
+static void recv_untouched(void)
+{
+    static const int sizes[] = {0, 1, 13, 14, 15, 16, 17, 100, 4000, 4016, 4017, 4032, 4033, 6000};
+    enum { CAP = 8192, FILL = 0xAB };
+    MPI_Comm c = dup_world();
+    unsigned char *sbuf = malloc(CAP), *rbuf = malloc(CAP);
+    for (int i = 0; i < CAP; ++i)
+        sbuf[i] = (unsigned char)(i * 7 + 1);
+    for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; ++si) {
+        for (int way = 0; way < 4; ++way) {
+            const int n = sizes[si], sync = way & 1, nonblocking = way >> 1;
+            if (0 == pt_rank) {
+                if (sync)
+                    pt_call(MPI_Ssend(sbuf, n, MPI_BYTE, 1, 9, c), "ssend");
+                else
+                    pt_call(MPI_Send(sbuf, n, MPI_BYTE, 1, 9, c), "send");
+            } else if (1 == pt_rank) {
+                memset(rbuf, FILL, CAP);
+                MPI_Status st;
+                int rc;
+                if (nonblocking) {
+                    MPI_Request rq;
+                    pt_call(MPI_Irecv(rbuf, CAP, MPI_BYTE, 0, 9, c, &rq), "irecv");
+                    rc = MPI_Wait(&rq, &st);
+                } else {
+                    rc = MPI_Recv(rbuf, CAP, MPI_BYTE, 0, 9, c, &st);
+                }
+                int untouched = 1;
+                for (int i = n; i < CAP; ++i)
+                    untouched &= FILL == rbuf[i];
+                check(MPI_SUCCESS == rc && count_of(&st, MPI_BYTE) == n && pt_same(rbuf, sbuf, n) &&
+                          untouched,
+                      "%d bytes, %s send, %s receive: its bytes, the rest of the buffer as it was "
+                      "(rc %d, count %d)",
+                      n, sync ? "synchronous" : "standard", nonblocking ? "nonblocking" : "blocking",
+                      rc, count_of(&st, MPI_BYTE));
+            }
+        }
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    free(sbuf);
+    free(rbuf);
     MPI_Comm_free(&c);
 }
 
@@ -761,7 +815,7 @@ static void iprobe_local(void)
 
 static const struct pt_case cases[] = {
     {"probe_ssend", probe_ssend, 4},           {"probe_order", probe_order, 4},
-    {"probe_order_long", probe_order_long, 8},
+    {"probe_order_long", probe_order_long, 8}, {"recv_untouched", recv_untouched, 8},
     {"status_error", status_error, 4},         {"type_mismatch", type_mismatch, 4},
     {"info_in_flight", info_in_flight, 4},     {"truncate", truncate_case, 4},
     {"sendrecv_replace", sendrecv_replace, 4}, {"zero_length", zero_length, 4},

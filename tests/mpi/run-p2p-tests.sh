@@ -115,7 +115,7 @@ done
 # p2p_semantics <case> / p2p_osc <case> run one case; a case that hangs fails on its own deadline
 # (alarm, a few seconds; PT_CASE_SECONDS=N lengthens every one, e.g. under a debugger).
 # iprobe_local sleeps 3 s by design: run on the four main configurations only.
-semantics_cases="probe_ssend probe_order probe_order_long status_error type_mismatch info_in_flight truncate
+semantics_cases="probe_ssend probe_order probe_order_long recv_untouched status_error type_mismatch info_in_flight truncate
     sendrecv_replace zero_length iprobe_local"
 if [ -x "$bin/p2p_semantics" ]; then
     for c in ob1 ucx ob1+zip ucx+zip ob1+zip+lowthreshold ob1+zip+local ob1+zip+auto; do
@@ -126,18 +126,18 @@ if [ -x "$bin/p2p_semantics" ]; then
         done
     done
 fi
-# Long inline messages (raw, 4 KiB to pml_zip_inline_max, prefix and data as one two-part
-# datatype) are on by default over ob1 only: over ucx as well, up to 64 KiB.
+# Raw payloads of 4-64 KiB go bare (pml_zip_inline_max); with 0 they go as envelope + payload
+# as before bare messages existed: that path kept working, over ucx as well.
 if [ -x "$bin/p2p_semantics" ]; then
-    for k in probe_order probe_order_long type_mismatch truncate zero_length; do
-        run "p2p_semantics $k np=2 pml=ucx+zip inline_max=65536" "p2p_semantics $k (" -np 2 \
-            ${cfg[ucx+zip+local]} --mca pml_zip_inline_max 65536 "$bin/p2p_semantics" "$k"
+    for k in probe_order probe_order_long recv_untouched type_mismatch truncate; do
+        run "p2p_semantics $k np=2 pml=ucx+zip inline_max=0" "p2p_semantics $k (" -np 2 \
+            ${cfg[ucx+zip+local]} --mca pml_zip_inline_max 0 "$bin/p2p_semantics" "$k"
     done
 fi
 for t in basic nonblocking probe; do
     [ -x "$bin/p2p_$t" ] &&
-        run "p2p_$t np=3 pml=ucx+zip inline_max=65536" "p2p_$t" -np 3 --oversubscribe \
-            ${cfg[ucx+zip+local]} --mca pml_zip_inline_max 65536 "$bin/p2p_$t"
+        run "p2p_$t np=3 pml=ob1+zip inline_max=0" "p2p_$t" -np 3 --oversubscribe \
+            ${cfg[ob1+zip+local]} --mca pml_zip_inline_max 0 "$bin/p2p_$t"
 done
 # One-sided communication over osc/pt2pt, which moves everything as PML messages.
 if [ -x "$bin/p2p_osc" ]; then
