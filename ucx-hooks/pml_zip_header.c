@@ -1,7 +1,7 @@
 /*
  * The first-message shapes of pml/zip (see pml_zip.h): the 16-byte inline prefix, the 14-byte
- * envelope, and the bare message, which has no header. The only code that reads zip's own bytes from the network; fuzzed by
- * tests/fuzz/fuzz_pml_header.c.
+ * envelope, and the bare message, which has no header. The only code that reads zip's own bytes
+ * from the network; fuzzed by tests/fuzz/fuzz_pml_header.c.
  *
  *   prefix   u32 magic "ZIP2" | u32 seq | u64 length: raw_bytes (low 48 bits, == count - 16)
  *            and link hint (high 16 bits)

@@ -45,7 +45,8 @@ static int gapped_type(size_t bytes, ompi_datatype_t **type)
 
 void mca_pml_zip_landing_init(void)
 {
-    stage_gapped = 0 != strcmp("ucx", mca_pml_zip_wrapped_component.pmlm_version.mca_component_name);
+    stage_gapped =
+        0 != strcmp("ucx", mca_pml_zip_wrapped_component.pmlm_version.mca_component_name);
     if (stage_gapped && OMPI_SUCCESS != gapped_type(MCA_PML_ZIP_LANDING_BYTES, &landing_gapped)) {
         landing_gapped = NULL;
     }

@@ -120,10 +120,10 @@ static void landing_arrived(mca_pml_zip_request_t *req, const ompi_status_public
         mca_pml_zip_stage_join(req->stage, req->stage_bytes, n);
     }
     const bool framed =
-        in_place ? mca_pml_zip_land_in_place(
-                       mca_pml_zip_landing_base(req->rbuf, req->count, req->dtype), req->stage, n,
-                       &head)
-                 : mca_pml_zip_head_parse(req->stage, n, &head);
+        in_place
+            ? mca_pml_zip_land_in_place(mca_pml_zip_landing_base(req->rbuf, req->count, req->dtype),
+                                        req->stage, n, &head)
+            : mca_pml_zip_head_parse(req->stage, n, &head);
     if (framed) {
         mca_pml_zip_observe_hint(req->comm, st->MPI_SOURCE, head.link_hint);
         const char *data = (const char *)req->stage;
@@ -143,9 +143,9 @@ static void landing_arrived(mca_pml_zip_request_t *req, const ompi_status_public
     req->msg_source = st->MPI_SOURCE;
     req->msg_tag = st->MPI_TAG;
     req->head = head;
-    mca_pml_zip_recv_finish(req, in_place ? MPI_SUCCESS
-                                          : zip_ompi_unpack(req->stage, n, req->rbuf, req->count,
-                                                            req->dtype));
+    mca_pml_zip_recv_finish(
+        req,
+        in_place ? MPI_SUCCESS : zip_ompi_unpack(req->stage, n, req->rbuf, req->count, req->dtype));
 }
 
 static void payload_arrived(mca_pml_zip_request_t *req, const ompi_status_public_t *st)

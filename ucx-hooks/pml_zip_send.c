@@ -155,8 +155,8 @@ int mca_pml_zip_send(const void *buf, size_t count, ompi_datatype_t *dtype, int 
         size_t n;
         ompi_datatype_t *type;
         unsplit_wire(&out, &base, &n, &type);
-        rc = mca_pml_zip_wrapped.pml_send(base, n, type, dst, tag, MCA_PML_BASE_SEND_STANDARD,
-                                          comm);
+        rc =
+            mca_pml_zip_wrapped.pml_send(base, n, type, dst, tag, MCA_PML_BASE_SEND_STANDARD, comm);
     } else {
         ompi_request_t *env = NULL;
         rc = mca_pml_zip_wrapped.pml_isend(out.env, MCA_PML_ZIP_ENVELOPE_BYTES, MPI_BYTE, dst, tag,

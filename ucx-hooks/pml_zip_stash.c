@@ -183,8 +183,7 @@ static int take_first(ompi_communicator_t *comm, int source, int tag,
 
 /* Moves sender s's queued messages into the stash, in order, up to the first that matches
  * tag (*out; NULL if none is queued any more). */
-static int stash_through(ompi_communicator_t *comm, int s, int tag,
-                         mca_pml_zip_stash_entry_t **out)
+static int stash_through(ompi_communicator_t *comm, int s, int tag, mca_pml_zip_stash_entry_t **out)
 {
     for (;;) {
         mca_pml_zip_stash_entry_t *m = NULL;

@@ -281,8 +281,7 @@ static void probe_order_long(void)
             } else if (1 == pt_rank) {
                 MPI_Status st;
                 pt_call(MPI_Probe(0, 2, c, &st), "probe tag 2");
-                check(st.MPI_TAG == 2 && count_of(&st, MPI_DOUBLE) == 4096, "%s: probe of B",
-                      name);
+                check(st.MPI_TAG == 2 && count_of(&st, MPI_DOUBLE) == 4096, "%s: probe of B", name);
                 int flag = 0;
                 pt_call(MPI_Iprobe(0, MPI_ANY_TAG, c, &flag, &st), "iprobe any tag");
                 check(flag && st.MPI_TAG == 1 && count_of(&st, MPI_BYTE) == n,
@@ -355,8 +354,8 @@ static void recv_untouched(void)
                           untouched,
                       "%d bytes, %s send, %s receive: its bytes, the rest of the buffer as it was "
                       "(rc %d, count %d)",
-                      n, sync ? "synchronous" : "standard", nonblocking ? "nonblocking" : "blocking",
-                      rc, count_of(&st, MPI_BYTE));
+                      n, sync ? "synchronous" : "standard",
+                      nonblocking ? "nonblocking" : "blocking", rc, count_of(&st, MPI_BYTE));
             }
         }
     }
