@@ -390,12 +390,12 @@ typedef struct mca_pml_zip_stash_entry_t {
 OBJ_CLASS_DECLARATION(mca_pml_zip_stash_entry_t);
 
 /*
- * The message a receive or probe of (source, tag) on comm must see first, among those pulled
- * out already and the first match still queued in the wrapped PML. Returns 1 and its source,
- * tag and application count, or 0 if nothing matches (yet), or an error. With `take` the
- * message is pulled out if it was not, removed from the stash and handed over in *taken;
- * without, an envelope is pulled into the stash (its count is inside) and an inline message
- * stays where it is.
+ * The message a receive or probe of (source, tag) on comm must see first: the first stashed
+ * match, else the wrapped PML's first match. Returns 1 and its source, tag and application
+ * count, or 0 if nothing matches (yet), or an error. With `take` the message is pulled out if
+ * it was not (a bare one as the wrapped PML's handle), removed from the stash and handed over in
+ * *taken; without, an envelope is pulled into the stash with everything its sender queued
+ * ahead of it (its count is inside), and an inline or bare message stays where it is.
  */
 int mca_pml_zip_stash_match(ompi_communicator_t *comm, int source, int tag, bool take,
                             mca_pml_zip_stash_entry_t **taken, int *msg_source, int *msg_tag,
