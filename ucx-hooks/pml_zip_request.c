@@ -66,6 +66,9 @@ static void zip_request_destruct(mca_pml_zip_request_t *req)
     if (NULL != req->comm) {
         OBJ_RELEASE(req->comm);
     }
+    /* Drops its Fortran handle, if MPI_Request_c2f gave it one: Open MPI's f2c table would
+     * keep a slot pointing at freed memory, one per request a Fortran program ever made. */
+    OMPI_REQUEST_FINI(&req->super);
 }
 
 OBJ_CLASS_INSTANCE(mca_pml_zip_request_t, ompi_request_t, zip_request_construct,

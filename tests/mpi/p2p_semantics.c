@@ -8,6 +8,8 @@
  *                     of the probed one, received by plain, nonblocking and matched receives
  *   recv_untouched    a message shorter than the receive buffer changes its own bytes only,
  *                     whatever zip's first message covered (sizes 0-4033, every send mode)
+ *   c2f_reuse         requests given Fortran handles (MPI_Request_c2f) give them back when
+ *                     freed: the handles of 200 successive requests stay few
  *   status_error      probes, matched probes, MPI_Mrecv leave status.MPI_ERROR alone
  *   type_mismatch     doubles received as MPI_BYTE / MPI_PACKED, packed doubles received as
  *                     doubles or derived types of doubles (across ranks and on MPI_COMM_SELF)
@@ -362,6 +364,35 @@ static void recv_untouched(void)
     MPI_Barrier(MPI_COMM_WORLD);
     free(sbuf);
     free(rbuf);
+    MPI_Comm_free(&c);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* 2d. A Fortran program's every request gets a Fortran handle (MPI_Request_c2f: a slot in Open
+ * MPI's f2c table), which the request must give back when it is freed, as Open MPI's own PMLs'
+ * do; else the table grows by a slot per request for the whole run, each pointing at freed
+ * memory. 200 exchanges of requests with handles: the handles must stay small numbers. */
+
+static void c2f_reuse(void)
+{
+    MPI_Comm c = dup_world();
+    double s[8] = {0}, r[8];
+    MPI_Fint largest = 0;
+    for (int i = 0; i < 200; ++i) {
+        if (pt_rank > 1)
+            break;
+        MPI_Request rq[2];
+        pt_call(MPI_Irecv(r, 8, MPI_DOUBLE, 1 - pt_rank, 5, c, &rq[0]), "irecv");
+        pt_call(MPI_Isend(s, 8, MPI_DOUBLE, 1 - pt_rank, 5, c, &rq[1]), "isend");
+        for (int k = 0; k < 2; ++k) {
+            const MPI_Fint f = MPI_Request_c2f(rq[k]);
+            largest = f > largest ? f : largest;
+        }
+        pt_call(MPI_Waitall(2, rq, MPI_STATUSES_IGNORE), "waitall");
+    }
+    if (pt_rank <= 1)
+        check(largest < 50, "Fortran handles of 400 requests reused: largest %d", (int)largest);
+    MPI_Barrier(MPI_COMM_WORLD);
     MPI_Comm_free(&c);
 }
 
@@ -813,11 +844,17 @@ static void iprobe_local(void)
 }
 
 static const struct pt_case cases[] = {
-    {"probe_ssend", probe_ssend, 4},           {"probe_order", probe_order, 4},
-    {"probe_order_long", probe_order_long, 8}, {"recv_untouched", recv_untouched, 8},
-    {"status_error", status_error, 4},         {"type_mismatch", type_mismatch, 4},
-    {"info_in_flight", info_in_flight, 4},     {"truncate", truncate_case, 4},
-    {"sendrecv_replace", sendrecv_replace, 4}, {"zero_length", zero_length, 4},
+    {"probe_ssend", probe_ssend, 4},
+    {"probe_order", probe_order, 4},
+    {"probe_order_long", probe_order_long, 8},
+    {"recv_untouched", recv_untouched, 8},
+    {"c2f_reuse", c2f_reuse, 8},
+    {"status_error", status_error, 4},
+    {"type_mismatch", type_mismatch, 4},
+    {"info_in_flight", info_in_flight, 4},
+    {"truncate", truncate_case, 4},
+    {"sendrecv_replace", sendrecv_replace, 4},
+    {"zero_length", zero_length, 4},
     {"iprobe_local", iprobe_local, 8},
 };
 
