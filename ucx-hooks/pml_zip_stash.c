@@ -15,8 +15,11 @@
  * wrapped PML's (minus the prefix).
  *
  * Matching runs under one lock (taken only where MPI threads may run at once) so that two
- * threads never take one sender's messages out of order; progress never matches, so calls
- * into the wrapped PML under it cannot come back here.
+ * threads never take one sender's messages out of order. The lock is recursive: the wrapped
+ * PML's calls under it run progress, and progress may run completion callbacks (osc/pt2pt's)
+ * that post receives, which match here again on the same thread. That is safe: the stash
+ * holds a front part of each sender's queue at every step, so the inner match sees MPI's order
+ * as well.
  */
 #include "ompi_config.h"
 
@@ -29,7 +32,7 @@
 #include "pml_zip.h"
 
 static opal_mutex_t stash_lock = OPAL_MUTEX_STATIC_INIT;
-static opal_mutex_t match_lock = OPAL_MUTEX_STATIC_INIT;
+static opal_recursive_mutex_t match_lock = OPAL_RECURSIVE_MUTEX_STATIC_INIT;
 static opal_list_t stash;
 static bool stash_ready;
 static volatile int32_t n_stashed;
