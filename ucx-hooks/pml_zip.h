@@ -195,23 +195,23 @@ void mca_pml_zip_landing_init(void);
 void mca_pml_zip_landing_fini(void);
 /* A stage is a landing buffer for a receive not made in place; it takes a first message of up
  * to `bytes` and truncates a longer one without writing past its end. Allocate
- * mca_pml_zip_stage_alloc_bytes(bytes) for it; after a message of n bytes arrived, stage_join
- * puts them at its start. */
+ * mca_pml_zip_stage_alloc_bytes(bytes) for it; mca_pml_zip_first_arrived reads it. */
 #define MCA_PML_ZIP_STAGE_GAP 8 /* bytes between the two halves of a gapped stage */
 size_t mca_pml_zip_stage_alloc_bytes(size_t bytes);
 int mca_pml_zip_stage_irecv(void *stage, size_t bytes, int src, int tag, ompi_communicator_t *comm,
                             ompi_request_t **request);
 int mca_pml_zip_stage_recv(void *stage, size_t bytes, int src, int tag, ompi_communicator_t *comm,
                            ompi_status_public_t *status);
-void mca_pml_zip_stage_join(void *stage, size_t bytes, size_t n);
 /* The start of the application's buffer if it is one contiguous piece of at least
  * MCA_PML_ZIP_LANDING_BYTES (then the first message is received there), else NULL. */
 char *mca_pml_zip_landing_base(void *buf, size_t count, ompi_datatype_t *dtype);
-/* The first message arrived at base, n bytes; saved holds what the buffer's first
- * MCA_PML_ZIP_LANDING_BYTES were. Reads its head, leaves an inline message's data at base and
- * puts back the bytes a header covered. False (head: n raw bytes) for a message without zip
- * framing, left as it came. */
-bool mca_pml_zip_land_in_place(char *base, const char *saved, size_t n, mca_pml_zip_head_t *head);
+/* A first message of n bytes arrived: in the application's buffer at base (stage then holds what
+ * the buffer's first MCA_PML_ZIP_LANDING_BYTES were), or in a stage of stage_bytes (base NULL).
+ * Reads its head (*framed false: not from a zip sender, head says n raw bytes). An envelope's
+ * bytes are read; for any other message, returns where its application bytes are to be
+ * copied from, or NULL when they are in place already. */
+const char *mca_pml_zip_first_arrived(char *base, void *stage, size_t stage_bytes, size_t n,
+                                      mca_pml_zip_head_t *head, bool *framed);
 
 /* ---- pml_zip_wire.c: payload encoding and decoding ---- */
 

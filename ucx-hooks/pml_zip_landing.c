@@ -108,7 +108,8 @@ int mca_pml_zip_stage_recv(void *stage, size_t bytes, int src, int tag, ompi_com
     return rc;
 }
 
-void mca_pml_zip_stage_join(void *stage, size_t bytes, size_t n)
+/* A message of n bytes arrived in a stage of `bytes`: puts them together at its start. */
+static void stage_join(void *stage, size_t bytes, size_t n)
 {
     const size_t half = bytes / 2;
     if (stage_gapped && n > half) {
@@ -126,7 +127,9 @@ char *mca_pml_zip_landing_base(void *buf, size_t count, ompi_datatype_t *dtype)
     return zip_ompi_contiguous_base(buf, count, dtype);
 }
 
-bool mca_pml_zip_land_in_place(char *base, const char *saved, size_t n, mca_pml_zip_head_t *head)
+/* In place: reads the head, leaves an inline message's data at base and puts back the bytes a
+ * header covered (saved holds what the buffer's first MCA_PML_ZIP_LANDING_BYTES were). */
+static bool land_in_place(char *base, const char *saved, size_t n, mca_pml_zip_head_t *head)
 {
     switch (mca_pml_zip_shape_of(n)) {
     case ZIP_SHAPE_BARE:
@@ -149,9 +152,27 @@ bool mca_pml_zip_land_in_place(char *base, const char *saved, size_t n, mca_pml_
     default:
         break;
     }
-    /* Not from a zip sender: its bytes are the message, and they are in place already. */
-    memset(head, 0, sizeof(*head));
-    head->shape = ZIP_SHAPE_INLINE;
-    head->raw_bytes = n;
     return false;
+}
+
+const char *mca_pml_zip_first_arrived(char *base, void *stage, size_t stage_bytes, size_t n,
+                                      mca_pml_zip_head_t *head, bool *framed)
+{
+    if (NULL != base) {
+        *framed = land_in_place(base, stage, n, head);
+    } else {
+        stage_join(stage, stage_bytes, n);
+        *framed = mca_pml_zip_head_parse(stage, n, head);
+    }
+    if (!*framed) {
+        /* Not from a zip sender: its bytes are the message, as they came. */
+        memset(head, 0, sizeof(*head));
+        head->shape = ZIP_SHAPE_INLINE;
+        head->raw_bytes = n;
+    }
+    if (NULL != base) {
+        return NULL;
+    }
+    const bool prefixed = *framed && ZIP_SHAPE_INLINE == head->shape;
+    return (const char *)stage + (prefixed ? MCA_PML_ZIP_PREFIX_BYTES : 0);
 }

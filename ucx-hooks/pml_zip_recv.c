@@ -116,21 +116,13 @@ static void landing_arrived(mca_pml_zip_request_t *req, const ompi_status_public
 {
     mca_pml_zip_head_t head;
     const size_t n = st->_ucount;
-    if (!in_place) {
-        mca_pml_zip_stage_join(req->stage, req->stage_bytes, n);
-    }
-    const bool framed =
-        in_place
-            ? mca_pml_zip_land_in_place(mca_pml_zip_landing_base(req->rbuf, req->count, req->dtype),
-                                        req->stage, n, &head)
-            : mca_pml_zip_head_parse(req->stage, n, &head);
+    bool framed;
+    const char *data = mca_pml_zip_first_arrived(
+        in_place ? mca_pml_zip_landing_base(req->rbuf, req->count, req->dtype) : NULL, req->stage,
+        req->stage_bytes, n, &head, &framed);
     if (framed) {
         mca_pml_zip_observe_hint(req->comm, st->MPI_SOURCE, head.link_hint);
-        const char *data = (const char *)req->stage;
-        if (ZIP_SHAPE_INLINE == head.shape) {
-            data += MCA_PML_ZIP_PREFIX_BYTES;
-        }
-        mca_pml_zip_recv_first(req, st->MPI_SOURCE, st->MPI_TAG, &head, in_place ? NULL : data);
+        mca_pml_zip_recv_first(req, st->MPI_SOURCE, st->MPI_TAG, &head, data);
         return;
     }
     /* Not from a zip sender: deliver its bytes as they are. */
@@ -138,14 +130,12 @@ static void landing_arrived(mca_pml_zip_request_t *req, const ompi_status_public
                         "pml:zip: a %zu-byte message without zip framing (is pml/zip loaded on "
                         "every rank?)",
                         n);
-    head.shape = ZIP_SHAPE_INLINE;
-    head.raw_bytes = n;
     req->msg_source = st->MPI_SOURCE;
     req->msg_tag = st->MPI_TAG;
     req->head = head;
-    mca_pml_zip_recv_finish(
-        req,
-        in_place ? MPI_SUCCESS : zip_ompi_unpack(req->stage, n, req->rbuf, req->count, req->dtype));
+    mca_pml_zip_recv_finish(req, NULL == data
+                                     ? MPI_SUCCESS
+                                     : zip_ompi_unpack(data, n, req->rbuf, req->count, req->dtype));
 }
 
 static void payload_arrived(mca_pml_zip_request_t *req, const ompi_status_public_t *st)
@@ -199,7 +189,8 @@ static void recv_inner_done(mca_pml_zip_request_t *req, ompi_request_t *inner,
         if (ZIP_RECV_LANDING == req->phase) {
             req->msg_source = st.MPI_SOURCE;
             req->msg_tag = st.MPI_TAG;
-            req->head.raw_bytes = st._ucount; /* truncated: bare, what arrived is in place */
+            /* Only a bare message can be longer than what was posted for it. */
+            req->head.raw_bytes = st._ucount;
         }
         mca_pml_zip_recv_finish(req, st.MPI_ERROR);
         return;
@@ -360,9 +351,6 @@ int mca_pml_zip_recv(void *buf, size_t count, ompi_datatype_t *dtype, int src, i
             rc = mca_pml_zip_wrapped.pml_recv(buf, count, dtype, src, tag, comm, &st);
         } else {
             rc = mca_pml_zip_stage_recv(stage, MCA_PML_ZIP_LANDING_BYTES, src, tag, comm, &st);
-            if (OMPI_SUCCESS == rc) {
-                mca_pml_zip_stage_join(stage, MCA_PML_ZIP_LANDING_BYTES, st._ucount);
-            }
         }
         if (OMPI_SUCCESS != rc) {
             mca_pml_zip_status_out(status, st.MPI_SOURCE, st.MPI_TAG,
@@ -370,9 +358,9 @@ int mca_pml_zip_recv(void *buf, size_t count, ompi_datatype_t *dtype, int src, i
             return rc;
         }
         mca_pml_zip_head_t head;
-        const bool framed = (NULL != base)
-                                ? mca_pml_zip_land_in_place(base, stage, st._ucount, &head)
-                                : mca_pml_zip_head_parse(stage, st._ucount, &head);
+        bool framed;
+        const char *data = mca_pml_zip_first_arrived(base, stage, MCA_PML_ZIP_LANDING_BYTES,
+                                                     st._ucount, &head, &framed);
         if (framed) {
             mca_pml_zip_observe_hint(comm, st.MPI_SOURCE, head.link_hint);
         }
@@ -381,10 +369,8 @@ int mca_pml_zip_recv(void *buf, size_t count, ompi_datatype_t *dtype, int src, i
                 mca_pml_zip_count_received();
             }
             /* Inline, bare, or not from a zip sender (bytes as they came). */
-            if (NULL == base) {
-                const size_t skip =
-                    (framed && ZIP_SHAPE_INLINE == head.shape) ? MCA_PML_ZIP_PREFIX_BYTES : 0;
-                rc = zip_ompi_unpack(stage + skip, head.raw_bytes, buf, count, dtype);
+            if (NULL != data) {
+                rc = zip_ompi_unpack(data, head.raw_bytes, buf, count, dtype);
             }
             mca_pml_zip_status_out(status, st.MPI_SOURCE, st.MPI_TAG,
                                    head.raw_bytes < cap ? head.raw_bytes : cap, 0);
