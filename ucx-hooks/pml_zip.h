@@ -48,7 +48,7 @@ typedef struct mca_pml_zip_component_t {
     int enable; /* compress on every communicator (the Info key overrides per comm) */
     char *codec;
     size_t threshold;
-    size_t inline_max; /* largest raw payload sent as a bare message */
+    size_t bare_max; /* largest raw payload sent as a bare message */
     int codec_threads; /* threads that code one frame (zip_ctx_set_threads) */
     int verbose;
     int stats;
@@ -114,32 +114,27 @@ void mca_pml_zip_policy_fini(void);
 
 /*
  * Every message with an application tag (>= 0), on every communicator, whatever its datatype,
- * travels in one of three shapes, told apart by the wrapped PML's byte count alone, so that a
+ * travels in one of two shapes, told apart by the wrapped PML's byte count alone, so that a
  * probe learns the shape without receiving anything:
  *
- *   INLINE   (16 <= count <= 4032): a 16-byte prefix, then the application's bytes, raw.
  *   ENVELOPE (count == 14): the message's description; its payload (raw, or a zip frame)
  *            follows as a second message on a private negative tag derived from seq, sent in
  *            the application's send mode (so an MPI_Ssend completes when the payload is
  *            received, never when a probe reads the envelope).
- *   BARE     (count > 4032): the application's bytes, raw, nothing else: the message as the
- *            wrapped PML would have sent it without zip. Raw payloads from 4033 bytes to
- *            pml_zip_inline_max that are not sent in synchronous mode.
+ *   BARE     (any other count): the application's bytes, raw, nothing else: the message as
+ *            the wrapped PML would have sent it without zip. Raw payloads up to
+ *            pml_zip_bare_max that are not sent in synchronous mode, are not 14 bytes long
+ *            and do not carry a link hint (mca_pml_zip_hint_due).
  *
  * seq numbers the messages a process sends (all peers, all communicators); it names an
  * envelope's payload tag. Probes keep MPI's order without it (pml_zip_stash.c).
  */
-#define MCA_PML_ZIP_PREFIX_BYTES 16
 #define MCA_PML_ZIP_ENVELOPE_BYTES 14
-/* Largest inline payload: with the prefix and the wrapped PML's own header it stays within
- * the smallest eager limit in use (vader's 4 KiB), so receiving one that a probe matched is
- * local. */
-#define MCA_PML_ZIP_INLINE_MAX 4016
-/* The largest inline message or envelope. A receive with at least this much room in one
- * contiguous piece is posted straight into the application's buffer, as stock MPI's is (a
- * bare message lands where it belongs; a shorter first message is moved out of the way and
- * the bytes it covered put back); a smaller or non-contiguous one into a landing buffer. */
-#define MCA_PML_ZIP_LANDING_BYTES (MCA_PML_ZIP_PREFIX_BYTES + MCA_PML_ZIP_INLINE_MAX)
+/* The longest first message zip itself sends (an envelope). A receive with at least this much
+ * room in one contiguous piece is posted straight into the application's buffer, as stock
+ * MPI's is (a bare message lands where it belongs; an envelope's bytes are put back); a
+ * smaller or non-contiguous one into a landing buffer. */
+#define MCA_PML_ZIP_LANDING_BYTES MCA_PML_ZIP_ENVELOPE_BYTES
 
 enum {
     MCA_PML_ZIP_ENV_FRAME = 1,   /* payload is a zip frame, not the raw bytes */
@@ -162,7 +157,10 @@ bool mca_pml_zip_stream_prefix_parse(const void *src, size_t len, uint32_t *cseq
 
 typedef enum {
     ZIP_SHAPE_INVALID = 0,
-    ZIP_SHAPE_INLINE,
+    /* Not a wire shape: what a stash entry or a receive holds when the application's bytes are
+     * already here (a bare message pulled with its envelope's peers, a message that did not
+     * parse as zip's, a stream message's decoded data). */
+    ZIP_SHAPE_HELD,
     ZIP_SHAPE_ENVELOPE,
     ZIP_SHAPE_BARE
 } mca_pml_zip_shape_t;
@@ -178,7 +176,6 @@ typedef struct mca_pml_zip_head_t {
 
 /* The shape a received or probed message of `count` bytes has (no byte read). */
 mca_pml_zip_shape_t mca_pml_zip_shape_of(size_t count);
-void mca_pml_zip_prefix_write(void *dst, uint32_t seq, uint64_t raw_bytes, uint16_t link_hint);
 void mca_pml_zip_envelope_write(void *dst, uint32_t seq, uint32_t flags, uint64_t raw_bytes,
                                 uint16_t link_hint);
 /* Parses the first message (len bytes at src; a bare message's are not read); false if it is
@@ -216,9 +213,8 @@ const char *mca_pml_zip_first_arrived(char *base, void *stage, size_t stage_byte
 /* ---- pml_zip_wire.c: payload encoding and decoding ---- */
 
 /*
- * The first message of a send and what follows it. INLINE: buf holds prefix + data. BARE
- * (bare): the application's (pbuf, pcount, ptype), or buf (buffered mode's copy). SPLIT:
- * env holds the envelope; the payload is either buf (a frame, or a copy for buffered mode) as
+ * The first message of a send and what follows it. BARE (bare): the application's (pbuf,
+ * pcount, ptype), or buf (buffered mode's copy). SPLIT: env holds the envelope; the payload is either buf (a frame, or a copy for buffered mode) as
  * MPI_BYTE, or the application's own (pbuf, pcount, ptype) without a copy.
  */
 typedef struct mca_pml_zip_out_t {
@@ -230,15 +226,12 @@ typedef struct mca_pml_zip_out_t {
     size_t pcount;
     ompi_datatype_t *ptype;
     uint32_t seq;
-    bool borrowed;  /* buf is the caller's (a blocking send's stack), not from the pool */
     int peer_class; /* float/double data the policy looked at: the class it used, else -1 */
     bool temporal;  /* a stream message: never cancelled (its successors may refer to it) */
     bool bare;      /* a bare message: the data alone on the application's tag */
 } mca_pml_zip_out_t;
 
-/* own_copy: the payload must not reference the application's buffer (buffered mode).
- * out->buf may be preset to MCA_PML_ZIP_LANDING_BYTES of the caller's for an inline message
- * (out->borrowed); encode clears everything else. */
+/* own_copy: the payload must not reference the application's buffer (buffered mode). */
 int mca_pml_zip_encode(const void *buf, size_t count, ompi_datatype_t *dtype,
                        mca_pml_base_send_mode_t mode, ompi_communicator_t *comm, int dst, int tag,
                        bool own_copy, mca_pml_zip_out_t *out);
@@ -265,6 +258,10 @@ void mca_pml_zip_arrival_end(int peer_class, size_t bytes, double seen, bool fai
  * rate it timed on arriving payloads or was given (pml_zip_link_gbps_remote), 0 when it has
  * neither. A rate r is sent as round(256 log2 r). */
 uint16_t mca_pml_zip_link_hint(void);
+/* Whether a message to rank dst of comm must carry this process's link hint (so must go as an
+ * envelope): it has one, and has not told that peer, or the rate moved since. Telling is
+ * recorded: the caller sends the envelope. */
+bool mca_pml_zip_hint_due(ompi_communicator_t *comm, int dst);
 /* Where this process has no rate to other nodes yet (none given, timed or heard from peers),
  * takes the one coll/zip's ranks agreed on (coll_zip_agreed_link_remote_mbps), if any: codes
  * whose messages are all below the size arrivals are timed at, or that receive them through
@@ -440,7 +437,7 @@ int mca_pml_zip_post_landing(mca_pml_zip_request_t *req);
 /* A first part arrived (from the wrapped PML or the stash): deliver it, or post the payload.
  * Completes req unless a payload receive was posted. */
 void mca_pml_zip_recv_first(mca_pml_zip_request_t *req, int source, int tag,
-                            const mca_pml_zip_head_t *head, const void *inline_data);
+                            const mca_pml_zip_head_t *head, const void *held_data);
 /* Completes a receive: releases its staging buffer, reports min(message, buffer) bytes. */
 void mca_pml_zip_recv_finish(mca_pml_zip_request_t *req, int error);
 /* Starts a receive request: from the stash if a pulled message matches, else posted. */

@@ -1,10 +1,8 @@
 /*
- * The first-message shapes of pml/zip (see pml_zip.h): the 16-byte inline prefix, the 14-byte
- * envelope, and the bare message, which has no header. The only code that reads zip's own bytes
- * from the network; fuzzed by tests/fuzz/fuzz_pml_header.c.
+ * The first-message shapes of pml/zip (see pml_zip.h): the 14-byte envelope, and the bare
+ * message, which has no header. The only code that reads zip's own bytes from the network;
+ * fuzzed by tests/fuzz/fuzz_pml_header.c.
  *
- *   prefix   u32 magic "ZIP2" | u32 seq | u64 length: raw_bytes (low 48 bits, == count - 16)
- *            and link hint (high 16 bits)
  *   envelope u8 'Z' | u8 flags | u32 seq | u64 length: with flag HINT, raw_bytes (low 48
  *            bits) and link hint (high 16 bits); without it, raw_bytes. With flag TEMPORAL the
  *            payload starts with the stream prefix: u8 'T' | u8 flags | u16 0 | u32 cseq
@@ -14,7 +12,8 @@
  * The link hint is the sender's measured rate to other nodes (mca_pml_zip_link_hint), 0 when it
  * has none: a process that only sends large messages times nothing but its own send
  * completions, which run ahead of the wire where the transport buffers; its peers' replies,
- * however small, bring it the rate they timed.
+ * however small, bring it the rate they timed (a reply that is due to carry one goes as an
+ * envelope, mca_pml_zip_hint_due).
  */
 #include "ompi_config.h"
 
@@ -24,7 +23,6 @@
 
 #include "pml_zip.h"
 
-#define ZIP_PREFIX_MAGIC 0x3250495aU /* "ZIP2" in memory order on little-endian hosts */
 #define ZIP_ENVELOPE_MAGIC 0x5a
 
 /* Payload tags: 2^22 negative values at the bottom of the 24-bit tag space that pml/ucx
@@ -36,13 +34,7 @@ static volatile int32_t next_seq;
 
 mca_pml_zip_shape_t mca_pml_zip_shape_of(size_t count)
 {
-    if (count > MCA_PML_ZIP_LANDING_BYTES) {
-        return ZIP_SHAPE_BARE;
-    }
-    if (count >= MCA_PML_ZIP_PREFIX_BYTES) {
-        return ZIP_SHAPE_INLINE;
-    }
-    return MCA_PML_ZIP_ENVELOPE_BYTES == count ? ZIP_SHAPE_ENVELOPE : ZIP_SHAPE_INVALID;
+    return MCA_PML_ZIP_ENVELOPE_BYTES == count ? ZIP_SHAPE_ENVELOPE : ZIP_SHAPE_BARE;
 }
 
 #define ZIP_LENGTH_BITS 48
@@ -51,16 +43,6 @@ mca_pml_zip_shape_t mca_pml_zip_shape_of(size_t count)
 static uint64_t length_with_hint(uint64_t raw_bytes, uint16_t link_hint)
 {
     return raw_bytes | ((uint64_t)link_hint << ZIP_LENGTH_BITS);
-}
-
-void mca_pml_zip_prefix_write(void *dst, uint32_t seq, uint64_t raw_bytes, uint16_t link_hint)
-{
-    const uint32_t magic = ZIP_PREFIX_MAGIC;
-    const uint64_t length = length_with_hint(raw_bytes, link_hint); /* inline: < 2^48 */
-    char *p = dst;
-    memcpy(p, &magic, 4);
-    memcpy(p + 4, &seq, 4);
-    memcpy(p + 8, &length, 8);
 }
 
 void mca_pml_zip_envelope_write(void *dst, uint32_t seq, uint32_t flags, uint64_t raw_bytes,
@@ -87,19 +69,6 @@ bool mca_pml_zip_head_parse(const void *src, size_t len, mca_pml_zip_head_t *hea
         head->shape = ZIP_SHAPE_BARE;
         head->raw_bytes = len;
         return true;
-    case ZIP_SHAPE_INLINE: {
-        uint32_t magic;
-        memcpy(&magic, p, 4);
-        memcpy(&head->seq, p + 4, 4);
-        memcpy(&head->raw_bytes, p + 8, 8);
-        head->link_hint = (uint16_t)(head->raw_bytes >> ZIP_LENGTH_BITS);
-        head->raw_bytes &= ZIP_LENGTH_MASK;
-        if (ZIP_PREFIX_MAGIC != magic || head->raw_bytes != len - MCA_PML_ZIP_PREFIX_BYTES) {
-            return false;
-        }
-        head->shape = ZIP_SHAPE_INLINE;
-        return true;
-    }
     case ZIP_SHAPE_ENVELOPE:
         if (ZIP_ENVELOPE_MAGIC != p[0] ||
             0 != (p[1] &

@@ -1,11 +1,10 @@
 /*
- * Where a receive's first message lands. A receive with room for any short first message in
- * one contiguous piece is posted straight into the application's buffer, as stock MPI's is:
- * a bare message (the common raw message of 4-64 KiB) then lands where it belongs with the
- * wrapped PML's own zero-copy paths, in one message. A short first message lands there too, and
- * is sorted out here: an inline message's data is moved to the start of the buffer, and the
- * bytes its header or an envelope covered get back what they held before the receive (saved
- * when it was posted), so that only the bytes of the message are changed, as MPI promises.
+ * Where a receive's first message lands. A receive with room for an envelope in one contiguous
+ * piece is posted straight into the application's buffer, as stock MPI's is: a bare message
+ * (every raw message up to pml_zip_bare_max) then lands where it belongs with the wrapped PML's
+ * own paths, in one message. An envelope lands there too, and the bytes it covered get back
+ * what they held before the receive (saved when it was posted), so that only the bytes of the
+ * message are changed, as MPI promises.
  *
  * Any other receive lands in a landing buffer ("stage"). A bare message can be longer than it,
  * and over pml/ob1 a message longer than a contiguous receive buffer is written past its end
@@ -127,32 +126,18 @@ char *mca_pml_zip_landing_base(void *buf, size_t count, ompi_datatype_t *dtype)
     return zip_ompi_contiguous_base(buf, count, dtype);
 }
 
-/* In place: reads the head, leaves an inline message's data at base and puts back the bytes a
- * header covered (saved holds what the buffer's first MCA_PML_ZIP_LANDING_BYTES were). */
+/* In place: reads the head and puts back the bytes an envelope covered (saved holds what the
+ * buffer's first MCA_PML_ZIP_LANDING_BYTES were). */
 static bool land_in_place(char *base, const char *saved, size_t n, mca_pml_zip_head_t *head)
 {
-    switch (mca_pml_zip_shape_of(n)) {
-    case ZIP_SHAPE_BARE:
-        return mca_pml_zip_head_parse(base, n, head);
-    case ZIP_SHAPE_ENVELOPE:
-        if (mca_pml_zip_head_parse(base, n, head)) {
-            /* Its payload, if it comes here, is received after this. */
-            memcpy(base, saved, MCA_PML_ZIP_ENVELOPE_BYTES);
-            return true;
-        }
-        break;
-    case ZIP_SHAPE_INLINE:
-        if (mca_pml_zip_head_parse(base, n, head)) {
-            const size_t k = n - MCA_PML_ZIP_PREFIX_BYTES;
-            memmove(base, base + MCA_PML_ZIP_PREFIX_BYTES, k);
-            memcpy(base + k, saved + k, MCA_PML_ZIP_PREFIX_BYTES);
-            return true;
-        }
-        break;
-    default:
-        break;
+    if (!mca_pml_zip_head_parse(base, n, head)) {
+        return false;
     }
-    return false;
+    if (ZIP_SHAPE_ENVELOPE == head->shape) {
+        /* Its payload, if it comes here, is received after this. */
+        memcpy(base, saved, MCA_PML_ZIP_ENVELOPE_BYTES);
+    }
+    return true;
 }
 
 const char *mca_pml_zip_first_arrived(char *base, void *stage, size_t stage_bytes, size_t n,
@@ -167,12 +152,8 @@ const char *mca_pml_zip_first_arrived(char *base, void *stage, size_t stage_byte
     if (!*framed) {
         /* Not from a zip sender: its bytes are the message, as they came. */
         memset(head, 0, sizeof(*head));
-        head->shape = ZIP_SHAPE_INLINE;
+        head->shape = ZIP_SHAPE_HELD;
         head->raw_bytes = n;
     }
-    if (NULL != base) {
-        return NULL;
-    }
-    const bool prefixed = *framed && ZIP_SHAPE_INLINE == head->shape;
-    return (const char *)stage + (prefixed ? MCA_PML_ZIP_PREFIX_BYTES : 0);
+    return NULL != base ? NULL : (const char *)stage;
 }

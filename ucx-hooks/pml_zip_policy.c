@@ -237,6 +237,41 @@ uint16_t mca_pml_zip_link_hint(void)
     return own_hint;
 }
 
+/* The hint each peer was last told, in a direct-mapped table by process: a collision or a
+ * peer not seen yet only costs one more envelope. */
+#define ZIP_TOLD_SLOTS 1024
+/* Re-tell a peer once this process's rate moved by more than about 20 % (hint units are
+ * 1/256 of a doubling). */
+#define ZIP_HINT_RETELL 64
+static struct {
+    const ompi_proc_t *proc;
+    uint16_t hint;
+} told[ZIP_TOLD_SLOTS];
+static opal_mutex_t told_lock = OPAL_MUTEX_STATIC_INIT;
+
+bool mca_pml_zip_hint_due(ompi_communicator_t *comm, int dst)
+{
+    const uint16_t hint = own_hint;
+    if (0 == hint) {
+        return false;
+    }
+    const ompi_proc_t *proc = ompi_comm_peer_lookup(comm, dst);
+    if (NULL == proc || ZIP_PEER_REMOTE != mca_pml_zip_peer_class(comm, dst)) {
+        return false; /* a peer on this node does not take a hint (mca_pml_zip_observe_hint) */
+    }
+    const size_t slot = (((uintptr_t)proc >> 4) * UINT64_C(0x9e3779b97f4a7c15) >> 32) %
+                        ZIP_TOLD_SLOTS;
+    bool due;
+    OPAL_THREAD_LOCK(&told_lock);
+    due = told[slot].proc != proc || abs((int)told[slot].hint - (int)hint) > ZIP_HINT_RETELL;
+    if (due) {
+        told[slot].proc = proc;
+        told[slot].hint = hint;
+    }
+    OPAL_THREAD_UNLOCK(&told_lock);
+    return due;
+}
+
 void mca_pml_zip_observe_arrival(int peer_class, size_t bytes, double seconds)
 {
     if (peer_class < 0 || peer_class > 1 || bytes < ZIP_LINK_OBSERVE_MIN_BYTES) {

@@ -1,7 +1,7 @@
 /*
  * Probe family. A probe reports the application's source, tag and count without receiving
- * anything the application could notice: an inline message's count is the wrapped PML's
- * minus the prefix; an envelope (14 bytes, always eager, so pulling it is local) is pulled
+ * anything the application could notice: a bare message's count is the wrapped PML's; an
+ * envelope (14 bytes, always eager, so pulling it is local) is pulled
  * into the stash to read the count it carries. Its payload stays with the sender's PML, so a
  * synchronous send is not completed by a probe. Matched probes take the message out of the
  * wrapped PML and hand out a message handle that points at the stash entry.

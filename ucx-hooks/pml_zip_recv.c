@@ -1,8 +1,8 @@
 /*
  * Receive side. A receive with an application tag posts its first message's receive into the
- * application's buffer where that is contiguous with room for any short first message
- * (pml_zip_landing.c), else into a landing buffer. A bare message is then delivered as it
- * came; an inline message's bytes are delivered; an envelope makes it post the payload
+ * application's buffer where that is contiguous with room for an envelope (pml_zip_landing.c),
+ * else into a landing buffer. A bare message is then delivered as it came; an envelope makes
+ * it post the payload
  * receive it announces: straight into the application's buffer for raw data (the wrapped
  * PML's zero-copy paths stay in use), into a staging buffer for a frame or a payload too large
  * for the buffer. Whatever the receive datatype, the bytes delivered are the sender's.
@@ -85,17 +85,17 @@ static int post_payload(mca_pml_zip_request_t *req)
 }
 
 void mca_pml_zip_recv_first(mca_pml_zip_request_t *req, int source, int tag,
-                            const mca_pml_zip_head_t *head, const void *inline_data)
+                            const mca_pml_zip_head_t *head, const void *held_data)
 {
     req->msg_source = source;
     req->msg_tag = tag;
     req->head = *head;
     mca_pml_zip_count_received();
     if (ZIP_SHAPE_ENVELOPE != head->shape) {
-        /* inline or bare; inline_data NULL: it landed in the application's buffer */
-        mca_pml_zip_recv_finish(req, NULL == inline_data
+        /* bare or held; held_data NULL: it landed in the application's buffer */
+        mca_pml_zip_recv_finish(req, NULL == held_data
                                          ? MPI_SUCCESS
-                                         : zip_ompi_unpack(inline_data, head->raw_bytes, req->rbuf,
+                                         : zip_ompi_unpack(held_data, head->raw_bytes, req->rbuf,
                                                            req->count, req->dtype));
         return;
     }
@@ -368,7 +368,7 @@ int mca_pml_zip_recv(void *buf, size_t count, ompi_datatype_t *dtype, int src, i
             if (framed) {
                 mca_pml_zip_count_received();
             }
-            /* Inline, bare, or not from a zip sender (bytes as they came). */
+            /* Bare, or not from a zip sender (bytes as they came). */
             if (NULL != data) {
                 rc = zip_ompi_unpack(data, head.raw_bytes, buf, count, dtype);
             }

@@ -1,6 +1,6 @@
 /*
- * Send side: every message with an application tag is framed (pml_zip.h): inline, or an
- * envelope followed by its payload on a private tag. The envelope goes in standard mode, the
+ * Send side: every message with an application tag goes in one of zip's shapes (pml_zip.h):
+ * bare, or an envelope followed by its payload on a private tag. The envelope goes in standard mode, the
  * payload in the application's mode, so the wrapped PML keeps MPI's completion rules for it.
  * Internal traffic (negative tags) and MPI_PROC_NULL go to the wrapped PML untouched.
  */
@@ -22,12 +22,11 @@ static mca_pml_base_send_mode_t wire_mode(mca_pml_base_send_mode_t mode)
     return MCA_PML_BASE_SEND_SYNCHRONOUS == mode ? mode : MCA_PML_BASE_SEND_STANDARD;
 }
 
-/* What an unsplit message sends: prefix + data from out->buf, or a bare message's data (the
- * application's, or buffered mode's copy in out->buf). */
+/* What a bare message sends: the application's data, or buffered mode's copy in out->buf. */
 static void unsplit_wire(const mca_pml_zip_out_t *out, const void **base, size_t *count,
                          ompi_datatype_t **type)
 {
-    if (out->bare && NULL == out->buf) {
+    if (NULL == out->buf) {
         *base = out->pbuf;
         *count = out->pcount;
         *type = out->ptype;
@@ -38,7 +37,7 @@ static void unsplit_wire(const mca_pml_zip_out_t *out, const void **base, size_t
     }
 }
 
-/* Posts the wrapped sends of an encoded message: *first for the inline message or envelope,
+/* Posts the wrapped sends of an encoded message: *first for the bare message or envelope,
  * *payload for a split message's payload (NULL otherwise). */
 static int post_wire(mca_pml_zip_out_t *out, int dst, int tag, mca_pml_base_send_mode_t mode,
                      ompi_communicator_t *comm, ompi_request_t **first, ompi_request_t **payload)
@@ -114,7 +113,6 @@ static int zip_send_detached(const void *buf, size_t count, ompi_datatype_t *dty
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
     tracker->free_called = true; /* nobody waits for it: completion releases it */
-    tracker->out.borrowed = false;
     int rc = mca_pml_zip_encode(buf, count, dtype, MCA_PML_BASE_SEND_STANDARD, comm, dst, tag, true,
                                 &tracker->out);
     if (OMPI_SUCCESS == rc) {
@@ -143,9 +141,6 @@ int mca_pml_zip_send(const void *buf, size_t count, ompi_datatype_t *dtype, int 
         return zip_send_detached(buf, count, dtype, dst, tag, comm);
     }
     mca_pml_zip_out_t out;
-    char space[MCA_PML_ZIP_LANDING_BYTES];
-    out.buf = space;
-    out.borrowed = true;
     int rc = mca_pml_zip_encode(buf, count, dtype, mode, comm, dst, tag, false, &out);
     if (OMPI_SUCCESS != rc) {
         return rc;
@@ -192,7 +187,6 @@ static int send_start(mca_pml_zip_request_t *req)
         }
         return rc;
     }
-    req->out.borrowed = false;
     rc = mca_pml_zip_encode(req->sbuf, req->count, req->dtype, req->mode, req->comm, req->peer,
                             req->tag, false, &req->out);
     if (OMPI_SUCCESS != rc) {

@@ -9,10 +9,9 @@
  * MPI_ANY_TAG hands them out in s's order; payloads, on negative tags, are not among them). So
  * everything stashed from s was sent before everything of s still queued, and the stash keeps
  * the order it took them in: the first stashed match is the one to see, and only when there is
- * none does the queue have a say. Taking a message is local: envelopes and inline messages are
- * received (they travel eagerly), a bare message is kept as the wrapped PML's matched-message
- * handle until its receive. Probes of inline and bare messages pull nothing: their count is the
- * wrapped PML's (minus the prefix).
+ * none does the queue have a say. Taking a message is local: envelopes are received (14 bytes,
+ * they travel eagerly), a bare message is kept as the wrapped PML's matched-message handle until
+ * its receive. Probes of bare messages pull nothing: their count is the wrapped PML's.
  *
  * Matching runs under one lock (taken only where MPI threads may run at once) so that two
  * threads never take one sender's messages out of order. The lock is recursive: the wrapped
@@ -102,8 +101,8 @@ static void stash_remove(mca_pml_zip_stash_entry_t *e)
     opal_atomic_add_fetch_32(&n_stashed, -1);
 }
 
-/* Receives a matched message of the wrapped PML (small: an envelope or a short inline message,
- * already here under every eager protocol) into a new entry. */
+/* Receives a matched envelope of the wrapped PML (14 bytes: already here under every eager
+ * protocol) into a new entry. */
 static int pull(ompi_message_t **msg, ompi_communicator_t *comm, size_t len,
                 mca_pml_zip_stash_entry_t **out)
 {
@@ -128,10 +127,9 @@ static int pull(ompi_message_t **msg, ompi_communicator_t *comm, size_t len,
     e->tag = st.MPI_TAG;
     if (mca_pml_zip_head_parse(e->buf, st._ucount, &e->head)) {
         mca_pml_zip_observe_hint(comm, e->source, e->head.link_hint);
-        e->data = (char *)e->buf + MCA_PML_ZIP_PREFIX_BYTES;
     } else {
         /* Not from a zip sender: its bytes are the message. */
-        e->head.shape = ZIP_SHAPE_INLINE;
+        e->head.shape = ZIP_SHAPE_HELD;
         e->head.raw_bytes = st._ucount;
         e->data = e->buf;
         opal_output_verbose(1, mca_pml_zip_component.output,
@@ -144,13 +142,13 @@ static int pull(ompi_message_t **msg, ompi_communicator_t *comm, size_t len,
     return OMPI_SUCCESS;
 }
 
-/* A matched message of the wrapped PML as a new entry: received if it is small, else (a bare
- * message) kept as the handle. */
+/* A matched message of the wrapped PML as a new entry: received if it is an envelope, else (a
+ * bare message) kept as the handle. */
 static int hold(ompi_message_t **msg, ompi_communicator_t *comm, const ompi_status_public_t *st,
                 mca_pml_zip_stash_entry_t **out)
 {
     const size_t len = st->_ucount;
-    if (len <= MCA_PML_ZIP_LANDING_BYTES) {
+    if (ZIP_SHAPE_ENVELOPE == mca_pml_zip_shape_of(len)) {
         return pull(msg, comm, len, out);
     }
     mca_pml_zip_stash_entry_t *e = OBJ_NEW(mca_pml_zip_stash_entry_t);
@@ -239,10 +237,10 @@ static int match_locked(ompi_communicator_t *comm, int source, int tag, bool tak
         return rc == OMPI_SUCCESS ? 0 : rc;
     }
     const mca_pml_zip_shape_t shape = mca_pml_zip_shape_of(st._ucount);
-    if (!take && ZIP_SHAPE_ENVELOPE != shape && ZIP_SHAPE_INVALID != shape) {
+    if (!take && ZIP_SHAPE_ENVELOPE != shape) {
         *msg_source = st.MPI_SOURCE;
         *msg_tag = st.MPI_TAG;
-        *count = st._ucount - (ZIP_SHAPE_INLINE == shape ? MCA_PML_ZIP_PREFIX_BYTES : 0);
+        *count = st._ucount;
         return 1;
     }
     mca_pml_zip_stash_entry_t *m = NULL;

@@ -392,7 +392,7 @@ int mca_pml_zip_temporal_fetch(mca_pml_zip_stash_entry_t *e, ompi_communicator_t
         e->held = req->held;
         req->held = NULL;
         e->data = e->held;
-        e->head.shape = ZIP_SHAPE_INLINE; /* delivered by MPI_Mrecv as an inline message is */
+        e->head.shape = ZIP_SHAPE_HELD; /* delivered by MPI_Mrecv from e->data */
         e->head.flags = 0;
     } else {
         e->error = OMPI_SUCCESS != rc ? rc : MPI_ERR_INTERN;

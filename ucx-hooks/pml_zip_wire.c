@@ -1,5 +1,5 @@
 /*
- * Payloads: the sender's choice between inline, split raw and split compressed (pml_zip.h
+ * Payloads: the sender's choice between bare, split raw and split compressed (pml_zip.h
  * describes the shapes), and the receiver's decoding of whatever arrived into the
  * application's buffer, whatever its datatype: the bytes delivered are exactly those the
  * sender's data would have had without zip.
@@ -152,7 +152,6 @@ int mca_pml_zip_encode(const void *buf, size_t count, ompi_datatype_t *dtype,
     const size_t bytes = dtype->super.size * count;
     const int elem = zip_ompi_elem_type(dtype);
 
-    void *space = out->borrowed ? out->buf : NULL;
     memset(out, 0, sizeof(*out));
     out->seq = mca_pml_zip_next_seq();
     out->peer_class = -1;
@@ -174,22 +173,10 @@ int mca_pml_zip_encode(const void *buf, size_t count, ompi_datatype_t *dtype,
         count_sent(bytes, MCA_PML_ZIP_ENVELOPE_BYTES + out->len, true);
         return OMPI_SUCCESS;
     }
-    if (MCA_PML_BASE_SEND_SYNCHRONOUS != mode && bytes <= MCA_PML_ZIP_INLINE_MAX) {
-        out->len = MCA_PML_ZIP_PREFIX_BYTES + bytes;
-        /* A small message on a blocking send is staged on the caller's stack: no pool lock. */
-        out->borrowed = NULL != space;
-        out->buf = out->borrowed ? space : mca_pml_zip_buf_get(out->len);
-        if (NULL == out->buf) {
-            return OMPI_ERR_OUT_OF_RESOURCE;
-        }
-        mca_pml_zip_prefix_write(out->buf, out->seq, bytes, mca_pml_zip_link_hint());
-        (void)zip_ompi_pack((char *)out->buf + MCA_PML_ZIP_PREFIX_BYTES, buf, count, dtype);
-        count_sent(bytes, out->len, false);
-        return OMPI_SUCCESS;
-    }
-    /* A bare message: its count (over 4032) says what it is, no header needed. */
-    out->bare = MCA_PML_BASE_SEND_SYNCHRONOUS != mode && bytes > MCA_PML_ZIP_LANDING_BYTES &&
-                bytes <= mca_pml_zip_component.inline_max;
+    /* A bare message: its count (anything but an envelope's 14) says what it is, no header
+     * needed. */
+    out->bare = MCA_PML_BASE_SEND_SYNCHRONOUS != mode && MCA_PML_ZIP_ENVELOPE_BYTES != bytes &&
+                bytes <= mca_pml_zip_component.bare_max && !mca_pml_zip_hint_due(comm, dst);
     out->split = !out->bare;
     if (out->split) {
         mca_pml_zip_envelope_write(out->env, out->seq, 0, bytes, mca_pml_zip_link_hint());
@@ -214,11 +201,8 @@ int mca_pml_zip_encode(const void *buf, size_t count, ompi_datatype_t *dtype,
 
 void mca_pml_zip_out_release(mca_pml_zip_out_t *out)
 {
-    if (!out->borrowed) {
-        mca_pml_zip_buf_put(out->buf);
-    }
+    mca_pml_zip_buf_put(out->buf);
     out->buf = NULL;
-    out->borrowed = false;
 }
 
 int mca_pml_zip_decode_frame(const void *frame, size_t frame_len, size_t raw_bytes, void *buf,

@@ -80,10 +80,9 @@ pml_header_target() {
         echo "FAIL: fuzz-pml-header (build, see $out/build.log)"
         return
     fi
-    printf 'ZIP\x32\x07\0\0\0\x03\0\0\0\0\0\0\0abc' > "$corpus/inline"
+    printf 'abc' > "$corpus/bare"
     printf 'Z\x01\x09\0\0\0\x00\x10\0\0\0\0\0\0' > "$corpus/envelope"
     # ... and with a link hint (0x1ae6: 2^(0x1ae6/256) B/s = 1 Gbit/s) in the length's top bits.
-    printf 'ZIP\x32\x08\0\0\0\x03\0\0\0\0\0\xe6\x1aabc' > "$corpus/inline-hint"
     printf 'Z\x03\x0a\0\0\0\x00\x10\0\0\0\0\xe6\x1a' > "$corpus/envelope-hint"
     # A stream message's envelope (flags frame + temporal) and its payload's stream prefix.
     printf 'Z\x05\x0b\0\0\0\x00\x10\0\0\0\0\0\0' > "$corpus/envelope-stream"

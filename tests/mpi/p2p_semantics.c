@@ -227,7 +227,7 @@ static void probe_order(void)
 
 /* ------------------------------------------------------------------------------------------ */
 /* 2b. Rank 0 sends A (tag 1, bytes: raw whatever zip's policy, so a bare message from 4 KiB to
- * pml_zip_inline_max), then B (tag 2, synchronous: always an envelope), then C (tag 1, like
+ * pml_zip_bare_max), then B (tag 2, synchronous: always an envelope), then C (tag 1, like
  * A). Rank 1 probes for B first, which pulls B's envelope out of the wrapped PML and A with it;
  * every later receive must still see A, B, C in MPI's order, and their data. */
 
@@ -316,23 +316,31 @@ static void probe_order_long(void)
 }
 
 /* ------------------------------------------------------------------------------------------ */
-/* 2c. pml/zip receives a first message straight into a large enough contiguous buffer; an
- * inline message's 16-byte prefix or an envelope lands there too before zip moves it out. MPI
- * allows a receive to change only the bytes of the message it delivers: the rest of the buffer
- * must keep what it held. Sizes around the inline / envelope / bare boundaries, standard and
- * synchronous sends, blocking and nonblocking receives, into an 8 KiB buffer. */
+/* 2c. pml/zip receives a first message straight into a contiguous buffer of 14 bytes or more;
+ * an envelope (14 bytes) lands there too before zip puts back what it covered. Smaller buffers
+ * receive through a landing buffer. MPI allows a receive to change only the bytes of the
+ * message it delivers: the rest of the buffer, and the memory after it, must keep what they
+ * held. Sizes around the envelope / bare boundaries and the old 4 KiB inline limit, standard
+ * and synchronous sends, blocking and nonblocking receives, into an 8 KiB buffer and into
+ * buffers of 1-16 bytes. */
 
 static void recv_untouched(void)
 {
     static const int sizes[] = {0, 1, 13, 14, 15, 16, 17, 100, 4000, 4016, 4017, 4032, 4033, 6000};
-    enum { CAP = 8192, FILL = 0xAB };
+    static const int small_caps[] = {1, 8, 13, 14, 15, 16};
+    enum { CAP = 8192, FILL = 0xAB, N_SIZES = sizeof sizes / sizeof sizes[0] };
     MPI_Comm c = dup_world();
     unsigned char *sbuf = malloc(CAP), *rbuf = malloc(CAP);
     for (int i = 0; i < CAP; ++i)
         sbuf[i] = (unsigned char)(i * 7 + 1);
-    for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; ++si) {
+    /* (size, receive count) pairs: every size into CAP, then every size that fits each small
+     * buffer. */
+    for (size_t k = 0; k < N_SIZES * (1 + sizeof small_caps / sizeof small_caps[0]); ++k) {
+        const int n = sizes[k % N_SIZES], cap = k < N_SIZES ? CAP : small_caps[k / N_SIZES - 1];
+        if (n > cap)
+            continue;
         for (int way = 0; way < 4; ++way) {
-            const int n = sizes[si], sync = way & 1, nonblocking = way >> 1;
+            const int sync = way & 1, nonblocking = way >> 1;
             if (0 == pt_rank) {
                 if (sync)
                     pt_call(MPI_Ssend(sbuf, n, MPI_BYTE, 1, 9, c), "ssend");
@@ -344,20 +352,20 @@ static void recv_untouched(void)
                 int rc;
                 if (nonblocking) {
                     MPI_Request rq;
-                    pt_call(MPI_Irecv(rbuf, CAP, MPI_BYTE, 0, 9, c, &rq), "irecv");
+                    pt_call(MPI_Irecv(rbuf, cap, MPI_BYTE, 0, 9, c, &rq), "irecv");
                     rc = MPI_Wait(&rq, &st);
                 } else {
-                    rc = MPI_Recv(rbuf, CAP, MPI_BYTE, 0, 9, c, &st);
+                    rc = MPI_Recv(rbuf, cap, MPI_BYTE, 0, 9, c, &st);
                 }
                 int untouched = 1;
                 for (int i = n; i < CAP; ++i)
                     untouched &= FILL == rbuf[i];
                 check(MPI_SUCCESS == rc && count_of(&st, MPI_BYTE) == n && pt_same(rbuf, sbuf, n) &&
                           untouched,
-                      "%d bytes, %s send, %s receive: its bytes, the rest of the buffer as it was "
-                      "(rc %d, count %d)",
+                      "%d bytes, %s send, %s receive of %d: its bytes, the rest of the buffer as "
+                      "it was (rc %d, count %d)",
                       n, sync ? "synchronous" : "standard",
-                      nonblocking ? "nonblocking" : "blocking", rc, count_of(&st, MPI_BYTE));
+                      nonblocking ? "nonblocking" : "blocking", cap, rc, count_of(&st, MPI_BYTE));
             }
         }
     }

@@ -126,18 +126,18 @@ if [ -x "$bin/p2p_semantics" ]; then
         done
     done
 fi
-# Raw payloads of 4-64 KiB go bare (pml_zip_inline_max); with 0 they go as envelope + payload
-# as before bare messages existed: that path kept working, over ucx as well.
+# Raw payloads up to 64 KiB go bare (pml_zip_bare_max); with 0 every message goes as envelope +
+# payload: that path keeps working, over ucx as well.
 if [ -x "$bin/p2p_semantics" ]; then
     for k in probe_order probe_order_long recv_untouched type_mismatch truncate; do
-        run "p2p_semantics $k np=2 pml=ucx+zip inline_max=0" "p2p_semantics $k (" -np 2 \
-            ${cfg[ucx+zip+local]} --mca pml_zip_inline_max 0 "$bin/p2p_semantics" "$k"
+        run "p2p_semantics $k np=2 pml=ucx+zip bare_max=0" "p2p_semantics $k (" -np 2 \
+            ${cfg[ucx+zip+local]} --mca pml_zip_bare_max 0 "$bin/p2p_semantics" "$k"
     done
 fi
 for t in basic nonblocking probe; do
     [ -x "$bin/p2p_$t" ] &&
-        run "p2p_$t np=3 pml=ob1+zip inline_max=0" "p2p_$t" -np 3 --oversubscribe \
-            ${cfg[ob1+zip+local]} --mca pml_zip_inline_max 0 "$bin/p2p_$t"
+        run "p2p_$t np=3 pml=ob1+zip bare_max=0" "p2p_$t" -np 3 --oversubscribe \
+            ${cfg[ob1+zip+local]} --mca pml_zip_bare_max 0 "$bin/p2p_$t"
 done
 # One-sided communication over osc/pt2pt, which moves everything as PML messages.
 if [ -x "$bin/p2p_osc" ]; then
