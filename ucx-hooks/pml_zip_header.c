@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "opal/sys/atomic.h"
+#include "opal/threads/thread_usage.h"
 
 #include "pml_zip.h"
 
@@ -128,7 +129,7 @@ int mca_pml_zip_payload_tag(uint32_t seq)
 
 uint32_t mca_pml_zip_next_seq(void)
 {
-    return (uint32_t)opal_atomic_fetch_add_32(&next_seq, 1);
+    return (uint32_t)OPAL_THREAD_FETCH_ADD32(&next_seq, 1); /* atomic only with threads */
 }
 
 void mca_pml_zip_status_out(ompi_status_public_t *dst, int source, int tag, size_t count,

@@ -150,14 +150,19 @@ int mca_pml_zip_encode(const void *buf, size_t count, ompi_datatype_t *dtype,
                        bool own_copy, mca_pml_zip_out_t *out)
 {
     const size_t bytes = dtype->super.size * count;
-    const int elem = zip_ompi_elem_type(dtype);
+    /* Below the threshold the element type is never asked (it walks the type's signature). */
+    const int elem = bytes >= mca_pml_zip_component.threshold ? zip_ompi_elem_type(dtype)
+                                                                : ZIP_TYPE_BYTES;
 
     memset(out, 0, sizeof(*out));
-    out->seq = mca_pml_zip_next_seq();
     out->peer_class = -1;
-    const bool candidate = ZIP_TYPE_BYTES != elem && bytes > 0 &&
-                           bytes >= mca_pml_zip_component.threshold &&
-                           mca_pml_zip_comm_enabled(comm);
+    /* Cheapest tests first: most messages are below the threshold. */
+    const bool candidate = bytes > 0 && bytes >= mca_pml_zip_component.threshold &&
+                           ZIP_TYPE_BYTES != elem && mca_pml_zip_comm_enabled(comm);
+    /* seq names a split message's payload tag; a bare message needs none. */
+    if (candidate) {
+        out->seq = mca_pml_zip_next_seq();
+    }
     /* A stream message (pml_zip_temporal.c); if its streams cannot take it, the plain way. */
     if (candidate && mca_pml_zip_temporal_applies(comm, dst, bytes, elem, mode) &&
         OMPI_SUCCESS ==
@@ -179,6 +184,9 @@ int mca_pml_zip_encode(const void *buf, size_t count, ompi_datatype_t *dtype,
                 bytes <= mca_pml_zip_component.bare_max && !mca_pml_zip_hint_due(comm, dst);
     out->split = !out->bare;
     if (out->split) {
+        if (!candidate) {
+            out->seq = mca_pml_zip_next_seq();
+        }
         mca_pml_zip_envelope_write(out->env, out->seq, 0, bytes, mca_pml_zip_link_hint());
     }
     if (own_copy) {
