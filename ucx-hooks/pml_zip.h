@@ -48,7 +48,7 @@ typedef struct mca_pml_zip_component_t {
     int enable; /* compress on every communicator (the Info key overrides per comm) */
     char *codec;
     size_t threshold;
-    size_t bare_max; /* largest raw payload sent as a bare message */
+    size_t bare_max;   /* largest raw payload sent as a bare message */
     int codec_threads; /* threads that code one frame (zip_ctx_set_threads) */
     int verbose;
     int stats;
@@ -214,8 +214,9 @@ const char *mca_pml_zip_first_arrived(char *base, void *stage, size_t stage_byte
 
 /*
  * The first message of a send and what follows it. BARE (bare): the application's (pbuf,
- * pcount, ptype), or buf (buffered mode's copy). SPLIT: env holds the envelope; the payload is either buf (a frame, or a copy for buffered mode) as
- * MPI_BYTE, or the application's own (pbuf, pcount, ptype) without a copy.
+ * pcount, ptype), or buf (buffered mode's copy). SPLIT: env holds the envelope; the payload is
+ * either buf (a frame, or a copy for buffered mode) as MPI_BYTE, or the application's own (pbuf,
+ * pcount, ptype) without a copy.
  */
 typedef struct mca_pml_zip_out_t {
     bool split;

@@ -259,8 +259,8 @@ bool mca_pml_zip_hint_due(ompi_communicator_t *comm, int dst)
     if (NULL == proc || ZIP_PEER_REMOTE != mca_pml_zip_peer_class(comm, dst)) {
         return false; /* a peer on this node does not take a hint (mca_pml_zip_observe_hint) */
     }
-    const size_t slot = (((uintptr_t)proc >> 4) * UINT64_C(0x9e3779b97f4a7c15) >> 32) %
-                        ZIP_TOLD_SLOTS;
+    const size_t slot =
+        (((uintptr_t)proc >> 4) * UINT64_C(0x9e3779b97f4a7c15) >> 32) % ZIP_TOLD_SLOTS;
     bool due;
     OPAL_THREAD_LOCK(&told_lock);
     due = told[slot].proc != proc || abs((int)told[slot].hint - (int)hint) > ZIP_HINT_RETELL;

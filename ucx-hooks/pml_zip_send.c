@@ -1,8 +1,8 @@
 /*
  * Send side: every message with an application tag goes in one of zip's shapes (pml_zip.h):
- * bare, or an envelope followed by its payload on a private tag. The envelope goes in standard mode, the
- * payload in the application's mode, so the wrapped PML keeps MPI's completion rules for it.
- * Internal traffic (negative tags) and MPI_PROC_NULL go to the wrapped PML untouched.
+ * bare, or an envelope followed by its payload on a private tag. The envelope goes in standard
+ * mode, the payload in the application's mode, so the wrapped PML keeps MPI's completion rules for
+ * it. Internal traffic (negative tags) and MPI_PROC_NULL go to the wrapped PML untouched.
  */
 #include "ompi_config.h"
 
@@ -246,8 +246,8 @@ int mca_pml_zip_isend(const void *buf, size_t count, ompi_datatype_t *dtype, int
         if (out.bare) {
             /* Nothing of zip's to finish: the application gets the wrapped PML's own request,
              * as without zip (a zip request around it cost 0.1 us per small message). */
-            return mca_pml_zip_wrapped.pml_isend(buf, count, dtype, dst, tag, wire_mode(mode),
-                                                 comm, request);
+            return mca_pml_zip_wrapped.pml_isend(buf, count, dtype, dst, tag, wire_mode(mode), comm,
+                                                 request);
         }
     }
     mca_pml_zip_request_t *req = zip_send_request(buf, count, dtype, dst, tag, mode, comm, false);

@@ -151,8 +151,8 @@ int mca_pml_zip_encode(const void *buf, size_t count, ompi_datatype_t *dtype,
 {
     const size_t bytes = dtype->super.size * count;
     /* Below the threshold the element type is never asked (it walks the type's signature). */
-    const int elem = bytes >= mca_pml_zip_component.threshold ? zip_ompi_elem_type(dtype)
-                                                                : ZIP_TYPE_BYTES;
+    const int elem =
+        bytes >= mca_pml_zip_component.threshold ? zip_ompi_elem_type(dtype) : ZIP_TYPE_BYTES;
 
     memset(out, 0, sizeof(*out));
     out->peer_class = -1;
