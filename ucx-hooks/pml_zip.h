@@ -183,8 +183,6 @@ void mca_pml_zip_envelope_write(void *dst, uint32_t seq, uint32_t flags, uint64_
 bool mca_pml_zip_head_parse(const void *src, size_t len, mca_pml_zip_head_t *head);
 /* The private tag of the payload that follows envelope seq (negative: never an app tag). */
 int mca_pml_zip_payload_tag(uint32_t seq);
-/* Next sequence number of this process. */
-uint32_t mca_pml_zip_next_seq(void);
 
 /* ---- pml_zip_landing.c: a first message received in the application's buffer ---- */
 
@@ -237,6 +235,8 @@ int mca_pml_zip_encode(const void *buf, size_t count, ompi_datatype_t *dtype,
                        mca_pml_base_send_mode_t mode, ompi_communicator_t *comm, int dst, int tag,
                        bool own_copy, mca_pml_zip_out_t *out);
 void mca_pml_zip_out_release(mca_pml_zip_out_t *out);
+/* Next sequence number of this process (a split message's). */
+uint32_t mca_pml_zip_next_seq(void);
 /* A payload of `bytes` as it travelled (raw, or a frame) from a peer of peer_class took `seconds`
  * from its receive being posted to its completion. */
 void mca_pml_zip_observe_arrival(int peer_class, size_t bytes, double seconds);

@@ -19,9 +19,6 @@
 
 #include <string.h>
 
-#include "opal/sys/atomic.h"
-#include "opal/threads/thread_usage.h"
-
 #include "pml_zip.h"
 
 #define ZIP_ENVELOPE_MAGIC 0x5a
@@ -30,8 +27,6 @@
  * keeps (-2^23 + 1 .. -2^22), far from Open MPI's fixed internal tags (-10 .. -31080). */
 #define ZIP_PAYLOAD_TAG_TOP (-(1 << 22))
 #define ZIP_PAYLOAD_TAG_SLOTS (1u << 22)
-
-static volatile int32_t next_seq;
 
 mca_pml_zip_shape_t mca_pml_zip_shape_of(size_t count)
 {
@@ -125,11 +120,6 @@ bool mca_pml_zip_stream_prefix_parse(const void *src, size_t len, uint32_t *cseq
 int mca_pml_zip_payload_tag(uint32_t seq)
 {
     return ZIP_PAYLOAD_TAG_TOP - (int)(seq % ZIP_PAYLOAD_TAG_SLOTS);
-}
-
-uint32_t mca_pml_zip_next_seq(void)
-{
-    return (uint32_t)OPAL_THREAD_FETCH_ADD32(&next_seq, 1); /* atomic only with threads */
 }
 
 void mca_pml_zip_status_out(ompi_status_public_t *dst, int source, int tag, size_t count,

@@ -9,6 +9,7 @@
 #include <limits.h>
 #include <string.h>
 
+#include "opal/threads/thread_usage.h"
 #include "opal/util/output.h"
 
 #include "pml_zip.h"
@@ -143,6 +144,13 @@ static void count_sent(uint64_t raw, uint64_t wire, bool compressed)
     }
     opal_atomic_add_fetch_64((volatile int64_t *)&s->bytes_raw, (int64_t)raw);
     opal_atomic_add_fetch_64((volatile int64_t *)&s->bytes_wire, (int64_t)wire);
+}
+
+static volatile int32_t next_seq;
+
+uint32_t mca_pml_zip_next_seq(void)
+{
+    return (uint32_t)OPAL_THREAD_FETCH_ADD32(&next_seq, 1); /* atomic only with threads */
 }
 
 int mca_pml_zip_encode(const void *buf, size_t count, ompi_datatype_t *dtype,
