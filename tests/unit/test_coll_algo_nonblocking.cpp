@@ -239,7 +239,7 @@ class CollAlgoNonBlocking : public ::testing::TestWithParam<std::tuple<Algo, int
 TEST_P(CollAlgoNonBlocking, TwoCallsInFlightGiveTheBlockingResults)
 {
     const auto [algo, size] = GetParam();
-    bool any_compressed = false;
+    bool any_compressed = false, any_suspended = false;
     for (int root = 0; root < size; ++root) {
         const std::vector<Algo> algos = {algo, algo};
         const std::vector<int> roots = {root, (root + 1) % size};
@@ -250,13 +250,16 @@ TEST_P(CollAlgoNonBlocking, TwoCallsInFlightGiveTheBlockingResults)
         expect_exact(blocking, what + " (blocking)");
         EXPECT_EQ(nb.bytes_out, blocking.bytes_out) << what;
         any_compressed = any_compressed || nb.any_compressed;
-        // The calls suspended on transfers in flight rather than running to the end at once
-        // (a rank with nothing to move may finish at its first advance).
-        EXPECT_GT(*std::max_element(nb.rounds.begin(), nb.rounds.end()), 1) << what;
+        any_suspended = any_suspended || *std::max_element(nb.rounds.begin(), nb.rounds.end()) > 1;
         if (algo == Algo::Alltoallv || algo == Algo::Allgatherv)
             break; // no root
     }
     EXPECT_TRUE(any_compressed);
+    // The calls suspended on transfers in flight rather than running to the end at once. Over
+    // all roots, not per root: the ranks are threads, and on a loaded machine one root's run can
+    // have a rank's peers move everything before its first advance (a 2-rank gatherv did so once
+    // in CI), which says nothing about the algorithm.
+    EXPECT_TRUE(any_suspended);
 }
 
 INSTANTIATE_TEST_SUITE_P(Shapes, CollAlgoNonBlocking,
