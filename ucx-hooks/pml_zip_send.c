@@ -153,16 +153,11 @@ int mca_pml_zip_send(const void *buf, size_t count, ompi_datatype_t *dtype, int 
         rc =
             mca_pml_zip_wrapped.pml_send(base, n, type, dst, tag, MCA_PML_BASE_SEND_STANDARD, comm);
     } else {
-        ompi_request_t *env = NULL;
-        rc = mca_pml_zip_wrapped.pml_isend(out.env, MCA_PML_ZIP_ENVELOPE_BYTES, MPI_BYTE, dst, tag,
-                                           MCA_PML_BASE_SEND_STANDARD, comm, &env);
+        ompi_request_t *env, *payload;
+        rc = post_wire(&out, dst, tag, mode, comm, &env, &payload);
         if (OMPI_SUCCESS == rc) {
-            const int ptag = mca_pml_zip_payload_tag(out.seq);
-            rc = (NULL != out.buf) ? mca_pml_zip_wrapped.pml_send(out.buf, out.len, MPI_BYTE, dst,
-                                                                  ptag, wire_mode(mode), comm)
-                                   : mca_pml_zip_wrapped.pml_send(out.pbuf, out.pcount, out.ptype,
-                                                                  dst, ptag, wire_mode(mode), comm);
-            int rc2 = ompi_request_wait(&env, MPI_STATUS_IGNORE);
+            rc = ompi_request_wait(&payload, MPI_STATUS_IGNORE);
+            const int rc2 = ompi_request_wait(&env, MPI_STATUS_IGNORE);
             if (OMPI_SUCCESS == rc) {
                 rc = rc2;
             }
