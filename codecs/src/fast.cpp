@@ -130,6 +130,7 @@ constexpr unsigned kMaxAccel = 64;
 constexpr unsigned kDistinctSample = 256;
 constexpr unsigned kLz4DistinctMax = 48;
 constexpr size_t kLz4Slice = 1024;
+constexpr size_t kLz4MinSlice = 256;
 // LZ4 on a plane chosen for its long runs uses this many times the acceleration: its time goes
 // to the bytes between the runs, which it skips faster, at the price of finding a run's start
 // a few bytes late (docs/fast-codec.md).
@@ -405,12 +406,13 @@ size_t FastCodec::code_plane(const uint8_t *plane, size_t count, bool &analyse, 
 // it that `goal` is of the plane.
 bool FastCodec::lz4_slice_pays(const uint8_t *plane, size_t count, size_t goal)
 {
-    if (count <= 2 * kLz4Slice)
+    const size_t slice = count <= 2 * kLz4Slice ? count / 4 : kLz4Slice;
+    if (slice < kLz4MinSlice)
         return true; // small: the whole plane costs little more than a slice
     uint8_t out[kLz4Slice];
-    const size_t room = goal * kLz4Slice / count;
-    return room > 0 && lz4_->compress(plane + count / 2 - kLz4Slice / 2, kLz4Slice, out, room,
-                                      options_.accel) > 0;
+    const size_t room = goal * slice / count;
+    return room > 0 &&
+           lz4_->compress(plane + count / 2 - slice / 2, slice, out, room, options_.accel) > 0;
 }
 
 // Writes the block (header, seed, planes[width-1] .. planes[0]) into dst; 0 if over cap.
