@@ -13,6 +13,7 @@
 // 32-bit words. Measured at ~15-20 GB/s each way on the dev box, far from the bottleneck.
 #include "fast_transpose.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cstring>
 
@@ -509,7 +510,18 @@ ZIP_BMI2 void decode_sparse_bmi2(const uint8_t *mask, const uint8_t *lits, const
         lits += __builtin_popcount(m);
         std::memcpy(plane + 8 * g, &v, 8);
     }
-    decode_sparse_tail(mask, lits, lits_end, count, plane, g);
+    // Under 8 literals left (the caller checked that the mask counts them), often followed by
+    // many groups of zeros: the rest read from a padded copy, still one pdep per group.
+    uint8_t rest[16] = {};
+    std::memcpy(rest, lits, std::min<size_t>(static_cast<size_t>(lits_end - lits), 8));
+    const uint8_t *r = rest;
+    for (; g < whole; ++g) {
+        unsigned m = mask[g];
+        uint64_t v = _pdep_u64(load_u64(r), kByteMask[m]);
+        r += __builtin_popcount(m);
+        std::memcpy(plane + 8 * g, &v, 8);
+    }
+    decode_sparse_tail(mask, lits + (r - rest), lits_end, count, plane, g);
 }
 
 ZIP_BMI2 void decode_runs_bmi2(const uint8_t *mask, const uint8_t *lits, const uint8_t *lits_end,
@@ -971,7 +983,7 @@ const Kernels kScalar{split8_scalar,        split4_scalar,      join8_scalar,
                       encode_runs_scalar,   decode_runs_scalar, encode_sparse_scalar,
                       decode_sparse_scalar, plane_stats_sse2};
 
-Kernels pick_best()
+Kernels pick_best(bool avx512)
 {
     Kernels k = kScalar;
 #ifdef ZIP_FAST_X86
@@ -983,7 +995,7 @@ Kernels pick_best()
         k.join4 = join4_avx2;
         k.plane_stats = plane_stats_avx2;
     }
-    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+    if (avx512 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
         __builtin_cpu_supports("avx512vbmi"))
         k.join8 = join8_avx512;
     // pdep/pext take one cycle on Intel and on AMD since Zen 3 (the CI and production
@@ -996,6 +1008,15 @@ Kernels pick_best()
         k.encode_sparse = encode_sparse_bmi2;
         k.decode_sparse = decode_sparse_bmi2;
     }
+#if defined(__x86_64__)
+    if (avx512 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+        __builtin_cpu_supports("avx512vbmi2")) {
+        k.encode_sparse = encode_sparse_vbmi2;
+        k.decode_sparse = decode_sparse_vbmi2;
+    }
+#endif
+#else
+    (void)avx512;
 #endif
     return k;
 }
@@ -1004,8 +1025,14 @@ Kernels pick_best()
 
 const Kernels &kernels()
 {
-    static const Kernels best = pick_best();
+    static const Kernels best = pick_best(true);
     return best;
+}
+
+const Kernels &kernels_without_avx512()
+{
+    static const Kernels k = pick_best(false);
+    return k;
 }
 
 const Kernels &scalar_kernels()

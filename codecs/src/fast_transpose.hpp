@@ -97,4 +97,15 @@ const Kernels &kernels();
 // The portable kernels (also used by the tests to cross-check the SIMD ones).
 const Kernels &scalar_kernels();
 
+// The best kernels without AVX-512 (AVX2 and BMI2 where the CPU has them): what a CPU without
+// AVX-512 runs, cross-checked by the tests on one that has it.
+const Kernels &kernels_without_avx512();
+
+#if defined(__x86_64__)
+// AVX-512 VBMI2 sparse plane kernels (fast_sparse_avx512.cpp).
+size_t encode_sparse_vbmi2(const uint8_t *plane, size_t count, uint8_t *out, size_t out_size);
+void decode_sparse_vbmi2(const uint8_t *mask, const uint8_t *lits, const uint8_t *lits_end,
+                         size_t count, uint8_t *plane);
+#endif
+
 } // namespace zip::fast_detail
