@@ -996,8 +996,12 @@ Kernels pick_best(bool avx512)
         k.plane_stats = plane_stats_avx2;
     }
     if (avx512 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-        __builtin_cpu_supports("avx512vbmi"))
+        __builtin_cpu_supports("avx512vbmi")) {
         k.join8 = join8_avx512;
+#if defined(__x86_64__)
+        k.split8 = split8_avx512;
+#endif
+    }
     // pdep/pext take one cycle on Intel and on AMD since Zen 3 (the CI and production
     // machines); on older AMD they are microcoded and slower than the byte loop.
     if (__builtin_cpu_supports("bmi2")) {
@@ -1022,6 +1026,12 @@ Kernels pick_best(bool avx512)
 }
 
 } // namespace
+
+uint64_t split8_scalar_range(const uint8_t *e, size_t count, unsigned pred, size_t stride,
+                             uint8_t *planes, size_t from, size_t to)
+{
+    return split_scalar_range<uint64_t>(e, count, pred, stride, planes, from, to);
+}
 
 const Kernels &kernels()
 {

@@ -1,0 +1,146 @@
+// The split of 8-byte elements into byte planes, fused with prediction (fast_transpose.hpp), 64
+// elements a step on AVX-512 VBMI. Per step: eight 512-bit loads of elements (and the same
+// loads one and two strides back for the predictors), one vpermb per register that gathers
+// each byte position of its 8 elements into a qword (an 8x8 byte transpose), then an 8x8
+// transpose of qwords across the eight registers (3 rounds of 8 two-source shuffles): register
+// k ends up holding plane k's 64 bytes in element order. 32 shuffles per 64 elements where the
+// AVX2 kernel needs 40 per 32. The last partial step uses masked loads and stores, so a small
+// block does not fall back to the byte loop.
+#include "fast_transpose.hpp"
+
+#include <algorithm>
+#include <cstdint>
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+
+namespace zip::fast_detail
+{
+namespace
+{
+
+#define ZIP_VBMI __attribute__((target("avx512f,avx512bw,avx512vbmi")))
+#define ZIP_VBMI_INLINE __attribute__((target("avx512f,avx512bw,avx512vbmi"), always_inline)) inline
+
+// The masked forms with every lane set: GCC 12's plain forms start from an undefined vector and
+// warn about it (-Wmaybe-uninitialized), as in fast_unpredict_avx512.cpp.
+constexpr __mmask8 kAll = 0xff;
+
+// Residuals as fast.cpp defines them: v ^ x1, zigzag(v - x1), zigzag(v - 2 x1 + x2).
+template <unsigned Pred> ZIP_VBMI_INLINE __m512i residual(__m512i v, __m512i x1, __m512i x2)
+{
+    if constexpr (Pred == kPredNone)
+        return v;
+    if constexpr (Pred == kPredXor)
+        return _mm512_xor_si512(v, x1);
+    const __m512i d = Pred == kPredDelta1
+                          ? _mm512_maskz_sub_epi64(kAll, v, x1)
+                          : _mm512_maskz_sub_epi64(kAll, _mm512_maskz_add_epi64(kAll, v, x2),
+                                                   _mm512_maskz_add_epi64(kAll, x1, x1));
+    return _mm512_xor_si512(_mm512_maskz_slli_epi64(kAll, d, 1),
+                            _mm512_maskz_srai_epi64(kAll, d, 63));
+}
+
+// One step of n (1..64) elements from element i: residuals into r[0..7] (register m: elements
+// 8m..8m+7; lanes past n are zero), then planes.
+template <unsigned Pred>
+ZIP_VBMI_INLINE __m512i split_step(const uint8_t *e, size_t count, size_t i, size_t n,
+                                   size_t stride, uint8_t *planes, __m512i acc)
+{
+    // Byte 8b + j of the result <- byte 8j + b: qword b holds byte b of the 8 elements.
+    const __m512i bytes_by_plane = _mm512_set_epi8(
+        63, 55, 47, 39, 31, 23, 15, 7, 62, 54, 46, 38, 30, 22, 14, 6, 61, 53, 45, 37, 29, 21, 13, 5,
+        60, 52, 44, 36, 28, 20, 12, 4, 59, 51, 43, 35, 27, 19, 11, 3, 58, 50, 42, 34, 26, 18, 10, 2,
+        57, 49, 41, 33, 25, 17, 9, 1, 56, 48, 40, 32, 24, 16, 8, 0);
+    const uint8_t *b = e + 8 * i;
+    const size_t back1 = 8 * stride, back2 = 16 * stride;
+    __m512i r[8];
+#pragma GCC unroll 8
+    for (unsigned m = 0; m < 8; ++m) {
+        const size_t first = 8 * m;
+        const size_t here = n > first ? std::min<size_t>(8, n - first) : 0;
+        const __mmask8 lanes = static_cast<__mmask8>((1u << here) - 1);
+        const uint8_t *p = b + 64 * m;
+        __m512i v = _mm512_maskz_loadu_epi64(lanes, p);
+        if constexpr (Pred != kPredNone)
+            v = residual<Pred>(v, _mm512_maskz_loadu_epi64(lanes, p - back1),
+                               Pred == kPredDelta2 ? _mm512_maskz_loadu_epi64(lanes, p - back2)
+                                                   : _mm512_setzero_si512());
+        v = _mm512_maskz_mov_epi64(lanes, v);
+        acc = _mm512_or_si512(acc, v);
+        r[m] = _mm512_maskz_permutexvar_epi8(~__mmask64(0), bytes_by_plane, v);
+    }
+    // 8x8 transpose of qwords: r[k] qword m <- r[m] qword k.
+    __m512i t[8], u[8];
+#pragma GCC unroll 4
+    for (unsigned m = 0; m < 8; m += 2) {
+        t[m] = _mm512_maskz_unpacklo_epi64(kAll, r[m], r[m + 1]);     // q0 q2 q4 q6 of m, m+1
+        t[m + 1] = _mm512_maskz_unpackhi_epi64(kAll, r[m], r[m + 1]); // q1 q3 q5 q7
+    }
+#pragma GCC unroll 2
+    for (unsigned h = 0; h < 2; ++h) {
+        // From the pairs (0,1), (2,3) and (4,5), (6,7): 128-bit lanes 0, 2 and 1, 3.
+        u[h] =
+            _mm512_maskz_shuffle_i64x2(kAll, t[h], t[2 + h], 0x88); // q0 / q1 and q4 / q5 of 0..3
+        u[2 + h] =
+            _mm512_maskz_shuffle_i64x2(kAll, t[h], t[2 + h], 0xdd); // q2 / q3 and q6 / q7 of 0..3
+        u[4 + h] = _mm512_maskz_shuffle_i64x2(kAll, t[4 + h], t[6 + h], 0x88);
+        u[6 + h] = _mm512_maskz_shuffle_i64x2(kAll, t[4 + h], t[6 + h], 0xdd);
+    }
+    // u[h], u[4 + h]: planes h and 4 + h; u[2 + h], u[6 + h]: planes 2 + h and 6 + h.
+    __m512i plane[8];
+#pragma GCC unroll 2
+    for (unsigned h = 0; h < 2; ++h) {
+        plane[h] = _mm512_maskz_shuffle_i64x2(kAll, u[h], u[4 + h], 0x88);
+        plane[4 + h] = _mm512_maskz_shuffle_i64x2(kAll, u[h], u[4 + h], 0xdd);
+        plane[2 + h] = _mm512_maskz_shuffle_i64x2(kAll, u[2 + h], u[6 + h], 0x88);
+        plane[6 + h] = _mm512_maskz_shuffle_i64x2(kAll, u[2 + h], u[6 + h], 0xdd);
+    }
+    const __mmask64 out = n >= 64 ? ~__mmask64(0) : (__mmask64(1) << n) - 1;
+#pragma GCC unroll 8
+    for (unsigned k = 0; k < 8; ++k)
+        _mm512_mask_storeu_epi8(planes + size_t(k) * count + i, out, plane[k]);
+    return acc;
+}
+
+template <unsigned Pred>
+ZIP_VBMI uint64_t split8_loop(const uint8_t *e, size_t count, size_t stride, uint8_t *planes,
+                              size_t i)
+{
+    __m512i acc = _mm512_setzero_si512();
+    for (; i + 64 <= count; i += 64)
+        acc = split_step<Pred>(e, count, i, 64, stride, planes, acc);
+    if (i < count)
+        acc = split_step<Pred>(e, count, i, count - i, stride, planes, acc);
+    alignas(64) uint64_t lanes[8]; // _mm512_reduce_or_epi64 warns as above
+    _mm512_store_si512(lanes, acc);
+    uint64_t any = 0;
+    for (uint64_t lane : lanes)
+        any |= lane;
+    return any;
+}
+
+} // namespace
+
+ZIP_VBMI uint64_t split8_avx512(const uint8_t *e, size_t count, unsigned pred, size_t stride,
+                                uint8_t *planes)
+{
+    // Elements [0, 2s) take the first-record convention: the portable loop. From 2s on the
+    // loads one and two strides back stay inside the block.
+    const size_t head = std::min(count, 2 * stride);
+    uint64_t any = split8_scalar_range(e, count, pred, stride, planes, 0, head);
+    switch (pred) {
+    case kPredNone:
+        return any | split8_loop<kPredNone>(e, count, stride, planes, head);
+    case kPredDelta1:
+        return any | split8_loop<kPredDelta1>(e, count, stride, planes, head);
+    case kPredDelta2:
+        return any | split8_loop<kPredDelta2>(e, count, stride, planes, head);
+    default:
+        return any | split8_loop<kPredXor>(e, count, stride, planes, head);
+    }
+}
+
+} // namespace zip::fast_detail
+
+#endif // __x86_64__
