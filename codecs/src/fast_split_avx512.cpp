@@ -26,6 +26,23 @@ namespace
 // warn about it (-Wmaybe-uninitialized), as in fast_unpredict_avx512.cpp.
 constexpr __mmask8 kAll = 0xff;
 
+constexpr __mmask16 kAll16 = 0xffff;
+
+// vpermb indices that gather byte b of every element of a register of `width`-byte elements
+// into its b-th 64/width-byte group: byte (64/width) b + j <- byte width j + b.
+struct alignas(64) ByteTable {
+    uint8_t v[64];
+};
+constexpr ByteTable bytes_by_plane(unsigned width)
+{
+    ByteTable t{};
+    const unsigned per = 64 / width;
+    for (unsigned p = 0; p < 64; ++p)
+        t.v[p] = static_cast<uint8_t>(width * (p % per) + p / per);
+    return t;
+}
+constexpr ByteTable kPlanes8 = bytes_by_plane(8), kPlanes4 = bytes_by_plane(4);
+
 // Residuals as fast.cpp defines them: v ^ x1, zigzag(v - x1), zigzag(v - 2 x1 + x2).
 template <unsigned Pred> ZIP_VBMI_INLINE __m512i residual(__m512i v, __m512i x1, __m512i x2)
 {
@@ -47,11 +64,7 @@ template <unsigned Pred>
 ZIP_VBMI_INLINE __m512i split_step(const uint8_t *e, size_t count, size_t i, size_t n,
                                    size_t stride, uint8_t *planes, __m512i acc)
 {
-    // Byte 8b + j of the result <- byte 8j + b: qword b holds byte b of the 8 elements.
-    const __m512i bytes_by_plane = _mm512_set_epi8(
-        63, 55, 47, 39, 31, 23, 15, 7, 62, 54, 46, 38, 30, 22, 14, 6, 61, 53, 45, 37, 29, 21, 13, 5,
-        60, 52, 44, 36, 28, 20, 12, 4, 59, 51, 43, 35, 27, 19, 11, 3, 58, 50, 42, 34, 26, 18, 10, 2,
-        57, 49, 41, 33, 25, 17, 9, 1, 56, 48, 40, 32, 24, 16, 8, 0);
+    const __m512i by_plane = _mm512_load_si512(kPlanes8.v); // qword b: byte b of the 8
     const uint8_t *b = e + 8 * i;
     const size_t back1 = 8 * stride, back2 = 16 * stride;
     __m512i r[8];
@@ -68,7 +81,7 @@ ZIP_VBMI_INLINE __m512i split_step(const uint8_t *e, size_t count, size_t i, siz
                                                    : _mm512_setzero_si512());
         v = _mm512_maskz_mov_epi64(lanes, v);
         acc = _mm512_or_si512(acc, v);
-        r[m] = _mm512_maskz_permutexvar_epi8(~__mmask64(0), bytes_by_plane, v);
+        r[m] = _mm512_maskz_permutexvar_epi8(~__mmask64(0), by_plane, v);
     }
     // 8x8 transpose of qwords: r[k] qword m <- r[m] qword k.
     __m512i t[8], u[8];
@@ -103,6 +116,85 @@ ZIP_VBMI_INLINE __m512i split_step(const uint8_t *e, size_t count, size_t i, siz
     return acc;
 }
 
+template <unsigned Pred> ZIP_VBMI_INLINE __m512i residual32(__m512i v, __m512i x1, __m512i x2)
+{
+    if constexpr (Pred == kPredNone)
+        return v;
+    if constexpr (Pred == kPredXor)
+        return _mm512_xor_si512(v, x1);
+    const __m512i d = Pred == kPredDelta1
+                          ? _mm512_maskz_sub_epi32(kAll16, v, x1)
+                          : _mm512_maskz_sub_epi32(kAll16, _mm512_maskz_add_epi32(kAll16, v, x2),
+                                                   _mm512_maskz_add_epi32(kAll16, x1, x1));
+    return _mm512_xor_si512(_mm512_maskz_slli_epi32(kAll16, d, 1),
+                            _mm512_maskz_srai_epi32(kAll16, d, 31));
+}
+
+// The same for 4-byte elements: register m holds elements 16m..16m+15, one vpermb puts byte b
+// of each into its 128-bit lane b, and a 4x4 transpose of lanes (two rounds of 4 shuffles)
+// gives the planes: 12 shuffles per 64 elements.
+template <unsigned Pred>
+ZIP_VBMI_INLINE __m512i split4_step(const uint8_t *e, size_t count, size_t i, size_t n,
+                                    size_t stride, uint8_t *planes, __m512i acc)
+{
+    const __m512i by_plane = _mm512_load_si512(kPlanes4.v);
+    const uint8_t *b = e + 4 * i;
+    const size_t back1 = 4 * stride, back2 = 8 * stride;
+    __m512i r[4];
+#pragma GCC unroll 4
+    for (unsigned m = 0; m < 4; ++m) {
+        const size_t first = 16 * m;
+        const size_t here = n > first ? std::min<size_t>(16, n - first) : 0;
+        const __mmask16 lanes = static_cast<__mmask16>((1u << here) - 1);
+        const uint8_t *p = b + 64 * m;
+        __m512i v = _mm512_maskz_loadu_epi32(lanes, p);
+        if constexpr (Pred != kPredNone)
+            v = residual32<Pred>(v, _mm512_maskz_loadu_epi32(lanes, p - back1),
+                                 Pred == kPredDelta2 ? _mm512_maskz_loadu_epi32(lanes, p - back2)
+                                                     : _mm512_setzero_si512());
+        v = _mm512_maskz_mov_epi32(lanes, v);
+        acc = _mm512_or_si512(acc, v);
+        r[m] = _mm512_maskz_permutexvar_epi8(~__mmask64(0), by_plane, v);
+    }
+    // Lanes 0-1 and 2-3 of registers (0, 1) and (2, 3), then lanes 0 / 1 and 2 / 3 of those.
+    const __m512i a0 = _mm512_maskz_shuffle_i64x2(kAll, r[0], r[1], 0x44);
+    const __m512i a1 = _mm512_maskz_shuffle_i64x2(kAll, r[0], r[1], 0xee);
+    const __m512i b0 = _mm512_maskz_shuffle_i64x2(kAll, r[2], r[3], 0x44);
+    const __m512i b1 = _mm512_maskz_shuffle_i64x2(kAll, r[2], r[3], 0xee);
+    const __m512i plane[4] = {_mm512_maskz_shuffle_i64x2(kAll, a0, b0, 0x88),
+                              _mm512_maskz_shuffle_i64x2(kAll, a0, b0, 0xdd),
+                              _mm512_maskz_shuffle_i64x2(kAll, a1, b1, 0x88),
+                              _mm512_maskz_shuffle_i64x2(kAll, a1, b1, 0xdd)};
+    const __mmask64 out = n >= 64 ? ~__mmask64(0) : (__mmask64(1) << n) - 1;
+#pragma GCC unroll 4
+    for (unsigned k = 0; k < 4; ++k)
+        _mm512_mask_storeu_epi8(planes + size_t(k) * count + i, out, plane[k]);
+    return acc;
+}
+
+ZIP_VBMI inline uint64_t or_lanes(__m512i acc)
+{
+    alignas(64) uint64_t lanes[8]; // _mm512_reduce_or_epi64 warns as above
+    _mm512_store_si512(lanes, acc);
+    uint64_t any = 0;
+    for (uint64_t lane : lanes)
+        any |= lane;
+    return any;
+}
+
+template <unsigned Pred>
+ZIP_VBMI uint64_t split4_loop(const uint8_t *e, size_t count, size_t stride, uint8_t *planes,
+                              size_t i)
+{
+    __m512i acc = _mm512_setzero_si512();
+    for (; i + 64 <= count; i += 64)
+        acc = split4_step<Pred>(e, count, i, 64, stride, planes, acc);
+    if (i < count)
+        acc = split4_step<Pred>(e, count, i, count - i, stride, planes, acc);
+    const uint64_t any = or_lanes(acc);
+    return (any | any >> 32) & 0xffffffffu; // the OR of 32-bit residuals
+}
+
 template <unsigned Pred>
 ZIP_VBMI uint64_t split8_loop(const uint8_t *e, size_t count, size_t stride, uint8_t *planes,
                               size_t i)
@@ -112,12 +204,7 @@ ZIP_VBMI uint64_t split8_loop(const uint8_t *e, size_t count, size_t stride, uin
         acc = split_step<Pred>(e, count, i, 64, stride, planes, acc);
     if (i < count)
         acc = split_step<Pred>(e, count, i, count - i, stride, planes, acc);
-    alignas(64) uint64_t lanes[8]; // _mm512_reduce_or_epi64 warns as above
-    _mm512_store_si512(lanes, acc);
-    uint64_t any = 0;
-    for (uint64_t lane : lanes)
-        any |= lane;
-    return any;
+    return or_lanes(acc);
 }
 
 } // namespace
@@ -138,6 +225,23 @@ ZIP_VBMI uint64_t split8_avx512(const uint8_t *e, size_t count, unsigned pred, s
         return any | split8_loop<kPredDelta2>(e, count, stride, planes, head);
     default:
         return any | split8_loop<kPredXor>(e, count, stride, planes, head);
+    }
+}
+
+ZIP_VBMI uint64_t split4_avx512(const uint8_t *e, size_t count, unsigned pred, size_t stride,
+                                uint8_t *planes)
+{
+    const size_t head = std::min(count, 2 * stride);
+    uint64_t any = split4_scalar_range(e, count, pred, stride, planes, 0, head);
+    switch (pred) {
+    case kPredNone:
+        return any | split4_loop<kPredNone>(e, count, stride, planes, head);
+    case kPredDelta1:
+        return any | split4_loop<kPredDelta1>(e, count, stride, planes, head);
+    case kPredDelta2:
+        return any | split4_loop<kPredDelta2>(e, count, stride, planes, head);
+    default:
+        return any | split4_loop<kPredXor>(e, count, stride, planes, head);
     }
 }
 

@@ -1000,6 +1000,7 @@ Kernels pick_best(bool avx512)
         k.join8 = join8_avx512;
 #if defined(__x86_64__)
         k.split8 = split8_avx512;
+        k.split4 = split4_avx512;
 #endif
     }
     // pdep/pext take one cycle on Intel and on AMD since Zen 3 (the CI and production
@@ -1031,6 +1032,11 @@ uint64_t split8_scalar_range(const uint8_t *e, size_t count, unsigned pred, size
                              uint8_t *planes, size_t from, size_t to)
 {
     return split_scalar_range<uint64_t>(e, count, pred, stride, planes, from, to);
+}
+uint64_t split4_scalar_range(const uint8_t *e, size_t count, unsigned pred, size_t stride,
+                             uint8_t *planes, size_t from, size_t to)
+{
+    return split_scalar_range<uint32_t>(e, count, pred, stride, planes, from, to);
 }
 
 const Kernels &kernels()

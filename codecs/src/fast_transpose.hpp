@@ -101,13 +101,17 @@ const Kernels &scalar_kernels();
 // AVX-512 runs, cross-checked by the tests on one that has it.
 const Kernels &kernels_without_avx512();
 
-// The portable split of 8-byte elements [from, to) (the SIMD kernels' head).
+// The portable split of 8- and 4-byte elements [from, to) (the SIMD kernels' head).
 uint64_t split8_scalar_range(const uint8_t *elems, size_t count, unsigned pred, size_t stride,
+                             uint8_t *planes, size_t from, size_t to);
+uint64_t split4_scalar_range(const uint8_t *elems, size_t count, unsigned pred, size_t stride,
                              uint8_t *planes, size_t from, size_t to);
 
 #if defined(__x86_64__)
-// AVX-512 VBMI split of 8-byte elements (fast_split_avx512.cpp).
+// AVX-512 VBMI splits of 8- and 4-byte elements (fast_split_avx512.cpp).
 uint64_t split8_avx512(const uint8_t *elems, size_t count, unsigned pred, size_t stride,
+                       uint8_t *planes);
+uint64_t split4_avx512(const uint8_t *elems, size_t count, unsigned pred, size_t stride,
                        uint8_t *planes);
 // AVX-512 VBMI2 sparse plane kernels (fast_sparse_avx512.cpp).
 size_t encode_sparse_vbmi2(const uint8_t *plane, size_t count, uint8_t *out, size_t out_size);
