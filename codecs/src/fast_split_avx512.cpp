@@ -1,11 +1,12 @@
-// The split of 8-byte elements into byte planes, fused with prediction (fast_transpose.hpp), 64
-// elements a step on AVX-512 VBMI. Per step: eight 512-bit loads of elements (and the same
-// loads one and two strides back for the predictors), one vpermb per register that gathers
-// each byte position of its 8 elements into a qword (an 8x8 byte transpose), then an 8x8
-// transpose of qwords across the eight registers (3 rounds of 8 two-source shuffles): register
-// k ends up holding plane k's 64 bytes in element order. 32 shuffles per 64 elements where the
-// AVX2 kernel needs 40 per 32. The last partial step uses masked loads and stores, so a small
-// block does not fall back to the byte loop.
+// The split of 8- and 4-byte elements into byte planes, fused with prediction
+// (fast_transpose.hpp), 64 elements a step on AVX-512 VBMI. 8-byte elements: eight 512-bit
+// loads (and the same loads one and two strides back for the predictors), one vpermb per
+// register that gathers each byte position of its 8 elements into a qword (an 8x8 byte
+// transpose), then an 8x8 transpose of qwords across the eight registers (3 rounds of 8
+// two-source shuffles): register k ends up holding plane k's 64 bytes in element order. 32
+// shuffles per 64 elements where the AVX2 kernel needs 40 per 32. 4-byte elements: the same
+// with four registers and 128-bit lanes (split4_step). The last partial step uses masked loads
+// and stores, so a small block does not fall back to the byte loop.
 #include "fast_transpose.hpp"
 
 #include <algorithm>
