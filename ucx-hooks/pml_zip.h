@@ -362,6 +362,10 @@ mca_pml_zip_request_t *mca_pml_zip_request_new(mca_pml_zip_req_kind_t kind,
                                                bool persistent, ompi_communicator_t *comm);
 /* Hands a request with an active inner request to the progress engine. */
 void mca_pml_zip_request_track(mca_pml_zip_request_t *req);
+/* Drops a reference (OBJ_RETAIN adds one); the last one destructs the request and keeps its
+ * memory for the next mca_pml_zip_request_new. Never OBJ_RELEASE a zip request. */
+void mca_pml_zip_request_unref(mca_pml_zip_request_t *req);
+void mca_pml_zip_request_cache_fini(void);
 /* Completes a request: status fields as given. Runs no callback under a zip lock. */
 void mca_pml_zip_request_complete(mca_pml_zip_request_t *req, int source, int tag, size_t count,
                                   int error, int cancelled);

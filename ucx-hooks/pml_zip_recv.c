@@ -324,7 +324,7 @@ int mca_pml_zip_irecv(void *buf, size_t count, ompi_datatype_t *dtype, int src, 
     int rc = mca_pml_zip_recv_start(req);
     if (OMPI_SUCCESS != rc) {
         req->super.req_state = OMPI_REQUEST_INACTIVE;
-        OBJ_RELEASE(req);
+        mca_pml_zip_request_unref(req);
         return rc;
     }
     *request = &req->super;

@@ -74,11 +74,86 @@ static void zip_request_destruct(mca_pml_zip_request_t *req)
 OBJ_CLASS_INSTANCE(mca_pml_zip_request_t, ompi_request_t, zip_request_construct,
                    zip_request_destruct);
 
+/* Released requests' memory, reused by the next ones: a stream of small receives allocates and
+ * frees one request each, and a window of more than glibc's per-size cache (7) of them freed at
+ * once took malloc's slow path (a tenth of an 8-byte receive stream's time). Objects are
+ * constructed and destructed as before; only the allocation is saved. */
+#if defined(__SANITIZE_ADDRESS__)
+#define ZIP_REQUEST_CACHED_MAX 0 /* ASan must see a request used after its release */
+#else
+#define ZIP_REQUEST_CACHED_MAX 128
+#endif
+static void *request_cache[ZIP_REQUEST_CACHED_MAX > 0 ? ZIP_REQUEST_CACHED_MAX : 1];
+static int request_cached;
+static opal_mutex_t request_cache_lock = OPAL_MUTEX_STATIC_INIT;
+
+/* Memory for a request: a cached one, else NULL. */
+static void *cache_get(void)
+{
+    void *mem = NULL;
+    if (ZIP_REQUEST_CACHED_MAX > 0) {
+        OPAL_THREAD_LOCK(&request_cache_lock);
+        if (request_cached > 0) {
+            mem = request_cache[--request_cached];
+        }
+        OPAL_THREAD_UNLOCK(&request_cache_lock);
+    }
+    return mem;
+}
+
+/* Keeps a released request's memory if there is room; false: the caller frees it. */
+static bool cache_put(void *mem)
+{
+    bool kept = false;
+    if (ZIP_REQUEST_CACHED_MAX > 0) {
+        OPAL_THREAD_LOCK(&request_cache_lock);
+        if (request_cached < ZIP_REQUEST_CACHED_MAX) {
+            request_cache[request_cached++] = mem;
+            kept = true;
+        }
+        OPAL_THREAD_UNLOCK(&request_cache_lock);
+    }
+    return kept;
+}
+
+static mca_pml_zip_request_t *request_alloc(void)
+{
+    void *mem = cache_get();
+    if (NULL == mem) {
+        mem = malloc(sizeof(mca_pml_zip_request_t));
+        if (NULL == mem) {
+            return NULL;
+        }
+    }
+    mca_pml_zip_request_t *req = (mca_pml_zip_request_t *)mem;
+    OBJ_CONSTRUCT(req, mca_pml_zip_request_t);
+    return req;
+}
+
+void mca_pml_zip_request_unref(mca_pml_zip_request_t *req)
+{
+    opal_object_t *obj = &req->super.super.super.super;
+    if (0 != opal_obj_update(obj, -1)) {
+        return;
+    }
+    opal_obj_run_destructors(obj);
+    if (!cache_put(req)) {
+        free(req);
+    }
+}
+
+void mca_pml_zip_request_cache_fini(void)
+{
+    while (request_cached > 0) {
+        free(request_cache[--request_cached]);
+    }
+}
+
 mca_pml_zip_request_t *mca_pml_zip_request_new(mca_pml_zip_req_kind_t kind,
                                                const mca_pml_zip_request_ops_t *ops,
                                                bool persistent, ompi_communicator_t *comm)
 {
-    mca_pml_zip_request_t *req = OBJ_NEW(mca_pml_zip_request_t);
+    mca_pml_zip_request_t *req = request_alloc();
     if (NULL == req) {
         return NULL;
     }
@@ -112,7 +187,7 @@ void mca_pml_zip_request_track(mca_pml_zip_request_t *req)
 static void zip_request_release(mca_pml_zip_request_t *req)
 {
     req->super.req_state = OMPI_REQUEST_INACTIVE;
-    OBJ_RELEASE(req);
+    mca_pml_zip_request_unref(req);
 }
 
 void mca_pml_zip_request_complete(mca_pml_zip_request_t *req, int source, int tag, size_t count,
@@ -140,7 +215,7 @@ void mca_pml_zip_request_complete(mca_pml_zip_request_t *req, int source, int ta
         return;
     }
     ompi_request_complete(&req->super, true);
-    OBJ_RELEASE(req);
+    mca_pml_zip_request_unref(req);
 }
 
 static bool inner_done(const ompi_request_t *r)

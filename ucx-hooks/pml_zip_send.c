@@ -124,7 +124,7 @@ static int zip_send_detached(const void *buf, size_t count, ompi_datatype_t *dty
     }
     if (OMPI_SUCCESS != rc) {
         tracker->super.req_state = OMPI_REQUEST_INACTIVE;
-        OBJ_RELEASE(tracker);
+        mca_pml_zip_request_unref(tracker);
         return rc;
     }
     mca_pml_zip_request_track(tracker);
@@ -264,7 +264,7 @@ int mca_pml_zip_isend(const void *buf, size_t count, ompi_datatype_t *dtype, int
     }
     if (OMPI_SUCCESS != rc) {
         req->super.req_state = OMPI_REQUEST_INACTIVE;
-        OBJ_RELEASE(req);
+        mca_pml_zip_request_unref(req);
         return rc;
     }
     *request = &req->super;

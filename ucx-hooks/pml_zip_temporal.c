@@ -397,7 +397,7 @@ int mca_pml_zip_temporal_fetch(mca_pml_zip_stash_entry_t *e, ompi_communicator_t
     } else {
         e->error = OMPI_SUCCESS != rc ? rc : MPI_ERR_INTERN;
     }
-    OBJ_RELEASE(req);
+    mca_pml_zip_request_unref(req);
     return OMPI_SUCCESS;
 }
 
