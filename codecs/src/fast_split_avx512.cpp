@@ -44,46 +44,68 @@ constexpr ByteTable bytes_by_plane(unsigned width)
 }
 constexpr ByteTable kPlanes8 = bytes_by_plane(8), kPlanes4 = bytes_by_plane(4);
 
-// Residuals as fast.cpp defines them: v ^ x1, zigzag(v - x1), zigzag(v - 2 x1 + x2).
-template <unsigned Pred> ZIP_VBMI_INLINE __m512i residual(__m512i v, __m512i x1, __m512i x2)
+// Residuals as fast.cpp defines them: v ^ x1, zigzag(v - x1), zigzag(v - 2 x1 + x2), on lanes
+// of U.
+template <class U, unsigned Pred>
+ZIP_VBMI_INLINE __m512i residual(__m512i v, __m512i x1, __m512i x2)
 {
     if constexpr (Pred == kPredNone)
         return v;
     if constexpr (Pred == kPredXor)
         return _mm512_xor_si512(v, x1);
-    const __m512i d = Pred == kPredDelta1
-                          ? _mm512_maskz_sub_epi64(kAll, v, x1)
-                          : _mm512_maskz_sub_epi64(kAll, _mm512_maskz_add_epi64(kAll, v, x2),
-                                                   _mm512_maskz_add_epi64(kAll, x1, x1));
-    return _mm512_xor_si512(_mm512_maskz_slli_epi64(kAll, d, 1),
-                            _mm512_maskz_srai_epi64(kAll, d, 63));
+    if constexpr (sizeof(U) == 8) {
+        const __m512i d = Pred == kPredDelta1
+                              ? _mm512_maskz_sub_epi64(kAll, v, x1)
+                              : _mm512_maskz_sub_epi64(kAll, _mm512_maskz_add_epi64(kAll, v, x2),
+                                                       _mm512_maskz_add_epi64(kAll, x1, x1));
+        return _mm512_xor_si512(_mm512_maskz_slli_epi64(kAll, d, 1),
+                                _mm512_maskz_srai_epi64(kAll, d, 63));
+    } else {
+        const __m512i d =
+            Pred == kPredDelta1
+                ? _mm512_maskz_sub_epi32(kAll16, v, x1)
+                : _mm512_maskz_sub_epi32(kAll16, _mm512_maskz_add_epi32(kAll16, v, x2),
+                                         _mm512_maskz_add_epi32(kAll16, x1, x1));
+        return _mm512_xor_si512(_mm512_maskz_slli_epi32(kAll16, d, 1),
+                                _mm512_maskz_srai_epi32(kAll16, d, 31));
+    }
+}
+
+// Registers of residuals of the n (1..64) elements at b: register m holds elements
+// 64/sizeof(U) m on (lanes past n zero), its bytes already gathered by plane (vpermb); acc
+// collects their OR.
+template <class U, unsigned Pred>
+ZIP_VBMI_INLINE void residual_registers(const uint8_t *b, size_t n, size_t stride, __m512i *r,
+                                        __m512i &acc)
+{
+    constexpr size_t kLanes = 64 / sizeof(U);
+    const __m512i by_plane = _mm512_load_si512(sizeof(U) == 8 ? kPlanes8.v : kPlanes4.v);
+    const size_t back1 = sizeof(U) * stride, back2 = 2 * back1;
+#pragma GCC unroll 8
+    for (unsigned m = 0; m < sizeof(U); ++m) {
+        const size_t first = kLanes * m;
+        const size_t bytes = sizeof(U) * (n > first ? std::min(kLanes, n - first) : 0);
+        const __mmask64 valid = bytes >= 64 ? ~__mmask64(0) : (__mmask64(1) << bytes) - 1;
+        const uint8_t *p = b + 64 * m;
+        __m512i v = _mm512_maskz_loadu_epi8(valid, p);
+        if constexpr (Pred != kPredNone)
+            v = residual<U, Pred>(v, _mm512_maskz_loadu_epi8(valid, p - back1),
+                                  Pred == kPredDelta2 ? _mm512_maskz_loadu_epi8(valid, p - back2)
+                                                      : _mm512_setzero_si512());
+        v = _mm512_maskz_mov_epi8(valid, v);
+        acc = _mm512_or_si512(acc, v);
+        r[m] = _mm512_maskz_permutexvar_epi8(~__mmask64(0), by_plane, v);
+    }
 }
 
 // One step of n (1..64) elements from element i: residuals into r[0..7] (register m: elements
 // 8m..8m+7; lanes past n are zero), then planes.
 template <unsigned Pred>
-ZIP_VBMI_INLINE __m512i split_step(const uint8_t *e, size_t count, size_t i, size_t n,
-                                   size_t stride, uint8_t *planes, __m512i acc)
+ZIP_VBMI_INLINE __m512i split8_step(const uint8_t *e, size_t count, size_t i, size_t n,
+                                    size_t stride, uint8_t *planes, __m512i acc)
 {
-    const __m512i by_plane = _mm512_load_si512(kPlanes8.v); // qword b: byte b of the 8
-    const uint8_t *b = e + 8 * i;
-    const size_t back1 = 8 * stride, back2 = 16 * stride;
     __m512i r[8];
-#pragma GCC unroll 8
-    for (unsigned m = 0; m < 8; ++m) {
-        const size_t first = 8 * m;
-        const size_t here = n > first ? std::min<size_t>(8, n - first) : 0;
-        const __mmask8 lanes = static_cast<__mmask8>((1u << here) - 1);
-        const uint8_t *p = b + 64 * m;
-        __m512i v = _mm512_maskz_loadu_epi64(lanes, p);
-        if constexpr (Pred != kPredNone)
-            v = residual<Pred>(v, _mm512_maskz_loadu_epi64(lanes, p - back1),
-                               Pred == kPredDelta2 ? _mm512_maskz_loadu_epi64(lanes, p - back2)
-                                                   : _mm512_setzero_si512());
-        v = _mm512_maskz_mov_epi64(lanes, v);
-        acc = _mm512_or_si512(acc, v);
-        r[m] = _mm512_maskz_permutexvar_epi8(~__mmask64(0), by_plane, v);
-    }
+    residual_registers<uint64_t, Pred>(e + 8 * i, n, stride, r, acc);
     // 8x8 transpose of qwords: r[k] qword m <- r[m] qword k.
     __m512i t[8], u[8];
 #pragma GCC unroll 4
@@ -117,20 +139,6 @@ ZIP_VBMI_INLINE __m512i split_step(const uint8_t *e, size_t count, size_t i, siz
     return acc;
 }
 
-template <unsigned Pred> ZIP_VBMI_INLINE __m512i residual32(__m512i v, __m512i x1, __m512i x2)
-{
-    if constexpr (Pred == kPredNone)
-        return v;
-    if constexpr (Pred == kPredXor)
-        return _mm512_xor_si512(v, x1);
-    const __m512i d = Pred == kPredDelta1
-                          ? _mm512_maskz_sub_epi32(kAll16, v, x1)
-                          : _mm512_maskz_sub_epi32(kAll16, _mm512_maskz_add_epi32(kAll16, v, x2),
-                                                   _mm512_maskz_add_epi32(kAll16, x1, x1));
-    return _mm512_xor_si512(_mm512_maskz_slli_epi32(kAll16, d, 1),
-                            _mm512_maskz_srai_epi32(kAll16, d, 31));
-}
-
 // The same for 4-byte elements: register m holds elements 16m..16m+15, one vpermb puts byte b
 // of each into its 128-bit lane b, and a 4x4 transpose of lanes (two rounds of 4 shuffles)
 // gives the planes: 12 shuffles per 64 elements.
@@ -138,25 +146,8 @@ template <unsigned Pred>
 ZIP_VBMI_INLINE __m512i split4_step(const uint8_t *e, size_t count, size_t i, size_t n,
                                     size_t stride, uint8_t *planes, __m512i acc)
 {
-    const __m512i by_plane = _mm512_load_si512(kPlanes4.v);
-    const uint8_t *b = e + 4 * i;
-    const size_t back1 = 4 * stride, back2 = 8 * stride;
     __m512i r[4];
-#pragma GCC unroll 4
-    for (unsigned m = 0; m < 4; ++m) {
-        const size_t first = 16 * m;
-        const size_t here = n > first ? std::min<size_t>(16, n - first) : 0;
-        const __mmask16 lanes = static_cast<__mmask16>((1u << here) - 1);
-        const uint8_t *p = b + 64 * m;
-        __m512i v = _mm512_maskz_loadu_epi32(lanes, p);
-        if constexpr (Pred != kPredNone)
-            v = residual32<Pred>(v, _mm512_maskz_loadu_epi32(lanes, p - back1),
-                                 Pred == kPredDelta2 ? _mm512_maskz_loadu_epi32(lanes, p - back2)
-                                                     : _mm512_setzero_si512());
-        v = _mm512_maskz_mov_epi32(lanes, v);
-        acc = _mm512_or_si512(acc, v);
-        r[m] = _mm512_maskz_permutexvar_epi8(~__mmask64(0), by_plane, v);
-    }
+    residual_registers<uint32_t, Pred>(e + 4 * i, n, stride, r, acc);
     // Lanes 0-1 and 2-3 of registers (0, 1) and (2, 3), then lanes 0 / 1 and 2 / 3 of those.
     const __m512i a0 = _mm512_maskz_shuffle_i64x2(kAll, r[0], r[1], 0x44);
     const __m512i a1 = _mm512_maskz_shuffle_i64x2(kAll, r[0], r[1], 0xee);
@@ -183,67 +174,64 @@ ZIP_VBMI inline uint64_t or_lanes(__m512i acc)
     return any;
 }
 
-template <unsigned Pred>
-ZIP_VBMI uint64_t split4_loop(const uint8_t *e, size_t count, size_t stride, uint8_t *planes,
-                              size_t i)
+template <class U, unsigned Pred>
+ZIP_VBMI_INLINE __m512i split_step(const uint8_t *e, size_t count, size_t i, size_t n,
+                                   size_t stride, uint8_t *planes, __m512i acc)
 {
-    __m512i acc = _mm512_setzero_si512();
-    for (; i + 64 <= count; i += 64)
-        acc = split4_step<Pred>(e, count, i, 64, stride, planes, acc);
-    if (i < count)
-        acc = split4_step<Pred>(e, count, i, count - i, stride, planes, acc);
-    const uint64_t any = or_lanes(acc);
-    return (any | any >> 32) & 0xffffffffu; // the OR of 32-bit residuals
+    if constexpr (sizeof(U) == 8)
+        return split8_step<Pred>(e, count, i, n, stride, planes, acc);
+    else
+        return split4_step<Pred>(e, count, i, n, stride, planes, acc);
 }
 
-template <unsigned Pred>
-ZIP_VBMI uint64_t split8_loop(const uint8_t *e, size_t count, size_t stride, uint8_t *planes,
-                              size_t i)
+// Every step of 64 elements from element i on, the last one partial; the OR of the residuals.
+template <class U, unsigned Pred>
+ZIP_VBMI uint64_t split_loop(const uint8_t *e, size_t count, size_t stride, uint8_t *planes,
+                             size_t i)
 {
     __m512i acc = _mm512_setzero_si512();
     for (; i + 64 <= count; i += 64)
-        acc = split_step<Pred>(e, count, i, 64, stride, planes, acc);
+        acc = split_step<U, Pred>(e, count, i, 64, stride, planes, acc);
     if (i < count)
-        acc = split_step<Pred>(e, count, i, count - i, stride, planes, acc);
-    return or_lanes(acc);
+        acc = split_step<U, Pred>(e, count, i, count - i, stride, planes, acc);
+    const uint64_t any = or_lanes(acc);
+    return sizeof(U) == 8 ? any : (any | any >> 32) & 0xffffffffu;
+}
+
+// Elements [0, 2s) take the first-record convention: the portable loop. From 2s on the loads
+// one and two strides back stay inside the block.
+template <class U>
+ZIP_VBMI uint64_t split_avx512(const uint8_t *e, size_t count, unsigned pred, size_t stride,
+                               uint8_t *planes)
+{
+    const size_t head = std::min(count, 2 * stride);
+    const uint64_t any = sizeof(U) == 8
+                             ? split8_scalar_range(e, count, pred, stride, planes, 0, head)
+                             : split4_scalar_range(e, count, pred, stride, planes, 0, head);
+    switch (pred) {
+    case kPredNone:
+        return any | split_loop<U, kPredNone>(e, count, stride, planes, head);
+    case kPredDelta1:
+        return any | split_loop<U, kPredDelta1>(e, count, stride, planes, head);
+    case kPredDelta2:
+        return any | split_loop<U, kPredDelta2>(e, count, stride, planes, head);
+    default:
+        return any | split_loop<U, kPredXor>(e, count, stride, planes, head);
+    }
 }
 
 } // namespace
 
-ZIP_VBMI uint64_t split8_avx512(const uint8_t *e, size_t count, unsigned pred, size_t stride,
-                                uint8_t *planes)
+uint64_t split8_avx512(const uint8_t *e, size_t count, unsigned pred, size_t stride,
+                       uint8_t *planes)
 {
-    // Elements [0, 2s) take the first-record convention: the portable loop. From 2s on the
-    // loads one and two strides back stay inside the block.
-    const size_t head = std::min(count, 2 * stride);
-    uint64_t any = split8_scalar_range(e, count, pred, stride, planes, 0, head);
-    switch (pred) {
-    case kPredNone:
-        return any | split8_loop<kPredNone>(e, count, stride, planes, head);
-    case kPredDelta1:
-        return any | split8_loop<kPredDelta1>(e, count, stride, planes, head);
-    case kPredDelta2:
-        return any | split8_loop<kPredDelta2>(e, count, stride, planes, head);
-    default:
-        return any | split8_loop<kPredXor>(e, count, stride, planes, head);
-    }
+    return split_avx512<uint64_t>(e, count, pred, stride, planes);
 }
 
-ZIP_VBMI uint64_t split4_avx512(const uint8_t *e, size_t count, unsigned pred, size_t stride,
-                                uint8_t *planes)
+uint64_t split4_avx512(const uint8_t *e, size_t count, unsigned pred, size_t stride,
+                       uint8_t *planes)
 {
-    const size_t head = std::min(count, 2 * stride);
-    uint64_t any = split4_scalar_range(e, count, pred, stride, planes, 0, head);
-    switch (pred) {
-    case kPredNone:
-        return any | split4_loop<kPredNone>(e, count, stride, planes, head);
-    case kPredDelta1:
-        return any | split4_loop<kPredDelta1>(e, count, stride, planes, head);
-    case kPredDelta2:
-        return any | split4_loop<kPredDelta2>(e, count, stride, planes, head);
-    default:
-        return any | split4_loop<kPredXor>(e, count, stride, planes, head);
-    }
+    return split_avx512<uint32_t>(e, count, pred, stride, planes);
 }
 
 } // namespace zip::fast_detail
