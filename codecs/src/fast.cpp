@@ -13,8 +13,8 @@
 //      small positive numbers, so on smooth data the high bytes of the residuals are zero or
 //      nearly so. Integer arithmetic: bit-exact for every pattern, FPU mode and CPU.
 //   2. split the residuals into w byte planes (plane k = byte k of every residual); fused with
-//      step 1 in the AVX2 kernels (fast_transpose.cpp), which also OR all residuals so that the
-//      all-zero planes are known without another pass.
+//      step 1 in the SIMD kernels (fast_transpose.cpp AVX2, fast_split_avx512.cpp), which also
+//      OR all residuals so that the all-zero planes are known without another pass.
 //   3. code each plane on its own, most significant first, by the smallest of: all-zero (costs
 //      nothing); bit-packed, when its bytes all fit in b < 8 bits; run-coded (a bit mask of the
 //      bytes that differ from their predecessor, then those bytes), when that at least halves
