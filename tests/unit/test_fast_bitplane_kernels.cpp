@@ -173,6 +173,12 @@ TEST(FastBitplaneKernels, CountsMatchThePortableCountsAndAByteLoop)
                 zeros += b == 0;
                 full += b == 0xff;
             }
+            for (const auto &[kernel, name] : simd_kernels()) {
+                const BitplaneCounts simd = bitplane_counts_with(kernel, p.data(), n);
+                EXPECT_EQ(simd.ones, ones) << name;
+                EXPECT_EQ(simd.zeros, zeros) << name;
+                EXPECT_EQ(simd.full, full) << name;
+            }
             const BitplaneCounts fast = bitplane_counts(p.data(), n);
             const BitplaneCounts portable = bitplane_counts_portable(p.data(), n);
             EXPECT_EQ(fast.ones, ones);
@@ -186,10 +192,12 @@ TEST(FastBitplaneKernels, CountsMatchThePortableCountsAndAByteLoop)
     }
     // Long runs of 0xff: the per-lane byte counters of the SIMD loop must flush before they wrap.
     const Bytes full(100000, 0xff);
-    const BitplaneCounts c = bitplane_counts(full.data(), full.size());
-    EXPECT_EQ(c.ones, 800000u);
-    EXPECT_EQ(c.full, 100000u);
-    EXPECT_EQ(c.zeros, 0u);
+    for (const auto &[kernel, name] : simd_kernels()) {
+        const BitplaneCounts c = bitplane_counts_with(kernel, full.data(), full.size());
+        EXPECT_EQ(c.ones, 800000u) << name;
+        EXPECT_EQ(c.full, 100000u) << name;
+        EXPECT_EQ(c.zeros, 0u) << name;
+    }
     const Bytes zero(100000, 0);
     EXPECT_EQ(bitplane_counts(zero.data(), zero.size()).zeros, 100000u);
 }
