@@ -394,6 +394,8 @@ void join_bits(const uint8_t *const *bits, size_t count, unsigned invert, uint8_
     join_bits_with(best_kernel(), bits, count, invert, plane);
 }
 
+using CountsFn = BitplaneCounts (*)(const uint8_t *p, size_t n);
+
 #ifdef ZIP_BITS_X86
 
 // 16 bytes a step: per-byte popcounts (SWAR, at most 8 a lane, so 31 steps between flushes)
@@ -459,27 +461,31 @@ ZIP_BITALG_TARGET static BitplaneCounts counts_avx512(const uint8_t *p, size_t n
     return counts_from(p, n, i, c);
 }
 
-BitplaneCounts bitplane_counts_with(BitKernel kernel, const uint8_t *p, size_t n)
+static CountsFn counts_for(BitKernel kernel)
 {
     if (kernel == BitKernel::Portable)
-        return bitplane_counts_portable(p, n);
-    if (kernel == BitKernel::Gfni && cpu_has_bitalg())
-        return counts_avx512(p, n);
-    return counts_sse2(p, n);
+        return bitplane_counts_portable;
+    return kernel == BitKernel::Gfni && cpu_has_bitalg() ? counts_avx512 : counts_sse2;
 }
 
 #else
 
-BitplaneCounts bitplane_counts_with(BitKernel, const uint8_t *p, size_t n)
+static CountsFn counts_for(BitKernel)
 {
-    return bitplane_counts_portable(p, n);
+    return bitplane_counts_portable;
 }
 
 #endif
 
+BitplaneCounts bitplane_counts_with(BitKernel kernel, const uint8_t *p, size_t n)
+{
+    return counts_for(kernel)(p, n);
+}
+
 BitplaneCounts bitplane_counts(const uint8_t *p, size_t n)
 {
-    return bitplane_counts_with(best_kernel(), p, n);
+    static const CountsFn best = counts_for(best_kernel()); // chosen once, not per bit plane
+    return best(p, n);
 }
 
 } // namespace zip::fast_detail

@@ -14,17 +14,7 @@
 
 namespace zip::fast_detail
 {
-namespace
-{
-
 #define ZIP_VBMI2 __attribute__((target("avx512f,avx512bw,avx512vbmi2,popcnt")))
-
-ZIP_VBMI2 inline __mmask64 low_bits(size_t n)
-{
-    return n >= 64 ? ~__mmask64(0) : (__mmask64(1) << n) - 1;
-}
-
-} // namespace
 
 ZIP_VBMI2 size_t encode_sparse_vbmi2(const uint8_t *plane, size_t count, uint8_t *out,
                                      size_t out_size)
@@ -36,7 +26,7 @@ ZIP_VBMI2 size_t encode_sparse_vbmi2(const uint8_t *plane, size_t count, uint8_t
     size_t room = out_size - groups;
     for (size_t i = 0; i < count; i += 64) {
         const size_t n = std::min<size_t>(64, count - i);
-        const __m512i v = _mm512_maskz_loadu_epi8(low_bits(n), plane + i);
+        const __m512i v = _mm512_maskz_loadu_epi8(low_bits64(n), plane + i);
         const __mmask64 m = _mm512_test_epi8_mask(v, v);
         const size_t k = static_cast<size_t>(__builtin_popcountll(m));
         if (k > room)
@@ -44,7 +34,7 @@ ZIP_VBMI2 size_t encode_sparse_vbmi2(const uint8_t *plane, size_t count, uint8_t
         // Mask byte g covers plane bytes 8g..8g+7: the little-endian bytes of m.
         std::memcpy(out + i / 8, &m, (n + 7) / 8);
         // The register form and a masked store: the memory form of vpcompressb is microcoded.
-        _mm512_mask_storeu_epi8(lit, low_bits(k), _mm512_maskz_compress_epi8(m, v));
+        _mm512_mask_storeu_epi8(lit, low_bits64(k), _mm512_maskz_compress_epi8(m, v));
         lit += k;
         room -= k;
     }
@@ -62,7 +52,7 @@ ZIP_VBMI2 void decode_sparse_vbmi2(const uint8_t *mask, const uint8_t *lits,
         std::memcpy(&m, mask + i / 8, (n + 7) / 8);
         const __m512i v = _mm512_maskz_expandloadu_epi8(m, lits);
         lits += __builtin_popcountll(m);
-        _mm512_mask_storeu_epi8(plane + i, low_bits(n), v);
+        _mm512_mask_storeu_epi8(plane + i, low_bits64(n), v);
     }
 }
 

@@ -85,7 +85,7 @@ ZIP_VBMI_INLINE void residual_registers(const uint8_t *b, size_t n, size_t strid
     for (unsigned m = 0; m < sizeof(U); ++m) {
         const size_t first = kLanes * m;
         const size_t bytes = sizeof(U) * (n > first ? std::min(kLanes, n - first) : 0);
-        const __mmask64 valid = bytes >= 64 ? ~__mmask64(0) : (__mmask64(1) << bytes) - 1;
+        const __mmask64 valid = low_bits64(bytes);
         const uint8_t *p = b + 64 * m;
         __m512i v = _mm512_maskz_loadu_epi8(valid, p);
         if constexpr (Pred != kPredNone)
@@ -132,7 +132,7 @@ ZIP_VBMI_INLINE __m512i split8_step(const uint8_t *e, size_t count, size_t i, si
         plane[2 + h] = _mm512_maskz_shuffle_i64x2(kAll, u[2 + h], u[6 + h], 0x88);
         plane[6 + h] = _mm512_maskz_shuffle_i64x2(kAll, u[2 + h], u[6 + h], 0xdd);
     }
-    const __mmask64 out = n >= 64 ? ~__mmask64(0) : (__mmask64(1) << n) - 1;
+    const __mmask64 out = low_bits64(n);
 #pragma GCC unroll 8
     for (unsigned k = 0; k < 8; ++k)
         _mm512_mask_storeu_epi8(planes + size_t(k) * count + i, out, plane[k]);
@@ -157,7 +157,7 @@ ZIP_VBMI_INLINE __m512i split4_step(const uint8_t *e, size_t count, size_t i, si
                               _mm512_maskz_shuffle_i64x2(kAll, a0, b0, 0xdd),
                               _mm512_maskz_shuffle_i64x2(kAll, a1, b1, 0x88),
                               _mm512_maskz_shuffle_i64x2(kAll, a1, b1, 0xdd)};
-    const __mmask64 out = n >= 64 ? ~__mmask64(0) : (__mmask64(1) << n) - 1;
+    const __mmask64 out = low_bits64(n);
 #pragma GCC unroll 4
     for (unsigned k = 0; k < 4; ++k)
         _mm512_mask_storeu_epi8(planes + size_t(k) * count + i, out, plane[k]);

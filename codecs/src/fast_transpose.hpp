@@ -83,6 +83,13 @@ struct Kernels {
     StatsFn plane_stats; // SSE2 (baseline) or AVX2
 };
 
+// The low n bits set (all 64 from n = 64 on): the byte masks of the AVX-512 loops' masked loads
+// and stores.
+inline uint64_t low_bits64(size_t n)
+{
+    return n >= 64 ? ~uint64_t{0} : (uint64_t{1} << n) - 1;
+}
+
 inline size_t runs_size(size_t count, size_t literals)
 {
     return (count + 7) / 8 + literals;
