@@ -25,6 +25,17 @@ inline uint64_t load8(const uint8_t *p)
     return bitio::load_le<uint64_t>(p);
 }
 
+// Eight bytes a step: the byte loop was not vectorised at -O2 and took an eighth of sincos's
+// compress time (`perf annotate`: one `notb` per byte).
+void complement(uint8_t *p, size_t n)
+{
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8)
+        bitio::store_le<uint64_t>(p + i, ~load8(p + i));
+    for (; i < n; ++i)
+        p[i] = static_cast<uint8_t>(~p[i]);
+}
+
 } // namespace
 
 bool has_skewed_bit(const uint8_t *plane, size_t count)
@@ -72,8 +83,7 @@ size_t encode_bitplanes(const uint8_t *plane, size_t count, uint8_t *scratch, ui
         size_t zeros = c.zeros + (last == 0);
         if (2 * (c.ones + count_set_bits(&last, 1)) > count) {
             invert |= 1u << j; // mostly ones: stored complemented, so mostly zeros
-            for (size_t g = 0; g < nb; ++g)
-                bp[g] = static_cast<uint8_t>(~bp[g]);
+            complement(bp, nb);
             bp[nb - 1] &= valid_tail;
             zeros = c.full + (last == valid_tail);
         }
