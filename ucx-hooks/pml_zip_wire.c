@@ -164,9 +164,11 @@ int mca_pml_zip_encode(const void *buf, size_t count, ompi_datatype_t *dtype,
 
     memset(out, 0, sizeof(*out));
     out->peer_class = -1;
-    /* Cheapest tests first: most messages are below the threshold. */
-    const bool candidate = bytes > 0 && bytes >= mca_pml_zip_component.threshold &&
-                           ZIP_TYPE_BYTES != elem && mca_pml_zip_comm_enabled(comm);
+    /* Cheapest tests first: most messages are below the threshold. Any datatype: what is not
+     * float, double or integer data goes through the codec's byte path (records sent as
+     * MPI_BYTE, mixed structs), as in coll/zip; the sample keeps what does not shrink raw. */
+    const bool candidate =
+        bytes > 0 && bytes >= mca_pml_zip_component.threshold && mca_pml_zip_comm_enabled(comm);
     /* seq names a split message's payload tag; a bare message needs none. */
     if (candidate) {
         out->seq = mca_pml_zip_next_seq();

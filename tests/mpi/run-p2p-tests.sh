@@ -64,7 +64,7 @@ if [ ! -f "$pmldir/mca_pml_zip.so" ]; then
     [ $ok = 0 ] || exit 1
 fi
 
-tests="basic nonblocking probe persistent cancel threads info"
+tests="basic nonblocking probe persistent cancel threads info records"
 # Programs of named cases (one mpirun per case below) and the finalize check.
 case_tests="semantics osc probe_finalize link_hint irecv_link temporal coll_link"
 for t in $tests $case_tests; do
@@ -198,6 +198,16 @@ for c in ob1 ucx; do
              { sent = $(i-1); comp = substr($(i+2), 2) } if (comp > 0) ok++ } END { exit ok != 2 }' \
         "$bin/out.log"
     report "pml=$c+zip: stats show compressed messages on every rank" $? "$bin/out.log"
+done
+# Records that MPI sees as bytes (MPI_BYTE, a struct of ints and doubles, MPI_PACKED) go through
+# the codec's byte path: each rank sends the three record messages compressed, the random bytes
+# raw.
+for c in ob1 ucx; do
+    mpirun_logged -np 2 ${cfg[$c+zip]} --mca pml_zip_stats 1 "$bin/p2p_records"
+    [ "$(grep -c "sent 4 zip messages (3 compressed)" "$bin/out.log")" = 2 ] &&
+        grep -q "PASS: " "$bin/out.log"
+    report "pml=$c+zip: records sent as bytes are compressed, random bytes are not" $? \
+        "$bin/out.log"
 done
 # Without force_local, peers on one node get no frames (raw messages behind the header).
 mpirun_logged -np 2 ${cfg[ob1+zip+local]} --mca pml_zip_stats 1 "$bin/p2p_basic"
