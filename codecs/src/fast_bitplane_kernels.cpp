@@ -318,7 +318,7 @@ BitKernel best_kernel()
 
 } // namespace
 
-size_t count_set_bits(const uint8_t *p, size_t n)
+size_t count_set_bits_portable(const uint8_t *p, size_t n)
 {
     size_t total = 0, i = 0;
     auto swar = [](uint64_t x) {
@@ -334,6 +334,35 @@ size_t count_set_bits(const uint8_t *p, size_t n)
     uint8_t tail[8] = {};
     std::memcpy(tail, p + i, n - i);
     return total + swar(load8(tail));
+}
+
+#ifdef ZIP_BITS_X86
+namespace
+{
+// One POPCNT per 8 bytes where the SWAR count takes twelve operations: the sparse planes'
+// literal counts in the decoder were 1.3-1.6 % of sincos's and heat3d-halo's cycles.
+__attribute__((target("popcnt"))) size_t count_set_bits_popcnt(const uint8_t *p, size_t n)
+{
+    size_t total = 0, i = 0;
+    for (; i + 8 <= n; i += 8)
+        total += static_cast<size_t>(__builtin_popcountll(load8(p + i)));
+    if (i == n)
+        return total;
+    uint8_t tail[8] = {};
+    std::memcpy(tail, p + i, n - i);
+    return total + static_cast<size_t>(__builtin_popcountll(load8(tail)));
+}
+} // namespace
+#endif
+
+size_t count_set_bits(const uint8_t *p, size_t n)
+{
+#ifdef ZIP_BITS_X86
+    static const bool popcnt = __builtin_cpu_supports("popcnt") != 0;
+    if (popcnt)
+        return count_set_bits_popcnt(p, n);
+#endif
+    return count_set_bits_portable(p, n);
 }
 
 BitplaneCounts bitplane_counts_portable(const uint8_t *p, size_t n)

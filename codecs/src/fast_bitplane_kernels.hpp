@@ -43,8 +43,10 @@ BitplaneCounts bitplane_counts_portable(const uint8_t *p, size_t n);
 // Sse2 and Avx2: 16 bytes a step; Gfni: 64 (AVX-512 BITALG, where the CPU has it).
 BitplaneCounts bitplane_counts_with(BitKernel kernel, const uint8_t *p, size_t n);
 
-// Set bits in n bytes (SWAR, 8 bytes a step: baseline x86-64 has no POPCNT instruction, and
-// __builtin_popcount would call libgcc).
+// Set bits in n bytes, 8 bytes a step: POPCNT where the CPU has it (chosen once), else SWAR
+// (baseline x86-64 has no POPCNT instruction, and __builtin_popcount would call libgcc); the
+// portable one for the tests to compare.
 size_t count_set_bits(const uint8_t *p, size_t n);
+size_t count_set_bits_portable(const uint8_t *p, size_t n);
 
 } // namespace zip::fast_detail

@@ -188,6 +188,7 @@ TEST(FastBitplaneKernels, CountsMatchThePortableCountsAndAByteLoop)
             EXPECT_EQ(portable.zeros, zeros);
             EXPECT_EQ(portable.full, full);
             EXPECT_EQ(count_set_bits(p.data(), n), ones);
+            EXPECT_EQ(count_set_bits_portable(p.data(), n), ones);
         }
     }
     // Long runs of 0xff: the per-lane byte counters of the SIMD loop must flush before they wrap.
