@@ -345,20 +345,27 @@ size_t FastCodec::code_plane(const uint8_t *plane, size_t count, bool &analyse, 
         // corpus (docs/fast-codec.md): within 1% of trying LZ4 on every plane, with a tenth of
         // the failed attempts of a repeat-share rule.
         const size_t goal = coded - std::min(coded, count / 32);
-        // On a run-coded plane LZ4 codes the same runs, a sequence each: where the bytes
-        // outside them come within an eighth of the goal, it must pass the slice test too
-        // (sincos-1024: 2 in 3 such attempts failed, the rest saved 1.3 % of their planes, for
-        // a sixth of its compress time; on the corpus the slice keeps 90 % of what they saved).
+        // Where the runs barely predict that (LZ4 spends a sequence per short run), it must
+        // pass the slice test too, at the acceleration it would run with: on a run-coded plane
+        // when the bytes outside runs come within an eighth of the goal (sincos-1024: 2 in 3
+        // such attempts failed, the rest saved 1.3 % of their planes, for a sixth of its
+        // compress time; on the corpus the slice keeps 90 % of what they saved), on an uncoded
+        // plane within a sixteenth (heat3d-halo's and gauss's planes, every attempt failed:
+        // 12-15 % and 10 % of their compress time; an eighth there cost minife f64 0.1 % of
+        // ratio).
         const bool runs_lz4 = count - st.in_runs < goal;
-        const bool runs_marginal = coding == kRunsCoding && 8 * (count - st.in_runs) > 7 * goal;
+        const size_t outside = count - st.in_runs;
+        const bool runs_marginal = coding == kRunsCoding ? 8 * outside > 7 * goal
+                                                         : coding == 0 && 16 * outside > 15 * goal;
         if (runs_lz4)
             accel_factor = 8 * st.in_runs < count ? kFewRunsAccelFactor : kRunsAccelFactor;
         lz4 = count >= 16 && count <= static_cast<size_t>(LZ4_MAX_INPUT_SIZE) &&
-              (runs_lz4 ? !runs_marginal || lz4_slice_pays(plane, count, goal)
+              (runs_lz4 ? !runs_marginal ||
+                              lz4_slice_pays(plane, count, goal, accel_factor * options_.accel)
                         : 16 * coded > count &&
                               distinct_bytes(plane, count) <=
                                   std::min(kLz4DistinctMax, (1u << st.bits) / 4) &&
-                              lz4_slice_pays(plane, count, goal));
+                              lz4_slice_pays(plane, count, goal, options_.accel));
         analyse = lz4 || coding != 0; // else noise: so are the lower planes
     }
     if (lz4 && cap > lenbytes) {
@@ -410,15 +417,14 @@ size_t FastCodec::code_plane(const uint8_t *plane, size_t count, bool &analyse, 
 
 // Whether LZ4 codes a slice of kLz4Slice bytes from the middle of the plane into the share of
 // it that `goal` is of the plane.
-bool FastCodec::lz4_slice_pays(const uint8_t *plane, size_t count, size_t goal)
+bool FastCodec::lz4_slice_pays(const uint8_t *plane, size_t count, size_t goal, unsigned accel)
 {
     const size_t slice = count <= 2 * kLz4Slice ? count / 4 : kLz4Slice;
     if (slice < kLz4MinSlice)
         return true; // small: the whole plane costs little more than a slice
     uint8_t out[kLz4Slice];
     const size_t room = goal * slice / count;
-    return room > 0 &&
-           lz4_->compress(plane + count / 2 - slice / 2, slice, out, room, options_.accel) > 0;
+    return room > 0 && lz4_->compress(plane + count / 2 - slice / 2, slice, out, room, accel) > 0;
 }
 
 // Writes the block (header, seed, planes[width-1] .. planes[0]) into dst; 0 if over cap.

@@ -82,7 +82,7 @@ class FastCodec final : public BlockCodec
     template <class U>
     zip_status_t decompress_elem_runs(const uint8_t *src, size_t len, zip_elem_type_t type,
                                       uint8_t *dst, size_t count);
-    bool lz4_slice_pays(const uint8_t *plane, size_t count, size_t goal);
+    bool lz4_slice_pays(const uint8_t *plane, size_t count, size_t goal, unsigned accel);
     void reserve(size_t n);
 
     FastOptions options_;
