@@ -1015,9 +1015,11 @@ Kernels pick_best(bool avx512)
     }
 #if defined(__x86_64__)
     if (avx512 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-        __builtin_cpu_supports("avx512vbmi2")) {
+        __builtin_cpu_supports("avx512vbmi") && __builtin_cpu_supports("avx512vbmi2")) {
         k.encode_sparse = encode_sparse_vbmi2;
         k.decode_sparse = decode_sparse_vbmi2;
+        k.encode_runs = encode_runs_vbmi2;
+        k.decode_runs = decode_runs_vbmi2;
     }
 #endif
 #else

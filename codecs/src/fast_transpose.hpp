@@ -122,10 +122,13 @@ uint64_t split8_avx512(const uint8_t *elems, size_t count, unsigned pred, size_t
                        uint8_t *planes);
 uint64_t split4_avx512(const uint8_t *elems, size_t count, unsigned pred, size_t stride,
                        uint8_t *planes);
-// AVX-512 VBMI2 sparse plane kernels (fast_sparse_avx512.cpp).
+// AVX-512 VBMI2 sparse and run plane kernels (fast_sparse_avx512.cpp).
 size_t encode_sparse_vbmi2(const uint8_t *plane, size_t count, uint8_t *out, size_t out_size);
 void decode_sparse_vbmi2(const uint8_t *mask, const uint8_t *lits, const uint8_t *lits_end,
                          size_t count, uint8_t *plane);
+size_t encode_runs_vbmi2(const uint8_t *plane, size_t count, uint8_t *out, size_t out_size);
+void decode_runs_vbmi2(const uint8_t *mask, const uint8_t *lits, const uint8_t *lits_end,
+                       size_t count, uint8_t *plane);
 #endif
 
 } // namespace zip::fast_detail
