@@ -9,6 +9,7 @@
 #include <new>
 #include <vector>
 
+#include "simd_state.hpp"
 #include "zip/zip.h"
 
 namespace
@@ -196,6 +197,7 @@ zip_speeds_t zip_estimator_speeds(const zip_estimator_t *e, int peer_class, int 
 
 zip_status_t zip_calibrate(zip_ctx_t *ctx, double *compress_Bps, double *decompress_Bps)
 {
+    const zip::UpperStateGuard clean; // simd_state.hpp
     if (ctx == nullptr || compress_Bps == nullptr || decompress_Bps == nullptr)
         return ZIP_E_ARG;
     // A smooth field (what zip is for), deterministic so that every rank measures the same work.

@@ -4,6 +4,7 @@
 
 #include "context.hpp"
 #include "frame_format.hpp"
+#include "simd_state.hpp"
 
 namespace
 {
@@ -151,6 +152,7 @@ size_t zip_compress_bound(size_t raw_bytes)
 zip_status_t zip_compress(zip_ctx_t *ctx, uint64_t stream, zip_elem_type_t type, const void *src,
                           size_t count, void *dst, size_t dst_cap, size_t *frame_len)
 {
+    const zip::UpperStateGuard clean; // simd_state.hpp
     if (!ctx)
         return ZIP_E_ARG;
     try {
@@ -165,6 +167,7 @@ zip_status_t zip_compress(zip_ctx_t *ctx, uint64_t stream, zip_elem_type_t type,
 zip_status_t zip_decompress(zip_ctx_t *ctx, uint64_t stream, const void *frame, size_t frame_len,
                             void *dst, size_t dst_cap, size_t *raw_len)
 {
+    const zip::UpperStateGuard clean; // simd_state.hpp
     if (!ctx)
         return ZIP_E_ARG;
     try {
@@ -179,6 +182,7 @@ zip_status_t zip_decompress(zip_ctx_t *ctx, uint64_t stream, const void *frame, 
 zip_status_t zip_compress_delta(zip_ctx_t *ctx, zip_elem_type_t type, const void *src, size_t count,
                                 const void *ref, void *dst, size_t dst_cap, size_t *frame_len)
 {
+    const zip::UpperStateGuard clean; // simd_state.hpp
     if (!ctx)
         return ZIP_E_ARG;
     const zip::GivenReference given{static_cast<const uint8_t *>(ref), count * zip_elem_size(type)};
@@ -195,6 +199,7 @@ zip_status_t zip_decompress_ref(zip_ctx_t *ctx, const void *frame, size_t frame_
                                 const void *ref, size_t ref_bytes, void *dst, size_t dst_cap,
                                 size_t *raw_len)
 {
+    const zip::UpperStateGuard clean; // simd_state.hpp
     if (!ctx)
         return ZIP_E_ARG;
     const zip::GivenReference given{static_cast<const uint8_t *>(ref), ref_bytes};
@@ -209,6 +214,7 @@ zip_status_t zip_decompress_ref(zip_ctx_t *ctx, const void *frame, size_t frame_
 
 zip_status_t zip_frame_inspect(const void *frame, size_t frame_len, zip_frame_info_t *info)
 {
+    const zip::UpperStateGuard clean; // simd_state.hpp
     if (!info)
         return ZIP_E_ARG;
     zip::FrameHeader h;
