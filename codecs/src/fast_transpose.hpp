@@ -30,8 +30,8 @@
 //               fields of which some are zero). Same size formula, runs_size().
 //
 // The AVX2 kernels move 32 elements per iteration, the AVX-512 ones (split and join: VBMI;
-// sparse and run coding: VBMI2) 64 with masked tails; the scalar loops handle what is left and serve
-// CPUs without AVX2. Dispatch is decided once at run time (CI machines may lack AVX2); every
+// sparse and run coding: VBMI2) 64 with masked tails; the scalar loops handle what is left and
+// serve CPUs without AVX2. Dispatch is decided once at run time (CI machines may lack AVX2); every
 // level writes the same bytes.
 #pragma once
 
