@@ -18,46 +18,6 @@ namespace zip::fast_detail
 {
 #define ZIP_VBMI2 __attribute__((target("avx512f,avx512bw,avx512vbmi,avx512vbmi2,popcnt")))
 
-ZIP_VBMI2 size_t encode_sparse_vbmi2(const uint8_t *plane, size_t count, uint8_t *out,
-                                     size_t out_size)
-{
-    const size_t groups = (count + 7) / 8;
-    if (out_size < groups)
-        return 0;
-    uint8_t *lit = out + groups;
-    size_t room = out_size - groups;
-    for (size_t i = 0; i < count; i += 64) {
-        const size_t n = std::min<size_t>(64, count - i);
-        const __m512i v = _mm512_maskz_loadu_epi8(low_bits64(n), plane + i);
-        const __mmask64 m = _mm512_test_epi8_mask(v, v);
-        const size_t k = static_cast<size_t>(__builtin_popcountll(m));
-        if (k > room)
-            return 0;
-        // Mask byte g covers plane bytes 8g..8g+7: the little-endian bytes of m.
-        std::memcpy(out + i / 8, &m, (n + 7) / 8);
-        // The register form and a masked store: the memory form of vpcompressb is microcoded.
-        _mm512_mask_storeu_epi8(lit, low_bits64(k), _mm512_maskz_compress_epi8(m, v));
-        lit += k;
-        room -= k;
-    }
-    return static_cast<size_t>(lit - out);
-}
-
-// The caller has checked that the mask's set bits count the literals, so the expanding loads
-// read exactly [lits, lits_end).
-ZIP_VBMI2 void decode_sparse_vbmi2(const uint8_t *mask, const uint8_t *lits,
-                                   const uint8_t * /*lits_end*/, size_t count, uint8_t *plane)
-{
-    for (size_t i = 0; i < count; i += 64) {
-        const size_t n = std::min<size_t>(64, count - i);
-        __mmask64 m = 0;
-        std::memcpy(&m, mask + i / 8, (n + 7) / 8);
-        const __m512i v = _mm512_maskz_expandloadu_epi8(m, lits);
-        lits += __builtin_popcountll(m);
-        _mm512_mask_storeu_epi8(plane + i, low_bits64(n), v);
-    }
-}
-
 namespace
 {
 // Byte j of the result: byte j - 1 of (prev, v) read as one 128-byte vector, i.e. the byte
@@ -72,30 +32,51 @@ ZIP_VBMI2 inline __m512i bytes_before(__m512i prev, __m512i v)
     return _mm512_permutex2var_epi8(prev, _mm512_load_si512(kIdx), v);
 }
 
-// Lanes moved k up (toward byte 63), zeros shifted in.
+// Lanes moved up (toward byte 63) by the shift idx holds; zeros where keep is clear.
 ZIP_VBMI2 inline __m512i lanes_up(__m512i v, const __m512i &idx, __mmask64 keep)
 {
     return _mm512_maskz_permutexvar_epi8(keep, idx, v);
 }
-} // namespace
 
-ZIP_VBMI2 size_t encode_runs_vbmi2(const uint8_t *plane, size_t count, uint8_t *out,
-                                   size_t out_size)
+// A decoder's step of n plane bytes from byte i: its mask bits, and its literals expanded into
+// place (zeros elsewhere). The caller has checked that the mask's set bits count the literals,
+// so the expanding loads read exactly [lits, lits_end).
+struct Expanded {
+    __mmask64 mask;
+    __m512i bytes;
+};
+ZIP_VBMI2 inline Expanded expand_literals(const uint8_t *mask, size_t i, size_t n,
+                                          const uint8_t *&lits)
+{
+    __mmask64 m = 0;
+    std::memcpy(&m, mask + i / 8, (n + 7) / 8);
+    const __m512i v = _mm512_maskz_expandloadu_epi8(m, lits);
+    lits += __builtin_popcountll(m);
+    return {m, v};
+}
+
+// The mask of a step, then the literals it marks: a byte that is not zero (sparse) or that
+// differs from the one before it (runs; the byte before byte 0 counts as 0).
+template <bool Runs>
+ZIP_VBMI2 size_t encode_masked(const uint8_t *plane, size_t count, uint8_t *out, size_t out_size)
 {
     const size_t groups = (count + 7) / 8;
     if (out_size < groups)
         return 0;
     uint8_t *lit = out + groups;
     size_t room = out_size - groups;
-    __m512i prev = _mm512_setzero_si512(); // the byte before byte 0 counts as 0
+    __m512i prev = _mm512_setzero_si512();
     for (size_t i = 0; i < count; i += 64) {
         const size_t n = std::min<size_t>(64, count - i);
         const __m512i v = _mm512_maskz_loadu_epi8(low_bits64(n), plane + i);
-        const __mmask64 m = _mm512_cmpneq_epi8_mask(v, bytes_before(prev, v)) & low_bits64(n);
+        const __mmask64 m = Runs ? _mm512_cmpneq_epi8_mask(v, bytes_before(prev, v)) & low_bits64(n)
+                                 : _mm512_test_epi8_mask(v, v);
         const size_t k = static_cast<size_t>(__builtin_popcountll(m));
         if (k > room)
             return 0;
+        // Mask byte g covers plane bytes 8g..8g+7: the little-endian bytes of m.
         std::memcpy(out + i / 8, &m, (n + 7) / 8);
+        // The register form and a masked store: the memory form of vpcompressb is microcoded.
         _mm512_mask_storeu_epi8(lit, low_bits64(k), _mm512_maskz_compress_epi8(m, v));
         lit += k;
         room -= k;
@@ -103,12 +84,33 @@ ZIP_VBMI2 size_t encode_runs_vbmi2(const uint8_t *plane, size_t count, uint8_t *
     }
     return static_cast<size_t>(lit - out);
 }
+} // namespace
+
+ZIP_VBMI2 size_t encode_sparse_vbmi2(const uint8_t *plane, size_t count, uint8_t *out,
+                                     size_t out_size)
+{
+    return encode_masked<false>(plane, count, out, out_size);
+}
+
+ZIP_VBMI2 size_t encode_runs_vbmi2(const uint8_t *plane, size_t count, uint8_t *out,
+                                   size_t out_size)
+{
+    return encode_masked<true>(plane, count, out, out_size);
+}
+
+ZIP_VBMI2 void decode_sparse_vbmi2(const uint8_t *mask, const uint8_t *lits,
+                                   const uint8_t * /*lits_end*/, size_t count, uint8_t *plane)
+{
+    for (size_t i = 0; i < count; i += 64) {
+        const size_t n = std::min<size_t>(64, count - i);
+        _mm512_mask_storeu_epi8(plane + i, low_bits64(n), expand_literals(mask, i, n, lits).bytes);
+    }
+}
 
 // vpexpandb puts the literals in place; every other byte takes the last literal at or before
 // it: per lane the position + 1 of the literals, a running maximum over the lanes in six
 // doubling steps, then one vpermb. Lanes before the vector's first literal take the last byte
-// of the vector before (the only dependency between steps). As for the sparse kernel, the
-// caller has checked the mask against the literals, so the loads read exactly [lits, lits_end).
+// of the vector before (the only dependency between steps).
 ZIP_VBMI2 void decode_runs_vbmi2(const uint8_t *mask, const uint8_t *lits,
                                  const uint8_t * /*lits_end*/, size_t count, uint8_t *plane)
 {
@@ -130,16 +132,13 @@ ZIP_VBMI2 void decode_runs_vbmi2(const uint8_t *mask, const uint8_t *lits,
     __m512i carry = _mm512_setzero_si512(); // the byte before byte 0 counts as 0
     for (size_t i = 0; i < count; i += 64) {
         const size_t n = std::min<size_t>(64, count - i);
-        __mmask64 m = 0;
-        std::memcpy(&m, mask + i / 8, (n + 7) / 8);
-        const __m512i v = _mm512_maskz_expandloadu_epi8(m, lits);
-        lits += __builtin_popcountll(m);
-        __m512i from = _mm512_maskz_mov_epi8(m, position);
+        const Expanded e = expand_literals(mask, i, n, lits);
+        __m512i from = _mm512_maskz_mov_epi8(e.mask, position);
         for (unsigned s = 0; s < 6; ++s)
             from = _mm512_max_epu8(from, lanes_up(from, shifts[s], keep[s]));
         const __mmask64 seen = _mm512_test_epi8_mask(from, from);
         const __m512i bytes =
-            _mm512_mask_permutexvar_epi8(carry, seen, _mm512_sub_epi8(from, one), v);
+            _mm512_mask_permutexvar_epi8(carry, seen, _mm512_sub_epi8(from, one), e.bytes);
         _mm512_mask_storeu_epi8(plane + i, low_bits64(n), bytes);
         carry = _mm512_maskz_permutexvar_epi8(~__mmask64{0}, last_lane, bytes);
     }

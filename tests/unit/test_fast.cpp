@@ -400,6 +400,45 @@ TEST(FastCodec, ParsesOptionsAndPacksThemIntoTheParam)
     EXPECT_EQ(zip::make_fast(0xffffffffu), nullptr);
 }
 
+namespace
+{
+using zip::fast_detail::Kernels;
+
+// A plane's mask coding (runs or sparse: `encode` and `decode` name the kernels) at every SIMD
+// level this CPU has (AVX-512 VBMI2 and BMI2), each against the portable one: the same bytes,
+// nothing written past them, a one-byte-short output refused, and the plane back.
+void check_mask_coding(const Bytes &plane, size_t literals,
+                       zip::fast_detail::EncodeRunsFn Kernels::*encode,
+                       zip::fast_detail::DecodeRunsFn Kernels::*decode)
+{
+    using namespace zip::fast_detail;
+    const Kernels &plain = scalar_kernels();
+    const size_t count = plane.size(), size = runs_size(count, literals);
+    Bytes eb(size + 1, 0xee);
+    EXPECT_EQ((plain.*encode)(plane.data(), count, eb.data(), size), size);
+    for (const Kernels *k : {&plain, &kernels(), &kernels_without_avx512()}) {
+        SCOPED_TRACE(k == &plain       ? "portable kernels"
+                     : k == &kernels() ? "best kernels"
+                                       : "kernels without AVX-512");
+        Bytes ea(size + 1, 0xee);
+        EXPECT_EQ((k->*encode)(plane.data(), count, ea.data(), size), size);
+        EXPECT_EQ(ea, eb);
+        EXPECT_EQ(ea[size], 0xee) << "wrote past the end";
+        if (literals > 0) { // one byte short: refused, nothing written past it
+            Bytes short_out(size, 0xee);
+            EXPECT_EQ((k->*encode)(plane.data(), count, short_out.data(), size - 1), 0u);
+            EXPECT_EQ(short_out[size - 1], 0xee) << "wrote past the end";
+        }
+        const uint8_t *lits = eb.data() + (count + 7) / 8;
+        Bytes back(count + 1, 0xdd);
+        (k->*decode)(eb.data(), lits, lits + literals, count, back.data());
+        EXPECT_EQ(Bytes(back.begin(), back.end() - 1), plane);
+        EXPECT_EQ(back[count], 0xdd) << "wrote past the end";
+    }
+}
+
+} // namespace
+
 TEST(FastKernels, SimdAndScalarSplitJoinPackAndRunsAgree)
 {
     using namespace zip::fast_detail;
@@ -475,35 +514,7 @@ TEST(FastKernels, SimdAndScalarSplitJoinPackAndRunsAgree)
                 plane[i] = i % run == 0 ? src[i] : plane[i - 1];
                 literals += plane[i] != (i ? plane[i - 1] : 0);
             }
-            size_t size = runs_size(count, literals);
-            Bytes eb(size + 1, 0xee);
-            EXPECT_EQ(plain.encode_runs(plane.data(), count, eb.data(), size), size);
-            if (literals > 0) { // one byte short: refused
-                Bytes short_out(size - 1);
-                EXPECT_EQ(plain.encode_runs(plane.data(), count, short_out.data(), size - 1), 0u);
-            }
-            const uint8_t *lits = eb.data() + (count + 7) / 8;
-            Bytes back2(count + 1, 0xdd);
-            plain.decode_runs(eb.data(), lits, lits + literals, count, back2.data());
-            EXPECT_EQ(Bytes(back2.begin(), back2.end() - 1), plane);
-            // Every SIMD level this CPU has (AVX-512 VBMI2 and BMI2), each against the portable
-            // one.
-            for (const Kernels *k : {&best, &kernels_without_avx512()}) {
-                SCOPED_TRACE(k == &best ? "best kernels" : "kernels without AVX-512");
-                Bytes ea(size + 1, 0xee);
-                EXPECT_EQ(k->encode_runs(plane.data(), count, ea.data(), size), size);
-                EXPECT_EQ(ea, eb);
-                EXPECT_EQ(ea[size], 0xee) << "wrote past the end";
-                if (literals > 0) { // one byte short: refused, nothing written past it
-                    Bytes short_out(size, 0xee);
-                    EXPECT_EQ(k->encode_runs(plane.data(), count, short_out.data(), size - 1), 0u);
-                    EXPECT_EQ(short_out[size - 1], 0xee) << "wrote past the end";
-                }
-                Bytes back(count + 1, 0xdd);
-                k->decode_runs(ea.data(), ea.data() + (count + 7) / 8,
-                               ea.data() + (count + 7) / 8 + literals, count, back.data());
-                EXPECT_EQ(back, back2);
-            }
+            check_mask_coding(plane, literals, &Kernels::encode_runs, &Kernels::decode_runs);
         }
         for (unsigned run : {1u, 3u, 4u, 5u, 40u}) {
             // Plane statistics: SIMD against the portable kernel against a plain count.
@@ -535,36 +546,7 @@ TEST(FastKernels, SimdAndScalarSplitJoinPackAndRunsAgree)
                 plane[i] = i % every == 0 ? src[i] : 0;
                 literals += plane[i] != 0;
             }
-            const size_t size = runs_size(count, literals);
-            Bytes eb(size + 1, 0xee);
-            EXPECT_EQ(plain.encode_sparse(plane.data(), count, eb.data(), size), size);
-            // Every SIMD level this CPU has (AVX-512 and BMI2), each against the portable one.
-            for (const Kernels *k : {&best, &kernels_without_avx512()}) {
-                SCOPED_TRACE(k == &best ? "best kernels" : "kernels without AVX-512");
-                Bytes ea(size + 1, 0xee);
-                EXPECT_EQ(k->encode_sparse(plane.data(), count, ea.data(), size), size);
-                EXPECT_EQ(ea, eb);
-                EXPECT_EQ(ea[size], 0xee) << "wrote past the end";
-                if (literals > 0) { // one byte short: refused, nothing written past it
-                    Bytes short_out(size, 0xee);
-                    EXPECT_EQ(k->encode_sparse(plane.data(), count, short_out.data(), size - 1),
-                              0u);
-                    EXPECT_EQ(short_out[size - 1], 0xee) << "wrote past the end";
-                }
-                const uint8_t *lits = ea.data() + (count + 7) / 8;
-                Bytes back(count + 1, 0xdd);
-                k->decode_sparse(ea.data(), lits, lits + literals, count, back.data());
-                EXPECT_EQ(Bytes(back.begin(), back.end() - 1), plane);
-                EXPECT_EQ(back[count], 0xdd) << "wrote past the end";
-            }
-            if (literals > 0) {
-                Bytes short_out(size - 1);
-                EXPECT_EQ(plain.encode_sparse(plane.data(), count, short_out.data(), size - 1), 0u);
-            }
-            const uint8_t *lits = eb.data() + (count + 7) / 8;
-            Bytes back(count + 1, 0xdd);
-            plain.decode_sparse(eb.data(), lits, lits + literals, count, back.data());
-            EXPECT_EQ(Bytes(back.begin(), back.end() - 1), plane);
+            check_mask_coding(plane, literals, &Kernels::encode_sparse, &Kernels::decode_sparse);
         }
     }
 }
