@@ -1,7 +1,8 @@
 /*
  * Records that are neither float, double nor integer data to MPI: rank 0 sends rank 1 (and back)
  * particle records of smooth doubles and integer ids, as MPI_BYTE (as CoMD sends them), as a
- * struct datatype mixing the two, as MPI_PACKED (MPI_Pack of the records), and random bytes.
+ * struct datatype mixing the two, as MPI_PACKED (MPI_Pack of the records), random bytes, and
+ * the ids and positions alone through a struct type with gaps (packed before it is sent).
  * Every message must arrive bit for bit, whatever was compressed; the harness reads from
  * pml_zip_stats that the three record messages were compressed and the random bytes were not.
  */
@@ -32,6 +33,20 @@ static void fill_records(record_t *rec, int n)
     free(smooth);
 }
 
+/* Only the id and the position of each record: a type with gaps, packed before it is sent. */
+static MPI_Datatype position_type(void)
+{
+    const int lengths[2] = {1, 3};
+    const MPI_Aint displs[2] = {offsetof(record_t, gid), offsetof(record_t, r)};
+    const MPI_Datatype types[2] = {MPI_INT, MPI_DOUBLE};
+    MPI_Datatype t, resized;
+    MPI_Type_create_struct(2, lengths, displs, types, &t);
+    MPI_Type_create_resized(t, 0, sizeof(record_t), &resized);
+    MPI_Type_free(&t);
+    MPI_Type_commit(&resized);
+    return resized;
+}
+
 static MPI_Datatype record_type(void)
 {
     const int lengths[2] = {2, 6};
@@ -57,7 +72,7 @@ int main(int argc, char **argv)
         x ^= x << 13, x ^= x >> 7, x ^= x << 17;
         noise[i] = (unsigned char)(x >> 32);
     }
-    MPI_Datatype rtype = record_type();
+    MPI_Datatype rtype = record_type(), ptype = position_type();
     int packed_size = 0;
     MPI_Pack_size(RECORDS, rtype, MPI_COMM_WORLD, &packed_size);
     char *packed = malloc((size_t)packed_size), *packed_got = malloc((size_t)packed_size);
@@ -76,6 +91,7 @@ int main(int argc, char **argv)
                         "send packed");
                 pt_call(MPI_Send(noise, (int)bytes, MPI_BYTE, peer, 4, MPI_COMM_WORLD),
                         "send noise");
+                pt_call(MPI_Send(ref, RECORDS, ptype, peer, 5, MPI_COMM_WORLD), "send positions");
             } else {
                 MPI_Status st;
                 int count = -1;
@@ -105,10 +121,25 @@ int main(int argc, char **argv)
                 pt_call(MPI_Recv(noise_got, (int)bytes, MPI_BYTE, peer, 4, MPI_COMM_WORLD, &st),
                         "recv noise");
                 pt_check(0 == memcmp(noise_got, noise, bytes), "random bytes");
+                /* The gaps of the receive type keep what they held. */
+                memset(got, 0xa5, bytes);
+                pt_call(MPI_Recv(got, RECORDS, ptype, peer, 5, MPI_COMM_WORLD, &st),
+                        "recv positions");
+                MPI_Get_count(&st, ptype, &count);
+                record_t untouched;
+                memset(&untouched, 0xa5, sizeof untouched);
+                same = count == RECORDS;
+                for (int i = 0; i < RECORDS && same; ++i)
+                    same = got[i].gid == ref[i].gid &&
+                           0 == memcmp(got[i].r, ref[i].r, sizeof ref[i].r) &&
+                           got[i].species == untouched.species &&
+                           0 == memcmp(got[i].p, untouched.p, sizeof untouched.p);
+                pt_check(same, "positions through a type with gaps, gaps untouched");
             }
         }
     }
     MPI_Type_free(&rtype);
+    MPI_Type_free(&ptype);
     free(ref);
     free(got);
     free(noise);
