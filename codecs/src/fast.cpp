@@ -353,8 +353,8 @@ size_t FastCodec::code_plane(const uint8_t *plane, size_t count, bool &analyse, 
         // plane within a sixteenth (heat3d-halo's and gauss's planes, every attempt failed:
         // 12-15 % and 10 % of their compress time; an eighth there cost minife f64 0.1 % of
         // ratio).
-        const bool runs_lz4 = count - st.in_runs < goal;
         const size_t outside = count - st.in_runs;
+        const bool runs_lz4 = outside < goal;
         const bool runs_marginal = coding == kRunsCoding ? 8 * outside > 7 * goal
                                                          : coding == 0 && 16 * outside > 15 * goal;
         if (runs_lz4)

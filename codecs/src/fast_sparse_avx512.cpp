@@ -114,20 +114,28 @@ ZIP_VBMI2 void decode_sparse_vbmi2(const uint8_t *mask, const uint8_t *lits,
 ZIP_VBMI2 void decode_runs_vbmi2(const uint8_t *mask, const uint8_t *lits,
                                  const uint8_t * /*lits_end*/, size_t count, uint8_t *plane)
 {
-    alignas(64) uint8_t pos1[64], up[6][64];
-    __mmask64 keep[6];
-    for (unsigned j = 0; j < 64; ++j)
-        pos1[j] = static_cast<uint8_t>(j + 1);
-    for (unsigned s = 0; s < 6; ++s) {
-        const unsigned k = 1u << s;
+    // Built once, not per plane: position + 1 per lane, and per doubling step k = 1 << s the
+    // lane each lane reads (j - k) and the lanes that have one (j >= k).
+    struct Tables {
+        alignas(64) uint8_t pos1[64], up[6][64];
+        __mmask64 keep[6];
+    };
+    static const Tables t = [] {
+        Tables t{};
         for (unsigned j = 0; j < 64; ++j)
-            up[s][j] = static_cast<uint8_t>(j >= k ? j - k : 0);
-        keep[s] = ~low_bits64(k);
-    }
-    const __m512i position = _mm512_load_si512(pos1), one = _mm512_set1_epi8(1);
+            t.pos1[j] = static_cast<uint8_t>(j + 1);
+        for (unsigned s = 0; s < 6; ++s) {
+            const unsigned k = 1u << s;
+            for (unsigned j = 0; j < 64; ++j)
+                t.up[s][j] = static_cast<uint8_t>(j >= k ? j - k : 0);
+            t.keep[s] = ~low_bits64(k);
+        }
+        return t;
+    }();
+    const __m512i position = _mm512_load_si512(t.pos1), one = _mm512_set1_epi8(1);
     __m512i shifts[6];
     for (unsigned s = 0; s < 6; ++s)
-        shifts[s] = _mm512_load_si512(up[s]);
+        shifts[s] = _mm512_load_si512(t.up[s]);
     const __m512i last_lane = _mm512_set1_epi8(63);
     __m512i carry = _mm512_setzero_si512(); // the byte before byte 0 counts as 0
     for (size_t i = 0; i < count; i += 64) {
@@ -135,7 +143,7 @@ ZIP_VBMI2 void decode_runs_vbmi2(const uint8_t *mask, const uint8_t *lits,
         const Expanded e = expand_literals(mask, i, n, lits);
         __m512i from = _mm512_maskz_mov_epi8(e.mask, position);
         for (unsigned s = 0; s < 6; ++s)
-            from = _mm512_max_epu8(from, lanes_up(from, shifts[s], keep[s]));
+            from = _mm512_max_epu8(from, lanes_up(from, shifts[s], t.keep[s]));
         const __mmask64 seen = _mm512_test_epi8_mask(from, from);
         const __m512i bytes =
             _mm512_mask_permutexvar_epi8(carry, seen, _mm512_sub_epi8(from, one), e.bytes);
