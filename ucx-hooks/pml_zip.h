@@ -53,6 +53,7 @@ typedef struct mca_pml_zip_component_t {
     int verbose;
     int stats;
     bool force_local;        /* compress to peers on the same node too */
+    bool direct_recv;        /* pml_zip_direct_recv (pml_zip_direct.c) */
     char *policy_name;       /* pml_zip_policy */
     int policy;              /* its zip_policy_mode_t */
     double link_gbps_remote; /* 0: measured */
@@ -317,6 +318,8 @@ typedef struct mca_pml_zip_request_ops_t {
 /* Where a receive is: its first message posted, or its payload posted after an envelope. */
 typedef enum { ZIP_RECV_LANDING, ZIP_RECV_PAYLOAD } mca_pml_zip_recv_phase_t;
 
+typedef struct mca_pml_zip_direct_t mca_pml_zip_direct_t;
+
 typedef struct mca_pml_zip_request_t {
     ompi_request_t super;
     mca_pml_zip_req_kind_t kind;
@@ -353,6 +356,8 @@ typedef struct mca_pml_zip_request_t {
     void *held;                          /* hold: the message's bytes (malloc'd) */
     struct mca_pml_zip_request_t *tnext; /* the stream's list of decoded ones to complete */
     int terror;                          /* its error, once decoded in turn */
+    /* the payload of a direct receive's envelope: the application holds direct's request */
+    mca_pml_zip_direct_t *direct;
 } mca_pml_zip_request_t;
 
 OBJ_CLASS_DECLARATION(mca_pml_zip_request_t);
@@ -454,6 +459,22 @@ mca_pml_zip_request_t *mca_pml_zip_recv_request(void *buf, size_t count, ompi_da
 int mca_pml_zip_deliver_message(mca_pml_zip_stash_entry_t *e, void *buf, size_t count,
                                 ompi_datatype_t *dtype, ompi_communicator_t *comm,
                                 ompi_request_t **request);
+
+/* ---- pml_zip_direct.c: receives the application holds as the wrapped PML's request ---- */
+
+/* MPI_Irecv as the wrapped PML's own request, where that is safe (a contiguous buffer of at
+ * least an envelope's bytes, no MPI_THREAD_MULTIPLE, nothing stashed, pml_zip_direct_recv);
+ * OMPI_ERR_NOT_SUPPORTED: take a zip request instead. */
+int mca_pml_zip_direct_irecv(void *buf, size_t count, ompi_datatype_t *dtype, int src, int tag,
+                             ompi_communicator_t *comm, ompi_request_t **request);
+/* The payload of a direct receive's envelope is in (req->direct): completes the application's
+ * request with this status. */
+void mca_pml_zip_direct_finish(mca_pml_zip_direct_t *d, int source, int tag, size_t count,
+                               int error);
+/* Envelopes that arrived in direct receives and requests freed early, from zip's progress. */
+extern int mca_pml_zip_direct_pending;
+int mca_pml_zip_direct_progress(void);
+void mca_pml_zip_direct_fini(void);
 
 /* ---- pml_zip_temporal.c: inter-step coding of a stream's messages (pml_zip_temporal) ---- */
 

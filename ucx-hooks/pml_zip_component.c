@@ -106,6 +106,13 @@ static const zip_ompi_param_t params[] = {
      "Compress messages to peers on the same node too (shared memory is faster than any "
      "codec there; meant for testing on one machine). Off: such messages go raw behind the "
      "zip header"},
+    /* A zip request around every small receive more than doubled its cost on shared memory
+     * (docs/performance.md, "Direct receives"). */
+    {"direct_recv", OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY,
+     ZIP_OMPI_PARAM_BOOL(&mca_pml_zip_component.direct_recv, true),
+     "MPI_Irecv into a contiguous buffer of 14 bytes or more returns the wrapped PML's own "
+     "request, zip taking over only if an envelope arrives (not under MPI_THREAD_MULTIPLE). "
+     "0: every such receive is a zip request"},
     {"policy", OPAL_INFO_LVL_2, MCA_BASE_VAR_SCOPE_READONLY,
      ZIP_OMPI_PARAM_STRING(&mca_pml_zip_component.policy_name, "auto"),
      "auto (default): compress a message only when the cost model predicts it arrives sooner "
@@ -282,6 +289,7 @@ static int zip_finalize(void)
     mca_pml_zip_stash_fini();
     mca_pml_zip_temporal_fini();
     mca_pml_zip_landing_fini();
+    mca_pml_zip_direct_fini();
     mca_pml_zip_buffers_fini();
     mca_pml_zip_request_cache_fini();
     mca_pml_zip_policy_fini(); /* after the report: it prints the estimates */

@@ -317,6 +317,10 @@ int mca_pml_zip_irecv(void *buf, size_t count, ompi_datatype_t *dtype, int src, 
     if (!zip_recv_applies(src, tag)) {
         return mca_pml_zip_wrapped.pml_irecv(buf, count, dtype, src, tag, comm, request);
     }
+    const int direct = mca_pml_zip_direct_irecv(buf, count, dtype, src, tag, comm, request);
+    if (OMPI_ERR_NOT_SUPPORTED != direct) {
+        return direct;
+    }
     mca_pml_zip_request_t *req = mca_pml_zip_recv_request(buf, count, dtype, src, tag, comm, false);
     if (NULL == req) {
         return OMPI_ERR_OUT_OF_RESOURCE;

@@ -44,6 +44,7 @@ static void zip_request_construct(mca_pml_zip_request_t *req)
     req->tnext = NULL;
     req->arrival_class = -1;
     req->arrival_seen = 0.0;
+    req->direct = NULL;
 }
 
 static void zip_request_destruct(mca_pml_zip_request_t *req)
@@ -199,6 +200,16 @@ void mca_pml_zip_request_complete(mca_pml_zip_request_t *req, int source, int ta
     req->super.req_status._ucount = count;
     req->super.req_status._cancelled = cancelled;
 
+    if (NULL != req->direct) {
+        /* Nobody holds req: the application waits for the direct receive's own request. */
+        mca_pml_zip_direct_t *d = req->direct;
+        req->direct = NULL;
+        req->pml_done = true;
+        zip_request_release(req);
+        mca_pml_zip_direct_finish(d, source, tag, count, error);
+        return;
+    }
+
     /* Who releases the request is decided under the lock: a concurrent MPI_Request_free
      * either sees zip done with it (and drops the application's reference) or leaves the
      * release to us. The extra reference keeps it alive through a completion callback that
@@ -225,8 +236,12 @@ static bool inner_done(const ompi_request_t *r)
 
 int mca_pml_zip_progress(void)
 {
+    int n_direct = 0;
+    if (OPAL_UNLIKELY(mca_pml_zip_direct_pending > 0)) {
+        n_direct = mca_pml_zip_direct_progress();
+    }
     if (0 == n_active) {
-        return 0;
+        return n_direct;
     }
     mca_pml_zip_request_t *done[64];
     ompi_request_t *inners[64][2];
@@ -262,7 +277,7 @@ int mca_pml_zip_progress(void)
     for (int i = 0; i < n_done; ++i) {
         done[i]->ops->inner_done(done[i], inners[i][0], inners[i][1]);
     }
-    return n_done;
+    return n_direct + n_done;
 }
 
 static int zip_request_free(ompi_request_t **request)

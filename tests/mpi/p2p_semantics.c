@@ -405,6 +405,52 @@ static void c2f_reuse(void)
 }
 
 /* ------------------------------------------------------------------------------------------ */
+/* 2e. MPI_Request_free on an active receive is allowed: the receive still takes the first
+ * matching message, and the next receive the one after it. The freed receive's message is
+ * sent in every shape pml/zip has: bare, synchronous (an envelope, the payload's 8 bytes
+ * shorter than the envelope), larger than pml_zip_bare_max (envelope + raw payload) and smooth
+ * doubles (a frame where the run compresses). A synchronous send completes only once the
+ * freed receive has taken its payload. */
+
+static void free_active(void)
+{
+    static const int sizes[] = {10, 1, LARGE, LARGE};
+    static const int sync[] = {0, 1, 0, 1};
+    MPI_Comm c = dup_world();
+    double *s = dalloc(LARGE), *gone = dalloc(LARGE), *r = dalloc(LARGE);
+    for (int m = 0; m < 4; ++m) {
+        const int n = sizes[m];
+        smooth(s, n, 60 + m);
+        if (0 == pt_rank) {
+            if (sync[m])
+                pt_call(MPI_Ssend(s, n, MPI_DOUBLE, 1, 7, c), "ssend");
+            else
+                pt_call(MPI_Send(s, n, MPI_DOUBLE, 1, 7, c), "send");
+            s[0] = -1.5; /* the second message differs from the first */
+            pt_call(MPI_Send(s, n, MPI_DOUBLE, 1, 7, c), "send");
+        } else if (1 == pt_rank) {
+            MPI_Request rq;
+            MPI_Status st;
+            /* room for two doubles, so that the 1-double message lands in place */
+            pt_call(MPI_Irecv(gone, n < 2 ? 2 : n, MPI_DOUBLE, 0, 7, c, &rq), "irecv");
+            pt_call(MPI_Request_free(&rq), "request_free");
+            check(MPI_REQUEST_NULL == rq, "MPI_Request_free sets the handle to MPI_REQUEST_NULL");
+            memset(r, 0, (size_t)n * sizeof(double));
+            pt_call(MPI_Recv(r, n, MPI_DOUBLE, 0, 7, c, &st), "recv");
+            s[0] = -1.5;
+            check(count_of(&st, MPI_DOUBLE) == n && pt_same(r, s, (size_t)n * sizeof(double)),
+                  "%d doubles (%s send): the receive after a freed one gets the second message", n,
+                  sync[m] ? "synchronous" : "standard");
+        }
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    free(s);
+    free(gone);
+    free(r);
+    MPI_Comm_free(&c);
+}
+
+/* ------------------------------------------------------------------------------------------ */
 /* 3. MPI sets status.MPI_ERROR only for calls that return MPI_ERR_IN_STATUS: MPI_Probe,
  * MPI_Iprobe (when it matches), MPI_Mprobe, MPI_Improbe and MPI_Mrecv leave it alone. For
  * MPI_Recv the standard does not say; stock ob1 and ucx leave it alone too (also when they
@@ -857,6 +903,7 @@ static const struct pt_case cases[] = {
     {"probe_order_long", probe_order_long, 8},
     {"recv_untouched", recv_untouched, 8},
     {"c2f_reuse", c2f_reuse, 8},
+    {"free_active", free_active, 8},
     {"status_error", status_error, 4},
     {"type_mismatch", type_mismatch, 4},
     {"info_in_flight", info_in_flight, 4},

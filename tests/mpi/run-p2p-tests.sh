@@ -115,7 +115,7 @@ done
 # p2p_semantics <case> / p2p_osc <case> run one case; a case that hangs fails on its own deadline
 # (alarm, a few seconds; PT_CASE_SECONDS=N lengthens every one, e.g. under a debugger).
 # iprobe_local sleeps 3 s by design: run on the four main configurations only.
-semantics_cases="probe_ssend probe_order probe_order_long recv_untouched c2f_reuse status_error type_mismatch info_in_flight truncate
+semantics_cases="probe_ssend probe_order probe_order_long recv_untouched c2f_reuse free_active status_error type_mismatch info_in_flight truncate
     sendrecv_replace zero_length iprobe_local"
 if [ -x "$bin/p2p_semantics" ]; then
     for c in ob1 ucx ob1+zip ucx+zip ob1+zip+lowthreshold ob1+zip+local ob1+zip+auto; do

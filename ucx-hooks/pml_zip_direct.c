@@ -1,0 +1,269 @@
+/*
+ * Direct receives: MPI_Irecv into a contiguous buffer with room for an envelope, in a process
+ * without MPI_THREAD_MULTIPLE, hands the application the wrapped PML's own request, as stock
+ * Open MPI does. Most such receives get a bare message, which is the application's data as
+ * stock would have delivered it; a zip request around them (its allocation, tracking, polling
+ * and completion) more than doubled the cost of a small receive on shared memory
+ * (docs/performance.md, "Direct receives").
+ *
+ * The wrapped request carries a completion callback. A bare message (any count but an
+ * envelope's 14 bytes), an error or a cancel completes it as it is. An envelope holds the
+ * completion back (the callback returns nonzero, which ompi_request_complete honours), puts
+ * back the 14 bytes the envelope covered, and leaves the payload to a zip request made for the
+ * rest of the message (pml_zip_recv.c), which completes the wrapped request when it is done.
+ * That zip request is made from zip's progress, not inside the wrapped PML's completion path.
+ * So a component that puts its own completion callback on a wrapped receive would take that
+ * part away: in Open MPI 4.1.4 only osc/pt2pt does, on persistent receives (not direct), and
+ * coll/adapt, on tags below zero (never zip's).
+ *
+ * The callback can only be attached once the wrapped PML has returned the request; with one
+ * thread in MPI at a time nothing can complete it in between except the irecv call itself,
+ * which is checked. With MPI_THREAD_MULTIPLE every receive takes the zip request.
+ *
+ * Until zip is done with it, the wrapped request's free function is zip's: MPI_Request_free on
+ * an active receive must still take the payload of an envelope off the wrapped PML. The wrapped
+ * PML's own function is put back before the request goes back to it (ob1 sets it once per
+ * request object, not per receive).
+ */
+#include "ompi_config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "ompi/constants.h"
+#include "opal/threads/thread_usage.h"
+
+#include "pml_zip.h"
+
+struct mca_pml_zip_direct_t {
+    struct mca_pml_zip_direct_t *next; /* free list, or the list of envelopes to go on with */
+    ompi_request_t *inner;             /* the wrapped PML's request the application holds */
+    ompi_request_free_fn_t inner_free; /* its own free function, while zip's stands in */
+    char *base;                        /* the buffer's first byte (mca_pml_zip_landing_base) */
+    void *buf;
+    size_t count;
+    ompi_datatype_t *dtype;
+    ompi_communicator_t *comm;
+    bool app_freed; /* MPI_Request_free came before zip was done */
+    mca_pml_zip_head_t head;
+    char saved[MCA_PML_ZIP_LANDING_BYTES]; /* what the envelope's bytes covered */
+};
+
+#if defined(__SANITIZE_ADDRESS__)
+#define DIRECT_CACHED_MAX 0 /* ASan must see a record used after its release */
+#else
+#define DIRECT_CACHED_MAX 256
+#endif
+static mca_pml_zip_direct_t *free_list;
+static int n_free;
+/* Envelopes whose payload zip's progress has to receive, and requests it has to free. */
+static mca_pml_zip_direct_t *to_continue, **to_continue_end = &to_continue; /* in order */
+static mca_pml_zip_direct_t *to_free;
+int mca_pml_zip_direct_pending;
+
+static mca_pml_zip_direct_t *direct_get(void)
+{
+    mca_pml_zip_direct_t *d = free_list;
+    if (NULL != d) {
+        free_list = d->next;
+        --n_free;
+        return d;
+    }
+    return malloc(sizeof(*d));
+}
+
+static void direct_put(mca_pml_zip_direct_t *d)
+{
+    OBJ_RELEASE(d->dtype);
+    OBJ_RELEASE(d->comm);
+    if (n_free < DIRECT_CACHED_MAX) {
+        d->next = free_list;
+        free_list = d;
+        ++n_free;
+    } else {
+        free(d);
+    }
+}
+
+void mca_pml_zip_direct_fini(void)
+{
+    while (NULL != free_list) {
+        mca_pml_zip_direct_t *d = free_list;
+        free_list = d->next;
+        free(d);
+    }
+    n_free = 0;
+}
+
+static void push_free(mca_pml_zip_direct_t *d)
+{
+    d->next = to_free;
+    to_free = d;
+    ++mca_pml_zip_direct_pending;
+}
+
+static void push_continue(mca_pml_zip_direct_t *d)
+{
+    d->next = NULL;
+    *to_continue_end = d;
+    to_continue_end = &d->next;
+    ++mca_pml_zip_direct_pending;
+}
+
+/* While zip is not done: the application's MPI_Request_free is remembered, not carried out. */
+static int direct_free(ompi_request_t **request)
+{
+    mca_pml_zip_direct_t *d = (mca_pml_zip_direct_t *)(*request)->req_complete_cb_data;
+    d->app_freed = true;
+    *request = MPI_REQUEST_NULL;
+    return OMPI_SUCCESS;
+}
+
+/* Zip is done with the wrapped request: it is the wrapped PML's again. */
+static void hand_back(mca_pml_zip_direct_t *d)
+{
+    d->inner->req_free = d->inner_free;
+    d->inner->req_complete_cb_data = NULL;
+}
+
+/* The first message arrived in the application's buffer. true: it is an envelope, whose
+ * payload is still to come (d is then on the list for zip's progress). */
+static bool first_arrived(mca_pml_zip_direct_t *d)
+{
+    const ompi_status_public_t *st = &d->inner->req_status;
+    if (st->_cancelled || MPI_SUCCESS != st->MPI_ERROR) {
+        return false; /* cancelled, truncated: as the wrapped PML reports it */
+    }
+    if (MCA_PML_ZIP_ENVELOPE_BYTES != st->_ucount) {
+        mca_pml_zip_count_received();
+        return false; /* bare: the application's data, where it belongs */
+    }
+    mca_pml_zip_head_t head;
+    bool framed;
+    (void)mca_pml_zip_first_arrived(d->base, d->saved, MCA_PML_ZIP_LANDING_BYTES, st->_ucount,
+                                    &head, &framed);
+    if (!framed || ZIP_SHAPE_ENVELOPE != head.shape) {
+        return false; /* 14 bytes that are not an envelope: delivered as they came */
+    }
+    mca_pml_zip_observe_hint(d->comm, st->MPI_SOURCE, head.link_hint);
+    d->head = head;
+    push_continue(d);
+    return true;
+}
+
+static int direct_completed(ompi_request_t *inner)
+{
+    mca_pml_zip_direct_t *d = (mca_pml_zip_direct_t *)inner->req_complete_cb_data;
+    if (first_arrived(d)) {
+        return 1; /* completed by mca_pml_zip_direct_finish once the payload is in */
+    }
+    if (d->app_freed) {
+        push_free(d); /* freed by zip's progress, outside the wrapped PML's completion */
+        return 0;
+    }
+    hand_back(d);
+    direct_put(d);
+    return 0;
+}
+
+int mca_pml_zip_direct_irecv(void *buf, size_t count, ompi_datatype_t *dtype, int src, int tag,
+                             ompi_communicator_t *comm, ompi_request_t **request)
+{
+    char *base;
+    if (!mca_pml_zip_component.direct_recv || opal_using_threads() || !mca_pml_zip_stash_empty() ||
+        NULL == (base = mca_pml_zip_landing_base(buf, count, dtype))) {
+        return OMPI_ERR_NOT_SUPPORTED;
+    }
+    mca_pml_zip_direct_t *d = direct_get();
+    if (NULL == d) {
+        return OMPI_ERR_NOT_SUPPORTED;
+    }
+    memcpy(d->saved, base, MCA_PML_ZIP_LANDING_BYTES);
+    d->base = base;
+    d->buf = buf;
+    d->count = count;
+    d->dtype = dtype;
+    d->comm = comm;
+    d->app_freed = false;
+    /* An envelope's payload is received with them, after the application may have freed its
+     * own handles (MPI lets it; pml/ucx keeps no reference). */
+    OBJ_RETAIN(dtype);
+    OBJ_RETAIN(comm);
+    ompi_request_t *inner = NULL;
+    int rc = mca_pml_zip_wrapped.pml_irecv(buf, count, dtype, src, tag, comm, &inner);
+    if (OMPI_SUCCESS != rc) {
+        direct_put(d);
+        return rc;
+    }
+    d->inner = inner;
+    d->inner_free = inner->req_free;
+    inner->req_complete_cb_data = d;
+    inner->req_free = direct_free;
+    if (REQUEST_COMPLETED == inner->req_complete) {
+        /* Matched and delivered inside the irecv. Nobody has seen the request yet, so an
+         * envelope's can simply be made pending again. */
+        if (first_arrived(d)) {
+            inner->req_complete = REQUEST_PENDING;
+        } else {
+            hand_back(d);
+            direct_put(d);
+        }
+    } else {
+        inner->req_complete_cb = direct_completed;
+    }
+    *request = inner;
+    return OMPI_SUCCESS;
+}
+
+void mca_pml_zip_direct_finish(mca_pml_zip_direct_t *d, int source, int tag, size_t count,
+                               int error)
+{
+    ompi_request_t *inner = d->inner;
+    const bool freed = d->app_freed;
+    hand_back(d);
+    direct_put(d);
+    inner->req_status.MPI_SOURCE = source;
+    inner->req_status.MPI_TAG = tag;
+    inner->req_status.MPI_ERROR = error;
+    inner->req_status._ucount = count;
+    if (freed) {
+        ompi_request_free(&inner);
+    } else {
+        ompi_request_complete(inner, true);
+    }
+}
+
+int mca_pml_zip_direct_progress(void)
+{
+    int n = 0;
+    while (NULL != to_free) {
+        mca_pml_zip_direct_t *d = to_free;
+        to_free = d->next;
+        --mca_pml_zip_direct_pending;
+        ompi_request_t *inner = d->inner;
+        hand_back(d);
+        direct_put(d);
+        ompi_request_free(&inner);
+        ++n;
+    }
+    while (NULL != to_continue) {
+        mca_pml_zip_direct_t *d = to_continue;
+        to_continue = d->next;
+        if (NULL == to_continue) {
+            to_continue_end = &to_continue;
+        }
+        --mca_pml_zip_direct_pending;
+        const int source = d->inner->req_status.MPI_SOURCE;
+        const int tag = d->inner->req_status.MPI_TAG;
+        mca_pml_zip_request_t *req =
+            mca_pml_zip_recv_request(d->buf, d->count, d->dtype, source, tag, d->comm, false);
+        if (NULL == req) {
+            mca_pml_zip_direct_finish(d, source, tag, 0, MPI_ERR_NO_MEM);
+            continue;
+        }
+        req->direct = d; /* completes d->inner (mca_pml_zip_request_complete) */
+        mca_pml_zip_recv_first(req, source, tag, &d->head, NULL);
+        ++n;
+    }
+    return n;
+}
