@@ -462,8 +462,8 @@ int mca_pml_zip_deliver_message(mca_pml_zip_stash_entry_t *e, void *buf, size_t 
 
 /* ---- pml_zip_direct.c: receives the application holds as the wrapped PML's request ---- */
 
-/* MPI_Irecv as the wrapped PML's own request, where that is safe (a contiguous buffer of at
- * least an envelope's bytes, no MPI_THREAD_MULTIPLE, nothing stashed, pml_zip_direct_recv);
+/* MPI_Irecv as the wrapped PML's own request, where that is safe (a contiguous buffer, no
+ * MPI_THREAD_MULTIPLE, nothing stashed, pml_zip_direct_recv);
  * OMPI_ERR_NOT_SUPPORTED: take a zip request instead. */
 int mca_pml_zip_direct_irecv(void *buf, size_t count, ompi_datatype_t *dtype, int src, int tag,
                              ompi_communicator_t *comm, ompi_request_t **request);

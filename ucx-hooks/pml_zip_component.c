@@ -110,8 +110,8 @@ static const zip_ompi_param_t params[] = {
      * (docs/performance.md, "Direct receives"). */
     {"direct_recv", OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY,
      ZIP_OMPI_PARAM_BOOL(&mca_pml_zip_component.direct_recv, true),
-     "MPI_Irecv into a contiguous buffer of 14 bytes or more returns the wrapped PML's own "
-     "request, zip taking over only if an envelope arrives (not under MPI_THREAD_MULTIPLE). "
+     "MPI_Irecv into a contiguous buffer returns the wrapped PML's own request, zip taking "
+     "over only if an envelope arrives (not under MPI_THREAD_MULTIPLE). "
      "0: every such receive is a zip request"},
     {"policy", OPAL_INFO_LVL_2, MCA_BASE_VAR_SCOPE_READONLY,
      ZIP_OMPI_PARAM_STRING(&mca_pml_zip_component.policy_name, "auto"),
