@@ -136,7 +136,7 @@ app_clean_outputs() {
 }
 
 # app_results APP LOG: the lines of a run's output that depend only on the computation (no
-# timings, dates or rates), for comparing runs. LOG holds the run's stdout and stderr.
+# timings, dates or rates), for comparing runs. LOG holds the run's stdout.
 app_results() {
     local dir
     dir=$(app_dir "$1")
@@ -149,4 +149,18 @@ app_results() {
         miniamr) grep -E ' var [0-9]+ sum |difference too large|^ *Total (blocks|cells)' "$2" ;;
         minivite) grep -E 'Modularity, #Iterations|Number of communities' "$2" ;;
     esac
+}
+
+# app_run APP LOG RESULTS COMMAND...: runs COMMAND in APP's directory; LOG gets its stdout and
+# then its stderr, RESULTS the app_results of its stdout alone: mpirun forwards the two streams
+# in chunks, and a zip statistics line (stderr) once landed in the middle of LULESH's energy.
+# Fails when COMMAND does.
+app_run() {
+    local app=$1 log=$2 results=$3 rc=0
+    shift 3
+    (cd "$(app_dir "$app")" && "$@") >"$log.out" 2>"$log.err" || rc=1
+    cat "$log.out" "$log.err" >"$log"
+    ((rc == 0)) && app_results "$app" "$log.out" >"$results"
+    rm -f "$log.out" "$log.err"
+    return $rc
 }

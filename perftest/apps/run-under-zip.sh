@@ -70,16 +70,9 @@ run() {
     mapfile -t cmd < <(app_cmd "$app")
     mapfile -t args < <(zip_args "$config")
     app_clean_outputs "$app"
-    # The application's output apart from zip's statistics (stderr), which mpirun forwards in
-    # chunks that can land inside an application line; the log holds both.
-    local rc=0
-    (cd "$(app_dir "$app")" &&
+    app_run "$app" "$log" "$out/$app.$config.results" \
         mpirun -np "$(app_np "$app")" --oversubscribe --bind-to none -x OMP_NUM_THREADS=1 \
-            "${args[@]}" "${cmd[@]}") >"$log.out" 2>"$log.err" || rc=1
-    cat "$log.out" "$log.err" >"$log"
-    ((rc == 0)) && app_results "$app" "$log.out" >"$out/$app.$config.results"
-    rm -f "$log.out" "$log.err"
-    ((rc == 0)) && [[ -s $out/$app.$config.results ]]
+        "${args[@]}" "${cmd[@]}" && [[ -s $out/$app.$config.results ]]
 }
 
 # zip_counts LOG: "framed compressed" from zip's finalize statistics: the messages pml/zip

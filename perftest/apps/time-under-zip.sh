@@ -95,16 +95,9 @@ run() {
     mapfile -t args < <(zip_args "$config")
     app_clean_outputs "$app"
     t0=$(date +%s.%N)
-    # The application's output apart from zip's statistics (stderr): mpirun forwards the two
-    # streams in chunks, and a statistics line once landed in the middle of LULESH's energy.
-    local rc=0
-    (cd "$(app_dir "$app")" && launch "$config" "$(app_np "$app")" "${args[@]}" "${cmd[@]}") \
-        >"$log.out" 2>"$log.err" || rc=1
+    app_run "$app" "$log" "$out/$app.$config.$round.results" \
+        launch "$config" "$(app_np "$app")" "${args[@]}" "${cmd[@]}" || return 1
     t1=$(date +%s.%N)
-    cat "$log.out" "$log.err" >"$log"
-    ((rc == 0)) && app_results "$app" "$log.out" >"$out/$app.$config.$round.results"
-    rm -f "$log.out" "$log.err"
-    ((rc == 0)) || return 1
     [[ -s $out/$app.$config.$round.results ]] || return 1
     [[ -s $out/$app.results ]] || cp "$out/$app.$config.$round.results" "$out/$app.results"
     cmp -s "$out/$app.results" "$out/$app.$config.$round.results" || return 1
