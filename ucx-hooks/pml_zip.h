@@ -236,6 +236,11 @@ int mca_pml_zip_encode(const void *buf, size_t count, ompi_datatype_t *dtype,
                        mca_pml_base_send_mode_t mode, ompi_communicator_t *comm, int dst, int tag,
                        bool own_copy, mca_pml_zip_out_t *out);
 void mca_pml_zip_out_release(mca_pml_zip_out_t *out);
+/* A message below pml_zip_threshold that goes bare, decided (and counted) without encoding it:
+ * the send is then the wrapped PML's, in standard mode, as mca_pml_zip_encode would have it. */
+bool mca_pml_zip_sends_small_bare(size_t count, ompi_datatype_t *dtype,
+                                  mca_pml_base_send_mode_t mode, ompi_communicator_t *comm,
+                                  int dst);
 /* Next sequence number of this process (a split message's). */
 uint32_t mca_pml_zip_next_seq(void);
 /* A payload of `bytes` as it travelled (raw, or a frame) from a peer of peer_class took `seconds`
@@ -261,9 +266,9 @@ void mca_pml_zip_arrival_end(int peer_class, size_t bytes, double seen, bool fai
  * neither. A rate r is sent as round(256 log2 r). */
 uint16_t mca_pml_zip_link_hint(void);
 /* Whether a message to rank dst of comm must carry this process's link hint (so must go as an
- * envelope): it has one, and has not told that peer, or the rate moved since. Telling is
- * recorded: the caller sends the envelope. */
-bool mca_pml_zip_hint_due(ompi_communicator_t *comm, int dst);
+ * envelope): it has one, and has not told that peer, or the rate moved since. tell: the telling
+ * is recorded, the caller sends the envelope; else nothing changes (a question only). */
+bool mca_pml_zip_hint_due(ompi_communicator_t *comm, int dst, bool tell);
 /* Where this process has no rate to other nodes yet (none given, timed or heard from peers),
  * takes the one coll/zip's ranks agreed on (coll_zip_agreed_link_remote_mbps), if any: codes
  * whose messages are all below the size arrivals are timed at, or that receive them through

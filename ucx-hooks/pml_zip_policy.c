@@ -249,7 +249,7 @@ static struct {
 } told[ZIP_TOLD_SLOTS];
 static opal_mutex_t told_lock = OPAL_MUTEX_STATIC_INIT;
 
-bool mca_pml_zip_hint_due(ompi_communicator_t *comm, int dst)
+bool mca_pml_zip_hint_due(ompi_communicator_t *comm, int dst, bool tell)
 {
     const uint16_t hint = own_hint;
     if (0 == hint) {
@@ -264,7 +264,7 @@ bool mca_pml_zip_hint_due(ompi_communicator_t *comm, int dst)
     bool due;
     OPAL_THREAD_LOCK(&told_lock);
     due = told[slot].proc != proc || abs((int)told[slot].hint - (int)hint) > ZIP_HINT_RETELL;
-    if (due) {
+    if (due && tell) {
         told[slot].proc = proc;
         told[slot].hint = hint;
     }

@@ -137,6 +137,10 @@ int mca_pml_zip_send(const void *buf, size_t count, ompi_datatype_t *dtype, int 
     if (!zip_send_applies(dst, tag)) {
         return mca_pml_zip_wrapped.pml_send(buf, count, dtype, dst, tag, mode, comm);
     }
+    if (mca_pml_zip_sends_small_bare(count, dtype, mode, comm, dst)) {
+        return mca_pml_zip_wrapped.pml_send(buf, count, dtype, dst, tag, MCA_PML_BASE_SEND_STANDARD,
+                                            comm);
+    }
     if (MCA_PML_BASE_SEND_BUFFERED == mode) {
         return zip_send_detached(buf, count, dtype, dst, tag, comm);
     }
@@ -231,6 +235,10 @@ int mca_pml_zip_isend(const void *buf, size_t count, ompi_datatype_t *dtype, int
 {
     if (!zip_send_applies(dst, tag)) {
         return mca_pml_zip_wrapped.pml_isend(buf, count, dtype, dst, tag, mode, comm, request);
+    }
+    if (mca_pml_zip_sends_small_bare(count, dtype, mode, comm, dst)) {
+        return mca_pml_zip_wrapped.pml_isend(buf, count, dtype, dst, tag,
+                                             MCA_PML_BASE_SEND_STANDARD, comm, request);
     }
     mca_pml_zip_out_t out;
     if (MCA_PML_BASE_SEND_BUFFERED != mode) {

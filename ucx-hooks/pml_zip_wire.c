@@ -153,6 +153,29 @@ uint32_t mca_pml_zip_next_seq(void)
     return (uint32_t)OPAL_THREAD_FETCH_ADD32(&next_seq, 1); /* atomic only with threads */
 }
 
+/* Whether a raw payload of `bytes` goes bare. tell: if the link hint is due it is sent now (the
+ * message goes as an envelope), so the peer counts as told. */
+static bool goes_bare(size_t bytes, mca_pml_base_send_mode_t mode, ompi_communicator_t *comm,
+                      int dst, bool tell)
+{
+    return MCA_PML_BASE_SEND_SYNCHRONOUS != mode && MCA_PML_ZIP_ENVELOPE_BYTES != bytes &&
+           bytes <= mca_pml_zip_component.bare_max && !mca_pml_zip_hint_due(comm, dst, tell);
+}
+
+bool mca_pml_zip_sends_small_bare(size_t count, ompi_datatype_t *dtype,
+                                  mca_pml_base_send_mode_t mode, ompi_communicator_t *comm, int dst)
+{
+    const size_t bytes = dtype->super.size * count;
+    /* Below the threshold nothing is asked of the policy or the streams (mca_pml_zip_encode). A
+     * due hint is only looked at: the encoder sends it. */
+    if (bytes >= mca_pml_zip_component.threshold || MCA_PML_BASE_SEND_BUFFERED == mode ||
+        !goes_bare(bytes, mode, comm, dst, false)) {
+        return false;
+    }
+    count_sent(bytes, bytes, false);
+    return true;
+}
+
 int mca_pml_zip_encode(const void *buf, size_t count, ompi_datatype_t *dtype,
                        mca_pml_base_send_mode_t mode, ompi_communicator_t *comm, int dst, int tag,
                        bool own_copy, mca_pml_zip_out_t *out)
@@ -190,8 +213,7 @@ int mca_pml_zip_encode(const void *buf, size_t count, ompi_datatype_t *dtype,
     }
     /* A bare message: its count (anything but an envelope's 14) says what it is, no header
      * needed. */
-    out->bare = MCA_PML_BASE_SEND_SYNCHRONOUS != mode && MCA_PML_ZIP_ENVELOPE_BYTES != bytes &&
-                bytes <= mca_pml_zip_component.bare_max && !mca_pml_zip_hint_due(comm, dst);
+    out->bare = goes_bare(bytes, mode, comm, dst, true);
     out->split = !out->bare;
     if (out->split) {
         if (!candidate) {
