@@ -134,6 +134,19 @@ if [ -x "$bin/p2p_semantics" ]; then
             ${cfg[ucx+zip+local]} --mca pml_zip_bare_max 0 "$bin/p2p_semantics" "$k"
     done
 fi
+# Direct receives off (pml_zip_direct_recv 0): every MPI_Irecv is a zip request again, the path
+# MPI_THREAD_MULTIPLE programs take; it keeps working.
+if [ -x "$bin/p2p_semantics" ]; then
+    for k in recv_untouched free_active truncate type_mismatch; do
+        run "p2p_semantics $k np=2 pml=ob1+zip direct_recv=0" "p2p_semantics $k (" -np 2 \
+            ${cfg[ob1+zip]} --mca pml_zip_direct_recv 0 "$bin/p2p_semantics" "$k"
+    done
+fi
+for t in nonblocking records; do
+    [ -x "$bin/p2p_$t" ] &&
+        run "p2p_$t np=2 pml=ucx+zip direct_recv=0" "p2p_$t" -np 2 ${cfg[ucx+zip]} \
+            --mca pml_zip_direct_recv 0 "$bin/p2p_$t"
+done
 for t in basic nonblocking probe; do
     [ -x "$bin/p2p_$t" ] &&
         run "p2p_$t np=3 pml=ob1+zip bare_max=0" "p2p_$t" -np 3 --oversubscribe \
