@@ -42,15 +42,16 @@ struct mca_pml_zip_direct_t {
     ompi_request_free_fn_t inner_free; /* its own free function, while zip's stands in */
     char *base;                        /* the buffer's first byte */
     size_t cap;                        /* its bytes */
-    bool landed; /* smaller than an envelope: received into landing, then copied to base */
+    bool landed; /* smaller than an envelope: received into stage, then copied to base */
     void *buf;
     size_t count;
     ompi_datatype_t *dtype;
     ompi_communicator_t *comm;
     bool app_freed; /* MPI_Request_free came before zip was done */
     mca_pml_zip_head_t head;
-    char saved[MCA_PML_ZIP_LANDING_BYTES]; /* what the envelope's bytes covered */
-    char landing[MCA_PML_ZIP_LANDING_BYTES + MCA_PML_ZIP_STAGE_GAP]; /* a stage (landed) */
+    /* In place: what the buffer's first bytes were, to put back what an envelope covered.
+     * Landed: the landing buffer itself (as a zip request's stage, pml_zip_landing.c). */
+    char stage[MCA_PML_ZIP_LANDING_BYTES + MCA_PML_ZIP_STAGE_GAP];
 };
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -148,9 +149,8 @@ static bool first_arrived(mca_pml_zip_direct_t *d)
     }
     mca_pml_zip_head_t head;
     bool framed;
-    const char *data =
-        mca_pml_zip_first_arrived(d->landed ? NULL : d->base, d->landed ? d->landing : d->saved,
-                                  MCA_PML_ZIP_LANDING_BYTES, n, &head, &framed);
+    const char *data = mca_pml_zip_first_arrived(d->landed ? NULL : d->base, d->stage,
+                                                 MCA_PML_ZIP_LANDING_BYTES, n, &head, &framed);
     if (!framed || ZIP_SHAPE_ENVELOPE != head.shape) {
         if (framed) {
             mca_pml_zip_count_received();
@@ -201,7 +201,7 @@ int mca_pml_zip_direct_irecv(void *buf, size_t count, ompi_datatype_t *dtype, in
     d->cap = dtype->super.size * count;
     d->landed = d->cap < MCA_PML_ZIP_LANDING_BYTES;
     if (!d->landed) {
-        memcpy(d->saved, base, MCA_PML_ZIP_LANDING_BYTES);
+        memcpy(d->stage, base, MCA_PML_ZIP_LANDING_BYTES);
     }
     d->base = base;
     d->buf = buf;
@@ -214,7 +214,7 @@ int mca_pml_zip_direct_irecv(void *buf, size_t count, ompi_datatype_t *dtype, in
     OBJ_RETAIN(dtype);
     OBJ_RETAIN(comm);
     ompi_request_t *inner = NULL;
-    int rc = d->landed ? mca_pml_zip_stage_irecv(d->landing, MCA_PML_ZIP_LANDING_BYTES, src, tag,
+    int rc = d->landed ? mca_pml_zip_stage_irecv(d->stage, MCA_PML_ZIP_LANDING_BYTES, src, tag,
                                                  comm, &inner)
                        : mca_pml_zip_wrapped.pml_irecv(buf, count, dtype, src, tag, comm, &inner);
     if (OMPI_SUCCESS != rc) {
