@@ -27,7 +27,7 @@ tests="bcast alltoallv gatherv allreduce comm_cycles threads"
 # Issue 12's collectives, one program per family: program:op,op...
 families="alltoall:alltoall gather_scatter:gather,scatter,scatterv allgather:allgather,allgatherv"
 for t in $tests $(for f in $families; do echo "${f%%:*}"; done) nonblocking lossy pvars stats \
-    large_block corruption alltoallv_int alltoallv_temporal coll_info nb_start; do
+    large_block corruption alltoallv_int alltoallv_temporal coll_info nb_start intercomm; do
     if ! mpicc -O2 -Wall -Wextra -pthread -o "$bin/test_$t" "$here/test_$t.c" -lm 2>"$bin/cc.log"; then
         report "build test_$t" 1 "$bin/cc.log"
     fi
@@ -206,6 +206,20 @@ run_stats "alltoallv_temporal np=3 info auto, compressed" alltoallv_temporal all
 with=$(main_col alltoallv 8)
 [ -n "$with" ] && [ -n "$without" ] && [ $((with * 3)) -lt $((without * 2)) ]
 report "alltoallv_temporal np=3: MPI_Info auto sends $with bytes, off $without" $? "$bin/out.log"
+# Inter-communicators: zip steps aside on each (its verbose line says why, on every rank, for
+# the one made by MPI_Intercomm_create and its duplicate) and the previous component's results
+# are right; the communicator MPI_Intercomm_merge makes of it is zip's again.
+for np in 2 3 4; do
+    run "intercomm np=$np zip=off" intercomm -np "$np" --oversubscribe $zip_off \
+        "$bin/test_intercomm"
+    run_stats "intercomm np=$np zip=on, merged communicator compressed" intercomm \
+        "bcast alltoallv gatherv" compressed -np "$np" --oversubscribe $zip_on \
+        --mca coll_zip_verbose 1 "$bin/test_intercomm"
+    aside=$(grep -c "coll:zip: not used on .*: inter-communicator" "$bin/out.log")
+    [ "$aside" = $((2 * np)) ]
+    report "intercomm np=$np: zip steps aside on both inter-communicators ($aside lines)" $? \
+        "$bin/out.log"
+done
 # Blocks of more than INT_MAX bytes (skipped without 6 GiB of free memory): ~25 s.
 limit=240 run "large_block np=2 zip=on" large_block -np 2 $zip_on "$bin/test_large_block"
 # Corrupt frames (every frame zip sends, by a testing parameter) end in MPI's error handler with

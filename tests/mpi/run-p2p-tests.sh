@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # pml/zip integration tests under mpirun: every p2p_* test with stock Open MPI (baseline), with
 # zip in front of ob1 and in front of pml/ucx, 2-4 ranks; the MPI rules of p2p_semantics, one-sided
-# communication over osc/pt2pt (p2p_osc) and p2p_probe_finalize, one line per case; then the
-# checks of how the component loads (which --mca pml lists open it), the per-communicator switch
-# and the parameters.
+# communication over osc/pt2pt (p2p_osc), p2p_probe_finalize and inter-communicators
+# (p2p_intercomm), one line per case; then the checks of how the component loads (which --mca
+# pml lists open it), the per-communicator switch and the parameters.
 # One line per run: "PASS: name" / "FAIL: name" (or "SKIP: name"); exit status is the number of
 # failures (capped at 100).
 #
@@ -66,7 +66,7 @@ fi
 
 tests="basic nonblocking probe persistent cancel threads info records"
 # Programs of named cases (one mpirun per case below) and the finalize check.
-case_tests="semantics osc probe_finalize link_hint irecv_link temporal coll_link"
+case_tests="semantics osc probe_finalize link_hint irecv_link temporal coll_link intercomm"
 for t in $tests $case_tests; do
     if ! mpicc -O2 -Wall -Wextra -Werror -pthread -I"$top/perftest/data" -o "$bin/p2p_$t" \
         "$here/p2p_$t.c" "$datalib" -lstdc++ -lm 2>"$bin/cc.log"; then
@@ -170,6 +170,17 @@ if [ -x "$bin/p2p_probe_finalize" ]; then
     for c in ob1 ucx ob1+zip ucx+zip; do
         run "p2p_probe_finalize np=2 pml=$c" p2p_probe_finalize -np 2 ${cfg[$c]} \
             "$bin/p2p_probe_finalize"
+    done
+fi
+
+# Inter-communicators: made by MPI_Intercomm_create and merged (3 ranks: groups of 2 and 1), and
+# MPI_Comm_spawn's parent-child communicator (2 ranks spawning 2).
+if [ -x "$bin/p2p_intercomm" ]; then
+    for c in ob1 ucx ob1+zip ucx+zip ob1+zip+local; do
+        run "p2p_intercomm np=3 pml=$c" p2p_intercomm -np 3 --oversubscribe ${cfg[$c]} \
+            "$bin/p2p_intercomm"
+        run "p2p_intercomm spawn np=2 pml=$c" "p2p_intercomm (spawn)" -np 2 --oversubscribe \
+            ${cfg[$c]} "$bin/p2p_intercomm" spawn
     done
 fi
 
