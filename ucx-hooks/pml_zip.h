@@ -124,8 +124,9 @@ void mca_pml_zip_policy_fini(void);
  *            received, never when a probe reads the envelope).
  *   BARE     (any other count): the application's bytes, raw, nothing else: the message as
  *            the wrapped PML would have sent it without zip. Raw payloads up to
- *            pml_zip_bare_max that are not sent in synchronous mode, are not 14 bytes long
- *            and do not carry a link hint (mca_pml_zip_hint_due).
+ *            pml_zip_bare_max (to a node mate without force_local: of any size) that are not
+ *            sent in synchronous mode, are not 14 bytes long and do not carry a link hint
+ *            (mca_pml_zip_hint_due).
  *
  * seq numbers the messages a process sends (all peers, all communicators); it names an
  * envelope's payload tag. Probes keep MPI's order without it (pml_zip_stash.c).

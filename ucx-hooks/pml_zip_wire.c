@@ -154,12 +154,24 @@ uint32_t mca_pml_zip_next_seq(void)
 }
 
 /* Whether a raw payload of `bytes` goes bare. tell: if the link hint is due it is sent now (the
- * message goes as an envelope), so the peer counts as told. */
+ * message goes as an envelope), so the peer counts as told. peer_class: the destination's, or
+ * -1 if not looked up yet. */
 static bool goes_bare(size_t bytes, mca_pml_base_send_mode_t mode, ompi_communicator_t *comm,
-                      int dst, bool tell)
+                      int dst, int peer_class, bool tell)
 {
-    return MCA_PML_BASE_SEND_SYNCHRONOUS != mode && MCA_PML_ZIP_ENVELOPE_BYTES != bytes &&
-           bytes <= mca_pml_zip_component.bare_max && !mca_pml_zip_hint_due(comm, dst, tell);
+    const size_t most = mca_pml_zip_component.bare_max;
+    if (MCA_PML_BASE_SEND_SYNCHRONOUS == mode || MCA_PML_ZIP_ENVELOPE_BYTES == bytes) {
+        return false;
+    }
+    /* Above bare_max an envelope lets the receiver time the link. A node mate never gets a
+     * frame, so its link rate is never asked: any size goes bare to it (but with bare_max 0,
+     * which asks for envelopes). */
+    if (bytes > most &&
+        (0 == most ||
+         ZIP_PEER_LOCAL != (peer_class >= 0 ? peer_class : mca_pml_zip_peer_class(comm, dst)))) {
+        return false;
+    }
+    return !mca_pml_zip_hint_due(comm, dst, tell);
 }
 
 bool mca_pml_zip_sends_small_bare(size_t count, ompi_datatype_t *dtype,
@@ -169,7 +181,7 @@ bool mca_pml_zip_sends_small_bare(size_t count, ompi_datatype_t *dtype,
     /* Below the threshold nothing is asked of the policy or the streams (mca_pml_zip_encode). A
      * due hint is only looked at: the encoder sends it. */
     if (bytes >= mca_pml_zip_component.threshold || MCA_PML_BASE_SEND_BUFFERED == mode ||
-        !goes_bare(bytes, mode, comm, dst, false)) {
+        !goes_bare(bytes, mode, comm, dst, -1, false)) {
         return false;
     }
     count_sent(bytes, bytes, false);
@@ -213,7 +225,7 @@ int mca_pml_zip_encode(const void *buf, size_t count, ompi_datatype_t *dtype,
     }
     /* A bare message: its count (anything but an envelope's 14) says what it is, no header
      * needed. */
-    out->bare = goes_bare(bytes, mode, comm, dst, true);
+    out->bare = goes_bare(bytes, mode, comm, dst, out->peer_class, true);
     out->split = !out->bare;
     if (out->split) {
         if (!candidate) {

@@ -354,6 +354,34 @@ mpirun_logged -np 2 ${cfg[ob1+zip]} --mca pml_zip_stats 1 -x P2P_INFO_POLICY_KEY
     grep -q "PASS: " "$bin/out.log"
 report "Info key zip_policy=never overrides pml_zip_policy on one communicator" $? "$bin/out.log"
 
+# Raw messages to a node mate go bare at any size (its link rate is never asked: it never gets
+# a frame), so without force_local zip adds no byte to p2p_pingpong's 256 KiB-4 MiB messages;
+# a peer judged as remote (force_local) gets an envelope in front of every raw one above
+# pml_zip_bare_max.
+if mpicc -O2 -Wall -Wextra -Werror -I"$top/perftest/data" -o "$bin/p2p_pingpong" \
+    "$here/p2p_pingpong.c" "$datalib" -lstdc++ -lm 2>"$bin/cc.log"; then
+    bare_check() { # the stats lines of both ranks: raw bytes, then wire bytes
+        grep -o 'sent [0-9]* zip messages ([0-9]* compressed), [0-9]* raw bytes -> [0-9]* wire' \
+            "$bin/out.log" | awk '{ n++; raw += $7; wire += $11 } END { print n, raw, wire }'
+    }
+    mpirun_logged -np 2 ${cfg[ob1+zip+local]} --mca pml_zip_stats 1 "$bin/p2p_pingpong" 262144 \
+        4194304
+    read -r n raw wire <<<"$(bare_check)"
+    echo "    ($n stats lines, raw $raw, wire $wire)" >>"$bin/out.log"
+    [ "$n" = 2 ] && [ "$raw" -gt 100000000 ] && [ "$wire" = "$raw" ]
+    report "raw messages of 256 KiB-4 MiB to a node mate go bare (wire bytes = raw bytes)" $? \
+        "$bin/out.log"
+    mpirun_logged -np 2 $path --mca pml ob1,zip --mca pml_zip_enable 1 --mca pml_zip_force_local 1 \
+        --mca pml_zip_policy never --mca pml_zip_stats 1 "$bin/p2p_pingpong" 262144 4194304
+    read -r n raw wire <<<"$(bare_check)"
+    echo "    ($n stats lines, raw $raw, wire $wire)" >>"$bin/out.log"
+    [ "$n" = 2 ] && [ "$raw" -gt 100000000 ] && [ "$wire" -gt "$raw" ]
+    report "under force_local the same messages go as envelope + payload (wire > raw)" $? \
+        "$bin/out.log"
+else
+    report "build p2p_pingpong" 1 "$bin/cc.log"
+fi
+
 # pml_zip_codec takes effect: p2p_codec sends the same two messages whatever the codec, so a
 # codec that differs from fast costs different wire bytes, and a lossy stage fewer (its values
 # arrive within their bound). An invalid spec stops MPI_Init with a message naming it.
