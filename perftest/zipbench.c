@@ -420,6 +420,14 @@ static zb_op *create_op(const char *name, const double *F, long bytes, int rank,
  * or without, starts from the same state. */
 static void warm_transport(int rank, int size)
 {
+    /* On a communicator pml/zip leaves alone (the Info key zip_p2p; stock ignores it), so that
+     * these zeros do not count in its statistics, observe's predicted saving included. */
+    MPI_Info info;
+    MPI_Comm comm;
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "zip_p2p", "false");
+    MPI_Comm_dup_with_info(MPI_COMM_WORLD, info, &comm);
+    MPI_Info_free(&info);
     int h = 1;
     while (2 * h <= size / 2)
         h *= 2;
@@ -432,15 +440,16 @@ static void warm_transport(int rank, int size)
         for (int bytes = 256 << 10; p >= 0 && p < size && bytes <= 1 << 20; bytes *= 4)
             for (int k = 0; k < 3; k++) {
                 if (rank < p) {
-                    MPI_Send(buf, bytes, MPI_BYTE, p, 77, MPI_COMM_WORLD);
-                    MPI_Recv(buf, bytes, MPI_BYTE, p, 77, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+                    MPI_Send(buf, bytes, MPI_BYTE, p, 77, comm);
+                    MPI_Recv(buf, bytes, MPI_BYTE, p, 77, comm, MPI_STATUS_IGNORE);
                 } else {
-                    MPI_Recv(buf, bytes, MPI_BYTE, p, 77, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-                    MPI_Send(buf, bytes, MPI_BYTE, p, 77, MPI_COMM_WORLD);
+                    MPI_Recv(buf, bytes, MPI_BYTE, p, 77, comm, MPI_STATUS_IGNORE);
+                    MPI_Send(buf, bytes, MPI_BYTE, p, 77, comm);
                 }
             }
     }
     free(buf);
+    MPI_Comm_free(&comm);
     MPI_Barrier(MPI_COMM_WORLD);
 }
 
