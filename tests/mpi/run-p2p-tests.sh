@@ -104,6 +104,8 @@ for t in $tests; do
         ${cfg[ob1+zip+lowthreshold]} "$bin/p2p_$t"
     run "p2p_$t np=2 pml=ob1+zip (same node, raw)" "p2p_$t" -np 2 ${cfg[ob1+zip+local]} \
         "$bin/p2p_$t"
+    run "p2p_$t np=2 pml=ucx+zip (same node, raw)" "p2p_$t" -np 2 ${cfg[ucx+zip+local]} \
+        "$bin/p2p_$t"
     run "p2p_$t np=2 pml=ob1+zip+auto" "p2p_$t" -np 2 ${cfg[ob1+zip+auto]} "$bin/p2p_$t"
 done
 for codec in fpc zstd lz4; do
