@@ -12,6 +12,7 @@
 #include "mpi.h"
 #include "ompi/constants.h"
 #include "ompi/communicator/communicator.h"
+#include "ompi/runtime/mpiruntime.h"
 
 #include "coll_zip.h"
 #include "coll_zip_help.h"
@@ -98,9 +99,13 @@ void mca_coll_zip_stats_arm_finalize_summary(struct ompi_communicator_t *comm)
 {
     static int armed = 0;
     mca_coll_zip_component_t *z = &mca_coll_zip_component;
-    /* A plain load first: after the first call, no atomic exchange per call. */
+    /* A plain load first: after the first call, no atomic exchange per call. Not inside
+     * MPI_Init (a spawned process's MPI_Init runs collectives on MPI_COMM_WORLD to connect to
+     * its parents), where MPI_Comm_create_keyval fails on the fatal error handler: a later call
+     * arms it. */
     if (comm != &ompi_mpi_comm_world.comm || !z->stats ||
         __atomic_load_n(&armed, __ATOMIC_RELAXED) ||
+        OMPI_MPI_STATE_INIT_COMPLETED != ompi_mpi_state ||
         __atomic_exchange_n(&armed, 1, __ATOMIC_ACQ_REL)) {
         return;
     }

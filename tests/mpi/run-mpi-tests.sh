@@ -220,6 +220,13 @@ for np in 2 3 4; do
     report "intercomm np=$np: zip steps aside on both inter-communicators ($aside lines)" $? \
         "$bin/out.log"
 done
+# Spawned processes: their MPI_Init runs collectives on their MPI_COMM_WORLD before MPI is
+# initialized (zip's statistics once aborted the job there); the communicator merged with them
+# is zip's, its calls compressed.
+run "intercomm spawn np=2 zip=off" "intercomm (spawn)" -np 2 --oversubscribe $zip_off \
+    "$bin/test_intercomm" spawn
+run_stats "intercomm spawn np=2 zip=on, merged with children compressed" "intercomm (spawn)" \
+    "bcast alltoallv gatherv" compressed -np 2 --oversubscribe $zip_on "$bin/test_intercomm" spawn
 # Blocks of more than INT_MAX bytes (skipped without 6 GiB of free memory): ~25 s.
 limit=240 run "large_block np=2 zip=on" large_block -np 2 $zip_on "$bin/test_large_block"
 # Corrupt frames (every frame zip sends, by a testing parameter) end in MPI's error handler with

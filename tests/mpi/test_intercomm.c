@@ -5,7 +5,8 @@
  * MPI_Bcast from each group's rank 0 (MPI_ROOT / MPI_PROC_NULL), MPI_Allgather,
  * MPI_Alltoallv, MPI_Gatherv to a root of the other group, MPI_Allreduce; then the merged
  * communicator's MPI_Bcast, MPI_Alltoallv and MPI_Gatherv of compressible data, which zip
- * compresses (run-mpi-tests.sh checks the stats). Every result is compared bit for bit.
+ * compresses (run-mpi-tests.sh checks the stats), and with the argument "spawn" the same on
+ * the communicator merged with two spawned children. Every result is compared bit for bit.
  */
 #include "zt_common.h"
 
@@ -129,13 +130,13 @@ static void on_intercomm(MPI_Comm inter, int group, int rank)
     free(b);
 }
 
-/* The merged communicator: zip's own bcast, alltoallv and gatherv. */
-static void on_merged(MPI_Comm comm)
+/* The merged communicator: zip's own bcast, alltoallv and gatherv. wrank: this process's id
+ * as the owner of its blocks (its world rank; spawned children add 1000). */
+static void on_merged(MPI_Comm comm, int wrank)
 {
-    int rank, size, wrank;
+    int rank, size;
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &size);
-    MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
     double *a = malloc(sizeof(double) * N * (size_t)size);
     double *b = malloc(sizeof(double) * N * (size_t)size);
     /* The merged ranks' world ranks, for the owners of the blocks. */
@@ -174,9 +175,51 @@ static void on_merged(MPI_Comm comm)
     free(b);
 }
 
+/* With "spawn": the parents spawn two children running this program, and the communicator
+ * merged from the parent-child one runs on_merged (zip's own algorithms across processes that
+ * joined later). The children send their failed checks to the parents' rank 0. */
+static void with_children(const char *program)
+{
+    int wrank;
+    MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
+    MPI_Comm child, merged;
+    int errs[2];
+    zt_check(MPI_SUCCESS == MPI_Comm_spawn(program, MPI_ARGV_NULL, 2, MPI_INFO_NULL, 0,
+                                           MPI_COMM_WORLD, &child, errs),
+             "comm_spawn", wrank);
+    MPI_Intercomm_merge(child, 0, &merged);
+    MPI_Comm_set_errhandler(merged, MPI_ERRORS_RETURN);
+    on_merged(merged, wrank);
+    int none = 0, theirs = 0; /* the parents add nothing: only the children's count */
+    MPI_Reduce(&none, &theirs, 1, MPI_INT, MPI_SUM, 0, merged);
+    if (0 == wrank)
+        zt_check(0 == theirs, "the spawned children's checks", wrank);
+    MPI_Comm_free(&merged);
+    MPI_Comm_disconnect(&child);
+}
+
+static int as_child(MPI_Comm parent)
+{
+    int wrank;
+    MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
+    MPI_Comm merged;
+    MPI_Intercomm_merge(parent, 1, &merged);
+    MPI_Comm_set_errhandler(merged, MPI_ERRORS_RETURN);
+    on_merged(merged, 1000 + wrank);
+    MPI_Reduce(&zt_failures, NULL, 1, MPI_INT, MPI_SUM, 0, merged);
+    MPI_Comm_free(&merged);
+    MPI_Comm_disconnect(&parent);
+    MPI_Finalize();
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
+    MPI_Comm parent;
+    MPI_Comm_get_parent(&parent);
+    if (MPI_COMM_NULL != parent)
+        return as_child(parent);
     int wrank, wsize;
     MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
     MPI_Comm_size(MPI_COMM_WORLD, &wsize);
@@ -203,9 +246,13 @@ int main(int argc, char **argv)
     /* Group 1 first in the merged order: its ranks are not the world's. */
     MPI_Intercomm_merge(inter, 0 == group, &merged);
     MPI_Comm_set_errhandler(merged, MPI_ERRORS_RETURN);
-    on_merged(merged);
+    on_merged(merged, wrank);
     MPI_Comm_free(&merged);
     MPI_Comm_free(&inter);
     MPI_Comm_free(&local);
+    if (argc > 1 && 0 == strcmp(argv[1], "spawn")) {
+        with_children(argv[0]);
+        return zt_finish("intercomm (spawn)");
+    }
     return zt_finish("intercomm");
 }
