@@ -163,15 +163,14 @@ static bool goes_bare(size_t bytes, mca_pml_base_send_mode_t mode, ompi_communic
     if (MCA_PML_BASE_SEND_SYNCHRONOUS == mode || MCA_PML_ZIP_ENVELOPE_BYTES == bytes) {
         return false;
     }
-    /* Above bare_max an envelope lets the receiver time the link. A node mate never gets a
-     * frame, so its link rate is never asked: any size goes bare to it (but with bare_max 0,
-     * which asks for envelopes). */
-    if (bytes > most &&
-        (0 == most ||
-         ZIP_PEER_LOCAL != (peer_class >= 0 ? peer_class : mca_pml_zip_peer_class(comm, dst)))) {
-        return false;
+    if (bytes <= most) {
+        return !mca_pml_zip_hint_due(comm, dst, tell);
     }
-    return !mca_pml_zip_hint_due(comm, dst, tell);
+    /* Above bare_max an envelope lets the receiver time the link. A node mate never gets a
+     * frame (nor a link hint), so its link rate is never asked: any size goes bare to it (but
+     * with bare_max 0, which asks for envelopes). */
+    return 0 != most &&
+           ZIP_PEER_LOCAL == (peer_class >= 0 ? peer_class : mca_pml_zip_peer_class(comm, dst));
 }
 
 bool mca_pml_zip_sends_small_bare(size_t count, ompi_datatype_t *dtype,
