@@ -186,6 +186,13 @@ typedef struct {
     double best;
 } link_warmup_t;
 static link_warmup_t arrival_warmup[2];
+/* Arrival times against size (zip.h): a transport that moves part of a payload before zip
+ * starts the clock makes each arrival's own rate too fast. Once arrivals of sizes twofold apart
+ * were timed, the fitted rate replaces the per-arrival ones (pending_refit: the estimate is
+ * reset when the fitted rates' warm-up ends). Under warmup_lock. */
+static zip_link_fit_t arrival_fit[2];
+static bool arrival_fitted[2];
+static volatile bool pending_refit[2];
 static opal_mutex_t warmup_lock = OPAL_MUTEX_STATIC_INIT;
 
 /* Whether an observation of *Bps may be used; the one that ends the warm-up becomes the
@@ -280,13 +287,29 @@ void mca_pml_zip_observe_arrival(int peer_class, size_t bytes, double seconds)
     if (!(seconds > 0.0)) {
         return;
     }
-    double Bps = (double)bytes / seconds;
+    int fitted;
+    OPAL_THREAD_LOCK(&warmup_lock);
+    double Bps = zip_link_fit_observe(&arrival_fit[peer_class], bytes, seconds, &fitted);
+    if (fitted && !arrival_fitted[peer_class]) {
+        /* The rates before were each arrival's own, too fast by its early part: the fitted
+         * ones start afresh, through a warm-up of their own. */
+        arrival_fitted[peer_class] = true;
+        arrival_warmup[peer_class] = (link_warmup_t){0};
+        pending_refit[peer_class] = true;
+    }
+    OPAL_THREAD_UNLOCK(&warmup_lock);
+    opal_output_verbose(20, mca_pml_zip_component.output,
+                        "pml:zip: %zu bytes from class %d timed in %.1f us: %.1f MB/s, link %.1f "
+                        "MB/s%s",
+                        bytes, peer_class, 1e6 * seconds, 1e-6 * (double)bytes / seconds,
+                        1e-6 * Bps, fitted ? " (fitted over sizes)" : "");
     if (!warmed_up(&arrival_warmup[peer_class], &Bps)) {
         return;
     }
     zip_estimator_t *e = mca_pml_zip_estimator();
-    if (!arrival_timed[peer_class]) {
+    if (!arrival_timed[peer_class] || pending_refit[peer_class]) {
         arrival_timed[peer_class] = true;
+        pending_refit[peer_class] = false;
         zip_estimator_reset_link(e, peer_class);
     }
     observe_rate(e, peer_class, Bps);
@@ -413,6 +436,9 @@ void mca_pml_zip_policy_fini(void)
     coll_agreed_mbps = NULL;
     coll_var_absent = false;
     memset(arrival_warmup, 0, sizeof(arrival_warmup));
+    memset(arrival_fit, 0, sizeof(arrival_fit));
+    arrival_fitted[0] = arrival_fitted[1] = false;
+    pending_refit[0] = pending_refit[1] = false;
     own_hint = adopted_hint = 0;
     free(comm_setting);
     comm_setting = NULL;

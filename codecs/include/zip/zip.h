@@ -260,6 +260,35 @@ void zip_estimator_fix_link(zip_estimator_t *e, int peer_class, double Bps);
 /* Speeds for a transfer to peer_class sharing the NIC with `sharing` - 1 others. */
 zip_speeds_t zip_estimator_speeds(const zip_estimator_t *e, int peer_class, int sharing);
 
+/*
+ * A link's rate from timed arrivals of several sizes. A transport can move a fixed part of each
+ * payload before the receiver starts the clock (ob1 over TCP sends a rendezvous payload's first
+ * 64 KiB with its header, before the receive is posted): then bytes / seconds overstates the
+ * rate, by 25-30 % at 256 KiB on a 1 Gbit/s link. Fitting seconds = a + bytes / rate over
+ * payloads of different sizes removes any fixed part, early bytes or latency alike. Per size
+ * class (powers of two from 128 KiB) the fastest of its recent arrivals is kept; the rate is the
+ * slope between the smallest and the largest class seen lately, once they differ twofold, and
+ * stays within a factor 2 of the largest class's own rate (a fixed part can make a payload at
+ * least twice its size look at most twice as fast; a wider gap is noise). Plain data, no lock:
+ * the caller serialises.
+ */
+#define ZIP_LINK_FIT_CLASSES 16
+typedef struct {
+    double bytes; /* the kept arrival of the class, 0: none */
+    double seconds;
+    uint32_t age;  /* arrivals in the class since the kept one */
+    uint32_t last; /* the fit's arrival count at the class's latest arrival */
+} zip_link_fit_class_t;
+typedef struct {
+    zip_link_fit_class_t cls[ZIP_LINK_FIT_CLASSES];
+    uint32_t arrivals;
+} zip_link_fit_t;
+
+/* Records an arrival of bytes in seconds and returns the link rate (bytes per second) to use:
+ * the fitted one when *fitted is set to 1, else this arrival's own bytes / seconds (0 for an
+ * arrival that cannot be timed: no bytes or no time). */
+double zip_link_fit_observe(zip_link_fit_t *f, size_t bytes, double seconds, int *fitted);
+
 /* Measures ctx's compress and decompress speed on a synthetic smooth field of doubles
  * (about a millisecond), e.g. to seed an estimator. */
 zip_status_t zip_calibrate(zip_ctx_t *ctx, double *compress_Bps, double *decompress_Bps);
