@@ -84,15 +84,18 @@ static const zip_ompi_param_t params[] = {
     /* As envelope + payload, streams of raw 4-64 KiB messages on shared memory ran at
      * 0.79-0.95x stock's rate (the payload waits as an unexpected message; docs/performance.md,
      * "The framing's cost on a fast link"), and small ones behind a 16-byte prefix at
-     * 0.45-0.85x. Bare, they are stock's messages. Above 64 KiB the envelope costs little, and
-     * its payloads are what the link rate is timed on (from 128 KiB): a process whose large
-     * messages all went bare would never learn its link. */
+     * 0.45-0.85x. Bare, they are stock's messages. Above 64 KiB the envelope costs a few
+     * percent, and its payloads are what the link rate is timed on (from 128 KiB): a process
+     * whose large messages all went bare would never learn its link, so they keep envelopes
+     * until it has a rate, then about one in 16 does (pml_zip_wire.c). */
     {"bare_max", OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY,
      ZIP_OMPI_PARAM_SIZE(&mca_pml_zip_component.bare_max, 65536),
      "Largest raw payload in bytes sent bare: as the application's data alone, one message, "
-     "as without zip. Larger ones, synchronous sends, compressed ones, 14-byte ones and those "
+     "as without zip. Larger raw ones to node mates go bare too; to other nodes (all peers "
+     "under force_local), once this process knows its rate to them, all but about one in 16 "
+     "(timed by receivers). Synchronous sends, compressed ones, 14-byte ones and those "
      "that carry this process's link rate to a peer go as an envelope followed by the "
-     "payload. Receivers take either shape whatever their own value"},
+     "payload. 0: envelopes for all. Receivers take either shape whatever their own value"},
     {"codec_threads", OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY,
      ZIP_OMPI_PARAM_INT(&mca_pml_zip_component.codec_threads, 1),
      "Threads that compress and decompress the blocks of one message of 256 KiB or more "

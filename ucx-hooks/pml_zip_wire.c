@@ -153,6 +153,24 @@ uint32_t mca_pml_zip_next_seq(void)
     return (uint32_t)OPAL_THREAD_FETCH_ADD32(&next_seq, 1); /* atomic only with threads */
 }
 
+/* Raw payloads above bare_max to a peer of a class whose link rate this process knows: one in
+ * about ZIP_TIMED_ONE_IN carries an envelope, enough for receivers to go on timing the link
+ * (and to follow a link that got slower); the others go bare, at stock's cost (an envelope
+ * costs a message and a match, 4-6 % of a 128-256 KiB payload's time on shared memory). The
+ * counter is stepped by the golden ratio so that the envelopes fall on every phase of a
+ * periodic pattern (alternating sizes: the fit of arrival time against size needs both). */
+#define ZIP_TIMED_ONE_IN_LOG2 4
+static volatile int32_t large_raw_sent;
+
+static bool carries_envelope_for_timing(int peer_class)
+{
+    if (zip_estimator_speeds(mca_pml_zip_estimator(), peer_class, 1).link_Bps <= 0.0) {
+        return true; /* no rate yet: every one is timed */
+    }
+    const uint32_t n = (uint32_t)OPAL_THREAD_FETCH_ADD32(&large_raw_sent, 1);
+    return 0 == (n * UINT32_C(2654435769)) >> (32 - ZIP_TIMED_ONE_IN_LOG2);
+}
+
 /* Whether a raw payload of `bytes` goes bare. tell: if the link hint is due it is sent now (the
  * message goes as an envelope), so the peer counts as told. peer_class: the destination's, or
  * -1 if not looked up yet. */
@@ -166,11 +184,17 @@ static bool goes_bare(size_t bytes, mca_pml_base_send_mode_t mode, ompi_communic
     if (bytes <= most) {
         return !mca_pml_zip_hint_due(comm, dst, tell);
     }
-    /* Above bare_max an envelope lets the receiver time the link. A node mate never gets a
-     * frame (nor a link hint), so its link rate is never asked: any size goes bare to it (but
-     * with bare_max 0, which asks for envelopes). */
-    return 0 != most &&
-           ZIP_PEER_LOCAL == (peer_class >= 0 ? peer_class : mca_pml_zip_peer_class(comm, dst));
+    if (0 == most) {
+        return false; /* envelopes for all */
+    }
+    /* A node mate never gets a frame (nor a link hint), so its link rate is never asked: any
+     * size goes bare to it. To others, an envelope now and then lets the receiver time the
+     * link. */
+    const int pc = peer_class >= 0 ? peer_class : mca_pml_zip_peer_class(comm, dst);
+    if (ZIP_PEER_LOCAL == pc) {
+        return true;
+    }
+    return !mca_pml_zip_hint_due(comm, dst, tell) && !carries_envelope_for_timing(pc);
 }
 
 bool mca_pml_zip_sends_small_bare(size_t count, ompi_datatype_t *dtype,
