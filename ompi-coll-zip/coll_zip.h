@@ -130,6 +130,13 @@ void mca_coll_zip_stats_arm_finalize_summary(struct ompi_communicator_t *comm);
 /* coll_zip_transport.c: the algorithms' transport on the PML */
 void mca_coll_zip_transport_init(zip_transport_t *t, struct ompi_communicator_t *comm);
 
+/* A communicator's name in messages: the one MPI_Comm_set_name gave, else says it has none (a
+ * communicator from MPI_Comm_dup or MPI_Comm_split is unnamed). */
+static inline const char *mca_coll_zip_comm_name(const struct ompi_communicator_t *comm)
+{
+    return '\0' != comm->c_name[0] ? comm->c_name : "an unnamed communicator";
+}
+
 /* The algorithms' element type (ZIP_ALGO_*) of data of dtype: the type signature decides, as
  * for pml/zip (zip_ompi.h); ZIP_ALGO_* equal zip_elem_type_t (algo/codec_binding.cpp). */
 static inline int mca_coll_zip_elem_type(struct ompi_datatype_t *dtype)

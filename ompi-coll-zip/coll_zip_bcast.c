@@ -52,7 +52,7 @@ static zip_bcast_plan_t bcast_plan(const mca_coll_zip_module_t *m, const zip_alg
     opal_output_verbose(10, z->output,
                         "coll:zip: MPI_Bcast of %zu bytes on %s: topology %d, chain segment %zu "
                         "(the rule's %zu)",
-                        bytes, comm->c_name, plan.topology, plan.chain_segment,
+                        bytes, mca_coll_zip_comm_name(comm), plan.topology, plan.chain_segment,
                         zip_bcast_segment_bytes(bytes, size, z->segment_size));
     return plan;
 }

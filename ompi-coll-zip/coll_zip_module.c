@@ -249,8 +249,8 @@ mca_coll_base_module_t *mca_coll_zip_comm_query(struct ompi_communicator_t *comm
              "coll_zip_force_local 1 overrides)";
     }
     if (NULL != no) {
-        opal_output_verbose(level, z->output, "coll:zip: not used on %s (cid %d): %s", comm->c_name,
-                            comm->c_contextid, no);
+        opal_output_verbose(level, z->output, "coll:zip: not used on %s (cid %d): %s",
+                            mca_coll_zip_comm_name(comm), comm->c_contextid, no);
         return NULL;
     }
 
@@ -265,7 +265,7 @@ mca_coll_base_module_t *mca_coll_zip_comm_query(struct ompi_communicator_t *comm
     ZIP_OFFER(BARRIER, barrier, Barrier)
 #undef ZIP_OFFER
     opal_output_verbose(10, z->output, "coll:zip: offered on %s (cid %d) with priority %d",
-                        comm->c_name, comm->c_contextid, *priority);
+                        mca_coll_zip_comm_name(comm), comm->c_contextid, *priority);
     return &m->super;
 }
 
@@ -305,7 +305,7 @@ static bool temporal_wanted(struct ompi_communicator_t *comm)
         opal_output(0,
                     "coll:zip: MPI_Info zip_alltoallv_temporal \"%s\" on %s is not one of off, "
                     "auto; off",
-                    value, comm->c_name);
+                    value, mca_coll_zip_comm_name(comm));
     }
     return 1 == mode;
 }
@@ -330,14 +330,15 @@ static void enable_temporal(mca_coll_zip_module_t *m, struct ompi_communicator_t
         opal_output(0,
                     "coll:zip: coll_zip_alltoallv_temporal is off on %s: codec \"%s\" cannot "
                     "code deltas (%s)",
-                    comm->c_name, zip_ctx_spec(m->codec), zip_ctx_last_error(m->codec));
+                    mca_coll_zip_comm_name(comm), zip_ctx_spec(m->codec),
+                    zip_ctx_last_error(m->codec));
         return;
     }
     m->temporal = zip_algo_temporal_create(ompi_comm_size(comm),
                                            mca_coll_zip_component.alltoallv_temporal_memory);
     if (NULL == m->temporal) {
         opal_output(0, "coll:zip: coll_zip_alltoallv_temporal is off on %s: out of memory",
-                    comm->c_name);
+                    mca_coll_zip_comm_name(comm));
     }
 }
 
@@ -375,7 +376,7 @@ static int zip_module_enable(mca_coll_base_module_t *module, struct ompi_communi
     m->codec = zip_ctx_create(z->codec_spec, &status);
     if (NULL == m->codec) {
         opal_output(0, "coll:zip: cannot create codec \"%s\" for %s: %s", z->codec_spec,
-                    comm->c_name, zip_spec_error());
+                    mca_coll_zip_comm_name(comm), zip_spec_error());
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
     if (0 != z->block_size && ZIP_OK != zip_ctx_set_block_size(m->codec, z->block_size)) {
@@ -392,8 +393,8 @@ static int zip_module_enable(mca_coll_base_module_t *module, struct ompi_communi
     }
     enable_temporal(m, comm);
     mca_coll_zip_policy_subscribe(comm);
-    opal_output_verbose(10, z->output, "coll:zip: enabled on %s (cid %d), codec %s%s", comm->c_name,
-                        comm->c_contextid, zip_ctx_spec(m->codec),
+    opal_output_verbose(10, z->output, "coll:zip: enabled on %s (cid %d), codec %s%s",
+                        mca_coll_zip_comm_name(comm), comm->c_contextid, zip_ctx_spec(m->codec),
                         NULL != m->temporal ? ", alltoall(v) temporal" : "");
     return OMPI_SUCCESS;
 }

@@ -106,7 +106,7 @@ static int agree(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm)
     opal_output_verbose(1, z->output,
                         "coll:zip: %s: link MB/s local %.0f remote %.0f, codec MB/s %.0f / %.0f, "
                         "up to %d ranks per node, at least %.0f %% of the chain's hops on a node",
-                        comm->c_name, s->link_Bps[0] / 1e6, s->link_Bps[1] / 1e6,
+                        mca_coll_zip_comm_name(comm), s->link_Bps[0] / 1e6, s->link_Bps[1] / 1e6,
                         s->compress_Bps / 1e6, s->decompress_Bps / 1e6, s->ranks_per_node,
                         100.0 * s->chain_local_share);
     z->last_speeds.link_Bps = s->link_Bps[ZIP_PEER_REMOTE];
@@ -132,7 +132,7 @@ void mca_coll_zip_policy_agree_now(mca_coll_zip_module_t *m, struct ompi_communi
     if (OMPI_SUCCESS != rc) {
         opal_output_verbose(1, mca_coll_zip_component.output,
                             "coll:zip: %s: could not agree on speeds (%d): handing calls on",
-                            comm->c_name, rc);
+                            mca_coll_zip_comm_name(comm), rc);
     }
 }
 
@@ -164,8 +164,8 @@ static const mca_coll_zip_route_t *find_route(mca_coll_zip_module_t *m,
                                 NULL == m->peer_on_node, &r->policy);
     r->mode = (int)mode;
     opal_output_verbose(10, mca_coll_zip_component.output, "coll:zip: %s on %s under policy %s: %s",
-                        zip_coll_op_calls[op], comm->c_name, zip_policy_mode_name(mode),
-                        zip_verdict_name(r->verdict));
+                        zip_coll_op_calls[op], mca_coll_zip_comm_name(comm),
+                        zip_policy_mode_name(mode), zip_verdict_name(r->verdict));
     return r;
 }
 

@@ -41,19 +41,20 @@ int mca_coll_zip_account(int op, struct ompi_communicator_t *comm, int root, int
         mca_coll_zip_stats_policy(op, (zip_verdict_t)result->verdict);
     }
     opal_output_verbose(10, mca_coll_zip_component.output,
-                        "coll:zip: %s on %s (root %d): sent %zu as %zu", call, comm->c_name, root,
-                        result->bytes_in, result->bytes_out);
+                        "coll:zip: %s on %s (root %d): sent %zu as %zu", call,
+                        mca_coll_zip_comm_name(comm), root, result->bytes_in, result->bytes_out);
     if (ZIP_OK != binding->failed) {
         opal_output_verbose(1, mca_coll_zip_component.output,
                             "coll:zip: %s on %s: a frame did not decode: %s (%s)", call,
-                            comm->c_name, zip_status_str(binding->failed),
+                            mca_coll_zip_comm_name(comm), zip_status_str(binding->failed),
                             zip_ctx_last_error(binding->codec));
     }
     if (ZIP_ALGO_ERR_LENGTH == algo_rc) {
         mca_coll_zip_show_help("plain length",
-                               "%s on communicator %s: a block that should have arrived plain "
+                               "%s on %s: a block that should have arrived plain "
                                "brought %zu bytes instead of %zu",
-                               call, comm->c_name, result->plain_got, result->plain_want);
+                               call, mca_coll_zip_comm_name(comm), result->plain_got,
+                               result->plain_want);
         return MPI_ERR_TRUNCATE;
     }
     return mca_coll_zip_algo_error(algo_rc, call, comm);

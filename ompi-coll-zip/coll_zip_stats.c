@@ -149,7 +149,7 @@ int mca_coll_zip_algo_error(int algo_rc, const char *op, struct ompi_communicato
         rc = OMPI_ERROR;
         break;
     }
-    mca_coll_zip_show_help("codec failure", "%s on communicator %s failed: %s", op, comm->c_name,
+    mca_coll_zip_show_help("codec failure", "%s on %s failed: %s", op, mca_coll_zip_comm_name(comm),
                            zip_coll_error_text(algo_rc));
     return rc;
 }
