@@ -188,8 +188,8 @@ typedef struct {
 static link_warmup_t arrival_warmup[2];
 /* Arrival times against size (zip.h): a transport that moves part of a payload before zip
  * starts the clock makes each arrival's own rate too fast. Once arrivals of sizes twofold apart
- * were timed, the fitted rate replaces the per-arrival ones (pending_refit: the estimate is
- * reset when the fitted rates' warm-up ends). Under warmup_lock. */
+ * were timed, that fixed part is taken out of every arrival's time (pending_refit: the estimate
+ * of the uncorrected rates is reset when the corrected ones' warm-up ends). Under warmup_lock. */
 static zip_link_fit_t arrival_fit[2];
 static bool arrival_fitted[2];
 static volatile bool pending_refit[2];
@@ -291,8 +291,8 @@ void mca_pml_zip_observe_arrival(int peer_class, size_t bytes, double seconds)
     OPAL_THREAD_LOCK(&warmup_lock);
     double Bps = zip_link_fit_observe(&arrival_fit[peer_class], bytes, seconds, &fitted);
     if (fitted && !arrival_fitted[peer_class]) {
-        /* The rates before were each arrival's own, too fast by its early part: the fitted
-         * ones start afresh, through a warm-up of their own. */
+        /* The rates before were uncorrected, too fast by any early part: the corrected ones
+         * start afresh, through a warm-up of their own. */
         arrival_fitted[peer_class] = true;
         arrival_warmup[peer_class] = (link_warmup_t){0};
         pending_refit[peer_class] = true;
@@ -302,7 +302,7 @@ void mca_pml_zip_observe_arrival(int peer_class, size_t bytes, double seconds)
                         "pml:zip: %zu bytes from class %d timed in %.1f us: %.1f MB/s, link %.1f "
                         "MB/s%s",
                         bytes, peer_class, 1e6 * seconds, 1e-6 * (double)bytes / seconds,
-                        1e-6 * Bps, fitted ? " (fitted over sizes)" : "");
+                        1e-6 * Bps, fitted ? " (fixed part fitted over sizes)" : "");
     if (!warmed_up(&arrival_warmup[peer_class], &Bps)) {
         return;
     }

@@ -1,5 +1,6 @@
-// zip_link_fit_observe (zip.h): a link's rate as the slope of arrival time against size, so that
-// a fixed part of every arrival (bytes moved before the clock started, or latency) drops out.
+// zip_link_fit_observe (zip.h): an arrival's rate with the fixed part of every arrival's time
+// taken out (bytes moved before the clock started, or latency), that fixed part fitted from the
+// two smallest sizes seen lately.
 #include <cmath>
 
 #include "zip/zip.h"
@@ -27,19 +28,11 @@ double rate_of(const zip_link_fit_class_t &c)
     return c.bytes / c.seconds;
 }
 
-} // namespace
-
-extern "C" double zip_link_fit_observe(zip_link_fit_t *f, size_t bytes, double seconds, int *fitted)
+// Keeps the arrival in its class if it is the class's fastest lately.
+void keep(zip_link_fit_t *f, size_t bytes, double seconds)
 {
-    *fitted = 0;
-    if (bytes == 0 || !(seconds > 0.0))
-        return 0.0;
-    const double own = double(bytes) / seconds;
-    if (f == nullptr || bytes < (size_t(1) << kFirstClassLog2))
-        return own;
-
     zip_link_fit_class_t &c = f->cls[class_of(bytes)];
-    if (c.bytes == 0.0 || own >= rate_of(c) || c.age + 1 >= kKeepArrivals) {
+    if (c.bytes == 0.0 || double(bytes) / seconds >= rate_of(c) || c.age + 1 >= kKeepArrivals) {
         c.bytes = double(bytes);
         c.seconds = seconds;
         c.age = 0;
@@ -47,22 +40,47 @@ extern "C" double zip_link_fit_observe(zip_link_fit_t *f, size_t bytes, double s
         ++c.age;
     }
     c.last = ++f->arrivals;
+}
 
+// The time every arrival has beyond its bytes at the link's rate (negative: bytes that came
+// before the clock started), from the smallest recent class and the next recent one at least
+// twice its size; false until there are two. The smallest sizes, because there the fixed part
+// weighs most and the rate is least affected by what bends it at large sizes (caches, page
+// faults on shared memory).
+bool fixed_part(const zip_link_fit_t *f, double *seconds)
+{
     const zip_link_fit_class_t *lo = nullptr;
-    const zip_link_fit_class_t *hi = nullptr;
     for (const zip_link_fit_class_t &k : f->cls) {
         if (k.bytes == 0.0 || f->arrivals - k.last >= kRecentArrivals)
             continue;
-        if (lo == nullptr)
+        if (lo == nullptr) {
             lo = &k;
-        hi = &k;
+        } else if (k.bytes >= 2.0 * lo->bytes) {
+            const double slope = (k.seconds - lo->seconds) / (k.bytes - lo->bytes);
+            if (!(slope > 0.0))
+                return false;
+            *seconds = lo->seconds - lo->bytes * slope;
+            return true;
+        }
     }
-    if (lo == hi || hi->bytes < 2.0 * lo->bytes)
-        return own;
-    const double slope = (hi->seconds - lo->seconds) / (hi->bytes - lo->bytes);
-    if (!(slope > 0.0))
-        return own;
-    const double largest = rate_of(*hi);
+    return false;
+}
+
+} // namespace
+
+extern "C" double zip_link_fit_observe(zip_link_fit_t *f, size_t bytes, double seconds, int *fitted)
+{
+    *fitted = 0;
+    if (bytes == 0 || !(seconds > 0.0))
+        return 0.0;
+    if (f == nullptr || bytes < (size_t(1) << kFirstClassLog2))
+        return double(bytes) / seconds;
+    keep(f, bytes, seconds);
+    double fixed = 0.0;
+    if (!fixed_part(f, &fixed))
+        return double(bytes) / seconds;
     *fitted = 1;
-    return std::fmin(std::fmax(1.0 / slope, 0.5 * largest), 2.0 * largest);
+    // At most halved or doubled: a wider correction is noise in the two classes, not a link.
+    const double wire = std::fmin(std::fmax(seconds - fixed, 0.5 * seconds), 2.0 * seconds);
+    return double(bytes) / wire;
 }

@@ -264,13 +264,14 @@ zip_speeds_t zip_estimator_speeds(const zip_estimator_t *e, int peer_class, int 
  * A link's rate from timed arrivals of several sizes. A transport can move a fixed part of each
  * payload before the receiver starts the clock (ob1 over TCP sends a rendezvous payload's first
  * 64 KiB with its header, before the receive is posted): then bytes / seconds overstates the
- * rate, by 25-30 % at 256 KiB on a 1 Gbit/s link. Fitting seconds = a + bytes / rate over
- * payloads of different sizes removes any fixed part, early bytes or latency alike. Per size
- * class (powers of two from 128 KiB) the fastest of its recent arrivals is kept; the rate is the
- * slope between the smallest and the largest class seen lately, once they differ twofold, and
- * stays within a factor 2 of the largest class's own rate (a fixed part can make a payload at
- * least twice its size look at most twice as fast; a wider gap is noise). Plain data, no lock:
- * the caller serialises.
+ * rate, by 25-30 % at 256 KiB on a 1 Gbit/s link; latency understates it. Both are a fixed part
+ * of every arrival's time: seconds = fixed + bytes / rate. Per size class (powers of two from
+ * 128 KiB) the fastest of its recent arrivals is kept; once the smallest class seen lately and
+ * another at least twice its size have one, the line through the two gives the fixed part, and
+ * each arrival's rate is its bytes over its time without it (the time at most halved or
+ * doubled). Each arrival still gives its own rate, so a size that moves slower per byte (large
+ * copies on shared memory) does not slow the others. Plain data, no lock: the caller
+ * serialises.
  */
 #define ZIP_LINK_FIT_CLASSES 16
 typedef struct {
@@ -284,9 +285,9 @@ typedef struct {
     uint32_t arrivals;
 } zip_link_fit_t;
 
-/* Records an arrival of bytes in seconds and returns the link rate (bytes per second) to use:
- * the fitted one when *fitted is set to 1, else this arrival's own bytes / seconds (0 for an
- * arrival that cannot be timed: no bytes or no time). */
+/* Records an arrival of bytes in seconds and returns its rate (bytes per second): without the
+ * fixed part when *fitted is set to 1, else bytes / seconds (0 for an arrival that cannot be
+ * timed: no bytes or no time). */
 double zip_link_fit_observe(zip_link_fit_t *f, size_t bytes, double seconds, int *fitted);
 
 /* Measures ctx's compress and decompress speed on a synthetic smooth field of doubles
