@@ -299,10 +299,11 @@ void mca_pml_zip_observe_arrival(int peer_class, size_t bytes, double seconds)
     }
     OPAL_THREAD_UNLOCK(&warmup_lock);
     opal_output_verbose(20, mca_pml_zip_component.output,
-                        "pml:zip: %zu bytes from class %d timed in %.1f us: %.1f MB/s, link %.1f "
-                        "MB/s%s",
+                        "pml:zip: %zu bytes from class %d timed in %.1f us: %.1f MB/s, %.1f MB/s "
+                        "%s",
                         bytes, peer_class, 1e6 * seconds, 1e-6 * (double)bytes / seconds,
-                        1e-6 * Bps, fitted ? " (fixed part fitted over sizes)" : "");
+                        1e-6 * Bps,
+                        fitted ? "less the fixed part fitted over sizes" : "(no fixed part yet)");
     if (!warmed_up(&arrival_warmup[peer_class], &Bps)) {
         return;
     }

@@ -153,10 +153,11 @@ uint32_t mca_pml_zip_next_seq(void)
     return (uint32_t)OPAL_THREAD_FETCH_ADD32(&next_seq, 1); /* atomic only with threads */
 }
 
-/* Raw payloads above bare_max to a peer of a class whose link rate this process knows: one in
- * about ZIP_TIMED_ONE_IN carries an envelope, enough for receivers to go on timing the link
- * (and to follow a link that got slower); the others go bare, at stock's cost (an envelope
- * costs a message and a match, 4-6 % of a 128-256 KiB payload's time on shared memory). The
+/* Raw payloads above bare_max to a peer of a class whose link rate this process knows: about
+ * one in 2^ZIP_TIMED_ONE_IN_LOG2 (16) carries an envelope, enough for receivers to go on timing
+ * the link (and to follow a link that got slower); the others go bare, at stock's cost (an
+ * envelope costs a message and a match, 3-6 % of a 128-256 KiB payload's time on shared
+ * memory). The
  * counter is stepped by the golden ratio so that the envelopes fall on every phase of a
  * periodic pattern (alternating sizes: the fit of arrival time against size needs both). */
 #define ZIP_TIMED_ONE_IN_LOG2 4
