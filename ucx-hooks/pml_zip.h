@@ -94,6 +94,9 @@ zip_policy_mode_t mca_pml_zip_comm_policy(ompi_communicator_t *comm);
 bool mca_pml_zip_comm_temporal(ompi_communicator_t *comm);
 /* This process's codec and link estimates (created and calibrated on first use). */
 zip_estimator_t *mca_pml_zip_estimator(void);
+/* Whether this process has a link rate to peer_class, without creating the estimator (which
+ * calibrates the codec): a job that never compresses need not pay for that. */
+bool mca_pml_zip_link_known(int peer_class);
 /* Counts a received message (only with pml_zip_stats: the counters are read nowhere else). */
 static inline void mca_pml_zip_count_received(void)
 {

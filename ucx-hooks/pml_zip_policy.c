@@ -405,6 +405,12 @@ zip_estimator_t *mca_pml_zip_estimator(void)
     return estimator;
 }
 
+bool mca_pml_zip_link_known(int peer_class)
+{
+    const zip_estimator_t *e = estimator;
+    return NULL != e && zip_estimator_speeds(e, peer_class, 1).link_Bps > 0.0;
+}
+
 const char *mca_pml_zip_link_source(int peer_class)
 {
     if (ZIP_PEER_REMOTE == peer_class && mca_pml_zip_component.link_gbps_remote > 0.0) {

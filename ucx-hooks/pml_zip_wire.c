@@ -165,7 +165,7 @@ static volatile int32_t large_raw_sent;
 
 static bool carries_envelope_for_timing(int peer_class)
 {
-    if (zip_estimator_speeds(mca_pml_zip_estimator(), peer_class, 1).link_Bps <= 0.0) {
+    if (!mca_pml_zip_link_known(peer_class)) {
         return true; /* no rate yet: every one is timed */
     }
     const uint32_t n = (uint32_t)OPAL_THREAD_FETCH_ADD32(&large_raw_sent, 1);
