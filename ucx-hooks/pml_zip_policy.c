@@ -192,24 +192,21 @@ static link_warmup_t arrival_warmup[2];
  * of the uncorrected rates is reset when the corrected ones' warm-up ends). Under warmup_lock. */
 static zip_link_fit_t arrival_fit[2];
 static bool arrival_fitted[2];
-static volatile bool pending_refit[2];
+static bool pending_refit[2];
 static opal_mutex_t warmup_lock = OPAL_MUTEX_STATIC_INIT;
 
 /* Whether an observation of *Bps may be used; the one that ends the warm-up becomes the
- * fastest seen. */
+ * fastest seen. Under warmup_lock. */
 static bool warmed_up(link_warmup_t *w, double *Bps)
 {
-    bool ready = true;
-    OPAL_THREAD_LOCK(&warmup_lock);
     if (w->seen < ZIP_LINK_WARMUP) {
         if (*Bps > w->best) {
             w->best = *Bps;
         }
-        ready = ++w->seen == ZIP_LINK_WARMUP;
         *Bps = w->best;
+        return ++w->seen == ZIP_LINK_WARMUP;
     }
-    OPAL_THREAD_UNLOCK(&warmup_lock);
-    return ready;
+    return true;
 }
 
 /* Feeds a rate to the estimator as a millisecond's worth of bytes at that rate. */
@@ -297,20 +294,25 @@ void mca_pml_zip_observe_arrival(int peer_class, size_t bytes, double seconds)
         arrival_warmup[peer_class] = (link_warmup_t){0};
         pending_refit[peer_class] = true;
     }
-    OPAL_THREAD_UNLOCK(&warmup_lock);
     opal_output_verbose(20, mca_pml_zip_component.output,
                         "pml:zip: %zu bytes from class %d timed in %.1f us: %.1f MB/s, %.1f MB/s "
                         "%s",
                         bytes, peer_class, 1e6 * seconds, 1e-6 * (double)bytes / seconds,
                         1e-6 * Bps,
                         fitted ? "less the fixed part fitted over sizes" : "(no fixed part yet)");
-    if (!warmed_up(&arrival_warmup[peer_class], &Bps)) {
+    const bool ready = warmed_up(&arrival_warmup[peer_class], &Bps);
+    /* The first rate, or the first corrected one: the estimate starts from it. */
+    const bool reset = ready && (!arrival_timed[peer_class] || pending_refit[peer_class]);
+    if (reset) {
+        pending_refit[peer_class] = false;
+    }
+    OPAL_THREAD_UNLOCK(&warmup_lock);
+    if (!ready) {
         return;
     }
     zip_estimator_t *e = mca_pml_zip_estimator();
-    if (!arrival_timed[peer_class] || pending_refit[peer_class]) {
+    if (reset) {
         arrival_timed[peer_class] = true;
-        pending_refit[peer_class] = false;
         zip_estimator_reset_link(e, peer_class);
     }
     observe_rate(e, peer_class, Bps);
