@@ -205,7 +205,10 @@ for d in ${dirs//,/ }; do
                     continue
                 fi
                 # shellcheck disable=SC2086 # args and targs are lists of words
-                launch "$np" $args "$exe" $targs > "$log/$d.$c/$key.log" 2>&1 < /dev/null
+                # The suite's own time limit where it gives one (threads: 600 s).
+                tl=$(echo "$rest" | tr ' ' '\n' | sed -n 's/^timeLimit=//p')
+                [ -n "$tl" ] && [ "$tl" -gt "$limit" ] || tl=$limit
+                limit=$tl launch "$np" $args "$exe" $targs > "$log/$d.$c/$key.log" 2>&1 < /dev/null
                 rc=$?
                 if [ $rc = 0 ] && grep -q "No Errors" "$log/$d.$c/$key.log"; then
                     echo "PASS $d $c $key"
