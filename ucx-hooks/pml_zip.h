@@ -213,6 +213,26 @@ char *mca_pml_zip_landing_base(void *buf, size_t count, ompi_datatype_t *dtype);
 const char *mca_pml_zip_first_arrived(char *base, void *stage, size_t stage_bytes, size_t n,
                                       mca_pml_zip_head_t *head, bool *framed);
 
+/* The first MCA_PML_ZIP_ENVELOPE_BYTES a receive posted in place delivered, copied by a
+ * completion callback on the wrapped request when the message arrives. Read back from the
+ * application's buffer later, they could be another receive's: active receives that share a
+ * buffer (erroneous, but found in benchmarks and test suites) would then both take one envelope
+ * and wait for the same payload for ever. Where the callback is attached after the request
+ * completed, the copy is taken at once. */
+typedef struct mca_pml_zip_first_copy_t {
+    const char *at; /* the application's buffer */
+    unsigned char bytes[MCA_PML_ZIP_ENVELOPE_BYTES];
+    volatile int32_t taken; /* bytes holds a 14-byte first message */
+} mca_pml_zip_first_copy_t;
+void mca_pml_zip_first_copy_attach(ompi_request_t *inner, mca_pml_zip_first_copy_t *fc,
+                                   const char *at);
+/* The copy, or NULL (none taken: the message was not 14 bytes, or failed). */
+const unsigned char *mca_pml_zip_first_copy_get(const mca_pml_zip_first_copy_t *fc);
+/* As mca_pml_zip_first_arrived in place, with the head read from `head_bytes` (the copy) */
+const char *mca_pml_zip_first_arrived_copy(char *base, const void *saved,
+                                           const unsigned char *head_bytes, size_t n,
+                                           mca_pml_zip_head_t *head, bool *framed);
+
 /* ---- pml_zip_wire.c: payload encoding and decoding ---- */
 
 /*
@@ -342,7 +362,8 @@ typedef struct mca_pml_zip_request_t {
     /* landing phase: posted into the application's buffer (stage holds what the first
      * MCA_PML_ZIP_LANDING_BYTES of it were, to put back what a short message covers) */
     bool in_place;
-    size_t stage_bytes; /* landing phase, not in place: what the stage takes */
+    mca_pml_zip_first_copy_t first; /* in place: the first message's bytes as delivered */
+    size_t stage_bytes;             /* landing phase, not in place: what the stage takes */
     int msg_source, msg_tag;
     mca_pml_zip_head_t head; /* payload phase: the envelope it follows */
     bool drain;              /* payload phase: received into stage only to be discarded */

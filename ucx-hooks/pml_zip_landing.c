@@ -126,11 +126,59 @@ char *mca_pml_zip_landing_base(void *buf, size_t count, ompi_datatype_t *dtype)
     return zip_ompi_contiguous_base(buf, count, dtype);
 }
 
+static void first_copy_take(mca_pml_zip_first_copy_t *fc, const ompi_request_t *inner)
+{
+    const ompi_status_public_t *st = &inner->req_status;
+    if (!st->_cancelled && MPI_SUCCESS == st->MPI_ERROR &&
+        MCA_PML_ZIP_ENVELOPE_BYTES == st->_ucount) {
+        memcpy(fc->bytes, fc->at, MCA_PML_ZIP_ENVELOPE_BYTES);
+        opal_atomic_wmb();
+        fc->taken = 1;
+    }
+}
+
+/* Runs inside the wrapped PML's completion of the receive, as the message is delivered. */
+static int first_copy_delivered(ompi_request_t *inner)
+{
+    mca_pml_zip_first_copy_t *fc = (mca_pml_zip_first_copy_t *)inner->req_complete_cb_data;
+    inner->req_complete_cb_data = NULL;
+    first_copy_take(fc, inner);
+    return 0; /* completes as it is */
+}
+
+void mca_pml_zip_first_copy_attach(ompi_request_t *inner, mca_pml_zip_first_copy_t *fc,
+                                   const char *at)
+{
+    fc->at = at;
+    fc->taken = 0;
+    inner->req_complete_cb_data = fc;
+    opal_atomic_wmb();
+    inner->req_complete_cb = first_copy_delivered;
+    opal_atomic_mb();
+    /* Completed already (inside the irecv, or by another thread before the callback was in
+     * place): whoever takes the callback off takes the copy. */
+    if (REQUEST_COMPLETED == inner->req_complete &&
+        NULL != opal_atomic_swap_ptr(&inner->req_complete_cb, (intptr_t)NULL)) {
+        inner->req_complete_cb_data = NULL;
+        first_copy_take(fc, inner);
+    }
+}
+
+const unsigned char *mca_pml_zip_first_copy_get(const mca_pml_zip_first_copy_t *fc)
+{
+    if (!fc->taken) {
+        return NULL;
+    }
+    opal_atomic_rmb();
+    return fc->bytes;
+}
+
 /* In place: reads the head and puts back the bytes an envelope covered (saved holds what the
  * buffer's first MCA_PML_ZIP_LANDING_BYTES were). */
-static bool land_in_place(char *base, const char *saved, size_t n, mca_pml_zip_head_t *head)
+static bool land_in_place(char *base, const char *saved, const void *head_bytes, size_t n,
+                          mca_pml_zip_head_t *head)
 {
-    if (!mca_pml_zip_head_parse(base, n, head)) {
+    if (!mca_pml_zip_head_parse(head_bytes, n, head)) {
         return false;
     }
     if (ZIP_SHAPE_ENVELOPE == head->shape) {
@@ -144,7 +192,7 @@ const char *mca_pml_zip_first_arrived(char *base, void *stage, size_t stage_byte
                                       mca_pml_zip_head_t *head, bool *framed)
 {
     if (NULL != base) {
-        *framed = land_in_place(base, stage, n, head);
+        *framed = land_in_place(base, stage, base, n, head);
     } else {
         stage_join(stage, stage_bytes, n);
         *framed = mca_pml_zip_head_parse(stage, n, head);
@@ -156,4 +204,17 @@ const char *mca_pml_zip_first_arrived(char *base, void *stage, size_t stage_byte
         head->raw_bytes = n;
     }
     return NULL != base ? NULL : (const char *)stage;
+}
+
+const char *mca_pml_zip_first_arrived_copy(char *base, const void *saved,
+                                           const unsigned char *head_bytes, size_t n,
+                                           mca_pml_zip_head_t *head, bool *framed)
+{
+    *framed = land_in_place(base, saved, head_bytes, n, head);
+    if (!*framed) {
+        memset(head, 0, sizeof(*head));
+        head->shape = ZIP_SHAPE_HELD;
+        head->raw_bytes = n;
+    }
+    return NULL;
 }

@@ -117,9 +117,12 @@ static void landing_arrived(mca_pml_zip_request_t *req, const ompi_status_public
     mca_pml_zip_head_t head;
     const size_t n = st->_ucount;
     bool framed;
-    const char *data = mca_pml_zip_first_arrived(
-        in_place ? mca_pml_zip_landing_base(req->rbuf, req->count, req->dtype) : NULL, req->stage,
-        req->stage_bytes, n, &head, &framed);
+    char *base = in_place ? mca_pml_zip_landing_base(req->rbuf, req->count, req->dtype) : NULL;
+    const unsigned char *copy = in_place ? mca_pml_zip_first_copy_get(&req->first) : NULL;
+    const char *data =
+        NULL != copy
+            ? mca_pml_zip_first_arrived_copy(base, req->stage, copy, n, &head, &framed)
+            : mca_pml_zip_first_arrived(base, req->stage, req->stage_bytes, n, &head, &framed);
     if (framed) {
         mca_pml_zip_observe_hint(req->comm, st->MPI_SOURCE, head.link_hint);
         mca_pml_zip_recv_first(req, st->MPI_SOURCE, st->MPI_TAG, &head, data);
@@ -223,6 +226,11 @@ int mca_pml_zip_post_landing(mca_pml_zip_request_t *req)
         req->in_place = true;
         rc = mca_pml_zip_wrapped.pml_irecv(req->rbuf, req->count, req->dtype, req->peer, req->tag,
                                            req->comm, &req->inner);
+        if (OMPI_SUCCESS == rc) {
+            /* Parsed later, from zip's progress: by then another receive sharing the buffer
+             * may have written there. */
+            mca_pml_zip_first_copy_attach(req->inner, &req->first, base);
+        }
     } else {
         rc = mca_pml_zip_stage_irecv(req->stage, stage_bytes, req->peer, req->tag, req->comm,
                                      &req->inner);
@@ -350,7 +358,19 @@ int mca_pml_zip_recv(void *buf, size_t count, ompi_datatype_t *dtype, int src, i
         ompi_status_public_t st;
         memset(&st, 0, sizeof(st));
         int rc;
-        if (NULL != base) {
+        mca_pml_zip_first_copy_t first;
+        first.taken = 0;
+        if (NULL != base && opal_using_threads()) {
+            /* Another thread's receive into the same buffer could overwrite an envelope
+             * before it is read: the bytes are copied as they arrive. */
+            memcpy(stage, base, MCA_PML_ZIP_LANDING_BYTES);
+            ompi_request_t *inner = NULL;
+            rc = mca_pml_zip_wrapped.pml_irecv(buf, count, dtype, src, tag, comm, &inner);
+            if (OMPI_SUCCESS == rc) {
+                mca_pml_zip_first_copy_attach(inner, &first, base);
+                rc = ompi_request_wait(&inner, &st);
+            }
+        } else if (NULL != base) {
             memcpy(stage, base, MCA_PML_ZIP_LANDING_BYTES);
             rc = mca_pml_zip_wrapped.pml_recv(buf, count, dtype, src, tag, comm, &st);
         } else {
@@ -363,8 +383,12 @@ int mca_pml_zip_recv(void *buf, size_t count, ompi_datatype_t *dtype, int src, i
         }
         mca_pml_zip_head_t head;
         bool framed;
-        const char *data = mca_pml_zip_first_arrived(base, stage, MCA_PML_ZIP_LANDING_BYTES,
-                                                     st._ucount, &head, &framed);
+        const unsigned char *copy = mca_pml_zip_first_copy_get(&first);
+        const char *data =
+            NULL != copy
+                ? mca_pml_zip_first_arrived_copy(base, stage, copy, st._ucount, &head, &framed)
+                : mca_pml_zip_first_arrived(base, stage, MCA_PML_ZIP_LANDING_BYTES, st._ucount,
+                                            &head, &framed);
         if (framed) {
             mca_pml_zip_observe_hint(comm, st.MPI_SOURCE, head.link_hint);
         }

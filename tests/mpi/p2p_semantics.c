@@ -18,6 +18,10 @@
  *   sendrecv_replace  MPI_Sendrecv_replace of doubles, also doubles that look like a zip header
  *   zero_length       zero-length messages received with other types and larger buffers
  *   iprobe_local      MPI_Iprobe returns at once while the sender is outside MPI
+ *   shared_buffer     active receives that share one buffer (erroneous: MPI leaves its bytes
+ *                     undefined) still all complete, each with its own message's status, and the
+ *                     buffer ends up holding one of the messages (persistent receives and
+ *                     MPI_Irecv, started while every message is already waiting)
  *
  * Usage: p2p_semantics [case...] (every case without arguments). Runs on 2 or more ranks; ranks
  * 0 and 1 talk, the others only take part in the collective calls.
@@ -897,6 +901,63 @@ static void iprobe_local(void)
     MPI_Comm_free(&c);
 }
 
+/* ------------------------------------------------------------------------------------------ */
+/* Active receives sharing a buffer: each receive must read its own first message, not the one
+ * another receive wrote there since (zip used to parse envelopes from the buffer in its
+ * progress, after later deliveries: two receives then took one envelope and waited for the
+ * same payload for ever). */
+
+#define SHARED_MSGS 4
+#define SHARED_N 20000
+
+static void shared_buffer(void)
+{
+    MPI_Comm c = dup_world();
+    double *s[SHARED_MSGS], *r = dalloc(SHARED_N);
+    for (int m = 0; m < SHARED_MSGS; ++m) {
+        s[m] = dalloc(SHARED_N);
+        smooth(s[m], SHARED_N, 300 + m);
+    }
+    for (int way = 0; way < 2; ++way) { /* persistent receives, then MPI_Irecv */
+        const char *name = 0 == way ? "recv_init+startall" : "irecv";
+        if (0 == pt_rank) {
+            MPI_Request rq[SHARED_MSGS];
+            for (int m = 0; m < SHARED_MSGS; ++m)
+                pt_call(MPI_Isend(s[m], SHARED_N, MPI_DOUBLE, 1, m, c, &rq[m]), "isend");
+            pt_call(MPI_Waitall(SHARED_MSGS, rq, MPI_STATUSES_IGNORE), "waitall");
+        } else if (1 == pt_rank) {
+            pt_sleep(0.3); /* every first message waits at the receiver */
+            MPI_Request rq[SHARED_MSGS];
+            MPI_Status st[SHARED_MSGS];
+            for (int m = 0; m < SHARED_MSGS; ++m) {
+                if (0 == way)
+                    pt_call(MPI_Recv_init(r, SHARED_N, MPI_DOUBLE, 0, m, c, &rq[m]), "recv_init");
+                else
+                    pt_call(MPI_Irecv(r, SHARED_N, MPI_DOUBLE, 0, m, c, &rq[m]), "irecv");
+            }
+            if (0 == way)
+                pt_call(MPI_Startall(SHARED_MSGS, rq), "startall");
+            pt_call(MPI_Waitall(SHARED_MSGS, rq, st), "waitall");
+            int which = -1;
+            for (int m = 0; m < SHARED_MSGS; ++m) {
+                check(st[m].MPI_TAG == m && st[m].MPI_SOURCE == 0 &&
+                          count_of(&st[m], MPI_DOUBLE) == SHARED_N,
+                      "%s into one buffer: receive %d completes with its own status", name, m);
+                if (pt_same(r, s[m], SHARED_N * sizeof(double)))
+                    which = m;
+                if (0 == way)
+                    MPI_Request_free(&rq[m]);
+            }
+            check(which >= 0, "%s into one buffer: it holds one of the messages", name);
+        }
+        MPI_Barrier(MPI_COMM_WORLD);
+    }
+    for (int m = 0; m < SHARED_MSGS; ++m)
+        free(s[m]);
+    free(r);
+    MPI_Comm_free(&c);
+}
+
 static const struct pt_case cases[] = {
     {"probe_ssend", probe_ssend, 4},
     {"probe_order", probe_order, 4},
@@ -911,6 +972,7 @@ static const struct pt_case cases[] = {
     {"sendrecv_replace", sendrecv_replace, 4},
     {"zero_length", zero_length, 4},
     {"iprobe_local", iprobe_local, 8},
+    {"shared_buffer", shared_buffer, 8},
 };
 
 int main(int argc, char **argv)

@@ -118,7 +118,7 @@ done
 # (alarm, a few seconds; PT_CASE_SECONDS=N lengthens every one, e.g. under a debugger).
 # iprobe_local sleeps 3 s by design: run on the four main configurations only.
 semantics_cases="probe_ssend probe_order probe_order_long recv_untouched c2f_reuse free_active status_error type_mismatch info_in_flight truncate
-    sendrecv_replace zero_length iprobe_local"
+    sendrecv_replace zero_length iprobe_local shared_buffer"
 if [ -x "$bin/p2p_semantics" ]; then
     for c in ob1 ucx ob1+zip ucx+zip ob1+zip+lowthreshold ob1+zip+local ob1+zip+auto; do
         for k in $semantics_cases; do
@@ -131,7 +131,7 @@ fi
 # Raw payloads up to 64 KiB go bare (pml_zip_bare_max); with 0 every message goes as envelope +
 # payload: that path keeps working, over ucx as well.
 if [ -x "$bin/p2p_semantics" ]; then
-    for k in probe_order probe_order_long recv_untouched type_mismatch truncate; do
+    for k in probe_order probe_order_long recv_untouched type_mismatch truncate shared_buffer; do
         run "p2p_semantics $k np=2 pml=ucx+zip bare_max=0" "p2p_semantics $k (" -np 2 \
             ${cfg[ucx+zip+local]} --mca pml_zip_bare_max 0 "$bin/p2p_semantics" "$k"
     done
@@ -139,7 +139,7 @@ fi
 # Direct receives off (pml_zip_direct_recv 0): every MPI_Irecv is a zip request again, the path
 # MPI_THREAD_MULTIPLE programs take; it keeps working.
 if [ -x "$bin/p2p_semantics" ]; then
-    for k in recv_untouched free_active truncate type_mismatch; do
+    for k in recv_untouched free_active truncate type_mismatch shared_buffer; do
         run "p2p_semantics $k np=2 pml=ob1+zip direct_recv=0" "p2p_semantics $k (" -np 2 \
             ${cfg[ob1+zip]} --mca pml_zip_direct_recv 0 "$bin/p2p_semantics" "$k"
     done
