@@ -6,7 +6,7 @@
 #
 #   tests/conformance/run-mpich-suite.sh [--build DIR] [--work DIR] [--source DIR]
 #       [--dirs pt2pt,coll,datatype,comm,threads] [--configs stock,zip,...]
-#       [--timeout S] [--netemu RATE]
+#       [--timeout S] [--netemu RATE] [--only NAME,NAME...]
 #
 # --netemu RATE (root): every rank in a network namespace of its own behind a port of RATE
 # (perftest/netemu), so zip sees its peers on other nodes, times the link and decides with policy
@@ -25,6 +25,7 @@ dirs=pt2pt,coll,datatype,comm,threads
 configs=stock,zip,pml-all,pml-all-ucx,coll-pml-all
 limit=120
 netemu_rate=
+only=
 while [ $# -gt 0 ]; do
     case $1 in
     --build) build=$(cd "$2" && pwd); shift 2 ;;
@@ -34,7 +35,8 @@ while [ $# -gt 0 ]; do
     --configs) configs=$2; shift 2 ;;
     --timeout) limit=$2; shift 2 ;;
     --netemu) netemu_rate=$2; shift 2 ;;
-    *) echo "usage: $0 [--build DIR] [--work DIR] [--source DIR] [--dirs LIST] [--configs LIST] [--timeout S] [--netemu RATE]" >&2
+    --only) only=,$2,; shift 2 ;;
+    *) echo "usage: $0 [--build DIR] [--work DIR] [--source DIR] [--dirs LIST] [--configs LIST] [--timeout S] [--netemu RATE] [--only NAMES]" >&2
        exit 2 ;;
     esac
 done
@@ -160,7 +162,7 @@ config_args() {
 }
 
 # --- running ---------------------------------------------------------------------------------
-here=$(cd "$(dirname "$0")/../../perftest" && pwd)
+here=$(dirname "$0")/../../perftest # netemu
 launch() { # np args...: mpirun, or mpirun inside netemu (its pml list through NETEMU_PML)
     local np=$1
     shift
@@ -196,6 +198,7 @@ for d in ${dirs//,/ }; do
             while read -r name np rest; do
                 exe=$obj/$d/$name
                 [ -x "$exe" ] || continue
+                [ -z "$only" ] || [ "${only#*,"$name",}" != "$only" ] || continue
                 case " $rest " in *" mem="*) continue ;; esac # > 6 GB of memory
                 targs=$(echo "$rest" | tr ' ' '\n' | sed -n 's/^arg=//p' | tr '\n' ' ')
                 key=$(echo "$name.$np.$targs" | tr ' =/' '___' | sed 's/_*$//')
