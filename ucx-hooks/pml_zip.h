@@ -140,6 +140,10 @@ void mca_pml_zip_policy_fini(void);
  * MPI's is (a bare message lands where it belongs; an envelope's bytes are put back); a
  * smaller or non-contiguous one into a landing buffer. */
 #define MCA_PML_ZIP_LANDING_BYTES MCA_PML_ZIP_ENVELOPE_BYTES
+/* Receives of at most this many bytes that do not land in place land in a stage of this size
+ * (one datatype, made once); under MPI_THREAD_MULTIPLE, every receive this small does
+ * (pml_zip_landing.c says why). */
+#define MCA_PML_ZIP_SMALL_STAGE_BYTES 4096
 
 enum {
     MCA_PML_ZIP_ENV_FRAME = 1,   /* payload is a zip frame, not the raw bytes */
@@ -203,8 +207,11 @@ int mca_pml_zip_stage_irecv(void *stage, size_t bytes, int src, int tag, ompi_co
 int mca_pml_zip_stage_recv(void *stage, size_t bytes, int src, int tag, ompi_communicator_t *comm,
                            ompi_status_public_t *status);
 /* The start of the application's buffer if it is one contiguous piece of at least
- * MCA_PML_ZIP_LANDING_BYTES (then the first message is received there), else NULL. */
+ * MCA_PML_ZIP_LANDING_BYTES (then the first message is received there), else NULL. Under
+ * MPI_THREAD_MULTIPLE, NULL for MCA_PML_ZIP_SMALL_STAGE_BYTES or less. */
 char *mca_pml_zip_landing_base(void *buf, size_t count, ompi_datatype_t *dtype);
+/* The stage a receive of cap bytes lands in when it does not land in place. */
+size_t mca_pml_zip_landing_stage_bytes(size_t cap);
 /* A first message of n bytes arrived: in the application's buffer at base (stage then holds what
  * the buffer's first MCA_PML_ZIP_LANDING_BYTES were), or in a stage of stage_bytes (base NULL).
  * Reads its head (*framed false: not from a zip sender, head says n raw bytes). An envelope's

@@ -11,7 +11,17 @@
  * (Open MPI 4.1.4: vader's single copy; measured, 1000 bytes past a 4000-byte buffer for a
  * 5000-byte message), so there the stage is received through a datatype with a gap in the
  * middle, which ob1 fills by copying and truncates correctly. pml/ucx truncates either way and
- * would pay a generic datatype for the gap: it gets the plain buffer.
+ * would pay a generic datatype for the gap: it gets the plain buffer. A receive of at most
+ * MCA_PML_ZIP_SMALL_STAGE_BYTES gets a stage of that size, whose gapped type is made once.
+ *
+ * Under MPI_THREAD_MULTIPLE, receives that small never land in place. Active receives that
+ * share a buffer are erroneous, but benchmarks and test suites post them (MPICH's threads
+ * test: four threads receiving into one buffer). With one thread, a completion callback copies
+ * an envelope as it arrives (mca_pml_zip_first_copy_attach), before anything else can be
+ * delivered there. With several, another thread can deliver into the buffer between the
+ * wrapped PML's copy and that callback (or the callback's attachment), two receives then take
+ * one envelope and wait for one payload for ever. A stage of zip's own is no one else's; a
+ * message this small costs one short copy more. Larger receives keep landing in place.
  */
 #include "ompi_config.h"
 
@@ -23,8 +33,9 @@
 #include "pml_zip.h"
 
 static bool stage_gapped;
-/* The gapped type of a MCA_PML_ZIP_LANDING_BYTES stage, made once. */
-static ompi_datatype_t *landing_gapped;
+/* The gapped types of a MCA_PML_ZIP_LANDING_BYTES and a MCA_PML_ZIP_SMALL_STAGE_BYTES stage,
+ * made once. */
+static ompi_datatype_t *landing_gapped, *small_gapped;
 
 static int gapped_type(size_t bytes, ompi_datatype_t **type)
 {
@@ -49,12 +60,18 @@ void mca_pml_zip_landing_init(void)
     if (stage_gapped && OMPI_SUCCESS != gapped_type(MCA_PML_ZIP_LANDING_BYTES, &landing_gapped)) {
         landing_gapped = NULL;
     }
+    if (stage_gapped && OMPI_SUCCESS != gapped_type(MCA_PML_ZIP_SMALL_STAGE_BYTES, &small_gapped)) {
+        small_gapped = NULL;
+    }
 }
 
 void mca_pml_zip_landing_fini(void)
 {
     if (NULL != landing_gapped) {
         ompi_datatype_destroy(&landing_gapped);
+    }
+    if (NULL != small_gapped) {
+        ompi_datatype_destroy(&small_gapped);
     }
 }
 
@@ -71,6 +88,9 @@ static ompi_datatype_t *stage_type(size_t bytes, size_t *count, ompi_datatype_t 
     if (stage_gapped) {
         if (MCA_PML_ZIP_LANDING_BYTES == bytes && NULL != landing_gapped) {
             return landing_gapped;
+        }
+        if (MCA_PML_ZIP_SMALL_STAGE_BYTES == bytes && NULL != small_gapped) {
+            return small_gapped;
         }
         if (OMPI_SUCCESS == gapped_type(bytes, own)) {
             return *own;
@@ -120,10 +140,20 @@ static void stage_join(void *stage, size_t bytes, size_t n)
 
 char *mca_pml_zip_landing_base(void *buf, size_t count, ompi_datatype_t *dtype)
 {
-    if (dtype->super.size * count < MCA_PML_ZIP_LANDING_BYTES) {
+    const size_t bytes = dtype->super.size * count;
+    if (bytes < MCA_PML_ZIP_LANDING_BYTES ||
+        (bytes <= MCA_PML_ZIP_SMALL_STAGE_BYTES && opal_using_threads())) {
         return NULL;
     }
     return zip_ompi_contiguous_base(buf, count, dtype);
+}
+
+size_t mca_pml_zip_landing_stage_bytes(size_t cap)
+{
+    if (cap <= MCA_PML_ZIP_LANDING_BYTES) {
+        return MCA_PML_ZIP_LANDING_BYTES;
+    }
+    return cap <= MCA_PML_ZIP_SMALL_STAGE_BYTES ? MCA_PML_ZIP_SMALL_STAGE_BYTES : cap;
 }
 
 static void first_copy_take(mca_pml_zip_first_copy_t *fc, const ompi_request_t *inner)

@@ -213,7 +213,7 @@ int mca_pml_zip_post_landing(mca_pml_zip_request_t *req)
      * first message that fits the application's buffer. */
     const size_t cap = recv_capacity(req);
     const size_t stage_bytes =
-        (NULL == base && cap > MCA_PML_ZIP_LANDING_BYTES) ? cap : MCA_PML_ZIP_LANDING_BYTES;
+        NULL == base ? mca_pml_zip_landing_stage_bytes(cap) : MCA_PML_ZIP_LANDING_BYTES;
     mca_pml_zip_buf_put(req->stage);
     req->stage = mca_pml_zip_buf_get(mca_pml_zip_stage_alloc_bytes(stage_bytes));
     req->stage_bytes = stage_bytes;
@@ -351,16 +351,19 @@ int mca_pml_zip_recv(void *buf, size_t count, ompi_datatype_t *dtype, int src, i
     }
     char *base = mca_pml_zip_landing_base(buf, count, dtype);
     const size_t cap = dtype->super.size * count;
-    if (mca_pml_zip_stash_empty() && (NULL != base || cap <= MCA_PML_ZIP_LANDING_BYTES)) {
+    if (mca_pml_zip_stash_empty() && (NULL != base || cap <= MCA_PML_ZIP_SMALL_STAGE_BYTES)) {
         /* The common case, without a request and on the stack: into the application's buffer
          * (stage keeps what a short first message covers) or into stage. */
-        char stage[MCA_PML_ZIP_LANDING_BYTES + MCA_PML_ZIP_STAGE_GAP];
+        char stage[MCA_PML_ZIP_SMALL_STAGE_BYTES + MCA_PML_ZIP_STAGE_GAP];
+        const size_t stage_bytes = mca_pml_zip_landing_stage_bytes(cap);
         ompi_status_public_t st;
         memset(&st, 0, sizeof(st));
         int rc;
         mca_pml_zip_first_copy_t first;
         first.taken = 0;
-        if (NULL != base && opal_using_threads()) {
+        if (NULL == base) {
+            rc = mca_pml_zip_stage_recv(stage, stage_bytes, src, tag, comm, &st);
+        } else if (opal_using_threads()) {
             /* Another thread's receive into the same buffer could overwrite an envelope
              * before it is read: the bytes are copied as they arrive. */
             memcpy(stage, base, MCA_PML_ZIP_LANDING_BYTES);
@@ -370,11 +373,9 @@ int mca_pml_zip_recv(void *buf, size_t count, ompi_datatype_t *dtype, int src, i
                 mca_pml_zip_first_copy_attach(inner, &first, base);
                 rc = ompi_request_wait(&inner, &st);
             }
-        } else if (NULL != base) {
+        } else {
             memcpy(stage, base, MCA_PML_ZIP_LANDING_BYTES);
             rc = mca_pml_zip_wrapped.pml_recv(buf, count, dtype, src, tag, comm, &st);
-        } else {
-            rc = mca_pml_zip_stage_recv(stage, MCA_PML_ZIP_LANDING_BYTES, src, tag, comm, &st);
         }
         if (OMPI_SUCCESS != rc) {
             mca_pml_zip_status_out(status, st.MPI_SOURCE, st.MPI_TAG,
@@ -387,8 +388,7 @@ int mca_pml_zip_recv(void *buf, size_t count, ompi_datatype_t *dtype, int src, i
         const char *data =
             NULL != copy
                 ? mca_pml_zip_first_arrived_copy(base, stage, copy, st._ucount, &head, &framed)
-                : mca_pml_zip_first_arrived(base, stage, MCA_PML_ZIP_LANDING_BYTES, st._ucount,
-                                            &head, &framed);
+                : mca_pml_zip_first_arrived(base, stage, stage_bytes, st._ucount, &head, &framed);
         if (framed) {
             mca_pml_zip_observe_hint(comm, st.MPI_SOURCE, head.link_hint);
         }

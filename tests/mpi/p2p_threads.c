@@ -3,6 +3,12 @@
  * partner rank at the same time, each thread on its own tag and communicator-wide, mixing
  * compressed doubles, small doubles and ints, blocking and nonblocking, and one thread probing.
  * Completions of different threads' requests run on whichever thread progresses.
+ *
+ * `p2p_threads shared_buffer`: THREADS threads of the odd rank receive one tag into ONE buffer
+ * (erroneous, as the data are then undefined, but MPICH's threads test and message-rate
+ * benchmarks do it), blocking and in windows of MPI_Irecv, while the even rank's threads send.
+ * Every receive must complete with its own source, tag and count: a receive that took another
+ * one's envelope would wait for ever (the run's timeout).
  */
 #include <pthread.h>
 
@@ -62,6 +68,76 @@ static void *worker(void *arg)
     return (void *)(intptr_t)failures;
 }
 
+static int shared_loops = 1500;
+#define SHARED_WINDOW 16
+#define SHARED_TAG 7
+static char shared_rbuf[4096];
+static const int shared_sizes[] = {16, 100, 1024, 4096};
+static pthread_barrier_t phase_barrier;
+
+/* Every thread of both ranks is done with a phase before any starts the next: messages of one
+ * size are never taken by receives posted for another. */
+static void shared_phase_end(int id)
+{
+    pthread_barrier_wait(&phase_barrier);
+    if (0 == id)
+        MPI_Barrier(MPI_COMM_WORLD);
+    pthread_barrier_wait(&phase_barrier);
+}
+
+static void *shared_worker(void *arg)
+{
+    const int id = (int)(intptr_t)arg;
+    static const char sbuf[4096];
+    MPI_Request q[SHARED_WINDOW];
+    MPI_Status st[SHARED_WINDOW];
+    int failures = 0;
+    for (size_t k = 0; k < sizeof(shared_sizes) / sizeof(shared_sizes[0]); ++k) {
+        const int n = shared_sizes[k];
+        for (int blocking = 1; blocking >= 0; --blocking) {
+            for (int it = 0; it < shared_loops; ++it) {
+                for (int j = 0; j < SHARED_WINDOW; ++j) {
+                    if (0 == (pt_rank & 1) && blocking)
+                        MPI_Send(sbuf, n, MPI_CHAR, peer, SHARED_TAG, MPI_COMM_WORLD);
+                    else if (0 == (pt_rank & 1))
+                        MPI_Isend(sbuf, n, MPI_CHAR, peer, SHARED_TAG, MPI_COMM_WORLD, &q[j]);
+                    else if (blocking)
+                        MPI_Recv(shared_rbuf, n, MPI_CHAR, peer, SHARED_TAG, MPI_COMM_WORLD,
+                                 &st[j]);
+                    else
+                        MPI_Irecv(shared_rbuf, n, MPI_CHAR, peer, SHARED_TAG, MPI_COMM_WORLD,
+                                  &q[j]);
+                }
+                if (!blocking)
+                    MPI_Waitall(SHARED_WINDOW, q, st);
+                for (int j = 0; (pt_rank & 1) && j < SHARED_WINDOW; ++j) {
+                    int c = -1;
+                    MPI_Get_count(&st[j], MPI_CHAR, &c);
+                    if (st[j].MPI_SOURCE != peer || st[j].MPI_TAG != SHARED_TAG || c != n) {
+                        if (++failures < 5)
+                            fprintf(stderr, "rank %d: %d bytes from %d tag %d, expected %d\n",
+                                    pt_rank, c, st[j].MPI_SOURCE, st[j].MPI_TAG, n);
+                    }
+                }
+            }
+            shared_phase_end(id);
+        }
+    }
+    return (void *)(intptr_t)failures;
+}
+
+static void run_threads(void *(*fn)(void *))
+{
+    pthread_t th[THREADS];
+    for (int i = 0; i < THREADS; ++i)
+        pthread_create(&th[i], NULL, fn, (void *)(intptr_t)i);
+    for (int i = 0; i < THREADS; ++i) {
+        void *ret;
+        pthread_join(th[i], &ret);
+        pt_failures += (int)(intptr_t)ret;
+    }
+}
+
 int main(int argc, char **argv)
 {
     int provided = 0;
@@ -75,15 +151,12 @@ int main(int argc, char **argv)
         return 0;
     }
     peer = pt_rank ^ 1;
-    if (peer < pt_size) {
-        pthread_t th[THREADS];
-        for (int i = 0; i < THREADS; ++i)
-            pthread_create(&th[i], NULL, worker, (void *)(intptr_t)i);
-        for (int i = 0; i < THREADS; ++i) {
-            void *ret;
-            pthread_join(th[i], &ret);
-            pt_failures += (int)(intptr_t)ret;
-        }
-    }
-    return pt_finish("p2p_threads");
+    const int shared = argc > 1 && 0 == strcmp(argv[1], "shared_buffer");
+    if (shared && argc > 2)
+        shared_loops = atoi(argv[2]);
+    pthread_barrier_init(&phase_barrier, NULL, THREADS);
+    if (peer < pt_size)
+        run_threads(shared ? shared_worker : worker);
+    pthread_barrier_destroy(&phase_barrier);
+    return pt_finish(shared ? "p2p_threads shared_buffer" : "p2p_threads");
 }

@@ -144,6 +144,16 @@ if [ -x "$bin/p2p_semantics" ]; then
             ${cfg[ob1+zip]} --mca pml_zip_direct_recv 0 "$bin/p2p_semantics" "$k"
     done
 fi
+# MPI_THREAD_MULTIPLE, four threads per rank receiving into one buffer, every message an
+# envelope: each receive completes with its own status (before, one took another's envelope
+# and waited for ever, or completed as a 14-byte message).
+if [ -x "$bin/p2p_threads" ]; then
+    for c in ob1+zip ucx+zip; do
+        run "p2p_threads shared_buffer np=2 pml=$c bare_max=0" "p2p_threads shared_buffer" \
+            -np 2 --oversubscribe ${cfg[$c]} --mca pml_zip_threshold 1 --mca pml_zip_bare_max 0 \
+            "$bin/p2p_threads" shared_buffer
+    done
+fi
 for t in nonblocking records; do
     [ -x "$bin/p2p_$t" ] &&
         run "p2p_$t np=2 pml=ucx+zip direct_recv=0" "p2p_$t" -np 2 ${cfg[ucx+zip]} \
