@@ -218,6 +218,14 @@ static bool land_in_place(char *base, const char *saved, const void *head_bytes,
     return true;
 }
 
+/* Not from a zip sender: its n bytes are the message, as they came. */
+static void head_held(mca_pml_zip_head_t *head, size_t n)
+{
+    memset(head, 0, sizeof(*head));
+    head->shape = ZIP_SHAPE_HELD;
+    head->raw_bytes = n;
+}
+
 const char *mca_pml_zip_first_arrived(char *base, void *stage, size_t stage_bytes, size_t n,
                                       mca_pml_zip_head_t *head, bool *framed)
 {
@@ -228,10 +236,7 @@ const char *mca_pml_zip_first_arrived(char *base, void *stage, size_t stage_byte
         *framed = mca_pml_zip_head_parse(stage, n, head);
     }
     if (!*framed) {
-        /* Not from a zip sender: its bytes are the message, as they came. */
-        memset(head, 0, sizeof(*head));
-        head->shape = ZIP_SHAPE_HELD;
-        head->raw_bytes = n;
+        head_held(head, n);
     }
     return NULL != base ? NULL : (const char *)stage;
 }
@@ -242,9 +247,7 @@ const char *mca_pml_zip_first_arrived_copy(char *base, const void *saved,
 {
     *framed = land_in_place(base, saved, head_bytes, n, head);
     if (!*framed) {
-        memset(head, 0, sizeof(*head));
-        head->shape = ZIP_SHAPE_HELD;
-        head->raw_bytes = n;
+        head_held(head, n);
     }
     return NULL;
 }
