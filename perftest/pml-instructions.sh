@@ -3,12 +3,16 @@
 # itself over pml/ob1's self BTL) with stock Open MPI, with pml/zip, and with pml/zip's direct
 # receives switched off, counted by callgrind in perftest/pml_selfmsg.c's msg_loop.
 #
-#   perftest/pml-instructions.sh BUILD [BYTES...]      (default sizes: 8 1024)
+#   perftest/pml-instructions.sh [--threads] BUILD [BYTES...]      (default sizes: 8 1024)
+#
+# --threads: the program asks for MPI_THREAD_MULTIPLE (one thread still does everything).
 #
 # BUILD is ompi-zip's build directory (its ucx-hooks/.libs holds mca_pml_zip.so). Needs valgrind
 # (apt-get install valgrind). About 10 s per size.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
+threads=
+[[ ${1:-} == --threads ]] && threads=--threads && shift
 build=$(cd "${1:?usage: pml-instructions.sh BUILD [BYTES...]}" && pwd)
 shift
 sizes=("${@:-8}")
@@ -33,7 +37,7 @@ for blocking in "" --blocking; do
             esac
             # shellcheck disable=SC2086 # the options are words
             mpirun -np 1 $args valgrind --tool=callgrind --callgrind-out-file="$work/cg" \
-                --toggle-collect=msg_loop "$work/pml_selfmsg" $n "$bytes" $blocking \
+                --toggle-collect=msg_loop "$work/pml_selfmsg" $n "$bytes" $blocking $threads \
                 >"$work/log" 2>&1 || { cat "$work/log" >&2; exit 1; }
             total=$(grep -o 'Collected : [0-9]*' "$work/log" | awk '{ print $3 }')
             # msg_loop ran n times plus pml_selfmsg's 100 of warm-up
