@@ -361,12 +361,14 @@ int mca_pml_zip_recv(void *buf, size_t count, ompi_datatype_t *dtype, int src, i
         int rc;
         mca_pml_zip_first_copy_t first;
         first.taken = 0;
+        if (NULL != base) {
+            memcpy(stage, base, MCA_PML_ZIP_LANDING_BYTES);
+        }
         if (NULL == base) {
             rc = mca_pml_zip_stage_recv(stage, stage_bytes, src, tag, comm, &st);
         } else if (opal_using_threads()) {
             /* Another thread's receive into the same buffer could overwrite an envelope
              * before it is read: the bytes are copied as they arrive. */
-            memcpy(stage, base, MCA_PML_ZIP_LANDING_BYTES);
             ompi_request_t *inner = NULL;
             rc = mca_pml_zip_wrapped.pml_irecv(buf, count, dtype, src, tag, comm, &inner);
             if (OMPI_SUCCESS == rc) {
@@ -374,7 +376,6 @@ int mca_pml_zip_recv(void *buf, size_t count, ompi_datatype_t *dtype, int src, i
                 rc = ompi_request_wait(&inner, &st);
             }
         } else {
-            memcpy(stage, base, MCA_PML_ZIP_LANDING_BYTES);
             rc = mca_pml_zip_wrapped.pml_recv(buf, count, dtype, src, tag, comm, &st);
         }
         if (OMPI_SUCCESS != rc) {
