@@ -32,6 +32,9 @@ typedef struct mca_pml_zip_stats_t {
     uint64_t probes_peeked;   /* messages pulled out of the wrapped PML before their receive */
     /* float/double messages on enabled communicators, by what the policy decided */
     uint64_t verdicts[ZIP_VERDICT_COUNT];
+    /* of the raw ones, those to another node before its link was timed (the policy says
+     * ZIP_VERDICT_LINK_FASTER for them; counted here instead, not there) */
+    uint64_t link_unknown;
     /* policy "observe": messages that would have been compressed, and the time the cost
      * model predicts compression would have saved on them */
     uint64_t observed_compressible;

@@ -333,14 +333,15 @@ static void zip_stats_report(void)
     opal_output(
         0,
         "pml:zip policy (rank %d): %s; decisions: compressed %" PRIu64 ", too_small %" PRIu64
-        ", incompressible %" PRIu64 ", link_faster %" PRIu64 ", never %" PRIu64
+        ", incompressible %" PRIu64 ", link_faster %" PRIu64 ", link_unknown %" PRIu64
+        ", never %" PRIu64
         "; link MB/s local %.0f (%s) remote %.0f (%s); codec MB/s compress %.0f decompress %.0f; "
         "observe: %" PRIu64 " would compress, predicted saving %.3f ms",
         ompi_comm_rank(&ompi_mpi_comm_world.comm),
         zip_policy_mode_name((zip_policy_mode_t)mca_pml_zip_component.policy),
         s->verdicts[ZIP_VERDICT_COMPRESS], s->verdicts[ZIP_VERDICT_TOO_SMALL],
         s->verdicts[ZIP_VERDICT_INCOMPRESSIBLE], s->verdicts[ZIP_VERDICT_LINK_FASTER],
-        s->verdicts[ZIP_VERDICT_NEVER], local.link_Bps / 1e6,
+        s->link_unknown, s->verdicts[ZIP_VERDICT_NEVER], local.link_Bps / 1e6,
         mca_pml_zip_link_source(ZIP_PEER_LOCAL), remote.link_Bps / 1e6,
         mca_pml_zip_link_source(ZIP_PEER_REMOTE), remote.compress_Bps / 1e6,
         remote.decompress_Bps / 1e6, s->observed_compressible, (double)s->observed_saving_ns / 1e6);

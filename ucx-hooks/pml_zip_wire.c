@@ -118,7 +118,11 @@ static bool policy_compresses(const void *buf, size_t count, ompi_datatype_t *dt
         v = compress_if_it_pays(buf, count, dtype, bytes, elem, mode, &speeds, out, &saving);
     }
     if (mca_pml_zip_component.stats) { /* read only by the summary: an atomic add is ~20 ns */
-        opal_atomic_add_fetch_64((volatile int64_t *)&s->verdicts[v], 1);
+        /* An untimed link is not a fast one: a user reading the counts must tell them apart. */
+        const bool unknown = ZIP_VERDICT_LINK_FASTER == v && ZIP_PEER_REMOTE == out->peer_class &&
+                             speeds.link_Bps <= 0.0;
+        opal_atomic_add_fetch_64((volatile int64_t *)(unknown ? &s->link_unknown : &s->verdicts[v]),
+                                 1);
     }
     if (ZIP_POLICY_OBSERVE == mode && ZIP_VERDICT_COMPRESS == v) {
         const int64_t ns = (int64_t)(saving > 0.0 ? saving * 1e9 : 0.0);
