@@ -32,7 +32,6 @@ static char *sbuf, *shared_rbuf;
 struct phase {
     int bytes;
     int blocking;
-    int thread;
 };
 
 static void check(const MPI_Status *st, int bytes)
@@ -90,7 +89,7 @@ static double phase(int threads, int bytes, int blocking)
     MPI_Barrier(MPI_COMM_WORLD);
     const double t0 = MPI_Wtime();
     for (int i = 0; i < threads; ++i) {
-        ph[i] = (struct phase){bytes, blocking, i};
+        ph[i] = (struct phase){bytes, blocking};
         if (i > 0)
             pthread_create(&th[i], NULL, run_phase, &ph[i]);
     }

@@ -68,7 +68,7 @@ static void *worker(void *arg)
     return (void *)(intptr_t)failures;
 }
 
-static int shared_loops = 1500;
+#define SHARED_LOOPS 1500
 #define SHARED_WINDOW 16
 #define SHARED_TAG 7
 static char shared_rbuf[4096];
@@ -95,7 +95,7 @@ static void *shared_worker(void *arg)
     for (size_t k = 0; k < sizeof(shared_sizes) / sizeof(shared_sizes[0]); ++k) {
         const int n = shared_sizes[k];
         for (int blocking = 1; blocking >= 0; --blocking) {
-            for (int it = 0; it < shared_loops; ++it) {
+            for (int it = 0; it < SHARED_LOOPS; ++it) {
                 for (int j = 0; j < SHARED_WINDOW; ++j) {
                     if (0 == (pt_rank & 1) && blocking)
                         MPI_Send(sbuf, n, MPI_CHAR, peer, SHARED_TAG, MPI_COMM_WORLD);
@@ -152,8 +152,6 @@ int main(int argc, char **argv)
     }
     peer = pt_rank ^ 1;
     const int shared = argc > 1 && 0 == strcmp(argv[1], "shared_buffer");
-    if (shared && argc > 2)
-        shared_loops = atoi(argv[2]);
     pthread_barrier_init(&phase_barrier, NULL, THREADS);
     if (peer < pt_size)
         run_threads(shared ? shared_worker : worker);
