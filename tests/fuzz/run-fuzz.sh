@@ -20,24 +20,51 @@ incs="-I$top/codecs/include -I$top/codecs/src $(pkg-config --cflags liblz4 libzs
 libs="$(pkg-config --libs liblz4 libzstd libxxhash)"
 srcs=$(ls "$top"/codecs/src/*.cpp)
 
-# The engine once, as objects shared by every target.
+# Work runs on every core: builds and fuzzing runs, at most $jobs at once (a fuzzer is one
+# process on one core). A failed step leaves its name in $fail_marks.
+jobs=${FUZZ_JOBS:-$(nproc 2>/dev/null || echo 2)}
+fail_marks="$out/failed-steps"
+rm -f "$fail_marks"
+in_parallel() {  # in_parallel <command...>: starts it once fewer than $jobs are running
+    while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done
+    "$@" &
+}
+compile_object() {  # compile_object <object> <log> <compiler arguments...>
+    local o=$1 log=$2
+    shift 2
+    $CXX "$@" -c -o "$o" > "$log" 2>&1 || echo "$(basename "$o")" >> "$fail_marks"
+}
+
+# The engine once, as objects shared by every target; the seed generator's own objects (no
+# fuzzer instrumentation) next to them.
+datasrcs=()
+for s in "$top"/perftest/data/*.cpp; do
+    [ "$(basename "$s")" = zipdata-gen.cpp ] || datasrcs+=("$s")
+done
 objs=()
+seedobjs=()
 for s in $srcs; do
     o="$out/$(basename "${s%.cpp}").o"
-    if ! $CXX $flags -fsanitize=fuzzer-no-link -c $incs "$s" -o "$o" 2> "$out/build.log"; then
-        echo "FAIL: fuzz-build ($(basename "$s"), see $out/build.log)"
-        cat "$out/build.log" | head -20
-        exit 1
-    fi
+    in_parallel compile_object "$o" "$o.log" $flags -fsanitize=fuzzer-no-link $incs "$s"
     objs+=("$o")
 done
+seedflags="-std=c++20 -O1 -ffp-contract=off -fsanitize=address,undefined $incs -I$top/perftest/data"
+for s in $srcs "${datasrcs[@]}" "$top/tests/fuzz/make_seeds.cpp"; do
+    o="$out/seed-$(basename "${s%.cpp}").o"
+    in_parallel compile_object "$o" "$o.log" $seedflags "$s"
+    seedobjs+=("$o")
+done
+wait
+if [ -s "$fail_marks" ]; then
+    echo "FAIL: fuzz-build ($(tr '\n' ' ' < "$fail_marks")see $out/*.o.log)"
+    cat "$out"/*.o.log | head -20
+    exit 1
+fi
 
 # Seed corpora (make_seeds.cpp): frames of every spec, and blocks of each codec, made from
 # perftest/data's data sets, so that fuzzing starts from valid input of every kind.
 seedgen="$out/make-seeds"
-datasrcs=$(ls "$top"/perftest/data/*.cpp | grep -v zipdata-gen.cpp)
-$CXX -std=c++20 -O1 -ffp-contract=off -fsanitize=address,undefined $incs -I"$top/perftest/data" \
-    "$top/tests/fuzz/make_seeds.cpp" $srcs $datasrcs $libs -o "$seedgen" 2>> "$out/build.log" || {
+$CXX -fsanitize=address,undefined "${seedobjs[@]}" $libs -o "$seedgen" 2> "$out/build.log" || {
     echo "FAIL: fuzz-build (seed generator, see $out/build.log)"; exit 1; }
 
 # The corpus keeps what fuzzing found across runs; the seeds are made afresh in their own
@@ -65,7 +92,6 @@ run_target() {  # run_target <name> <source> <defines> <make-seeds arguments...>
     fi
 }
 
-run_target frame "$top/tests/fuzz/fuzz_frame.cpp" "" frame
 
 # pml/zip's header parser: C, against Open MPI's headers; seeded with one message of each shape.
 pml_header_target() {
@@ -95,8 +121,13 @@ pml_header_target() {
         grep -m5 -E 'ERROR|SUMMARY|runtime error|deadly' "$out/fuzz-pml-header.log"
     fi
 }
-pml_header_target
-for codec in fast fpc dfcm xorlz lz4 zstd; do
-    run_target "$codec" "$top/tests/fuzz/fuzz_block_decoder.cpp" "-DFUZZ_CODEC=\"$codec\"" \
-        block "$codec"
+# Each target's lines go to its own file, printed in a fixed order once all have run.
+in_parallel run_target frame "$top/tests/fuzz/fuzz_frame.cpp" "" frame > "$out/result-frame"
+in_parallel pml_header_target > "$out/result-pml-header"
+codecs="fast fpc dfcm xorlz lz4 zstd"
+for codec in $codecs; do
+    in_parallel run_target "$codec" "$top/tests/fuzz/fuzz_block_decoder.cpp" \
+        "-DFUZZ_CODEC=\"$codec\"" block "$codec" > "$out/result-$codec"
 done
+wait
+for name in frame pml-header $codecs; do cat "$out/result-$name"; done
