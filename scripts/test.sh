@@ -20,7 +20,9 @@ note_fail() { failed=$((failed + 1)); failures+=("$1"); echo "FAIL: $1"; }
 count_gtest() {
     local log=$1 name=$2 ok bad
     ok=$(grep -c '^\[       OK \]' "$log" || true)
-    bad=$(grep -E '^\[  FAILED  \] [A-Za-z0-9_/.]+\.[A-Za-z0-9_/]+' "$log" | grep -v ' listed below' | sort -u | wc -l)
+    # A failing test is named twice (when it fails, with its time, and in the summary).
+    bad=$(grep -E '^\[  FAILED  \] [A-Za-z0-9_/.]+\.[A-Za-z0-9_/]+' "$log" | grep -v ' listed below' |
+        sed -E 's/^\[  FAILED  \] ([^ ,]+).*/\1/' | sort -u | wc -l)
     passed=$((passed + ok))
     failed=$((failed + bad))
     [ "$bad" -eq 0 ] || failures+=("$name: $bad failing tests (see $log)")

@@ -102,8 +102,10 @@ zip_transport_t forwarding(LatePartner *late)
 } // namespace
 
 // The link is what the fastest round saw: a partner that is late for its first four replies
-// (20 ms each, so those rounds read at most 2 x 256 KiB / 20 ms = 26 MB/s) does not make the
-// probe report a slow link, because later rounds find it on time.
+// (50 ms each, so those rounds read at most 2 x 256 KiB / 50 ms = 10.5 MB/s) does not make the
+// probe report a slow link, because later rounds find it on time. The bound leaves room for a
+// loaded machine (CI fuzzes beside the sanitized unit tests): an on-time round read 92 MB/s
+// there, over 8 times a late one, where this test's first version asked for 4 times at 20 ms.
 TEST(CollAlgoProbe, APartnerLateForSeveralRoundsDoesNotMakeTheLinkLookSlow)
 {
     World w(2);
@@ -111,7 +113,7 @@ TEST(CollAlgoProbe, APartnerLateForSeveralRoundsDoesNotMakeTheLinkLookSlow)
     w.run([&](int rank, const zip_transport_t &t) {
         double mine[2] = {0.0, 0.0};
         if (rank == 1) {
-            LatePartner late{t, 4, std::chrono::milliseconds(20)};
+            LatePartner late{t, 4, std::chrono::milliseconds(50)};
             const zip_transport_t slow = forwarding(&late);
             EXPECT_EQ(zip_algo_probe_links(&slow, 9, nullptr, mine), ZIP_ALGO_OK);
         } else {
@@ -120,8 +122,8 @@ TEST(CollAlgoProbe, APartnerLateForSeveralRoundsDoesNotMakeTheLinkLookSlow)
         }
     });
     EXPECT_EQ(w.unreceived(), 0u);
-    const double late_round_Bps = 2.0 * 256 * 1024 / 0.020;
-    EXPECT_GT(link[ZIP_PEER_REMOTE], 4.0 * late_round_Bps);
+    const double late_round_Bps = 2.0 * 256 * 1024 / 0.050;
+    EXPECT_GT(link[ZIP_PEER_REMOTE], 3.0 * late_round_Bps);
 }
 
 namespace
