@@ -11,6 +11,7 @@
 
 #include "opal/util/output.h"
 
+#include "buffer_fit.h"
 #include "pml_zip.h"
 
 #define ZIP_POOL_SLOTS 16
@@ -20,6 +21,7 @@
 
 static opal_mutex_t pool_lock = OPAL_MUTEX_STATIC_INIT;
 static void *free_bufs[ZIP_POOL_SLOTS];
+static size_t free_caps[ZIP_POOL_SLOTS]; /* capacity of free_bufs[i] */
 static int n_free_bufs;
 static zip_ctx_t *free_ctxs[ZIP_POOL_SLOTS];
 static int n_free_ctxs;
@@ -52,19 +54,18 @@ void *mca_pml_zip_buf_get(size_t bytes)
     void *found = NULL;
 
     OPAL_THREAD_LOCK(&pool_lock);
-    for (int i = 0; i < n_free_bufs; ++i) {
-        if (buf_capacity(free_bufs[i]) >= bytes) {
-            found = free_bufs[i];
-            free_bufs[i] = free_bufs[--n_free_bufs];
-            break;
-        }
+    int i = zip_buffer_pick(free_caps, n_free_bufs, bytes);
+    if (i >= 0) {
+        found = free_bufs[i];
+        --n_free_bufs;
+        free_bufs[i] = free_bufs[n_free_bufs];
+        free_caps[i] = free_caps[n_free_bufs];
     }
     OPAL_THREAD_UNLOCK(&pool_lock);
     if (NULL != found) {
         return found;
     }
-    /* Round up so that slightly different sizes reuse one buffer. */
-    size_t cap = (bytes + 4095) & ~(size_t)4095;
+    size_t cap = zip_buffer_capacity(bytes);
     char *raw = malloc(cap + ZIP_BUF_PREFIX);
     if (NULL == raw) {
         return NULL;
@@ -78,16 +79,20 @@ void mca_pml_zip_buf_put(void *buf)
     if (NULL == buf) {
         return;
     }
+    size_t cap = buf_capacity(buf);
     OPAL_THREAD_LOCK(&pool_lock);
     if (n_free_bufs < ZIP_POOL_SLOTS) {
-        free_bufs[n_free_bufs++] = buf;
+        free_bufs[n_free_bufs] = buf;
+        free_caps[n_free_bufs] = cap;
+        ++n_free_bufs;
         buf = NULL;
     } else {
         /* Keep the larger one: large buffers are the expensive ones to fault in. */
         for (int i = 0; i < n_free_bufs; ++i) {
-            if (buf_capacity(free_bufs[i]) < buf_capacity(buf)) {
+            if (free_caps[i] < cap) {
                 void *smaller = free_bufs[i];
                 free_bufs[i] = buf;
+                free_caps[i] = cap;
                 buf = smaller;
                 break;
             }

@@ -54,7 +54,7 @@ if [ ! -f "$pmldir/mca_pml_zip.so" ]; then
             -I"$top/codecs/include" -I"$top/common" -c "$f" -o "$pmldir/obj/$(basename "$f" .c).o" \
             2>>"$bin/cc.log" || ok=1
     done
-    for f in "$top"/common/*.cpp; do # libziptemporal: no MPI
+    for f in "$top"/common/*.cpp; do # libzipcommon: no MPI
         g++ -std=c++20 -O2 -g -fPIC -Wall -Wextra -c "$f" \
             -o "$pmldir/obj/$(basename "$f" .cpp).o" 2>>"$bin/cc.log" || ok=1
     done
