@@ -10,8 +10,9 @@
  *   pml_threads_rate [--threads T] [--rounds N] [--window W] [--sizes B,B,...] [--shared]
  *                    [--mode blocking|nonblocking|both]        (defaults: 1 3000 16 64,256,1024)
  *
- * A first phase (nonblocking, the first size), printed apart, fills Open MPI's free lists: the
- * first phase of a job runs several times slower than the following ones.
+ * A first phase (nonblocking, the first size), printed apart, fills Open MPI's free lists: where
+ * the receiver falls behind, unexpected messages pile up and the first phase runs slower than
+ * the following ones.
  */
 #include <mpi.h>
 #include <pthread.h>
@@ -148,7 +149,7 @@ int main(int argc, char **argv)
     const double warm = phase(threads, sizes[0], 0);
     if (0 == rank)
         printf("warm-up, nonblocking %d bytes %d threads%s: %.3f us per message per thread "
-               "(not a result: Open MPI's free lists grow)\n",
+               "(not a result: free lists grow)\n",
                sizes[0], threads, shared ? " shared" : "", warm * 1e6 / ((double)rounds * window));
     for (int blocking = 1; blocking >= 0; --blocking) {
         if ((blocking && 0 == strcmp(mode, "nonblocking")) ||
