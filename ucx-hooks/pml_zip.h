@@ -207,6 +207,10 @@ void mca_pml_zip_landing_fini(void);
 size_t mca_pml_zip_stage_alloc_bytes(size_t bytes);
 int mca_pml_zip_stage_irecv(void *stage, size_t bytes, int src, int tag, ompi_communicator_t *comm,
                             ompi_request_t **request);
+/* The same, posted inactive (the wrapped PML's irecv_init), for a receive that must have its
+ * completion callback in place before it can complete. */
+int mca_pml_zip_stage_irecv_init(void *stage, size_t bytes, int src, int tag,
+                                 ompi_communicator_t *comm, ompi_request_t **request);
 int mca_pml_zip_stage_recv(void *stage, size_t bytes, int src, int tag, ompi_communicator_t *comm,
                            ompi_status_public_t *status);
 /* The start of the application's buffer if it is one contiguous piece of at least
@@ -502,9 +506,8 @@ int mca_pml_zip_deliver_message(mca_pml_zip_stash_entry_t *e, void *buf, size_t 
 
 /* ---- pml_zip_direct.c: receives the application holds as the wrapped PML's request ---- */
 
-/* MPI_Irecv as the wrapped PML's own request, where that is safe (a contiguous buffer, no
- * MPI_THREAD_MULTIPLE, nothing stashed, pml_zip_direct_recv);
- * OMPI_ERR_NOT_SUPPORTED: take a zip request instead. */
+/* MPI_Irecv as the wrapped PML's own request, where that is safe (a contiguous buffer,
+ * nothing stashed, pml_zip_direct_recv); OMPI_ERR_NOT_SUPPORTED: take a zip request instead. */
 int mca_pml_zip_direct_irecv(void *buf, size_t count, ompi_datatype_t *dtype, int src, int tag,
                              ompi_communicator_t *comm, ompi_request_t **request);
 /* The payload of a direct receive's envelope is in (req->direct): completes the application's
@@ -512,7 +515,7 @@ int mca_pml_zip_direct_irecv(void *buf, size_t count, ompi_datatype_t *dtype, in
 void mca_pml_zip_direct_finish(mca_pml_zip_direct_t *d, int source, int tag, size_t count,
                                int error);
 /* Envelopes that arrived in direct receives and requests freed early, from zip's progress. */
-extern int mca_pml_zip_direct_pending;
+extern volatile int32_t mca_pml_zip_direct_pending;
 int mca_pml_zip_direct_progress(void);
 void mca_pml_zip_direct_fini(void);
 

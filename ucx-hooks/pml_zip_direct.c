@@ -17,9 +17,16 @@
  * part away: in Open MPI 4.1.4 only osc/pt2pt does, on persistent receives (not direct), and
  * coll/adapt, on tags below zero (never zip's).
  *
- * The callback can only be attached once the wrapped PML has returned the request; with one
- * thread in MPI at a time nothing can complete it in between except the irecv call itself,
- * which is checked. With MPI_THREAD_MULTIPLE every receive takes the zip request.
+ * With one thread in MPI at a time the callback is attached once the wrapped PML has returned
+ * the request: nothing can complete it in between except the irecv call itself, which is
+ * checked. With MPI_THREAD_MULTIPLE another thread's progress could, so there the receive is
+ * posted inactive (irecv_init), given its callback, marked non-persistent (the application holds
+ * it as an MPI_Irecv's: its wait frees it) and started; neither ob1 nor ucx touches the
+ * callback in start (Open MPI 4.1.4). There a receive of up to MCA_PML_ZIP_SMALL_STAGE_BYTES
+ * lands in the record's own stage and is copied to the application's buffer by the callback
+ * (pml_zip_landing.c says why: threads that share a receive buffer), and the record stays with
+ * the request until the application frees it, so that its free and zip's callback never race
+ * over who releases what (state, below).
  *
  * Until zip is done with it, the wrapped request's free function is zip's: MPI_Request_free on
  * an active receive must still take the payload of an envelope off the wrapped PML. The wrapped
@@ -32,6 +39,7 @@
 #include <string.h>
 
 #include "ompi/constants.h"
+#include "opal/threads/mutex.h"
 #include "opal/threads/thread_usage.h"
 
 #include "pml_zip.h"
@@ -42,7 +50,12 @@ struct mca_pml_zip_direct_t {
     ompi_request_free_fn_t inner_free; /* its own free function, while zip's stands in */
     char *base;                        /* the buffer's first byte */
     size_t cap;                        /* its bytes */
-    bool landed; /* smaller than an envelope: received into stage, then copied to base */
+    /* received into stage, then copied to base: smaller than an envelope, or small under
+     * MPI_THREAD_MULTIPLE */
+    bool landed;
+    size_t stage_bytes;     /* landed: what the stage takes */
+    bool threaded;          /* posted under MPI_THREAD_MULTIPLE (irecv_init, callback, start) */
+    volatile int32_t state; /* threaded: DIRECT_ACTIVE, DIRECT_APP_FREED or DIRECT_DONE */
     void *buf;
     size_t count;
     ompi_datatype_t *dtype;
@@ -51,41 +64,54 @@ struct mca_pml_zip_direct_t {
     mca_pml_zip_head_t head;
     /* In place: what the buffer's first bytes were, to put back what an envelope covered.
      * Landed: the landing buffer itself (as a zip request's stage, pml_zip_landing.c). */
-    char stage[MCA_PML_ZIP_LANDING_BYTES + MCA_PML_ZIP_STAGE_GAP];
+    char stage[MCA_PML_ZIP_SMALL_STAGE_BYTES + MCA_PML_ZIP_STAGE_GAP];
 };
+
+/* Who releases a threaded record and its request: the first to leave DIRECT_ACTIVE decides.
+ * DIRECT_APP_FREED: MPI_Request_free came while zip was not done, zip frees the request once
+ * it is. DIRECT_DONE: zip is done, the application's free (MPI_Wait's, MPI_Request_free)
+ * releases the record and hands the request back. */
+enum { DIRECT_ACTIVE, DIRECT_APP_FREED, DIRECT_DONE };
 
 #if defined(__SANITIZE_ADDRESS__)
 #define DIRECT_CACHED_MAX 0 /* ASan must see a record used after its release */
 #else
 #define DIRECT_CACHED_MAX 256
 #endif
+/* The lists below; taken only under MPI_THREAD_MULTIPLE (OPAL_THREAD_LOCK). */
+static opal_mutex_t direct_lock = OPAL_MUTEX_STATIC_INIT;
 static mca_pml_zip_direct_t *free_list;
 static int n_free;
 /* Envelopes whose payload zip's progress has to receive, and requests it has to free. */
 static mca_pml_zip_direct_t *to_continue, **to_continue_end = &to_continue; /* in order */
 static mca_pml_zip_direct_t *to_free;
-int mca_pml_zip_direct_pending;
+volatile int32_t mca_pml_zip_direct_pending;
 
 static mca_pml_zip_direct_t *direct_get(void)
 {
+    OPAL_THREAD_LOCK(&direct_lock);
     mca_pml_zip_direct_t *d = free_list;
     if (NULL != d) {
         free_list = d->next;
         --n_free;
-        return d;
     }
-    return malloc(sizeof(*d));
+    OPAL_THREAD_UNLOCK(&direct_lock);
+    return NULL != d ? d : malloc(sizeof(*d));
 }
 
 static void direct_put(mca_pml_zip_direct_t *d)
 {
     OBJ_RELEASE(d->dtype);
     OBJ_RELEASE(d->comm);
-    if (n_free < DIRECT_CACHED_MAX) {
+    OPAL_THREAD_LOCK(&direct_lock);
+    const bool keep = n_free < DIRECT_CACHED_MAX;
+    if (keep) {
         d->next = free_list;
         free_list = d;
         ++n_free;
-    } else {
+    }
+    OPAL_THREAD_UNLOCK(&direct_lock);
+    if (!keep) {
         free(d);
     }
 }
@@ -102,26 +128,28 @@ void mca_pml_zip_direct_fini(void)
 
 static void push_free(mca_pml_zip_direct_t *d)
 {
+    OPAL_THREAD_LOCK(&direct_lock);
     d->next = to_free;
     to_free = d;
-    ++mca_pml_zip_direct_pending;
+    opal_atomic_add_fetch_32(&mca_pml_zip_direct_pending, 1);
+    OPAL_THREAD_UNLOCK(&direct_lock);
 }
 
 static void push_continue(mca_pml_zip_direct_t *d)
 {
+    OPAL_THREAD_LOCK(&direct_lock);
     d->next = NULL;
     *to_continue_end = d;
     to_continue_end = &d->next;
-    ++mca_pml_zip_direct_pending;
+    opal_atomic_add_fetch_32(&mca_pml_zip_direct_pending, 1);
+    OPAL_THREAD_UNLOCK(&direct_lock);
 }
 
-/* While zip is not done: the application's MPI_Request_free is remembered, not carried out. */
-static int direct_free(ompi_request_t **request)
+/* Leaves DIRECT_ACTIVE for `to`; false: the other side left it first. */
+static bool direct_settle(mca_pml_zip_direct_t *d, int32_t to)
 {
-    mca_pml_zip_direct_t *d = (mca_pml_zip_direct_t *)(*request)->req_complete_cb_data;
-    d->app_freed = true;
-    *request = MPI_REQUEST_NULL;
-    return OMPI_SUCCESS;
+    int32_t active = DIRECT_ACTIVE;
+    return opal_atomic_compare_exchange_strong_32(&d->state, &active, to);
 }
 
 /* Zip is done with the wrapped request: it is the wrapped PML's again. */
@@ -129,6 +157,25 @@ static void hand_back(mca_pml_zip_direct_t *d)
 {
     d->inner->req_free = d->inner_free;
     d->inner->req_complete_cb_data = NULL;
+    if (d->threaded) {
+        d->inner->req_persistent = true; /* as irecv_init made it (ucx sets it only once) */
+    }
+}
+
+/* While zip is not done: the application's MPI_Request_free is remembered, not carried out. */
+static int direct_free(ompi_request_t **request)
+{
+    mca_pml_zip_direct_t *d = (mca_pml_zip_direct_t *)(*request)->req_complete_cb_data;
+    if (d->threaded && !direct_settle(d, DIRECT_APP_FREED)) {
+        /* Zip was done with it: the record goes, the wrapped PML frees its request. */
+        ompi_request_t *inner = *request;
+        hand_back(d);
+        direct_put(d);
+        return inner->req_free(request);
+    }
+    d->app_freed = true;
+    *request = MPI_REQUEST_NULL;
+    return OMPI_SUCCESS;
 }
 
 /* The first message arrived in the application's buffer. true: it is an envelope, whose
@@ -150,7 +197,7 @@ static bool first_arrived(mca_pml_zip_direct_t *d)
     mca_pml_zip_head_t head;
     bool framed;
     const char *data = mca_pml_zip_first_arrived(d->landed ? NULL : d->base, d->stage,
-                                                 MCA_PML_ZIP_LANDING_BYTES, n, &head, &framed);
+                                                 d->stage_bytes, n, &head, &framed);
     if (!framed || ZIP_SHAPE_ENVELOPE != head.shape) {
         if (framed) {
             mca_pml_zip_count_received();
@@ -177,6 +224,12 @@ static int direct_completed(ompi_request_t *inner)
     if (first_arrived(d)) {
         return 1; /* completed by mca_pml_zip_direct_finish once the payload is in */
     }
+    if (d->threaded) {
+        if (!direct_settle(d, DIRECT_DONE)) {
+            push_free(d); /* freed already by the application */
+        }
+        return 0;
+    }
     if (d->app_freed) {
         push_free(d); /* freed by zip's progress, outside the wrapped PML's completion */
         return 0;
@@ -186,11 +239,44 @@ static int direct_completed(ompi_request_t *inner)
     return 0;
 }
 
+/* Under MPI_THREAD_MULTIPLE: posted inactive, its callback in place before it can complete. */
+static int direct_start_threaded(mca_pml_zip_direct_t *d, int src, int tag,
+                                 ompi_request_t **request)
+{
+    ompi_request_t *inner = NULL;
+    int rc = d->landed
+                 ? mca_pml_zip_stage_irecv_init(d->stage, d->stage_bytes, src, tag, d->comm, &inner)
+                 : mca_pml_zip_wrapped.pml_irecv_init(d->buf, d->count, d->dtype, src, tag, d->comm,
+                                                      &inner);
+    if (OMPI_SUCCESS != rc) {
+        direct_put(d);
+        return rc;
+    }
+    d->inner = inner;
+    d->inner_free = inner->req_free;
+    inner->req_persistent = false;
+    inner->req_complete_cb_data = d;
+    inner->req_free = direct_free;
+    inner->req_complete_cb = direct_completed;
+    opal_atomic_wmb();
+    rc = mca_pml_zip_wrapped.pml_start(1, &inner);
+    if (OMPI_SUCCESS != rc) {
+        inner->req_complete_cb = NULL;
+        hand_back(d);
+        direct_put(d);
+        ompi_request_free(&inner);
+        return rc;
+    }
+    /* From here on it may complete at any time, its callback with it. */
+    *request = inner;
+    return OMPI_SUCCESS;
+}
+
 int mca_pml_zip_direct_irecv(void *buf, size_t count, ompi_datatype_t *dtype, int src, int tag,
                              ompi_communicator_t *comm, ompi_request_t **request)
 {
     char *base;
-    if (!mca_pml_zip_component.direct_recv || opal_using_threads() || !mca_pml_zip_stash_empty() ||
+    if (!mca_pml_zip_component.direct_recv || !mca_pml_zip_stash_empty() ||
         NULL == (base = zip_ompi_contiguous_base(buf, count, dtype))) {
         return OMPI_ERR_NOT_SUPPORTED;
     }
@@ -198,8 +284,12 @@ int mca_pml_zip_direct_irecv(void *buf, size_t count, ompi_datatype_t *dtype, in
     if (NULL == d) {
         return OMPI_ERR_NOT_SUPPORTED;
     }
+    d->threaded = opal_using_threads();
+    d->state = DIRECT_ACTIVE;
     d->cap = dtype->super.size * count;
-    d->landed = d->cap < MCA_PML_ZIP_LANDING_BYTES;
+    d->landed = d->cap < MCA_PML_ZIP_LANDING_BYTES ||
+                (d->threaded && d->cap <= MCA_PML_ZIP_SMALL_STAGE_BYTES);
+    d->stage_bytes = mca_pml_zip_landing_stage_bytes(d->cap);
     if (!d->landed) {
         memcpy(d->stage, base, MCA_PML_ZIP_LANDING_BYTES);
     }
@@ -213,9 +303,11 @@ int mca_pml_zip_direct_irecv(void *buf, size_t count, ompi_datatype_t *dtype, in
      * own handles (MPI lets it; pml/ucx keeps no reference). */
     OBJ_RETAIN(dtype);
     OBJ_RETAIN(comm);
+    if (d->threaded) {
+        return direct_start_threaded(d, src, tag, request);
+    }
     ompi_request_t *inner = NULL;
-    int rc = d->landed ? mca_pml_zip_stage_irecv(d->stage, MCA_PML_ZIP_LANDING_BYTES, src, tag,
-                                                 comm, &inner)
+    int rc = d->landed ? mca_pml_zip_stage_irecv(d->stage, d->stage_bytes, src, tag, comm, &inner)
                        : mca_pml_zip_wrapped.pml_irecv(buf, count, dtype, src, tag, comm, &inner);
     if (OMPI_SUCCESS != rc) {
         direct_put(d);
@@ -245,13 +337,17 @@ void mca_pml_zip_direct_finish(mca_pml_zip_direct_t *d, int source, int tag, siz
                                int error)
 {
     ompi_request_t *inner = d->inner;
-    const bool freed = d->app_freed;
-    hand_back(d);
-    direct_put(d);
     inner->req_status.MPI_SOURCE = source;
     inner->req_status.MPI_TAG = tag;
     inner->req_status.MPI_ERROR = error;
     inner->req_status._ucount = count;
+    if (d->threaded && direct_settle(d, DIRECT_DONE)) {
+        ompi_request_complete(inner, true); /* the application's free releases d */
+        return;
+    }
+    const bool freed = d->threaded || d->app_freed;
+    hand_back(d);
+    direct_put(d);
     if (freed) {
         ompi_request_free(&inner);
     } else {
@@ -259,26 +355,44 @@ void mca_pml_zip_direct_finish(mca_pml_zip_direct_t *d, int source, int tag, siz
     }
 }
 
+/* The next record of a list whose wrapped request has left ompi_request_complete (another
+ * thread may still be in it: its callback pushed the record), or NULL. */
+static mca_pml_zip_direct_t *pop_settled(mca_pml_zip_direct_t **list, bool continuing)
+{
+    OPAL_THREAD_LOCK(&direct_lock);
+    mca_pml_zip_direct_t *d = *list;
+    if (NULL != d) {
+        opal_atomic_rmb();
+        /* Freed: the request completes last. Held for its payload: the callback is taken off
+         * last. */
+        const bool settled = continuing ? NULL == d->inner->req_complete_cb
+                                        : REQUEST_COMPLETED == d->inner->req_complete;
+        if (!settled) {
+            d = NULL;
+        } else {
+            *list = d->next;
+            if (continuing && NULL == to_continue) {
+                to_continue_end = &to_continue;
+            }
+            opal_atomic_add_fetch_32(&mca_pml_zip_direct_pending, -1);
+        }
+    }
+    OPAL_THREAD_UNLOCK(&direct_lock);
+    return d;
+}
+
 int mca_pml_zip_direct_progress(void)
 {
     int n = 0;
-    while (NULL != to_free) {
-        mca_pml_zip_direct_t *d = to_free;
-        to_free = d->next;
-        --mca_pml_zip_direct_pending;
+    mca_pml_zip_direct_t *d;
+    while (NULL != (d = pop_settled(&to_free, false))) {
         ompi_request_t *inner = d->inner;
         hand_back(d);
         direct_put(d);
         ompi_request_free(&inner);
         ++n;
     }
-    while (NULL != to_continue) {
-        mca_pml_zip_direct_t *d = to_continue;
-        to_continue = d->next;
-        if (NULL == to_continue) {
-            to_continue_end = &to_continue;
-        }
-        --mca_pml_zip_direct_pending;
+    while (NULL != (d = pop_settled(&to_continue, true))) {
         const int source = d->inner->req_status.MPI_SOURCE;
         const int tag = d->inner->req_status.MPI_TAG;
         mca_pml_zip_request_t *req =

@@ -101,17 +101,29 @@ static ompi_datatype_t *stage_type(size_t bytes, size_t *count, ompi_datatype_t 
     return &ompi_mpi_byte.dt;
 }
 
-int mca_pml_zip_stage_irecv(void *stage, size_t bytes, int src, int tag, ompi_communicator_t *comm,
-                            ompi_request_t **request)
+static int stage_post(mca_pml_base_module_irecv_fn_t post, void *stage, size_t bytes, int src,
+                      int tag, ompi_communicator_t *comm, ompi_request_t **request)
 {
     size_t count;
     ompi_datatype_t *own;
     ompi_datatype_t *type = stage_type(bytes, &count, &own);
-    int rc = mca_pml_zip_wrapped.pml_irecv(stage, count, type, src, tag, comm, request);
+    int rc = post(stage, count, type, src, tag, comm, request);
     if (NULL != own) {
         ompi_datatype_destroy(&own); /* the request holds its own reference */
     }
     return rc;
+}
+
+int mca_pml_zip_stage_irecv(void *stage, size_t bytes, int src, int tag, ompi_communicator_t *comm,
+                            ompi_request_t **request)
+{
+    return stage_post(mca_pml_zip_wrapped.pml_irecv, stage, bytes, src, tag, comm, request);
+}
+
+int mca_pml_zip_stage_irecv_init(void *stage, size_t bytes, int src, int tag,
+                                 ompi_communicator_t *comm, ompi_request_t **request)
+{
+    return stage_post(mca_pml_zip_wrapped.pml_irecv_init, stage, bytes, src, tag, comm, request);
 }
 
 int mca_pml_zip_stage_recv(void *stage, size_t bytes, int src, int tag, ompi_communicator_t *comm,

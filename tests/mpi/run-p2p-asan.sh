@@ -3,8 +3,8 @@
 # build) in front of ob1 and ucx, with the sanitizer runtimes preloaded into the MPI processes,
 # running the programs that stress zip's own memory: probed messages never received and then
 # MPI_Finalize (issue: a heap-use-after-free of the stash at finalize), every p2p_semantics
-# case, and every p2p_temporal case with pml_zip_temporal auto (streams, parked payloads,
-# matched probes' fetches). A sanitizer report fails the run even when the program itself passes.
+# case (also under MPI_THREAD_MULTIPLE), p2p_threads, and every p2p_temporal case with
+# pml_zip_temporal auto (streams, parked payloads, matched probes' fetches). A sanitizer report fails the run even when the program itself passes.
 #
 # Usage: run-p2p-asan.sh <dir of the sanitized mca_pml_zip.so>
 set -u
@@ -20,7 +20,7 @@ start_runner p2p-asan
 
 preload="$(gcc -print-file-name=libasan.so):$(gcc -print-file-name=libubsan.so)"
 datalib=$(ls "${BUILD_DIR:-$top/build}"/perftest/data/.libs/libzipdata.a 2>/dev/null)
-for t in probe_finalize semantics temporal; do
+for t in probe_finalize semantics temporal threads; do
     if ! mpicc -O1 -g -Wall -Wextra -pthread -I"$top/perftest/data" -o "$bin/p2p_$t" \
         "$here/p2p_$t.c" $datalib -lstdc++ -lm 2>"$bin/cc.log"; then
         report "build p2p_$t" 1 "$bin/cc.log"
@@ -55,6 +55,12 @@ for pml in ob1 ucx; do
     # shellcheck disable=SC2086
     run_clean "asan: p2p_semantics pml=$pml+zip" "p2p_semantics (" $common $opts \
         -x PT_CASE_SECONDS=30 "$bin/p2p_semantics"
+    # Threaded direct receives: records released by whichever thread ends last.
+    # shellcheck disable=SC2086
+    run_clean "asan: p2p_threads pml=$pml+zip" "p2p_threads" $common $opts "$bin/p2p_threads"
+    # shellcheck disable=SC2086
+    run_clean "asan: p2p_semantics pml=$pml+zip MPI_THREAD_MULTIPLE" "p2p_semantics (" $common \
+        $opts -x OMPI_MPI_THREAD_LEVEL=3 -x PT_CASE_SECONDS=30 "$bin/p2p_semantics"
     # shellcheck disable=SC2086
     run_clean "asan: p2p_temporal pml=$pml+zip temporal=auto" "p2p_temporal (" $common $opts \
         --mca pml_zip_temporal auto --mca pml_zip_threshold 2048 "$bin/p2p_temporal"
