@@ -1,10 +1,11 @@
 /*
  * Direct receives: MPI_Irecv into a contiguous buffer hands the application the wrapped PML's
  * own request, as stock Open MPI does (a buffer smaller than an envelope is received into a
- * landing buffer in zip's record of the receive, and copied from there). Most such receives get a bare message, which is the
- * application's data as stock would have delivered it; with a zip request around each (its
- * allocation, tracking, polling and completion) streams of 8-byte messages on shared memory ran
- * at 0.46x stock's rate, without at 0.65x (docs/performance.md, "Direct receives").
+ * landing buffer in zip's record of the receive, and copied from there). Most such receives get a
+ * bare message, which is the application's data as stock would have delivered it; with a zip
+ * request around each (its allocation, tracking, polling and completion) streams of 8-byte messages
+ * on shared memory ran at 0.46x stock's rate, without at 0.65x (docs/performance.md, "Direct
+ * receives").
  *
  * The wrapped request carries a completion callback. A bare message (any count but an
  * envelope's 14 bytes), an error or a cancel completes it as it is. An envelope holds the
