@@ -220,12 +220,14 @@ char *mca_pml_zip_landing_base(void *buf, size_t count, ompi_datatype_t *dtype);
 /* The stage a receive of cap bytes lands in when it does not land in place. */
 size_t mca_pml_zip_landing_stage_bytes(size_t cap);
 /* A first message of n bytes arrived: in the application's buffer at base (stage then holds what
- * the buffer's first MCA_PML_ZIP_LANDING_BYTES were), or in a stage of stage_bytes (base NULL).
- * Reads its head (*framed false: not from a zip sender, head says n raw bytes). An envelope's
- * bytes are read; for any other message, returns where its application bytes are to be
- * copied from, or NULL when they are in place already. */
-const char *mca_pml_zip_first_arrived(char *base, void *stage, size_t stage_bytes, size_t n,
-                                      mca_pml_zip_head_t *head, bool *framed);
+ * the buffer's first MCA_PML_ZIP_LANDING_BYTES were; its head is read from copy, the bytes as
+ * they were delivered, where one was taken: mca_pml_zip_first_copy_t), or in a stage of
+ * stage_bytes (base NULL). Reads its head (*framed false: not from a zip sender, head says n raw
+ * bytes). An envelope's bytes are read; for any other message, returns where its application
+ * bytes are to be copied from, or NULL when they are in place already. */
+const char *mca_pml_zip_first_arrived(char *base, void *stage, size_t stage_bytes,
+                                      const unsigned char *copy, size_t n, mca_pml_zip_head_t *head,
+                                      bool *framed);
 
 /* The first MCA_PML_ZIP_ENVELOPE_BYTES a receive posted in place delivered, copied by a
  * completion callback on the wrapped request when the message arrives. Read back from the
@@ -242,10 +244,6 @@ void mca_pml_zip_first_copy_attach(ompi_request_t *inner, mca_pml_zip_first_copy
                                    const char *at);
 /* The copy, or NULL (none taken: the message was not 14 bytes, or failed). */
 const unsigned char *mca_pml_zip_first_copy_get(const mca_pml_zip_first_copy_t *fc);
-/* As mca_pml_zip_first_arrived in place, with the head read from `head_bytes` (the copy) */
-const char *mca_pml_zip_first_arrived_copy(char *base, const void *saved,
-                                           const unsigned char *head_bytes, size_t n,
-                                           mca_pml_zip_head_t *head, bool *framed);
 
 /* ---- pml_zip_wire.c: payload encoding and decoding ---- */
 

@@ -197,7 +197,7 @@ static bool first_arrived(mca_pml_zip_direct_t *d)
     mca_pml_zip_head_t head;
     bool framed;
     const char *data = mca_pml_zip_first_arrived(d->landed ? NULL : d->base, d->stage,
-                                                 d->stage_bytes, n, &head, &framed);
+                                                 d->stage_bytes, NULL, n, &head, &framed);
     if (!framed || ZIP_SHAPE_ENVELOPE != head.shape) {
         if (framed) {
             mca_pml_zip_count_received();

@@ -238,11 +238,12 @@ static void head_held(mca_pml_zip_head_t *head, size_t n)
     head->raw_bytes = n;
 }
 
-const char *mca_pml_zip_first_arrived(char *base, void *stage, size_t stage_bytes, size_t n,
-                                      mca_pml_zip_head_t *head, bool *framed)
+const char *mca_pml_zip_first_arrived(char *base, void *stage, size_t stage_bytes,
+                                      const unsigned char *copy, size_t n, mca_pml_zip_head_t *head,
+                                      bool *framed)
 {
     if (NULL != base) {
-        *framed = land_in_place(base, stage, base, n, head);
+        *framed = land_in_place(base, stage, NULL != copy ? (const void *)copy : base, n, head);
     } else {
         stage_join(stage, stage_bytes, n);
         *framed = mca_pml_zip_head_parse(stage, n, head);
@@ -251,15 +252,4 @@ const char *mca_pml_zip_first_arrived(char *base, void *stage, size_t stage_byte
         head_held(head, n);
     }
     return NULL != base ? NULL : (const char *)stage;
-}
-
-const char *mca_pml_zip_first_arrived_copy(char *base, const void *saved,
-                                           const unsigned char *head_bytes, size_t n,
-                                           mca_pml_zip_head_t *head, bool *framed)
-{
-    *framed = land_in_place(base, saved, head_bytes, n, head);
-    if (!*framed) {
-        head_held(head, n);
-    }
-    return NULL;
 }

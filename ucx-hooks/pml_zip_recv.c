@@ -120,9 +120,7 @@ static void landing_arrived(mca_pml_zip_request_t *req, const ompi_status_public
     char *base = in_place ? mca_pml_zip_landing_base(req->rbuf, req->count, req->dtype) : NULL;
     const unsigned char *copy = in_place ? mca_pml_zip_first_copy_get(&req->first) : NULL;
     const char *data =
-        NULL != copy
-            ? mca_pml_zip_first_arrived_copy(base, req->stage, copy, n, &head, &framed)
-            : mca_pml_zip_first_arrived(base, req->stage, req->stage_bytes, n, &head, &framed);
+        mca_pml_zip_first_arrived(base, req->stage, req->stage_bytes, copy, n, &head, &framed);
     if (framed) {
         mca_pml_zip_observe_hint(req->comm, st->MPI_SOURCE, head.link_hint);
         mca_pml_zip_recv_first(req, st->MPI_SOURCE, st->MPI_TAG, &head, data);
@@ -397,9 +395,7 @@ int mca_pml_zip_recv(void *buf, size_t count, ompi_datatype_t *dtype, int src, i
         bool framed;
         const unsigned char *copy = mca_pml_zip_first_copy_get(&first);
         const char *data =
-            NULL != copy
-                ? mca_pml_zip_first_arrived_copy(base, stage, copy, st._ucount, &head, &framed)
-                : mca_pml_zip_first_arrived(base, stage, stage_bytes, st._ucount, &head, &framed);
+            mca_pml_zip_first_arrived(base, stage, stage_bytes, copy, st._ucount, &head, &framed);
         if (framed) {
             mca_pml_zip_observe_hint(comm, st.MPI_SOURCE, head.link_hint);
         }

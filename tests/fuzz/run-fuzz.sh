@@ -92,7 +92,6 @@ run_target() {  # run_target <name> <source> <defines> <make-seeds arguments...>
     fi
 }
 
-
 # pml/zip's header parser: C, against Open MPI's headers; seeded with one message of each shape.
 pml_header_target() {
     local bin="$out/fuzz-pml-header" corpus="$out/corpus-pml-header" inc
