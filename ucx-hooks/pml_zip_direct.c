@@ -239,24 +239,42 @@ static int direct_completed(ompi_request_t *inner)
     return 0;
 }
 
-/* Under MPI_THREAD_MULTIPLE: posted inactive, its callback in place before it can complete. */
-static int direct_start_threaded(mca_pml_zip_direct_t *d, int src, int tag,
-                                 ompi_request_t **request)
+/* Posts d's first message's receive (inactive: with irecv_init, to be started) into the stage
+ * or the application's buffer, with zip's record and free function on it. */
+static int direct_post(mca_pml_zip_direct_t *d, int src, int tag, bool inactive,
+                       ompi_request_t **out)
 {
     ompi_request_t *inner = NULL;
-    int rc = d->landed
-                 ? mca_pml_zip_stage_irecv_init(d->stage, d->stage_bytes, src, tag, d->comm, &inner)
-                 : mca_pml_zip_wrapped.pml_irecv_init(d->buf, d->count, d->dtype, src, tag, d->comm,
-                                                      &inner);
+    int rc;
+    if (d->landed) {
+        rc = (inactive ? mca_pml_zip_stage_irecv_init : mca_pml_zip_stage_irecv)(
+            d->stage, d->stage_bytes, src, tag, d->comm, &inner);
+    } else {
+        rc = (inactive ? mca_pml_zip_wrapped.pml_irecv_init : mca_pml_zip_wrapped.pml_irecv)(
+            d->buf, d->count, d->dtype, src, tag, d->comm, &inner);
+    }
     if (OMPI_SUCCESS != rc) {
         direct_put(d);
         return rc;
     }
     d->inner = inner;
     d->inner_free = inner->req_free;
-    inner->req_persistent = false;
     inner->req_complete_cb_data = d;
     inner->req_free = direct_free;
+    *out = inner;
+    return OMPI_SUCCESS;
+}
+
+/* Under MPI_THREAD_MULTIPLE: posted inactive, its callback in place before it can complete. */
+static int direct_start_threaded(mca_pml_zip_direct_t *d, int src, int tag,
+                                 ompi_request_t **request)
+{
+    ompi_request_t *inner = NULL;
+    int rc = direct_post(d, src, tag, true, &inner);
+    if (OMPI_SUCCESS != rc) {
+        return rc;
+    }
+    inner->req_persistent = false;
     inner->req_complete_cb = direct_completed;
     opal_atomic_wmb();
     rc = mca_pml_zip_wrapped.pml_start(1, &inner);
@@ -307,16 +325,10 @@ int mca_pml_zip_direct_irecv(void *buf, size_t count, ompi_datatype_t *dtype, in
         return direct_start_threaded(d, src, tag, request);
     }
     ompi_request_t *inner = NULL;
-    int rc = d->landed ? mca_pml_zip_stage_irecv(d->stage, d->stage_bytes, src, tag, comm, &inner)
-                       : mca_pml_zip_wrapped.pml_irecv(buf, count, dtype, src, tag, comm, &inner);
+    int rc = direct_post(d, src, tag, false, &inner);
     if (OMPI_SUCCESS != rc) {
-        direct_put(d);
         return rc;
     }
-    d->inner = inner;
-    d->inner_free = inner->req_free;
-    inner->req_complete_cb_data = d;
-    inner->req_free = direct_free;
     if (REQUEST_COMPLETED == inner->req_complete) {
         /* Matched and delivered inside the irecv. Nobody has seen the request yet, so an
          * envelope's can simply be made pending again. */
