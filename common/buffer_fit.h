@@ -4,9 +4,10 @@
  *
  * The pool exists for large buffers: a fresh malloc of one is an mmap and a page fault per page,
  * as costly as the codec on a 1 MiB message. Small ones are cheap to malloc but are many (a
- * stashed probe's message, a small receive's landing buffer under MPI_THREAD_MULTIPLE, held
- * until its message comes), so they must neither be rounded up to a page multiple nor sit on a
- * large message's buffer while they wait: the next large message would fault in a new one.
+ * stashed probe's message, the landing buffer of a small persistent or non-contiguous receive
+ * under MPI_THREAD_MULTIPLE, held until its message comes), so they must neither be rounded up to a
+ * page multiple nor sit on a large message's buffer while they wait: the next large message would
+ * fault in a new one.
  */
 #ifndef ZIP_BUFFER_FIT_H
 #define ZIP_BUFFER_FIT_H

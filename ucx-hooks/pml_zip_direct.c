@@ -35,6 +35,7 @@
  */
 #include "ompi_config.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -62,9 +63,11 @@ struct mca_pml_zip_direct_t {
     ompi_communicator_t *comm;
     bool app_freed; /* MPI_Request_free came before zip was done */
     mca_pml_zip_head_t head;
+    bool large; /* stage of MCA_PML_ZIP_SMALL_STAGE_BYTES, else MCA_PML_ZIP_LANDING_BYTES */
     /* In place: what the buffer's first bytes were, to put back what an envelope covered.
-     * Landed: the landing buffer itself (as a zip request's stage, pml_zip_landing.c). */
-    char stage[MCA_PML_ZIP_SMALL_STAGE_BYTES + MCA_PML_ZIP_STAGE_GAP];
+     * Landed: the landing buffer itself (as a zip request's stage, pml_zip_landing.c). Sized
+     * per record: a pending receive of a program without threads costs no 4 KiB stage. */
+    char stage[];
 };
 
 /* Who releases a threaded record and its request: the first to leave DIRECT_ACTIVE decides.
@@ -80,23 +83,31 @@ enum { DIRECT_ACTIVE, DIRECT_APP_FREED, DIRECT_DONE };
 #endif
 /* The lists below; taken only under MPI_THREAD_MULTIPLE (OPAL_THREAD_LOCK). */
 static opal_mutex_t direct_lock = OPAL_MUTEX_STATIC_INIT;
-static mca_pml_zip_direct_t *free_list;
-static int n_free;
+static mca_pml_zip_direct_t *free_list[2]; /* by `large` */
+static int n_free[2];
 /* Envelopes whose payload zip's progress has to receive, and requests it has to free. */
 static mca_pml_zip_direct_t *to_continue, **to_continue_end = &to_continue; /* in order */
 static mca_pml_zip_direct_t *to_free;
 volatile int32_t mca_pml_zip_direct_pending;
 
-static mca_pml_zip_direct_t *direct_get(void)
+static mca_pml_zip_direct_t *direct_get(bool large)
 {
     OPAL_THREAD_LOCK(&direct_lock);
-    mca_pml_zip_direct_t *d = free_list;
+    mca_pml_zip_direct_t *d = free_list[large];
     if (NULL != d) {
-        free_list = d->next;
-        --n_free;
+        free_list[large] = d->next;
+        --n_free[large];
     }
     OPAL_THREAD_UNLOCK(&direct_lock);
-    return NULL != d ? d : malloc(sizeof(*d));
+    if (NULL == d) {
+        const size_t stage = (large ? MCA_PML_ZIP_SMALL_STAGE_BYTES : MCA_PML_ZIP_LANDING_BYTES) +
+                             MCA_PML_ZIP_STAGE_GAP;
+        d = malloc(offsetof(mca_pml_zip_direct_t, stage) + stage);
+        if (NULL != d) {
+            d->large = large;
+        }
+    }
+    return d;
 }
 
 static void direct_put(mca_pml_zip_direct_t *d)
@@ -104,11 +115,11 @@ static void direct_put(mca_pml_zip_direct_t *d)
     OBJ_RELEASE(d->dtype);
     OBJ_RELEASE(d->comm);
     OPAL_THREAD_LOCK(&direct_lock);
-    const bool keep = n_free < DIRECT_CACHED_MAX;
+    const bool keep = n_free[d->large] < DIRECT_CACHED_MAX;
     if (keep) {
-        d->next = free_list;
-        free_list = d;
-        ++n_free;
+        d->next = free_list[d->large];
+        free_list[d->large] = d;
+        ++n_free[d->large];
     }
     OPAL_THREAD_UNLOCK(&direct_lock);
     if (!keep) {
@@ -118,12 +129,14 @@ static void direct_put(mca_pml_zip_direct_t *d)
 
 void mca_pml_zip_direct_fini(void)
 {
-    while (NULL != free_list) {
-        mca_pml_zip_direct_t *d = free_list;
-        free_list = d->next;
-        free(d);
+    for (int large = 0; large < 2; ++large) {
+        while (NULL != free_list[large]) {
+            mca_pml_zip_direct_t *d = free_list[large];
+            free_list[large] = d->next;
+            free(d);
+        }
+        n_free[large] = 0;
     }
-    n_free = 0;
 }
 
 static void push_free(mca_pml_zip_direct_t *d)
@@ -298,16 +311,20 @@ int mca_pml_zip_direct_irecv(void *buf, size_t count, ompi_datatype_t *dtype, in
         NULL == (base = zip_ompi_contiguous_base(buf, count, dtype))) {
         return OMPI_ERR_NOT_SUPPORTED;
     }
-    mca_pml_zip_direct_t *d = direct_get();
+    const bool threaded = opal_using_threads();
+    const size_t cap = dtype->super.size * count;
+    const bool landed =
+        cap < MCA_PML_ZIP_LANDING_BYTES || (threaded && cap <= MCA_PML_ZIP_SMALL_STAGE_BYTES);
+    const size_t stage_bytes = mca_pml_zip_landing_stage_bytes(cap);
+    mca_pml_zip_direct_t *d = direct_get(landed && stage_bytes > MCA_PML_ZIP_LANDING_BYTES);
     if (NULL == d) {
         return OMPI_ERR_NOT_SUPPORTED;
     }
-    d->threaded = opal_using_threads();
+    d->threaded = threaded;
     d->state = DIRECT_ACTIVE;
-    d->cap = dtype->super.size * count;
-    d->landed = d->cap < MCA_PML_ZIP_LANDING_BYTES ||
-                (d->threaded && d->cap <= MCA_PML_ZIP_SMALL_STAGE_BYTES);
-    d->stage_bytes = mca_pml_zip_landing_stage_bytes(d->cap);
+    d->cap = cap;
+    d->landed = landed;
+    d->stage_bytes = stage_bytes;
     if (!d->landed) {
         memcpy(d->stage, base, MCA_PML_ZIP_LANDING_BYTES);
     }
