@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# pml-instructions.sh: instructions per message pair (MPI_Irecv + send + wait, one rank to
-# itself over pml/ob1's self BTL) with stock Open MPI, with pml/zip, and with pml/zip's direct
+# pml-instructions.sh: instructions per message pair (MPI_Irecv + send + wait, or a persistent
+# receive and send started together, one rank to itself over pml/ob1's self BTL) with stock Open MPI, with pml/zip, and with pml/zip's direct
 # receives switched off, counted by callgrind in perftest/pml_selfmsg.c's msg_loop.
 #
 #   perftest/pml-instructions.sh [--threads] BUILD [BYTES...]      (default sizes: 8 1024)
@@ -26,7 +26,7 @@ mpicc -O2 -g -o "$work/pml_selfmsg" "$here/pml_selfmsg.c"
 n=20000
 zip="--mca mca_base_component_path $build/ucx-hooks/.libs:$ompidir --mca pml ob1,zip --mca pml_zip_enable 1"
 printf '%-10s %6s %10s %10s %10s\n' send bytes stock zip zip-nodirect
-for blocking in "" --blocking; do
+for blocking in "" --blocking --persistent; do
     for bytes in "${sizes[@]}"; do
         row=()
         for cfg in stock zip nodirect; do
@@ -44,7 +44,8 @@ for blocking in "" --blocking; do
             row+=("$(awk -v t="$total" -v n=$((n + 100)) 'BEGIN { printf "%.0f", t / n }')")
         done
         send=MPI_Isend
-        [[ -n $blocking ]] && send=MPI_Send
+        [[ $blocking == --blocking ]] && send=MPI_Send
+        [[ $blocking == --persistent ]] && send=MPI_Startall
         printf '%-10s %6s %10s %10s %10s\n' "$send" "$bytes" "${row[@]}"
     done
 done

@@ -508,10 +508,16 @@ int mca_pml_zip_deliver_message(mca_pml_zip_stash_entry_t *e, void *buf, size_t 
  * nothing stashed, pml_zip_direct_recv); OMPI_ERR_NOT_SUPPORTED: take a zip request instead. */
 int mca_pml_zip_direct_irecv(void *buf, size_t count, ompi_datatype_t *dtype, int src, int tag,
                              ompi_communicator_t *comm, ompi_request_t **request);
-/* The payload of a direct receive's envelope is in (req->direct): completes the application's
- * request with this status. */
+/* MPI_Recv_init as the wrapped PML's persistent request, its starts zip's (a contiguous
+ * buffer, no MPI_THREAD_MULTIPLE, pml_zip_direct_recv); OMPI_ERR_NOT_SUPPORTED: a zip request. */
+int mca_pml_zip_direct_irecv_init(void *buf, size_t count, ompi_datatype_t *dtype, int src, int tag,
+                                  ompi_communicator_t *comm, ompi_request_t **request);
+/* MPI_Start of persistent direct receives (their req_start). */
+int mca_pml_zip_direct_start(size_t count, ompi_request_t **requests);
+/* The message of a direct receive (an envelope's payload, or a persistent start served through
+ * the stash) is in (req->direct): completes the application's request with this status. */
 void mca_pml_zip_direct_finish(mca_pml_zip_direct_t *d, int source, int tag, size_t count,
-                               int error);
+                               int error, int cancelled);
 /* Envelopes that arrived in direct receives and requests freed early, from zip's progress. */
 extern volatile int32_t mca_pml_zip_direct_pending;
 int mca_pml_zip_direct_progress(void);

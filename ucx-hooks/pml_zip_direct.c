@@ -32,6 +32,18 @@
  * an active receive must still take the payload of an envelope off the wrapped PML. The wrapped
  * PML's own function is put back before the request goes back to it (ob1 sets it once per
  * request object, not per receive).
+ *
+ * Persistent receives (MPI_Recv_init, without MPI_THREAD_MULTIPLE) work the same way: the
+ * application holds the wrapped PML's persistent request, whose start function is zip's, and
+ * the record stays with it until MPI_Request_free. Each MPI_Start attaches the callback and
+ * starts the wrapped request; MPI_Startall calls a request's own start function (Open MPI
+ * 4.1.4, ompi/mpi/c/startall.c), a component calls the PML's (zip's, which hands these on).
+ * The record is found by its request in a table, not in the callback data: osc/pt2pt puts its
+ * own callback and data on its persistent receives before each start. A start that finds such
+ * a callback, or messages pulled by a probe in zip's stash (one may match), is served by a zip
+ * request that completes the application's request (the caller's callback runs then, on the
+ * message as zip delivers it), which the wrapped PML then never sees started; its cancel is
+ * zip's meanwhile (ob1's would unlink a receive it never queued).
  */
 #include "ompi_config.h"
 
@@ -40,6 +52,7 @@
 #include <string.h>
 
 #include "ompi/constants.h"
+#include "opal/class/opal_hash_table.h"
 #include "opal/threads/mutex.h"
 #include "opal/threads/thread_usage.h"
 
@@ -64,6 +77,13 @@ struct mca_pml_zip_direct_t {
     bool app_freed; /* MPI_Request_free came before zip was done */
     mca_pml_zip_head_t head;
     bool large; /* stage of MCA_PML_ZIP_SMALL_STAGE_BYTES, else MCA_PML_ZIP_LANDING_BYTES */
+    /* persistent: the record lives from MPI_Recv_init to MPI_Request_free */
+    bool persistent;
+    bool busy; /* persistent: started, and its message not yet delivered */
+    int src, tag;
+    ompi_request_start_fn_t inner_start;   /* the wrapped PML's, while zip's stands in */
+    ompi_request_cancel_fn_t inner_cancel; /* the same */
+    mca_pml_zip_request_t *via;            /* a start served by a zip request (the stash) */
     /* In place: what the buffer's first bytes were, to put back what an envelope covered.
      * Landed: the landing buffer itself (as a zip request's stage, pml_zip_landing.c). Sized
      * per record: a pending receive of a program without threads costs no 4 KiB stage. */
@@ -89,6 +109,16 @@ static int n_free[2];
 static mca_pml_zip_direct_t *to_continue, **to_continue_end = &to_continue; /* in order */
 static mca_pml_zip_direct_t *to_free;
 volatile int32_t mca_pml_zip_direct_pending;
+/* Persistent records by their request's address (one thread in MPI: no lock). */
+static opal_hash_table_t persistent_records;
+static bool persistent_records_ready;
+
+static mca_pml_zip_direct_t *persistent_record(const ompi_request_t *inner)
+{
+    void *d = NULL;
+    (void)opal_hash_table_get_value_uint64(&persistent_records, (uint64_t)(uintptr_t)inner, &d);
+    return d;
+}
 
 static mca_pml_zip_direct_t *direct_get(bool large)
 {
@@ -112,6 +142,10 @@ static mca_pml_zip_direct_t *direct_get(bool large)
 
 static void direct_put(mca_pml_zip_direct_t *d)
 {
+    if (d->persistent) {
+        (void)opal_hash_table_remove_value_uint64(&persistent_records,
+                                                  (uint64_t)(uintptr_t)d->inner);
+    }
     OBJ_RELEASE(d->dtype);
     OBJ_RELEASE(d->comm);
     OPAL_THREAD_LOCK(&direct_lock);
@@ -136,6 +170,10 @@ void mca_pml_zip_direct_fini(void)
             free(d);
         }
         n_free[large] = 0;
+    }
+    if (persistent_records_ready) {
+        OBJ_DESTRUCT(&persistent_records);
+        persistent_records_ready = false;
     }
 }
 
@@ -170,6 +208,10 @@ static void hand_back(mca_pml_zip_direct_t *d)
 {
     d->inner->req_free = d->inner_free;
     d->inner->req_complete_cb_data = NULL;
+    if (d->persistent) {
+        d->inner->req_start = d->inner_start;
+        d->inner->req_cancel = d->inner_cancel;
+    }
     if (d->threaded) {
         d->inner->req_persistent = true; /* as irecv_init made it (ucx sets it only once) */
     }
@@ -178,9 +220,17 @@ static void hand_back(mca_pml_zip_direct_t *d)
 /* While zip is not done: the application's MPI_Request_free is remembered, not carried out. */
 static int direct_free(ompi_request_t **request)
 {
-    mca_pml_zip_direct_t *d = (mca_pml_zip_direct_t *)(*request)->req_complete_cb_data;
+    mca_pml_zip_direct_t *d = (*request)->req_persistent
+                                  ? persistent_record(*request)
+                                  : (mca_pml_zip_direct_t *)(*request)->req_complete_cb_data;
     if (d->threaded && !direct_settle(d, DIRECT_APP_FREED)) {
         /* Zip was done with it: the record goes, the wrapped PML frees its request. */
+        ompi_request_t *inner = *request;
+        hand_back(d);
+        direct_put(d);
+        return inner->req_free(request);
+    }
+    if (d->persistent && !d->busy) {
         ompi_request_t *inner = *request;
         hand_back(d);
         direct_put(d);
@@ -247,6 +297,10 @@ static int direct_completed(ompi_request_t *inner)
         push_free(d); /* freed by zip's progress, outside the wrapped PML's completion */
         return 0;
     }
+    if (d->persistent) {
+        d->busy = false;
+        return 0;
+    }
     hand_back(d);
     direct_put(d);
     return 0;
@@ -303,41 +357,55 @@ static int direct_start_threaded(mca_pml_zip_direct_t *d, int src, int tag,
     return OMPI_SUCCESS;
 }
 
-int mca_pml_zip_direct_irecv(void *buf, size_t count, ompi_datatype_t *dtype, int src, int tag,
-                             ompi_communicator_t *comm, ompi_request_t **request)
+/* A record for a receive into buf, or NULL: not contiguous, or direct receives are off. */
+static mca_pml_zip_direct_t *direct_make(void *buf, size_t count, ompi_datatype_t *dtype,
+                                         ompi_communicator_t *comm, bool threaded)
 {
     char *base;
-    if (!mca_pml_zip_component.direct_recv || !mca_pml_zip_stash_empty() ||
+    if (!mca_pml_zip_component.direct_recv ||
         NULL == (base = zip_ompi_contiguous_base(buf, count, dtype))) {
-        return OMPI_ERR_NOT_SUPPORTED;
+        return NULL;
     }
-    const bool threaded = opal_using_threads();
     const size_t cap = dtype->super.size * count;
     const bool landed =
         cap < MCA_PML_ZIP_LANDING_BYTES || (threaded && cap <= MCA_PML_ZIP_SMALL_STAGE_BYTES);
     const size_t stage_bytes = mca_pml_zip_landing_stage_bytes(cap);
     mca_pml_zip_direct_t *d = direct_get(landed && stage_bytes > MCA_PML_ZIP_LANDING_BYTES);
     if (NULL == d) {
-        return OMPI_ERR_NOT_SUPPORTED;
+        return NULL;
     }
     d->threaded = threaded;
     d->state = DIRECT_ACTIVE;
     d->cap = cap;
     d->landed = landed;
     d->stage_bytes = stage_bytes;
-    if (!d->landed) {
-        memcpy(d->stage, base, MCA_PML_ZIP_LANDING_BYTES);
-    }
     d->base = base;
     d->buf = buf;
     d->count = count;
     d->dtype = dtype;
     d->comm = comm;
     d->app_freed = false;
+    d->persistent = false;
+    d->busy = false;
+    d->via = NULL;
     /* An envelope's payload is received with them, after the application may have freed its
      * own handles (MPI lets it; pml/ucx keeps no reference). */
     OBJ_RETAIN(dtype);
     OBJ_RETAIN(comm);
+    return d;
+}
+
+int mca_pml_zip_direct_irecv(void *buf, size_t count, ompi_datatype_t *dtype, int src, int tag,
+                             ompi_communicator_t *comm, ompi_request_t **request)
+{
+    mca_pml_zip_direct_t *d;
+    if (!mca_pml_zip_stash_empty() ||
+        NULL == (d = direct_make(buf, count, dtype, comm, opal_using_threads()))) {
+        return OMPI_ERR_NOT_SUPPORTED;
+    }
+    if (!d->landed) {
+        memcpy(d->stage, d->base, MCA_PML_ZIP_LANDING_BYTES);
+    }
     if (d->threaded) {
         return direct_start_threaded(d, src, tag, request);
     }
@@ -362,14 +430,128 @@ int mca_pml_zip_direct_irecv(void *buf, size_t count, ompi_datatype_t *dtype, in
     return OMPI_SUCCESS;
 }
 
+/* While a zip request serves a persistent start: the application's cancel is its. */
+static int direct_cancel(ompi_request_t *inner, int complete)
+{
+    mca_pml_zip_request_t *via = persistent_record(inner)->via;
+    return NULL == via ? OMPI_SUCCESS : via->super.req_cancel(&via->super, complete);
+}
+
+/* A persistent start while the stash holds messages: a zip request takes the stashed message
+ * that matches, or posts its receive as an MPI_Irecv's would, and completes d->inner. */
+static int direct_start_via_zip(mca_pml_zip_direct_t *d)
+{
+    ompi_request_t *inner = d->inner;
+    mca_pml_zip_request_t *req =
+        mca_pml_zip_recv_request(d->buf, d->count, d->dtype, d->src, d->tag, d->comm, false);
+    if (NULL == req) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    inner->req_state = OMPI_REQUEST_ACTIVE;
+    inner->req_complete = REQUEST_PENDING;
+    inner->req_status.MPI_ERROR = MPI_SUCCESS;
+    inner->req_status._cancelled = 0;
+    inner->req_cancel = direct_cancel;
+    d->via = req;
+    req->direct = d;
+    const int rc = mca_pml_zip_recv_start(req);
+    if (OMPI_SUCCESS != rc) {
+        req->direct = NULL;
+        d->via = NULL;
+        inner->req_cancel = d->inner_cancel;
+        inner->req_state = OMPI_REQUEST_INACTIVE;
+        inner->req_complete = REQUEST_COMPLETED;
+        req->super.req_state = OMPI_REQUEST_INACTIVE;
+        mca_pml_zip_request_unref(req);
+    }
+    return rc;
+}
+
+int mca_pml_zip_direct_start(size_t count, ompi_request_t **requests)
+{
+    for (size_t i = 0; i < count; ++i) {
+        ompi_request_t *inner = requests[i];
+        mca_pml_zip_direct_t *d = persistent_record(inner);
+        d->busy = true;
+        int rc;
+        if (NULL != inner->req_complete_cb || !mca_pml_zip_stash_empty()) {
+            rc = direct_start_via_zip(d);
+        } else {
+            if (!d->landed) {
+                memcpy(d->stage, d->base, MCA_PML_ZIP_LANDING_BYTES);
+            }
+            inner->req_complete_cb_data = d;
+            inner->req_complete_cb = direct_completed;
+            rc = d->inner_start(1, &requests[i]);
+            if (OMPI_SUCCESS != rc) {
+                inner->req_complete_cb = NULL;
+            }
+        }
+        if (OMPI_SUCCESS != rc) {
+            d->busy = false;
+            return rc;
+        }
+    }
+    return OMPI_SUCCESS;
+}
+
+int mca_pml_zip_direct_irecv_init(void *buf, size_t count, ompi_datatype_t *dtype, int src, int tag,
+                                  ompi_communicator_t *comm, ompi_request_t **request)
+{
+    mca_pml_zip_direct_t *d;
+    /* Under MPI_THREAD_MULTIPLE a start could race another thread's free or progress over the
+     * record: zip requests there. */
+    if (opal_using_threads() || NULL == (d = direct_make(buf, count, dtype, comm, false))) {
+        return OMPI_ERR_NOT_SUPPORTED;
+    }
+    d->src = src;
+    d->tag = tag;
+    ompi_request_t *inner = NULL;
+    int rc = direct_post(d, src, tag, true, &inner);
+    if (OMPI_SUCCESS != rc) {
+        return rc;
+    }
+    if (!persistent_records_ready) {
+        OBJ_CONSTRUCT(&persistent_records, opal_hash_table_t);
+        persistent_records_ready = OPAL_SUCCESS == opal_hash_table_init(&persistent_records, 64);
+        if (!persistent_records_ready) {
+            OBJ_DESTRUCT(&persistent_records);
+        }
+    }
+    if (!persistent_records_ready ||
+        OPAL_SUCCESS !=
+            opal_hash_table_set_value_uint64(&persistent_records, (uint64_t)(uintptr_t)inner, d)) {
+        hand_back(d); /* not in the table: a zip request instead */
+        direct_put(d);
+        ompi_request_free(&inner);
+        return OMPI_ERR_NOT_SUPPORTED;
+    }
+    d->persistent = true;
+    d->inner_start = inner->req_start;
+    d->inner_cancel = inner->req_cancel;
+    inner->req_start = mca_pml_zip_direct_start;
+    *request = inner;
+    return OMPI_SUCCESS;
+}
+
 void mca_pml_zip_direct_finish(mca_pml_zip_direct_t *d, int source, int tag, size_t count,
-                               int error)
+                               int error, int cancelled)
 {
     ompi_request_t *inner = d->inner;
     inner->req_status.MPI_SOURCE = source;
     inner->req_status.MPI_TAG = tag;
     inner->req_status.MPI_ERROR = error;
     inner->req_status._ucount = count;
+    inner->req_status._cancelled = cancelled;
+    if (NULL != d->via) {
+        d->via = NULL;
+        inner->req_cancel = d->inner_cancel;
+    }
+    if (d->persistent && !d->app_freed) {
+        d->busy = false;
+        ompi_request_complete(inner, true);
+        return;
+    }
     if (d->threaded && direct_settle(d, DIRECT_DONE)) {
         ompi_request_complete(inner, true); /* the application's free releases d */
         return;
@@ -427,7 +609,7 @@ int mca_pml_zip_direct_progress(void)
         mca_pml_zip_request_t *req =
             mca_pml_zip_recv_request(d->buf, d->count, d->dtype, source, tag, d->comm, false);
         if (NULL == req) {
-            mca_pml_zip_direct_finish(d, source, tag, 0, MPI_ERR_NO_MEM);
+            mca_pml_zip_direct_finish(d, source, tag, 0, MPI_ERR_NO_MEM, 0);
             continue;
         }
         req->direct = d; /* completes d->inner (mca_pml_zip_request_complete) */

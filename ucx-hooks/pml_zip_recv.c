@@ -456,6 +456,10 @@ int mca_pml_zip_irecv_init(void *buf, size_t count, ompi_datatype_t *dtype, int 
     if (!zip_recv_applies(src, tag)) {
         return mca_pml_zip_wrapped.pml_irecv_init(buf, count, dtype, src, tag, comm, request);
     }
+    const int direct = mca_pml_zip_direct_irecv_init(buf, count, dtype, src, tag, comm, request);
+    if (OMPI_ERR_NOT_SUPPORTED != direct) {
+        return direct;
+    }
     mca_pml_zip_request_t *req = mca_pml_zip_recv_request(buf, count, dtype, src, tag, comm, true);
     if (NULL == req) {
         return OMPI_ERR_OUT_OF_RESOURCE;

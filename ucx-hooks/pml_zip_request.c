@@ -206,7 +206,7 @@ void mca_pml_zip_request_complete(mca_pml_zip_request_t *req, int source, int ta
         req->direct = NULL;
         req->pml_done = true;
         zip_request_release(req);
-        mca_pml_zip_direct_finish(d, source, tag, count, error);
+        mca_pml_zip_direct_finish(d, source, tag, count, error, cancelled);
         return;
     }
 
@@ -339,9 +339,14 @@ int mca_pml_zip_request_start(size_t count, ompi_request_t **requests)
         if (NULL == r || MPI_REQUEST_NULL == r) {
             continue;
         }
-        int rc = (r->req_start == mca_pml_zip_request_start)
-                     ? zip_request_start_one((mca_pml_zip_request_t *)r)
-                     : mca_pml_zip_wrapped.pml_start(1, &requests[i]);
+        int rc;
+        if (r->req_start == mca_pml_zip_request_start) {
+            rc = zip_request_start_one((mca_pml_zip_request_t *)r);
+        } else if (r->req_start == mca_pml_zip_direct_start) {
+            rc = mca_pml_zip_direct_start(1, &requests[i]); /* from a component's PML call */
+        } else {
+            rc = mca_pml_zip_wrapped.pml_start(1, &requests[i]);
+        }
         if (OMPI_SUCCESS != rc) {
             return rc;
         }

@@ -2,13 +2,116 @@
  * Persistent requests through pml/zip: MPI_Send_init/MPI_Ssend_init/MPI_Bsend_init/
  * MPI_Recv_init with MPI_Start and MPI_Startall over several rounds, the buffers refilled with
  * different data each round (compressed and incompressible), a persistent receive with
- * MPI_ANY_SOURCE and a larger buffer, persistent receives mixed with plain ones, and a
- * persistent receive started after a probe pulled its message out early.
+ * MPI_ANY_SOURCE and a larger buffer, persistent receives mixed with plain ones, a
+ * persistent receive started after a probe pulled its message out early, one-double
+ * persistent receives over many rounds, persistent receives freed while active (the next
+ * receive gets the next message), and a persistent receive started and cancelled while a
+ * probed message of another tag waits (then started again).
  */
 #include "p2p_common.h"
 
 #define N 100000
 #define ROUNDS 5
+
+/* Both ranks of a pair got here (with 3 ranks the third has no peer: no MPI_Barrier). */
+static void pair_barrier(int peer)
+{
+    MPI_Sendrecv(NULL, 0, MPI_BYTE, peer, 99, NULL, 0, MPI_BYTE, peer, 99, MPI_COMM_WORLD,
+                 MPI_STATUS_IGNORE);
+}
+
+/* One double per message (smaller than zip's envelope), 200 rounds of Startall. */
+static void small_rounds(int peer)
+{
+    double v = 0.0, w = 0.0;
+    MPI_Request req[2];
+    MPI_Send_init(&v, 1, MPI_DOUBLE, peer, 60, MPI_COMM_WORLD, &req[0]);
+    MPI_Recv_init(&w, 1, MPI_DOUBLE, peer, 60, MPI_COMM_WORLD, &req[1]);
+    int bad = 0;
+    for (int round = 0; round < 200; ++round) {
+        v = -(double)round - 0.5 * pt_rank;
+        pt_call(MPI_Startall(2, req), "startall");
+        MPI_Status st[2];
+        pt_call(MPI_Waitall(2, req, st), "waitall");
+        int c = -1;
+        MPI_Get_count(&st[1], MPI_DOUBLE, &c);
+        bad += w != -(double)round - 0.5 * peer || 1 != c || st[1].MPI_TAG != 60;
+    }
+    pt_check(0 == bad, "one-double persistent receives, 200 rounds");
+    MPI_Request_free(&req[0]);
+    MPI_Request_free(&req[1]);
+}
+
+/* MPI_Request_free of an active persistent receive: it still takes the first message (one
+ * double, then N compressible ones), and a plain receive after it gets the second. */
+static void freed_while_active(int peer, double *s, double *r, double *ref)
+{
+    static double first; /* written by the freed receive: kept until the end */
+    const int n[2] = {1, N};
+    for (int k = 0; k < 2; ++k) {
+        if (pt_rank & 1) {
+            pair_barrier(peer);
+            pt_fill_f64(s, N, pt_seed(pt_rank, 8, k, 0));
+            MPI_Send(s, n[k], MPI_DOUBLE, peer, 70 + k, MPI_COMM_WORLD);
+            pt_fill_f64(s, N, pt_seed(pt_rank, 8, k, 1));
+            MPI_Send(s, n[k], MPI_DOUBLE, peer, 70 + k, MPI_COMM_WORLD);
+        } else {
+            MPI_Request pr;
+            void *into = 0 == k ? (void *)&first : (void *)(r + 8);
+            MPI_Recv_init(into, n[k], MPI_DOUBLE, peer, 70 + k, MPI_COMM_WORLD, &pr);
+            pt_call(MPI_Start(&pr), "start");
+            pt_call(MPI_Request_free(&pr), "free of an active persistent receive");
+            pair_barrier(peer);
+            double *second = 0 == k ? r : ref;
+            MPI_Status st;
+            pt_call(MPI_Recv(second, n[k], MPI_DOUBLE, peer, 70 + k, MPI_COMM_WORLD, &st),
+                    "receive after the freed one");
+            pt_fill_f64(s, N, pt_seed(peer, 8, k, 1));
+            pt_check(pt_same(second, s, (size_t)n[k] * sizeof(double)),
+                     0 == k
+                         ? "freed active persistent receive (1 double): the next message next"
+                         : "freed active persistent receive (compressed): the next message next");
+        }
+    }
+    pair_barrier(peer);
+}
+
+/* A probe leaves a message of tag 81 waiting (compressible doubles: zip pulls such a message's
+ * envelope into its stash); a persistent receive of tag 80 started then is cancelled before
+ * anything of tag 80 was sent, started again, and gets its message. */
+static void cancelled_beside_probed(int peer, double *s, double *r, double *ref)
+{
+    if (pt_rank & 1) {
+        MPI_Request sr;
+        pt_fill_f64(ref, N, pt_seed(pt_rank, 9, 9, 8));
+        MPI_Isend(ref, N, MPI_DOUBLE, peer, 81, MPI_COMM_WORLD, &sr);
+        pair_barrier(peer);
+        pt_fill_f64(s, N, pt_seed(pt_rank, 9, 9, 9));
+        MPI_Send(s, N, MPI_DOUBLE, peer, 80, MPI_COMM_WORLD);
+        MPI_Wait(&sr, MPI_STATUS_IGNORE);
+        return;
+    }
+    MPI_Status st;
+    MPI_Probe(peer, 81, MPI_COMM_WORLD, &st);
+    MPI_Request pr;
+    MPI_Recv_init(r, N, MPI_DOUBLE, peer, 80, MPI_COMM_WORLD, &pr);
+    pt_call(MPI_Start(&pr), "start beside a probed message");
+    pt_call(MPI_Cancel(&pr), "cancel");
+    pt_call(MPI_Wait(&pr, &st), "wait for the cancelled receive");
+    int cancelled = 0;
+    MPI_Test_cancelled(&st, &cancelled);
+    pt_check(cancelled, "persistent receive beside a probed message cancelled");
+    pair_barrier(peer);
+    pt_call(MPI_Start(&pr), "start again");
+    pt_call(MPI_Wait(&pr, &st), "wait");
+    pt_fill_f64(ref, N, pt_seed(peer, 9, 9, 9));
+    pt_check(pt_same(r, ref, N * sizeof(double)) && 80 == st.MPI_TAG,
+             "persistent receive started again after its cancel");
+    MPI_Request_free(&pr);
+    MPI_Recv(r, N, MPI_DOUBLE, peer, 81, MPI_COMM_WORLD, &st);
+    pt_fill_f64(ref, N, pt_seed(peer, 9, 9, 8));
+    pt_check(pt_same(r, ref, N * sizeof(double)), "the probed message after them");
+}
 
 int main(int argc, char **argv)
 {
@@ -98,6 +201,9 @@ int main(int argc, char **argv)
             pt_check(12345 == v, "persistent int receive after probe");
             MPI_Request_free(&pr);
         }
+        small_rounds(peer);
+        freed_while_active(peer, s, r, ref);
+        cancelled_beside_probed(peer, s, r, ref);
     }
     int sz;
     MPI_Buffer_detach(&bbuf, &sz);
