@@ -360,6 +360,7 @@ typedef struct mca_pml_zip_request_ops_t {
 typedef enum { ZIP_RECV_LANDING, ZIP_RECV_PAYLOAD } mca_pml_zip_recv_phase_t;
 
 typedef struct mca_pml_zip_direct_t mca_pml_zip_direct_t;
+typedef struct mca_pml_zip_psend_t mca_pml_zip_psend_t;
 
 typedef struct mca_pml_zip_request_t {
     ompi_request_t super;
@@ -400,6 +401,8 @@ typedef struct mca_pml_zip_request_t {
     int terror;                          /* its error, once decoded in turn */
     /* the payload of a direct receive's envelope: the application holds direct's request */
     mca_pml_zip_direct_t *direct;
+    /* the message of a persistent send's start: the application holds psend's request */
+    mca_pml_zip_psend_t *psend;
 } mca_pml_zip_request_t;
 
 OBJ_CLASS_DECLARATION(mca_pml_zip_request_t);
@@ -512,6 +515,32 @@ int mca_pml_zip_direct_irecv(void *buf, size_t count, ompi_datatype_t *dtype, in
  * buffer, no MPI_THREAD_MULTIPLE, pml_zip_direct_recv); OMPI_ERR_NOT_SUPPORTED: a zip request. */
 int mca_pml_zip_direct_irecv_init(void *buf, size_t count, ompi_datatype_t *dtype, int src, int tag,
                                   ompi_communicator_t *comm, ompi_request_t **request);
+/* ---- pml_zip_direct_send.c: persistent sends held as the wrapped PML's request ---- */
+
+/* MPI_Send_init & co. as the wrapped PML's persistent request, its start, free and cancel zip's
+ * (not buffered mode, not under MPI_THREAD_MULTIPLE); OMPI_ERR_NOT_SUPPORTED: a zip request. */
+int mca_pml_zip_direct_isend_init(const void *buf, size_t count, ompi_datatype_t *dtype, int dst,
+                                  int tag, mca_pml_base_send_mode_t mode, ompi_communicator_t *comm,
+                                  ompi_request_t **request);
+/* MPI_Start of such requests (their req_start). */
+int mca_pml_zip_psend_start(size_t count, ompi_request_t **requests);
+/* The zip request that sent a start's message (req->psend) completed. */
+void mca_pml_zip_psend_finish(mca_pml_zip_psend_t *p, int error, int cancelled);
+/* pml_zip_send.c: an encoded message sent by a zip request nobody holds, which completes psend's
+ * request (*sender: that zip request, set before it can complete). */
+int mca_pml_zip_send_encoded(mca_pml_zip_out_t *out, const void *buf, size_t count,
+                             ompi_datatype_t *dtype, int dst, int tag,
+                             mca_pml_base_send_mode_t mode, ompi_communicator_t *comm,
+                             mca_pml_zip_psend_t *psend, mca_pml_zip_request_t **sender);
+/* The mode a bare message or payload goes in: synchronous stays, the rest standard. */
+mca_pml_base_send_mode_t mca_pml_zip_wire_mode(mca_pml_base_send_mode_t mode);
+
+/* ---- pml_zip_persistent_table.c: records of direct persistent requests, by request ---- */
+bool mca_pml_zip_persistent_add(const ompi_request_t *request, void *record); /* false: no room */
+void *mca_pml_zip_persistent_find(const ompi_request_t *request);
+void mca_pml_zip_persistent_forget(const ompi_request_t *request);
+void mca_pml_zip_persistent_fini(void);
+
 /* MPI_Start of persistent direct receives (their req_start). */
 int mca_pml_zip_direct_start(size_t count, ompi_request_t **requests);
 /* The message of a direct receive (an envelope's payload, or a persistent start served through

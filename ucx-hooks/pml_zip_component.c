@@ -293,6 +293,7 @@ static int zip_finalize(void)
     mca_pml_zip_temporal_fini();
     mca_pml_zip_landing_fini();
     mca_pml_zip_direct_fini();
+    mca_pml_zip_persistent_fini();
     mca_pml_zip_buffers_fini();
     mca_pml_zip_request_cache_fini();
     mca_pml_zip_policy_fini(); /* after the report: it prints the estimates */

@@ -14,7 +14,8 @@
  * rest of the message (pml_zip_recv.c), which completes the wrapped request when it is done.
  * That zip request is made from zip's progress, not inside the wrapped PML's completion path.
  * So a component that puts its own completion callback on a wrapped receive would take that
- * part away: in Open MPI 4.1.4 only osc/pt2pt does, on persistent receives (not direct), and
+ * part away: in Open MPI 4.1.4 only osc/pt2pt does, on persistent receives (whose starts with
+ * such a callback zip serves through a zip request, below), and
  * coll/adapt, on tags below zero (never zip's).
  *
  * With one thread in MPI at a time the callback is attached once the wrapped PML has returned
@@ -38,12 +39,12 @@
  * the record stays with it until MPI_Request_free. Each MPI_Start attaches the callback and
  * starts the wrapped request; MPI_Startall calls a request's own start function (Open MPI
  * 4.1.4, ompi/mpi/c/startall.c), a component calls the PML's (zip's, which hands these on).
- * The record is found by its request in a table, not in the callback data: osc/pt2pt puts its
- * own callback and data on its persistent receives before each start. A start that finds such
- * a callback, or messages pulled by a probe in zip's stash (one may match), is served by a zip
- * request that completes the application's request (the caller's callback runs then, on the
- * message as zip delivers it), which the wrapped PML then never sees started; its cancel is
- * zip's meanwhile (ob1's would unlink a receive it never queued).
+ * The record is found by its request (pml_zip_persistent_table.c), not in the callback data:
+ * osc/pt2pt puts its own callback and data on its persistent receives before each start. A start
+ * that finds such a callback, or messages pulled by a probe in zip's stash (one may match), is
+ * served by a zip request that completes the application's request (the caller's callback runs
+ * then, on the message as zip delivers it), which the wrapped PML then never sees started; its
+ * cancel is zip's meanwhile (ob1's would unlink a receive it never queued).
  */
 #include "ompi_config.h"
 
@@ -52,7 +53,6 @@
 #include <string.h>
 
 #include "ompi/constants.h"
-#include "opal/class/opal_hash_table.h"
 #include "opal/threads/mutex.h"
 #include "opal/threads/thread_usage.h"
 
@@ -109,17 +109,6 @@ static int n_free[2];
 static mca_pml_zip_direct_t *to_continue, **to_continue_end = &to_continue; /* in order */
 static mca_pml_zip_direct_t *to_free;
 volatile int32_t mca_pml_zip_direct_pending;
-/* Persistent records by their request's address (one thread in MPI: no lock). */
-static opal_hash_table_t persistent_records;
-static bool persistent_records_ready;
-
-static mca_pml_zip_direct_t *persistent_record(const ompi_request_t *inner)
-{
-    void *d = NULL;
-    (void)opal_hash_table_get_value_uint64(&persistent_records, (uint64_t)(uintptr_t)inner, &d);
-    return d;
-}
-
 static mca_pml_zip_direct_t *direct_get(bool large)
 {
     OPAL_THREAD_LOCK(&direct_lock);
@@ -143,8 +132,7 @@ static mca_pml_zip_direct_t *direct_get(bool large)
 static void direct_put(mca_pml_zip_direct_t *d)
 {
     if (d->persistent) {
-        (void)opal_hash_table_remove_value_uint64(&persistent_records,
-                                                  (uint64_t)(uintptr_t)d->inner);
+        mca_pml_zip_persistent_forget(d->inner);
     }
     OBJ_RELEASE(d->dtype);
     OBJ_RELEASE(d->comm);
@@ -170,10 +158,6 @@ void mca_pml_zip_direct_fini(void)
             free(d);
         }
         n_free[large] = 0;
-    }
-    if (persistent_records_ready) {
-        OBJ_DESTRUCT(&persistent_records);
-        persistent_records_ready = false;
     }
 }
 
@@ -221,7 +205,7 @@ static void hand_back(mca_pml_zip_direct_t *d)
 static int direct_free(ompi_request_t **request)
 {
     mca_pml_zip_direct_t *d = (*request)->req_persistent
-                                  ? persistent_record(*request)
+                                  ? mca_pml_zip_persistent_find(*request)
                                   : (mca_pml_zip_direct_t *)(*request)->req_complete_cb_data;
     if (d->threaded && !direct_settle(d, DIRECT_APP_FREED)) {
         /* Zip was done with it: the record goes, the wrapped PML frees its request. */
@@ -433,7 +417,8 @@ int mca_pml_zip_direct_irecv(void *buf, size_t count, ompi_datatype_t *dtype, in
 /* While a zip request serves a persistent start: the application's cancel is its. */
 static int direct_cancel(ompi_request_t *inner, int complete)
 {
-    mca_pml_zip_request_t *via = persistent_record(inner)->via;
+    const mca_pml_zip_direct_t *d = mca_pml_zip_persistent_find(inner);
+    mca_pml_zip_request_t *via = d->via;
     return NULL == via ? OMPI_SUCCESS : via->super.req_cancel(&via->super, complete);
 }
 
@@ -471,7 +456,7 @@ int mca_pml_zip_direct_start(size_t count, ompi_request_t **requests)
 {
     for (size_t i = 0; i < count; ++i) {
         ompi_request_t *inner = requests[i];
-        mca_pml_zip_direct_t *d = persistent_record(inner);
+        mca_pml_zip_direct_t *d = mca_pml_zip_persistent_find(inner);
         d->busy = true;
         int rc;
         if (NULL != inner->req_complete_cb || !mca_pml_zip_stash_empty()) {
@@ -511,16 +496,7 @@ int mca_pml_zip_direct_irecv_init(void *buf, size_t count, ompi_datatype_t *dtyp
     if (OMPI_SUCCESS != rc) {
         return rc;
     }
-    if (!persistent_records_ready) {
-        OBJ_CONSTRUCT(&persistent_records, opal_hash_table_t);
-        persistent_records_ready = OPAL_SUCCESS == opal_hash_table_init(&persistent_records, 64);
-        if (!persistent_records_ready) {
-            OBJ_DESTRUCT(&persistent_records);
-        }
-    }
-    if (!persistent_records_ready ||
-        OPAL_SUCCESS !=
-            opal_hash_table_set_value_uint64(&persistent_records, (uint64_t)(uintptr_t)inner, d)) {
+    if (!mca_pml_zip_persistent_add(inner, d)) {
         hand_back(d); /* not in the table: a zip request instead */
         direct_put(d);
         ompi_request_free(&inner);

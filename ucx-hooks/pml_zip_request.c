@@ -45,6 +45,7 @@ static void zip_request_construct(mca_pml_zip_request_t *req)
     req->arrival_class = -1;
     req->arrival_seen = 0.0;
     req->direct = NULL;
+    req->psend = NULL;
 }
 
 static void zip_request_destruct(mca_pml_zip_request_t *req)
@@ -200,6 +201,15 @@ void mca_pml_zip_request_complete(mca_pml_zip_request_t *req, int source, int ta
     req->super.req_status._ucount = count;
     req->super.req_status._cancelled = cancelled;
 
+    if (NULL != req->psend) {
+        /* Nobody holds req: the application waits for the persistent send's own request. */
+        mca_pml_zip_psend_t *p = req->psend;
+        req->psend = NULL;
+        req->pml_done = true;
+        zip_request_release(req);
+        mca_pml_zip_psend_finish(p, error, cancelled);
+        return;
+    }
     if (NULL != req->direct) {
         /* Nobody holds req: the application waits for the direct receive's own request. */
         mca_pml_zip_direct_t *d = req->direct;
@@ -342,8 +352,9 @@ int mca_pml_zip_request_start(size_t count, ompi_request_t **requests)
         int rc;
         if (r->req_start == mca_pml_zip_request_start) {
             rc = zip_request_start_one((mca_pml_zip_request_t *)r);
-        } else if (r->req_start == mca_pml_zip_direct_start) {
-            rc = mca_pml_zip_direct_start(1, &requests[i]); /* from a component's PML call */
+        } else if (r->req_start == mca_pml_zip_direct_start ||
+                   r->req_start == mca_pml_zip_psend_start) {
+            rc = r->req_start(1, &requests[i]); /* from a component's PML call */
         } else {
             rc = mca_pml_zip_wrapped.pml_start(1, &requests[i]);
         }

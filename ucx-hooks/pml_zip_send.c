@@ -17,7 +17,7 @@ static bool zip_send_applies(int dst, int tag)
 
 /* Ready mode promises a posted receive; zip's own receive is posted by then too, but standard
  * mode is as correct and keeps one path. */
-static mca_pml_base_send_mode_t wire_mode(mca_pml_base_send_mode_t mode)
+mca_pml_base_send_mode_t mca_pml_zip_wire_mode(mca_pml_base_send_mode_t mode)
 {
     return MCA_PML_BASE_SEND_SYNCHRONOUS == mode ? mode : MCA_PML_BASE_SEND_STANDARD;
 }
@@ -59,11 +59,11 @@ static int post_wire(mca_pml_zip_out_t *out, int dst, int tag, mca_pml_base_send
     }
     const int ptag = mca_pml_zip_payload_tag(out->seq);
     if (NULL != out->buf) {
-        rc = mca_pml_zip_wrapped.pml_isend(out->buf, out->len, MPI_BYTE, dst, ptag, wire_mode(mode),
-                                           comm, payload);
+        rc = mca_pml_zip_wrapped.pml_isend(out->buf, out->len, MPI_BYTE, dst, ptag,
+                                           mca_pml_zip_wire_mode(mode), comm, payload);
     } else {
         rc = mca_pml_zip_wrapped.pml_isend(out->pbuf, out->pcount, out->ptype, dst, ptag,
-                                           wire_mode(mode), comm, payload);
+                                           mca_pml_zip_wire_mode(mode), comm, payload);
     }
     if (OMPI_SUCCESS != rc) {
         /* The envelope is out; its payload cannot follow. Nothing can undo that. */
@@ -249,8 +249,8 @@ int mca_pml_zip_isend(const void *buf, size_t count, ompi_datatype_t *dtype, int
         if (out.bare) {
             /* Nothing of zip's to finish: the application gets the wrapped PML's own request,
              * as without zip (a zip request around it cost 0.1 us per small message). */
-            return mca_pml_zip_wrapped.pml_isend(buf, count, dtype, dst, tag, wire_mode(mode), comm,
-                                                 request);
+            return mca_pml_zip_wrapped.pml_isend(buf, count, dtype, dst, tag,
+                                                 mca_pml_zip_wire_mode(mode), comm, request);
         }
     }
     mca_pml_zip_request_t *req = zip_send_request(buf, count, dtype, dst, tag, mode, comm, false);
@@ -279,12 +279,42 @@ int mca_pml_zip_isend(const void *buf, size_t count, ompi_datatype_t *dtype, int
     return OMPI_SUCCESS;
 }
 
+int mca_pml_zip_send_encoded(mca_pml_zip_out_t *out, const void *buf, size_t count,
+                             ompi_datatype_t *dtype, int dst, int tag,
+                             mca_pml_base_send_mode_t mode, ompi_communicator_t *comm,
+                             mca_pml_zip_psend_t *psend, mca_pml_zip_request_t **sender)
+{
+    mca_pml_zip_request_t *req = zip_send_request(buf, count, dtype, dst, tag, mode, comm, false);
+    if (NULL == req) {
+        if (out->temporal) {
+            mca_pml_zip_temporal_abandon(comm, dst, tag);
+        }
+        mca_pml_zip_out_release(out);
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    req->out = *out;
+    req->psend = psend;
+    *sender = req; /* before any completion: send_post only posts and tracks */
+    int rc = send_post(req);
+    if (OMPI_SUCCESS != rc) {
+        req->psend = NULL;
+        req->super.req_state = OMPI_REQUEST_INACTIVE;
+        mca_pml_zip_request_unref(req);
+    }
+    return rc;
+}
+
 int mca_pml_zip_isend_init(const void *buf, size_t count, ompi_datatype_t *dtype, int dst, int tag,
                            mca_pml_base_send_mode_t mode, ompi_communicator_t *comm,
                            ompi_request_t **request)
 {
     if (!zip_send_applies(dst, tag)) {
         return mca_pml_zip_wrapped.pml_isend_init(buf, count, dtype, dst, tag, mode, comm, request);
+    }
+    const int direct =
+        mca_pml_zip_direct_isend_init(buf, count, dtype, dst, tag, mode, comm, request);
+    if (OMPI_ERR_NOT_SUPPORTED != direct) {
+        return direct;
     }
     mca_pml_zip_request_t *req = zip_send_request(buf, count, dtype, dst, tag, mode, comm, true);
     if (NULL == req) {

@@ -6,7 +6,8 @@
  * persistent receive started after a probe pulled its message out early, one-double
  * persistent receives over many rounds, persistent receives freed while active (the next
  * receive gets the next message), and a persistent receive started and cancelled while a
- * probed message of another tag waits (then started again).
+ * probed message of another tag waits (then started again); persistent sends freed while
+ * active (one double, then N compressible ones) and ready-mode persistent sends over many rounds.
  */
 #include "p2p_common.h"
 
@@ -113,6 +114,68 @@ static void cancelled_beside_probed(int peer, double *s, double *r, double *ref)
     pt_check(pt_same(r, ref, N * sizeof(double)), "the probed message after them");
 }
 
+/* MPI_Request_free of an active persistent send: its message still goes, before the next. */
+static void send_freed_while_active(int peer, double *s, double *r, double *ref)
+{
+    const int n[2] = {1, N};
+    for (int k = 0; k < 2; ++k) {
+        if (pt_rank & 1) {
+            MPI_Request sr;
+            pt_fill_f64(s, N, pt_seed(pt_rank, 10, k, 0));
+            MPI_Send_init(s, n[k], MPI_DOUBLE, peer, 90 + k, MPI_COMM_WORLD, &sr);
+            pt_call(MPI_Start(&sr), "start");
+            pt_call(MPI_Request_free(&sr), "free of an active persistent send");
+            /* The buffer may not change before the freed send is known to be done: the
+             * receiver's acknowledgement says so. */
+            MPI_Send(s + N / 2, n[k] > 1 ? N / 2 : 1, MPI_DOUBLE, peer, 92 + k, MPI_COMM_WORLD);
+            MPI_Recv(NULL, 0, MPI_BYTE, peer, 94, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        } else {
+            MPI_Status st;
+            pt_call(MPI_Recv(r, n[k], MPI_DOUBLE, peer, 90 + k, MPI_COMM_WORLD, &st),
+                    "receive of the freed send's message");
+            pt_call(
+                MPI_Recv(ref, n[k] > 1 ? N / 2 : 1, MPI_DOUBLE, peer, 92 + k, MPI_COMM_WORLD, &st),
+                "receive after it");
+            MPI_Send(NULL, 0, MPI_BYTE, peer, 94, MPI_COMM_WORLD);
+            pt_fill_f64(s, N, pt_seed(peer, 10, k, 0));
+            pt_check(pt_same(r, s, (size_t)n[k] * sizeof(double)) &&
+                         pt_same(ref, s + N / 2, (n[k] > 1 ? N / 2 : 1) * sizeof(double)),
+                     0 == k ? "persistent send (1 double) freed while active: delivered"
+                            : "persistent send (compressed) freed while active: delivered");
+        }
+    }
+}
+
+/* MPI_Rsend_init: each round the receiver starts its receive before the sender starts. */
+static void ready_rounds(int peer, double *s, double *r, double *ref)
+{
+    const int sender = pt_rank & 1;
+    MPI_Request req;
+    if (sender)
+        MPI_Rsend_init(s, N, MPI_DOUBLE, peer, 95, MPI_COMM_WORLD, &req);
+    else
+        MPI_Recv_init(r, N, MPI_DOUBLE, peer, 95, MPI_COMM_WORLD, &req);
+    int bad = 0;
+    for (int round = 0; round < 6; ++round) {
+        const uint64_t seed = pt_seed(sender ? pt_rank : peer, 11, 0, round);
+        if (sender) {
+            pt_fill_f64(s, N, seed);
+            pair_barrier(peer); /* the receive is posted */
+            pt_call(MPI_Start(&req), "start rsend");
+        } else {
+            pt_call(MPI_Start(&req), "start receive");
+            pair_barrier(peer);
+        }
+        pt_call(MPI_Wait(&req, MPI_STATUS_IGNORE), "wait");
+        if (!sender) {
+            pt_fill_f64(ref, N, seed);
+            bad += !pt_same(r, ref, N * sizeof(double));
+        }
+    }
+    pt_check(0 == bad, "ready-mode persistent sends, 6 rounds");
+    MPI_Request_free(&req);
+}
+
 int main(int argc, char **argv)
 {
     pt_init(&argc, &argv);
@@ -204,6 +267,8 @@ int main(int argc, char **argv)
         small_rounds(peer);
         freed_while_active(peer, s, r, ref);
         cancelled_beside_probed(peer, s, r, ref);
+        send_freed_while_active(peer, s, r, ref);
+        ready_rounds(peer, s, r, ref);
     }
     int sz;
     MPI_Buffer_detach(&bbuf, &sz);

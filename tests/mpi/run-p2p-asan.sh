@@ -20,7 +20,7 @@ start_runner p2p-asan
 
 preload="$(gcc -print-file-name=libasan.so):$(gcc -print-file-name=libubsan.so)"
 datalib=$(ls "${BUILD_DIR:-$top/build}"/perftest/data/.libs/libzipdata.a 2>/dev/null)
-for t in probe_finalize semantics temporal threads; do
+for t in probe_finalize semantics temporal threads persistent osc; do
     if ! mpicc -O1 -g -Wall -Wextra -pthread -I"$top/perftest/data" -o "$bin/p2p_$t" \
         "$here/p2p_$t.c" $datalib -lstdc++ -lm 2>"$bin/cc.log"; then
         report "build p2p_$t" 1 "$bin/cc.log"
@@ -61,6 +61,17 @@ for pml in ob1 ucx; do
     # shellcheck disable=SC2086
     run_clean "asan: p2p_semantics pml=$pml+zip MPI_THREAD_MULTIPLE" "p2p_semantics (" $common \
         $opts -x OMPI_MPI_THREAD_LEVEL=3 -x PT_CASE_SECONDS=30 "$bin/p2p_semantics"
+    # Direct persistent requests: records found by their request, freed while active, served
+    # through zip requests beside probed messages and under osc/pt2pt's own callbacks.
+    # shellcheck disable=SC2086
+    run_clean "asan: p2p_persistent pml=$pml+zip" "p2p_persistent (" $common $opts \
+        "$bin/p2p_persistent"
+    for k in get8 accumulate; do
+        [ -e "$ompidir/mca_osc_pt2pt.so" ] || continue
+        # shellcheck disable=SC2086
+        run_clean "asan: p2p_osc $k pml=$pml+zip osc=pt2pt" "p2p_osc (" \
+            $common $opts --mca osc pt2pt "$bin/p2p_osc" $k
+    done
     # shellcheck disable=SC2086
     run_clean "asan: p2p_temporal pml=$pml+zip temporal=auto" "p2p_temporal (" $common $opts \
         --mca pml_zip_temporal auto --mca pml_zip_threshold 2048 "$bin/p2p_temporal"
