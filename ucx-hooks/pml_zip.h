@@ -532,8 +532,13 @@ int mca_pml_zip_send_encoded(mca_pml_zip_out_t *out, const void *buf, size_t cou
                              ompi_datatype_t *dtype, int dst, int tag,
                              mca_pml_base_send_mode_t mode, ompi_communicator_t *comm,
                              mca_pml_zip_psend_t *psend, mca_pml_zip_request_t **sender);
-/* The mode a bare message or payload goes in: synchronous stays, the rest standard. */
-mca_pml_base_send_mode_t mca_pml_zip_wire_mode(mca_pml_base_send_mode_t mode);
+/* The mode a bare message or payload goes in: synchronous stays, the rest standard. Ready mode
+ * promises a posted receive; zip's own receive is posted by then too, but standard mode is as
+ * correct and keeps one path. */
+static inline mca_pml_base_send_mode_t mca_pml_zip_wire_mode(mca_pml_base_send_mode_t mode)
+{
+    return MCA_PML_BASE_SEND_SYNCHRONOUS == mode ? mode : MCA_PML_BASE_SEND_STANDARD;
+}
 
 /* ---- pml_zip_persistent_table.c: records of direct persistent requests, by request ---- */
 bool mca_pml_zip_persistent_add(const ompi_request_t *request, void *record); /* false: no room */

@@ -342,8 +342,9 @@ static int direct_start_threaded(mca_pml_zip_direct_t *d, int src, int tag,
 }
 
 /* A record for a receive into buf, or NULL: not contiguous, or direct receives are off. */
-static mca_pml_zip_direct_t *direct_make(void *buf, size_t count, ompi_datatype_t *dtype,
-                                         ompi_communicator_t *comm, bool threaded)
+static inline __attribute__((always_inline)) mca_pml_zip_direct_t *
+direct_make(void *buf, size_t count, ompi_datatype_t *dtype, ompi_communicator_t *comm,
+            bool threaded)
 {
     char *base;
     if (!mca_pml_zip_component.direct_recv ||

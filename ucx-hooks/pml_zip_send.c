@@ -15,13 +15,6 @@ static bool zip_send_applies(int dst, int tag)
     return MPI_PROC_NULL != dst && tag >= 0;
 }
 
-/* Ready mode promises a posted receive; zip's own receive is posted by then too, but standard
- * mode is as correct and keeps one path. */
-mca_pml_base_send_mode_t mca_pml_zip_wire_mode(mca_pml_base_send_mode_t mode)
-{
-    return MCA_PML_BASE_SEND_SYNCHRONOUS == mode ? mode : MCA_PML_BASE_SEND_STANDARD;
-}
-
 /* What a bare message sends: the application's data, or buffered mode's copy in out->buf. */
 static void unsplit_wire(const mca_pml_zip_out_t *out, const void **base, size_t *count,
                          ompi_datatype_t **type)
