@@ -83,7 +83,7 @@ struct mca_pml_zip_direct_t {
     int src, tag;
     ompi_request_start_fn_t inner_start;   /* the wrapped PML's, while zip's stands in */
     ompi_request_cancel_fn_t inner_cancel; /* the same */
-    mca_pml_zip_request_t *via;            /* a start served by a zip request (the stash) */
+    mca_pml_zip_request_t *via; /* a start a zip request serves (the stash, a caller's callback) */
     /* In place: what the buffer's first bytes were, to put back what an envelope covered.
      * Landed: the landing buffer itself (as a zip request's stage, pml_zip_landing.c). Sized
      * per record: a pending receive of a program without threads costs no 4 KiB stage. */
@@ -109,6 +109,7 @@ static int n_free[2];
 static mca_pml_zip_direct_t *to_continue, **to_continue_end = &to_continue; /* in order */
 static mca_pml_zip_direct_t *to_free;
 volatile int32_t mca_pml_zip_direct_pending;
+
 static mca_pml_zip_direct_t *direct_get(bool large)
 {
     OPAL_THREAD_LOCK(&direct_lock);
@@ -342,9 +343,8 @@ static int direct_start_threaded(mca_pml_zip_direct_t *d, int src, int tag,
 }
 
 /* A record for a receive into buf, or NULL: not contiguous, or direct receives are off. */
-static inline __attribute__((always_inline)) mca_pml_zip_direct_t *
-direct_make(void *buf, size_t count, ompi_datatype_t *dtype, ompi_communicator_t *comm,
-            bool threaded)
+static mca_pml_zip_direct_t *direct_make(void *buf, size_t count, ompi_datatype_t *dtype,
+                                         ompi_communicator_t *comm, bool threaded)
 {
     char *base;
     if (!mca_pml_zip_component.direct_recv ||

@@ -1,5 +1,5 @@
 /*
- * Direct persistent sends: MPI_Send_init / MPI_Ssend_init / MPI_Rsend_init hand the application
+ * Direct persistent sends: MPI_Send_init and MPI_Rsend_init hand the application
  * the wrapped PML's own persistent request, with zip's start, free and cancel functions, as
  * direct persistent receives do (pml_zip_direct.c). Most starts send a bare message, the
  * application's data as stock would: those start the wrapped request itself, with nothing of
