@@ -272,6 +272,9 @@ int mca_pml_zip_encode(const void *buf, size_t count, ompi_datatype_t *dtype,
                        mca_pml_base_send_mode_t mode, ompi_communicator_t *comm, int dst, int tag,
                        bool own_copy, mca_pml_zip_out_t *out);
 void mca_pml_zip_out_release(mca_pml_zip_out_t *out);
+/* pml_zip_send.c: an encoded message that will not be sent: its stream forgets it (a stream
+ * message), its buffer goes. */
+void mca_pml_zip_out_drop(mca_pml_zip_out_t *out, ompi_communicator_t *comm, int dst, int tag);
 /* A message below pml_zip_threshold that goes bare, decided (and counted) without encoding it:
  * the send is then the wrapped PML's, in standard mode, as mca_pml_zip_encode would have it. */
 bool mca_pml_zip_sends_small_bare(size_t count, ompi_datatype_t *dtype,

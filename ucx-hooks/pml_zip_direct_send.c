@@ -110,9 +110,7 @@ static int psend_moved(mca_pml_zip_psend_t *p, ompi_request_t *now)
         /* No memory for the table: the start fails; the application holds a plain wrapped
          * request (its message is out, bare). */
         psend_unhook(p, now);
-        OBJ_RELEASE(p->dtype);
-        OBJ_RELEASE(p->comm);
-        free(p);
+        psend_release(p);
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
     return OMPI_SUCCESS;
@@ -125,20 +123,13 @@ static int psend_via_zip(mca_pml_zip_psend_t *p, mca_pml_zip_out_t *out, ompi_re
     ompi_request_t *fresh = NULL;
     int rc = mca_pml_zip_wrapped.pml_isend_init(p->buf, p->count, p->dtype, p->dst, p->tag,
                                                 mca_pml_zip_wire_mode(p->mode), p->comm, &fresh);
-    if (OMPI_SUCCESS != rc) {
-        if (out->temporal) {
-            mca_pml_zip_temporal_abandon(p->comm, p->dst, p->tag);
-        }
-        mca_pml_zip_out_release(out);
-        return rc;
-    }
-    if (!mca_pml_zip_persistent_add(fresh, p)) {
-        if (out->temporal) {
-            mca_pml_zip_temporal_abandon(p->comm, p->dst, p->tag);
-        }
-        mca_pml_zip_out_release(out);
+    if (OMPI_SUCCESS == rc && !mca_pml_zip_persistent_add(fresh, p)) {
         ompi_request_free(&fresh);
-        return OMPI_ERR_OUT_OF_RESOURCE;
+        rc = OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    if (OMPI_SUCCESS != rc) {
+        mca_pml_zip_out_drop(out, p->comm, p->dst, p->tag);
+        return rc;
     }
     ompi_request_t *old = p->inner;
     fresh->req_complete_cb = old->req_complete_cb; /* a caller's, as ob1's start moves it */

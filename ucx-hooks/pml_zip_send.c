@@ -167,16 +167,21 @@ int mca_pml_zip_send(const void *buf, size_t count, ompi_datatype_t *dtype, int 
     return rc;
 }
 
+void mca_pml_zip_out_drop(mca_pml_zip_out_t *out, ompi_communicator_t *comm, int dst, int tag)
+{
+    if (out->temporal) {
+        mca_pml_zip_temporal_abandon(comm, dst, tag);
+    }
+    mca_pml_zip_out_release(out);
+}
+
 /* Posts the wrapped sends of the message encoded in req->out and tracks them. */
 static int send_post(mca_pml_zip_request_t *req)
 {
     int rc =
         post_wire(&req->out, req->peer, req->tag, req->mode, req->comm, &req->inner2, &req->inner);
-    if (OMPI_SUCCESS != rc && req->out.temporal) {
-        mca_pml_zip_temporal_abandon(req->comm, req->peer, req->tag);
-    }
     if (OMPI_SUCCESS != rc) {
-        mca_pml_zip_out_release(&req->out);
+        mca_pml_zip_out_drop(&req->out, req->comm, req->peer, req->tag);
         return rc;
     }
     mca_pml_zip_request_track(req);
@@ -249,10 +254,7 @@ int mca_pml_zip_isend(const void *buf, size_t count, ompi_datatype_t *dtype, int
     mca_pml_zip_request_t *req = zip_send_request(buf, count, dtype, dst, tag, mode, comm, false);
     if (NULL == req) {
         if (MCA_PML_BASE_SEND_BUFFERED != mode) {
-            if (out.temporal) {
-                mca_pml_zip_temporal_abandon(comm, dst, tag);
-            }
-            mca_pml_zip_out_release(&out);
+            mca_pml_zip_out_drop(&out, comm, dst, tag);
         }
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
@@ -279,10 +281,7 @@ int mca_pml_zip_send_encoded(mca_pml_zip_out_t *out, const void *buf, size_t cou
 {
     mca_pml_zip_request_t *req = zip_send_request(buf, count, dtype, dst, tag, mode, comm, false);
     if (NULL == req) {
-        if (out->temporal) {
-            mca_pml_zip_temporal_abandon(comm, dst, tag);
-        }
-        mca_pml_zip_out_release(out);
+        mca_pml_zip_out_drop(out, comm, dst, tag);
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
     req->out = *out;
