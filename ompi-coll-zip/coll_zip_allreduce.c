@@ -148,15 +148,16 @@ static void schedule_args(zip_allreduce_args_t *args, zip_reduce_ops_t *reduce,
     };
 }
 
-/* Runs the reduction now, on buf (allreduce: root -1). */
+/* Runs the reduction now, on buf (allreduce: root -1; reduce: of mine, into buf at the root). */
 static int run_schedule(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm, int op_index,
-                        int root, void *buf, size_t bytes, struct ompi_datatype_t *dtype,
-                        struct ompi_op_t *op, int algorithm)
+                        int root, void *buf, const void *mine, size_t bytes,
+                        struct ompi_datatype_t *dtype, struct ompi_op_t *op, int algorithm)
 {
     reduce_binding_t binding;
     zip_reduce_ops_t reduce;
     zip_allreduce_args_t args;
     schedule_args(&args, &reduce, &binding, m, buf, bytes, dtype, op, algorithm);
+    args.contribution = mine;
     args.tag =
         COLL_ZIP_OP_ALLREDUCE == op_index ? MCA_COLL_BASE_TAG_ALLREDUCE : MCA_COLL_BASE_TAG_REDUCE;
     return mca_coll_zip_run(m, comm, op_index, root, &args);
@@ -189,24 +190,10 @@ int mca_coll_zip_reduce(const void *sbuf, void *rbuf, int count, struct ompi_dat
         return m->previous_reduce(sbuf, rbuf, count, dtype, op, root, comm,
                                   m->previous_reduce_module);
     }
-    /* The ring works in place: the root in its receive buffer, the others in a copy of their
-     * contribution (MPI leaves their receive buffer undefined, and it may be NULL). */
-    char *work = is_root ? rbuf : malloc(bytes);
-    if (NULL == work) {
-        return mca_coll_zip_algo_error(ZIP_ALGO_ERR_NOMEM, "MPI_Reduce", comm);
-    }
-    int rc = OMPI_SUCCESS;
-    if (work != mine) {
-        rc = ompi_datatype_copy_content_same_ddt(dtype, count, work, (char *)mine);
-    }
-    if (OMPI_SUCCESS == rc) {
-        rc = run_schedule(m, comm, COLL_ZIP_OP_REDUCE, root, work, bytes, dtype, op,
-                          ZIP_ALLREDUCE_RING);
-    }
-    if (!is_root) {
-        free(work);
-    }
-    return rc;
+    /* The chain reads each rank's contribution where it is and writes the result into the
+     * root's receive buffer only (MPI leaves the others' undefined, and it may be NULL). */
+    return run_schedule(m, comm, COLL_ZIP_OP_REDUCE, root, is_root ? rbuf : NULL, mine, bytes,
+                        dtype, op, ZIP_ALLREDUCE_RING);
 }
 
 /* MPI_Iallreduce: the same ring, advanced by Open MPI's progress engine (coll_zip_nb.h). */
@@ -287,7 +274,7 @@ int mca_coll_zip_iallreduce(const void *sbuf, void *rbuf, int count, struct ompi
             return rc;
         }
     }
-    return NULL == request
-               ? run_schedule(m, comm, COLL_ZIP_OP_ALLREDUCE, -1, rbuf, bytes, dtype, op, algorithm)
-               : start_schedule(m, comm, rbuf, bytes, dtype, op, algorithm, request);
+    return NULL == request ? run_schedule(m, comm, COLL_ZIP_OP_ALLREDUCE, -1, rbuf, NULL, bytes,
+                                          dtype, op, algorithm)
+                           : start_schedule(m, comm, rbuf, bytes, dtype, op, algorithm, request);
 }

@@ -291,6 +291,10 @@ typedef struct zip_allreduce_args {
     const bool *peer_on_node;
     int algorithm; /* allreduce only: ZIP_ALLREDUCE_RING (0) or ZIP_ALLREDUCE_HALVING; the same
                       on every rank */
+    /* reduce only: this rank's contribution, read and never written, when it is not in buf;
+     * buf then receives the result at the root and may be NULL elsewhere. NULL: buf holds it
+     * (and is clobbered off the root). */
+    const void *contribution;
 } zip_allreduce_args_t;
 
 /* coll_zip_allreduce_algorithm: auto (zip_algo_allreduce_choose), ring or halving; HAND_ON:

@@ -4,9 +4,12 @@
 // failing decoder ends every rank with an error, not a hang.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstring>
 #include <memory>
 #include <random>
+#include <string>
+#include <thread>
 
 #include "test_coll_algo_support.hpp"
 #include "zip_algo.h"
@@ -270,6 +273,85 @@ TEST_P(CollAlgoAllreduce, ReduceLeavesTheChainOrderSumAtEveryRoot)
             }
         }
     }
+}
+
+// The sum of sum_doubles, slowly where ctx points to true: a rank behind its neighbours.
+void slow_sum_doubles(void *ctx, const void *in, void *inout, size_t bytes)
+{
+    if (*static_cast<const bool *>(ctx))
+        std::this_thread::sleep_for(std::chrono::microseconds(300));
+    sum_doubles(nullptr, in, inout, bytes);
+}
+
+// MPI_Reduce's glue hands each rank's send buffer over as the contribution, read only, and a
+// result buffer at the root alone (in place there: the same one). Rendezvous sends read their
+// slot when their receive comes, and the root reduces slowly, so the rank before it keeps a
+// window of unmatched sends: a sum slot reused while its send is in flight shows in the result.
+TEST_P(CollAlgoAllreduce, ReduceReadsAContributionApartAndWritesOnlyTheRootsBuffer)
+{
+    const int size = GetParam();
+    for (size_t n : {size_t(4099), size_t(40001)}) {
+        for (bool compressible : {true, false}) {
+            for (int root = 0; root < size; ++root) {
+                for (bool in_place : {false, true}) {
+                    std::vector<std::vector<double>> inputs(static_cast<size_t>(size));
+                    for (int r = 0; r < size; ++r)
+                        inputs[size_t(r)] = contribution(r, n, compressible);
+                    const auto sent = inputs;
+                    std::vector<double> result(in_place ? inputs[size_t(root)]
+                                                        : std::vector<double>(n, -7.0));
+                    ToyCodec codec;
+                    const zip_codec_ops_t ops = codec.ops();
+                    std::vector<int> rc(size_t(size), -100);
+                    World w(size);
+                    w.rendezvous = true;
+                    w.run([&](int rank, const zip_transport_t &t) {
+                        std::vector<double> &mine =
+                            rank == root && in_place ? result : inputs[size_t(rank)];
+                        const bool slow = rank == root;
+                        const zip_reduce_ops_t ops_here = {const_cast<bool *>(&slow),
+                                                           sizeof(double), slow_sum_doubles};
+                        zip_allreduce_args_t a = args_for(mine);
+                        a.reduce = &ops_here;
+                        a.contribution = mine.data();
+                        a.buf = rank == root ? result.data() : nullptr;
+                        zip_algo_result_t res;
+                        rc[size_t(rank)] = zip_algo_reduce(&t, &ops, root, &a, &res);
+                    });
+                    const std::string what = "root " + std::to_string(root) + " n " +
+                                             std::to_string(n) + " compressible " +
+                                             std::to_string(compressible) + " in place " +
+                                             std::to_string(in_place);
+                    EXPECT_TRUE(same_bits(result, chain_order_reference(sent, root))) << what;
+                    for (int r = 0; r < size; ++r) {
+                        EXPECT_EQ(rc[size_t(r)], ZIP_ALGO_OK) << what;
+                        if (r != root || !in_place) {
+                            EXPECT_TRUE(same_bits(inputs[size_t(r)], sent[size_t(r)]))
+                                << "rank " << r << " " << what;
+                        }
+                    }
+                    EXPECT_EQ(w.unreceived(), 0u) << what;
+                }
+            }
+        }
+    }
+}
+
+TEST(CollAlgoAllreduceArgs, AReduceWithoutAResultBufferAtTheRootIsRejected)
+{
+    World w(2);
+    ToyCodec codec;
+    const zip_codec_ops_t ops = codec.ops();
+    std::vector<int> rc(2);
+    w.run([&](int rank, const zip_transport_t &t) {
+        std::vector<double> buf(4, 1.0);
+        zip_allreduce_args_t a = args_for(buf);
+        a.contribution = buf.data();
+        a.buf = nullptr;
+        zip_algo_result_t res;
+        rc[size_t(rank)] = zip_algo_reduce(&t, &ops, 0, &a, &res);
+    });
+    EXPECT_EQ(rc[0], ZIP_ALGO_ERR_ARG);
 }
 
 // Every rank but the root sends the whole message once, along the chain: compressed where the
