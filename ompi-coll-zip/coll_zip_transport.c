@@ -13,6 +13,7 @@
 #include "ompi/datatype/ompi_datatype.h"
 #include "ompi/mca/pml/pml.h"
 #include "ompi/request/request.h"
+#include "opal/runtime/opal_progress.h"
 
 #include "coll_zip.h"
 #include "coll_zip_view.h"
@@ -99,6 +100,12 @@ static int pml_waitany(void *ctx, size_t n, zip_req_t *reqs, size_t *index, size
     return rc;
 }
 
+static void pml_progress(void *ctx)
+{
+    (void)ctx;
+    opal_progress();
+}
+
 void mca_coll_zip_transport_init(zip_transport_t *t, struct ompi_communicator_t *comm)
 {
     /* Fields not named here (test: a blocking transport) are NULL. */
@@ -114,5 +121,6 @@ void mca_coll_zip_transport_init(zip_transport_t *t, struct ompi_communicator_t 
         .irecv_plain = pml_irecv_plain,
         .byte_view = view_bytes,
         .max_message = INT_MAX,
+        .progress = pml_progress,
     };
 }

@@ -86,6 +86,10 @@ class BlockCodec
     // forwarded): copies raw data to r.ptr, decodes a frame into it.
     int decode_into(const char *wire, size_t got, const Transfer &r);
 
+    // Whether the next encode may still run the codec (false once a sample or the policy said
+    // raw, or where compression is off).
+    bool compressing() const { return compressing_; }
+
   private:
     // How encode_block treated a block: the reference its frame or its call's sample was
     // coded against (nullptr: none), and whether the whole block was coded.

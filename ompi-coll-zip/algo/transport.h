@@ -73,6 +73,10 @@ typedef struct zip_transport {
      * they belong (the scatter-allgather bcast's coalesced steps carry raw blocks packed with
      * frames). A simulator, whose messages carry no bytes, charges the copy's time instead. */
     void (*copy)(void *ctx, void *dst, const void *src, size_t n);
+    /* Optional (NULL: nothing to do). Moves what is in flight along without waiting for
+     * anything (Open MPI: opal_progress). Called between codec calls that would otherwise leave
+     * posted sends idle: over ob1 a large send moves only while the sender calls into MPI. */
+    void (*progress)(void *ctx);
 } zip_transport_t;
 
 /* Element type hint for the codec; values match zip_elem_type_t in zip/zip.h. */

@@ -86,3 +86,51 @@ TEST_P(CollAlgoScatterv, EveryRankGetsItsBlockExactly)
 
 INSTANTIATE_TEST_SUITE_P(Sizes, CollAlgoScatterv,
                          ::testing::Combine(::testing::Values(1, 2, 3, 6), ::testing::Bool()));
+
+// Over ob1 a large send moves only while its sender calls into MPI: between the codec calls for
+// its blocks the root lets what it has posted move (not after the last; never when it sends
+// raw, where nothing is coded in between).
+TEST(CollAlgoScattervProgress, TheRootLetsItsSendsMoveBetweenCodecCalls)
+{
+    const int size = 5, root = 2;
+    for (bool compressible : {true, false}) {
+        ToyCodec codec;
+        const zip_codec_ops_t ops = codec.ops();
+        World w(size);
+        w.progress_hook = true;
+        std::vector<std::vector<char>> got(size);
+        std::vector<int> rc(size, -100);
+        w.run([&](int rank, const zip_transport_t &t) {
+            std::vector<std::vector<char>> out(size);
+            std::vector<zip_block_t> blocks(size);
+            zip_exchange_args_t a{};
+            a.tag = 6;
+            a.elem_type = ZIP_ALGO_BYTES;
+            a.try_compress = rank == root;
+            a.threshold = 1024;
+            if (rank == root) {
+                for (int p = 0; p < size; ++p) {
+                    out[p] = algotest::make_data(50000, compressible, uint64_t(p));
+                    blocks[p] = zip_block_t{out[p].data(), out[p].size(), nullptr};
+                }
+                a.send = blocks.data();
+            } else {
+                got[rank].assign(50000, '\x44');
+                blocks[0] = zip_block_t{got[rank].data(), got[rank].size(), nullptr};
+                a.recv = blocks.data();
+            }
+            zip_algo_result_t res;
+            rc[rank] = zip_algo_scatterv(&t, &ops, root, &a, &res);
+        });
+        for (int p = 0; p < size; ++p) {
+            EXPECT_EQ(rc[p], ZIP_ALGO_OK);
+            if (p != root) {
+                EXPECT_TRUE(got[p] == algotest::make_data(50000, compressible, uint64_t(p)));
+                EXPECT_EQ(w.progress_calls[size_t(p)], 0u) << "rank " << p;
+            }
+        }
+        // Four blocks leave the root, three gaps between their codec calls.
+        EXPECT_EQ(w.progress_calls[size_t(root)], compressible ? size_t(size - 2) : 0u)
+            << "compressible " << compressible;
+    }
+}

@@ -34,12 +34,15 @@ zip_transport_t World::transport(int rank)
     t.max_message = max_message_;
     if (copy_hook)
         t.copy = &World::copy;
+    if (progress_hook)
+        t.progress = &World::progress;
     return t;
 }
 
 void World::run(const std::function<void(int, const zip_transport_t &)> &body)
 {
     std::vector<zip_transport_t> ts;
+    progress_calls.assign(size_t(size_), 0);
     for (int r = 0; r < size_; ++r)
         ts.push_back(transport(r));
     std::vector<std::thread> threads;
@@ -158,6 +161,12 @@ int World::byte_view(void *ctx, void *typed, int, void **bytes)
     static_cast<Endpoint *>(ctx)->world->byte_views++;
     *bytes = static_cast<Typed *>(typed)->data;
     return 0;
+}
+
+void World::progress(void *ctx)
+{
+    const Endpoint *e = static_cast<Endpoint *>(ctx);
+    ++e->world->progress_calls[size_t(e->rank)]; // each rank its own element
 }
 
 void World::copy(void *ctx, void *dst, const void *src, size_t n)

@@ -65,6 +65,9 @@ class World
     // Set before run(): the transports have `copy`, which copies and counts calls and bytes.
     bool copy_hook = false;
     std::atomic<size_t> copies{0}, copied_bytes{0};
+    // Set before run(): the transports have `progress`, which counts calls per rank.
+    bool progress_hook = false;
+    std::vector<size_t> progress_calls;
     // Set before run(): sends are not copied when posted but read from the sender's buffer when
     // they meet their receive, and complete only then (MPI's rendezvous protocol; eager
     // otherwise): an algorithm that reuses a send buffer before its send completed delivers
@@ -97,6 +100,7 @@ class World
         int rank;
     };
 
+    static void progress(void *ctx);
     static int isend(void *ctx, const void *buf, size_t len, int peer, int tag, zip_req_t *req);
     static int irecv(void *ctx, void *buf, size_t cap, int peer, int tag, zip_req_t *req);
     static int wait(void *ctx, zip_req_t *req, size_t *len);
