@@ -161,7 +161,8 @@ int mca_coll_zip_nb_begin(mca_coll_zip_nb_t *nb, mca_coll_zip_module_t *m,
     }
     mca_coll_zip_transport_init(&nb->transport, comm);
     nb->transport.test = pml_test;
-    /* These calls advance inside opal_progress: not again from within. */
+    /* These calls advance inside opal_progress: they suspend instead of calling it again
+     * (let_sends_move in algo/task.hpp). */
     nb->transport.progress = NULL;
     nb->binding = (zip_algo_codec_binding_t){
         .codec = nb->codec_ctx,

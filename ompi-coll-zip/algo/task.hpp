@@ -249,6 +249,33 @@ class wait_any : public TransportAwait<wait_any>
     size_t *len_;
 };
 
+// co_await let_sends_move(t): between two codec calls, lets what this rank has posted move on.
+// Over a blocking transport t->progress (if any) runs on the spot; over a testing one (the
+// non-blocking calls, which advance inside the progress engine and must not call it again) the
+// task suspends until the next advance, and the engine moves the sends meanwhile.
+class let_sends_move
+{
+  public:
+    explicit let_sends_move(const zip_transport_t *t) : t_(t) {}
+    bool await_ready() const
+    {
+        if (t_->test != nullptr)
+            return false;
+        if (t_->progress != nullptr)
+            t_->progress(t_->ctx);
+        return true;
+    }
+    void await_suspend(std::coroutine_handle<> h)
+    {
+        *current_blocked = Blocked{h, &let_sends_move::ready, this};
+    }
+    void await_resume() const {}
+
+  private:
+    static bool ready(void *) { return true; }
+    const zip_transport_t *t_;
+};
+
 } // namespace zipcoll
 
 // Wraps a task as a non-blocking call (zip_algo.h); NULL when memory is short.
