@@ -23,6 +23,18 @@ std::vector<char> data_of(int to, int round)
                                uint64_t(to * 5 + round));
 }
 
+// What every test's scatterv passes but its blocks: bytes, only the root compresses, blocks
+// from 1 KiB on.
+zip_exchange_args_t scatter_args(int rank, int root)
+{
+    zip_exchange_args_t a{};
+    a.tag = 6;
+    a.elem_type = ZIP_ALGO_BYTES;
+    a.try_compress = rank == root;
+    a.threshold = 1024;
+    return a;
+}
+
 } // namespace
 
 class CollAlgoScatterv : public ::testing::TestWithParam<std::tuple<int, bool>>
@@ -48,11 +60,7 @@ TEST_P(CollAlgoScatterv, EveryRankGetsItsBlockExactly)
                     blocks[i] = typed ? zip_block_t{nullptr, v.size(), &handles[i]}
                                       : zip_block_t{v.data(), v.size(), nullptr};
                 };
-                zip_exchange_args_t a{};
-                a.tag = 6;
-                a.elem_type = ZIP_ALGO_BYTES;
-                a.try_compress = rank == root;
-                a.threshold = 1024;
+                zip_exchange_args_t a = scatter_args(rank, root);
                 if (rank == root) {
                     for (int p = 0; p < size; ++p) {
                         out[p] = data_of(p, round);
@@ -87,6 +95,40 @@ TEST_P(CollAlgoScatterv, EveryRankGetsItsBlockExactly)
 INSTANTIATE_TEST_SUITE_P(Sizes, CollAlgoScatterv,
                          ::testing::Combine(::testing::Values(1, 2, 3, 6), ::testing::Bool()));
 
+// A scatterv of 50000 bytes to each of `size` ranks from `root`, compressible or random: what
+// every rank holds and the arguments it passes.
+struct BigScatter {
+    BigScatter(int rank, int root, int size, bool compressible)
+        : out(size_t(size)), got(size_t(size)), blocks(size_t(size)), a(scatter_args(rank, root))
+    {
+        if (rank == root) {
+            for (int p = 0; p < size; ++p) {
+                out[size_t(p)] = algotest::make_data(kBytes, compressible, uint64_t(p));
+                blocks[size_t(p)] = zip_block_t{out[size_t(p)].data(), kBytes, nullptr};
+            }
+            a.send = blocks.data();
+        } else {
+            got[size_t(rank)].assign(kBytes, '\x44');
+            blocks[0] = zip_block_t{got[size_t(rank)].data(), kBytes, nullptr};
+            a.recv = blocks.data();
+        }
+    }
+    // Every rank but the root got its block.
+    static void expect_delivered(const std::vector<std::vector<char>> &got, int root,
+                                 bool compressible)
+    {
+        for (size_t p = 0; p < got.size(); ++p)
+            if (int(p) != root) {
+                EXPECT_TRUE(got[p] == algotest::make_data(kBytes, compressible, uint64_t(p)))
+                    << "to " << p << " compressible " << compressible;
+            }
+    }
+    static constexpr size_t kBytes = 50000;
+    std::vector<std::vector<char>> out, got;
+    std::vector<zip_block_t> blocks;
+    zip_exchange_args_t a;
+};
+
 // Over ob1 a large send moves only while its sender calls into MPI: between the codec calls for
 // its blocks the root lets what it has posted move (not after the last; never when it sends
 // raw, where nothing is coded in between).
@@ -101,31 +143,15 @@ TEST(CollAlgoScattervProgress, TheRootLetsItsSendsMoveBetweenCodecCalls)
         std::vector<std::vector<char>> got(size);
         std::vector<int> rc(size, -100);
         w.run([&](int rank, const zip_transport_t &t) {
-            std::vector<std::vector<char>> out(size);
-            std::vector<zip_block_t> blocks(size);
-            zip_exchange_args_t a{};
-            a.tag = 6;
-            a.elem_type = ZIP_ALGO_BYTES;
-            a.try_compress = rank == root;
-            a.threshold = 1024;
-            if (rank == root) {
-                for (int p = 0; p < size; ++p) {
-                    out[p] = algotest::make_data(50000, compressible, uint64_t(p));
-                    blocks[p] = zip_block_t{out[p].data(), out[p].size(), nullptr};
-                }
-                a.send = blocks.data();
-            } else {
-                got[rank].assign(50000, '\x44');
-                blocks[0] = zip_block_t{got[rank].data(), got[rank].size(), nullptr};
-                a.recv = blocks.data();
-            }
+            BigScatter s(rank, root, size, compressible);
             zip_algo_result_t res;
-            rc[rank] = zip_algo_scatterv(&t, &ops, root, &a, &res);
+            rc[size_t(rank)] = zip_algo_scatterv(&t, &ops, root, &s.a, &res);
+            got[size_t(rank)] = s.got[size_t(rank)];
         });
+        BigScatter::expect_delivered(got, root, compressible);
         for (int p = 0; p < size; ++p) {
-            EXPECT_EQ(rc[p], ZIP_ALGO_OK);
+            EXPECT_EQ(rc[size_t(p)], ZIP_ALGO_OK);
             if (p != root) {
-                EXPECT_TRUE(got[p] == algotest::make_data(50000, compressible, uint64_t(p)));
                 EXPECT_EQ(w.progress_calls[size_t(p)], 0u) << "rank " << p;
             }
         }
@@ -150,40 +176,21 @@ TEST(CollAlgoScattervProgress, ANonBlockingRootSuspendsBetweenCodecCalls)
         std::vector<int> rc(size, -100);
         size_t after_first_advance = 0;
         w.run([&](int rank, const zip_transport_t &t) {
-            std::vector<std::vector<char>> out(size);
-            std::vector<zip_block_t> blocks(size);
-            zip_exchange_args_t a{};
-            a.tag = 6;
-            a.elem_type = ZIP_ALGO_BYTES;
-            a.try_compress = rank == root;
-            a.threshold = 1024;
-            if (rank == root) {
-                for (int p = 0; p < size; ++p) {
-                    out[p] = algotest::make_data(50000, compressible, uint64_t(p));
-                    blocks[p] = zip_block_t{out[p].data(), out[p].size(), nullptr};
-                }
-                a.send = blocks.data();
-            } else {
-                got[rank].assign(50000, '\x44');
-                blocks[0] = zip_block_t{got[rank].data(), got[rank].size(), nullptr};
-                a.recv = blocks.data();
-            }
+            BigScatter s(rank, root, size, compressible);
             zip_algo_result_t res;
-            zip_algo_call_t *call = zip_algo_iscatterv(&t, &ops, root, &a, &res);
+            zip_algo_call_t *call = zip_algo_iscatterv(&t, &ops, root, &s.a, &res);
             ASSERT_NE(call, nullptr);
             bool done = zip_algo_call_advance(call) != 0;
             if (rank == root)
                 after_first_advance = w.messages.load(); // only the root sends
             while (!done)
                 done = zip_algo_call_advance(call) != 0;
-            rc[rank] = zip_algo_call_finish(call);
+            rc[size_t(rank)] = zip_algo_call_finish(call);
+            got[size_t(rank)] = s.got[size_t(rank)];
         });
-        for (int p = 0; p < size; ++p) {
-            EXPECT_EQ(rc[p], ZIP_ALGO_OK);
-            if (p != root) {
-                EXPECT_TRUE(got[p] == algotest::make_data(50000, compressible, uint64_t(p)));
-            }
-        }
+        BigScatter::expect_delivered(got, root, compressible);
+        for (int p = 0; p < size; ++p)
+            EXPECT_EQ(rc[size_t(p)], ZIP_ALGO_OK);
         EXPECT_EQ(after_first_advance, compressible ? 1u : size_t(size - 1))
             << "compressible " << compressible;
         EXPECT_EQ(w.messages.load(), size_t(size - 1));
