@@ -192,8 +192,8 @@ Task chain_reduce(const zip_transport_t *t, const zip_codec_ops_t *codec,
     if (a == nullptr || a->reduce == nullptr || a->reduce->reduce == nullptr ||
         a->reduce->elem_bytes == 0 || a->bytes % a->reduce->elem_bytes != 0 || root < 0 ||
         root >= t->size ||
-        (a->bytes > 0 && ((a->buf == nullptr && a->contribution == nullptr) ||
-                          (a->buf == nullptr && t->rank == root))))
+        // Off the root a contribution apart needs no buffer; the root always writes one.
+        (a->bytes > 0 && a->buf == nullptr && (a->contribution == nullptr || t->rank == root)))
         co_return ZIP_ALGO_ERR_ARG;
     if (a->bytes == 0)
         co_return ZIP_ALGO_OK;
