@@ -53,7 +53,8 @@ static zip_bcast_plan_t bcast_plan(const mca_coll_zip_module_t *m, const zip_alg
                         "coll:zip: MPI_Bcast of %zu bytes on %s: topology %d, chain segment %zu "
                         "(the rule's %zu)",
                         bytes, mca_coll_zip_comm_name(comm), plan.topology, plan.chain_segment,
-                        zip_bcast_segment_bytes(bytes, size, z->segment_size));
+                        zip_bcast_segment_bytes(bytes, size, z->segment_size,
+                                                m->agreed ? m->speeds.ranks_per_core : 0.0));
     return plan;
 }
 

@@ -12,8 +12,11 @@
  */
 #include "ompi_config.h"
 
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "opal/util/info_subscriber.h"
 #include "opal/util/output.h"
@@ -70,6 +73,44 @@ static void codec_speeds(mca_coll_zip_module_t *m, double *c, double *d)
     opal_mutex_unlock(&lock);
 }
 
+/* This process's machine: a name (FNV-1a of the kernel's boot id: ranks that share a kernel share
+ * its cores, whatever host names they carry, as in containers or netemu's namespaces; 0 where it
+ * cannot be read) and its online cores (0: unknown). */
+static void my_machine(uint64_t machine[2])
+{
+    char id[64];
+    size_t n = 0;
+    FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
+    if (NULL != f) {
+        n = fread(id, 1, sizeof id, f);
+        fclose(f);
+    }
+    uint64_t h = 14695981039346656037ull;
+    for (size_t i = 0; i < n; ++i) {
+        h = (h ^ (unsigned char)id[i]) * 1099511628211ull;
+    }
+    const long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    machine[0] = n > 0 ? h : 0;
+    machine[1] = cores > 0 ? (uint64_t)cores : 0;
+}
+
+/* The most ranks per core any of comm's machines runs (zip_coll_ranks_per_core), from every
+ * rank's machine through the previous component's allgather. `exchange` must be the same on
+ * every rank (agreed: every rank has the buffer); otherwise, or should the allgather fail, 0. */
+static double ranks_per_core(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm,
+                             uint64_t *machines, bool exchange)
+{
+    if (!exchange) {
+        return 0.0;
+    }
+    uint64_t mine[2];
+    my_machine(mine);
+    const int size = ompi_comm_size(comm);
+    int rc = m->previous_allgather(mine, 2, MPI_UINT64_T, machines, 2, MPI_UINT64_T, comm,
+                                   m->previous_allgather_module);
+    return OMPI_SUCCESS == rc ? zip_coll_ranks_per_core(machines, size) : 0.0;
+}
+
 static int agree(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm)
 {
     mca_coll_zip_component_t *z = &mca_coll_zip_component;
@@ -88,27 +129,35 @@ static int agree(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm)
             }
         }
     }
-    double mine[ZIP_COLL_AGREE_VALUES], all[ZIP_COLL_AGREE_VALUES];
+    /* The agreed values, and last whether any rank lacks the buffer for the machines' exchange
+     * (so that all of them take it or none). */
+    double mine[ZIP_COLL_AGREE_VALUES + 1], all[ZIP_COLL_AGREE_VALUES + 1];
     const int size = ompi_comm_size(comm);
     zip_coll_agree_mine(link, c, d, zip_coll_ranks_on_node(m->peer_on_node, size),
                         zip_coll_chain_local_share(m->peer_on_node, ompi_comm_rank(comm), size),
                         mine);
+    uint64_t *machines = malloc(2 * (size_t)size * sizeof *machines);
+    mine[ZIP_COLL_AGREE_VALUES] = NULL == machines ? 1.0 : 0.0;
     /* The previous component's allreduce: comm's own is zip's, which routes through here again
      * (with coll_zip_threshold at or below these 48 bytes it recursed until the stack ran out). */
-    int rc = m->previous_allreduce(mine, all, ZIP_COLL_AGREE_VALUES, MPI_DOUBLE, MPI_MAX, comm,
+    int rc = m->previous_allreduce(mine, all, ZIP_COLL_AGREE_VALUES + 1, MPI_DOUBLE, MPI_MAX, comm,
                                    m->previous_allreduce_module);
     if (OMPI_SUCCESS != rc) {
+        free(machines);
         return rc;
     }
     const zip_algo_agreed_t *s = &m->speeds;
     m->speeds = zip_coll_agree_result(all);
+    m->speeds.ranks_per_core = ranks_per_core(m, comm, machines, 0.0 == all[ZIP_COLL_AGREE_VALUES]);
+    free(machines);
     m->agreed = true;
     opal_output_verbose(1, z->output,
                         "coll:zip: %s: link MB/s local %.0f remote %.0f, codec MB/s %.0f / %.0f, "
-                        "up to %d ranks per node, at least %.0f %% of the chain's hops on a node",
+                        "up to %d ranks per node, at least %.0f %% of the chain's hops on a node, "
+                        "up to %.2f ranks per core",
                         mca_coll_zip_comm_name(comm), s->link_Bps[0] / 1e6, s->link_Bps[1] / 1e6,
                         s->compress_Bps / 1e6, s->decompress_Bps / 1e6, s->ranks_per_node,
-                        100.0 * s->chain_local_share);
+                        100.0 * s->chain_local_share, s->ranks_per_core);
     z->last_speeds.link_Bps = s->link_Bps[ZIP_PEER_REMOTE];
     if (s->link_Bps[ZIP_PEER_REMOTE] > 0.0) {
         z->agreed_link_remote_mbps = s->link_Bps[ZIP_PEER_REMOTE] / 1e6;

@@ -211,20 +211,30 @@ Task leaf_or_interior_side(const zip_transport_t *t, const zip_codec_ops_t *code
 // costs up to twice the wire time: segments shrink to four per rank, while that leaves them
 // kChainSegment or more (simscale, 4 MiB at 1 Gbit/s against the best tuned configuration:
 // 0.79-1.20x -> 1.08-1.62x at 64 ranks, random and smooth data; at 10 Gbit/s 64 ranks 0.91-1.23x
-// -> 1.15-1.42x; at 8 ranks 256 KiB 0.81-1.21x -> 1.17-1.70x).
-constexpr size_t kChainSegment = 8192;
+// -> 1.15-1.42x; at 8 ranks 256 KiB 0.81-1.21x -> 1.17-1.70x). The model charges nothing per
+// message, and a rank that shares its core with others pays each message's send, receive and
+// network stack on a share of a core: on netemu, 8 ranks on 2 cores, 256 KiB against tuned's
+// pipeline of 32 KiB segments, 8 KiB segments took 0.67-0.82x its time, 16 KiB 0.84-1.09x and
+// 32 KiB 0.96-1.35x (docs/performance.md). So the floor grows with the ranks per core, up to
+// kSharedChainSegment, whose frame still fits the TCP BTL's 64 KiB eager limit.
+constexpr size_t kChainSegment = 8192, kSharedChainSegment = 32768;
 
-extern "C" size_t zip_bcast_segment_bytes(size_t bytes, int ranks, size_t largest)
+extern "C" size_t zip_bcast_segment_bytes(size_t bytes, int ranks, size_t largest,
+                                          double ranks_per_core)
 {
     const size_t cap = zipcoll::segment_cap(largest);
     const size_t p = ranks > 0 ? size_t(ranks) : 1;
     const auto round8 = [](size_t b) { return (b + 7) & ~size_t(7); };
-    // One segment per rank at least (down to the floor), and four per rank while segments stay
-    // at kChainSegment or more.
+    const size_t floor =
+        ranks_per_core > 1.0
+            ? round8(size_t(std::min(double(kSharedChainSegment), kChainSegment * ranks_per_core)))
+            : kChainSegment;
+    // One segment per rank at least (down to the minimum), and four per rank while segments stay
+    // at the floor or more.
     const size_t one_per_rank =
         std::max<size_t>(ZIP_BCAST_MIN_SEGMENT, round8((bytes + p - 1) / p));
     const size_t four_per_rank = round8((bytes + 4 * p - 1) / (4 * p));
-    const size_t seg = std::max(four_per_rank, std::min(kChainSegment, one_per_rank));
+    const size_t seg = std::max(four_per_rank, std::min(floor, one_per_rank));
     return std::min(cap, seg);
 }
 
@@ -250,9 +260,10 @@ Task bcast(const zip_transport_t *t, const zip_codec_ops_t *codec, const zip_bca
     // same agreed values), else the rule's; either way the same on every rank, since a receiver
     // posts each segment at its raw length.
     Segments sg;
-    sg.seg = a->chain_segment != 0 ? std::min(zipcoll::segment_cap(a->chain_segment),
-                                              zipcoll::segment_cap(a->segment_bytes))
-                                   : zip_bcast_segment_bytes(a->bytes, t->size, a->segment_bytes);
+    sg.seg = a->chain_segment != 0
+                 ? std::min(zipcoll::segment_cap(a->chain_segment),
+                            zipcoll::segment_cap(a->segment_bytes))
+                 : zip_bcast_segment_bytes(a->bytes, t->size, a->segment_bytes, 0.0);
     sg.bytes = a->bytes;
     sg.count = (a->bytes + sg.seg - 1) / sg.seg;
 

@@ -33,12 +33,13 @@ struct Model {
     double alpha, beta, C, D, r;
     int k;
     double local_beta, local_share;
+    double ranks_per_core;
 
     explicit Model(const zip_bcast_model_t &m)
         : alpha(std::max(0.0, m.latency_s)), beta(m.link_Bps > 0.0 ? m.link_Bps : kDefaultLinkBps),
           C(m.compress_Bps), D(m.decompress_Bps), r(m.ratio > 1.0 ? m.ratio : 1.0),
           k(std::max(1, m.ranks_per_node)), local_beta(std::max(0.0, m.local_link_Bps)),
-          local_share(std::clamp(m.chain_local_share, 0.0, 1.0))
+          local_share(std::clamp(m.chain_local_share, 0.0, 1.0)), ranks_per_core(m.ranks_per_core)
     {
     }
     double wire(double raw) const { return raw / r / beta; }
@@ -159,7 +160,7 @@ struct Pipeline {
 // tuned's binomial tree of 32 KiB segments 92).
 Pipeline best_pipeline(const Model &m, size_t bytes, int P, size_t largest, bool by_model)
 {
-    const size_t rule = zip_bcast_segment_bytes(bytes, P, largest);
+    const size_t rule = zip_bcast_segment_bytes(bytes, P, largest, m.ranks_per_core);
     const Pipeline by_rule{rule, ZIP_BCAST_AUTO, pipeline_time(m, bytes, P, rule, ZIP_BCAST_AUTO)};
     if (!by_model)
         return by_rule;
@@ -216,7 +217,8 @@ extern "C" size_t zip_bcast_chain_segment(size_t bytes, int ranks, size_t larges
     // same segment; the rule stays unless another is clearly faster, so that a tie cannot go
     // different ways.
     if (bytes == 0 || ranks <= 1 || model == nullptr || model->segment_by_model == 0)
-        return zip_bcast_segment_bytes(bytes, ranks, largest);
+        return zip_bcast_segment_bytes(bytes, ranks, largest,
+                                       model != nullptr ? model->ranks_per_core : 0.0);
     return best_pipeline(Model(*model), bytes, ranks, largest, true).seg;
 }
 
@@ -267,6 +269,7 @@ extern "C" zip_bcast_plan_t zip_bcast_route(int algorithm, const zip_algo_policy
         model.ranks_per_node = agreed->ranks_per_node;
         model.local_link_Bps = agreed->link_Bps[ZIP_PEER_LOCAL];
         model.chain_local_share = agreed->chain_local_share;
+        model.ranks_per_core = agreed->ranks_per_core;
     }
     if (policy != nullptr && policy->speeds.link_Bps > 0.0) {
         model.link_Bps = policy->speeds.link_Bps;

@@ -1,7 +1,9 @@
 // The MPI-free state behind coll/zip's policy (coll_policy.h).
 #include "coll_policy.h"
 
+#include <algorithm>
 #include <new>
+#include <utility>
 #include <vector>
 
 namespace
@@ -59,7 +61,27 @@ zip_algo_agreed_t zip_coll_agree_result(const double all[ZIP_COLL_AGREE_VALUES])
         .decompress_Bps = -all[3],
         .ranks_per_node = static_cast<int>(all[4]),
         .chain_local_share = -all[5],
+        .ranks_per_core = 0.0,
     };
+}
+
+double zip_coll_ranks_per_core(const uint64_t *machines, int size)
+{
+    std::vector<std::pair<uint64_t, uint64_t>> known;
+    for (int p = 0; p < size; ++p)
+        if (machines[2 * p] != 0 && machines[2 * p + 1] != 0)
+            known.emplace_back(machines[2 * p], machines[2 * p + 1]);
+    std::sort(known.begin(), known.end());
+    double most = 0.0;
+    for (size_t i = 0; i < known.size();) {
+        size_t j = i;
+        while (j < known.size() && known[j].first == known[i].first)
+            ++j;
+        // Ranks of one machine read the same count; should they differ, the fewest cores count.
+        most = std::max(most, double(j - i) / double(known[i].second));
+        i = j;
+    }
+    return most;
 }
 
 int zip_coll_ranks_on_node(const bool *peer_on_node, int size)

@@ -28,8 +28,14 @@ void zip_coll_policy_clear(void);
 void zip_coll_agree_mine(const double link_Bps[2], double compress_Bps, double decompress_Bps,
                          int ranks_on_node, double chain_local_share,
                          double mine[ZIP_COLL_AGREE_VALUES]);
-/* The agreed speeds from the reduced values. */
+/* The agreed speeds from the reduced values (ranks_per_core 0: see zip_coll_ranks_per_core). */
 zip_algo_agreed_t zip_coll_agree_result(const double all[ZIP_COLL_AGREE_VALUES]);
+
+/* The most ranks per core any machine runs: machines[2 p] names rank p's machine (0: unknown)
+ * and machines[2 p + 1] gives its online cores (0: unknown), for the size ranks of a
+ * communicator; ranks that name one machine run on it, whatever node Open MPI puts them on.
+ * Machines without a name or a core count do not count; 0 if none is left. */
+double zip_coll_ranks_per_core(const uint64_t *machines, int size);
 
 /* The ranks sharing this node, this one included: those of the size peers with
  * peer_on_node[p] (at least 1; NULL: 1). */

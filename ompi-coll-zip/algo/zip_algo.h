@@ -59,12 +59,14 @@ typedef enum zip_algo_flow {
  * per peer class (ZIP_PEER_LOCAL, ZIP_PEER_REMOTE; bytes/s), the slowest codec, the most ranks
  * sharing a node, and the least share of consecutive ranks (p, p + 1 mod size) on one node that
  * any node has (zip_coll_chain_local_share; 0: none, or unknown): at least that share of the
- * bcast chain's hops stay on a node. */
+ * bcast chain's hops stay on a node; and the most ranks any machine runs per core
+ * (zip_coll_ranks_per_core; at most 1, or 0: every rank has a core of its own). */
 typedef struct zip_algo_agreed {
     double link_Bps[2];
     double compress_Bps, decompress_Bps;
     int ranks_per_node;
     double chain_local_share;
+    double ranks_per_core;
 } zip_algo_agreed_t;
 
 /* The route of a call of `flow` on `size` ranks, the same on every rank given the same
@@ -114,7 +116,8 @@ enum {
  * share of the chain's hops that stay on a node (zip_algo_agreed_t; 0: unknown, every hop
  * counts as one between nodes), and whether the speeds are the ones all ranks measured and
  * agreed on (segment_by_model nonzero: the chain's segment is then the model's, see
- * zip_bcast_chain_segment; 0: zip_bcast_segment_bytes's rule). */
+ * zip_bcast_chain_segment; 0: zip_bcast_segment_bytes's rule), and the agreed ranks per core
+ * (zip_bcast_segment_bytes; 0: a core per rank). */
 typedef struct zip_bcast_model {
     double latency_s;
     double link_Bps;
@@ -124,6 +127,7 @@ typedef struct zip_bcast_model {
     double local_link_Bps;
     double chain_local_share;
     int segment_by_model;
+    double ranks_per_core;
 } zip_bcast_model_t;
 
 /* Predicted seconds of a bcast of `bytes` on `ranks` ranks with `topology` (AUTO: the chain or
@@ -181,10 +185,11 @@ int zip_algo_bcast(const zip_transport_t *t, const zip_codec_ops_t *codec,
                    const zip_bcast_args_t *args, zip_algo_result_t *result);
 
 /* The segment zip_algo_bcast cuts `bytes` into: `largest` (a multiple of 8, below INT_MAX), or
- * less, so that a message gets four segments per rank (while they stay 8 KiB or more) and at
- * least one (down to ZIP_BCAST_MIN_SEGMENT, unless `largest` is below it) and takes the pipelined
+ * less, so that a message gets four segments per rank (while they stay 8 KiB or more; where
+ * several ranks share a core, ranks_per_core > 1, 8 KiB times that, up to 32 KiB) and at least
+ * one (down to ZIP_BCAST_MIN_SEGMENT, unless `largest` is below it) and takes the pipelined
  * chain. */
-size_t zip_bcast_segment_bytes(size_t bytes, int ranks, size_t largest);
+size_t zip_bcast_segment_bytes(size_t bytes, int ranks, size_t largest, double ranks_per_core);
 enum { ZIP_BCAST_MIN_SEGMENT = 2048 };
 
 /* One block going to, or coming from, one peer: a byte view (ptr, bytes), or a block in the

@@ -128,6 +128,12 @@ bool predict(const Options &o, const CodecTable &table, Prediction *out)
             a.decompress_Bps = cal.decompress_Bps;
             a.ranks_per_node = std::min(rpn, ranks);
             a.chain_local_share = least_chain_local_share(rank_node);
+            // As coll/zip counts them: the ranks of one machine over its cores (netemu: every
+            // rank on one machine; --cores-per-node: a node's ranks on its cores).
+            if (spec.machine_cores > 0)
+                a.ranks_per_core = double(ranks) / double(spec.machine_cores);
+            else if (spec.cores_per_node > 0)
+                a.ranks_per_core = double(std::min(rpn, ranks)) / double(spec.cores_per_node);
             out->zip.route = route_call(work, spec.nodes, a, o.zip);
         });
     const size_t zip_step = runner.add("zip", [&](int r) {

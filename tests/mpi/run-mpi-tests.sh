@@ -177,6 +177,17 @@ larger=$(sed -n 's/.*chain segment \([0-9]*\) (the rule.s \([0-9]*\)).*/\1 \2/p'
 echo "    bcast calls whose planned segment is larger than the rule's: $larger" >>"$bin/out.log"
 [ "$larger" -gt 0 ] && grep -q "PASS: " "$bin/out.log"
 report "bcast np=4 auto: the cost model's larger chain segments, bit-exact" $? "$bin/out.log"
+# The agreement counts the ranks that share this machine's cores (by the kernel's boot id, as
+# netemu's namespaces would need): MPI_COMM_WORLD's 4 here, over its online cores (test_bcast's
+# split communicators have fewer).
+mpirun_logged -np 4 --oversubscribe $zip_auto --mca coll_zip_link_gbps_local 1 \
+    --mca coll_zip_link_gbps_remote 1 --mca coll_zip_verbose 1 "$bin/test_bcast"
+want=$(awk -v c="$(getconf _NPROCESSORS_ONLN)" 'BEGIN { printf "%.2f", 4 / c }')
+agreed=$(sed -n 's/.*MPI_COMM_WORLD: .*up to \([0-9.]*\) ranks per core.*/\1/p' "$bin/out.log" |
+    sort -u | tr '\n' ' ')
+echo "    ranks per core agreed: $agreed(want $want)" >>"$bin/out.log"
+[ "$agreed" = "$want " ] && grep -q "PASS: " "$bin/out.log"
+report "bcast np=4 auto: the ranks agree on how many share each core" $? "$bin/out.log"
 mpirun_logged -np 2 $zip_on --mca coll_zip_bcast_algorithm ring "$bin/test_bcast"
 grep -q 'coll_zip_bcast_algorithm "ring"' "$bin/out.log" && grep -q "PASS: " "$bin/out.log"
 report "an unknown coll_zip_bcast_algorithm is reported and zip stays out" $? "$bin/out.log"

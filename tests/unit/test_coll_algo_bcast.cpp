@@ -109,9 +109,9 @@ INSTANTIATE_TEST_SUITE_P(
 
 TEST(CollAlgoBcastSegments, LargeMessagesUseTheConfiguredSegment)
 {
-    EXPECT_EQ(zip_bcast_segment_bytes(size_t(1) << 20, 8, 32768), 32768u);
-    EXPECT_EQ(zip_bcast_segment_bytes(size_t(1) << 20, 4, 32768), 32768u);
-    EXPECT_EQ(zip_bcast_segment_bytes(size_t(4) << 20, 4, 262144), 262144u);
+    EXPECT_EQ(zip_bcast_segment_bytes(size_t(1) << 20, 8, 32768, 0.0), 32768u);
+    EXPECT_EQ(zip_bcast_segment_bytes(size_t(1) << 20, 4, 32768, 0.0), 32768u);
+    EXPECT_EQ(zip_bcast_segment_bytes(size_t(4) << 20, 4, 262144, 0.0), 262144u);
 }
 
 TEST(CollAlgoBcastSegments, TheChainGetsFourSegmentsPerRankDownTo8KiB)
@@ -119,24 +119,42 @@ TEST(CollAlgoBcastSegments, TheChainGetsFourSegmentsPerRankDownTo8KiB)
     // A chain of P ranks and S segments takes S + P - 1 segment times: with S = P, twice the
     // wire time; with 4 P, 1.25 times (simulated 4 MiB at 1 Gbit/s, 64 ranks: 1.20x the best
     // tuned configuration with one segment per rank, 1.62x with four; docs/scale.md).
-    EXPECT_EQ(zip_bcast_segment_bytes(size_t(4) << 20, 8, 262144), 131072u);
-    EXPECT_EQ(zip_bcast_segment_bytes(size_t(4) << 20, 64, 49152), 16384u);
-    EXPECT_EQ(zip_bcast_segment_bytes(size_t(4) << 20, 128, 49152), 8192u);
+    EXPECT_EQ(zip_bcast_segment_bytes(size_t(4) << 20, 8, 262144, 0.0), 131072u);
+    EXPECT_EQ(zip_bcast_segment_bytes(size_t(4) << 20, 64, 49152, 0.0), 16384u);
+    EXPECT_EQ(zip_bcast_segment_bytes(size_t(4) << 20, 128, 49152, 0.0), 8192u);
     // Not below 8 KiB for it: there a segment's own costs (a message, a frame) start to show.
-    EXPECT_EQ(zip_bcast_segment_bytes(size_t(4) << 20, 512, 49152), 8192u);
-    EXPECT_EQ(zip_bcast_segment_bytes(65536, 4, 32768), 8192u);
+    EXPECT_EQ(zip_bcast_segment_bytes(size_t(4) << 20, 512, 49152, 0.0), 8192u);
+    EXPECT_EQ(zip_bcast_segment_bytes(65536, 4, 32768, 0.0), 8192u);
+}
+
+TEST(CollAlgoBcastSegments, RanksSharingACoreStopShrinkingSegmentsEarlier)
+{
+    // Every message costs a rank CPU time, and ranks that share a core pay theirs on a share of
+    // it (netemu, 8 ranks on 2 cores, 256 KiB: 8 KiB segments 0.67-0.82x tuned's pipeline of
+    // 32 KiB segments, 32 KiB ones 0.96-1.35x): the floor of four segments per rank grows with
+    // the ranks per core, up to 32 KiB.
+    EXPECT_EQ(zip_bcast_segment_bytes(262144, 8, 49152, 0.0), 8192u);
+    EXPECT_EQ(zip_bcast_segment_bytes(262144, 8, 49152, 1.0), 8192u);
+    EXPECT_EQ(zip_bcast_segment_bytes(262144, 8, 49152, 2.0), 16384u);
+    EXPECT_EQ(zip_bcast_segment_bytes(262144, 8, 49152, 4.0), 32768u);
+    EXPECT_EQ(zip_bcast_segment_bytes(262144, 8, 49152, 16.0), 32768u);
+    // Still at least one segment per rank, and never above the configured segment.
+    EXPECT_EQ(zip_bcast_segment_bytes(131072, 8, 49152, 4.0), 16384u);
+    EXPECT_EQ(zip_bcast_segment_bytes(262144, 8, 16384, 4.0), 16384u);
+    // Where four per rank stay above the floor, nothing changes.
+    EXPECT_EQ(zip_bcast_segment_bytes(size_t(4) << 20, 8, 262144, 4.0), 131072u);
 }
 
 TEST(CollAlgoBcastSegments, MidSizedMessagesGetASegmentPerRank)
 {
     // 16 KiB on 4 ranks: four 4 KiB segments, enough for the chain.
-    EXPECT_EQ(zip_bcast_segment_bytes(16384, 4, 32768), 4096u);
-    EXPECT_EQ(zip_bcast_segment_bytes(65536, 8, 32768), 8192u);
+    EXPECT_EQ(zip_bcast_segment_bytes(16384, 4, 32768, 0.0), 4096u);
+    EXPECT_EQ(zip_bcast_segment_bytes(65536, 8, 32768, 0.0), 8192u);
     // Uneven sizes round up to whole doubles and leave at least one segment per rank.
-    const size_t seg = zip_bcast_segment_bytes(100003, 7, 32768);
+    const size_t seg = zip_bcast_segment_bytes(100003, 7, 32768, 0.0);
     EXPECT_EQ(seg % 8, 0u);
     EXPECT_GE((100003 + seg - 1) / seg, 7u);
-    const size_t small = zip_bcast_segment_bytes(30003, 7, 32768);
+    const size_t small = zip_bcast_segment_bytes(30003, 7, 32768, 0.0);
     EXPECT_EQ(small % 8, 0u);
     EXPECT_LE((30003 + small - 1) / small, 7u);
     EXPECT_GE(small * 7, size_t(30003));
@@ -144,15 +162,15 @@ TEST(CollAlgoBcastSegments, MidSizedMessagesGetASegmentPerRank)
 
 TEST(CollAlgoBcastSegments, NeverBelowTheMinimumUnlessConfiguredSo)
 {
-    EXPECT_EQ(zip_bcast_segment_bytes(16384, 8, 32768), size_t(ZIP_BCAST_MIN_SEGMENT));
-    EXPECT_EQ(zip_bcast_segment_bytes(100, 64, 32768), size_t(ZIP_BCAST_MIN_SEGMENT));
-    EXPECT_EQ(zip_bcast_segment_bytes(16384, 4, 1024), 1024u); // configured below the floor
-    EXPECT_EQ(zip_bcast_segment_bytes(16384, 4, 1001), 1000u); // whole doubles
+    EXPECT_EQ(zip_bcast_segment_bytes(16384, 8, 32768, 0.0), size_t(ZIP_BCAST_MIN_SEGMENT));
+    EXPECT_EQ(zip_bcast_segment_bytes(100, 64, 32768, 0.0), size_t(ZIP_BCAST_MIN_SEGMENT));
+    EXPECT_EQ(zip_bcast_segment_bytes(16384, 4, 1024, 0.0), 1024u); // configured below the floor
+    EXPECT_EQ(zip_bcast_segment_bytes(16384, 4, 1001, 0.0), 1000u); // whole doubles
 }
 
 TEST(CollAlgoBcastSegments, EverySegmentFitsAnIntCount)
 {
-    const size_t seg = zip_bcast_segment_bytes(size_t(3) << 31, 2, size_t(1) << 40);
+    const size_t seg = zip_bcast_segment_bytes(size_t(3) << 31, 2, size_t(1) << 40, 0.0);
     EXPECT_LE(seg, size_t(INT_MAX));
     EXPECT_EQ(seg % 8, 0u);
 }

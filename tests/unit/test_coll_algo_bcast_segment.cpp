@@ -103,7 +103,7 @@ TEST(CollAlgoBcastSegment, MostlyOnNodeHopsTakeLargerSegmentsThanTheRule)
     // 256 ranks in nodes of 32: 8 of the 255 hops cross a NIC. The rule cuts four segments per
     // rank (8 KiB), paying a latency per window of four on every crossing.
     const zip_bcast_model_t m = agreed_model(10, 30, 32);
-    const size_t rule = zip_bcast_segment_bytes(4 * kMiB, 256, kDefaultSegment);
+    const size_t rule = zip_bcast_segment_bytes(4 * kMiB, 256, kDefaultSegment, 0.0);
     const size_t seg = zip_bcast_chain_segment(4 * kMiB, 256, kDefaultSegment, &m);
     EXPECT_EQ(rule, 8 * kKiB);
     EXPECT_GT(seg, rule);
@@ -120,7 +120,7 @@ TEST(CollAlgoBcastSegment, OneRankPerNodeOnASlowLinkKeepsTheRuleOrClose)
     for (double gbit : {1.0, 10.0}) {
         for (int ranks : {16, 64, 256}) {
             const zip_bcast_model_t m = agreed_model(gbit, 30, 1);
-            const size_t rule = zip_bcast_segment_bytes(4 * kMiB, ranks, kDefaultSegment);
+            const size_t rule = zip_bcast_segment_bytes(4 * kMiB, ranks, kDefaultSegment, 0.0);
             const size_t seg = zip_bcast_chain_segment(4 * kMiB, ranks, kDefaultSegment, &m);
             EXPECT_GE(seg, rule / 2) << gbit << " Gbit/s, " << ranks << " ranks";
             EXPECT_LE(seg, rule * 2) << gbit << " Gbit/s, " << ranks << " ranks";
@@ -138,7 +138,7 @@ TEST(CollAlgoBcastSegment, NeverBelowTheRuleNorAboveTheConfiguredSegment)
             for (size_t bytes : {64 * kKiB, kMiB, 4 * kMiB, 64 * kMiB}) {
                 const size_t seg = zip_bcast_chain_segment(bytes, ranks, cap, &m);
                 EXPECT_LE(seg, zipcoll::segment_cap(cap)) << cap << " " << ranks << " " << bytes;
-                EXPECT_GE(seg, zip_bcast_segment_bytes(bytes, ranks, cap))
+                EXPECT_GE(seg, zip_bcast_segment_bytes(bytes, ranks, cap, 0.0))
                     << cap << " " << ranks << " " << bytes;
                 EXPECT_EQ(seg % 8, 0u) << cap << " " << ranks << " " << bytes;
                 EXPECT_GE(seg, 8u);
@@ -184,7 +184,7 @@ TEST(CollAlgoBcastSegment, TheSameAgreedValuesGiveTheSameSegment)
         EXPECT_EQ(plan.chain_segment, plans[0].chain_segment);
     }
     EXPECT_EQ(plans[0].topology, ZIP_BCAST_AUTO);
-    EXPECT_GT(plans[0].chain_segment, zip_bcast_segment_bytes(4 * kMiB, 256, kDefaultSegment));
+    EXPECT_GT(plans[0].chain_segment, zip_bcast_segment_bytes(4 * kMiB, 256, kDefaultSegment, 0.0));
 }
 
 // Where the rule leaves about one segment per rank and 31 of 32 hops stay on a node, the chain
@@ -199,7 +199,7 @@ TEST(CollAlgoBcastSegment, FewerSegmentsThanRanksRunAsTheChainWhereHopsStayOnANo
         const zip_bcast_plan_t plan = zip_bcast_route(ZIP_BCAST_ALGORITHM_AUTO, &p, &a, 0.0, 30e-6,
                                                       bytes, ranks, kDefaultSegment, 0);
         EXPECT_EQ(plan.topology, ZIP_BCAST_CHAIN) << ranks;
-        EXPECT_GT(plan.chain_segment, zip_bcast_segment_bytes(bytes, ranks, kDefaultSegment));
+        EXPECT_GT(plan.chain_segment, zip_bcast_segment_bytes(bytes, ranks, kDefaultSegment, 0.0));
         EXPECT_LT((bytes + plan.chain_segment - 1) / plan.chain_segment, size_t(ranks));
         const zip_bcast_model_t m = agreed_model(10, 30, 32);
         const zip_bcast_model_t by_rule = rule_model(m);
@@ -284,9 +284,9 @@ TEST(CollAlgoBcastSegment, UnknownSpeedsKeepTheRule)
               0u);
     const zip_bcast_model_t m = rule_model(agreed_model(10, 30, 32));
     EXPECT_EQ(zip_bcast_chain_segment(4 * kMiB, 256, kDefaultSegment, &m),
-              zip_bcast_segment_bytes(4 * kMiB, 256, kDefaultSegment));
+              zip_bcast_segment_bytes(4 * kMiB, 256, kDefaultSegment, 0.0));
     EXPECT_EQ(zip_bcast_chain_segment(4 * kMiB, 256, kDefaultSegment, nullptr),
-              zip_bcast_segment_bytes(4 * kMiB, 256, kDefaultSegment));
+              zip_bcast_segment_bytes(4 * kMiB, 256, kDefaultSegment, 0.0));
 }
 
 // Only hops the agreed locality vouches for count as on a node: with ranks spread round robin
@@ -314,7 +314,7 @@ TEST(CollAlgoBcastSegment, HopsCountAsLocalOnlyWhereTheLocalityAgreedSays)
     m.latency_s = 10e-6;
     m.link_Bps = 1e9;
     m.segment_by_model = 0;
-    const double s = double(zip_bcast_segment_bytes(kMiB, 8, kDefaultSegment)); // 32 KiB
+    const double s = double(zip_bcast_segment_bytes(kMiB, 8, kDefaultSegment, 0.0)); // 32 KiB
     EXPECT_NEAR(zip_bcast_predict(ZIP_BCAST_CHAIN, kMiB, 8, kDefaultSegment, &m),
                 7 * (10e-6 + s / 1e9) + (double(kMiB) / s - 1) * s / 1e9, 1e-12);
 }

@@ -93,6 +93,24 @@ TEST(CollPolicy, AgreementTakesFastestLinkSlowestCodecMostRanksLeastLocalShare)
     EXPECT_EQ(0.5, s.chain_local_share);
 }
 
+// netemu's 8 ranks on one 2-core machine (8 emulated nodes, one kernel): 4 per core. Two
+// machines of 4 cores with 3 and 2 ranks, interleaved: the busier one's 0.75. Ranks that could
+// not name their machine or count its cores do not count.
+TEST(CollPolicy, RanksPerCoreAreTheBusiestMachinesRanksOverItsCores)
+{
+    std::vector<uint64_t> one_machine;
+    for (int p = 0; p < 8; ++p)
+        one_machine.insert(one_machine.end(), {0xb007, 2});
+    EXPECT_EQ(4.0, zip_coll_ranks_per_core(one_machine.data(), 8));
+
+    const std::vector<uint64_t> two = {7, 4, 9, 4, 7, 4, 9, 4, 7, 4};
+    EXPECT_EQ(0.75, zip_coll_ranks_per_core(two.data(), 5));
+
+    const std::vector<uint64_t> unknown = {0, 2, 7, 0, 7, 2};
+    EXPECT_EQ(0.5, zip_coll_ranks_per_core(unknown.data(), 3));
+    EXPECT_EQ(0.0, zip_coll_ranks_per_core(unknown.data(), 2));
+}
+
 // Ranks in blocks of 4 per node: 3 of each node's 4 ranks follow a rank of the same node. Round
 // robin over 2 nodes: none does. Uneven blocks: each node reports its own share.
 TEST(CollPolicy, ChainLocalShareCountsConsecutiveRanksOnANode)
