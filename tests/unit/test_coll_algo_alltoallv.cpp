@@ -364,15 +364,19 @@ TEST(CollAlgoAlltoallvPlain, PlainBlockOfAnotherLengthIsAnError)
     EXPECT_EQ(r.rc[2], ZIP_ALGO_OK);
 }
 
-// The window alltoallv picks when none is given (exchange.hpp): about 512 KiB in flight, 2 to 4
-// steps, one on two ranks.
-TEST(CollAlgoAlltoallvWindow, AutoWindowKeepsAboutHalfAMebibyteInFlight)
+// The window alltoallv picks when none is given (exchange.hpp): a step per 32 KiB of the mean
+// block, at most about 512 KiB in flight, 2 to 4 steps, one on two ranks.
+TEST(CollAlgoAlltoallvWindow, AutoWindowGrowsWithTheBlockUpToHalfAMebibyteInFlight)
 {
     auto window = [](int size, size_t block) {
         std::vector<zip_block_t> b(size_t(size), zip_block_t{nullptr, block, nullptr});
         return zipcoll::alltoallv_auto_window(0, size, b.data(), b.data());
     };
     EXPECT_EQ(window(2, 1 << 20), 1u);
+    EXPECT_EQ(window(8, 16 << 10), 2u);
+    EXPECT_EQ(window(8, 32 << 10), 2u);
+    EXPECT_EQ(window(8, 64 << 10), 2u);
+    EXPECT_EQ(window(8, 96 << 10), 3u);
     EXPECT_EQ(window(8, 128 << 10), 4u);
     EXPECT_EQ(window(8, 256 << 10), 2u);
     EXPECT_EQ(window(8, 4 << 20), 2u);
