@@ -60,7 +60,7 @@ typedef enum zip_algo_flow {
  * sharing a node, and the least share of consecutive ranks (p, p + 1 mod size) on one node that
  * any node has (zip_coll_chain_local_share; 0: none, or unknown): at least that share of the
  * bcast chain's hops stay on a node; and the most ranks any machine runs per core
- * (zip_coll_ranks_per_core; at most 1, or 0: every rank has a core of its own). */
+ * (zip_coll_ranks_per_core; above 1 where ranks share cores, 0: unknown). */
 typedef struct zip_algo_agreed {
     double link_Bps[2];
     double compress_Bps, decompress_Bps;
