@@ -214,8 +214,8 @@ Task leaf_or_interior_side(const zip_transport_t *t, const zip_codec_ops_t *code
 // -> 1.15-1.42x; at 8 ranks 256 KiB 0.81-1.21x -> 1.17-1.70x). The model charges nothing per
 // message, and a rank that shares its core with others pays each message's send, receive and
 // network stack on a share of a core: on netemu, 8 ranks on 2 cores, 256 KiB against tuned's
-// pipeline of 32 KiB segments, 8 KiB segments took 0.67-0.82x its time, 16 KiB 0.84-1.09x and
-// 32 KiB 0.96-1.35x (docs/performance.md). So the floor grows with the ranks per core, up to
+// pipeline of 32 KiB segments, 8 KiB segments took 0.69-0.91x its time, 16 KiB 0.90-1.01x and
+// 32 KiB 0.96-1.41x (docs/performance.md). So the floor grows with the ranks per core, up to
 // kSharedChainSegment, whose frame still fits the TCP BTL's 64 KiB eager limit.
 constexpr size_t kChainSegment = 8192, kSharedChainSegment = 32768;
 

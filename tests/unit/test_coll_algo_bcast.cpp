@@ -130,8 +130,8 @@ TEST(CollAlgoBcastSegments, TheChainGetsFourSegmentsPerRankDownTo8KiB)
 TEST(CollAlgoBcastSegments, RanksSharingACoreStopShrinkingSegmentsEarlier)
 {
     // Every message costs a rank CPU time, and ranks that share a core pay theirs on a share of
-    // it (netemu, 8 ranks on 2 cores, 256 KiB: 8 KiB segments 0.67-0.82x tuned's pipeline of
-    // 32 KiB segments, 32 KiB ones 0.96-1.35x): the floor of four segments per rank grows with
+    // it (netemu, 8 ranks on 2 cores, 256 KiB: 8 KiB segments 0.69-0.91x tuned's pipeline of
+    // 32 KiB segments, 32 KiB ones 0.96-1.41x): the floor of four segments per rank grows with
     // the ranks per core, up to 32 KiB.
     EXPECT_EQ(zip_bcast_segment_bytes(262144, 8, 49152, 0.0), 8192u);
     EXPECT_EQ(zip_bcast_segment_bytes(262144, 8, 49152, 1.0), 8192u);
