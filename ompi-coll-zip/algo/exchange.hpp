@@ -81,13 +81,16 @@ struct PairwisePlan {
 Task run_pairwise(const zip_transport_t *t, const zip_codec_ops_t *codec, PairwisePlan &plan,
                   zip_algo_result_t *res);
 
-// Alltoallv's window when the caller gives none: enough steps to keep about 512 KiB of this
-// rank's blocks moving (per peer the larger direction, self excluded), 2 to 4, and 1 on two
-// ranks. Mid-sized blocks need several steps to fill the link (8 ranks at 1 Gbit/s, 128 KiB
-// blocks: 8.4-9.6 ms with 4 steps against 11.0-13.5 ms with 2); large ones do not, and more
-// steps only load every port with several peers (32 KiB blocks: 2.6 ms with all 7 steps,
-// 2.1-2.5 with 4 or 2). Ranks may differ: each waits only for its peers' same step.
-size_t alltoallv_auto_window(int rank, int size, const zip_block_t *send, const zip_block_t *recv);
+// Alltoallv's window when the caller gives none, from the mean block (per peer the larger
+// direction, self excluded) and the link rate each rank's sends get (link_Bps: the call's
+// policy speeds, NIC shared among a node's ranks; 0: unknown). Below kAlltoallvFastLinkBps: 2 to
+// 4 steps, about one per 32 KiB of the mean block and at most about 512 KiB in flight (on a
+// slow TCP link more steps only crowd the ports); from it, up to 8 steps and about 8 MiB in
+// flight (a step there is short next to the latency and the codec's time). 1 on two ranks.
+// Ranks may differ: each waits only for its peers' same step.
+inline constexpr double kAlltoallvFastLinkBps = 375e6; // 3 Gbit/s
+size_t alltoallv_auto_window(int rank, int size, const zip_block_t *send, const zip_block_t *recv,
+                             double link_Bps);
 
 int keep_first(int current, int rc);
 

@@ -239,8 +239,8 @@ typedef struct zip_exchange_args {
     int try_compress; /* zero sends everything raw */
     size_t threshold; /* blocks below this many bytes are never compressed; identical
                          on every rank, so receivers of such blocks skip the frame check */
-    size_t window;    /* alltoallv: pairwise steps in flight (0: chosen from the block sizes,
-                         see exchange.hpp) */
+    size_t window;    /* alltoallv: pairwise steps in flight (0: chosen from the block sizes
+                         and the policy's link rate, see exchange.hpp) */
     const zip_algo_policy_t *policy;
     const bool *peer_on_node; /* size entries, or NULL: no peer shares this rank's node */
     /* Blocking alltoallv only (NULL: off): the communicator's temporal streams, with which a

@@ -364,22 +364,49 @@ TEST(CollAlgoAlltoallvPlain, PlainBlockOfAnotherLengthIsAnError)
     EXPECT_EQ(r.rc[2], ZIP_ALGO_OK);
 }
 
-// The window alltoallv picks when none is given (exchange.hpp): a step per 32 KiB of the mean
-// block, at most about 512 KiB in flight, 2 to 4 steps, one on two ranks.
+// The window alltoallv picks when none is given (exchange.hpp). On a slow link (or one of
+// unknown rate): a step per 32 KiB of the mean block, at most about 512 KiB in flight, 2 to 4
+// steps, one on two ranks.
 TEST(CollAlgoAlltoallvWindow, AutoWindowGrowsWithTheBlockUpToHalfAMebibyteInFlight)
 {
-    auto window = [](int size, size_t block) {
+    auto window = [](int size, size_t block, double link_Bps) {
         std::vector<zip_block_t> b(size_t(size), zip_block_t{nullptr, block, nullptr});
-        return zipcoll::alltoallv_auto_window(0, size, b.data(), b.data());
+        return zipcoll::alltoallv_auto_window(0, size, b.data(), b.data(), link_Bps);
     };
-    EXPECT_EQ(window(2, 1 << 20), 1u);
-    EXPECT_EQ(window(8, 16 << 10), 2u);
-    EXPECT_EQ(window(8, 32 << 10), 2u);
-    EXPECT_EQ(window(8, 64 << 10), 2u);
-    EXPECT_EQ(window(8, 96 << 10), 3u);
-    EXPECT_EQ(window(8, 128 << 10), 4u);
-    EXPECT_EQ(window(8, 256 << 10), 2u);
-    EXPECT_EQ(window(8, 4 << 20), 2u);
-    EXPECT_EQ(window(8, 0), 4u);
-    EXPECT_EQ(window(3, 1024), 2u);
+    const double gbit = 125e6;
+    for (double link : {0.0, 1 * gbit, 2.9 * gbit}) {
+        EXPECT_EQ(window(2, 1 << 20, link), 1u);
+        EXPECT_EQ(window(8, 16 << 10, link), 2u);
+        EXPECT_EQ(window(8, 32 << 10, link), 2u);
+        EXPECT_EQ(window(8, 64 << 10, link), 2u);
+        EXPECT_EQ(window(8, 96 << 10, link), 3u);
+        EXPECT_EQ(window(8, 128 << 10, link), 4u);
+        EXPECT_EQ(window(8, 256 << 10, link), 2u);
+        EXPECT_EQ(window(8, 4 << 20, link), 2u);
+        EXPECT_EQ(window(8, 0, link), 4u);
+        EXPECT_EQ(window(3, 1024, link), 2u);
+        EXPECT_EQ(window(64, 32 << 10, link), 2u);
+    }
+}
+
+// From 3 Gbit/s a step is short next to the latency and the codec's time: up to 8 steps, about
+// 8 MiB in flight, never more steps than peers.
+TEST(CollAlgoAlltoallvWindow, OnAFastLinkUpToEightStepsAndEightMebibytesAreInFlight)
+{
+    auto window = [](int size, size_t block, double link_Bps) {
+        std::vector<zip_block_t> b(size_t(size), zip_block_t{nullptr, block, nullptr});
+        return zipcoll::alltoallv_auto_window(0, size, b.data(), b.data(), link_Bps);
+    };
+    const double gbit = 125e6;
+    for (double link : {3 * gbit, 10 * gbit, 400 * gbit}) {
+        EXPECT_EQ(window(2, 1 << 20, link), 1u);
+        EXPECT_EQ(window(8, 16 << 10, link), 7u);
+        EXPECT_EQ(window(8, 1 << 20, link), 7u);
+        EXPECT_EQ(window(64, 32 << 10, link), 8u);
+        EXPECT_EQ(window(64, 1 << 20, link), 8u);
+        EXPECT_EQ(window(64, 2 << 20, link), 4u);
+        EXPECT_EQ(window(64, 16 << 20, link), 2u);
+        EXPECT_EQ(window(64, 0, link), 8u);
+        EXPECT_EQ(window(3, 1024, link), 2u);
+    }
 }
