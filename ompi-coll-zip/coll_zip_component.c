@@ -103,13 +103,14 @@ static const zip_ompi_param_t params[] = {
      "halving and doubling from their predicted times (link rate, "
      "coll_zip_bcast_latency_us, ranks, size); ring or halving forces one (for tests and "
      "benchmarks). Must be the same on every rank"},
-    /* 0, auto: enough steps for about 512 KiB in flight (coll_zip_alltoallv.c). */
+    /* 0, auto: from the mean block and the link rate (alltoallv_auto_window, exchange.hpp). */
     {"alltoallv_window", OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_READONLY,
      ZIP_OMPI_PARAM_SIZE(&mca_coll_zip_component.alltoallv_window, 0),
      "MPI_Alltoallv runs in pairwise steps (send to rank+k, receive from rank-k); this many "
-     "steps are in flight at once. 0 (default): enough for about 512 KiB of this rank's "
-     "blocks, at least 2. 1 is strictly pairwise; larger values overlap more transfers but "
-     "load every port with several peers"},
+     "steps are in flight at once. 0 (default): below 3 Gbit/s per rank (or unknown) a step "
+     "per 32 KiB of the mean block, at most about 512 KiB in flight, 2 to 4; from 3 Gbit/s "
+     "up to 16 steps and about 8 MiB in flight. 1 is strictly pairwise; larger values "
+     "overlap more transfers but load every port with several peers"},
     {"alltoallv_temporal", OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY,
      ZIP_OMPI_PARAM_STRING(&mca_coll_zip_component.alltoallv_temporal_name, "off"),
      "off (default) or auto: blocking MPI_Alltoallv and MPI_Alltoall may code each compressed "

@@ -16,11 +16,13 @@ namespace zipcoll
 // 4). A step of small blocks is short, and more of them at once only crowd each port with more
 // peers, whose TCP flows then lose packets at the shaped queue.
 //
-// On a fast link a step is short next to the latency and to the codec's time per block, and two
-// steps leave the link idle between them: 8 steps up to about 8 MiB in flight (simscale, 10 Gbit/s,
-// 30 us, 16-64 ranks, gauss: 32 KiB blocks 0.68-0.70x of tuned's best with 2 steps, 1.40-1.51x
-// with 8; 512 KiB blocks 1.02-1.03x with 2, 1.45-1.53x with 8; netemu, 8 ranks at 10 Gbit/s
-// against tuned's linear: 0.83-0.98x with 2 steps, 1.00-1.05x with 7).
+// On a fast link a step is short next to the latency and to the codec's time per block, and a
+// few steps leave the link idle between them: up to 16 steps, about 8 MiB in flight (simscale,
+// 10 Gbit/s, 30 us, 16-64 ranks one per node, tuned's best / zip with 2 steps and with 16: gauss
+// in 32 KiB blocks 0.68-0.70x and 1.35-1.50x, in 512 KiB blocks 1.02-1.03x and 1.38-1.52x;
+// random in 32 KiB blocks 0.64-0.66x and 0.95-0.98x; 8 steps lost 2-5 % more on random data,
+// gained up to 5 % on gauss; netemu, 8 ranks at 10 Gbit/s against tuned's linear: gauss
+// 0.75-1.01x with 2 steps, 0.85-1.09x with 7).
 size_t alltoallv_auto_window(int rank, int size, const zip_block_t *send, const zip_block_t *recv,
                              double link_Bps)
 {
@@ -33,7 +35,7 @@ size_t alltoallv_auto_window(int rank, int size, const zip_block_t *send, const 
     const size_t mean = bytes / size_t(size - 1);
     const auto up_to = [mean](size_t in_flight) { return (in_flight + mean - 1) / mean; };
     if (link_Bps >= kAlltoallvFastLinkBps) {
-        const size_t most = std::min<size_t>(size_t(size - 1), 8);
+        const size_t most = std::min<size_t>(size_t(size - 1), 16);
         return std::clamp<size_t>(mean == 0 ? most : up_to(8u << 20), 2, most);
     }
     const size_t per_step = 32 * 1024;

@@ -85,7 +85,7 @@ Task run_pairwise(const zip_transport_t *t, const zip_codec_ops_t *codec, Pairwi
 // direction, self excluded) and the link rate each rank's sends get (link_Bps: the call's
 // policy speeds, NIC shared among a node's ranks; 0: unknown). Below kAlltoallvFastLinkBps: 2 to
 // 4 steps, about one per 32 KiB of the mean block and at most about 512 KiB in flight (on a
-// slow TCP link more steps only crowd the ports); from it, up to 8 steps and about 8 MiB in
+// slow TCP link more steps only crowd the ports); from it, up to 16 steps and about 8 MiB in
 // flight (a step there is short next to the latency and the codec's time). 1 on two ranks.
 // Ranks may differ: each waits only for its peers' same step.
 inline constexpr double kAlltoallvFastLinkBps = 375e6; // 3 Gbit/s

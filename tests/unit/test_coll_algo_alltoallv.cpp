@@ -389,9 +389,9 @@ TEST(CollAlgoAlltoallvWindow, AutoWindowGrowsWithTheBlockUpToHalfAMebibyteInFlig
     }
 }
 
-// From 3 Gbit/s a step is short next to the latency and the codec's time: up to 8 steps, about
+// From 3 Gbit/s a step is short next to the latency and the codec's time: up to 16 steps, about
 // 8 MiB in flight, never more steps than peers.
-TEST(CollAlgoAlltoallvWindow, OnAFastLinkUpToEightStepsAndEightMebibytesAreInFlight)
+TEST(CollAlgoAlltoallvWindow, OnAFastLinkUpToSixteenStepsAndEightMebibytesAreInFlight)
 {
     auto window = [](int size, size_t block, double link_Bps) {
         std::vector<zip_block_t> b(size_t(size), zip_block_t{nullptr, block, nullptr});
@@ -402,11 +402,13 @@ TEST(CollAlgoAlltoallvWindow, OnAFastLinkUpToEightStepsAndEightMebibytesAreInFli
         EXPECT_EQ(window(2, 1 << 20, link), 1u);
         EXPECT_EQ(window(8, 16 << 10, link), 7u);
         EXPECT_EQ(window(8, 1 << 20, link), 7u);
-        EXPECT_EQ(window(64, 32 << 10, link), 8u);
+        EXPECT_EQ(window(16, 32 << 10, link), 15u);
+        EXPECT_EQ(window(64, 32 << 10, link), 16u);
+        EXPECT_EQ(window(64, 512 << 10, link), 16u);
         EXPECT_EQ(window(64, 1 << 20, link), 8u);
         EXPECT_EQ(window(64, 2 << 20, link), 4u);
         EXPECT_EQ(window(64, 16 << 20, link), 2u);
-        EXPECT_EQ(window(64, 0, link), 8u);
+        EXPECT_EQ(window(64, 0, link), 16u);
         EXPECT_EQ(window(3, 1024, link), 2u);
     }
 }
