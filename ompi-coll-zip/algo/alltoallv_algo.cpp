@@ -40,7 +40,8 @@ size_t alltoallv_auto_window(int rank, int size, const zip_block_t *send, const 
     }
     const size_t per_step = 32 * 1024;
     const size_t most = std::min<size_t>(size_t(size - 1), 4);
-    const size_t w = mean == 0 ? most : std::min((mean + per_step - 1) / per_step, up_to(512 * 1024));
+    const size_t w =
+        mean == 0 ? most : std::min((mean + per_step - 1) / per_step, up_to(512 * 1024));
     return std::clamp<size_t>(w, 2, most);
 }
 
@@ -55,10 +56,10 @@ Task alltoallv(const zip_transport_t *t, const zip_codec_ops_t *codec, const zip
     PairwisePlan plan;
     plan.tag = a->tag;
     plan.window =
-        a->window != 0 ? a->window
-                       : alltoallv_auto_window(t->rank, t->size, a->send, a->recv,
-                                               a->policy != nullptr ? a->policy->speeds.link_Bps
-                                                                    : 0.0);
+        a->window != 0
+            ? a->window
+            : alltoallv_auto_window(t->rank, t->size, a->send, a->recv,
+                                    a->policy != nullptr ? a->policy->speeds.link_Bps : 0.0);
     plan.policy = BlockPolicy::of(*a, *t);
     plan.temporal = a->temporal;
     // Step k: send to rank + k while receiving from rank - k, so every port carries one peer's
