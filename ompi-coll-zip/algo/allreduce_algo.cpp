@@ -180,7 +180,7 @@ class Ring
     BlockPolicy policy_;
     BlockCodec blocks_;
     size_t segment_;
-    std::unique_ptr<char[]> incoming_, scratch_, slots_[2];
+    zipcoll::RawBuffer incoming_, scratch_, slots_[2];
     std::vector<zip_req_t> sends_[2], receives_; // per segment
     zipcoll::RingAllgather gather_ring_;
 };

@@ -355,7 +355,7 @@ class Halving
     // Where the reduce-scatter's window is: buf_ or incoming_, at the chunks' own offsets.
     char *window_ = buf_;
     std::vector<size_t> frame_len_; // per chunk: the length of its frame in store_, 0: none
-    std::unique_ptr<char[]> incoming_, store_;
+    RawBuffer incoming_, store_;
     std::vector<Arrival> receives_, arrived_;
     std::vector<zip_req_t> sends_; // the allgather's and unfold's, waited for at the end
 };

@@ -277,11 +277,11 @@ Task bcast(const zip_transport_t *t, const zip_codec_ops_t *codec, const zip_bca
     const bool is_root = t->rank == a->root;
     // Frames are never longer than their raw segment. Allocated before anything is posted so
     // that a failure leaves no request behind.
-    std::unique_ptr<char[]> staging;
+    zipcoll::RawBuffer staging;
     if (!is_root || a->try_compress) {
         const size_t slots = (!is_root && node.children.empty()) ? 1 : kSlots;
         const size_t need = std::min(a->bytes, slots * sg.seg);
-        staging.reset(new (std::nothrow) char[need]);
+        staging = zipcoll::raw_buffer(need);
         if (!staging)
             co_return ZIP_ALGO_ERR_NOMEM;
     }

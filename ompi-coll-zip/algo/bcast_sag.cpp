@@ -181,7 +181,7 @@ class SagBcast
     BlockPolicy policy_;
     BlockCodec coder_;
     // Block b's frame at offset(b); coalesced: every wire, by offset (see the file's comment).
-    std::unique_ptr<char[]> store_;
+    RawBuffer store_;
     std::vector<Wire> wire_;
     std::vector<zip_req_t> sends_, recvs_; // recvs_[b]: block b's receive
     int chunk_;                            // coalesced: offsets per chunk, K

@@ -7,6 +7,7 @@
 #include <memory>
 #include <new>
 
+#include "raw_buffer.hpp"
 #include "zip_algo.h"
 
 namespace zipcoll
@@ -112,12 +113,5 @@ class BlockCodec
     bool compressing_;
     bool sampled_ = false;
 };
-
-// Allocates n bytes without initialising them; nullptr (not an exception) when n is 0 or
-// memory is short, so callers can fail before posting any request.
-inline std::unique_ptr<char[]> raw_buffer(size_t n)
-{
-    return std::unique_ptr<char[]>(n ? new (std::nothrow) char[n] : nullptr);
-}
 
 } // namespace zipcoll

@@ -180,7 +180,7 @@ class Chain
     int v_, from_, to_;
     size_t seg_, count_;
     zipcoll::BlockCodec blocks_;
-    std::unique_ptr<char[]> recv_, send_, partial_, sums_;
+    zipcoll::RawBuffer recv_, send_, partial_, sums_;
     zip_req_t recvs_[kWindow] = {}, sends_[kWindow] = {};
 };
 

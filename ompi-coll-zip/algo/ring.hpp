@@ -64,7 +64,7 @@ class RingAllgather
     size_t segment_ = 1;
     // Frames to forward: step k's in slot (k+1) % 2, the own block's in slot 0, segment j at
     // j * segment_; each slot's previous user has been sent by the time it is reused.
-    std::unique_ptr<char[]> owned_;
+    RawBuffer owned_;
     char *slot_[2] = {nullptr, nullptr};
     std::vector<zip_req_t> sends_[2], receives_; // per segment: round (step + 1) % 2
 };

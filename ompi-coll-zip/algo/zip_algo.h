@@ -422,6 +422,10 @@ int zip_algo_probe_links(const zip_transport_t *t, int tag, const bool *peer_on_
  */
 int zip_algo_probe_flows(int rank, int size, int bit, const bool *peer_on_node);
 
+/* Frees the algorithms' working memory that is kept between calls (raw_buffer.hpp): at most
+ * 64 MiB in up to 4 buffers of 256 KiB or more. The component's close. */
+void zip_algo_release_buffers(void);
+
 #ifdef __cplusplus
 }
 #endif

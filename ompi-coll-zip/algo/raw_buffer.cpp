@@ -1,0 +1,118 @@
+#include "raw_buffer.hpp"
+
+#include <cstdlib>
+#include <mutex>
+
+#include "zip_algo.h"
+
+namespace zipcoll
+{
+namespace
+{
+
+// Below this size the heap keeps freed memory itself.
+constexpr size_t kCacheFrom = 256 * 1024;
+// At most this much stays cached once calls return, in at most kSlots buffers.
+constexpr size_t kCacheMost = 64u << 20;
+constexpr int kSlots = 4;
+
+struct Cache {
+    std::mutex lock;
+    char *ptr[kSlots] = {};
+    size_t bytes[kSlots] = {};
+    size_t held = 0;
+};
+
+Cache &cache()
+{
+    static Cache *c = new Cache; // never destroyed: a buffer may come back during exit
+    return *c;
+}
+
+} // namespace
+
+void RawBufferFree::operator()(char *p) const noexcept
+{
+    if (p == nullptr)
+        return;
+    if (bytes >= kCacheFrom && bytes <= kCacheMost) {
+        Cache &c = cache();
+        std::lock_guard<std::mutex> g(c.lock);
+        // An empty slot, else the one of the smallest buffer if this one is larger: the cache
+        // keeps what the largest calls need.
+        int slot = -1;
+        for (int i = 0; i < kSlots && slot < 0; ++i)
+            if (c.ptr[i] == nullptr)
+                slot = i;
+        char *evicted = nullptr;
+        if (slot < 0) {
+            slot = 0;
+            for (int i = 1; i < kSlots; ++i)
+                if (c.bytes[i] < c.bytes[slot])
+                    slot = i;
+            if (c.bytes[slot] < bytes)
+                evicted = c.ptr[slot];
+            else
+                slot = -1;
+        }
+        if (slot >= 0) {
+            const size_t freed = evicted != nullptr ? c.bytes[slot] : 0;
+            if (c.held - freed + bytes <= kCacheMost) {
+                c.held = c.held - freed + bytes;
+                c.ptr[slot] = p;
+                c.bytes[slot] = bytes;
+                std::free(evicted);
+                return;
+            }
+        }
+    }
+    std::free(p);
+}
+
+RawBuffer raw_buffer(size_t n)
+{
+    if (n == 0)
+        return RawBuffer(nullptr, RawBufferFree{0});
+    if (n >= kCacheFrom) {
+        Cache &c = cache();
+        std::lock_guard<std::mutex> g(c.lock);
+        int best = -1;
+        for (int i = 0; i < kSlots; ++i)
+            if (c.ptr[i] != nullptr && c.bytes[i] >= n && (best < 0 || c.bytes[i] < c.bytes[best]))
+                best = i;
+        if (best >= 0) {
+            RawBuffer b(c.ptr[best], RawBufferFree{c.bytes[best]});
+            c.held -= c.bytes[best];
+            c.ptr[best] = nullptr;
+            c.bytes[best] = 0;
+            return b;
+        }
+    }
+    return RawBuffer(static_cast<char *>(std::malloc(n)), RawBufferFree{n});
+}
+
+void release_raw_buffers()
+{
+    Cache &c = cache();
+    std::lock_guard<std::mutex> g(c.lock);
+    for (int i = 0; i < kSlots; ++i) {
+        std::free(c.ptr[i]);
+        c.ptr[i] = nullptr;
+        c.bytes[i] = 0;
+    }
+    c.held = 0;
+}
+
+size_t cached_raw_buffer_bytes()
+{
+    Cache &c = cache();
+    std::lock_guard<std::mutex> g(c.lock);
+    return c.held;
+}
+
+} // namespace zipcoll
+
+extern "C" void zip_algo_release_buffers(void)
+{
+    zipcoll::release_raw_buffers();
+}

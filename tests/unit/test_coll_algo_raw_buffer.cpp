@@ -1,0 +1,65 @@
+// The algorithms' working memory (ompi-coll-zip/algo/raw_buffer.hpp): buffers of 256 KiB and
+// more are kept between calls, so that a collective does not map and fault its staging anew on
+// every call; what is kept stays bounded and can be given back.
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+#include "raw_buffer.hpp"
+
+namespace
+{
+
+class RawBufferCache : public ::testing::Test
+{
+  protected:
+    void SetUp() override { zipcoll::release_raw_buffers(); }
+    void TearDown() override { zipcoll::release_raw_buffers(); }
+};
+
+TEST_F(RawBufferCache, AFreedLargeBufferServesTheNextCallThatFits)
+{
+    char *first = nullptr;
+    {
+        auto b = zipcoll::raw_buffer(1 << 20);
+        ASSERT_NE(b, nullptr);
+        std::memset(b.get(), 1, 1 << 20); // all of it is usable
+        first = b.get();
+    }
+    EXPECT_EQ(zipcoll::cached_raw_buffer_bytes(), size_t(1) << 20);
+    auto again = zipcoll::raw_buffer(512 << 10);
+    EXPECT_EQ(again.get(), first);
+    EXPECT_EQ(zipcoll::cached_raw_buffer_bytes(), 0u);
+    auto larger = zipcoll::raw_buffer(2 << 20); // nothing cached fits: a new one
+    ASSERT_NE(larger, nullptr);
+    EXPECT_NE(larger.get(), first);
+}
+
+TEST_F(RawBufferCache, SmallBuffersGoBackToTheHeap)
+{
+    {
+        auto b = zipcoll::raw_buffer(64 << 10);
+    }
+    EXPECT_EQ(zipcoll::cached_raw_buffer_bytes(), 0u);
+    EXPECT_EQ(zipcoll::raw_buffer(0), nullptr);
+}
+
+TEST_F(RawBufferCache, AtMostFourBuffersAndSixtyFourMebibytesAreKeptTheLargestFirst)
+{
+    {
+        auto a = zipcoll::raw_buffer(1 << 20), b = zipcoll::raw_buffer(2 << 20),
+             c = zipcoll::raw_buffer(3 << 20), d = zipcoll::raw_buffer(4 << 20),
+             e = zipcoll::raw_buffer(5 << 20);
+    }
+    // Five freed: the smallest (1 MiB) gave way.
+    EXPECT_EQ(zipcoll::cached_raw_buffer_bytes(), size_t(14) << 20);
+    {
+        auto huge = zipcoll::raw_buffer(60 << 20); // would pass 64 MiB with the others
+        ASSERT_NE(huge, nullptr);
+    }
+    EXPECT_LE(zipcoll::cached_raw_buffer_bytes(), size_t(64) << 20);
+    zipcoll::release_raw_buffers();
+    EXPECT_EQ(zipcoll::cached_raw_buffer_bytes(), 0u);
+}
+
+} // namespace
