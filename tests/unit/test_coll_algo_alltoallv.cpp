@@ -3,6 +3,8 @@
 // error paths (corrupt frame, plain block of the wrong length).
 #include <gtest/gtest.h>
 
+#include <initializer_list>
+
 #include "test_coll_algo_support.hpp"
 #include "exchange.hpp"
 #include "zip_algo.h"
@@ -364,51 +366,62 @@ TEST(CollAlgoAlltoallvPlain, PlainBlockOfAnotherLengthIsAnError)
     EXPECT_EQ(r.rc[2], ZIP_ALGO_OK);
 }
 
-// The window alltoallv picks when none is given (exchange.hpp). On a slow link (or one of
-// unknown rate): a step per 32 KiB of the mean block, at most about 512 KiB in flight, 2 to 4
-// steps, one on two ranks.
+// The window alltoallv picks when none is given (exchange.hpp), for blocks of one size, at
+// every link rate of `links`.
+namespace
+{
+
+struct WindowCase {
+    int ranks;
+    size_t block;
+    size_t steps;
+};
+
+void expect_auto_windows(std::initializer_list<double> links,
+                         std::initializer_list<WindowCase> cases)
+{
+    for (double link : links)
+        for (const WindowCase &c : cases) {
+            std::vector<zip_block_t> b(size_t(c.ranks), zip_block_t{nullptr, c.block, nullptr});
+            EXPECT_EQ(zipcoll::alltoallv_auto_window(0, c.ranks, b.data(), b.data(), link), c.steps)
+                << c.ranks << " ranks, blocks of " << c.block << " bytes, " << link << " B/s";
+        }
+}
+
+constexpr double kGbit = 125e6;
+
+} // namespace
+
+// On a slow link (or one of unknown rate): a step per 32 KiB of the mean block, at most about
+// 512 KiB in flight, 2 to 4 steps, one on two ranks.
 TEST(CollAlgoAlltoallvWindow, AutoWindowGrowsWithTheBlockUpToHalfAMebibyteInFlight)
 {
-    auto window = [](int size, size_t block, double link_Bps) {
-        std::vector<zip_block_t> b(size_t(size), zip_block_t{nullptr, block, nullptr});
-        return zipcoll::alltoallv_auto_window(0, size, b.data(), b.data(), link_Bps);
-    };
-    const double gbit = 125e6;
-    for (double link : {0.0, 1 * gbit, 2.9 * gbit}) {
-        EXPECT_EQ(window(2, 1 << 20, link), 1u);
-        EXPECT_EQ(window(8, 16 << 10, link), 2u);
-        EXPECT_EQ(window(8, 32 << 10, link), 2u);
-        EXPECT_EQ(window(8, 64 << 10, link), 2u);
-        EXPECT_EQ(window(8, 96 << 10, link), 3u);
-        EXPECT_EQ(window(8, 128 << 10, link), 4u);
-        EXPECT_EQ(window(8, 256 << 10, link), 2u);
-        EXPECT_EQ(window(8, 4 << 20, link), 2u);
-        EXPECT_EQ(window(8, 0, link), 4u);
-        EXPECT_EQ(window(3, 1024, link), 2u);
-        EXPECT_EQ(window(64, 32 << 10, link), 2u);
-    }
+    expect_auto_windows({0.0, 1 * kGbit, 2.9 * kGbit}, {{2, 1 << 20, 1},
+                                                        {8, 16 << 10, 2},
+                                                        {8, 32 << 10, 2},
+                                                        {8, 64 << 10, 2},
+                                                        {8, 96 << 10, 3},
+                                                        {8, 128 << 10, 4},
+                                                        {8, 256 << 10, 2},
+                                                        {8, 4 << 20, 2},
+                                                        {8, 0, 4},
+                                                        {3, 1024, 2},
+                                                        {64, 32 << 10, 2}});
 }
 
 // From 3 Gbit/s a step is short next to the latency and the codec's time: up to 16 steps, about
 // 8 MiB in flight, never more steps than peers.
 TEST(CollAlgoAlltoallvWindow, OnAFastLinkUpToSixteenStepsAndEightMebibytesAreInFlight)
 {
-    auto window = [](int size, size_t block, double link_Bps) {
-        std::vector<zip_block_t> b(size_t(size), zip_block_t{nullptr, block, nullptr});
-        return zipcoll::alltoallv_auto_window(0, size, b.data(), b.data(), link_Bps);
-    };
-    const double gbit = 125e6;
-    for (double link : {3 * gbit, 10 * gbit, 400 * gbit}) {
-        EXPECT_EQ(window(2, 1 << 20, link), 1u);
-        EXPECT_EQ(window(8, 16 << 10, link), 7u);
-        EXPECT_EQ(window(8, 1 << 20, link), 7u);
-        EXPECT_EQ(window(16, 32 << 10, link), 15u);
-        EXPECT_EQ(window(64, 32 << 10, link), 16u);
-        EXPECT_EQ(window(64, 512 << 10, link), 16u);
-        EXPECT_EQ(window(64, 1 << 20, link), 8u);
-        EXPECT_EQ(window(64, 2 << 20, link), 4u);
-        EXPECT_EQ(window(64, 16 << 20, link), 2u);
-        EXPECT_EQ(window(64, 0, link), 16u);
-        EXPECT_EQ(window(3, 1024, link), 2u);
-    }
+    expect_auto_windows({3 * kGbit, 10 * kGbit, 400 * kGbit}, {{2, 1 << 20, 1},
+                                                               {8, 16 << 10, 7},
+                                                               {8, 1 << 20, 7},
+                                                               {16, 32 << 10, 15},
+                                                               {64, 32 << 10, 16},
+                                                               {64, 512 << 10, 16},
+                                                               {64, 1 << 20, 8},
+                                                               {64, 2 << 20, 4},
+                                                               {64, 16 << 20, 2},
+                                                               {64, 0, 16},
+                                                               {3, 1024, 2}});
 }
