@@ -28,15 +28,23 @@ size_t alltoallv_auto_window(int rank, int size, const zip_block_t *send, const 
 {
     if (size < 3)
         return 1;
-    size_t bytes = 0;
+    size_t bytes = 0, largest_send = 0;
     for (int p = 0; p < size; ++p)
-        if (p != rank)
+        if (p != rank) {
             bytes += std::max(send[p].bytes, recv[p].bytes);
+            largest_send = std::max(largest_send, send[p].bytes);
+        }
     const size_t mean = bytes / size_t(size - 1);
     const auto up_to = [mean](size_t in_flight) { return (in_flight + mean - 1) / mean; };
     if (link_Bps >= kAlltoallvFastLinkBps) {
+        // The frame slots are window x the largest send block: one large block among small
+        // ones must not make them many times the 8 MiB.
+        const size_t in_flight = 8u << 20;
         const size_t most = std::min<size_t>(size_t(size - 1), 16);
-        return std::clamp<size_t>(mean == 0 ? most : up_to(8u << 20), 2, most);
+        const size_t w =
+            mean == 0 ? most
+                      : std::min(up_to(in_flight), (in_flight + largest_send - 1) / largest_send);
+        return std::clamp<size_t>(w, 2, most);
     }
     const size_t per_step = 32 * 1024;
     const size_t most = std::min<size_t>(size_t(size - 1), 4);

@@ -86,8 +86,9 @@ Task run_pairwise(const zip_transport_t *t, const zip_codec_ops_t *codec, Pairwi
 // policy speeds, NIC shared among a node's ranks; 0: unknown). Below kAlltoallvFastLinkBps: 2 to
 // 4 steps, about one per 32 KiB of the mean block and at most about 512 KiB in flight (on a
 // slow TCP link more steps only crowd the ports); from it, up to 16 steps and about 8 MiB in
-// flight (a step there is short next to the latency and the codec's time). 1 on two ranks.
-// Ranks may differ: each waits only for its peers' same step.
+// flight, of the mean block and of the largest send block, which sizes the frame slots (a step
+// there is short next to the latency and the codec's time). 1 on two ranks. Ranks may differ: each
+// waits only for its peers' same step.
 inline constexpr double kAlltoallvFastLinkBps = 375e6; // 3 Gbit/s
 size_t alltoallv_auto_window(int rank, int size, const zip_block_t *send, const zip_block_t *recv,
                              double link_Bps);

@@ -425,3 +425,16 @@ TEST(CollAlgoAlltoallvWindow, OnAFastLinkUpToSixteenStepsAndEightMebibytesAreInF
                                                                {64, 0, 16},
                                                                {3, 1024, 2}});
 }
+
+// The frame slots (window x the largest send block) stay near 8 MiB on a fast link even where
+// one block is far larger than the rest.
+TEST(CollAlgoAlltoallvWindow, OneLargeBlockAmongSmallOnesKeepsTheFastWindowShort)
+{
+    std::vector<zip_block_t> send(64, zip_block_t{nullptr, 32 << 10, nullptr});
+    const std::vector<zip_block_t> recv = send;
+    EXPECT_EQ(zipcoll::alltoallv_auto_window(0, 64, send.data(), recv.data(), 10 * kGbit), 16u);
+    send[5].bytes = 8 << 20;
+    EXPECT_EQ(zipcoll::alltoallv_auto_window(0, 64, send.data(), recv.data(), 10 * kGbit), 2u);
+    send[5].bytes = 1 << 20;
+    EXPECT_EQ(zipcoll::alltoallv_auto_window(0, 64, send.data(), recv.data(), 10 * kGbit), 8u);
+}
