@@ -20,7 +20,7 @@ namespace zipcoll
 // few steps leave the link idle between them: up to 16 steps, about 8 MiB in flight (simscale,
 // 10 Gbit/s, 30 us, 16-64 ranks one per node, tuned's best / zip with 2 steps and with 16: gauss
 // in 32 KiB blocks 0.68-0.70x and 1.35-1.50x, in 512 KiB blocks 1.02-1.03x and 1.38-1.52x;
-// random in 32 KiB blocks 0.64-0.66x and 0.95-0.98x; 8 steps lost 2-5 % more on random data,
+// random in 32 KiB blocks 0.64-0.66x and 0.95-0.98x; 8 steps lost 3-4 % more on random data,
 // gained up to 5 % on gauss; netemu, 8 ranks at 10 Gbit/s against tuned's linear: gauss
 // 0.75-1.01x with 2 steps, 0.85-1.09x with 7).
 size_t alltoallv_auto_window(int rank, int size, const zip_block_t *send, const zip_block_t *recv,
