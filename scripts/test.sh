@@ -26,6 +26,8 @@ count_gtest() {
     passed=$((passed + ok))
     failed=$((failed + bad))
     [ "$bad" -eq 0 ] || failures+=("$name: $bad failing tests (see $log)")
+    [ "$bad" -eq 0 ] || grep -E -B12 '^\[  FAILED  \] [A-Za-z0-9_/.]+\.[A-Za-z0-9_/]+ \(' "$log" |
+        sed 's/^/  | /' | head -80
     if [ "$ok" -eq 0 ] && [ "$bad" -eq 0 ]; then note_fail "$name: no test ran (see $log)"; fi
     echo "$name: $ok passed, $bad failed"
 }
@@ -37,6 +39,9 @@ count_log() {  # count_log <log> <name>
     f=$(grep -c '^FAIL: ' "$log" || true)
     passed=$((passed + p)); failed=$((failed + f))
     [ "$f" -eq 0 ] || failures+=("$name: $f failing (see $log)")
+    # CI keeps only this output, not the logs: name each failure with the lines its runner
+    # printed under it (the run's log tail).
+    [ "$f" -eq 0 ] || awk '/^PASS: /{n=0} /^FAIL: /{n=16} n>0{print "  | " $0; n--}' "$log" | head -80
     [ "$p" -gt 0 ] || [ "$f" -gt 0 ] || note_fail "$name: none ran (see $log)"
     echo "$name: $p passed, $f failed"
 }
