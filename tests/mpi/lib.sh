@@ -37,16 +37,26 @@ require_component() { # file what-is-missing
 report() { # name status [log]
     if [ "$2" = 0 ]; then
         echo "PASS: $1"
+        # A pass near the timeout is tomorrow's failure on a slower machine.
+        [ "${mpirun_seconds:-0}" -gt $((${limit:-0} / 2)) ] &&
+            echo "    (slow: mpirun took $mpirun_seconds s of its $limit)"
     else
         echo "FAIL: $1"
         [ -n "${3:-}" ] && sed 's/^/    /' "$3" | tail -15
         failures=$((failures + 1))
     fi
+    mpirun_seconds=0
 }
 
 # mpirun with its output in $bin/out.log; returns mpirun's status (124 on timeout).
+# The log ends with how long mpirun took, so a failure's tail tells a timeout from a hang.
 mpirun_logged() { # mpirun-args...
+    local start=$SECONDS rc
     timeout "$limit" mpirun "$@" >"$bin/out.log" 2>&1
+    rc=$?
+    mpirun_seconds=$((SECONDS - start))
+    echo "    (mpirun: $mpirun_seconds s of $limit, status $rc)" >>"$bin/out.log"
+    return $rc
 }
 
 # Passes when mpirun succeeds and a rank printed "PASS: <expected>"; a test that cannot run here
