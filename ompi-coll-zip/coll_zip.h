@@ -41,6 +41,7 @@ typedef struct mca_coll_zip_component_t {
     char *alltoallv_temporal_name;    /* coll_zip_alltoallv_temporal: off or auto */
     int alltoallv_temporal;           /* its zip_algo_temporal_mode_parse value */
     size_t alltoallv_temporal_memory; /* references per communicator, both directions */
+    size_t buffer_cache;              /* working memory kept between calls (zip_algo.h) */
     int verbose;
     int stats;
     bool force_local;

@@ -12,8 +12,6 @@ namespace
 
 // Below this size the heap keeps freed memory itself.
 constexpr size_t kCacheFrom = 256 * 1024;
-// At most this much stays cached once calls return, in at most kSlots buffers.
-constexpr size_t kCacheMost = 64u << 20;
 constexpr int kSlots = 4;
 
 struct Cache {
@@ -21,6 +19,8 @@ struct Cache {
     char *ptr[kSlots] = {};
     size_t bytes[kSlots] = {};
     size_t held = 0;
+    // At most this much stays cached once calls return, in at most kSlots buffers.
+    size_t most = kDefaultRawBufferCache;
 };
 
 Cache &cache()
@@ -35,7 +35,8 @@ void RawBufferFree::operator()(char *p) const noexcept
 {
     if (p == nullptr)
         return;
-    if (bytes >= kCacheFrom && bytes <= kCacheMost) {
+    char *evicted = nullptr;
+    if (bytes >= kCacheFrom) {
         Cache &c = cache();
         std::lock_guard<std::mutex> g(c.lock);
         // An empty slot, else the one of the smallest buffer if this one is larger: the cache
@@ -44,28 +45,23 @@ void RawBufferFree::operator()(char *p) const noexcept
         for (int i = 0; i < kSlots && slot < 0; ++i)
             if (c.ptr[i] == nullptr)
                 slot = i;
-        char *evicted = nullptr;
         if (slot < 0) {
             slot = 0;
             for (int i = 1; i < kSlots; ++i)
                 if (c.bytes[i] < c.bytes[slot])
                     slot = i;
-            if (c.bytes[slot] < bytes)
-                evicted = c.ptr[slot];
-            else
+            if (c.bytes[slot] >= bytes)
                 slot = -1;
         }
-        if (slot >= 0) {
-            const size_t freed = evicted != nullptr ? c.bytes[slot] : 0;
-            if (c.held - freed + bytes <= kCacheMost) {
-                c.held = c.held - freed + bytes;
-                c.ptr[slot] = p;
-                c.bytes[slot] = bytes;
-                std::free(evicted);
-                return;
-            }
+        if (slot >= 0 && c.held - c.bytes[slot] + bytes <= c.most) {
+            evicted = c.ptr[slot];
+            c.held = c.held - c.bytes[slot] + bytes;
+            c.ptr[slot] = p;
+            c.bytes[slot] = bytes;
+            p = nullptr;
         }
     }
+    std::free(evicted);
     std::free(p);
 }
 
@@ -103,6 +99,24 @@ void release_raw_buffers()
     c.held = 0;
 }
 
+void set_raw_buffer_cache_limit(size_t bytes)
+{
+    Cache &c = cache();
+    std::lock_guard<std::mutex> g(c.lock);
+    c.most = bytes;
+    // The smallest go first, as when a larger buffer comes back.
+    while (c.held > c.most) {
+        int smallest = -1;
+        for (int i = 0; i < kSlots; ++i)
+            if (c.ptr[i] != nullptr && (smallest < 0 || c.bytes[i] < c.bytes[smallest]))
+                smallest = i;
+        std::free(c.ptr[smallest]);
+        c.held -= c.bytes[smallest];
+        c.ptr[smallest] = nullptr;
+        c.bytes[smallest] = 0;
+    }
+}
+
 size_t cached_raw_buffer_bytes()
 {
     Cache &c = cache();
@@ -115,4 +129,14 @@ size_t cached_raw_buffer_bytes()
 extern "C" void zip_algo_release_buffers(void)
 {
     zipcoll::release_raw_buffers();
+}
+
+extern "C" void zip_algo_set_buffer_cache(size_t bytes)
+{
+    zipcoll::set_raw_buffer_cache_limit(bytes);
+}
+
+extern "C" size_t zip_algo_buffer_cache_held(void)
+{
+    return zipcoll::cached_raw_buffer_bytes();
 }

@@ -423,8 +423,16 @@ int zip_algo_probe_links(const zip_transport_t *t, int tag, const bool *peer_on_
 int zip_algo_probe_flows(int rank, int size, int bit, const bool *peer_on_node);
 
 /* Frees the algorithms' working memory that is kept between calls (raw_buffer.hpp): at most
- * 64 MiB in up to 4 buffers of 256 KiB or more. The component's close. */
+ * 64 MiB (zip_algo_set_buffer_cache) in up to 4 buffers of 256 KiB or more. The component's
+ * close. */
 void zip_algo_release_buffers(void);
+
+/* At most `bytes` of that memory is kept from now on (0: none; coll_zip_buffer_cache); what
+ * is kept beyond it is freed now. */
+void zip_algo_set_buffer_cache(size_t bytes);
+
+/* Bytes of that memory kept now (MPI_T coll_zip_buffer_cache_bytes). */
+size_t zip_algo_buffer_cache_held(void);
 
 #ifdef __cplusplus
 }

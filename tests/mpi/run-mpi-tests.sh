@@ -26,7 +26,7 @@ start_runner mpi-tests
 tests="bcast alltoallv gatherv allreduce comm_cycles threads"
 # Issue 12's collectives, one program per family: program:op,op...
 families="alltoall:alltoall gather_scatter:gather,scatter,scatterv allgather:allgather,allgatherv"
-for t in $tests $(for f in $families; do echo "${f%%:*}"; done) nonblocking lossy pvars stats \
+for t in $tests $(for f in $families; do echo "${f%%:*}"; done) nonblocking lossy pvars stats buffer_cache \
     large_block corruption alltoallv_int alltoallv_temporal coll_info nb_start intercomm; do
     if ! mpicc -O2 -Wall -Wextra -pthread -o "$bin/test_$t" "$here/test_$t.c" -lm 2>"$bin/cc.log"; then
         report "build test_$t" 1 "$bin/cc.log"
@@ -141,6 +141,18 @@ done
 # stack ran out).
 run "allreduce np=3 zip=auto threshold=8" allreduce -np 3 --oversubscribe $zip_auto \
     --mca coll_zip_threshold 8 "$bin/test_allreduce"
+
+# The working memory kept between calls is bounded by coll_zip_buffer_cache (MPI_T
+# coll_zip_buffer_cache_bytes on every rank), kept by default, none with 0; a scatter's root
+# then stages its frames afresh: the same results.
+for cache in 0 1048576 67108864; do
+    run "buffer_cache np=3 zip=on buffer_cache=$cache" buffer_cache -np 3 --oversubscribe \
+        $zip_on --mca coll_zip_buffer_cache "$cache" "$bin/test_buffer_cache" --limit "$cache" \
+        --require-zip
+done
+run_stats "gather_scatter np=4 zip=on buffer_cache=0, compressed" gather_scatter \
+    "gather scatter scatterv" compressed -np 4 --oversubscribe $zip_on \
+    --mca coll_zip_buffer_cache 0 "$bin/test_gather_scatter"
 
 # Small segments and a low threshold push every path (many segments, chain topology, many
 # compressed blocks) with the same data.
@@ -449,7 +461,7 @@ fi
 
 check_params_listed coll zip "$zipdir:$ompidir" priority codec threshold codec_threads lossy verbose stats \
     force_local block_size segment_size alltoallv_window alltoallv_temporal alltoallv_temporal_memory \
-    inject_corruption policy link_gbps_local \
+    buffer_cache inject_corruption policy link_gbps_local \
     link_gbps_remote
 
 finish_runner

@@ -14,7 +14,11 @@ class RawBufferCache : public ::testing::Test
 {
   protected:
     void SetUp() override { zipcoll::release_raw_buffers(); }
-    void TearDown() override { zipcoll::release_raw_buffers(); }
+    void TearDown() override
+    {
+        zipcoll::release_raw_buffers();
+        zipcoll::set_raw_buffer_cache_limit(zipcoll::kDefaultRawBufferCache);
+    }
 };
 
 TEST_F(RawBufferCache, AFreedLargeBufferServesTheNextCallThatFits)
@@ -59,6 +63,49 @@ TEST_F(RawBufferCache, AtMostFourBuffersAndSixtyFourMebibytesAreKeptTheLargestFi
     }
     EXPECT_LE(zipcoll::cached_raw_buffer_bytes(), size_t(64) << 20);
     zipcoll::release_raw_buffers();
+    EXPECT_EQ(zipcoll::cached_raw_buffer_bytes(), 0u);
+}
+
+TEST_F(RawBufferCache, ALimitOfZeroKeepsNothing)
+{
+    zipcoll::set_raw_buffer_cache_limit(0);
+    {
+        auto b = zipcoll::raw_buffer(1 << 20);
+        ASSERT_NE(b, nullptr);
+    }
+    EXPECT_EQ(zipcoll::cached_raw_buffer_bytes(), 0u);
+}
+
+TEST_F(RawBufferCache, ALowerLimitKeepsOnlyWhatFitsUnderIt)
+{
+    zipcoll::set_raw_buffer_cache_limit(size_t(3) << 20);
+    {
+        auto big = zipcoll::raw_buffer(4 << 20); // larger than the limit: back to the heap
+        ASSERT_NE(big, nullptr);
+    }
+    EXPECT_EQ(zipcoll::cached_raw_buffer_bytes(), 0u);
+    {
+        auto a = zipcoll::raw_buffer(1 << 20), b = zipcoll::raw_buffer(2 << 20),
+             c = zipcoll::raw_buffer(1 << 20);
+    }
+    // Freed in reverse order of allocation: c and b fit (3 MiB), a does not.
+    EXPECT_EQ(zipcoll::cached_raw_buffer_bytes(), size_t(3) << 20);
+}
+
+TEST_F(RawBufferCache, LoweringTheLimitFreesTheSmallestKeptBuffersFirst)
+{
+    char *largest = nullptr;
+    {
+        auto a = zipcoll::raw_buffer(1 << 20), b = zipcoll::raw_buffer(2 << 20),
+             c = zipcoll::raw_buffer(4 << 20);
+        largest = c.get();
+    }
+    ASSERT_EQ(zipcoll::cached_raw_buffer_bytes(), size_t(7) << 20);
+    zipcoll::set_raw_buffer_cache_limit(size_t(5) << 20);
+    EXPECT_EQ(zipcoll::cached_raw_buffer_bytes(), size_t(4) << 20);
+    auto again = zipcoll::raw_buffer(3 << 20);
+    EXPECT_EQ(again.get(), largest);
+    zipcoll::set_raw_buffer_cache_limit(0);
     EXPECT_EQ(zipcoll::cached_raw_buffer_bytes(), 0u);
 }
 
