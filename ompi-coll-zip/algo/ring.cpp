@@ -25,6 +25,8 @@ int RingAllgather::prepare(const zip_transport_t *t, const BlockPolicy &policy,
     tag_ = tag;
     next_ = (t->rank + 1) % t->size;
     prev_ = (t->rank + t->size - 1) % t->size;
+    whole_when_raw_ =
+        policy.policy != nullptr && policy.policy->speeds.link_Bps >= kRingWholeRawLinkBps;
     try {
         blocks_.resize(size_t(t->size));
     } catch (const std::bad_alloc &) {
@@ -82,11 +84,17 @@ size_t RingAllgather::segment_bytes(const Block &b, size_t j) const
     return b.plain ? b.block.bytes : std::min(segment_, b.block.bytes - j * segment_);
 }
 
+bool RingAllgather::may_come_whole(const Block &b) const
+{
+    return !b.plain && segments(b) > 1;
+}
+
 int RingAllgather::post_recv(const Block &b, size_t j, zip_req_t *req)
 {
-    const int rc =
-        b.plain ? post_as_is(t_, b.block, prev_, tag_, false, req)
-                : t_->irecv(t_->ctx, b.bytes + j * segment_, segment_bytes(b, j), prev_, tag_, req);
+    // The first receive of a block that may come whole has room for all of it.
+    const size_t room = j == 0 && may_come_whole(b) ? b.block.bytes : segment_bytes(b, j);
+    const int rc = b.plain ? post_as_is(t_, b.block, prev_, tag_, false, req)
+                           : t_->irecv(t_->ctx, b.bytes + j * segment_, room, prev_, tag_, req);
     return rc == 0 ? ZIP_ALGO_OK : ZIP_ALGO_ERR_TRANSPORT;
 }
 
@@ -94,7 +102,7 @@ int RingAllgather::post_send(const Block &b, size_t j, const char *out, size_t l
                              zip_algo_result_t *res)
 {
     if (!b.plain) {
-        res->bytes_in += segment_bytes(b, j);
+        res->bytes_in += len == b.block.bytes ? len : segment_bytes(b, j);
         res->bytes_out += len;
     }
     const int rc = b.plain ? post_as_is(t_, b.block, next_, tag_, true, req)
@@ -107,7 +115,8 @@ Task RingAllgather::run(BlockCodec &coder, zip_algo_result_t *res)
     const int steps = t_->size - 1;
     int err = ZIP_ALGO_OK;
     // Round 0: the own block, each segment compressed (or raw when that does not pay) into
-    // slot 0.
+    // slot 0. On a fast link, a block whose first segment says compressing does not pay goes
+    // whole instead: one message per hop, as an uncompressed ring sends it.
     const Block &own = blocks_[size_t(own_)];
     for (size_t j = 0; j < segments(own); ++j) {
         const char *out = own.bytes + j * segment_;
@@ -115,6 +124,12 @@ Task RingAllgather::run(BlockCodec &coder, zip_algo_result_t *res)
         if (!own.plain) {
             coder.encode({next_, own.bytes + j * segment_, len}, slot_[0] + j * segment_, &out,
                          &len);
+        }
+        if (j == 0 && whole_when_raw_ && may_come_whole(own) && out == own.bytes &&
+            !coder.compressing()) {
+            err =
+                keep_first(err, post_send(own, 0, own.bytes, own.block.bytes, &sends_[0][0], res));
+            break;
         }
         err = keep_first(err, post_send(own, j, out, len, &sends_[0][j], res));
     }
@@ -125,7 +140,10 @@ Task RingAllgather::run(BlockCodec &coder, zip_algo_result_t *res)
         // Frames land in this slot even on the last step: its sends must be done.
         err = keep_first(err, co_await wait_all(t_, sends_[(k + 1) % 2]));
         const size_t m = segments(b);
-        for (size_t j = 0; j < m; ++j) {
+        // A block that may come whole: its first message says how it travels, and the other
+        // segments' receives are posted once it has arrived.
+        const size_t first_posted = may_come_whole(b) ? 1 : m;
+        for (size_t j = 0; j < first_posted; ++j) {
             receives_[j] = nullptr;
             err = keep_first(err, post_recv(b, j, &receives_[j]));
         }
@@ -135,6 +153,22 @@ Task RingAllgather::run(BlockCodec &coder, zip_algo_result_t *res)
             if (receives_[j] == nullptr || co_await wait(t_, &receives_[j], &got) != 0) {
                 err = keep_first(err, ZIP_ALGO_ERR_TRANSPORT);
                 got = want; // forward what is there: the ring must not stop
+            }
+            if (j == 0 && may_come_whole(b)) {
+                if (got == b.block.bytes) { // whole and raw, already in place
+                    if (forward)
+                        err = keep_first(
+                            err, post_send(b, 0, b.bytes, got, &sends_[(k + 1) % 2][0], res));
+                    break;
+                }
+                if (got > want) { // neither a segment nor the block: not this ring's
+                    err = keep_first(err, ZIP_ALGO_ERR_CODEC);
+                    got = want;
+                }
+                for (size_t i = 1; i < m; ++i) {
+                    receives_[i] = nullptr;
+                    err = keep_first(err, post_recv(b, i, &receives_[i]));
+                }
             }
             // A frame is copied aside first: decoding overwrites where it arrived.
             char *at = b.plain ? nullptr : b.bytes + j * segment_;

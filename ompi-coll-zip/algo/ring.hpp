@@ -5,7 +5,11 @@
 // from the previous one (block ids mod size); the block received at step k is the one sent at
 // step k+1. Blocks that may be compressed travel in segments of 16-48 KiB, each its own frame,
 // and each segment is forwarded as soon as it has arrived, so a block streams round the ring
-// (whole blocks cost a rendezvous and a full block's wait per step). A rank waits for its sends
+// (whole blocks cost a rendezvous and a full block's wait per step). On a fast link (the agreed
+// rate at least kRingWholeRawLinkBps) a block whose owner finds on its first segment that
+// compressing does not pay travels whole and raw instead, one message per hop; every receiver
+// tells it by its first message, which has room for the block (a whole block is longer than any
+// segment), so ranks whose link estimates differ still agree. A rank waits for its sends
 // of step k - 1 before it starts step k (whose forwards reuse their slots), so every wait points
 // to an earlier step of a neighbour: no deadlock.
 #pragma once
@@ -25,6 +29,13 @@ namespace zipcoll
 // stay below the TCP BTL's 64 KiB eager limit: no rendezvous per segment), a multiple of 64
 // bytes (whole elements of every type), the same on every rank.
 size_t ring_segment_bytes(size_t block, size_t threshold);
+
+// From this link rate (bytes/s) an incompressible block crosses each hop whole: a segment's wire
+// time there is short next to the cost of one more message. Measured on netemu, 8 ranks, 1-4 MiB
+// of random data: at 10 Gbit/s segments took 1.2-1.3x tuned's ring and whole blocks 0.95-1.08x;
+// at 1 Gbit/s whole blocks took 1.1-1.15x the segments (store and forward). 3 Gbit/s, as
+// alltoallv's window rule (kAlltoallvFastLinkBps).
+inline constexpr double kRingWholeRawLinkBps = 375e6;
 
 class RingAllgather
 {
@@ -49,6 +60,9 @@ class RingAllgather
         bool plain = true;
     };
     int block_of_step(int k) const;
+    // Whether b may travel as one raw message instead of segments: a coded block of several
+    // segments, whose owner found that compressing it does not pay (and sends whole).
+    bool may_come_whole(const Block &b) const;
     // A plain block is one segment, moved in the caller's layout.
     size_t segments(const Block &b) const;
     size_t segment_bytes(const Block &b, size_t j) const;
@@ -61,6 +75,7 @@ class RingAllgather
     std::vector<Block> blocks_;
     int own_ = 0, tag_ = 0, next_ = 0, prev_ = 0;
     bool all_plain_ = true;
+    bool whole_when_raw_ = false; // this rank sends its own block whole when it goes raw
     size_t segment_ = 1;
     // Frames to forward: step k's in slot (k+1) % 2, the own block's in slot 0, segment j at
     // j * segment_; each slot's previous user has been sent by the time it is reused.
