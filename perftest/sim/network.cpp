@@ -102,6 +102,8 @@ bool Network::try_post(int rank, int peer)
 
 Request *Network::isend(int src, int dst, size_t bytes, const void *data)
 {
+    if (message_cpu_s_ > 0.0)
+        compute(src, cpu_[size_t(src)], message_cpu_s_);
     auto *r = new Request;
     r->src = src;
     r->dst = dst;
@@ -265,6 +267,8 @@ void Network::arrive(int rank, const Request *r, const ArrivalWork *work)
     if (work != nullptr)
         at += work->seconds(r->into, static_cast<const Parcel *>(r->payload)->len, r->bytes);
     block(rank, nullptr, 0, at);
+    if (message_cpu_s_ > 0.0)
+        compute(rank, cpu_[size_t(rank)], message_cpu_s_);
 }
 
 Completion Network::wait(Request *r, const ArrivalWork *work)

@@ -93,6 +93,14 @@ class Network
     Network(std::vector<int> rank_node, std::function<double(int, int)> node_latency,
             std::vector<simgrid::s4u::Host *> clock, bool pair_half_duplex = false);
 
+    // Every message then costs `seconds` of CPU on cpu[rank]: its sender's before it leaves,
+    // its receiver's once it has arrived (PlatformSpec::message_cpu_s).
+    void set_message_cpu(double seconds, std::vector<simgrid::s4u::Host *> cpu)
+    {
+        message_cpu_s_ = seconds;
+        cpu_ = std::move(cpu);
+    }
+
     int ranks() const { return int(rank_node_.size()); }
     bool same_node(int a, int b) const { return rank_node_[size_t(a)] == rank_node_[size_t(b)]; }
     double latency_s(int a, int b) const
@@ -178,6 +186,8 @@ class Network
     std::vector<RankState> state_;
     std::vector<simgrid::s4u::Host *> clock_;
     bool pair_half_duplex_ = false;
+    double message_cpu_s_ = 0;
+    std::vector<simgrid::s4u::Host *> cpu_; // per rank, with message_cpu_s_
     // pair_half_duplex: per unordered pair (lower rank << 32 | higher), the message moving.
     std::unordered_map<uint64_t, simgrid::s4u::ActivityPtr> pair_;
     std::unordered_map<uint64_t, Lease> leased_;

@@ -38,6 +38,8 @@ void usage(FILE *to)
         "  --tcp-btl-pairs       one message over 64 KiB at a time between two ranks, either\n"
         "                        way: Open MPI's TCP BTL as measured on netemu (docs/scale.md);\n"
         "                        default: both directions at once (InfiniBand, UCX)\n"
+        "  --message-cpu T       CPU time each message costs its sender and its receiver, on\n"
+        "                        their cores (default 0; docs/scale.md, \"Cost per message\")\n"
         "  --codec-csv FILE      codecbench --csv output (ratio and speed per data set and size)\n"
         "  --codec NAME          codec row of the CSV (default fast, coll/zip's default)\n"
         "  --dataset NAME        data set of the CSV (\"gauss\" finds gauss-1024)\n"
@@ -174,6 +176,10 @@ bool parse_options(int argc, char **argv, Options *o, int *exit_code)
             if (!positive(&x))
                 return false;
             o->platform.machine_cores = int(x);
+        } else if (a == "--message-cpu") {
+            o->platform.message_cpu_s = parse_time_s(v);
+            if (o->platform.message_cpu_s < 0)
+                return fail("--message-cpu takes a time such as 1us or 20us, not '" + v + "'");
         } else if (a == "--backplane") {
             o->platform.backplane_Bps = parse_rate_Bps(v);
             if (o->platform.backplane_Bps <= 0)

@@ -31,6 +31,10 @@ struct PlatformSpec {
     // One message at a time between two ranks, either way (Open MPI's TCP BTL on
     // perftest/netemu; see network.hpp).
     bool tcp_btl_pairs = false;
+    // CPU time every message costs its sender before it leaves and its receiver after it has
+    // arrived, on the rank's core (an MPI library's and a network stack's work per message;
+    // 0: none, the default).
+    double message_cpu_s = 0;
     int fattree_leaf = 16; // fat tree: nodes per leaf switch
     int fattree_taper = 1; // fat tree: leaf downlinks per uplink (1: full bisection)
 };

@@ -57,6 +57,12 @@ bool predict(const Options &o, const CodecTable &table, Prediction *out)
     Network net(
         rank_node, [&platform](int a, int b) { return platform.node_latency(a, b); },
         platform.clock, platform.spec.tcp_btl_pairs);
+    if (spec.message_cpu_s > 0.0) {
+        std::vector<sg4::Host *> cpu(static_cast<size_t>(ranks));
+        for (int r = 0; r < ranks; ++r)
+            cpu[size_t(r)] = platform.cpu_of(r / rpn);
+        net.set_message_cpu(spec.message_cpu_s, std::move(cpu));
+    }
     std::vector<std::unique_ptr<SimCodec>> codecs;
     std::vector<RankEnv> env;
     for (int r = 0; r < ranks; ++r) {
