@@ -221,9 +221,11 @@ template <class LinkOf> size_t ring_messages(bool typed, bool smooth, LinkOf lin
     });
     for (int r = 0; r < size; ++r) {
         EXPECT_EQ(rc[r], ZIP_ALGO_OK) << "rank " << r;
-        for (int p = 0; p < size; ++p)
-            if (p != r)
+        for (int p = 0; p < size; ++p) {
+            if (p != r) {
                 EXPECT_TRUE(got[r][p] == data(p)) << "rank " << r << " block " << p;
+            }
+        }
     }
     EXPECT_EQ(w.unreceived(), 0u);
     return w.messages.load();
