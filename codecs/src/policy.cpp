@@ -98,6 +98,8 @@ double zip_policy_time_compressed(const zip_speeds_t *s, size_t bytes, double ra
     const double w = ratio > 0.0 ? seconds_for(bytes, s->link_Bps) / ratio : 0.0;
     if (shape == ZIP_TRANSFER_PIPELINED)
         return std::max({c, w, d});
+    if (shape == ZIP_TRANSFER_EXCHANGE)
+        return std::max(c + d, w);
     return c + w + d;
 }
 

@@ -80,6 +80,10 @@ typedef struct zip_algo_agreed {
 zip_verdict_t zip_algo_route(zip_policy_mode_t mode, zip_algo_flow_t flow, int size,
                              const zip_algo_agreed_t *agreed, bool all_remote,
                              zip_algo_policy_t *out);
+/* How a sender of `flow` on `size` ranks moves its payload, for the cost model: one shot where
+ * it has a single block (two ranks, but a bcast's segments), an exchange where every rank also
+ * decodes as much as it encodes (alltoall(v)), else a pipeline. */
+zip_transfer_shape_t zip_algo_flow_shape(zip_algo_flow_t flow, int size);
 /* Under observe, the part of a call's predicted saving that one rank's own payload stands for. */
 double zip_algo_observe_share(zip_algo_flow_t flow, int size);
 

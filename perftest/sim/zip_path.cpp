@@ -368,8 +368,12 @@ Route route_call(const Workload &w, int nodes, const Agreed &agreed, const ZipSe
         return r;
     }
     r.policy.mode = s.mode;
-    r.policy.shape =
-        (w.op() == Op::Bcast || w.ranks() > 2) ? ZIP_TRANSFER_PIPELINED : ZIP_TRANSFER_ONE_SHOT;
+    zip_algo_flow_t flow = ZIP_FLOW_ONE;
+    if (w.op() == Op::Bcast)
+        flow = ZIP_FLOW_PIPELINE;
+    else if (w.op() == Op::Alltoallv || w.op() == Op::Alltoall)
+        flow = ZIP_FLOW_ALL_SEND;
+    r.policy.shape = zip_algo_flow_shape(flow, w.ranks());
     if (s.mode == ZIP_POLICY_NEVER) {
         r.verdict = ZIP_VERDICT_NEVER;
         return r;

@@ -63,6 +63,25 @@ TEST(PolicyDecision, PipelineMakesAMidSpeedLinkWorthIt)
     EXPECT_EQ(decide(s, 8 * MiB, 2.0, ZIP_TRANSFER_PIPELINED), ZIP_VERDICT_COMPRESS);
 }
 
+// An alltoall(v) rank encodes what it sends and decodes what it receives on one core: the two
+// codec stages add up, while the link moves both directions at once. 3.1 GB/s link (25 Gbit/s),
+// codec 4.6 / 7.8 GB/s (gauss), ratio 1.56: a pipeline's slowest stage (compress, 0.22 ns/B)
+// beats raw (0.32), the exchange's (0.22 + 0.13 = 0.35) does not.
+TEST(PolicyDecision, AnExchangeAddsTheCodecStagesOnOneCore)
+{
+    const zip_speeds_t s = speeds(4.6, 7.8, 3.1);
+    const double b = double(8 * MiB);
+    EXPECT_DOUBLE_EQ(zip_policy_time_compressed(&s, 8 * MiB, 1.56, ZIP_TRANSFER_EXCHANGE),
+                     b / (4.6 * GBps) + b / (7.8 * GBps));
+    EXPECT_EQ(decide(s, 8 * MiB, 1.56, ZIP_TRANSFER_PIPELINED), ZIP_VERDICT_COMPRESS);
+    EXPECT_EQ(decide(s, 8 * MiB, 1.56, ZIP_TRANSFER_EXCHANGE), ZIP_VERDICT_LINK_FASTER);
+    // 10 Gbit/s: the wire is the slowest stage again, and the exchange compresses.
+    const zip_speeds_t ten = speeds(4.6, 7.8, 1.25);
+    EXPECT_EQ(decide(ten, 8 * MiB, 1.56, ZIP_TRANSFER_EXCHANGE), ZIP_VERDICT_COMPRESS);
+    EXPECT_DOUBLE_EQ(zip_policy_time_compressed(&ten, 8 * MiB, 1.56, ZIP_TRANSFER_EXCHANGE),
+                     b / (1.56 * 1.25 * GBps));
+}
+
 TEST(PolicyDecision, AWeakRatioIsNotWorthItWhereAStrongOneIs)
 {
     const zip_speeds_t s = speeds(1.0, 2.0, 0.25);
@@ -75,7 +94,8 @@ TEST(PolicyDecision, PicksTheFasterPathAcrossAGridOfSpeeds)
 {
     for (double link : {0.05, 0.125, 0.5, 1.25, 3.0, 12.5})
         for (double ratio : {1.01, 1.3, 2.0, 4.0})
-            for (auto shape : {ZIP_TRANSFER_ONE_SHOT, ZIP_TRANSFER_PIPELINED}) {
+            for (auto shape :
+                 {ZIP_TRANSFER_ONE_SHOT, ZIP_TRANSFER_PIPELINED, ZIP_TRANSFER_EXCHANGE}) {
                 const zip_speeds_t s = speeds(1.5, 3.0, link);
                 const double raw = zip_policy_time_raw(&s, 4 * MiB);
                 const double zip = zip_policy_time_compressed(&s, 4 * MiB, ratio, shape);

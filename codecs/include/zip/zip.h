@@ -181,6 +181,9 @@ const char *zip_codec_list(void);
  *   raw                       B / L
  *   compressed, one shot      B / Cc + B / (R L) + B / Cd      (compress, send, decompress)
  *   compressed, pipelined     max(B / Cc, B / (R L), B / Cd)   (segments overlap the stages)
+ *   compressed, exchange      max(B / Cc + B / Cd, B / (R L))  (pipelined, but each rank
+ *                             compresses what it sends and decompresses what it receives on
+ *                             its one core: alltoall(v))
  * A payload is compressed when the compressed time is below ZIP_POLICY_MARGIN times the raw
  * time. Before a sample gives R, ZIP_POLICY_RATIO_CAP stands in for it: if even that ratio
  * cannot pay, the link is faster than the codec and no sample is taken.
@@ -200,8 +203,9 @@ int zip_policy_mode_parse(const char *name);
 const char *zip_policy_mode_name(zip_policy_mode_t mode);
 
 typedef enum zip_transfer_shape {
-    ZIP_TRANSFER_ONE_SHOT = 0, /* compress, send, decompress one after the other */
-    ZIP_TRANSFER_PIPELINED = 1 /* segments: the three stages overlap */
+    ZIP_TRANSFER_ONE_SHOT = 0,  /* compress, send, decompress one after the other */
+    ZIP_TRANSFER_PIPELINED = 1, /* segments: the three stages overlap */
+    ZIP_TRANSFER_EXCHANGE = 2   /* pipelined, both codec stages on one core (alltoall(v)) */
 } zip_transfer_shape_t;
 
 typedef enum zip_verdict {
