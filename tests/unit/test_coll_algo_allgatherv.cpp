@@ -39,6 +39,26 @@ struct RingRun {
     size_t plain_sends = 0, byte_views = 0;
 };
 
+// n bytes at p as a block: typed (through the handle h, which it keeps) or contiguous.
+zip_block_t block_of(algotest::Typed &h, char *p, size_t n, bool typed)
+{
+    h = {p, n};
+    return typed ? zip_block_t{nullptr, n, &h} : zip_block_t{p, n, nullptr};
+}
+
+// An allgatherv of bytes on tag 8 that may compress blocks of 1024 bytes or more.
+zip_exchange_args_t ring_args(const zip_block_t *send, const zip_block_t *recv)
+{
+    zip_exchange_args_t a{};
+    a.send = send;
+    a.recv = recv;
+    a.tag = 8;
+    a.elem_type = ZIP_ALGO_BYTES;
+    a.try_compress = 1;
+    a.threshold = 1024;
+    return a;
+}
+
 // Every rank contributes data_of(rank, round); blocks below 1024 bytes are plain. rendezvous:
 // sends read their buffer when they meet their receive (World::rendezvous).
 RingRun allgatherv(int size, int round, ToyCodec &codec, bool typed, bool rendezvous = false)
@@ -53,23 +73,13 @@ RingRun allgatherv(int size, int round, ToyCodec &codec, bool typed, bool rendez
         auto mine = data_of(rank, round);
         std::vector<algotest::Typed> handles(size + 1);
         std::vector<zip_block_t> rb(size);
-        auto block = [&](algotest::Typed &h, char *p, size_t n) {
-            h = {p, n};
-            return typed ? zip_block_t{nullptr, n, &h} : zip_block_t{p, n, nullptr};
-        };
         for (int p = 0; p < size; ++p) {
             got[rank][p].assign(bytes_of(p, round), '\x33');
             if (p != rank)
-                rb[p] = block(handles[p], got[rank][p].data(), got[rank][p].size());
+                rb[p] = block_of(handles[p], got[rank][p].data(), got[rank][p].size(), typed);
         }
-        const zip_block_t sb = block(handles[size], mine.data(), mine.size());
-        zip_exchange_args_t a{};
-        a.send = &sb;
-        a.recv = rb.data();
-        a.tag = 8;
-        a.elem_type = ZIP_ALGO_BYTES;
-        a.try_compress = 1;
-        a.threshold = 1024;
+        const zip_block_t sb = block_of(handles[size], mine.data(), mine.size(), typed);
+        const zip_exchange_args_t a = ring_args(&sb, rb.data());
         out.rc[rank] = zip_algo_allgatherv(&t, &ops, &a, &out.res[rank]);
     });
     for (int r = 0; r < size; ++r)
@@ -197,24 +207,14 @@ template <class LinkOf> size_t ring_messages(bool typed, bool smooth, LinkOf lin
         got[rank].assign(size, std::vector<char>(bytes, '\x33'));
         std::vector<algotest::Typed> handles(size + 1);
         std::vector<zip_block_t> rb(size);
-        auto block = [&](algotest::Typed &h, char *p, size_t n) {
-            h = {p, n};
-            return typed ? zip_block_t{nullptr, n, &h} : zip_block_t{p, n, nullptr};
-        };
         for (int p = 0; p < size; ++p)
             if (p != rank)
-                rb[p] = block(handles[p], got[rank][p].data(), bytes);
-        const zip_block_t sb = block(handles[size], mine.data(), bytes);
+                rb[p] = block_of(handles[p], got[rank][p].data(), bytes, typed);
+        const zip_block_t sb = block_of(handles[size], mine.data(), bytes, typed);
         zip_algo_policy_t policy{};
         policy.mode = ZIP_POLICY_ALWAYS;
         policy.speeds.link_Bps = link_Bps(rank);
-        zip_exchange_args_t a{};
-        a.send = &sb;
-        a.recv = rb.data();
-        a.tag = 8;
-        a.elem_type = ZIP_ALGO_BYTES;
-        a.try_compress = 1;
-        a.threshold = 1024;
+        zip_exchange_args_t a = ring_args(&sb, rb.data());
         a.policy = &policy;
         zip_algo_result_t res{};
         rc[rank] = zip_algo_allgatherv(&t, &ops, &a, &res);
