@@ -32,7 +32,7 @@ size_t ring_segment_bytes(size_t block, size_t threshold);
 
 // From this link rate (bytes/s) an incompressible block crosses each hop whole: a segment's wire
 // time there is short next to the cost of one more message. Measured on netemu, 8 ranks, 1-4 MiB
-// of random data: at 10 Gbit/s segments took 1.2-1.3x tuned's ring and whole blocks 0.95-1.08x;
+// of random data: at 10 Gbit/s segments took 1.1-1.25x tuned's ring and whole blocks 0.9-1.03x;
 // at 1 Gbit/s whole blocks took 1.1-1.15x the segments (store and forward). 3 Gbit/s, as
 // alltoallv's window rule (kAlltoallvFastLinkBps).
 inline constexpr double kRingWholeRawLinkBps = 375e6;

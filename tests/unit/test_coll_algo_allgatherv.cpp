@@ -234,7 +234,7 @@ template <class LinkOf> size_t ring_messages(bool typed, bool smooth, LinkOf lin
 constexpr size_t kRingHops = 4 * 3; // 4 ranks: each block crosses 3 links
 
 // On a fast link a block whose owner finds that compressing it does not pay crosses each hop as
-// one raw message, not as segments (which cost an uncompressed ring 1.2-1.3x at 10 Gbit/s); a
+// one raw message, not as segments (which cost an uncompressed ring 1.1-1.25x at 10 Gbit/s); a
 // compressible one still streams in segments.
 TEST(CollAlgoAllgathervRing, OnAFastLinkIncompressibleBlocksCrossEachHopAsOneMessage)
 {
