@@ -36,7 +36,7 @@ size_t alltoallv_auto_window(int rank, int size, const zip_block_t *send, const 
         }
     const size_t mean = bytes / size_t(size - 1);
     const auto up_to = [mean](size_t in_flight) { return (in_flight + mean - 1) / mean; };
-    if (link_Bps >= kAlltoallvFastLinkBps) {
+    if (link_Bps >= kFastLinkBps) {
         // The frame slots are window x the largest send block: one large block among small
         // ones must not make them many times the 8 MiB.
         const size_t in_flight = 8u << 20;

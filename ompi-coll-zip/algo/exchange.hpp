@@ -81,15 +81,19 @@ struct PairwisePlan {
 Task run_pairwise(const zip_transport_t *t, const zip_codec_ops_t *codec, PairwisePlan &plan,
                   zip_algo_result_t *res);
 
+// The link rate (bytes/s, 3 Gbit/s) from which a step or a segment's wire time is short next to
+// a message's fixed cost and the latency: alltoallv's window and the ring's raw blocks change
+// their way of moving data there (alltoallv_auto_window below, ring.cpp).
+inline constexpr double kFastLinkBps = 375e6;
+
 // Alltoallv's window when the caller gives none, from the mean block (per peer the larger
 // direction, self excluded) and the link rate each rank's sends get (link_Bps: the call's
-// policy speeds, NIC shared among a node's ranks; 0: unknown). Below kAlltoallvFastLinkBps: 2 to
+// policy speeds, NIC shared among a node's ranks; 0: unknown). Below kFastLinkBps: 2 to
 // 4 steps, about one per 32 KiB of the mean block and at most about 512 KiB in flight (on a
 // slow TCP link more steps only crowd the ports); from it, up to 16 steps and about 8 MiB in
 // flight, of the mean block and of the largest send block, which sizes the frame slots (a step
 // there is short next to the latency and the codec's time). 1 on two ranks. Ranks may differ: each
 // waits only for its peers' same step.
-inline constexpr double kAlltoallvFastLinkBps = 375e6; // 3 Gbit/s
 size_t alltoallv_auto_window(int rank, int size, const zip_block_t *send, const zip_block_t *recv,
                              double link_Bps);
 

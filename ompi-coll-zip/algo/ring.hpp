@@ -6,7 +6,7 @@
 // step k+1. Blocks that may be compressed travel in segments of 16-48 KiB, each its own frame,
 // and each segment is forwarded as soon as it has arrived, so a block streams round the ring
 // (whole blocks cost a rendezvous and a full block's wait per step). On a fast link (the agreed
-// rate at least kRingWholeRawLinkBps) a block whose owner finds on its first segment that
+// rate at least kFastLinkBps, exchange.hpp) a block whose owner finds on its first segment that
 // compressing does not pay travels whole and raw instead, one message per hop; every receiver
 // tells it by its first message, which has room for the block (a whole block is longer than any
 // segment), so ranks whose link estimates differ still agree. A rank waits for its sends
@@ -29,13 +29,6 @@ namespace zipcoll
 // stay below the TCP BTL's 64 KiB eager limit: no rendezvous per segment), a multiple of 64
 // bytes (whole elements of every type), the same on every rank.
 size_t ring_segment_bytes(size_t block, size_t threshold);
-
-// From this link rate (bytes/s) an incompressible block crosses each hop whole: a segment's wire
-// time there is short next to the cost of one more message. Measured on netemu, 8 ranks, 1-4 MiB
-// of random data: at 10 Gbit/s segments took 1.1-1.25x tuned's ring and whole blocks 0.9-1.03x;
-// at 1 Gbit/s whole blocks took 1.1-1.15x the segments (store and forward). 3 Gbit/s, as
-// alltoallv's window rule (kAlltoallvFastLinkBps).
-inline constexpr double kRingWholeRawLinkBps = 375e6;
 
 class RingAllgather
 {
