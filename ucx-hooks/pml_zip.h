@@ -242,6 +242,9 @@ typedef struct mca_pml_zip_first_copy_t {
 } mca_pml_zip_first_copy_t;
 void mca_pml_zip_first_copy_attach(ompi_request_t *inner, mca_pml_zip_first_copy_t *fc,
                                    const char *at);
+/* After the request completed, before it is freed: takes the callback off if the wrapped PML's
+ * completion missed it (attached while the request was completing), taking the copy then. */
+void mca_pml_zip_first_copy_settle(ompi_request_t *inner, mca_pml_zip_first_copy_t *fc);
 /* The copy, or NULL (none taken: the message was not 14 bytes, or failed). */
 const unsigned char *mca_pml_zip_first_copy_get(const mca_pml_zip_first_copy_t *fc);
 
@@ -558,6 +561,8 @@ void mca_pml_zip_direct_finish(mca_pml_zip_direct_t *d, int source, int tag, siz
 /* Envelopes that arrived in direct receives and requests freed early, from zip's progress. */
 extern volatile int32_t mca_pml_zip_direct_pending;
 int mca_pml_zip_direct_progress(void);
+/* Once the wrapped PML is known (mca_pml_zip_wrapped_component). */
+void mca_pml_zip_direct_init(void);
 void mca_pml_zip_direct_fini(void);
 
 /* ---- pml_zip_temporal.c: inter-step coding of a stream's messages (pml_zip_temporal) ---- */

@@ -272,6 +272,7 @@ static int zip_close(void)
     mca_pml_zip_policy_init();
     mca_pml_zip_temporal_init();
     mca_pml_zip_landing_init();
+    mca_pml_zip_direct_init();
     z->active = true;
     memset(&z->counters, 0, sizeof(z->counters));
     opal_output_verbose(

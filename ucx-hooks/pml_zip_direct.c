@@ -22,12 +22,17 @@
  * the request: nothing can complete it in between except the irecv call itself, which is
  * checked. With MPI_THREAD_MULTIPLE another thread's progress could, so there the receive is
  * posted inactive (irecv_init), given its callback, marked non-persistent (the application holds
- * it as an MPI_Irecv's: its wait frees it) and started; neither ob1 nor ucx touches the
- * callback in start (Open MPI 4.1.4). There a receive of up to MCA_PML_ZIP_SMALL_STAGE_BYTES
- * lands in the record's own stage and is copied to the application's buffer by the callback
- * (pml_zip_landing.c says why: threads that share a receive buffer), and the record stays with
- * the request until the application frees it, so that its free and zip's callback never race
- * over who releases what (state, below).
+ * it as an MPI_Irecv's: its wait frees it) and started: ob1's start leaves the callback alone and
+ * completes the request it started (Open MPI 4.1.4). pml/ucx's cannot be used so:
+ * mca_pml_ucx_start posts a UCP request, tests it for completion and only then links it to the
+ * persistent request, so a completion by another thread between the test and the link is lost
+ * and the receive never completes (the same in Open MPI 4.1.4, 4.1.6, 5.0.0 and main; a rare
+ * hang of p2p_threads shared_buffer over ucx in CI). Threaded receives over any PML but ob1 are
+ * zip requests, which poll their wrapped requests. Over ob1 a threaded receive of up to
+ * MCA_PML_ZIP_SMALL_STAGE_BYTES lands in the record's own stage and is copied to the
+ * application's buffer by the callback (pml_zip_landing.c says why: threads that share a receive
+ * buffer), and the record stays with the request until the application frees it, so that its
+ * free and zip's callback never race over who releases what (state, below).
  *
  * Until zip is done with it, the wrapped request's free function is zip's: MPI_Request_free on
  * an active receive must still take the payload of an envelope off the wrapped PML. The wrapped
@@ -109,6 +114,14 @@ static int n_free[2];
 static mca_pml_zip_direct_t *to_continue, **to_continue_end = &to_continue; /* in order */
 static mca_pml_zip_direct_t *to_free;
 volatile int32_t mca_pml_zip_direct_pending;
+/* The wrapped PML's start links a started receive to its request before it can match (ob1). */
+static bool start_links_first;
+
+void mca_pml_zip_direct_init(void)
+{
+    start_links_first =
+        0 == strcmp(mca_pml_zip_wrapped_component.pmlm_version.mca_component_name, "ob1");
+}
 
 static mca_pml_zip_direct_t *direct_get(bool large)
 {
@@ -342,12 +355,13 @@ static int direct_start_threaded(mca_pml_zip_direct_t *d, int src, int tag,
     return OMPI_SUCCESS;
 }
 
-/* A record for a receive into buf, or NULL: not contiguous, or direct receives are off. */
+/* A record for a receive into buf, or NULL: not contiguous, direct receives are off, or
+ * threaded over a PML whose start loses completions. */
 static mca_pml_zip_direct_t *direct_make(void *buf, size_t count, ompi_datatype_t *dtype,
                                          ompi_communicator_t *comm, bool threaded)
 {
     char *base;
-    if (!mca_pml_zip_component.direct_recv ||
+    if (!mca_pml_zip_component.direct_recv || (threaded && !start_links_first) ||
         NULL == (base = zip_ompi_contiguous_base(buf, count, dtype))) {
         return NULL;
     }

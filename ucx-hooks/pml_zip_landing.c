@@ -230,6 +230,18 @@ void mca_pml_zip_first_copy_attach(ompi_request_t *inner, mca_pml_zip_first_copy
     }
 }
 
+/* ompi_request_complete reads the callback before it marks the request complete, so one
+ * attached in between is never run: the attach above then finds the request pending and leaves
+ * it. Left on, it would go back to the wrapped PML's pool with the request (pml/ucx sets a
+ * pooled request's fields once) and run on a later receive, with this receive's record. */
+void mca_pml_zip_first_copy_settle(ompi_request_t *inner, mca_pml_zip_first_copy_t *fc)
+{
+    if (NULL != opal_atomic_swap_ptr(&inner->req_complete_cb, (intptr_t)NULL)) {
+        inner->req_complete_cb_data = NULL;
+        first_copy_take(fc, inner); /* from the buffer as it is now: the best there is */
+    }
+}
+
 const unsigned char *mca_pml_zip_first_copy_get(const mca_pml_zip_first_copy_t *fc)
 {
     if (!fc->taken) {

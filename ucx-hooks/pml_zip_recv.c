@@ -174,8 +174,11 @@ static void recv_inner_done(mca_pml_zip_request_t *req, ompi_request_t *inner,
 {
     (void)unused;
     const ompi_status_public_t st = inner->req_status;
-    ompi_request_free(&inner);
     const bool in_place = req->in_place;
+    if (in_place) {
+        mca_pml_zip_first_copy_settle(inner, &req->first);
+    }
+    ompi_request_free(&inner);
     req->in_place = false;
     if (st._cancelled || MPI_SUCCESS != st.MPI_ERROR) {
         arrival_failed(req);
@@ -381,7 +384,9 @@ int mca_pml_zip_recv(void *buf, size_t count, ompi_datatype_t *dtype, int src, i
             rc = mca_pml_zip_wrapped.pml_irecv(buf, count, dtype, src, tag, comm, &inner);
             if (OMPI_SUCCESS == rc) {
                 mca_pml_zip_first_copy_attach(inner, &first, base);
-                rc = ompi_request_wait(&inner, &st);
+                ompi_request_wait_completion(inner);
+                mca_pml_zip_first_copy_settle(inner, &first);
+                rc = ompi_request_wait(&inner, &st); /* complete: its status, and freed */
             }
         } else {
             rc = mca_pml_zip_wrapped.pml_recv(buf, count, dtype, src, tag, comm, &st);
