@@ -1,7 +1,8 @@
 /*
- * LD_PRELOAD shim: counts the calls to ucp_tag_recv_nb, which pml/ucx (Open MPI 4.1.4) makes
- * only to start a persistent receive (its MPI_Irecv and MPI_Recv use ucp_tag_recv_nbx and
- * ucp_tag_recv_nbr), and prints the count at exit: "ucp_tag_recv_nb calls: N".
+ * LD_PRELOAD shim: counts the calls to ucp_tag_recv_nb, which pml/ucx (Open MPI 4.1.4 built
+ * against a UCX with ucp_tag_recv_nbx) makes only to start a persistent receive (its MPI_Irecv
+ * and MPI_Recv use ucp_tag_recv_nbx), and prints the count at exit: "ucp_tag_recv_nb calls: N".
+ * The test checks that stock pml/ucx counts 0 on the same program before it counts zip's.
  *
  * That start loses completions that another thread makes between its test of the new request
  * and the link to the persistent one (pml_zip_direct.c), so under MPI_THREAD_MULTIPLE zip must
