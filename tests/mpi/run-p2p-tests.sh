@@ -171,8 +171,8 @@ if [ -x "$bin/p2p_semantics" ]; then
             "p2p_semantics $k (" -np 2 ${cfg[ob1+zip]} $mt "$bin/p2p_semantics" "$k"
     done
 fi
-# Over ucx too: there a threaded direct receive is ucx's persistent request, started and handed
-# out as a plain one (pml_zip_direct.c).
+# Over ucx too: there a threaded MPI_Irecv is a zip request (pml/ucx's persistent start loses
+# completions made by other threads; pml_zip_direct.c).
 for t in nonblocking cancel records; do
     [ -x "$bin/p2p_$t" ] &&
         run "p2p_$t np=2 pml=ucx+zip bare_max=0 MPI_THREAD_MULTIPLE" "p2p_$t" -np 2 \
