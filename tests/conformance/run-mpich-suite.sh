@@ -151,6 +151,10 @@ config_args() {
     pml-all) echo "$path --mca pml ob1,zip $pml_all" ;;
     pml-all-nodirect) echo "$path --mca pml ob1,zip $pml_all --mca pml_zip_direct_recv 0" ;;
     pml-all-ucx) echo "$path ${ucx/--mca pml ucx/--mca pml ucx,zip} $pml_all" ;;
+    # The same under MPI_THREAD_MULTIPLE (Open MPI's MPI_Init gives it with this variable), one
+    # thread or not: zip's threaded paths (zip requests over ucx, threaded direct receives over ob1).
+    pml-all-mt) echo "$path --mca pml ob1,zip $pml_all -x OMPI_MPI_THREAD_LEVEL=3" ;;
+    pml-all-ucx-mt) echo "$path ${ucx/--mca pml ucx/--mca pml ucx,zip} $pml_all -x OMPI_MPI_THREAD_LEVEL=3" ;;
     # Every collective zip has through zip's algorithms, at any size.
     coll-all) echo "$path $coll_all" ;;
     coll-pml-all) echo "$path $coll_all --mca pml ob1,zip $pml_all" ;;
