@@ -223,10 +223,8 @@ void mca_pml_zip_first_copy_attach(ompi_request_t *inner, mca_pml_zip_first_copy
     opal_atomic_mb();
     /* Completed already (inside the irecv, or by another thread before the callback was in
      * place): whoever takes the callback off takes the copy. */
-    if (REQUEST_COMPLETED == inner->req_complete &&
-        NULL != opal_atomic_swap_ptr(&inner->req_complete_cb, (intptr_t)NULL)) {
-        inner->req_complete_cb_data = NULL;
-        first_copy_take(fc, inner);
+    if (REQUEST_COMPLETED == inner->req_complete) {
+        mca_pml_zip_first_copy_settle(inner, fc);
     }
 }
 
@@ -238,7 +236,7 @@ void mca_pml_zip_first_copy_settle(ompi_request_t *inner, mca_pml_zip_first_copy
 {
     if (NULL != opal_atomic_swap_ptr(&inner->req_complete_cb, (intptr_t)NULL)) {
         inner->req_complete_cb_data = NULL;
-        first_copy_take(fc, inner); /* from the buffer as it is now: the best there is */
+        first_copy_take(fc, inner); /* after completion: from the buffer as it is now */
     }
 }
 
