@@ -565,6 +565,14 @@ int mca_pml_zip_direct_progress(void);
 void mca_pml_zip_direct_init(void);
 void mca_pml_zip_direct_fini(void);
 
+/* ---- pml_zip_ucx_fence.c: waits out pml/ucx completions under way (MPI_THREAD_MULTIPLE) ---- */
+
+/* Once the wrapped PML is known. false: it is not pml/ucx, or its worker was not found. */
+bool mca_pml_zip_ucx_fence_init(void);
+/* Returns once every completion pml/ucx had begun has finished (its worker's lock, taken and
+ * released). Only after mca_pml_zip_ucx_fence_init returned true. */
+void mca_pml_zip_ucx_fence(void);
+
 /* ---- pml_zip_temporal.c: inter-step coding of a stream's messages (pml_zip_temporal) ---- */
 
 /* After the parameters are read (pml_zip_temporal, pml_zip_temporal_memory). */

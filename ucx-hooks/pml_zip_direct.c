@@ -27,8 +27,11 @@
  * mca_pml_ucx_start posts a UCP request, tests it for completion and only then links it to the
  * persistent request, so a completion by another thread between the test and the link is lost
  * and the receive never completes (the same in Open MPI 4.1.4, 4.1.6, 5.0.0 and main; a rare
- * hang of p2p_threads shared_buffer over ucx in CI). Threaded receives over any PML but ob1 are
- * zip requests, which poll their wrapped requests. Over ob1 a threaded receive of up to
+ * hang of p2p_threads shared_buffer over ucx in CI). Over pml/ucx the receive is posted with its
+ * irecv instead, given the callback, and fenced (pml_zip_ucx_fence.c: every completion UCX had
+ * begun is then over): a request complete by then with the callback still on completed without
+ * it, and zip acts on it before handing the request out. Threaded receives over any other PML are
+ * zip requests, which poll their wrapped requests. A threaded receive of up to
  * MCA_PML_ZIP_SMALL_STAGE_BYTES lands in the record's own stage and is copied to the
  * application's buffer by the callback (pml_zip_landing.c says why: threads that share a receive
  * buffer), and the record stays with the request until the application frees it, so that its
@@ -73,7 +76,8 @@ struct mca_pml_zip_direct_t {
      * MPI_THREAD_MULTIPLE */
     bool landed;
     size_t stage_bytes;     /* landed: what the stage takes */
-    bool threaded;          /* posted under MPI_THREAD_MULTIPLE (irecv_init, callback, start) */
+    bool threaded;          /* posted under MPI_THREAD_MULTIPLE */
+    bool started;           /* threaded: posted with irecv_init, its callback on, and started */
     volatile int32_t state; /* threaded: DIRECT_ACTIVE, DIRECT_APP_FREED or DIRECT_DONE */
     void *buf;
     size_t count;
@@ -116,11 +120,16 @@ static mca_pml_zip_direct_t *to_free;
 volatile int32_t mca_pml_zip_direct_pending;
 /* The wrapped PML's start links a started receive to its request before it can match (ob1). */
 static bool start_links_first;
+/* Else, under MPI_THREAD_MULTIPLE: the wrapped PML's completions can be fenced (pml/ucx,
+ * pml_zip_ucx_fence.c), so a callback attached after the post is either seen or missed, never
+ * lost. */
+static bool fence_after_post;
 
 void mca_pml_zip_direct_init(void)
 {
     start_links_first =
         0 == strcmp(mca_pml_zip_wrapped_component.pmlm_version.mca_component_name, "ob1");
+    fence_after_post = !start_links_first && mca_pml_zip_ucx_fence_init();
 }
 
 static mca_pml_zip_direct_t *direct_get(bool large)
@@ -210,7 +219,7 @@ static void hand_back(mca_pml_zip_direct_t *d)
         d->inner->req_start = d->inner_start;
         d->inner->req_cancel = d->inner_cancel;
     }
-    if (d->threaded) {
+    if (d->started) {
         d->inner->req_persistent = true; /* as irecv_init made it (ucx sets it only once) */
     }
 }
@@ -339,6 +348,7 @@ static int direct_start_threaded(mca_pml_zip_direct_t *d, int src, int tag,
     if (OMPI_SUCCESS != rc) {
         return rc;
     }
+    d->started = true;
     inner->req_persistent = false;
     inner->req_complete_cb = direct_completed;
     opal_atomic_wmb();
@@ -355,13 +365,46 @@ static int direct_start_threaded(mca_pml_zip_direct_t *d, int src, int tag,
     return OMPI_SUCCESS;
 }
 
+/* Under MPI_THREAD_MULTIPLE, over a PML whose completions can be fenced: posted, given its
+ * callback, fenced. Whatever completed the request before that did so without the callback;
+ * nobody else holds the request yet, so zip does here what the callback would have done. */
+static int direct_post_fenced(mca_pml_zip_direct_t *d, int src, int tag, ompi_request_t **request)
+{
+    ompi_request_t *inner = NULL;
+    int rc = direct_post(d, src, tag, false, &inner);
+    if (OMPI_SUCCESS != rc) {
+        return rc;
+    }
+    opal_atomic_wmb();
+    inner->req_complete_cb = direct_completed;
+    opal_atomic_mb();
+    mca_pml_zip_ucx_fence();
+    /* Complete now: the completion is over (the fence), and the callback either ran (it took
+     * itself off) or was missed. Pending: whoever completes it runs the callback. */
+    if (REQUEST_COMPLETED == inner->req_complete &&
+        NULL != opal_atomic_swap_ptr(&inner->req_complete_cb, (intptr_t)NULL)) {
+        /* Pending again before an envelope goes on the list: zip's progress, in any thread,
+         * completes it once the payload is in. */
+        inner->req_complete = REQUEST_PENDING;
+        opal_atomic_wmb();
+        if (!first_arrived(d)) {
+            inner->req_complete = REQUEST_COMPLETED;
+            hand_back(d);
+            direct_put(d);
+        }
+    }
+    *request = inner;
+    return OMPI_SUCCESS;
+}
+
 /* A record for a receive into buf, or NULL: not contiguous, direct receives are off, or
- * threaded over a PML whose start loses completions. */
+ * threaded over a PML whose start loses completions and that zip cannot fence. */
 static mca_pml_zip_direct_t *direct_make(void *buf, size_t count, ompi_datatype_t *dtype,
                                          ompi_communicator_t *comm, bool threaded)
 {
     char *base;
-    if (!mca_pml_zip_component.direct_recv || (threaded && !start_links_first) ||
+    if (!mca_pml_zip_component.direct_recv ||
+        (threaded && !start_links_first && !fence_after_post) ||
         NULL == (base = zip_ompi_contiguous_base(buf, count, dtype))) {
         return NULL;
     }
@@ -374,6 +417,7 @@ static mca_pml_zip_direct_t *direct_make(void *buf, size_t count, ompi_datatype_
         return NULL;
     }
     d->threaded = threaded;
+    d->started = false;
     d->state = DIRECT_ACTIVE;
     d->cap = cap;
     d->landed = landed;
@@ -406,7 +450,8 @@ int mca_pml_zip_direct_irecv(void *buf, size_t count, ompi_datatype_t *dtype, in
         memcpy(d->stage, d->base, MCA_PML_ZIP_LANDING_BYTES);
     }
     if (d->threaded) {
-        return direct_start_threaded(d, src, tag, request);
+        return start_links_first ? direct_start_threaded(d, src, tag, request)
+                                 : direct_post_fenced(d, src, tag, request);
     }
     ompi_request_t *inner = NULL;
     int rc = direct_post(d, src, tag, false, &inner);

@@ -156,8 +156,8 @@ if [ -x "$bin/p2p_threads" ]; then
 fi
 # The same programs under MPI_THREAD_MULTIPLE (OMPI_MPI_THREAD_LEVEL=3 makes MPI_Init give it),
 # every message an envelope: zip then takes its paths for threaded programs (MPI_Irecv posted
-# inactive, its callback attached, then started; receives of up to 4 KiB landing in zip's own
-# buffer).
+# inactive, its callback attached, then started over ob1; posted, given its callback and fenced
+# over ucx; receives of up to 4 KiB landing in zip's own buffer).
 mt="-x OMPI_MPI_THREAD_LEVEL=3 --mca pml_zip_threshold 1 --mca pml_zip_bare_max 0"
 for t in basic nonblocking probe persistent cancel records; do
     [ -x "$bin/p2p_$t" ] &&
@@ -171,8 +171,8 @@ if [ -x "$bin/p2p_semantics" ]; then
             "p2p_semantics $k (" -np 2 ${cfg[ob1+zip]} $mt "$bin/p2p_semantics" "$k"
     done
 fi
-# Over ucx too: there a threaded MPI_Irecv is a zip request (pml/ucx's persistent start loses
-# completions made by other threads; pml_zip_direct.c).
+# Over ucx too: there a threaded MPI_Irecv is pml/ucx's own request, posted with pml/ucx's irecv,
+# given zip's callback and fenced (pml_zip_ucx_fence.c).
 for t in nonblocking cancel records; do
     [ -x "$bin/p2p_$t" ] &&
         run "p2p_$t np=2 pml=ucx+zip bare_max=0 MPI_THREAD_MULTIPLE" "p2p_$t" -np 2 \
@@ -185,29 +185,36 @@ if [ -x "$bin/p2p_semantics" ]; then
     done
 fi
 # ...but never through pml/ucx's persistent start, which loses completions made by another
-# thread while it starts (pml_zip_direct.c): counted by a shim over the UCP call only that start
-# makes, with four threads per rank receiving small messages in windows of MPI_Irecv. Stock
-# ucx must count 0 on the same program first (a pml/ucx built without ucp_tag_recv_nbx would
-# make that call for every MPI_Irecv).
-ucp_starts() { # the ranks' counts in out.log, one per line
-    grep -o 'ucp_tag_recv_nb calls: [0-9]*' "$bin/out.log" | awk '{print $3}'
+# thread while it starts (pml_zip_direct.c), and with the fence instead: a shim counts the UCP
+# call only that start makes and zip's fences, with four threads per rank receiving small
+# messages in windows of MPI_Irecv into one buffer. Stock ucx must count 0 starts on the same
+# program first (a pml/ucx built without ucp_tag_recv_nbx would make that call for every
+# MPI_Irecv). The receiving rank must fence (its MPI_Irecv are direct), the other rank receives
+# blocking and need not.
+shim_count() { # the ranks' counts of the shim's line $1 in out.log, one per line
+    grep -o "$1: [0-9]*" "$bin/out.log" | awk '{print $NF}'
 }
 if [ -x "$bin/p2p_threads" ] &&
-    gcc -O2 -shared -fPIC -Wall -Wextra -o "$bin/ucx_start_counter.so" \
-        "$here/ucx_persistent_start_counter.c" -ldl 2>"$bin/cc.log"; then
-    counter="-x LD_PRELOAD=$bin/ucx_start_counter.so"
+    gcc -O2 -shared -fPIC -Wall -Wextra -o "$bin/ucx_call_counter.so" \
+        "$here/ucx_call_counter.c" -ldl 2>"$bin/cc.log"; then
+    counter="-x LD_PRELOAD=$bin/ucx_call_counter.so"
     mpirun_logged -np 2 --oversubscribe ${cfg[ucx]} $counter \
         "$bin/p2p_threads" shared_buffer
-    if [ "$(ucp_starts | grep -c '^0$')" != 2 ]; then
+    if [ "$(shim_count 'ucp_tag_recv_nb calls' | grep -c '^0$')" != 2 ]; then
         echo "SKIP: no pml/ucx persistent start under MPI_THREAD_MULTIPLE (stock ucx itself" \
-            "makes the counted call: $(ucp_starts | tr '\n' ' '))"
+            "makes the counted call: $(shim_count 'ucp_tag_recv_nb calls' | tr '\n' ' '))"
     else
         run "p2p_threads shared_buffer np=2 pml=ucx+zip MPI_THREAD_MULTIPLE" \
             "p2p_threads shared_buffer" -np 2 --oversubscribe ${cfg[ucx+zip]} \
             --mca pml_zip_threshold 1 --mca pml_zip_bare_max 0 $counter "$bin/p2p_threads" \
             shared_buffer
-        [ "$(ucp_starts | grep -c .)" = 2 ] && [ "$(ucp_starts | grep -vc '^0$')" = 0 ]
+        starts=$(shim_count 'ucp_tag_recv_nb calls')
+        [ "$(echo "$starts" | grep -c .)" = 2 ] && [ "$(echo "$starts" | grep -vc '^0$')" = 0 ]
         report "no pml/ucx persistent start under MPI_THREAD_MULTIPLE (2 ranks report 0)" $? \
+            "$bin/out.log"
+        # Its MPI_Irecv: 4 threads x 4 sizes x 1500 windows x 16 (p2p_threads.c).
+        [ "$(shim_count 'zip fences' | sort -n | tail -1)" -ge 384000 ] 2>/dev/null
+        report "threaded MPI_Irecv over ucx is direct and fenced (one rank fences >= 384000)" $? \
             "$bin/out.log"
     fi
 fi
