@@ -14,8 +14,8 @@
 #                                   1gbit, 500mbit and 100mbit, then 2 ranks at 10gbit (most of
 #                                   a day)
 # Options: --out DIR (default perftest/results/demo or .../full), --ranks N, --rate R,
-#          --no-build (use an existing build), --zipbench BIN and --zip-dir DIR (use these
-#          instead of the tree's build). Needs root (network namespaces, tc).
+#          --no-build (use an existing build in build-demo/, or in the tree if it was configured
+#          there), --zipbench BIN and --zip-dir DIR (use these instead). Needs root (network namespaces, tc).
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -37,13 +37,18 @@ done
 step() { printf '\n=== run-demo: %s\n' "$*"; }
 [[ $(id -u) == 0 ]] || { echo "run-demo: needs root (network namespaces and tc)" >&2; exit 1; }
 
+bdir=$top/build-demo
+[[ -f $top/config.status ]] && bdir=$top
 if ((build)); then
     step "installing packages (scripts/install-deps.sh)"
     "$top/scripts/install-deps.sh"
-    step "building (autogen, configure, make)"
+    step "building (autogen, configure, make in ${bdir#"$top"/})"
     cd "$top"
     log="$top/run-demo-build.log"
-    if ! { ./autogen.sh && ./configure; } >"$log" 2>&1; then
+    # In build-demo/, so that the tree stays unconfigured and a VPATH build (scripts/test.sh's
+    # build/) keeps working; in the tree itself where someone configured it there (configure
+    # refuses a VPATH build of a configured tree).
+    if ! { ./autogen.sh && mkdir -p "$bdir" && cd "$bdir" && "$top/configure"; } >"$log" 2>&1; then
         tail -20 "$log"
         echo "run-demo: autogen/configure failed; full log in $log" >&2
         exit 1
@@ -59,10 +64,11 @@ if ((build)); then
         fi
     fi
 fi
-zipbench=${zipbench:-$top/perftest/zipbench}
+zipbench=${zipbench:-$bdir/perftest/zipbench}
 [[ -x $zipbench ]] || { echo "run-demo: no zipbench at $zipbench (build first)" >&2; exit 1; }
 if [[ -z $zipdir ]]; then
-    so=$(find "$top/ompi-coll-zip" -name mca_coll_zip.so -path '*/.libs/*' 2>/dev/null | head -1)
+    so=$(find "$bdir/ompi-coll-zip" -name mca_coll_zip.so -path '*/.libs/*' \
+        2>/dev/null | head -1)
     zipdir=${so:+$(dirname "$so")}
 fi
 
