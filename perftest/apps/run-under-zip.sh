@@ -8,7 +8,8 @@
 # compression on shared memory).
 #
 #   perftest/apps/run-under-zip.sh --build BUILD [--out DIR] [--work DIR] [--apps a,b,...]
-#                                  [--configs zip,temporal,ucx] [--clone-from TEMPLATE] [--jobs N]
+#                                  [--configs zip,temporal,ucx,ucx-mt] [--clone-from TEMPLATE]
+#                                  [--jobs N]
 #
 #   --build     ompi-zip's build directory (ompi-coll-zip/.libs, ucx-hooks/.libs)
 #   --out       logs and the summary (default BUILD/apps-under-zip)
@@ -17,7 +18,9 @@
 #   --configs   zip: coll/zip and pml/zip (over ob1) compressing every call and message they
 #               can (policy always, force_local, thresholds 1 KiB); temporal: the same with
 #               temporal coding (pml_zip_temporal auto, coll_zip_alltoallv_temporal auto);
-#               ucx: zip as in `zip`, pml/zip in front of pml/ucx (default: all three)
+#               ucx: zip as in `zip`, pml/zip in front of pml/ucx; ucx-mt: the same under
+#               MPI_THREAD_MULTIPLE (OMPI_MPI_THREAD_LEVEL=3: MPI_Init gives it), where zip's
+#               receives take their threaded paths (default: all four)
 #   --apps, --clone-from, --jobs: as perftest/msgrec/record-corpus.sh
 #
 # Prints one line per application and configuration (PASS: identical results, and zip saw
@@ -29,7 +32,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=apps.sh
 source "$here/apps.sh"
 
-build="" out="" configs="zip,temporal,ucx"
+build="" out="" configs="zip,temporal,ucx,ucx-mt"
 while (($#)); do
     case $1 in
         --build) build=$2; shift 2 ;;
@@ -46,11 +49,12 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 # zip_args CONFIG: the mpirun options of a configuration, one per line.
 zip_args() {
     [[ $1 == stock ]] && return 0
-    if [[ $1 == ucx ]]; then
+    if [[ $1 == ucx* ]]; then
         # Debian's openmpi-mca-params.conf disables pml/ucx; this turns it on over TCP and
         # shared memory.
         printf '%s\n' --mca pml ucx,zip --mca pml_ucx_tls any --mca pml_ucx_devices any \
             -x UCX_TLS=tcp,self,sm
+        [[ $1 == ucx-mt ]] && printf '%s\n' -x OMPI_MPI_THREAD_LEVEL=3
     else
         printf '%s\n' --mca pml ob1,zip
     fi
