@@ -130,6 +130,11 @@ void mca_pml_zip_direct_init(void)
     start_links_first =
         0 == strcmp(mca_pml_zip_wrapped_component.pmlm_version.mca_component_name, "ob1");
     fence_after_post = !start_links_first && mca_pml_zip_ucx_fence_init();
+    opal_output_verbose(1, mca_pml_zip_component.output,
+                        "pml:zip: MPI_Irecv under MPI_THREAD_MULTIPLE: %s",
+                        start_links_first  ? "the wrapped PML's request, started"
+                        : fence_after_post ? "the wrapped PML's request, fenced"
+                                           : "a zip request (no fence for this PML)");
 }
 
 static mca_pml_zip_direct_t *direct_get(bool large)

@@ -266,6 +266,11 @@ for c in ob1 ucx; do
     mpirun_logged -np 2 ${cfg[$c+zip]} $verbose "$bin/p2p_basic"
     [ "$(grep -c "interposed in front of pml/$c" "$bin/out.log")" = 2 ]
     report "--mca pml $c,zip interposes in front of pml/$c on every rank" $? "$bin/out.log"
+    # How a threaded MPI_Irecv is made: ob1's start links first; pml/ucx's worker was found.
+    case $c in ob1) how=started ;; ucx) how=fenced ;; esac
+    [ "$(grep -c "MPI_THREAD_MULTIPLE: the wrapped PML's request, $how" "$bin/out.log")" = 2 ]
+    report "pml/$c: a threaded MPI_Irecv is the wrapped PML's request, $how (every rank)" $? \
+        "$bin/out.log"
 done
 # Open MPI does not open a PML that is not in the list: "--mca pml ucx" alone leaves zip out.
 mpirun_logged -np 2 ${cfg[ucx]} --mca pml_zip_enable 1 $verbose "$bin/p2p_basic"
