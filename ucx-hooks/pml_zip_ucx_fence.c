@@ -20,7 +20,7 @@
  * nothing (ucp_tag_probe_nb with remove = 0: no progress, no callbacks run).
  *
  * pml/ucx's worker is read from its module (ompi_pml_ucx: a mca_pml_base_module_t, then the UCP
- * context and worker handles, the same from Open MPI 4.1 to 5.0), found by name: Open MPI opens its
+ * context and worker handles, in Open MPI 4.1.4 and 5.0.0 alike), found by name: Open MPI opens its
  * components into the global namespace. The module must be the one zip wraps (its irecv is the
  * wrapped irecv); else, or without the probe in the process, there is no fence, and threaded
  * receives over ucx stay zip requests.
