@@ -235,12 +235,24 @@ static int direct_free(ompi_request_t **request)
     mca_pml_zip_direct_t *d = (*request)->req_persistent
                                   ? mca_pml_zip_persistent_find(*request)
                                   : (mca_pml_zip_direct_t *)(*request)->req_complete_cb_data;
-    if (d->threaded && !direct_settle(d, DIRECT_APP_FREED)) {
-        /* Zip was done with it: the record goes, the wrapped PML frees its request. */
-        ompi_request_t *inner = *request;
-        hand_back(d);
-        direct_put(d);
-        return inner->req_free(request);
+    if (d->threaded) {
+        if (!direct_settle(d, DIRECT_APP_FREED)) {
+            /* Zip was done with it (or it is an inactive persistent request): the record
+             * goes, the wrapped PML frees its request. Whoever settled it may still be between
+             * that and marking the request complete (a few instructions): ob1 would put a
+             * request it has finished with back in its free list at once, and another receive
+             * could take it before that mark. */
+            ompi_request_t *inner = *request;
+            while (REQUEST_COMPLETED != inner->req_complete) {
+                opal_atomic_rmb();
+            }
+            hand_back(d);
+            direct_put(d);
+            return inner->req_free(request);
+        }
+        /* Still active: released once complete (direct_completed, direct_finish). */
+        *request = MPI_REQUEST_NULL;
+        return OMPI_SUCCESS;
     }
     if (d->persistent && !d->busy) {
         ompi_request_t *inner = *request;
@@ -300,7 +312,9 @@ static int direct_completed(ompi_request_t *inner)
         return 1; /* completed by mca_pml_zip_direct_finish once the payload is in */
     }
     if (d->threaded) {
-        if (!direct_settle(d, DIRECT_DONE)) {
+        if (direct_settle(d, DIRECT_DONE)) {
+            d->busy = false; /* before the request completes: no start can come sooner */
+        } else {
             push_free(d); /* freed already by the application */
         }
         return 0;
@@ -523,6 +537,13 @@ int mca_pml_zip_direct_start(size_t count, ompi_request_t **requests)
         ompi_request_t *inner = requests[i];
         mca_pml_zip_direct_t *d = mca_pml_zip_persistent_find(inner);
         d->busy = true;
+        if (d->threaded) {
+            /* Inactive until now: nobody else touches the record (MPI_Start of an active
+             * request is erroneous). From here on its completion and the application's free
+             * race, and the first to leave DIRECT_ACTIVE decides. */
+            d->state = DIRECT_ACTIVE;
+            opal_atomic_wmb();
+        }
         int rc;
         if (NULL != inner->req_complete_cb || !mca_pml_zip_stash_empty()) {
             rc = direct_start_via_zip(d);
@@ -539,6 +560,7 @@ int mca_pml_zip_direct_start(size_t count, ompi_request_t **requests)
         }
         if (OMPI_SUCCESS != rc) {
             d->busy = false;
+            d->state = DIRECT_DONE;
             return rc;
         }
     }
@@ -549,11 +571,15 @@ int mca_pml_zip_direct_irecv_init(void *buf, size_t count, ompi_datatype_t *dtyp
                                   ompi_communicator_t *comm, ompi_request_t **request)
 {
     mca_pml_zip_direct_t *d;
-    /* Under MPI_THREAD_MULTIPLE a start could race another thread's free or progress over the
-     * record: zip requests there. */
-    if (opal_using_threads() || NULL == (d = direct_make(buf, count, dtype, comm, false))) {
+    /* Under MPI_THREAD_MULTIPLE each start's completion races the application's free as an
+     * MPI_Irecv's does (state, per start), and the wrapped start must link the receive to its
+     * request before it can match: ob1's does, pml/ucx's does not (zip requests there). */
+    const bool threaded = opal_using_threads();
+    if ((threaded && !start_links_first) ||
+        NULL == (d = direct_make(buf, count, dtype, comm, threaded))) {
         return OMPI_ERR_NOT_SUPPORTED;
     }
+    d->state = DIRECT_DONE; /* inactive: the application's free releases it */
     d->src = src;
     d->tag = tag;
     ompi_request_t *inner = NULL;
@@ -588,13 +614,15 @@ void mca_pml_zip_direct_finish(mca_pml_zip_direct_t *d, int source, int tag, siz
         d->via = NULL;
         inner->req_cancel = d->inner_cancel;
     }
-    if (d->persistent && !d->app_freed) {
+    if (d->threaded) {
+        if (direct_settle(d, DIRECT_DONE)) {
+            d->busy = false;
+            ompi_request_complete(inner, true); /* the application's free releases d */
+            return;
+        }
+    } else if (d->persistent && !d->app_freed) {
         d->busy = false;
         ompi_request_complete(inner, true);
-        return;
-    }
-    if (d->threaded && direct_settle(d, DIRECT_DONE)) {
-        ompi_request_complete(inner, true); /* the application's free releases d */
         return;
     }
     const bool freed = d->threaded || d->app_freed;
