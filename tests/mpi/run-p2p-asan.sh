@@ -72,6 +72,10 @@ for pml in ob1 ucx; do
     # shellcheck disable=SC2086
     run_clean "asan: p2p_persistent pml=$pml+zip" "p2p_persistent (" $common $opts \
         "$bin/p2p_persistent"
+    # Under MPI_THREAD_MULTIPLE: over ob1 direct too, each start's completion racing the free.
+    # shellcheck disable=SC2086
+    run_clean "asan: p2p_persistent pml=$pml+zip MPI_THREAD_MULTIPLE" "p2p_persistent (" \
+        $common $opts -x OMPI_MPI_THREAD_LEVEL=3 "$bin/p2p_persistent"
     for k in get8 accumulate; do
         [ -e "$ompidir/mca_osc_pt2pt.so" ] || continue
         # shellcheck disable=SC2086
