@@ -312,9 +312,7 @@ static int direct_completed(ompi_request_t *inner)
         return 1; /* completed by mca_pml_zip_direct_finish once the payload is in */
     }
     if (d->threaded) {
-        if (direct_settle(d, DIRECT_DONE)) {
-            d->busy = false; /* before the request completes: no start can come sooner */
-        } else {
+        if (!direct_settle(d, DIRECT_DONE)) {
             push_free(d); /* freed already by the application */
         }
         return 0;
@@ -330,6 +328,20 @@ static int direct_completed(ompi_request_t *inner)
     hand_back(d);
     direct_put(d);
     return 0;
+}
+
+/* The request completed before anyone but zip held it, without the callback: zip does what the
+ * callback would have done. An envelope's request is pending again before it goes on the list,
+ * where zip's progress (in any thread) completes it once the payload is in. */
+static void direct_completed_unseen(mca_pml_zip_direct_t *d, ompi_request_t *inner)
+{
+    inner->req_complete = REQUEST_PENDING;
+    opal_atomic_wmb();
+    if (!first_arrived(d)) {
+        inner->req_complete = REQUEST_COMPLETED;
+        hand_back(d);
+        direct_put(d);
+    }
 }
 
 /* Posts d's first message's receive (inactive: with irecv_init, to be started) into the stage
@@ -402,15 +414,7 @@ static int direct_post_fenced(mca_pml_zip_direct_t *d, int src, int tag, ompi_re
      * itself off) or was missed. Pending: whoever completes it runs the callback. */
     if (REQUEST_COMPLETED == inner->req_complete &&
         NULL != opal_atomic_swap_ptr(&inner->req_complete_cb, (intptr_t)NULL)) {
-        /* Pending again before an envelope goes on the list: zip's progress, in any thread,
-         * completes it once the payload is in. */
-        inner->req_complete = REQUEST_PENDING;
-        opal_atomic_wmb();
-        if (!first_arrived(d)) {
-            inner->req_complete = REQUEST_COMPLETED;
-            hand_back(d);
-            direct_put(d);
-        }
+        direct_completed_unseen(d, inner);
     }
     *request = inner;
     return OMPI_SUCCESS;
@@ -478,14 +482,7 @@ int mca_pml_zip_direct_irecv(void *buf, size_t count, ompi_datatype_t *dtype, in
         return rc;
     }
     if (REQUEST_COMPLETED == inner->req_complete) {
-        /* Matched and delivered inside the irecv. Nobody has seen the request yet, so an
-         * envelope's can simply be made pending again. */
-        if (first_arrived(d)) {
-            inner->req_complete = REQUEST_PENDING;
-        } else {
-            hand_back(d);
-            direct_put(d);
-        }
+        direct_completed_unseen(d, inner); /* matched and delivered inside the irecv */
     } else {
         inner->req_complete_cb = direct_completed;
     }
@@ -616,7 +613,6 @@ void mca_pml_zip_direct_finish(mca_pml_zip_direct_t *d, int source, int tag, siz
     }
     if (d->threaded) {
         if (direct_settle(d, DIRECT_DONE)) {
-            d->busy = false;
             ompi_request_complete(inner, true); /* the application's free releases d */
             return;
         }
