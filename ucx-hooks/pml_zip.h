@@ -225,6 +225,9 @@ size_t mca_pml_zip_landing_stage_bytes(size_t cap);
  * stage_bytes (base NULL). Reads its head (*framed false: not from a zip sender, head says n raw
  * bytes). An envelope's bytes are read; for any other message, returns where its application
  * bytes are to be copied from, or NULL when they are in place already. */
+/* A message of n bytes that is not an envelope arrived in a stage of stage_bytes: its bytes, put
+ * together at the stage's start (mca_pml_zip_first_arrived without reading a head). */
+const char *mca_pml_zip_stage_bytes_of(void *stage, size_t stage_bytes, size_t n);
 const char *mca_pml_zip_first_arrived(char *base, void *stage, size_t stage_bytes,
                                       const unsigned char *copy, size_t n, mca_pml_zip_head_t *head,
                                       bool *framed);

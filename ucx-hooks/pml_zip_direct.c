@@ -56,11 +56,14 @@
  */
 #include "ompi_config.h"
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "ompi/communicator/communicator.h"
 #include "ompi/constants.h"
+#include "ompi/datatype/ompi_datatype.h"
 #include "opal/threads/mutex.h"
 #include "opal/threads/thread_usage.h"
 
@@ -107,13 +110,27 @@ enum { DIRECT_ACTIVE, DIRECT_APP_FREED, DIRECT_DONE };
 
 #if defined(__SANITIZE_ADDRESS__)
 #define DIRECT_CACHED_MAX 0 /* ASan must see a record used after its release */
+#define DIRECT_THREAD_CACHED_MAX 0
 #else
 #define DIRECT_CACHED_MAX 256
+#define DIRECT_THREAD_CACHED_MAX 32
 #endif
 /* The lists below; taken only under MPI_THREAD_MULTIPLE (OPAL_THREAD_LOCK). */
 static opal_mutex_t direct_lock = OPAL_MUTEX_STATIC_INIT;
 static mca_pml_zip_direct_t *free_list[2]; /* by `large` */
 static int n_free[2];
+/* Under MPI_THREAD_MULTIPLE each thread keeps a few records of its own, so that a receive
+ * posted and released by threads that do so all the time takes no lock: threads receiving at
+ * once would otherwise all meet on direct_lock twice per receive. A thread that ends gives its
+ * records to the shared lists (cache_key's destructor). */
+typedef struct {
+    mca_pml_zip_direct_t *head[2]; /* by `large` */
+    int n[2];
+    bool registered; /* cache_key set for this thread */
+} direct_thread_cache_t;
+static __thread direct_thread_cache_t thread_cache;
+static pthread_key_t cache_key;
+static bool cache_key_made;
 /* Envelopes whose payload zip's progress has to receive, and requests it has to free. */
 static mca_pml_zip_direct_t *to_continue, **to_continue_end = &to_continue; /* in order */
 static mca_pml_zip_direct_t *to_free;
@@ -125,11 +142,47 @@ static bool start_links_first;
  * lost. */
 static bool fence_after_post;
 
+/* Into the shared lists, or freed once they hold DIRECT_CACHED_MAX. */
+static void shared_put(mca_pml_zip_direct_t *d)
+{
+    OPAL_THREAD_LOCK(&direct_lock);
+    const bool keep = n_free[d->large] < DIRECT_CACHED_MAX;
+    if (keep) {
+        d->next = free_list[d->large];
+        free_list[d->large] = d;
+        ++n_free[d->large];
+    }
+    OPAL_THREAD_UNLOCK(&direct_lock);
+    if (!keep) {
+        free(d);
+    }
+}
+
+static void thread_cache_drain(direct_thread_cache_t *c)
+{
+    for (int large = 0; large < 2; ++large) {
+        while (NULL != c->head[large]) {
+            mca_pml_zip_direct_t *d = c->head[large];
+            c->head[large] = d->next;
+            shared_put(d);
+        }
+        c->n[large] = 0;
+    }
+}
+
+/* A thread ends: its records go to the shared lists. */
+static void thread_cache_release(void *cache)
+{
+    thread_cache_drain(cache);
+    ((direct_thread_cache_t *)cache)->registered = false;
+}
+
 void mca_pml_zip_direct_init(void)
 {
     start_links_first =
         0 == strcmp(mca_pml_zip_wrapped_component.pmlm_version.mca_component_name, "ob1");
     fence_after_post = !start_links_first && mca_pml_zip_ucx_fence_init();
+    cache_key_made = 0 == pthread_key_create(&cache_key, thread_cache_release);
     opal_output_verbose(1, mca_pml_zip_component.output,
                         "pml:zip: MPI_Irecv under MPI_THREAD_MULTIPLE: %s",
                         start_links_first  ? "the wrapped PML's request, started"
@@ -139,8 +192,18 @@ void mca_pml_zip_direct_init(void)
 
 static mca_pml_zip_direct_t *direct_get(bool large)
 {
+    mca_pml_zip_direct_t *d = NULL;
+    if (opal_using_threads()) {
+        direct_thread_cache_t *c = &thread_cache;
+        d = c->head[large];
+        if (NULL != d) {
+            c->head[large] = d->next;
+            --c->n[large];
+            return d;
+        }
+    }
     OPAL_THREAD_LOCK(&direct_lock);
-    mca_pml_zip_direct_t *d = free_list[large];
+    d = free_list[large];
     if (NULL != d) {
         free_list[large] = d->next;
         --n_free[large];
@@ -157,28 +220,60 @@ static mca_pml_zip_direct_t *direct_get(bool large)
     return d;
 }
 
+/* Handles that MPI never frees before MPI_Finalize need no reference of zip's. */
+static void retain_handles(ompi_datatype_t *dtype, ompi_communicator_t *comm)
+{
+    if (!ompi_datatype_is_predefined(dtype)) {
+        OBJ_RETAIN(dtype);
+    }
+    if (!OMPI_COMM_IS_INTRINSIC(comm)) {
+        OBJ_RETAIN(comm);
+    }
+}
+
+static void release_handles(ompi_datatype_t *dtype, ompi_communicator_t *comm)
+{
+    if (!ompi_datatype_is_predefined(dtype)) {
+        OBJ_RELEASE(dtype);
+    }
+    if (!OMPI_COMM_IS_INTRINSIC(comm)) {
+        OBJ_RELEASE(comm);
+    }
+}
+
 static void direct_put(mca_pml_zip_direct_t *d)
 {
     if (d->persistent) {
         mca_pml_zip_persistent_forget(d->inner);
     }
-    OBJ_RELEASE(d->dtype);
-    OBJ_RELEASE(d->comm);
-    OPAL_THREAD_LOCK(&direct_lock);
-    const bool keep = n_free[d->large] < DIRECT_CACHED_MAX;
-    if (keep) {
-        d->next = free_list[d->large];
-        free_list[d->large] = d;
-        ++n_free[d->large];
+    release_handles(d->dtype, d->comm);
+    if (opal_using_threads() && cache_key_made) {
+        direct_thread_cache_t *c = &thread_cache;
+        if (c->n[d->large] < DIRECT_THREAD_CACHED_MAX) {
+            if (!c->registered) {
+                c->registered = 0 == pthread_setspecific(cache_key, c);
+            }
+            if (c->registered) {
+                d->next = c->head[d->large];
+                c->head[d->large] = d;
+                ++c->n[d->large];
+                return;
+            }
+        }
     }
-    OPAL_THREAD_UNLOCK(&direct_lock);
-    if (!keep) {
-        free(d);
-    }
+    shared_put(d);
 }
 
 void mca_pml_zip_direct_fini(void)
 {
+    /* Other threads' records stay with them (and are lost if they outlive the component):
+     * their destructor must not run once this library may be unloaded. */
+    if (cache_key_made) {
+        thread_cache_drain(&thread_cache);
+        thread_cache.registered = false;
+        (void)pthread_key_delete(cache_key);
+        cache_key_made = false;
+    }
     for (int large = 0; large < 2; ++large) {
         while (NULL != free_list[large]) {
             mca_pml_zip_direct_t *d = free_list[large];
@@ -265,6 +360,18 @@ static int direct_free(ompi_request_t **request)
     return OMPI_SUCCESS;
 }
 
+/* A message of n bytes that landed in d's stage (at data): as many of its bytes as the
+ * application's buffer takes. */
+static void deliver_landed(mca_pml_zip_direct_t *d, const char *data, size_t n)
+{
+    ompi_status_public_t *st = &d->inner->req_status;
+    memcpy(d->base, data, n < d->cap ? n : d->cap);
+    st->_ucount = n < d->cap ? n : d->cap;
+    if (n > d->cap) {
+        st->MPI_ERROR = MPI_ERR_TRUNCATE;
+    }
+}
+
 /* The first message arrived in the application's buffer. true: it is an envelope, whose
  * payload is still to come (d is then on the list for zip's progress). */
 static bool first_arrived(mca_pml_zip_direct_t *d)
@@ -277,9 +384,12 @@ static bool first_arrived(mca_pml_zip_direct_t *d)
         }
         return false; /* cancelled, truncated: as the wrapped PML reports it */
     }
-    if (!d->landed && MCA_PML_ZIP_ENVELOPE_BYTES != n) {
-        mca_pml_zip_count_received();
-        return false; /* bare: the application's data, where it belongs */
+    if (MCA_PML_ZIP_ENVELOPE_BYTES != n) {
+        mca_pml_zip_count_received(); /* bare: the application's data, read without a head */
+        if (d->landed) {
+            deliver_landed(d, mca_pml_zip_stage_bytes_of(d->stage, d->stage_bytes, n), n);
+        }
+        return false;
     }
     mca_pml_zip_head_t head;
     bool framed;
@@ -290,14 +400,9 @@ static bool first_arrived(mca_pml_zip_direct_t *d)
             mca_pml_zip_count_received();
         }
         if (d->landed) {
-            /* Bare (or not from zip): its bytes, as many as the buffer takes. */
-            memcpy(d->base, data, n < d->cap ? n : d->cap);
-            st->_ucount = n < d->cap ? n : d->cap;
-            if (n > d->cap) {
-                st->MPI_ERROR = MPI_ERR_TRUNCATE;
-            }
+            deliver_landed(d, data, n); /* 14 bytes not from zip */
         }
-        return false; /* in place: bare, or 14 bytes not from zip, delivered as they came */
+        return false; /* in place: 14 bytes not from zip, delivered as they came */
     }
     mca_pml_zip_observe_hint(d->comm, st->MPI_SOURCE, head.link_hint);
     d->head = head;
@@ -456,8 +561,7 @@ static mca_pml_zip_direct_t *direct_make(void *buf, size_t count, ompi_datatype_
     d->via = NULL;
     /* An envelope's payload is received with them, after the application may have freed its
      * own handles (MPI lets it; pml/ucx keeps no reference). */
-    OBJ_RETAIN(dtype);
-    OBJ_RETAIN(comm);
+    retain_handles(dtype, comm);
     return d;
 }
 

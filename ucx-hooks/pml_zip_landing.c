@@ -264,6 +264,12 @@ static bool land_in_place(char *base, const char *saved, const void *head_bytes,
     return true;
 }
 
+const char *mca_pml_zip_stage_bytes_of(void *stage, size_t stage_bytes, size_t n)
+{
+    stage_join(stage, stage_bytes, n);
+    return stage;
+}
+
 /* Not from a zip sender: its n bytes are the message, as they came. */
 static void head_held(mca_pml_zip_head_t *head, size_t n)
 {

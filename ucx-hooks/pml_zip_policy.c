@@ -247,11 +247,11 @@ uint16_t mca_pml_zip_link_hint(void)
 /* Re-tell a peer once this process's rate moved by more than about 20 % (hint units are
  * 1/256 of a doubling). */
 #define ZIP_HINT_RETELL 64
-static struct {
-    const ompi_proc_t *proc;
-    uint16_t hint;
-} told[ZIP_TOLD_SLOTS];
-static opal_mutex_t told_lock = OPAL_MUTEX_STATIC_INIT;
+/* A slot holds (proc >> 4) << 16 | hint in one word, read and written whole, so that threads
+ * sending at once take no lock: two that both find a peer due both tell it (one envelope
+ * more). proc >> 4 tells processes apart (their structures are larger than 16 bytes) and keeps
+ * its 48 bits up to 52-bit addresses. */
+static volatile uint64_t told[ZIP_TOLD_SLOTS];
 
 bool mca_pml_zip_hint_due(ompi_communicator_t *comm, int dst, bool tell)
 {
@@ -263,16 +263,15 @@ bool mca_pml_zip_hint_due(ompi_communicator_t *comm, int dst, bool tell)
     if (NULL == proc || ZIP_PEER_REMOTE != mca_pml_zip_peer_class(comm, dst)) {
         return false; /* a peer on this node does not take a hint (mca_pml_zip_observe_hint) */
     }
+    const uint64_t key = (uint64_t)((uintptr_t)proc >> 4) << 16;
     const size_t slot =
         (((uintptr_t)proc >> 4) * UINT64_C(0x9e3779b97f4a7c15) >> 32) % ZIP_TOLD_SLOTS;
-    bool due;
-    OPAL_THREAD_LOCK(&told_lock);
-    due = told[slot].proc != proc || abs((int)told[slot].hint - (int)hint) > ZIP_HINT_RETELL;
+    const uint64_t seen = told[slot];
+    const bool due = (seen & ~UINT64_C(0xffff)) != key ||
+                     abs((int)(seen & 0xffff) - (int)hint) > ZIP_HINT_RETELL;
     if (due && tell) {
-        told[slot].proc = proc;
-        told[slot].hint = hint;
+        told[slot] = key | hint;
     }
-    OPAL_THREAD_UNLOCK(&told_lock);
     return due;
 }
 
