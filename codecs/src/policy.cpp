@@ -85,17 +85,6 @@ const char *zip_verdict_name(zip_verdict_t verdict)
     return "?";
 }
 
-zip_speeds_t zip_speeds_for_sample(const zip_speeds_t *s, double sample_Bps)
-{
-    zip_speeds_t out = *s;
-    if (sample_Bps > 0.0 && s->compress_Bps > 0.0 && sample_Bps < s->compress_Bps) {
-        const double slower = sample_Bps / s->compress_Bps;
-        out.compress_Bps *= slower;
-        out.decompress_Bps *= slower;
-    }
-    return out;
-}
-
 double zip_policy_time_raw(const zip_speeds_t *s, size_t bytes)
 {
     return seconds_for(bytes, s->link_Bps);

@@ -120,7 +120,6 @@ Task root_side(const zip_transport_t *t, const zip_codec_ops_t *codec, const zip
         if (compressing && len > 1) {
             char *slot = slot_of(staging, sg, i);
             size_t frame_len = 0;
-            const double t0 = i == 0 ? zipcoll::codec_cpu_seconds(codec) : 0.0;
             const int rc = codec->compress(codec->ctx, a->elem_type, buf + off, len, slot, len - 1,
                                            &frame_len);
             if (rc == 0 && frame_len < len) {
@@ -130,10 +129,8 @@ Task root_side(const zip_transport_t *t, const zip_codec_ops_t *codec, const zip
             }
             // The first segment is the sample that decides for the rest.
             if (i == 0) {
-                const zipcoll::Sample sample{rc, len, frame_len,
-                                             zipcoll::codec_cpu_seconds(codec) - t0};
-                res->verdict =
-                    zipcoll::sample_verdict(a->policy, sample, sg.bytes, ZIP_TRANSFER_PIPELINED);
+                res->verdict = zipcoll::sample_verdict(a->policy, rc, frame_len, len, sg.bytes,
+                                                       ZIP_TRANSFER_PIPELINED);
                 compressing = res->verdict == ZIP_VERDICT_COMPRESS;
             }
         }

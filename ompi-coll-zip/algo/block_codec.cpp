@@ -25,24 +25,16 @@ zip_verdict_t pre_verdict(const zip_algo_policy_t *policy, size_t bytes, zip_tra
     return zip_policy_decide(policy->mode, &policy->speeds, bytes, 0, 0.0, shape);
 }
 
-double codec_cpu_seconds(const zip_codec_ops_t *codec)
+zip_verdict_t sample_verdict(const zip_algo_policy_t *policy, int rc, size_t frame_len,
+                             size_t sample_len, size_t bytes, zip_transfer_shape_t shape)
 {
-    return codec != nullptr && codec->cpu_seconds != nullptr ? codec->cpu_seconds(codec->ctx) : 0.0;
-}
-
-zip_verdict_t sample_verdict(const zip_algo_policy_t *policy, const Sample &sample, size_t bytes,
-                             zip_transfer_shape_t shape)
-{
-    if (sample.rc != 0 || sample.frame_len == 0)
+    if (rc != 0 || frame_len == 0)
         return ZIP_VERDICT_INCOMPRESSIBLE;
     const zip_speeds_t unknown{0.0, 0.0, 0.0};
     const zip_policy_mode_t mode = policy ? policy->mode : ZIP_POLICY_ALWAYS;
-    const double sample_Bps = sample.seconds > 0.0 ? double(sample.bytes) / sample.seconds : 0.0;
-    const zip_speeds_t speeds =
-        policy ? zip_speeds_for_sample(&policy->speeds, sample_Bps) : unknown;
     // The threshold was applied before anything was sampled.
-    return zip_policy_decide(mode, &speeds, bytes, 0,
-                             double(sample.bytes) / double(sample.frame_len), shape);
+    return zip_policy_decide(mode, policy ? &policy->speeds : &unknown, bytes, 0,
+                             double(sample_len) / double(frame_len), shape);
 }
 
 extern "C" double zip_algo_observe_saving(const zip_codec_ops_t *codec,
@@ -54,22 +46,16 @@ extern "C" double zip_algo_observe_saving(const zip_codec_ops_t *codec,
     auto frame = raw_buffer(n);
     size_t frame_len = 0;
     // Room for less than the sample: one that does not shrink fails, and would not pay anyway.
-    if (n == 0 || bytes == 0 || !frame)
-        return 0.0;
-    const double t0 = codec_cpu_seconds(codec);
-    if (codec->compress(codec->ctx, elem_type, sample, n, frame.get(), n - 1, &frame_len) != 0 ||
+    if (n == 0 || bytes == 0 || !frame ||
+        codec->compress(codec->ctx, elem_type, sample, n, frame.get(), n - 1, &frame_len) != 0 ||
         frame_len == 0)
         return 0.0;
-    const double seconds = codec_cpu_seconds(codec) - t0;
     const double ratio = double(n) / double(frame_len);
-    // Judged as auto judges it, at the sample's own codec speed where that was slower.
-    const zip_speeds_t speeds =
-        zip_speeds_for_sample(&policy->speeds, seconds > 0.0 ? double(n) / seconds : 0.0);
-    if (zip_policy_decide(ZIP_POLICY_AUTO, &speeds, bytes, 0, ratio, policy->shape) !=
+    if (zip_policy_decide(ZIP_POLICY_AUTO, &policy->speeds, bytes, 0, ratio, policy->shape) !=
         ZIP_VERDICT_COMPRESS)
         return 0.0;
-    return zip_policy_time_raw(&speeds, bytes) -
-           zip_policy_time_compressed(&speeds, bytes, ratio, policy->shape);
+    return zip_policy_time_raw(&policy->speeds, bytes) -
+           zip_policy_time_compressed(&policy->speeds, bytes, ratio, policy->shape);
 }
 
 void BlockCodec::encode(const Transfer &block, char *slot, const char **out, size_t *out_len)
@@ -138,10 +124,9 @@ BlockCodec::Coding BlockCodec::encode_block(const Transfer &block, char *slot, c
     const Coding how{temporal_ != nullptr ? delta_reference(block, slot) : nullptr, true};
     size_t frame_len = 0;
     if (first && block.bytes > kSampleBytes) {
-        const double t0 = codec_cpu_seconds(codec_);
         const int rc = code(block, kSampleBytes, how.ref, slot, kSampleBytes - 1, &frame_len);
-        const Sample sample{rc, kSampleBytes, frame_len, codec_cpu_seconds(codec_) - t0};
-        res_->verdict = sample_verdict(policy_.policy, sample, block.bytes, policy_.shape());
+        res_->verdict = sample_verdict(policy_.policy, rc, frame_len, kSampleBytes, block.bytes,
+                                       policy_.shape());
         if (res_->verdict != ZIP_VERDICT_COMPRESS) {
             compressing_ = false;
             return {how.ref, false};
@@ -149,18 +134,15 @@ BlockCodec::Coding BlockCodec::encode_block(const Transfer &block, char *slot, c
     }
     // Room for one byte less than the block: a frame is only ever used when it is shorter,
     // which is how the receiver recognises it.
-    const bool whole_sample = first && block.bytes <= kSampleBytes; // timed: it decides
-    const double t0 = whole_sample ? codec_cpu_seconds(codec_) : 0.0;
     const int rc = code(block, block.bytes, how.ref, slot, block.bytes - 1, &frame_len);
-    const double seconds = whole_sample ? codec_cpu_seconds(codec_) - t0 : 0.0;
     if (rc == 0 && frame_len < block.bytes) {
         *out = slot;
         *out_len = frame_len;
         res_->compressed = 1;
     }
-    if (whole_sample) {
-        const Sample sample{rc, block.bytes, frame_len, seconds};
-        res_->verdict = sample_verdict(policy_.policy, sample, block.bytes, policy_.shape());
+    if (first && block.bytes <= kSampleBytes) {
+        res_->verdict = sample_verdict(policy_.policy, rc, frame_len, block.bytes, block.bytes,
+                                       policy_.shape());
         compressing_ = res_->verdict == ZIP_VERDICT_COMPRESS;
     }
     return how;

@@ -51,21 +51,10 @@ struct BlockPolicy {
 zip_verdict_t pre_verdict(const zip_algo_policy_t *policy, size_t bytes,
                           zip_transfer_shape_t shape);
 
-// A sample of `bytes` that the codec (status rc) turned into frame_len bytes in `seconds` of
-// processor time (0: unknown).
-struct Sample {
-    int rc = 0;
-    size_t bytes = 0, frame_len = 0;
-    double seconds = 0.0;
-};
-
-// The codec's processor clock (zip_codec_ops_t::cpu_seconds), 0 where it has none.
-double codec_cpu_seconds(const zip_codec_ops_t *codec);
-
-// zip.h's verdict on a sample for a payload of `bytes` sent with `shape`, at the sample's own
-// codec speed where it was slower than the agreed one (zip_speeds_for_sample).
-zip_verdict_t sample_verdict(const zip_algo_policy_t *policy, const Sample &sample, size_t bytes,
-                             zip_transfer_shape_t shape);
+// zip.h's verdict on a sample of sample_len bytes that the codec (status rc) turned into
+// frame_len bytes, for a payload of `bytes` sent with `shape`.
+zip_verdict_t sample_verdict(const zip_algo_policy_t *policy, int rc, size_t frame_len,
+                             size_t sample_len, size_t bytes, zip_transfer_shape_t shape);
 
 class BlockCodec
 {

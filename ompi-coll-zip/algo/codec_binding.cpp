@@ -1,7 +1,6 @@
 // The algorithms' codec seam on libzipcodec (zip_algo_codec_bind in zip_algo.h), timed.
 #include <atomic>
 #include <chrono>
-#include <ctime>
 
 #include "zip_algo.h"
 
@@ -89,16 +88,6 @@ int timed_decompress(void *ctx, const void *frame, size_t frame_len, void *dst, 
     return timed_decompress_ref(ctx, frame, frame_len, nullptr, 0, dst, dst_cap, raw_len);
 }
 
-// The calling thread's processor time: what a sample's coding costs this rank, whether or
-// not it was descheduled meanwhile (ranks sharing cores).
-double thread_cpu_seconds(void *)
-{
-    timespec ts{};
-    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
-        return 0.0;
-    return double(ts.tv_sec) + 1e-9 * double(ts.tv_nsec);
-}
-
 } // namespace
 
 extern "C" void zip_algo_codec_bind(zip_codec_ops_t *ops, zip_algo_codec_binding_t *binding)
@@ -110,5 +99,4 @@ extern "C" void zip_algo_codec_bind(zip_codec_ops_t *ops, zip_algo_codec_binding
     ops->decompress = timed_decompress;
     ops->compress_delta = timed_compress_delta;
     ops->decompress_ref = timed_decompress_ref;
-    ops->cpu_seconds = thread_cpu_seconds;
 }

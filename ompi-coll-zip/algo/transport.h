@@ -100,11 +100,6 @@ typedef struct zip_codec_ops {
                           void *dst, size_t dst_cap, size_t *frame_len);
     int (*decompress_ref)(void *ctx, const void *frame, size_t frame_len, const void *ref,
                           size_t ref_bytes, void *dst, size_t dst_cap, size_t *raw_len);
-    /* Optional (NULL: unknown): a clock of the processor time the calling rank spends, in
-     * seconds. A sender times its sample's compression with it, so that data its codec codes
-     * more slowly than the calibration field are judged at their own speed; processor time,
-     * not the wall's, so that a rank descheduled in the middle reads no slower. */
-    double (*cpu_seconds)(void *ctx);
 } zip_codec_ops_t;
 
 #ifdef __cplusplus

@@ -11,15 +11,6 @@ SimCodec::SimCodec(const CodecTable *table, std::string codec, std::string datas
     ops_.ctx = this;
     ops_.compress = &SimCodec::compress;
     ops_.decompress = &SimCodec::decompress;
-    ops_.cpu_seconds = &SimCodec::cpu_seconds;
-}
-
-double SimCodec::cpu_seconds(void *ctx)
-{
-    // The codec's simulated time is its processor time: a sample is timed as the codec table
-    // says this data set codes, as production times it on its own data.
-    const auto *self = static_cast<const SimCodec *>(ctx);
-    return self->work_.compress_s + self->work_.decompress_s;
 }
 
 double SimCodec::copy_seconds(size_t bytes) const

@@ -48,7 +48,6 @@ class SimCodec
                         size_t dst_cap, size_t *frame_len);
     static int decompress(void *ctx, const void *frame, size_t frame_len, void *dst, size_t dst_cap,
                           size_t *raw_len);
-    static double cpu_seconds(void *ctx);
 
     const CodecTable *table_;
     std::string codec_, dataset_;

@@ -284,19 +284,10 @@ namespace
 
 constexpr uint32_t kMagic = 0x50495a54; // "TZIP"
 
-// Each rank's (thread's) processor time in the toy codec, as ToyCodec::seconds_per_byte says.
-thread_local double toy_seconds = 0.0;
-
-double toy_cpu_seconds(void *)
-{
-    return toy_seconds;
-}
-
 int rle_compress(void *ctx, int, const void *src, size_t bytes, void *dst, size_t cap, size_t *out)
 {
     static_cast<ToyCodec *>(ctx)->bytes_offered += bytes;
     static_cast<ToyCodec *>(ctx)->compressions++;
-    toy_seconds += double(bytes) * static_cast<ToyCodec *>(ctx)->seconds_per_byte;
     const auto *s = static_cast<const unsigned char *>(src);
     auto *d = static_cast<unsigned char *>(dst);
     size_t o = 12;
@@ -355,8 +346,6 @@ zip_codec_ops_t ToyCodec::ops()
     o.ctx = this;
     o.compress = rle_compress;
     o.decompress = rle_decompress;
-    if (seconds_per_byte > 0.0)
-        o.cpu_seconds = toy_cpu_seconds;
     return o;
 }
 

@@ -133,9 +133,6 @@ class World
 // data does not. `fail_decode` makes every decode fail, to test the error path.
 struct ToyCodec {
     bool fail_decode = false;
-    // > 0: the codec reports a processor clock (zip_codec_ops_t::cpu_seconds) on which each
-    // compression of n bytes takes n * seconds_per_byte.
-    double seconds_per_byte = 0.0;
     std::atomic<size_t> bytes_offered{0};            // raw bytes handed to compress, over all ranks
     std::atomic<size_t> compressions{0}, decodes{0}; // calls, over all ranks
     zip_codec_ops_t ops();

@@ -213,34 +213,3 @@ TEST(PolicyCalibration, MeasuresBothDirectionsOnEveryCodec)
 }
 
 } // namespace
-
-// A sample that codes more slowly than the calibration field scales both codec speeds down by
-// the same factor; a faster one changes nothing, nor does an unknown time.
-TEST(PolicySampleSpeed, SlowerSamplesScaleBothCodecSpeedsFasterOnesNothing)
-{
-    const zip_speeds_t agreed = speeds(4.0, 8.0, 3.0);
-    const zip_speeds_t slow = zip_speeds_for_sample(&agreed, 2.0 * GBps);
-    EXPECT_DOUBLE_EQ(slow.compress_Bps, 2.0 * GBps);
-    EXPECT_DOUBLE_EQ(slow.decompress_Bps, 4.0 * GBps);
-    EXPECT_DOUBLE_EQ(slow.link_Bps, 3.0 * GBps);
-    for (const double fast_or_unknown : {8.0 * GBps, 4.0 * GBps, 0.0}) {
-        const zip_speeds_t same = zip_speeds_for_sample(&agreed, fast_or_unknown);
-        EXPECT_DOUBLE_EQ(same.compress_Bps, agreed.compress_Bps) << fast_or_unknown;
-        EXPECT_DOUBLE_EQ(same.decompress_Bps, agreed.decompress_Bps) << fast_or_unknown;
-    }
-}
-
-// simscale's 25 Gbit/s gatherv of gauss-sorted (docs/scale.md, "Where compression stops
-// paying"): judged at the calibration's speeds a pipelined transfer compresses; at the speed
-// the data's own sample compressed (3.1 of 4.6 GB/s) the codec is slower than the link.
-TEST(PolicySampleSpeed, DataThatCodeSlowlyGoRawWhereTheCalibrationWouldCompress)
-{
-    const zip_speeds_t agreed = speeds(4.6, 7.8, 3.125);
-    EXPECT_EQ(decide(agreed, 4 * MiB, 5.7, ZIP_TRANSFER_PIPELINED), ZIP_VERDICT_COMPRESS);
-    const zip_speeds_t own = zip_speeds_for_sample(&agreed, 3.1 * GBps);
-    EXPECT_EQ(decide(own, 4 * MiB, 5.7, ZIP_TRANSFER_PIPELINED), ZIP_VERDICT_LINK_FASTER);
-    // The same data over 10 Gbit/s still compress.
-    const zip_speeds_t ten = speeds(4.6, 7.8, 1.25);
-    const zip_speeds_t own_ten = zip_speeds_for_sample(&ten, 3.1 * GBps);
-    EXPECT_EQ(decide(own_ten, 4 * MiB, 5.7, ZIP_TRANSFER_PIPELINED), ZIP_VERDICT_COMPRESS);
-}

@@ -229,14 +229,6 @@ double zip_policy_time_raw(const zip_speeds_t *s, size_t bytes);
 double zip_policy_time_compressed(const zip_speeds_t *s, size_t bytes, double ratio,
                                   zip_transfer_shape_t shape);
 
-/* The speeds to judge a sample with: s's, both codec speeds scaled down by as much as the
- * sample itself compressed more slowly than s->compress_Bps (sample_Bps: raw bytes per second
- * of processor time; 0: unknown). Data that a codec codes more slowly than the field it was
- * calibrated on decode more slowly too (gauss-sorted with `fast`: 0.6-0.7 of the field's
- * compression speed, 0.3-0.4 of its decompression). Faster data change nothing: the sample's
- * ratio speaks for them, and the calibration stays the safe side. */
-zip_speeds_t zip_speeds_for_sample(const zip_speeds_t *s, double sample_Bps);
-
 /*
  * The decision. ratio: raw / compressed of a sample, or 0 before any sample (then the link
  * test alone: ZIP_VERDICT_LINK_FASTER or ZIP_VERDICT_COMPRESS meaning "worth a sample").
