@@ -109,8 +109,11 @@ struct mca_pml_zip_direct_t {
 enum { DIRECT_ACTIVE, DIRECT_APP_FREED, DIRECT_DONE };
 
 #if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/asan_interface.h>
 #define DIRECT_CACHED_MAX 0 /* ASan must see a record used after its release */
-#define DIRECT_THREAD_CACHED_MAX 0
+/* Kept, so that the sanitizer runs test the per-thread caches, and poisoned while cached
+ * (below), so that a use after release is still caught. */
+#define DIRECT_THREAD_CACHED_MAX 32
 #else
 #define DIRECT_CACHED_MAX 256
 #define DIRECT_THREAD_CACHED_MAX 32
@@ -142,6 +145,34 @@ static bool start_links_first;
  * lost. */
 static bool fence_after_post;
 
+static size_t record_bytes(bool large)
+{
+    return offsetof(mca_pml_zip_direct_t, stage) +
+           (large ? MCA_PML_ZIP_SMALL_STAGE_BYTES : MCA_PML_ZIP_LANDING_BYTES) +
+           MCA_PML_ZIP_STAGE_GAP;
+}
+
+/* A record in a thread's cache: nothing but its link may be read (ASan builds check it). */
+static void cached_poison(mca_pml_zip_direct_t *d, bool large)
+{
+#if defined(__SANITIZE_ADDRESS__)
+    ASAN_POISON_MEMORY_REGION((char *)d + sizeof(d->next), record_bytes(large) - sizeof(d->next));
+#else
+    (void)d;
+    (void)large;
+#endif
+}
+
+static void cached_unpoison(mca_pml_zip_direct_t *d, bool large)
+{
+#if defined(__SANITIZE_ADDRESS__)
+    ASAN_UNPOISON_MEMORY_REGION(d, record_bytes(large));
+#else
+    (void)d;
+    (void)large;
+#endif
+}
+
 /* Into the shared lists, or freed once they hold DIRECT_CACHED_MAX. */
 static void shared_put(mca_pml_zip_direct_t *d)
 {
@@ -164,6 +195,7 @@ static void thread_cache_drain(direct_thread_cache_t *c)
         while (NULL != c->head[large]) {
             mca_pml_zip_direct_t *d = c->head[large];
             c->head[large] = d->next;
+            cached_unpoison(d, large);
             shared_put(d);
         }
         c->n[large] = 0;
@@ -199,6 +231,7 @@ static mca_pml_zip_direct_t *direct_get(bool large)
         if (NULL != d) {
             c->head[large] = d->next;
             --c->n[large];
+            cached_unpoison(d, large);
             return d;
         }
     }
@@ -210,9 +243,7 @@ static mca_pml_zip_direct_t *direct_get(bool large)
     }
     OPAL_THREAD_UNLOCK(&direct_lock);
     if (NULL == d) {
-        const size_t stage = (large ? MCA_PML_ZIP_SMALL_STAGE_BYTES : MCA_PML_ZIP_LANDING_BYTES) +
-                             MCA_PML_ZIP_STAGE_GAP;
-        d = malloc(offsetof(mca_pml_zip_direct_t, stage) + stage);
+        d = malloc(record_bytes(large));
         if (NULL != d) {
             d->large = large;
         }
@@ -254,9 +285,11 @@ static void direct_put(mca_pml_zip_direct_t *d)
                 c->registered = 0 == pthread_setspecific(cache_key, c);
             }
             if (c->registered) {
-                d->next = c->head[d->large];
-                c->head[d->large] = d;
-                ++c->n[d->large];
+                const bool large = d->large;
+                d->next = c->head[large];
+                c->head[large] = d;
+                ++c->n[large];
+                cached_poison(d, large);
                 return;
             }
         }
