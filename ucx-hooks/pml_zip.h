@@ -219,15 +219,15 @@ int mca_pml_zip_stage_recv(void *stage, size_t bytes, int src, int tag, ompi_com
 char *mca_pml_zip_landing_base(void *buf, size_t count, ompi_datatype_t *dtype);
 /* The stage a receive of cap bytes lands in when it does not land in place. */
 size_t mca_pml_zip_landing_stage_bytes(size_t cap);
+/* A message of n bytes that is not an envelope arrived in a stage of stage_bytes: its bytes, put
+ * together at the stage's start (mca_pml_zip_first_arrived without reading a head). */
+const char *mca_pml_zip_stage_bytes_of(void *stage, size_t stage_bytes, size_t n);
 /* A first message of n bytes arrived: in the application's buffer at base (stage then holds what
  * the buffer's first MCA_PML_ZIP_LANDING_BYTES were; its head is read from copy, the bytes as
  * they were delivered, where one was taken: mca_pml_zip_first_copy_t), or in a stage of
  * stage_bytes (base NULL). Reads its head (*framed false: not from a zip sender, head says n raw
  * bytes). An envelope's bytes are read; for any other message, returns where its application
  * bytes are to be copied from, or NULL when they are in place already. */
-/* A message of n bytes that is not an envelope arrived in a stage of stage_bytes: its bytes, put
- * together at the stage's start (mca_pml_zip_first_arrived without reading a head). */
-const char *mca_pml_zip_stage_bytes_of(void *stage, size_t stage_bytes, size_t n);
 const char *mca_pml_zip_first_arrived(char *base, void *stage, size_t stage_bytes,
                                       const unsigned char *copy, size_t n, mca_pml_zip_head_t *head,
                                       bool *framed);
