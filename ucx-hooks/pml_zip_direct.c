@@ -251,12 +251,11 @@ static mca_pml_zip_direct_t *direct_get(bool large)
     return d;
 }
 
-/* Handles that MPI never frees before MPI_Finalize need no reference of zip's. */
+/* Handles that MPI never frees before MPI_Finalize need no reference of zip's (Open MPI's
+ * datatype macros skip predefined types likewise). */
 static void retain_handles(ompi_datatype_t *dtype, ompi_communicator_t *comm)
 {
-    if (!ompi_datatype_is_predefined(dtype)) {
-        OBJ_RETAIN(dtype);
-    }
+    OMPI_DATATYPE_RETAIN(dtype);
     if (!OMPI_COMM_IS_INTRINSIC(comm)) {
         OBJ_RETAIN(comm);
     }
@@ -264,9 +263,7 @@ static void retain_handles(ompi_datatype_t *dtype, ompi_communicator_t *comm)
 
 static void release_handles(ompi_datatype_t *dtype, ompi_communicator_t *comm)
 {
-    if (!ompi_datatype_is_predefined(dtype)) {
-        OBJ_RELEASE(dtype);
-    }
+    OMPI_DATATYPE_RELEASE(dtype);
     if (!OMPI_COMM_IS_INTRINSIC(comm)) {
         OBJ_RELEASE(comm);
     }
@@ -428,10 +425,7 @@ static bool first_arrived(mca_pml_zip_direct_t *d)
     bool framed;
     const char *data = mca_pml_zip_first_arrived(d->landed ? NULL : d->base, d->stage,
                                                  d->stage_bytes, NULL, n, &head, &framed);
-    if (!framed || ZIP_SHAPE_ENVELOPE != head.shape) {
-        if (framed) {
-            mca_pml_zip_count_received();
-        }
+    if (!framed) {
         if (d->landed) {
             deliver_landed(d, data, n); /* 14 bytes not from zip */
         }
