@@ -32,11 +32,13 @@ typedef struct mca_coll_zip_component_t {
     size_t block_size;
     int codec_threads; /* threads that code one frame (zip_ctx_set_threads) */
     size_t segment_size;
-    char *bcast_algorithm_name;     /* coll_zip_bcast_algorithm */
-    int bcast_algorithm;            /* its ZIP_BCAST_* (zip_bcast_algorithm_parse) */
-    double bcast_latency_us;        /* coll_zip_bcast_latency_us: the bcast cost model's latency */
-    char *allreduce_algorithm_name; /* coll_zip_allreduce_algorithm */
-    int allreduce_algorithm;        /* its ZIP_ALLREDUCE_* (zip_allreduce_algorithm_parse) */
+    char *bcast_algorithm_name;      /* coll_zip_bcast_algorithm */
+    int bcast_algorithm;             /* its ZIP_BCAST_* (zip_bcast_algorithm_parse) */
+    double bcast_latency_us;         /* coll_zip_bcast_latency_us: the bcast cost model's latency */
+    char *allreduce_algorithm_name;  /* coll_zip_allreduce_algorithm */
+    int allreduce_algorithm;         /* its ZIP_ALLREDUCE_* (zip_allreduce_algorithm_parse) */
+    char *allgatherv_algorithm_name; /* coll_zip_allgatherv_algorithm */
+    int allgatherv_algorithm;        /* its ZIP_ALLGATHERV_* (zip_allgatherv_algorithm_parse) */
     size_t alltoallv_window;
     char *alltoallv_temporal_name;    /* coll_zip_alltoallv_temporal: off or auto */
     int alltoallv_temporal;           /* its zip_algo_temporal_mode_parse value */
@@ -224,17 +226,21 @@ int mca_coll_zip_rooted_run(mca_coll_zip_module_t *m, struct ompi_communicator_t
                             const struct mca_coll_zip_layout_t *many,
                             const struct mca_coll_zip_layout_t *one, int root,
                             struct ompi_request_t **request);
-/* Allgatherv's ring for allgather(v) (blocking or not): `mine` is this rank's send block (or
- * MPI_IN_PLACE), rcv every rank's. */
+/* Allgatherv's schedule for allgather(v) (blocking or not): `mine` is this rank's send block (or
+ * MPI_IN_PLACE), rcv every rank's, `algorithm` ZIP_ALLGATHERV_RING or ZIP_ALLGATHERV_BRUCK. */
 int mca_coll_zip_allgatherv_run(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm, int op,
                                 const struct mca_coll_zip_layout_t *mine,
-                                const struct mca_coll_zip_layout_t *rcv,
+                                const struct mca_coll_zip_layout_t *rcv, int algorithm,
                                 struct ompi_request_t **request);
-/* Whether zip takes an allgather(v) (of `op`, blocking or not) whose largest block is `largest`;
- * otherwise it was counted as handed on. */
+/* Whether zip takes an allgather(v) (of `op`, blocking or not) whose largest block is `largest`,
+ * and with which schedule (*algorithm); otherwise it was counted as handed on. */
 bool mca_coll_zip_allgather_takes(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm,
                                   int op, const struct mca_coll_zip_layout_t *mine,
-                                  const struct mca_coll_zip_layout_t *rcv, size_t largest);
+                                  const struct mca_coll_zip_layout_t *rcv, size_t largest,
+                                  int *algorithm);
+/* Whether ob1 moves this communicator's messages between nodes over the TCP BTL, which
+ * serialises a pair's exchanges both ways (coll_zip_allreduce.c). */
+bool mca_coll_zip_pairs_serialise(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm);
 
 END_C_DECLS
 

@@ -1,7 +1,7 @@
 /*
- * MPI_Allgather and MPI_Iallgather: allgatherv's ring with equal blocks (coll_zip_allgatherv.c).
- * Every rank knows the block size, so a call of small blocks goes to the previous component
- * whole.
+ * MPI_Allgather and MPI_Iallgather: allgatherv's schedules with equal blocks
+ * (coll_zip_allgatherv.c). Every rank knows the block size, so a call of small blocks goes to the
+ * previous component whole.
  */
 #include "ompi_config.h"
 
@@ -26,9 +26,10 @@ int mca_coll_zip_iallgather(const void *sbuf, int scount, struct ompi_datatype_t
     const int op = NULL == request ? COLL_ZIP_OP_ALLGATHER : COLL_ZIP_OP_IALLGATHER;
     const mca_coll_zip_layout_t mine = {sbuf, NULL, NULL, scount, sdtype};
     const mca_coll_zip_layout_t rcv = {rbuf, NULL, NULL, rcount, rdtype};
-    if (mca_coll_zip_allgather_takes(m, comm, op, &mine, &rcv,
-                                     mca_coll_zip_layout_bytes(&rcv, 0))) {
-        return mca_coll_zip_allgatherv_run(m, comm, op, &mine, &rcv, request);
+    int algorithm = ZIP_ALLGATHERV_RING;
+    if (mca_coll_zip_allgather_takes(m, comm, op, &mine, &rcv, mca_coll_zip_layout_bytes(&rcv, 0),
+                                     &algorithm)) {
+        return mca_coll_zip_allgatherv_run(m, comm, op, &mine, &rcv, algorithm, request);
     }
     return COLL_ZIP_HAND_ON(m, request, allgather, sbuf, scount, sdtype, rbuf, rcount, rdtype,
                             comm);

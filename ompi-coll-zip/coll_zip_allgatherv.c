@@ -1,10 +1,13 @@
 /*
- * MPI_Allgatherv and MPI_Iallgatherv: a ring (algo/ring.cpp) in which each rank compresses its
- * own block once, the frame travels unchanged from rank to rank, and every receiver decodes it
- * once. Every rank knows every block's size, so a call whose blocks are all below the threshold
- * goes to the previous component whole.
+ * MPI_Allgatherv and MPI_Iallgatherv: a ring (algo/ring.cpp) or Bruck's steps (algo/bruck.cpp),
+ * in which each rank compresses its own block once, the frame travels unchanged from rank to
+ * rank, and every receiver decodes it once. Every rank knows every block's size, so a call whose
+ * blocks are all below the threshold goes to the previous component whole, and every rank picks
+ * the same schedule.
  */
 #include "ompi_config.h"
+
+#include <stdlib.h>
 
 #include "mpi.h"
 #include "ompi/constants.h"
@@ -16,7 +19,7 @@
 
 int mca_coll_zip_allgatherv_run(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm, int op,
                                 const mca_coll_zip_layout_t *mine, const mca_coll_zip_layout_t *rcv,
-                                struct ompi_request_t **request)
+                                int algorithm, struct ompi_request_t **request)
 {
     const int rank = ompi_comm_rank(comm);
     mca_coll_zip_exchange_t x = {.root = -1};
@@ -35,16 +38,41 @@ int mca_coll_zip_allgatherv_run(mca_coll_zip_module_t *m, struct ompi_communicat
         .try_compress = 1,
         .threshold = mca_coll_zip_component.threshold,
         .peer_on_node = m->peer_on_node,
+        .algorithm = algorithm,
     };
     return mca_coll_zip_exchange(m, comm, op, &x, rc, request);
 }
 
+/* The schedule (ZIP_ALLGATHERV_*) for blocks of these sizes: coll_zip_allgatherv_algorithm, or
+ * what zip_algo_allgatherv_choose predicts faster (the latency is the cost models' parameter). */
+static int schedule(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm,
+                    const mca_coll_zip_layout_t *rcv)
+{
+    const int algorithm = mca_coll_zip_component.allgatherv_algorithm;
+    if (ZIP_ALLGATHERV_AUTO != algorithm) {
+        return algorithm;
+    }
+    const int size = ompi_comm_size(comm);
+    size_t *bytes = malloc(sizeof(size_t) * (size_t)size);
+    if (NULL == bytes) {
+        return ZIP_ALLGATHERV_RING; /* the ring needs no more memory than it had */
+    }
+    for (int p = 0; p < size; ++p) {
+        bytes[p] = mca_coll_zip_layout_bytes(rcv, p);
+    }
+    const int chosen = zip_algo_allgatherv_choose(bytes, size, m->call_policy.speeds.link_Bps,
+                                                  mca_coll_zip_component.bcast_latency_us * 1e-6,
+                                                  mca_coll_zip_pairs_serialise(m, comm));
+    free(bytes);
+    return chosen;
+}
+
 /* Whether zip takes this allgather(v) (of `op`, blocking or not) whose largest block is
- * `largest`; otherwise it was counted as handed on. Under observe this rank judges its own
- * block, wherever it is. */
+ * `largest`, and with which schedule; otherwise it was counted as handed on. Under observe this
+ * rank judges its own block, wherever it is. */
 bool mca_coll_zip_allgather_takes(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm,
                                   int op, const mca_coll_zip_layout_t *mine,
-                                  const mca_coll_zip_layout_t *rcv, size_t largest)
+                                  const mca_coll_zip_layout_t *rcv, size_t largest, int *algorithm)
 {
     mca_coll_zip_stats_arm_finalize_summary(comm);
     const int rank = ompi_comm_rank(comm);
@@ -56,16 +84,17 @@ bool mca_coll_zip_allgather_takes(mca_coll_zip_module_t *m, struct ompi_communic
                                          mca_coll_zip_layout_bytes(rcv, rank))) {
         return false;
     }
-    /* Many ranks over a link with latency: tuned's recursive doubling and Bruck pay log2 p
-     * latencies where the ring pays p - 1 (zip_algo_ring_suits; each link carries every block
-     * but one). */
-    const int size = ompi_comm_size(comm);
-    size_t total = 0;
-    for (int p = 0; p < size; ++p) {
-        total += mca_coll_zip_layout_bytes(rcv, p);
-    }
-    if (!zip_algo_ring_suits(total, size - 1, m->call_policy.speeds.link_Bps,
-                             mca_coll_zip_component.bcast_latency_us * 1e-6)) {
+    /* Many ranks over a link with latency: the ring pays p - 1 latencies where Bruck (and
+     * tuned's recursive doubling) pay log2 p; blocks of unequal sizes make every ring step wait
+     * for the largest. Where neither of zip's schedules suits, tuned's are faster. */
+    *algorithm = schedule(m, comm, rcv);
+    opal_output_verbose(10, mca_coll_zip_component.output,
+                        "coll:zip: %s of %zu-byte blocks at most on %d ranks: %s",
+                        zip_coll_op_calls[op], largest, ompi_comm_size(comm),
+                        ZIP_ALLGATHERV_RING == *algorithm    ? "ring"
+                        : ZIP_ALLGATHERV_BRUCK == *algorithm ? "bruck"
+                                                             : "handed on");
+    if (ZIP_ALLGATHERV_HAND_ON == *algorithm) {
         mca_coll_zip_stats_handed_on(op, ZIP_VERDICT_TOO_SMALL, 0.0, 0);
         return false;
     }
@@ -100,9 +129,10 @@ int mca_coll_zip_iallgatherv(const void *sbuf, int scount, struct ompi_datatype_
     const int op = NULL == request ? COLL_ZIP_OP_ALLGATHERV : COLL_ZIP_OP_IALLGATHERV;
     const mca_coll_zip_layout_t mine = {sbuf, NULL, NULL, scount, sdtype};
     const mca_coll_zip_layout_t rcv = {rbuf, rcounts, disps, 0, rdtype};
+    int algorithm = ZIP_ALLGATHERV_RING;
     if (mca_coll_zip_allgather_takes(m, comm, op, &mine, &rcv,
-                                     largest_block(&rcv, ompi_comm_size(comm)))) {
-        return mca_coll_zip_allgatherv_run(m, comm, op, &mine, &rcv, request);
+                                     largest_block(&rcv, ompi_comm_size(comm)), &algorithm)) {
+        return mca_coll_zip_allgatherv_run(m, comm, op, &mine, &rcv, algorithm, request);
     }
     return COLL_ZIP_HAND_ON(m, request, allgatherv, sbuf, scount, sdtype, rbuf, rcounts, disps,
                             rdtype, comm);

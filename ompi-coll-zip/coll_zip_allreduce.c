@@ -68,10 +68,11 @@ static bool is_tcp(const struct mca_btl_base_module_t *btl)
 
 /* Whether ob1 moves this communicator's messages between nodes over the TCP BTL, whose one
  * connection per pair serialises a pair's exchanges both ways: recursive halving loses to the
- * ring there (zip_algo_allreduce_choose). Read from the BTLs ob1 chose for the first peer on
- * another node; if ob1 has not set that peer up yet, whether the TCP BTL is open at all. pml/ucx
- * (alone or behind pml/zip) has no BML endpoints and its own transports: no. */
-static bool pairs_serialise(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm)
+ * ring there (zip_algo_allreduce_choose), Bruck's exchange step too (zip_algo_allgatherv_choose).
+ * Read from the BTLs ob1 chose for the first peer on another node; if ob1 has not set that peer up
+ * yet, whether the TCP BTL is open at all. pml/ucx (alone or behind pml/zip) has no BML endpoints
+ * and its own transports: no. */
+bool mca_coll_zip_pairs_serialise(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm)
 {
     if (m->pairs_serialise >= 0) {
         return 1 == m->pairs_serialise;
@@ -255,7 +256,7 @@ int mca_coll_zip_iallreduce(const void *sbuf, void *rbuf, int count, struct ompi
                                     : mca_coll_zip_component.link_gbps_remote * 1e9 / 8.0;
         algorithm = zip_algo_allreduce_choose(bytes, ompi_comm_size(comm), link_Bps,
                                               mca_coll_zip_component.bcast_latency_us * 1e-6,
-                                              pairs_serialise(m, comm));
+                                              mca_coll_zip_pairs_serialise(m, comm));
     }
     opal_output_verbose(10, mca_coll_zip_component.output,
                         "coll:zip: allreduce of %zu bytes on %d ranks: %s (pairs serialise: %d)",

@@ -190,6 +190,16 @@ int mca_coll_zip_init_query(bool enable_progress_threads, bool enable_mpi_thread
                                                                        : "");
         return OMPI_ERR_NOT_AVAILABLE;
     }
+    z->allgatherv_algorithm = zip_allgatherv_algorithm_parse(z->allgatherv_algorithm_name);
+    if (z->allgatherv_algorithm < 0) {
+        if (speaker)
+            mca_coll_zip_show_help(
+                "bad allgatherv algorithm",
+                "coll_zip_allgatherv_algorithm \"%s\" is not one of auto, "
+                "ring, bruck; zip is disabled",
+                NULL != z->allgatherv_algorithm_name ? z->allgatherv_algorithm_name : "");
+        return OMPI_ERR_NOT_AVAILABLE;
+    }
     z->alltoallv_temporal = zip_algo_temporal_mode_parse(z->alltoallv_temporal_name);
     if (z->alltoallv_temporal < 0) {
         if (speaker)

@@ -1,6 +1,11 @@
-// Compressed allgatherv: a ring (ring.hpp) in which every block is compressed once, by its
-// owner, travels as the frame it became and is decoded once by every other rank, while the
-// next step's transfer runs.
+// Compressed allgatherv: a ring (ring.hpp) or Bruck's steps (bruck.hpp) in which every block is
+// compressed once, by its owner, travels as the frame it became and is decoded once by every
+// other rank, while later transfers run.
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "bruck.hpp"
 #include "exchange.hpp"
 #include "ring.hpp"
 #include "zip_algo.h"
@@ -18,7 +23,16 @@ Task allgatherv(const zip_transport_t *t, const zip_codec_ops_t *codec,
     std::vector<zip_block_t> blocks(a->recv, a->recv + t->size);
     blocks[size_t(t->rank)] = a->send[0];
     BlockPolicy policy = BlockPolicy::of(*a, *t);
-    policy.peer_on_node = nullptr; // a block crosses every link of the ring
+    policy.peer_on_node = nullptr; // a block crosses links to several ranks
+    if (a->algorithm == ZIP_ALLGATHERV_BRUCK) {
+        BruckAllgather bruck;
+        const int rc = bruck.prepare(t, policy, blocks.data(), t->rank, a->tag);
+        if (rc != ZIP_ALGO_OK)
+            co_return rc;
+        res->all_plain = bruck.all_plain();
+        BlockCodec coder(codec, policy, res);
+        co_return co_await bruck.run(coder, res);
+    }
     RingAllgather ring;
     const int rc = ring.prepare(t, policy, blocks.data(), t->rank, a->tag);
     if (rc != ZIP_ALGO_OK)
@@ -28,10 +42,76 @@ Task allgatherv(const zip_transport_t *t, const zip_codec_ops_t *codec,
     co_return co_await ring.run(coder, res);
 }
 
+namespace
+{
+
+// Bruck's predicted time (or wire bytes when the link is unknown; see zip_algo.h).
+double bruck_cost(const size_t *bytes, int size, double link_Bps, double latency_s,
+                  bool pairs_serialise)
+{
+    // prefix[i]: the first i blocks of the sequence repeated twice, so every window of
+    // consecutive blocks (mod size) is one difference.
+    std::vector<double> prefix(2 * size_t(size) + 1, 0.0);
+    for (size_t i = 0; i < 2 * size_t(size); ++i)
+        prefix[i + 1] = prefix[i] + double(bytes[i % size_t(size)]);
+    const double rate = link_Bps > 0.0 ? link_Bps : 1.0, latency = link_Bps > 0.0 ? latency_s : 0.0;
+    double total = 0.0;
+    for (int d = 1; d < size; d <<= 1) {
+        const int n = std::min(d, size - d);
+        double widest = 0.0; // the most any rank receives at this step
+        for (int r = 0; r < size; ++r) {
+            const size_t from = size_t((r + d) % size);
+            widest = std::max(widest, prefix[from + size_t(n)] - prefix[from]);
+        }
+        const double serial = pairs_serialise && 2 * d == size ? 2.0 : 1.0;
+        total += serial * (latency + widest / rate);
+    }
+    return total;
+}
+
+double ring_cost(const size_t *bytes, int size, double link_Bps, double latency_s)
+{
+    const double largest = double(*std::max_element(bytes, bytes + size));
+    const double rate = link_Bps > 0.0 ? link_Bps : 1.0, latency = link_Bps > 0.0 ? latency_s : 0.0;
+    return double(size - 1) * (latency + largest / rate);
+}
+
+} // namespace
+
 } // namespace zipcoll
 
 extern "C" int zip_algo_allgatherv(const zip_transport_t *t, const zip_codec_ops_t *codec,
                                    const zip_exchange_args_t *a, zip_algo_result_t *res)
 {
     return zipcoll::run_to_end(zipcoll::allgatherv(t, codec, a, res));
+}
+
+extern "C" int zip_allgatherv_algorithm_parse(const char *name)
+{
+    if (name == nullptr || std::strcmp(name, "auto") == 0)
+        return ZIP_ALLGATHERV_AUTO;
+    if (std::strcmp(name, "ring") == 0)
+        return ZIP_ALLGATHERV_RING;
+    if (std::strcmp(name, "bruck") == 0)
+        return ZIP_ALLGATHERV_BRUCK;
+    return -1;
+}
+
+// The margin keeps the ring where the two are close: its segments overlap the owner's codec
+// with the wire, Bruck's first step waits for the whole block's frame.
+extern "C" int zip_algo_allgatherv_choose(const size_t *bytes, int size, double link_Bps,
+                                          double latency_s, int pairs_serialise)
+{
+    if (size <= 2 || bytes == nullptr)
+        return ZIP_ALLGATHERV_RING;
+    const double bruck =
+        zipcoll::bruck_cost(bytes, size, link_Bps, latency_s, pairs_serialise != 0);
+    const double ring = zipcoll::ring_cost(bytes, size, link_Bps, latency_s);
+    if (bruck < 0.95 * ring)
+        return ZIP_ALLGATHERV_BRUCK;
+    size_t total = 0;
+    for (int p = 0; p < size; ++p)
+        total += bytes[p];
+    return zip_algo_ring_suits(total, size - 1, link_Bps, latency_s) ? ZIP_ALLGATHERV_RING
+                                                                     : ZIP_ALLGATHERV_HAND_ON;
 }

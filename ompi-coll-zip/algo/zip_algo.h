@@ -253,6 +253,8 @@ typedef struct zip_exchange_args {
      * same memory. Not for the non-blocking calls, which may code one stream's blocks of two
      * calls out of order. */
     zip_algo_temporal_t *temporal;
+    int algorithm; /* allgatherv only: ZIP_ALLGATHERV_RING (0) or ZIP_ALLGATHERV_BRUCK; the same
+                      on every rank */
 } zip_exchange_args_t;
 
 /* Alltoallv: every rank sends send[p] to p and receives recv[p] from p (self excluded:
@@ -271,12 +273,37 @@ int zip_algo_scatterv(const zip_transport_t *t, const zip_codec_ops_t *codec, in
                       const zip_exchange_args_t *args, zip_algo_result_t *result);
 
 /* Allgatherv: this rank's send[0] reaches every other rank, whose recv[rank] receives it, and
- * this rank receives every recv[p]; a ring of size-1 steps (allgatherv_algo.cpp). Each block is
- * compressed once by its owner and forwarded as the frame it became, so it is decoded once per
- * receiver. Plain blocks (below the threshold, longer than a byte message) travel the ring as
- * they are; peer_on_node is not used, as every block crosses every link. */
+ * this rank receives every recv[p]; a ring of size-1 steps (ring.hpp) or Bruck's ceil(log2 size)
+ * steps (bruck.hpp), as args->algorithm says. Each block is compressed once by its owner and
+ * forwarded as the frame it became, so it is decoded once per receiver. Plain blocks (below the
+ * threshold, longer than a byte message) travel as they are; peer_on_node is not used, as every
+ * block crosses links to several ranks. */
 int zip_algo_allgatherv(const zip_transport_t *t, const zip_codec_ops_t *codec,
                         const zip_exchange_args_t *args, zip_algo_result_t *result);
+
+/* coll_zip_allgatherv_algorithm (allgather and allgatherv, blocking or not): auto
+ * (zip_algo_allgatherv_choose), ring or bruck; HAND_ON: the chooser's "neither: the previous
+ * component". */
+enum {
+    ZIP_ALLGATHERV_RING = 0,
+    ZIP_ALLGATHERV_BRUCK = 1,
+    ZIP_ALLGATHERV_AUTO = 2,
+    ZIP_ALLGATHERV_HAND_ON = 3
+};
+/* The ZIP_ALLGATHERV_* a name stands for (NULL: auto), -1 for anything else. */
+int zip_allgatherv_algorithm_parse(const char *name);
+
+/* The schedule for an allgatherv whose rank p contributes bytes[p] (size entries), over a link
+ * of link_Bps per rank with latency_s between nodes. A store-and-forward model of the wire:
+ * the ring takes (size - 1) (latency + largest block / rate), since the largest block is on
+ * some link at every step; Bruck takes, per step, a latency plus the largest sum of the
+ * neighbouring blocks one rank receives, over the rate, both twice where pairs_serialise
+ * (Open MPI's TCP BTL) and the step is an exchange between two ranks (distance size / 2). Bruck
+ * where it is predicted at least 5 % faster (unequal blocks, or latencies where the ring would
+ * be handed on), else the ring where zip_algo_ring_suits, else ZIP_ALLGATHERV_HAND_ON. link_Bps
+ * or latency_s 0 (unknown): the wire alone. The same on every rank given the same arguments. */
+int zip_algo_allgatherv_choose(const size_t *bytes, int size, double link_Bps, double latency_s,
+                               int pairs_serialise);
 
 /* The reduction operator of an allreduce or reduce: inout = in op inout, elementwise over
  * `bytes` bytes (a whole number of elements). The glue binds it to an MPI operation. */

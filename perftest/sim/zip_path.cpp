@@ -190,7 +190,8 @@ ZipRankResult rooted(const RankEnv &env, const ZipSettings &s, const Route &rout
 }
 
 // MPI_Allgatherv as coll_zip_allgatherv.c runs it: the own block copied into place, then zip's
-// ring (algo/allgatherv_algo.cpp), each block compressed once by its owner and forwarded.
+// ring or Bruck (algo/allgatherv_algo.cpp), each block compressed once by its owner and
+// forwarded.
 ZipRankResult allgatherv(const RankEnv &env, const ZipSettings &s, const Route &route,
                          bool try_compress, char *dummy)
 {
@@ -212,6 +213,7 @@ ZipRankResult allgatherv(const RankEnv &env, const ZipSettings &s, const Route &
     args.threshold = s.threshold;
     args.policy = &route.policy;
     args.peer_on_node = on_node.get();
+    args.algorithm = route.allgatherv_algorithm;
     out.error = zip_algo_allgatherv(t.get(), env.codec->ops(), &args, &out.algo);
     env.codec->pay();
     out.ran_algorithm = true;
@@ -343,18 +345,23 @@ Route route_call(const Workload &w, int nodes, const Agreed &agreed, const ZipSe
     }
     // Allgather(v) as coll_zip_allgatherv.c routes it: the largest block must reach the
     // threshold, then zip_algo_route for a ring, every block crossing size - 1 links at once,
-    // then the ring must not pay too many latencies.
+    // then the schedule: the ring, Bruck, or neither (zip_algo_allgatherv_choose).
     if (w.op() == Op::Allgatherv || w.op() == Op::Allgather) {
         if (w.largest() < s.threshold) {
             r.verdict = ZIP_VERDICT_TOO_SMALL;
             return r;
         }
         route_flow(ZIP_FLOW_RING, w.ranks(), agreed, s, &r);
-        size_t total = 0;
-        for (int p = 0; p < w.ranks(); ++p)
-            total += w.contribution(p);
-        if (r.verdict == ZIP_VERDICT_COMPRESS &&
-            !zip_algo_ring_suits(total, w.ranks() - 1, r.policy.speeds.link_Bps, s.bcast_latency_s))
+        r.allgatherv_algorithm = s.allgatherv_algorithm;
+        if (r.allgatherv_algorithm == ZIP_ALLGATHERV_AUTO) {
+            std::vector<size_t> bytes(size_t(w.ranks()));
+            for (int p = 0; p < w.ranks(); ++p)
+                bytes[size_t(p)] = w.contribution(p);
+            r.allgatherv_algorithm =
+                zip_algo_allgatherv_choose(bytes.data(), w.ranks(), r.policy.speeds.link_Bps,
+                                           s.bcast_latency_s, s.pairs_serialise ? 1 : 0);
+        }
+        if (r.verdict == ZIP_VERDICT_COMPRESS && r.allgatherv_algorithm == ZIP_ALLGATHERV_HAND_ON)
             r.verdict = ZIP_VERDICT_TOO_SMALL;
         return r;
     }

@@ -22,7 +22,8 @@ struct ZipSettings {
     zip_policy_mode_t mode = ZIP_POLICY_AUTO;       // coll_zip_policy
     int bcast_algorithm = ZIP_BCAST_ALGORITHM_AUTO; // coll_zip_bcast_algorithm
     double bcast_latency_s = -1.0; // coll_zip_bcast_latency_us; below 0: the platform's latency
-    int allreduce_algorithm = ZIP_ALLREDUCE_AUTO; // coll_zip_allreduce_algorithm
+    int allreduce_algorithm = ZIP_ALLREDUCE_AUTO;   // coll_zip_allreduce_algorithm
+    int allgatherv_algorithm = ZIP_ALLGATHERV_AUTO; // coll_zip_allgatherv_algorithm
     // What coll/zip finds when ob1 runs over the TCP BTL: exchanges of a pair serialise (the
     // platform's --tcp-btl-pairs).
     bool pairs_serialise = false;
@@ -53,7 +54,8 @@ struct Route {
     zip_verdict_t verdict = ZIP_VERDICT_NEVER;
     zip_algo_policy_t policy{};
     Agreed agreed{}; // what the route was decided from (bcast's plan reads it)
-    int allreduce_algorithm = ZIP_ALLREDUCE_RING; // an allreduce's schedule (ZIP_ALLREDUCE_*)
+    int allreduce_algorithm = ZIP_ALLREDUCE_RING;   // an allreduce's schedule (ZIP_ALLREDUCE_*)
+    int allgatherv_algorithm = ZIP_ALLGATHERV_RING; // an allgather(v)'s (ZIP_ALLGATHERV_*)
     bool takes() const { return verdict == ZIP_VERDICT_COMPRESS; }
 };
 Route route_call(const Workload &w, int nodes, const Agreed &agreed, const ZipSettings &s);

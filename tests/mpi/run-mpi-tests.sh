@@ -126,6 +126,17 @@ run "nonblocking np=8 zip=off short" nonblocking -np 8 --oversubscribe $zip_off 
     "$bin/test_nonblocking" --short
 run_stats "nonblocking np=8 zip=on short, compressed" nonblocking "$nb_ops" compressed -np 8 \
     --oversubscribe $zip_on "$bin/test_nonblocking" --short
+# Allgather(v) on Bruck's steps, forced (auto takes them for unequal blocks or many ranks):
+# bit-exact with and without a power of two of ranks (whose last step is an exchange), blocking
+# and non-blocking.
+for np in 3 4 5 8; do
+    run_stats "allgather np=$np zip=on bruck, compressed" allgather "allgather allgatherv" \
+        compressed -np "$np" --oversubscribe $zip_on --mca coll_zip_allgatherv_algorithm bruck \
+        "$bin/test_allgather"
+done
+run_stats "nonblocking np=3 zip=on bruck, compressed" nonblocking "iallgather iallgatherv" \
+    compressed -np 3 --oversubscribe $zip_on --mca coll_zip_allgatherv_algorithm bruck \
+    "$bin/test_nonblocking"
 # Allreduce by recursive halving and doubling, forced: its balanced-tree order bit for bit,
 # with a fold (3 ranks) and without (4, 8).
 for np in 3 4 8; do
@@ -203,6 +214,9 @@ report "bcast np=4 auto: the ranks agree on how many share each core" $? "$bin/o
 mpirun_logged -np 2 $zip_on --mca coll_zip_bcast_algorithm ring "$bin/test_bcast"
 grep -q 'coll_zip_bcast_algorithm "ring"' "$bin/out.log" && grep -q "PASS: " "$bin/out.log"
 report "an unknown coll_zip_bcast_algorithm is reported and zip stays out" $? "$bin/out.log"
+mpirun_logged -np 2 $zip_on --mca coll_zip_allgatherv_algorithm doubling "$bin/test_allgather"
+grep -q 'coll_zip_allgatherv_algorithm "doubling"' "$bin/out.log" && grep -q "PASS: " "$bin/out.log"
+report "an unknown coll_zip_allgatherv_algorithm is reported and zip stays out" $? "$bin/out.log"
 run_stats "alltoallv np=3 zip=on threshold=64, compressed" alltoallv alltoallv compressed -np 3 \
     --oversubscribe $zip_on --mca coll_zip_threshold 64 "$bin/test_alltoallv"
 # Integer payloads (MPI_INT, MPI_UNSIGNED, MPI_INT64_T, MPI_LONG_LONG) go to the codecs as

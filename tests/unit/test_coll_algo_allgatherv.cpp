@@ -1,9 +1,11 @@
-// The compressed allgatherv ring on the in-process transport: every block reaches every rank
-// exactly, each is compressed once by its owner, forwarded as the frame it became and decoded
-// once per receiver; plain blocks travel as they are; errors do not stop the ring.
+// The compressed allgatherv, ring and Bruck, on the in-process transport: every block reaches
+// every rank exactly, each is compressed once by its owner, forwarded as the frame it became and
+// decoded once per receiver; plain blocks travel as they are; errors do not stop the schedule.
+// And the choice between the two (zip_algo_allgatherv_choose).
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <string>
 
 #include "ring.hpp"
 #include "test_coll_algo_support.hpp"
@@ -36,7 +38,7 @@ struct RingRun {
     std::vector<int> rc;
     std::vector<zip_algo_result_t> res;
     int mismatches = 0;
-    size_t plain_sends = 0, byte_views = 0;
+    size_t plain_sends = 0, byte_views = 0, messages = 0;
 };
 
 // n bytes at p as a block: typed (through the handle h, which it keeps) or contiguous.
@@ -47,9 +49,11 @@ zip_block_t block_of(algotest::Typed &h, char *p, size_t n, bool typed)
 }
 
 // An allgatherv of bytes on tag 8 that may compress blocks of 1024 bytes or more.
-zip_exchange_args_t ring_args(const zip_block_t *send, const zip_block_t *recv)
+zip_exchange_args_t ring_args(const zip_block_t *send, const zip_block_t *recv,
+                              int algorithm = ZIP_ALLGATHERV_RING)
 {
     zip_exchange_args_t a{};
+    a.algorithm = algorithm;
     a.send = send;
     a.recv = recv;
     a.tag = 8;
@@ -61,7 +65,8 @@ zip_exchange_args_t ring_args(const zip_block_t *send, const zip_block_t *recv)
 
 // Every rank contributes data_of(rank, round); blocks below 1024 bytes are plain. rendezvous:
 // sends read their buffer when they meet their receive (World::rendezvous).
-RingRun allgatherv(int size, int round, ToyCodec &codec, bool typed, bool rendezvous = false)
+RingRun allgatherv(int size, int round, ToyCodec &codec, bool typed, bool rendezvous = false,
+                   int algorithm = ZIP_ALLGATHERV_RING)
 {
     World w(size, algotest::WorldOptions{.typed = typed, .rendezvous = rendezvous});
     RingRun out;
@@ -79,7 +84,7 @@ RingRun allgatherv(int size, int round, ToyCodec &codec, bool typed, bool rendez
                 rb[p] = block_of(handles[p], got[rank][p].data(), got[rank][p].size(), typed);
         }
         const zip_block_t sb = block_of(handles[size], mine.data(), mine.size(), typed);
-        const zip_exchange_args_t a = ring_args(&sb, rb.data());
+        const zip_exchange_args_t a = ring_args(&sb, rb.data(), algorithm);
         out.rc[rank] = zip_algo_allgatherv(&t, &ops, &a, &out.res[rank]);
     });
     for (int r = 0; r < size; ++r)
@@ -89,22 +94,23 @@ RingRun allgatherv(int size, int round, ToyCodec &codec, bool typed, bool rendez
     EXPECT_EQ(w.unreceived(), 0u);
     out.plain_sends = w.plain_sends;
     out.byte_views = w.byte_views;
+    out.messages = w.messages;
     return out;
 }
 
 } // namespace
 
-class CollAlgoAllgatherv : public ::testing::TestWithParam<std::tuple<int, bool>>
+class CollAlgoAllgatherv : public ::testing::TestWithParam<std::tuple<int, bool, int>>
 {
 };
 
 TEST_P(CollAlgoAllgatherv, EveryRankGetsEveryBlockExactly)
 {
-    const auto [size, typed] = GetParam();
+    const auto [size, typed, algorithm] = GetParam();
     bool compressed = false;
     for (int round = 0; round < 7; ++round) {
         ToyCodec codec;
-        const RingRun r = allgatherv(size, round, codec, typed);
+        const RingRun r = allgatherv(size, round, codec, typed, false, algorithm);
         EXPECT_EQ(r.mismatches, 0) << "round " << round;
         for (int k = 0; k < size; ++k) {
             EXPECT_EQ(r.rc[k], ZIP_ALGO_OK) << "round " << round << " rank " << k;
@@ -116,8 +122,10 @@ TEST_P(CollAlgoAllgatherv, EveryRankGetsEveryBlockExactly)
     }
 }
 
-INSTANTIATE_TEST_SUITE_P(Shapes, CollAlgoAllgatherv,
-                         ::testing::Combine(::testing::Values(1, 2, 3, 4, 7), ::testing::Bool()));
+INSTANTIATE_TEST_SUITE_P(
+    Shapes, CollAlgoAllgatherv,
+    ::testing::Combine(::testing::Values(1, 2, 3, 4, 5, 7, 8, 9), ::testing::Bool(),
+                       ::testing::Values(ZIP_ALLGATHERV_RING, ZIP_ALLGATHERV_BRUCK)));
 
 // Compress once, forward compressed: every owner of a block at or above the threshold
 // compresses it once, in ring segments (ring.hpp; the first segment is the sample, and a block
@@ -279,4 +287,159 @@ TEST(CollAlgoAllgathervRing, CorruptFramesAreReportedAndTheRingCompletes)
     const RingRun r = allgatherv(4, 5, codec, false);
     for (int k = 0; k < 4; ++k)
         EXPECT_EQ(r.rc[k], ZIP_ALGO_ERR_CODEC) << "rank " << k;
+}
+
+// Bruck compresses once, forwards compressed: each owner compresses its block once (one sample,
+// the whole block, no segments), nobody else compresses, every frame is decoded once by each of
+// the other ranks, and every block crosses size - 1 hops as one message each.
+TEST(CollAlgoAllgathervBruck, EachBlockCompressedOnceAndDecodedOncePerReceiver)
+{
+    for (int size : {3, 5, 8}) {
+        for (int round = 0; round < 7; ++round) {
+            ToyCodec codec;
+            const RingRun r = allgatherv(size, round, codec, true, false, ZIP_ALLGATHERV_BRUCK);
+            EXPECT_EQ(r.mismatches, 0);
+            size_t coded = 0, plain = 0, frames = 0, nonempty = 0;
+            for (int p = 0; p < size; ++p) {
+                const size_t b = bytes_of(p, round);
+                if (b == 0)
+                    continue;
+                ++nonempty;
+                (b < 1024 ? plain : coded) += 1;
+                frames += b >= 1024 && compressible(p, round) ? 1 : 0;
+            }
+            const std::string what =
+                "size " + std::to_string(size) + " round " + std::to_string(round);
+            EXPECT_EQ(codec.compressions.load(), coded) << what;
+            EXPECT_EQ(codec.decodes.load(), frames * (size - 1)) << what;
+            EXPECT_EQ(r.plain_sends, plain * (size - 1)) << what;
+            EXPECT_EQ(r.byte_views, coded * size) << what;
+            EXPECT_EQ(r.messages, nonempty * (size - 1)) << what;
+        }
+    }
+}
+
+// Frames, raw blocks and the caller's own block are read by sends that a rendezvous transport
+// moves only when their receives meet them: nothing is overwritten before.
+TEST(CollAlgoAllgathervBruck, RendezvousSendsLeaveEveryBlockExact)
+{
+    for (int size : {2, 3, 4, 6}) {
+        for (int round = 0; round < 7; ++round) {
+            ToyCodec codec;
+            const RingRun r =
+                allgatherv(size, round, codec, round % 2 == 1, true, ZIP_ALLGATHERV_BRUCK);
+            EXPECT_EQ(r.mismatches, 0) << "size " << size << " round " << round;
+            for (int k = 0; k < size; ++k)
+                EXPECT_EQ(r.rc[k], ZIP_ALGO_OK) << "size " << size << " round " << round;
+        }
+    }
+}
+
+// Statistics: a rank counts every coded block it sends, its own and the ones it forwards, once
+// per send; on smooth data what it puts on the wire for them is smaller.
+TEST(CollAlgoAllgathervBruck, ForwardedFramesCountAtEveryRankThatSendsThem)
+{
+    const int size = 4, round = 4; // blocks 5000, 0, 1024 (random), 20000
+    ToyCodec codec;
+    const RingRun r = allgatherv(size, round, codec, false, false, ZIP_ALLGATHERV_BRUCK);
+    ASSERT_EQ(r.mismatches, 0);
+    for (int k = 0; k < size; ++k) {
+        size_t sent = 0;
+        bool smooth = false;
+        // Distance 1 sends the own block, distance 2 the own block and the next one.
+        for (int b : {k, k, (k + 1) % size}) {
+            const size_t n = bytes_of(b, round);
+            sent += n >= 1024 ? n : 0;
+            smooth = smooth || (n >= 1024 && compressible(b, round));
+        }
+        EXPECT_EQ(r.res[k].bytes_in, sent) << "rank " << k;
+        if (smooth)
+            EXPECT_LT(r.res[k].bytes_out, r.res[k].bytes_in) << "rank " << k;
+        else
+            EXPECT_EQ(r.res[k].bytes_out, r.res[k].bytes_in) << "rank " << k;
+    }
+}
+
+// A frame that does not decode is an error at every receiver, and every step still runs.
+TEST(CollAlgoAllgathervBruck, CorruptFramesAreReportedAndEveryStepCompletes)
+{
+    ToyCodec codec;
+    codec.fail_decode = true;
+    const RingRun r = allgatherv(5, 5, codec, false, false, ZIP_ALLGATHERV_BRUCK);
+    for (int k = 0; k < 5; ++k)
+        EXPECT_EQ(r.rc[k], ZIP_ALGO_ERR_CODEC) << "rank " << k;
+}
+
+namespace
+{
+
+constexpr double kGbit = 1e9 / 8.0, kLatency = 20e-6;
+
+// n blocks of `bytes`, odd ranks' `bytes` + `skew` and even ranks' `bytes` - `skew` (gatherv's
+// and simscale's uneven contribution).
+std::vector<size_t> alternating(int n, size_t bytes, size_t skew)
+{
+    std::vector<size_t> out(size_t(n), 0);
+    for (int p = 0; p < n; ++p)
+        out[size_t(p)] = p % 2 == 1 ? bytes + skew : bytes - skew;
+    return out;
+}
+
+int choose(const std::vector<size_t> &b, double link_Bps, int pairs = 0)
+{
+    return zip_algo_allgatherv_choose(b.data(), int(b.size()), link_Bps, kLatency, pairs);
+}
+
+} // namespace
+
+// Equal blocks where the ring's latencies are small: the ring, whose segments overlap the codec
+// with the wire; Bruck moves the same bytes.
+TEST(AllgathervChoice, EqualBlocksOnFewRanksTakeTheRing)
+{
+    const size_t MiB = 1 << 20;
+    EXPECT_EQ(choose(alternating(8, MiB, 0), 1 * kGbit), ZIP_ALLGATHERV_RING);
+    EXPECT_EQ(choose(alternating(5, MiB, 0), 1 * kGbit), ZIP_ALLGATHERV_RING);
+    EXPECT_EQ(choose(alternating(2, MiB, MiB / 8), 1 * kGbit), ZIP_ALLGATHERV_RING); // one step
+    EXPECT_EQ(choose(alternating(8, MiB, 0), 0.0), ZIP_ALLGATHERV_RING);             // link unknown
+}
+
+// Blocks of n -/+ n/8 make every ring step wait for a large block (1.125 of the mean); Bruck's
+// steps move sums of neighbouring blocks, which even out: 7.125 against 7.875 on 8 ranks.
+TEST(AllgathervChoice, UnequalBlocksTakeBruck)
+{
+    const size_t MiB = 1 << 20;
+    EXPECT_EQ(choose(alternating(8, MiB, MiB / 8), 1 * kGbit), ZIP_ALLGATHERV_BRUCK);
+    EXPECT_EQ(choose(alternating(6, MiB, MiB / 8), 1 * kGbit), ZIP_ALLGATHERV_BRUCK);
+    EXPECT_EQ(choose(alternating(8, MiB, MiB / 8), 0.0), ZIP_ALLGATHERV_BRUCK);
+}
+
+// Over the TCP BTL the two directions of an exchange between two ranks take turns: on a power
+// of two of ranks Bruck's last step, half the data, is such an exchange, and the ring stays.
+// Elsewhere no step is one.
+TEST(AllgathervChoice, WherePairsSerialiseBrucksExchangeStepCountsTwice)
+{
+    const size_t MiB = 1 << 20;
+    EXPECT_EQ(choose(alternating(8, MiB, MiB / 8), 1 * kGbit, 1), ZIP_ALLGATHERV_RING);
+    EXPECT_EQ(choose(alternating(6, MiB, MiB / 8), 1 * kGbit, 1), ZIP_ALLGATHERV_BRUCK);
+}
+
+// Many ranks where the ring pays more than 1/32 of its wire time in latencies: Bruck's log2 p
+// latencies instead of handing the call on; where Bruck is no faster either (its exchange
+// step doubled), the call is handed on.
+TEST(AllgathervChoice, ManyRanksOnAFastLinkTakeBruckInsteadOfHandingOn)
+{
+    const size_t KiB = 1 << 10;
+    const auto blocks = alternating(64, 64 * KiB, 0);
+    EXPECT_EQ(choose(blocks, 10 * kGbit), ZIP_ALLGATHERV_BRUCK);
+    EXPECT_EQ(choose(alternating(64, 1 << 20, 0), 1 * kGbit), ZIP_ALLGATHERV_RING);
+    EXPECT_EQ(choose(blocks, 10 * kGbit, 1), ZIP_ALLGATHERV_HAND_ON);
+}
+
+TEST(AllgathervChoice, NamesParse)
+{
+    EXPECT_EQ(zip_allgatherv_algorithm_parse(nullptr), ZIP_ALLGATHERV_AUTO);
+    EXPECT_EQ(zip_allgatherv_algorithm_parse("auto"), ZIP_ALLGATHERV_AUTO);
+    EXPECT_EQ(zip_allgatherv_algorithm_parse("ring"), ZIP_ALLGATHERV_RING);
+    EXPECT_EQ(zip_allgatherv_algorithm_parse("bruck"), ZIP_ALLGATHERV_BRUCK);
+    EXPECT_EQ(zip_allgatherv_algorithm_parse("recursive_doubling"), -1);
 }

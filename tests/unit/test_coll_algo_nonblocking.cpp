@@ -16,7 +16,12 @@ using algotest::World;
 namespace
 {
 
-enum class Algo { Alltoallv, Gatherv, Scatterv, Allgatherv };
+enum class Algo { Alltoallv, Gatherv, Scatterv, Allgatherv, AllgathervBruck };
+
+bool allgathers(Algo a)
+{
+    return a == Algo::Allgatherv || a == Algo::AllgathervBruck;
+}
 
 std::string name_of(Algo a)
 {
@@ -27,6 +32,8 @@ std::string name_of(Algo a)
         return "Gatherv";
     case Algo::Scatterv:
         return "Scatterv";
+    case Algo::AllgathervBruck:
+        return "AllgathervBruck";
     default:
         return "Allgatherv";
     }
@@ -75,12 +82,11 @@ struct Side {
           sb(size_t(size)), rb(size_t(size))
     {
         for (int p = 0; p < size; ++p) {
-            const int owner = a == Algo::Allgatherv ? p : rank;
-            if (a == Algo::Allgatherv ? p == rank : moves(a, rank, p, root))
-                send[size_t(p)] = data_of(rank, a == Algo::Allgatherv ? rank : p, call);
-            if (moves(a, p, rank, root) || (a == Algo::Allgatherv && p != rank))
-                recv[size_t(p)].assign(bytes_of(p, a == Algo::Allgatherv ? p : owner, call),
-                                       '\x5a');
+            const int owner = allgathers(a) ? p : rank;
+            if (allgathers(a) ? p == rank : moves(a, rank, p, root))
+                send[size_t(p)] = data_of(rank, allgathers(a) ? rank : p, call);
+            if (moves(a, p, rank, root) || (allgathers(a) && p != rank))
+                recv[size_t(p)].assign(bytes_of(p, allgathers(a) ? p : owner, call), '\x5a');
             sb[size_t(p)] = {send[size_t(p)].data(), send[size_t(p)].size(), nullptr};
             rb[size_t(p)] = {recv[size_t(p)].data(), recv[size_t(p)].size(), nullptr};
         }
@@ -93,12 +99,13 @@ struct Side {
         // as recv[0]; allgatherv's own block is send[0].
         if (a == Algo::Gatherv && rank != root_)
             sb[0] = sb[size_t(root_)];
-        if (a == Algo::Allgatherv)
+        if (allgathers(a))
             sb[0] = sb[size_t(rank)];
         if (a == Algo::Scatterv && rank != root_)
             rb[0] = rb[size_t(root_)];
         args.send = sb.data();
         args.recv = rb.data();
+        args.algorithm = a == Algo::AllgathervBruck ? ZIP_ALLGATHERV_BRUCK : ZIP_ALLGATHERV_RING;
     }
 
     zip_algo_call_t *start(const zip_transport_t &t, const zip_codec_ops_t &ops)
@@ -134,7 +141,7 @@ struct Side {
     {
         int bad = 0;
         for (int p = 0; p < size; ++p) {
-            if (algo == Algo::Allgatherv) {
+            if (allgathers(algo)) {
                 bad += p != rank && recv[size_t(p)] != data_of(p, p, call);
             } else if (moves(algo, p, rank, root)) {
                 // Scatterv's non-root receives into recv[root] (rb[0] points there).
@@ -251,7 +258,7 @@ TEST_P(CollAlgoNonBlocking, TwoCallsInFlightGiveTheBlockingResults)
         EXPECT_EQ(nb.bytes_out, blocking.bytes_out) << what;
         any_compressed = any_compressed || nb.any_compressed;
         any_suspended = any_suspended || *std::max_element(nb.rounds.begin(), nb.rounds.end()) > 1;
-        if (algo == Algo::Alltoallv || algo == Algo::Allgatherv)
+        if (algo == Algo::Alltoallv || allgathers(algo))
             break; // no root
     }
     EXPECT_TRUE(any_compressed);
@@ -264,7 +271,8 @@ TEST_P(CollAlgoNonBlocking, TwoCallsInFlightGiveTheBlockingResults)
 
 INSTANTIATE_TEST_SUITE_P(Shapes, CollAlgoNonBlocking,
                          ::testing::Combine(::testing::Values(Algo::Alltoallv, Algo::Gatherv,
-                                                              Algo::Scatterv, Algo::Allgatherv),
+                                                              Algo::Scatterv, Algo::Allgatherv,
+                                                              Algo::AllgathervBruck),
                                             ::testing::Values(2, 3, 5)),
                          [](const auto &info) {
                              return name_of(std::get<0>(info.param)) + "_" +
@@ -275,9 +283,9 @@ INSTANTIATE_TEST_SUITE_P(Shapes, CollAlgoNonBlocking,
 // and each arrives exactly.
 TEST(CollAlgoNonBlockingMix, AllFourAlgorithmsInFlightTogether)
 {
-    const std::vector<Algo> algos = {Algo::Alltoallv, Algo::Gatherv, Algo::Scatterv,
-                                     Algo::Allgatherv, Algo::Alltoallv};
-    const std::vector<int> roots = {0, 1, 2, 0, 0};
+    const std::vector<Algo> algos = {Algo::Alltoallv,  Algo::Gatherv,         Algo::Scatterv,
+                                     Algo::Allgatherv, Algo::AllgathervBruck, Algo::Alltoallv};
+    const std::vector<int> roots = {0, 1, 2, 0, 0, 0};
     const Outcome nb = run(4, algos, roots, true);
     expect_exact(nb, "mix");
     EXPECT_TRUE(nb.any_compressed);

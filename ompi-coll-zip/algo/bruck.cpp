@@ -1,0 +1,156 @@
+#include "bruck.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <new>
+
+#include "exchange.hpp"
+
+namespace zipcoll
+{
+
+int BruckAllgather::prepare(const zip_transport_t *t, const BlockPolicy &policy,
+                            const zip_block_t *blocks, int own, int tag)
+{
+    t_ = t;
+    own_ = own;
+    tag_ = tag;
+    int steps = 0;
+    for (int d = 1; d < t->size; d <<= 1)
+        ++steps;
+    try {
+        blocks_.resize(size_t(t->size));
+        to_decode_.reserve(size_t(t->size));
+        // Requests are written through pointers into it: no reallocation once posted.
+        sends_.reserve(size_t(t->size) + size_t(steps));
+    } catch (const std::bad_alloc &) {
+        return ZIP_ALGO_ERR_NOMEM;
+    }
+    for (int b = 0; b < t->size; ++b) {
+        Block &x = blocks_[size_t(b)];
+        x.block = blocks[b];
+        // The peer does not matter: a block crosses links to several ranks.
+        x.plain = x.block.bytes == 0 || policy.plain(x.block.bytes, own);
+        if (x.plain)
+            continue;
+        all_plain_ = false;
+        const int rc = byte_view(t, x.block, b == own, &x.bytes);
+        if (rc != ZIP_ALGO_OK)
+            return rc;
+        x.wire = x.bytes;
+        x.wire_len = x.block.bytes;
+    }
+    Block &mine = blocks_[size_t(own)];
+    if (!mine.plain) {
+        mine.frame = raw_buffer(mine.block.bytes);
+        if (!mine.frame)
+            return ZIP_ALGO_ERR_NOMEM;
+    }
+    return ZIP_ALGO_OK;
+}
+
+int BruckAllgather::post_recv(Block &b, int peer, zip_req_t *req)
+{
+    const int rc = b.plain ? post_as_is(t_, b.block, peer, tag_, false, req)
+                           : t_->irecv(t_->ctx, b.bytes, b.block.bytes, peer, tag_, req);
+    return rc == 0 ? ZIP_ALGO_OK : ZIP_ALGO_ERR_TRANSPORT;
+}
+
+int BruckAllgather::post_send(const Block &b, int peer, zip_req_t *req, zip_algo_result_t *res)
+{
+    if (!b.plain) {
+        res->bytes_in += b.block.bytes;
+        res->bytes_out += b.wire_len;
+    }
+    const int rc = b.plain ? post_as_is(t_, b.block, peer, tag_, true, req)
+                           : t_->isend(t_->ctx, b.wire, b.wire_len, peer, tag_, req);
+    return rc == 0 ? ZIP_ALGO_OK : ZIP_ALGO_ERR_TRANSPORT;
+}
+
+int BruckAllgather::arrived(Block &b, int peer, size_t got, bool decode_now, BlockCodec &coder)
+{
+    if (b.plain)
+        return ZIP_ALGO_OK;
+    if (got >= b.block.bytes) // raw, in place (a receive cannot bring more than its room)
+        return ZIP_ALGO_OK;
+    // A frame is set aside first: decoding overwrites where it arrived, and it is forwarded.
+    b.frame = raw_buffer(got);
+    if (!b.frame) {
+        b.wire_len = 0; // nothing to forward; the receiver finds a short frame and reports it
+        return ZIP_ALGO_ERR_NOMEM;
+    }
+    std::memcpy(b.frame.get(), b.bytes, got);
+    b.wire = b.frame.get();
+    b.wire_len = got;
+    if (decode_now)
+        return coder.decode_into(b.wire, got, {peer, b.bytes, b.block.bytes});
+    to_decode_.push_back({&b, peer});
+    return ZIP_ALGO_OK;
+}
+
+Task BruckAllgather::run(BlockCodec &coder, zip_algo_result_t *res)
+{
+    const int size = t_->size, rank = t_->rank;
+    int err = ZIP_ALGO_OK;
+    Block &mine = blocks_[size_t(own_)];
+    if (!mine.plain)
+        coder.encode({(rank + size - 1) % size, mine.bytes, mine.block.bytes}, mine.frame.get(),
+                     &mine.wire, &mine.wire_len);
+    std::vector<zip_req_t> receives;
+    try {
+        receives.reserve(size_t(size));
+    } catch (const std::bad_alloc &) {
+        err = ZIP_ALGO_ERR_NOMEM; // every step still runs, receiving nothing
+    }
+    for (int d = 1; d < size; d <<= 1) {
+        const int n = std::min(d, size - d);
+        const int to = (rank - d + size) % size, from = (rank + d) % size;
+        const bool last = 2 * d >= size;
+        receives.assign(receives.capacity() >= size_t(n) ? size_t(n) : 0, nullptr);
+        for (size_t j = 0; j < receives.size(); ++j) {
+            Block &b = block(d + int(j));
+            if (b.block.bytes != 0)
+                err = keep_first(err, post_recv(b, from, &receives[j]));
+        }
+        for (int j = 0; j < n; ++j) {
+            const Block &b = block(j);
+            if (b.block.bytes == 0)
+                continue;
+            sends_.push_back(nullptr);
+            err = keep_first(err, post_send(b, to, &sends_.back(), res));
+        }
+        // The previous step's frames decode while this step's messages travel.
+        for (const Pending &p : to_decode_)
+            err =
+                keep_first(err, coder.decode_into(p.block->wire, p.block->wire_len,
+                                                  {p.peer, p.block->bytes, p.block->block.bytes}));
+        to_decode_.clear();
+        for (size_t j = 0; j < receives.size(); ++j) {
+            Block &b = block(d + int(j));
+            if (b.block.bytes == 0)
+                continue;
+            const size_t want = b.block.bytes;
+            size_t got = want;
+            if (receives[j] == nullptr || co_await wait(t_, &receives[j], &got) != 0) {
+                err = keep_first(err, ZIP_ALGO_ERR_TRANSPORT);
+                continue; // forward what is there: later steps must not stop
+            }
+            if (b.plain && got != want) {
+                if (err == ZIP_ALGO_OK) {
+                    res->plain_got = got;
+                    res->plain_want = want;
+                    err = ZIP_ALGO_ERR_LENGTH;
+                }
+                continue;
+            }
+            err = keep_first(err, arrived(b, from, got, last, coder));
+        }
+    }
+    for (const Pending &p : to_decode_)
+        err = keep_first(err, coder.decode_into(p.block->wire, p.block->wire_len,
+                                                {p.peer, p.block->bytes, p.block->block.bytes}));
+    to_decode_.clear();
+    co_return keep_first(err, co_await wait_all(t_, sends_));
+}
+
+} // namespace zipcoll
