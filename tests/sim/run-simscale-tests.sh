@@ -155,13 +155,23 @@ sim64() {
 }
 
 # 3d. Allgatherv of 64 KiB blocks on 64 ranks at 1 Gbit/s and 30 us: the ring's 63 latencies
-# cost more than its wire time allows, so the call goes to tuned's best (recursive doubling),
-# which zip's ring would lose to (zip-raw slower).
+# cost more than its wire time allows, Bruck's 6 do not: zip runs Bruck's steps, about half
+# tuned's best time on 2x data, and as fast as tuned's best raw (zip-raw).
 sim64 allgatherv-64 allgatherv 65536
-[ $rc = 0 ] && grep -q "route too_small" "$log" && [ -n "$zip" ] && [ "$zip" = "$best" ] &&
-    holds "raw > best * 1.1" raw="${raw:-0}" best="${best:-1}"
-report "allgatherv of small blocks on 64 ranks at 30 us: the ring's latencies hand the call on" $? \
-    "$log"
+[ $rc = 0 ] && grep -q "route compressed" "$log" &&
+    holds "zip < best * 0.55 and raw < best * 1.02" zip="${zip:-1e9}" raw="${raw:-1e9}" \
+        best="${best:-0}"
+report "allgatherv of small blocks on 64 ranks at 30 us: Bruck instead of the ring" $? "$log"
+# Over the TCP BTL (--tcp-btl-pairs) Bruck's last step, half the data between pairs, counts
+# twice: neither schedule suits, and the call goes to tuned's best.
+log=$work/allgatherv-64-tcp.log csv=$work/allgatherv-64-tcp.csv
+simulate "$log" "$csv" --op allgatherv --ranks 64 --bytes 65536 --link 1gbit --latency 30us \
+    --dataset smooth --modes best-baseline,zip --tcp-btl-pairs
+rc=$?
+zip=$(value "$csv" allgatherv smooth zip)
+best=$(value "$csv" allgatherv smooth best-baseline)
+[ $rc = 0 ] && grep -q "route too_small" "$log" && [ -n "$zip" ] && [ "$zip" = "$best" ]
+report "allgatherv of small blocks on 64 ranks over the TCP BTL: handed on" $? "$log"
 
 # 3e. Alltoall as coll_zip_alltoall.c: every rank knows the block size, so 4 KiB blocks (below
 # coll_zip_threshold) hand the whole call on, and 64 KiB blocks of 2x data run alltoallv's
