@@ -21,6 +21,7 @@ int BruckAllgather::prepare(const zip_transport_t *t, const BlockPolicy &policy,
     try {
         blocks_.resize(size_t(t->size));
         to_decode_.reserve(size_t(t->size));
+        receives_.resize(size_t(t->size));
         // Requests are written through pointers into it: no reallocation once posted.
         sends_.reserve(size_t(t->size) + size_t(steps));
     } catch (const std::bad_alloc &) {
@@ -40,12 +41,33 @@ int BruckAllgather::prepare(const zip_transport_t *t, const BlockPolicy &policy,
         x.wire = x.bytes;
         x.wire_len = x.block.bytes;
     }
-    Block &mine = blocks_[size_t(own)];
-    if (!mine.plain) {
-        mine.frame = raw_buffer(mine.block.bytes);
-        if (!mine.frame)
-            return ZIP_ALGO_ERR_NOMEM;
+    // Blocks own + 1 .. own + last - 1 arrive before the step of distance `last` and are
+    // forwarded: each gets a slot; the rest arrive at that step and are only decoded.
+    int last = 1;
+    while (2 * last < t->size)
+        last *= 2;
+    size_t total = 0, last_step = 0;
+    for (int j = 0; j < t->size; ++j) {
+        const Block &x = block(j);
+        if (!x.plain && j < last)
+            total += x.block.bytes;
+        else if (!x.plain)
+            last_step = std::max(last_step, x.block.bytes);
     }
+    if (total + last_step == 0)
+        return ZIP_ALGO_OK;
+    store_ = raw_buffer(total + last_step);
+    if (!store_)
+        return ZIP_ALGO_ERR_NOMEM;
+    char *at = store_.get();
+    for (int j = 0; j < last; ++j) {
+        Block &x = block(j);
+        if (!x.plain) {
+            x.slot = at;
+            at += x.block.bytes;
+        }
+    }
+    last_slot_ = at;
     return ZIP_ALGO_OK;
 }
 
@@ -67,23 +89,16 @@ int BruckAllgather::post_send(const Block &b, int peer, zip_req_t *req, zip_algo
     return rc == 0 ? ZIP_ALGO_OK : ZIP_ALGO_ERR_TRANSPORT;
 }
 
-int BruckAllgather::arrived(Block &b, int peer, size_t got, bool decode_now, BlockCodec &coder)
+int BruckAllgather::arrived(Block &b, int peer, size_t got, BlockCodec &coder)
 {
-    if (b.plain)
+    if (b.plain || got >= b.block.bytes) // raw, in place (no receive brings more than its room)
         return ZIP_ALGO_OK;
-    if (got >= b.block.bytes) // raw, in place (a receive cannot bring more than its room)
-        return ZIP_ALGO_OK;
-    // A frame is set aside first: decoding overwrites where it arrived, and it is forwarded.
-    b.frame = raw_buffer(got);
-    if (!b.frame) {
-        b.wire_len = 0; // nothing to forward; the receiver finds a short frame and reports it
-        return ZIP_ALGO_ERR_NOMEM;
-    }
-    std::memcpy(b.frame.get(), b.bytes, got);
-    b.wire = b.frame.get();
+    if (b.slot == nullptr) // the last step: decoded at once, never forwarded
+        return coder.decode({peer, b.bytes, b.block.bytes}, got, last_slot_);
+    // Set aside first: decoding overwrites where it arrived, and the frame is forwarded.
+    std::memcpy(b.slot, b.bytes, got);
+    b.wire = b.slot;
     b.wire_len = got;
-    if (decode_now)
-        return coder.decode_into(b.wire, got, {peer, b.bytes, b.block.bytes});
     to_decode_.push_back({&b, peer});
     return ZIP_ALGO_OK;
 }
@@ -94,23 +109,16 @@ Task BruckAllgather::run(BlockCodec &coder, zip_algo_result_t *res)
     int err = ZIP_ALGO_OK;
     Block &mine = blocks_[size_t(own_)];
     if (!mine.plain)
-        coder.encode({(rank + size - 1) % size, mine.bytes, mine.block.bytes}, mine.frame.get(),
+        coder.encode({(rank + size - 1) % size, mine.bytes, mine.block.bytes}, mine.slot,
                      &mine.wire, &mine.wire_len);
-    std::vector<zip_req_t> receives;
-    try {
-        receives.reserve(size_t(size));
-    } catch (const std::bad_alloc &) {
-        err = ZIP_ALGO_ERR_NOMEM; // every step still runs, receiving nothing
-    }
     for (int d = 1; d < size; d <<= 1) {
         const int n = std::min(d, size - d);
         const int to = (rank - d + size) % size, from = (rank + d) % size;
-        const bool last = 2 * d >= size;
-        receives.assign(receives.capacity() >= size_t(n) ? size_t(n) : 0, nullptr);
-        for (size_t j = 0; j < receives.size(); ++j) {
-            Block &b = block(d + int(j));
+        for (int j = 0; j < n; ++j) {
+            Block &b = block(d + j);
+            receives_[size_t(j)] = nullptr;
             if (b.block.bytes != 0)
-                err = keep_first(err, post_recv(b, from, &receives[j]));
+                err = keep_first(err, post_recv(b, from, &receives_[size_t(j)]));
         }
         for (int j = 0; j < n; ++j) {
             const Block &b = block(j);
@@ -125,13 +133,14 @@ Task BruckAllgather::run(BlockCodec &coder, zip_algo_result_t *res)
                 keep_first(err, coder.decode_into(p.block->wire, p.block->wire_len,
                                                   {p.peer, p.block->bytes, p.block->block.bytes}));
         to_decode_.clear();
-        for (size_t j = 0; j < receives.size(); ++j) {
-            Block &b = block(d + int(j));
+        for (int j = 0; j < n; ++j) {
+            Block &b = block(d + j);
             if (b.block.bytes == 0)
                 continue;
             const size_t want = b.block.bytes;
             size_t got = want;
-            if (receives[j] == nullptr || co_await wait(t_, &receives[j], &got) != 0) {
+            zip_req_t *req = &receives_[size_t(j)];
+            if (*req == nullptr || co_await wait(t_, req, &got) != 0) {
                 err = keep_first(err, ZIP_ALGO_ERR_TRANSPORT);
                 continue; // forward what is there: later steps must not stop
             }
@@ -143,13 +152,10 @@ Task BruckAllgather::run(BlockCodec &coder, zip_algo_result_t *res)
                 }
                 continue;
             }
-            err = keep_first(err, arrived(b, from, got, last, coder));
+            err = keep_first(err, arrived(b, from, got, coder));
         }
     }
-    for (const Pending &p : to_decode_)
-        err = keep_first(err, coder.decode_into(p.block->wire, p.block->wire_len,
-                                                {p.peer, p.block->bytes, p.block->block.bytes}));
-    to_decode_.clear();
+    // Every frame of an earlier step was decoded during the step after it.
     co_return keep_first(err, co_await wait_all(t_, sends_));
 }
 

@@ -11,8 +11,9 @@
 // last step's as each arrives). A receiver tells a frame from a raw block by its length (a
 // frame is shorter than its block), so ranks need not agree on which blocks were compressed.
 //
-// Memory beside the caller's blocks: this rank's own frame (its block's size) and each frame
-// received, at its length (what compression left of the other blocks).
+// Memory beside the caller's blocks, one buffer kept between calls (raw_buffer): a slot the size
+// of this rank's own block for its frame, one for each block that arrives before the last step
+// (those are forwarded; about half the blocks) and one that the last step's frames share.
 #pragma once
 
 #include <vector>
@@ -43,29 +44,34 @@ class BruckAllgather
         zip_block_t block{};
         char *bytes = nullptr; // byte view, when not plain
         bool plain = true;
-        // What this rank forwards: a frame (its own, or one received and set aside in `frame`)
+        // Where its frame is set aside (nullptr: the last step's shared slot).
+        char *slot = nullptr;
+        // What this rank forwards: a frame (its own, or one received and set aside in the slot)
         // or, when wire == bytes, the raw block.
         const char *wire = nullptr;
         size_t wire_len = 0;
-        RawBuffer frame;
     };
     Block &block(int offset) { return blocks_[size_t((own_ + offset) % t_->size)]; }
     int post_recv(Block &b, int peer, zip_req_t *req);
     int post_send(const Block &b, int peer, zip_req_t *req, zip_algo_result_t *res);
-    // A receive of b completed with `got` bytes: a frame is set aside (to forward it) and
-    // decoded now or later (`decode_now`); a raw block is already in place.
-    int arrived(Block &b, int peer, size_t got, bool decode_now, BlockCodec &coder);
+    // A receive of b completed with `got` bytes: a frame is set aside in its slot and decoded
+    // while the next step moves, or, on the last step, decoded now through the shared slot; a
+    // raw block is already in place.
+    int arrived(Block &b, int peer, size_t got, BlockCodec &coder);
 
     const zip_transport_t *t_ = nullptr;
     std::vector<Block> blocks_;
+    RawBuffer store_;
+    char *last_slot_ = nullptr; // the last step's frames, one at a time
     int own_ = 0, tag_ = 0;
     bool all_plain_ = true;
     struct Pending {
         Block *block;
         int peer;
     };
-    std::vector<Pending> to_decode_; // frames of the previous step
-    std::vector<zip_req_t> sends_;   // every send, waited for at the end
+    std::vector<Pending> to_decode_;  // frames of the previous step
+    std::vector<zip_req_t> receives_; // one step's, in block order
+    std::vector<zip_req_t> sends_;    // every send, waited for at the end
 };
 
 } // namespace zipcoll
