@@ -97,8 +97,9 @@ extern "C" int zip_allgatherv_algorithm_parse(const char *name)
     return -1;
 }
 
-// The margin keeps the ring where the two are close: its segments overlap the owner's codec
-// with the wire, Bruck's first step waits for the whole block's frame.
+// Where the ring suits, a margin keeps it when the two are close: its segments overlap the
+// owner's codec with the wire, Bruck's first step waits for the whole block's frame. Where it
+// does not, Bruck needs only to beat it: the alternative is handing compression up.
 extern "C" int zip_algo_allgatherv_choose(const size_t *bytes, int size, double link_Bps,
                                           double latency_s, int pairs_serialise)
 {
@@ -107,11 +108,10 @@ extern "C" int zip_algo_allgatherv_choose(const size_t *bytes, int size, double 
     const double bruck =
         zipcoll::bruck_cost(bytes, size, link_Bps, latency_s, pairs_serialise != 0);
     const double ring = zipcoll::ring_cost(bytes, size, link_Bps, latency_s);
-    if (bruck < 0.95 * ring)
-        return ZIP_ALLGATHERV_BRUCK;
     size_t total = 0;
     for (int p = 0; p < size; ++p)
         total += bytes[p];
-    return zip_algo_ring_suits(total, size - 1, link_Bps, latency_s) ? ZIP_ALLGATHERV_RING
-                                                                     : ZIP_ALLGATHERV_HAND_ON;
+    if (zip_algo_ring_suits(total, size - 1, link_Bps, latency_s))
+        return bruck < 0.95 * ring ? ZIP_ALLGATHERV_BRUCK : ZIP_ALLGATHERV_RING;
+    return bruck < ring ? ZIP_ALLGATHERV_BRUCK : ZIP_ALLGATHERV_HAND_ON;
 }

@@ -298,10 +298,11 @@ int zip_allgatherv_algorithm_parse(const char *name);
  * the ring takes (size - 1) (latency + largest block / rate), since the largest block is on
  * some link at every step; Bruck takes, per step, a latency plus the largest sum of the
  * neighbouring blocks one rank receives, over the rate, both twice where pairs_serialise
- * (Open MPI's TCP BTL) and the step is an exchange between two ranks (distance size / 2). Bruck
- * where it is predicted at least 5 % faster (unequal blocks, or latencies where the ring would
- * be handed on), else the ring where zip_algo_ring_suits, else ZIP_ALLGATHERV_HAND_ON. link_Bps
- * or latency_s 0 (unknown): the wire alone. The same on every rank given the same arguments. */
+ * (Open MPI's TCP BTL) and the step is an exchange between two ranks (distance size / 2). Where
+ * zip_algo_ring_suits (the ring's latencies within 1/32 of its wire time), Bruck if predicted at
+ * least 5 % faster (unequal blocks), else the ring; elsewhere Bruck if predicted faster than the
+ * ring, else ZIP_ALLGATHERV_HAND_ON. link_Bps or latency_s 0 (unknown): the wire alone. The same
+ * on every rank given the same arguments. */
 int zip_algo_allgatherv_choose(const size_t *bytes, int size, double link_Bps, double latency_s,
                                int pairs_serialise);
 
