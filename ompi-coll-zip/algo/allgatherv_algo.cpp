@@ -46,7 +46,7 @@ namespace
 {
 
 // Bruck's predicted time (or wire bytes when the link is unknown; see zip_algo.h).
-double bruck_cost(const size_t *bytes, int size, double link_Bps, double latency_s,
+double bruck_cost(const size_t *bytes, int size, int per_node, double link_Bps, double latency_s,
                   bool pairs_serialise)
 {
     // prefix[i]: the first i blocks of the sequence repeated twice, so every window of
@@ -64,7 +64,9 @@ double bruck_cost(const size_t *bytes, int size, double link_Bps, double latency
             widest = std::max(widest, prefix[from + size_t(n)] - prefix[from]);
         }
         const double serial = pairs_serialise && 2 * d == size ? 2.0 : 1.0;
-        total += serial * (latency + widest / rate);
+        // Ranks placed by node: of a node's ranks, min(d, per_node) have their partner on
+        // another node, and their messages share the node's link.
+        total += serial * (latency + double(std::min(d, per_node)) * widest / rate);
     }
     return total;
 }
@@ -100,13 +102,13 @@ extern "C" int zip_allgatherv_algorithm_parse(const char *name)
 // Where the ring suits, a margin keeps it when the two are close: its segments overlap the
 // owner's codec with the wire, Bruck's first step waits for the whole block's frame. Where it
 // does not, Bruck needs only to beat it: the alternative is handing compression up.
-extern "C" int zip_algo_allgatherv_choose(const size_t *bytes, int size, double link_Bps,
-                                          double latency_s, int pairs_serialise)
+extern "C" int zip_algo_allgatherv_choose(const size_t *bytes, int size, int ranks_per_node,
+                                          double link_Bps, double latency_s, int pairs_serialise)
 {
     if (size <= 2 || bytes == nullptr)
         return ZIP_ALLGATHERV_RING;
-    const double bruck =
-        zipcoll::bruck_cost(bytes, size, link_Bps, latency_s, pairs_serialise != 0);
+    const double bruck = zipcoll::bruck_cost(bytes, size, std::max(1, ranks_per_node), link_Bps,
+                                             latency_s, pairs_serialise != 0);
     const double ring = zipcoll::ring_cost(bytes, size, link_Bps, latency_s);
     size_t total = 0;
     for (int p = 0; p < size; ++p)
