@@ -392,51 +392,42 @@ int choose(const std::vector<size_t> &b, double link_Bps, int pairs = 0, int per
 
 } // namespace
 
-// Equal blocks where the ring's latencies are small: the ring, whose segments overlap the codec
-// with the wire; Bruck moves the same bytes.
-TEST(AllgathervChoice, EqualBlocksOnFewRanksTakeTheRing)
+// Where the ring's latencies are small next to its wire time, the ring, whose segments overlap
+// the codec with the wire; also with blocks of unequal sizes, where the model has Bruck 10 %
+// ahead but netemu measured the ring ahead; also where the link is unknown.
+TEST(AllgathervChoice, FewRanksKeepTheRing)
 {
     const size_t MiB = 1 << 20;
     EXPECT_EQ(choose(alternating(8, MiB, 0), 1 * kGbit), ZIP_ALLGATHERV_RING);
     EXPECT_EQ(choose(alternating(5, MiB, 0), 1 * kGbit), ZIP_ALLGATHERV_RING);
+    EXPECT_EQ(choose(alternating(8, MiB, MiB / 8), 1 * kGbit), ZIP_ALLGATHERV_RING);
+    EXPECT_EQ(choose(alternating(6, MiB, MiB / 8), 1 * kGbit), ZIP_ALLGATHERV_RING);
     EXPECT_EQ(choose(alternating(2, MiB, MiB / 8), 1 * kGbit), ZIP_ALLGATHERV_RING); // one step
-    EXPECT_EQ(choose(alternating(8, MiB, 0), 0.0), ZIP_ALLGATHERV_RING);             // link unknown
-}
-
-// Blocks of n -/+ n/8 make every ring step wait for a large block (1.125 of the mean); Bruck's
-// steps move sums of neighbouring blocks, which even out: 7.125 against 7.875 on 8 ranks.
-TEST(AllgathervChoice, UnequalBlocksTakeBruck)
-{
-    const size_t MiB = 1 << 20;
-    EXPECT_EQ(choose(alternating(8, MiB, MiB / 8), 1 * kGbit), ZIP_ALLGATHERV_BRUCK);
-    EXPECT_EQ(choose(alternating(6, MiB, MiB / 8), 1 * kGbit), ZIP_ALLGATHERV_BRUCK);
-    EXPECT_EQ(choose(alternating(8, MiB, MiB / 8), 0.0), ZIP_ALLGATHERV_BRUCK);
-}
-
-// Over the TCP BTL the two directions of an exchange between two ranks take turns: on a power
-// of two of ranks Bruck's last step, half the data, is such an exchange, and the ring stays.
-// Elsewhere no step is one.
-TEST(AllgathervChoice, WherePairsSerialiseBrucksExchangeStepCountsTwice)
-{
-    const size_t MiB = 1 << 20;
-    EXPECT_EQ(choose(alternating(8, MiB, MiB / 8), 1 * kGbit, 1), ZIP_ALLGATHERV_RING);
-    EXPECT_EQ(choose(alternating(6, MiB, MiB / 8), 1 * kGbit, 1), ZIP_ALLGATHERV_BRUCK);
+    EXPECT_EQ(choose(alternating(64, 64 << 10, 0), 0.0), ZIP_ALLGATHERV_RING);       // link unknown
 }
 
 // Many ranks where the ring pays more than 1/32 of its wire time in latencies: Bruck's log2 p
-// latencies instead of handing the call on; where Bruck is no faster either (its exchange
-// step doubled), the call is handed on.
+// latencies instead of handing the call on, even where Bruck saves only a few per cent.
 TEST(AllgathervChoice, ManyRanksOnAFastLinkTakeBruckInsteadOfHandingOn)
 {
     const size_t KiB = 1 << 10;
-    const auto blocks = alternating(64, 64 * KiB, 0);
-    EXPECT_EQ(choose(blocks, 10 * kGbit), ZIP_ALLGATHERV_BRUCK);
+    EXPECT_EQ(choose(alternating(64, 64 * KiB, 0), 10 * kGbit), ZIP_ALLGATHERV_BRUCK);
     // 16 equal blocks of 512 KiB at 10 Gbit/s: Bruck saves 11 of the ring's 15 latencies, 3 %
-    // of its time, less than the margin; but the ring's latencies are over 1/32 of its wire
-    // time, so the alternative is giving compression up.
+    // of its time.
     EXPECT_EQ(choose(alternating(16, 512 * KiB, 0), 10 * kGbit), ZIP_ALLGATHERV_BRUCK);
-    EXPECT_EQ(choose(alternating(64, 1 << 20, 0), 1 * kGbit), ZIP_ALLGATHERV_RING);
-    EXPECT_EQ(choose(blocks, 10 * kGbit, 1), ZIP_ALLGATHERV_HAND_ON);
+    EXPECT_EQ(choose(alternating(64, 1024 * KiB, 0), 1 * kGbit), ZIP_ALLGATHERV_RING);
+}
+
+// Over the TCP BTL the two directions of an exchange between two ranks take turns: on a power
+// of two of ranks Bruck's last step, half the data, is such an exchange and counts twice, and
+// the call is handed on; on 6 ranks no step is one.
+TEST(AllgathervChoice, WherePairsSerialiseBrucksExchangeStepCountsTwice)
+{
+    const size_t KiB = 1 << 10;
+    EXPECT_EQ(choose(alternating(8, 64 * KiB, 8 * KiB), 10 * kGbit, 0), ZIP_ALLGATHERV_BRUCK);
+    EXPECT_EQ(choose(alternating(8, 64 * KiB, 8 * KiB), 10 * kGbit, 1), ZIP_ALLGATHERV_HAND_ON);
+    EXPECT_EQ(choose(alternating(6, 64 * KiB, 8 * KiB), 10 * kGbit, 1), ZIP_ALLGATHERV_BRUCK);
+    EXPECT_EQ(choose(alternating(64, 64 * KiB, 0), 10 * kGbit, 1), ZIP_ALLGATHERV_HAND_ON);
 }
 
 // Nodes of 32 ranks behind one link, placed by node: from distance 32 on every one of a node's
@@ -446,10 +437,8 @@ TEST(AllgathervChoice, ManyRanksOnAFastLinkTakeBruckInsteadOfHandingOn)
 TEST(AllgathervChoice, ManyRanksPerNodeDoNotTakeBruck)
 {
     const size_t MiB = 1 << 20;
-    EXPECT_NE(choose(alternating(256, MiB, MiB / 8), 25 * kGbit, 0, 32), ZIP_ALLGATHERV_BRUCK);
-    EXPECT_EQ(choose(alternating(16, MiB, MiB / 8), 1 * kGbit, 0, 8), ZIP_ALLGATHERV_RING);
+    EXPECT_EQ(choose(alternating(256, MiB, MiB / 8), 25 * kGbit, 0, 32), ZIP_ALLGATHERV_HAND_ON);
     EXPECT_EQ(choose(alternating(256, MiB, MiB / 8), 25 * kGbit, 0, 1), ZIP_ALLGATHERV_BRUCK);
-    EXPECT_NE(choose(alternating(256, MiB, 0), 10 * kGbit, 0, 32), ZIP_ALLGATHERV_BRUCK);
 }
 
 TEST(AllgathervChoice, NamesParse)
