@@ -60,9 +60,10 @@ static int schedule(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm,
     for (int p = 0; p < size; ++p) {
         bytes[p] = mca_coll_zip_layout_bytes(rcv, p);
     }
-    /* The ranks per node agreed with the speeds (1 where none were: policy always). */
+    /* The ranks per node and per core agreed with the speeds (none where none were: policy
+     * always, which then never takes Bruck by itself). */
     const int chosen = zip_algo_allgatherv_choose(
-        bytes, size, m->speeds.ranks_per_node, m->call_policy.speeds.link_Bps,
+        bytes, size, m->agreed ? &m->speeds : NULL, m->call_policy.speeds.link_Bps,
         mca_coll_zip_component.bcast_latency_us * 1e-6, mca_coll_zip_pairs_serialise(m, comm));
     free(bytes);
     return chosen;

@@ -2,6 +2,7 @@
 // compressed once, by its owner, travels as the frame it became and is decoded once by every
 // other rank, while later transfers run.
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <new>
 #include <vector>
@@ -103,20 +104,33 @@ extern "C" int zip_allgatherv_algorithm_parse(const char *name)
 // each rank, where Bruck's first step waits for the whole frame and each later one for whole
 // blocks (netemu, 6 ranks at 1 Gbit/s, 1-4 MiB per rank of gatherv-shaped blocks: Bruck took
 // 1.06-1.10x the ring's time on smooth and random data, equal blocks 1.03-1.22x). Where the ring
-// pays too many latencies, Bruck needs only to beat it: the alternative gives compression up.
-extern "C" int zip_algo_allgatherv_choose(const size_t *bytes, int size, int ranks_per_node,
-                                          double link_Bps, double latency_s, int pairs_serialise)
+// pays too many latencies, Bruck needs only to beat it (the alternative gives compression up),
+// but it sends each block as a message of its own where tuned's Bruck and recursive doubling
+// send one per step: so each block must carry 8 latencies of wire time, and every rank must have
+// a core of its own (netemu, 6 ranks on 2 cores at 10 Gbit/s, 64-256 KiB blocks, whose wire
+// time is a fifth of what the calls took: Bruck 0.7-0.95x of tuned's allgather(v), where the
+// calls had been handed on).
+extern "C" int zip_algo_allgatherv_choose(const size_t *bytes, int size,
+                                          const zip_algo_agreed_t *agreed, double link_Bps,
+                                          double latency_s, int pairs_serialise)
 {
     if (size <= 2 || bytes == nullptr)
         return ZIP_ALLGATHERV_RING;
-    size_t total = 0;
-    for (int p = 0; p < size; ++p)
+    size_t total = 0, smallest = SIZE_MAX;
+    for (int p = 0; p < size; ++p) {
         total += bytes[p];
+        if (bytes[p] > 0)
+            smallest = std::min(smallest, bytes[p]);
+    }
     if (zip_algo_ring_suits(total, size - 1, link_Bps, latency_s))
         return ZIP_ALLGATHERV_RING;
+    const int per_node = agreed != nullptr ? std::max(1, agreed->ranks_per_node) : 1;
+    const bool own_cores = agreed != nullptr && agreed->ranks_per_core <= 1.0;
+    if (!own_cores || double(smallest) / link_Bps < 8.0 * latency_s)
+        return ZIP_ALLGATHERV_HAND_ON;
     try {
-        const double bruck = zipcoll::bruck_cost(bytes, size, std::max(1, ranks_per_node), link_Bps,
-                                                 latency_s, pairs_serialise != 0);
+        const double bruck =
+            zipcoll::bruck_cost(bytes, size, per_node, link_Bps, latency_s, pairs_serialise != 0);
         const double ring = zipcoll::ring_cost(bytes, size, link_Bps, latency_s);
         return bruck < ring ? ZIP_ALLGATHERV_BRUCK : ZIP_ALLGATHERV_HAND_ON;
     } catch (const std::bad_alloc &) {

@@ -358,8 +358,8 @@ Route route_call(const Workload &w, int nodes, const Agreed &agreed, const ZipSe
             for (int p = 0; p < w.ranks(); ++p)
                 bytes[size_t(p)] = w.contribution(p);
             r.allgatherv_algorithm = zip_algo_allgatherv_choose(
-                bytes.data(), w.ranks(), agreed.ranks_per_node, r.policy.speeds.link_Bps,
-                s.bcast_latency_s, s.pairs_serialise ? 1 : 0);
+                bytes.data(), w.ranks(), &agreed, r.policy.speeds.link_Bps, s.bcast_latency_s,
+                s.pairs_serialise ? 1 : 0);
         }
         if (r.verdict == ZIP_VERDICT_COMPRESS && r.allgatherv_algorithm == ZIP_ALLGATHERV_HAND_ON)
             r.verdict = ZIP_VERDICT_TOO_SMALL;
