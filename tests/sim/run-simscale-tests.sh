@@ -156,10 +156,11 @@ sim64() {
 
 # 3d. Allgatherv of 64 KiB blocks on 64 ranks at 1 Gbit/s and 30 us: the ring's 63 latencies
 # cost more than its wire time allows, Bruck's 6 do not: zip runs Bruck's steps, about half
-# tuned's best time on 2x data, and as fast as tuned's best raw (zip-raw).
+# tuned's best time on 2x data. (zip-raw, which agrees no link rate, runs the ring: slower than
+# tuned's best.)
 sim64 allgatherv-64 allgatherv 65536
 [ $rc = 0 ] && grep -q "route compressed" "$log" &&
-    holds "zip < best * 0.55 and raw < best * 1.02" zip="${zip:-1e9}" raw="${raw:-1e9}" \
+    holds "zip < best * 0.55 and raw > best * 1.1" zip="${zip:-1e9}" raw="${raw:-0}" \
         best="${best:-0}"
 report "allgatherv of small blocks on 64 ranks at 30 us: Bruck instead of the ring" $? "$log"
 # Over the TCP BTL (--tcp-btl-pairs) Bruck's last step, half the data between pairs, counts
