@@ -103,7 +103,7 @@ extern "C" int zip_allgatherv_algorithm_parse(const char *name)
 // ahead: its segments overlap the owner's codec with the wire and stream every block through
 // each rank, where Bruck's first step waits for the whole frame and each later one for whole
 // blocks (netemu, 6 ranks at 1 Gbit/s, 1-4 MiB per rank of gatherv-shaped blocks: Bruck took
-// 1.06-1.10x the ring's time on smooth and random data, equal blocks 1.03-1.22x). Where the ring
+// 1.08-1.19x the ring's time on smooth and random data, equal blocks 1.03-1.21x). Where the ring
 // pays too many latencies, Bruck needs only to beat it (the alternative gives compression up),
 // but it sends each block as a message of its own where tuned's Bruck and recursive doubling
 // send one per step: so each block must carry 8 latencies of wire time, and every rank must have
