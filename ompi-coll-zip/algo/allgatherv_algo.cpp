@@ -15,6 +15,26 @@
 namespace zipcoll
 {
 
+namespace
+{
+
+// Runs one schedule (RingAllgather, BruckAllgather) over blocks; the caller's frame keeps the
+// arguments alive while this one is suspended.
+template <class Schedule>
+Task gather_with(const zip_transport_t *t, const zip_codec_ops_t *codec, const BlockPolicy &policy,
+                 const std::vector<zip_block_t> &blocks, int tag, zip_algo_result_t *res)
+{
+    Schedule schedule;
+    const int rc = schedule.prepare(t, policy, blocks.data(), t->rank, tag);
+    if (rc != ZIP_ALGO_OK)
+        co_return rc;
+    res->all_plain = schedule.all_plain();
+    BlockCodec coder(codec, policy, res);
+    co_return co_await schedule.run(coder, res);
+}
+
+} // namespace
+
 Task allgatherv(const zip_transport_t *t, const zip_codec_ops_t *codec,
                 const zip_exchange_args_t *a, zip_algo_result_t *res)
 {
@@ -26,22 +46,9 @@ Task allgatherv(const zip_transport_t *t, const zip_codec_ops_t *codec,
     blocks[size_t(t->rank)] = a->send[0];
     BlockPolicy policy = BlockPolicy::of(*a, *t);
     policy.peer_on_node = nullptr; // a block crosses links to several ranks
-    if (a->algorithm == ZIP_ALLGATHERV_BRUCK) {
-        BruckAllgather bruck;
-        const int rc = bruck.prepare(t, policy, blocks.data(), t->rank, a->tag);
-        if (rc != ZIP_ALGO_OK)
-            co_return rc;
-        res->all_plain = bruck.all_plain();
-        BlockCodec coder(codec, policy, res);
-        co_return co_await bruck.run(coder, res);
-    }
-    RingAllgather ring;
-    const int rc = ring.prepare(t, policy, blocks.data(), t->rank, a->tag);
-    if (rc != ZIP_ALGO_OK)
-        co_return rc;
-    res->all_plain = ring.all_plain();
-    BlockCodec coder(codec, policy, res);
-    co_return co_await ring.run(coder, res);
+    if (a->algorithm == ZIP_ALLGATHERV_BRUCK)
+        co_return co_await gather_with<BruckAllgather>(t, codec, policy, blocks, a->tag, res);
+    co_return co_await gather_with<RingAllgather>(t, codec, policy, blocks, a->tag, res);
 }
 
 namespace

@@ -29,15 +29,10 @@ int BruckAllgather::prepare(const zip_transport_t *t, const BlockPolicy &policy,
     }
     for (int b = 0; b < t->size; ++b) {
         Block &x = blocks_[size_t(b)];
-        x.block = blocks[b];
-        // The peer does not matter: a block crosses links to several ranks.
-        x.plain = x.block.bytes == 0 || policy.plain(x.block.bytes, own);
-        if (x.plain)
-            continue;
-        all_plain_ = false;
-        const int rc = byte_view(t, x.block, b == own, &x.bytes);
+        const int rc = place_gather_block(t, policy, blocks[b], b == own, &x);
         if (rc != ZIP_ALGO_OK)
             return rc;
+        all_plain_ = all_plain_ && x.plain;
         x.wire = x.bytes;
         x.wire_len = x.block.bytes;
     }

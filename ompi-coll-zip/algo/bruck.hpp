@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "block_codec.hpp"
+#include "exchange.hpp"
 #include "task.hpp"
 #include "zip_algo.h"
 
@@ -40,10 +41,7 @@ class BruckAllgather
     bool all_plain() const { return all_plain_; }
 
   private:
-    struct Block {
-        zip_block_t block{};
-        char *bytes = nullptr; // byte view, when not plain
-        bool plain = true;
+    struct Block : GatherBlock {
         // Where its frame is set aside (nullptr: the last step's shared slot).
         char *slot = nullptr;
         // What this rank forwards: a frame (its own, or one received and set aside in the slot)

@@ -43,6 +43,19 @@ class PlainBlocks
 // block in the caller's layout.
 int byte_view(const zip_transport_t *t, const zip_block_t &block, bool sending, char **bytes);
 
+// One block of an allgather (ring.hpp, bruck.hpp), which crosses links to several ranks.
+struct GatherBlock {
+    zip_block_t block{};
+    char *bytes = nullptr; // byte view, when not plain
+    bool plain = true;
+};
+
+// Sets x to `block`: plain where policy says so for any peer (peer_on_node unset: a block
+// crosses links to several ranks), else with its byte view (`own`: this rank's, which it sends).
+// Returns ZIP_ALGO_OK or the byte view's error.
+int place_gather_block(const zip_transport_t *t, const BlockPolicy &policy,
+                       const zip_block_t &block, bool own, GatherBlock *x);
+
 // Posts a block as it is: in the caller's layout when the transport can, else as its bytes.
 int post_as_is(const zip_transport_t *t, const zip_block_t &block, int peer, int tag, bool sending,
                zip_req_t *req);

@@ -63,6 +63,15 @@ int byte_view(const zip_transport_t *t, const zip_block_t &block, bool sending, 
     return ZIP_ALGO_OK;
 }
 
+int place_gather_block(const zip_transport_t *t, const BlockPolicy &policy,
+                       const zip_block_t &block, bool own, GatherBlock *x)
+{
+    x->block = block;
+    x->bytes = nullptr;
+    x->plain = block.bytes == 0 || policy.plain(block.bytes, 0);
+    return x->plain ? ZIP_ALGO_OK : byte_view(t, block, own, &x->bytes);
+}
+
 int post_as_is(const zip_transport_t *t, const zip_block_t &b, int peer, int tag, bool sending,
                zip_req_t *req)
 {

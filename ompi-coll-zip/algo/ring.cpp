@@ -35,17 +35,12 @@ int RingAllgather::prepare(const zip_transport_t *t, const BlockPolicy &policy,
         return ZIP_ALGO_ERR_NOMEM;
     }
     for (int b = 0; b < t->size; ++b) {
-        Block &x = blocks_[size_t(b)];
-        x.block = blocks[b];
-        // The peer does not matter: a block crosses every link of the ring.
-        x.plain = x.block.bytes == 0 || policy.plain(x.block.bytes, next_);
-        if (x.plain)
-            continue;
-        all_plain_ = false;
-        const int rc = byte_view(t, x.block, b == own, &x.bytes);
+        GatherBlock &x = blocks_[size_t(b)];
+        const int rc = place_gather_block(t, policy, blocks[b], b == own, &x);
         if (rc != ZIP_ALGO_OK)
             return rc;
-        largest = std::max(largest, x.block.bytes);
+        all_plain_ = all_plain_ && x.plain;
+        largest = std::max(largest, x.plain ? 0 : x.block.bytes);
     }
     segment_ = ring_segment_bytes(largest, policy.threshold);
     size_t most = 1;

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "block_codec.hpp"
+#include "exchange.hpp"
 #include "task.hpp"
 #include "zip_algo.h"
 
@@ -47,11 +48,7 @@ class RingAllgather
     bool all_plain() const { return all_plain_; }
 
   private:
-    struct Block {
-        zip_block_t block{};
-        char *bytes = nullptr; // byte view, when not plain
-        bool plain = true;
-    };
+    using Block = GatherBlock;
     int block_of_step(int k) const;
     // Whether b may travel as one raw message instead of segments: a coded block of several
     // segments, whose owner found that compressing it does not pay (and sends whole).

@@ -163,17 +163,23 @@ TEST(CollAlgoAllgathervRing, EachBlockCompressedOnceAndDecodedOncePerReceiver)
     }
 }
 
-// No segment slot is reused while its send is in flight, on the last step included: over a
-// rendezvous transport every rank still gets every block exactly.
-TEST(CollAlgoAllgathervRing, RendezvousSendsLeaveEveryBlockExact)
+// No slot is reused while its send is in flight (the ring's segments, on the last step
+// included; Bruck's set-aside frames, raw blocks and the caller's own block): over a rendezvous
+// transport, which reads a send's buffer only when its receive meets it, every rank still gets
+// every block exactly.
+TEST(CollAlgoAllgathervSchedules, RendezvousSendsLeaveEveryBlockExact)
 {
-    for (int size : {2, 3, 5}) {
-        for (int round = 0; round < 7; ++round) {
-            ToyCodec codec;
-            const RingRun r = allgatherv(size, round, codec, round % 2 == 1, true);
-            EXPECT_EQ(r.mismatches, 0) << "size " << size << " round " << round;
-            for (int k = 0; k < size; ++k)
-                EXPECT_EQ(r.rc[k], ZIP_ALGO_OK) << "size " << size << " round " << round;
+    for (int algorithm : {ZIP_ALLGATHERV_RING, ZIP_ALLGATHERV_BRUCK}) {
+        for (int size : {2, 3, 4, 5, 6}) {
+            for (int round = 0; round < 7; ++round) {
+                ToyCodec codec;
+                const RingRun r = allgatherv(size, round, codec, round % 2 == 1, true, algorithm);
+                const std::string what = "algorithm " + std::to_string(algorithm) + " size " +
+                                         std::to_string(size) + " round " + std::to_string(round);
+                EXPECT_EQ(r.mismatches, 0) << what;
+                for (int k = 0; k < size; ++k)
+                    EXPECT_EQ(r.rc[k], ZIP_ALGO_OK) << what;
+            }
         }
     }
 }
@@ -315,22 +321,6 @@ TEST(CollAlgoAllgathervBruck, EachBlockCompressedOnceAndDecodedOncePerReceiver)
             EXPECT_EQ(r.plain_sends, plain * (size - 1)) << what;
             EXPECT_EQ(r.byte_views, coded * size) << what;
             EXPECT_EQ(r.messages, nonempty * (size - 1)) << what;
-        }
-    }
-}
-
-// Frames, raw blocks and the caller's own block are read by sends that a rendezvous transport
-// moves only when their receives meet them: nothing is overwritten before.
-TEST(CollAlgoAllgathervBruck, RendezvousSendsLeaveEveryBlockExact)
-{
-    for (int size : {2, 3, 4, 6}) {
-        for (int round = 0; round < 7; ++round) {
-            ToyCodec codec;
-            const RingRun r =
-                allgatherv(size, round, codec, round % 2 == 1, true, ZIP_ALLGATHERV_BRUCK);
-            EXPECT_EQ(r.mismatches, 0) << "size " << size << " round " << round;
-            for (int k = 0; k < size; ++k)
-                EXPECT_EQ(r.rc[k], ZIP_ALGO_OK) << "size " << size << " round " << round;
         }
     }
 }
