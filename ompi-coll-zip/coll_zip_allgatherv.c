@@ -7,8 +7,6 @@
  */
 #include "ompi_config.h"
 
-#include <stdlib.h>
-
 #include "mpi.h"
 #include "ompi/constants.h"
 
@@ -43,8 +41,15 @@ int mca_coll_zip_allgatherv_run(mca_coll_zip_module_t *m, struct ompi_communicat
     return mca_coll_zip_exchange(m, comm, op, &x, rc, request);
 }
 
+static size_t block_bytes(const void *rcv, int p)
+{
+    return mca_coll_zip_layout_bytes((const mca_coll_zip_layout_t *)rcv, p);
+}
+
 /* The schedule (ZIP_ALLGATHERV_*) for blocks of these sizes: coll_zip_allgatherv_algorithm, or
- * what zip_algo_allgatherv_choose predicts faster (the latency is the cost models' parameter). */
+ * what zip_algo_allgatherv_choose predicts faster (the latency is the cost models' parameter).
+ * The ranks per node and per core are the ones agreed with the speeds (none where none were:
+ * policy always, which then never takes Bruck by itself). */
 static int schedule(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm,
                     const mca_coll_zip_layout_t *rcv)
 {
@@ -52,21 +57,10 @@ static int schedule(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm,
     if (ZIP_ALLGATHERV_AUTO != algorithm) {
         return algorithm;
     }
-    const int size = ompi_comm_size(comm);
-    size_t *bytes = malloc(sizeof(size_t) * (size_t)size);
-    if (NULL == bytes) {
-        return ZIP_ALLGATHERV_RING; /* the ring needs no more memory than it had */
-    }
-    for (int p = 0; p < size; ++p) {
-        bytes[p] = mca_coll_zip_layout_bytes(rcv, p);
-    }
-    /* The ranks per node and per core agreed with the speeds (none where none were: policy
-     * always, which then never takes Bruck by itself). */
-    const int chosen = zip_algo_allgatherv_choose(
-        bytes, size, m->agreed ? &m->speeds : NULL, m->call_policy.speeds.link_Bps,
-        mca_coll_zip_component.bcast_latency_us * 1e-6, mca_coll_zip_pairs_serialise(m, comm));
-    free(bytes);
-    return chosen;
+    return zip_algo_allgatherv_choose(block_bytes, rcv, ompi_comm_size(comm),
+                                      m->agreed ? &m->speeds : NULL, m->call_policy.speeds.link_Bps,
+                                      mca_coll_zip_component.bcast_latency_us * 1e-6,
+                                      mca_coll_zip_pairs_serialise(m, comm));
 }
 
 /* Whether zip takes this allgather(v) (of `op`, blocking or not) whose largest block is

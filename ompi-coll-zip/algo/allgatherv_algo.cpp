@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
-#include <new>
 #include <vector>
 
 #include "bruck.hpp"
@@ -55,21 +54,21 @@ namespace
 {
 
 // Bruck's predicted time (see zip_algo.h).
-double bruck_cost(const size_t *bytes, int size, int per_node, double link_Bps, double latency_s,
-                  bool pairs_serialise)
+double bruck_cost(zip_algo_block_bytes_t bytes_of, const void *ctx, int size, int per_node,
+                  double link_Bps, double latency_s, bool pairs_serialise)
 {
-    // prefix[i]: the first i blocks of the sequence repeated twice, so every window of
-    // consecutive blocks (mod size) is one difference.
-    std::vector<double> prefix(2 * size_t(size) + 1, 0.0);
-    for (size_t i = 0; i < 2 * size_t(size); ++i)
-        prefix[i + 1] = prefix[i] + double(bytes[i % size_t(size)]);
     double total = 0.0;
     for (int d = 1; d < size; d <<= 1) {
         const int n = std::min(d, size - d);
-        double widest = 0.0; // the most any rank receives at this step
-        for (int r = 0; r < size; ++r) {
-            const size_t from = size_t((r + d) % size);
-            widest = std::max(widest, prefix[from + size_t(n)] - prefix[from]);
+        // What rank r receives: blocks r + d .. r + d + n - 1 (mod size), a window slid by r.
+        double window = 0.0;
+        for (int j = 0; j < n; ++j)
+            window += double(bytes_of(ctx, (d + j) % size));
+        double widest = window; // the most any rank receives at this step
+        for (int r = 1; r < size; ++r) {
+            window += double(bytes_of(ctx, (r + d + n - 1) % size)) -
+                      double(bytes_of(ctx, (r + d - 1) % size));
+            widest = std::max(widest, window);
         }
         const double serial = pairs_serialise && 2 * d == size ? 2.0 : 1.0;
         // Ranks placed by node: of a node's ranks, min(d, per_node) have their partner on
@@ -79,9 +78,8 @@ double bruck_cost(const size_t *bytes, int size, int per_node, double link_Bps, 
     return total;
 }
 
-double ring_cost(const size_t *bytes, int size, double link_Bps, double latency_s)
+double ring_cost(double largest, int size, double link_Bps, double latency_s)
 {
-    const double largest = double(*std::max_element(bytes, bytes + size));
     return double(size - 1) * (latency_s + largest / link_Bps);
 }
 
@@ -117,17 +115,19 @@ extern "C" int zip_allgatherv_algorithm_parse(const char *name)
 // a core of its own (netemu, 6 ranks on 2 cores at 10 Gbit/s, 64-256 KiB blocks, whose wire
 // time is a fifth of what the calls took: Bruck 0.7-0.95x of tuned's allgather(v), where the
 // calls had been handed on).
-extern "C" int zip_algo_allgatherv_choose(const size_t *bytes, int size,
-                                          const zip_algo_agreed_t *agreed, double link_Bps,
-                                          double latency_s, int pairs_serialise)
+extern "C" int zip_algo_allgatherv_choose(zip_algo_block_bytes_t bytes_of, const void *ctx,
+                                          int size, const zip_algo_agreed_t *agreed,
+                                          double link_Bps, double latency_s, int pairs_serialise)
 {
-    if (size <= 2 || bytes == nullptr)
+    if (size <= 2 || bytes_of == nullptr)
         return ZIP_ALLGATHERV_RING;
-    size_t total = 0, smallest = SIZE_MAX;
+    size_t total = 0, smallest = SIZE_MAX, largest = 0;
     for (int p = 0; p < size; ++p) {
-        total += bytes[p];
-        if (bytes[p] > 0)
-            smallest = std::min(smallest, bytes[p]);
+        const size_t b = bytes_of(ctx, p);
+        total += b;
+        largest = std::max(largest, b);
+        if (b > 0)
+            smallest = std::min(smallest, b);
     }
     if (zip_algo_ring_suits(total, size - 1, link_Bps, latency_s))
         return ZIP_ALLGATHERV_RING;
@@ -135,12 +135,8 @@ extern "C" int zip_algo_allgatherv_choose(const size_t *bytes, int size,
     const bool own_cores = agreed != nullptr && agreed->ranks_per_core <= 1.0;
     if (!own_cores || double(smallest) / link_Bps < 8.0 * latency_s)
         return ZIP_ALLGATHERV_HAND_ON;
-    try {
-        const double bruck =
-            zipcoll::bruck_cost(bytes, size, per_node, link_Bps, latency_s, pairs_serialise != 0);
-        const double ring = zipcoll::ring_cost(bytes, size, link_Bps, latency_s);
-        return bruck < ring ? ZIP_ALLGATHERV_BRUCK : ZIP_ALLGATHERV_HAND_ON;
-    } catch (const std::bad_alloc &) {
-        return ZIP_ALLGATHERV_HAND_ON;
-    }
+    const double bruck = zipcoll::bruck_cost(bytes_of, ctx, size, per_node, link_Bps, latency_s,
+                                             pairs_serialise != 0);
+    const double ring = zipcoll::ring_cost(double(largest), size, link_Bps, latency_s);
+    return bruck < ring ? ZIP_ALLGATHERV_BRUCK : ZIP_ALLGATHERV_HAND_ON;
 }

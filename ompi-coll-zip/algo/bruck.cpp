@@ -15,15 +15,13 @@ int BruckAllgather::prepare(const zip_transport_t *t, const BlockPolicy &policy,
     t_ = t;
     own_ = own;
     tag_ = tag;
-    int steps = 0;
-    for (int d = 1; d < t->size; d <<= 1)
-        ++steps;
     try {
         blocks_.resize(size_t(t->size));
         to_decode_.reserve(size_t(t->size));
         receives_.resize(size_t(t->size));
-        // Requests are written through pointers into it: no reallocation once posted.
-        sends_.reserve(size_t(t->size) + size_t(steps));
+        // Requests are written through pointers into it: no reallocation once posted. The
+        // steps send size - 1 blocks in all.
+        sends_.reserve(size_t(t->size));
     } catch (const std::bad_alloc &) {
         return ZIP_ALGO_ERR_NOMEM;
     }

@@ -1,5 +1,5 @@
 // A Bruck allgather of blocks, each compressed once by its owner and forwarded as the frame it
-// became: allgatherv's schedule where the ring pays too many latencies or waits on large blocks.
+// became: allgatherv's schedule where the ring pays too many latencies (allgatherv_algo.cpp).
 //
 // Steps d = 1, 2, 4, .. < size: a rank sends the n = min(d, size - d) blocks it holds first
 // (own, own + 1, .., own + n - 1; ids mod size) to rank - d and receives blocks own + d ..

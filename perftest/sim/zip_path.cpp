@@ -354,11 +354,11 @@ Route route_call(const Workload &w, int nodes, const Agreed &agreed, const ZipSe
         route_flow(ZIP_FLOW_RING, w.ranks(), agreed, s, &r);
         r.allgatherv_algorithm = s.allgatherv_algorithm;
         if (r.allgatherv_algorithm == ZIP_ALLGATHERV_AUTO) {
-            std::vector<size_t> bytes(size_t(w.ranks()));
-            for (int p = 0; p < w.ranks(); ++p)
-                bytes[size_t(p)] = w.contribution(p);
+            auto bytes_of = [](const void *work, int p) {
+                return static_cast<const Workload *>(work)->contribution(p);
+            };
             r.allgatherv_algorithm = zip_algo_allgatherv_choose(
-                bytes.data(), w.ranks(), &agreed, r.policy.speeds.link_Bps, s.bcast_latency_s,
+                bytes_of, &w, w.ranks(), &agreed, r.policy.speeds.link_Bps, s.bcast_latency_s,
                 s.pairs_serialise ? 1 : 0);
         }
         if (r.verdict == ZIP_VERDICT_COMPRESS && r.allgatherv_algorithm == ZIP_ALLGATHERV_HAND_ON)

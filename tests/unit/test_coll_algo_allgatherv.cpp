@@ -375,6 +375,11 @@ std::vector<size_t> alternating(int n, size_t bytes, size_t skew)
     return out;
 }
 
+size_t bytes_at(const void *blocks, int p)
+{
+    return (*static_cast<const std::vector<size_t> *>(blocks))[size_t(p)];
+}
+
 // The schedule for blocks b, ranks agreed to run per_node to a node and per_core to a core.
 int choose(const std::vector<size_t> &b, double link_Bps, int pairs = 0, int per_node = 1,
            double per_core = 1.0)
@@ -382,7 +387,8 @@ int choose(const std::vector<size_t> &b, double link_Bps, int pairs = 0, int per
     zip_algo_agreed_t agreed{};
     agreed.ranks_per_node = per_node;
     agreed.ranks_per_core = per_core;
-    return zip_algo_allgatherv_choose(b.data(), int(b.size()), &agreed, link_Bps, kLatency, pairs);
+    return zip_algo_allgatherv_choose(bytes_at, &b, int(b.size()), &agreed, link_Bps, kLatency,
+                                      pairs);
 }
 
 } // namespace
@@ -423,7 +429,7 @@ TEST(AllgathervChoice, RanksSharingCoresHandTheCallOn)
     const auto blocks = alternating(16, 512 << 10, 0);
     EXPECT_EQ(choose(blocks, 10 * kGbit, 0, 1, 3.0), ZIP_ALLGATHERV_HAND_ON);
     EXPECT_EQ(choose(blocks, 10 * kGbit, 0, 1, 0.0), ZIP_ALLGATHERV_BRUCK); // unknown: a core each
-    EXPECT_EQ(zip_algo_allgatherv_choose(blocks.data(), 16, nullptr, 10 * kGbit, kLatency, 0),
+    EXPECT_EQ(zip_algo_allgatherv_choose(bytes_at, &blocks, 16, nullptr, 10 * kGbit, kLatency, 0),
               ZIP_ALLGATHERV_HAND_ON);
 }
 
