@@ -109,12 +109,12 @@ extern "C" int zip_allgatherv_algorithm_parse(const char *name)
 // each rank, where Bruck's first step waits for the whole frame and each later one for whole
 // blocks (netemu, 6 ranks at 1 Gbit/s, 1-4 MiB per rank of gatherv-shaped blocks: Bruck took
 // 1.08-1.19x the ring's time on smooth and random data, equal blocks 1.03-1.21x). Where the ring
-// pays too many latencies, Bruck needs only to beat it (the alternative gives compression up),
-// but it sends each block as a message of its own where tuned's Bruck and recursive doubling
-// send one per step: so each block must carry 8 latencies of wire time, and every rank must have
-// a core of its own (netemu, 6 ranks on 2 cores at 10 Gbit/s, 64-256 KiB blocks, whose wire
-// time is a fifth of what the calls took: Bruck 0.7-0.95x of tuned's allgather(v), where the
-// calls had been handed on).
+// pays too many latencies, the faster of the two by the model, if every rank has a core of its
+// own (netemu, 6 ranks on 2 cores at 10 Gbit/s, 64-256 KiB blocks, whose wire time is a fifth of
+// what the calls took: Bruck 0.7-0.95x and the ring 0.5-1.0x of tuned's allgather(v), where the
+// calls had been handed on); Bruck only if each block carries 8 latencies of wire time, as it
+// sends each block as a message of its own where tuned's Bruck and recursive doubling send one
+// per step.
 extern "C" int zip_algo_allgatherv_choose(zip_algo_block_bytes_t bytes_of, const void *ctx,
                                           int size, const zip_algo_agreed_t *agreed,
                                           double link_Bps, double latency_s, int pairs_serialise)
@@ -131,12 +131,18 @@ extern "C" int zip_algo_allgatherv_choose(zip_algo_block_bytes_t bytes_of, const
     }
     if (zip_algo_ring_suits(total, size - 1, link_Bps, latency_s))
         return ZIP_ALLGATHERV_RING;
-    const int per_node = agreed != nullptr ? std::max(1, agreed->ranks_per_node) : 1;
     const bool own_cores = agreed != nullptr && agreed->ranks_per_core <= 1.0;
-    if (!own_cores || double(smallest) / link_Bps < 8.0 * latency_s)
+    if (!own_cores)
         return ZIP_ALLGATHERV_HAND_ON;
+    // Raw, each model stands for tuned's schedules of its kind too (its ring; its Bruck and
+    // recursive doubling, which share a node's link as Bruck does): where compressing pays,
+    // zip's faster schedule beats tuned's best.
+    const int per_node = agreed != nullptr ? std::max(1, agreed->ranks_per_node) : 1;
     const double bruck = zipcoll::bruck_cost(bytes_of, ctx, size, per_node, link_Bps, latency_s,
                                              pairs_serialise != 0);
     const double ring = zipcoll::ring_cost(double(largest), size, link_Bps, latency_s);
-    return bruck < ring ? ZIP_ALLGATHERV_BRUCK : ZIP_ALLGATHERV_HAND_ON;
+    if (ring <= bruck)
+        return ZIP_ALLGATHERV_RING;
+    return double(smallest) / link_Bps >= 8.0 * latency_s ? ZIP_ALLGATHERV_BRUCK
+                                                          : ZIP_ALLGATHERV_HAND_ON;
 }

@@ -296,17 +296,18 @@ int zip_allgatherv_algorithm_parse(const char *name);
 /* The schedule for an allgatherv whose rank p contributes bytes_of(ctx, p) bytes, over links
  * of link_Bps per node with latency_s between nodes. The ring wherever zip_algo_ring_suits (its
  * latencies within 1/32 of its wire time; also where link or latency is unknown, 0). Elsewhere
- * Bruck where every rank has a core of its own (agreed->ranks_per_core at most 1, 0 counting as
- * a core each as for bcast's segments; agreed NULL: nothing agreed, no), every non-empty block
- * carries at least 8 latencies of wire time, and a store-and-forward model of the wire predicts
- * Bruck faster than the ring, ranks placed by node, agreed->ranks_per_node of them: the ring
- * takes (size - 1) (latency + largest block / rate), since the largest block is on some link at
- * every step and a node's link carries one block a step; Bruck takes, per step of distance d, a
- * latency plus min(d, ranks_per_node) times the largest sum of the neighbouring blocks one rank
- * receives (that many of a node's ranks have their partner elsewhere) over the rate, twice where
- * pairs_serialise (Open MPI's TCP BTL) and the step is an exchange between two ranks (distance
- * size / 2). Otherwise ZIP_ALLGATHERV_HAND_ON. The same on every rank given the same arguments;
- * it allocates nothing, so no rank can decide otherwise for lack of memory. */
+ * ZIP_ALLGATHERV_HAND_ON unless every rank has a core of its own (agreed->ranks_per_core at
+ * most 1, 0 counting as a core each as for bcast's segments; agreed NULL: nothing agreed, no);
+ * then the faster by a store-and-forward model of the wire, ranks placed by node,
+ * agreed->ranks_per_node of them: the ring takes (size - 1) (latency + largest block / rate),
+ * since the largest block is on some link at every step and a node's link carries one block a
+ * step; Bruck takes, per step of distance d, a latency plus min(d, ranks_per_node) times the
+ * largest sum of the neighbouring blocks one rank receives (that many of a node's ranks have
+ * their partner elsewhere) over the rate, twice where pairs_serialise (Open MPI's TCP BTL) and
+ * the step is an exchange between two ranks (distance size / 2). The ring on a tie; Bruck only
+ * where every non-empty block carries at least 8 latencies of wire time, else
+ * ZIP_ALLGATHERV_HAND_ON. The same on every rank given the same arguments; it allocates
+ * nothing, so no rank can decide otherwise for lack of memory. */
 typedef size_t (*zip_algo_block_bytes_t)(const void *ctx, int p);
 int zip_algo_allgatherv_choose(zip_algo_block_bytes_t bytes_of, const void *ctx, int size,
                                const zip_algo_agreed_t *agreed, double link_Bps, double latency_s,
