@@ -105,11 +105,12 @@ static const zip_ompi_param_t params[] = {
      "benchmarks). Must be the same on every rank"},
     {"allgatherv_algorithm", OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_READONLY,
      ZIP_OMPI_PARAM_STRING(&mca_coll_zip_component.allgatherv_algorithm_name, "auto"),
-     "MPI_Allgather(v) and MPI_Iallgather(v) schedule: auto (default) picks the ring or Bruck's "
-     "log2 p steps from their predicted times (block sizes, link rate, "
-     "coll_zip_bcast_latency_us, whether the TCP BTL serialises a pair's exchanges), or hands "
-     "the call on where the ring pays too many latencies and Bruck is not faster; ring or bruck "
-     "forces one (for tests and benchmarks). Must be the same on every rank"},
+     "MPI_Allgather(v) and MPI_Iallgather(v) schedule: auto (default) takes the ring where its "
+     "p - 1 latencies (coll_zip_bcast_latency_us) cost at most 1/32 of its wire time; elsewhere, "
+     "if every rank has a core of its own, the ring or Bruck's log2 p steps, whichever is "
+     "predicted faster (block sizes, link rate, ranks per node, whether the TCP BTL serialises "
+     "a pair's exchanges), else hands the call on; ring or bruck forces one (for tests and "
+     "benchmarks). Must be the same on every rank"},
     /* 0, auto: from the mean block and the link rate (alltoallv_auto_window, exchange.hpp). */
     {"alltoallv_window", OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_READONLY,
      ZIP_OMPI_PARAM_SIZE(&mca_coll_zip_component.alltoallv_window, 0),
