@@ -205,13 +205,7 @@ class Halving
 
     char *other() const { return window_ == buf_ ? incoming_.get() : buf_; }
 
-    void copy(char *dst, const char *src, size_t n) const
-    {
-        if (t_->copy != nullptr)
-            t_->copy(t_->ctx, dst, src, n);
-        else
-            std::memcpy(dst, src, n);
-    }
+    void copy(char *dst, const char *src, size_t n) const { transport_copy(t_, dst, src, n); }
 
     void count_send(size_t bytes, size_t len)
     {

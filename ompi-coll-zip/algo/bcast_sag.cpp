@@ -435,10 +435,7 @@ Task SagBcast::take_wires(Piece &p)
 
 void SagBcast::copy_out(char *dst, const char *src, size_t n) const
 {
-    if (t_->copy != nullptr)
-        t_->copy(t_->ctx, dst, src, n);
-    else
-        std::memcpy(dst, src, n);
+    transport_copy(t_, dst, src, n);
 }
 
 // Offsets first .. first+count-1, whose wires lie from byte `at` of the store, into the user

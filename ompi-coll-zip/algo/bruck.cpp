@@ -1,7 +1,6 @@
 #include "bruck.hpp"
 
 #include <algorithm>
-#include <cstring>
 #include <new>
 
 #include "exchange.hpp"
@@ -88,12 +87,8 @@ int BruckAllgather::arrived(Block &b, int peer, size_t got, BlockCodec &coder)
         return ZIP_ALGO_OK;
     if (b.slot == nullptr) // the last step: decoded at once, never forwarded
         return coder.decode({peer, b.bytes, b.block.bytes}, got, last_slot_);
-    // Set aside first: decoding overwrites where it arrived, and the frame is forwarded. (A
-    // simulator's copy charges the time and leaves the memory alone.)
-    if (t_->copy != nullptr)
-        t_->copy(t_->ctx, b.slot, b.bytes, got);
-    else
-        std::memcpy(b.slot, b.bytes, got);
+    // Set aside first: decoding overwrites where it arrived, and the frame is forwarded.
+    transport_copy(t_, b.slot, b.bytes, got);
     b.wire = b.slot;
     b.wire_len = got;
     to_decode_.push_back({&b, peer});

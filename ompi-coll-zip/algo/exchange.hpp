@@ -43,6 +43,10 @@ class PlainBlocks
 // block in the caller's layout.
 int byte_view(const zip_transport_t *t, const zip_block_t &block, bool sending, char **bytes);
 
+// Copies n bytes through the transport's copy where it has one (a simulator charges the time
+// and leaves the memory alone), else with memcpy.
+void transport_copy(const zip_transport_t *t, void *dst, const void *src, size_t n);
+
 // One block of an allgather (ring.hpp, bruck.hpp), which crosses links to several ranks.
 struct GatherBlock {
     zip_block_t block{};

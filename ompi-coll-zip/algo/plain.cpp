@@ -2,6 +2,8 @@
 // (exchange.hpp).
 #include "exchange.hpp"
 
+#include <cstring>
+
 namespace zipcoll
 {
 
@@ -61,6 +63,14 @@ int byte_view(const zip_transport_t *t, const zip_block_t &block, bool sending, 
         return ZIP_ALGO_ERR_NOMEM;
     *bytes = static_cast<char *>(view);
     return ZIP_ALGO_OK;
+}
+
+void transport_copy(const zip_transport_t *t, void *dst, const void *src, size_t n)
+{
+    if (t->copy != nullptr)
+        t->copy(t->ctx, dst, src, n);
+    else
+        std::memcpy(dst, src, n);
 }
 
 int place_gather_block(const zip_transport_t *t, const BlockPolicy &policy,
