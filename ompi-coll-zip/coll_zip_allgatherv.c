@@ -87,9 +87,9 @@ bool mca_coll_zip_allgather_takes(mca_coll_zip_module_t *m, struct ompi_communic
     opal_output_verbose(10, mca_coll_zip_component.output,
                         "coll:zip: %s of %zu-byte blocks at most on %d ranks: %s",
                         zip_coll_op_calls[op], largest, ompi_comm_size(comm),
-                        ZIP_ALLGATHERV_RING == *algorithm    ? "ring"
-                        : ZIP_ALLGATHERV_BRUCK == *algorithm ? "bruck"
-                                                             : "handed on");
+                        ZIP_ALLGATHERV_RING == *algorithm      ? "ring"
+                        : ZIP_ALLGATHERV_HAND_ON == *algorithm ? "handed on"
+                                                               : "bruck");
     if (ZIP_ALLGATHERV_HAND_ON == *algorithm) {
         mca_coll_zip_stats_handed_on(op, ZIP_VERDICT_TOO_SMALL, 0.0, 0);
         return false;

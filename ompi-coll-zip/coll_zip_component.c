@@ -109,7 +109,9 @@ static const zip_ompi_param_t params[] = {
      "p - 1 latencies (coll_zip_bcast_latency_us) cost at most 1/32 of its wire time; elsewhere, "
      "if every rank has a core of its own, the ring or Bruck's log2 p steps, whichever is "
      "predicted faster (block sizes, link rate, ranks per node, whether the TCP BTL serialises "
-     "a pair's exchanges), else hands the call on; ring or bruck forces one (for tests and "
+     "a pair's exchanges), else hands the call on; ring or bruck forces one (bruck: a message per "
+     "step for blocks of at most 512 KiB, else per block; bruck_steps, bruck_blocks force either; "
+     "for tests and "
      "benchmarks). Must be the same on every rank"},
     /* 0, auto: from the mean block and the link rate (alltoallv_auto_window, exchange.hpp). */
     {"alltoallv_window", OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_READONLY,

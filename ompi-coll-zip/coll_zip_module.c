@@ -196,7 +196,7 @@ int mca_coll_zip_init_query(bool enable_progress_threads, bool enable_mpi_thread
             mca_coll_zip_show_help(
                 "bad allgatherv algorithm",
                 "coll_zip_allgatherv_algorithm \"%s\" is not one of auto, "
-                "ring, bruck; zip is disabled",
+                "ring, bruck, bruck_blocks, bruck_steps; zip is disabled",
                 NULL != z->allgatherv_algorithm_name ? z->allgatherv_algorithm_name : "");
         return OMPI_ERR_NOT_AVAILABLE;
     }

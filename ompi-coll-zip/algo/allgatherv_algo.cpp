@@ -4,9 +4,11 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <vector>
 
 #include "bruck.hpp"
+#include "bruck_steps.hpp"
 #include "exchange.hpp"
 #include "ring.hpp"
 #include "zip_algo.h"
@@ -32,6 +34,20 @@ Task gather_with(const zip_transport_t *t, const zip_codec_ops_t *codec, const B
     co_return co_await schedule.run(coder, res);
 }
 
+// Bruck's form for these blocks: a message per step where every block is small (its store
+// then fits the transport's longest message), else a message per block (kBruckStepsLargest).
+int bruck_form(const zip_transport_t &t, const std::vector<zip_block_t> &blocks)
+{
+    size_t total = 0, largest = 0;
+    for (const zip_block_t &b : blocks) {
+        total += b.bytes;
+        largest = std::max(largest, b.bytes);
+    }
+    const bool fits = t.max_message == 0 || total <= t.max_message;
+    return largest <= kBruckStepsLargest && fits ? ZIP_ALLGATHERV_BRUCK_STEPS
+                                                 : ZIP_ALLGATHERV_BRUCK_BLOCKS;
+}
+
 } // namespace
 
 Task allgatherv(const zip_transport_t *t, const zip_codec_ops_t *codec,
@@ -45,7 +61,11 @@ Task allgatherv(const zip_transport_t *t, const zip_codec_ops_t *codec,
     blocks[size_t(t->rank)] = a->send[0];
     BlockPolicy policy = BlockPolicy::of(*a, *t);
     policy.peer_on_node = nullptr; // a block crosses links to several ranks
-    if (a->algorithm == ZIP_ALLGATHERV_BRUCK)
+    const int algorithm =
+        a->algorithm == ZIP_ALLGATHERV_BRUCK ? bruck_form(*t, blocks) : a->algorithm;
+    if (algorithm == ZIP_ALLGATHERV_BRUCK_STEPS)
+        co_return co_await gather_with<BruckStepsAllgather>(t, codec, policy, blocks, a->tag, res);
+    if (algorithm == ZIP_ALLGATHERV_BRUCK_BLOCKS)
         co_return co_await gather_with<BruckAllgather>(t, codec, policy, blocks, a->tag, res);
     co_return co_await gather_with<RingAllgather>(t, codec, policy, blocks, a->tag, res);
 }
@@ -83,6 +103,21 @@ double ring_cost(double largest, int size, double link_Bps, double latency_s)
     return double(size - 1) * (latency_s + largest / link_Bps);
 }
 
+// tuned's neighbor exchange (even sizes only): size / 2 steps, each moving two blocks between
+// neighbours, both ways. One rank per node: every step crosses the node's link with two blocks.
+// Ranks placed by node: every other step stays on the nodes, and the others cross at both
+// boundary ranks of a node at once, four blocks on its link (simscale, 256 ranks in nodes of
+// 32, 16 KiB blocks at 10 Gbit/s: 5.39 ms simulated, 5.28 by this model).
+double neighbor_cost(double largest, int size, int per_node, double link_Bps, double latency_s,
+                     bool pairs_serialise)
+{
+    if (size % 2 != 0)
+        return std::numeric_limits<double>::infinity();
+    const double serial = pairs_serialise ? 2.0 : 1.0; // every step is an exchange
+    const double blocks = per_node > 1 ? 4.0 : 2.0;
+    return serial * double(size) / blocks * (latency_s + blocks * largest / link_Bps);
+}
+
 } // namespace
 
 } // namespace zipcoll
@@ -101,6 +136,10 @@ extern "C" int zip_allgatherv_algorithm_parse(const char *name)
         return ZIP_ALLGATHERV_RING;
     if (std::strcmp(name, "bruck") == 0)
         return ZIP_ALLGATHERV_BRUCK;
+    if (std::strcmp(name, "bruck_blocks") == 0)
+        return ZIP_ALLGATHERV_BRUCK_BLOCKS;
+    if (std::strcmp(name, "bruck_steps") == 0)
+        return ZIP_ALLGATHERV_BRUCK_STEPS;
     return -1;
 }
 
@@ -112,9 +151,9 @@ extern "C" int zip_allgatherv_algorithm_parse(const char *name)
 // pays too many latencies, the faster of the two by the model, if every rank has a core of its
 // own (netemu, 6 ranks on 2 cores at 10 Gbit/s, 64-256 KiB blocks, whose wire time is a fifth of
 // what the calls took: Bruck 0.7-0.95x and the ring 0.5-1.0x of tuned's allgather(v), where the
-// calls had been handed on); Bruck only if each block carries 8 latencies of wire time, as it
-// sends each block as a message of its own where tuned's Bruck and recursive doubling send one
-// per step.
+// calls had been handed on); Bruck where its blocks go a message per step (bruck_steps.hpp), or
+// where each block carries 8 latencies of wire time, as above 512 KiB it sends each block as a
+// message of its own where tuned's Bruck and recursive doubling send one per step.
 extern "C" int zip_algo_allgatherv_choose(zip_algo_block_bytes_t bytes_of, const void *ctx,
                                           int size, const zip_algo_agreed_t *agreed,
                                           double link_Bps, double latency_s, int pairs_serialise)
@@ -141,8 +180,26 @@ extern "C" int zip_algo_allgatherv_choose(zip_algo_block_bytes_t bytes_of, const
     const double bruck = zipcoll::bruck_cost(bytes_of, ctx, size, per_node, link_Bps, latency_s,
                                              pairs_serialise != 0);
     const double ring = zipcoll::ring_cost(double(largest), size, link_Bps, latency_s);
+    // tuned's neighbor exchange pays half the ring's latencies (a quarter where ranks share
+    // nodes) for the same bytes. Where zip's faster schedule, raw, is predicted more than 8 %
+    // slower, handed on: data that do not compress would lose that much, and compressed blocks
+    // rarely make up for the latencies (simscale, 256 ranks in nodes of 32 at 10 Gbit/s, 16 /
+    // 64 / 256 KiB blocks: zip's ring took 0.52 / 0.64 / 1.13x of tuned's time on gauss, 0.49 /
+    // 0.74 / 0.93x on random data). 8 %, as this model puts the ring 2-5 % farther behind than
+    // simscale does with 1 MiB blocks (1.02-1.06 for 1.00-1.01), where zip gains 1.29-1.49x.
+    const double neighbor = zipcoll::neighbor_cost(double(largest), size, per_node, link_Bps,
+                                                   latency_s, pairs_serialise != 0);
+    if (std::min(ring, bruck) > 1.08 * neighbor)
+        return ZIP_ALLGATHERV_HAND_ON;
     if (ring <= bruck)
         return ZIP_ALLGATHERV_RING;
-    return double(smallest) / link_Bps >= 8.0 * latency_s ? ZIP_ALLGATHERV_BRUCK
-                                                          : ZIP_ALLGATHERV_HAND_ON;
+    // Before its first step an owner codes its block's sample, which data that do not compress
+    // never repay, where tuned's Bruck and recursive doubling start at once: where that costs
+    // more than 3 % of the schedule (few ranks on a link near the codec's speed), handed on.
+    const double sample = double(std::min(largest, zipcoll::kSampleBytes));
+    if (agreed->compress_Bps > 0.0 && sample / agreed->compress_Bps > 0.03 * bruck)
+        return ZIP_ALLGATHERV_HAND_ON;
+    const bool per_step = largest <= zipcoll::kBruckStepsLargest;
+    return per_step || double(smallest) / link_Bps >= 8.0 * latency_s ? ZIP_ALLGATHERV_BRUCK
+                                                                      : ZIP_ALLGATHERV_HAND_ON;
 }

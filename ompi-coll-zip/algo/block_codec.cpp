@@ -7,16 +7,6 @@
 
 namespace zipcoll
 {
-namespace
-{
-
-// A first block larger than this is judged on its first kSampleBytes alone, so that
-// incompressible data costs a sample's codec time rather than the whole block's (8 ranks,
-// 1 MiB random gatherv: each sender compressed its whole megabyte in vain). Policy observe
-// judges its samples on as much.
-constexpr size_t kSampleBytes = 65536;
-
-} // namespace
 
 zip_verdict_t pre_verdict(const zip_algo_policy_t *policy, size_t bytes, zip_transfer_shape_t shape)
 {

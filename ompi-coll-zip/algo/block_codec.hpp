@@ -19,6 +19,12 @@ struct Transfer {
     size_t bytes = 0;
 };
 
+// A first block larger than this is judged on its first kSampleBytes alone, so that
+// incompressible data costs a sample's codec time rather than the whole block's (8 ranks,
+// 1 MiB random gatherv: each sender compressed its whole megabyte in vain). Policy observe
+// judges its samples on as much.
+inline constexpr size_t kSampleBytes = 65536;
+
 struct BlockPolicy {
     int elem_type = ZIP_ALGO_BYTES;
     bool try_compress = false;

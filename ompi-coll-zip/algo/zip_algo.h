@@ -253,8 +253,8 @@ typedef struct zip_exchange_args {
      * same memory. Not for the non-blocking calls, which may code one stream's blocks of two
      * calls out of order. */
     zip_algo_temporal_t *temporal;
-    int algorithm; /* allgatherv only: ZIP_ALLGATHERV_RING (0) or ZIP_ALLGATHERV_BRUCK; the same
-                      on every rank */
+    int algorithm; /* allgatherv only: ZIP_ALLGATHERV_RING (0) or one of the Bruck forms; the
+                      same on every rank */
 } zip_exchange_args_t;
 
 /* Alltoallv: every rank sends send[p] to p and receives recv[p] from p (self excluded:
@@ -274,7 +274,7 @@ int zip_algo_scatterv(const zip_transport_t *t, const zip_codec_ops_t *codec, in
 
 /* Allgatherv: this rank's send[0] reaches every other rank, whose recv[rank] receives it, and
  * this rank receives every recv[p]; a ring of size-1 steps (ring.hpp) or Bruck's ceil(log2 size)
- * steps (bruck.hpp), as args->algorithm says. Each block is compressed once by its owner and
+ * steps (bruck.hpp, bruck_steps.hpp), as args->algorithm says. Each block is compressed once by its owner and
  * forwarded as the frame it became, so it is decoded once per receiver. Plain blocks (below the
  * threshold, longer than a byte message) travel as they are; peer_on_node is not used, as every
  * block crosses links to several ranks. */
@@ -282,13 +282,16 @@ int zip_algo_allgatherv(const zip_transport_t *t, const zip_codec_ops_t *codec,
                         const zip_exchange_args_t *args, zip_algo_result_t *result);
 
 /* coll_zip_allgatherv_algorithm (allgather and allgatherv, blocking or not): auto
- * (zip_algo_allgatherv_choose), ring or bruck; HAND_ON: the chooser's "neither: the previous
- * component". */
+ * (zip_algo_allgatherv_choose), ring or bruck (a message per step for blocks of at most 512 KiB,
+ * bruck_steps.hpp, else a message per block, bruck.hpp; bruck_blocks and bruck_steps force
+ * either); HAND_ON: the chooser's "neither: the previous component". */
 enum {
     ZIP_ALLGATHERV_RING = 0,
     ZIP_ALLGATHERV_BRUCK = 1,
     ZIP_ALLGATHERV_AUTO = 2,
-    ZIP_ALLGATHERV_HAND_ON = 3
+    ZIP_ALLGATHERV_HAND_ON = 3,
+    ZIP_ALLGATHERV_BRUCK_BLOCKS = 4,
+    ZIP_ALLGATHERV_BRUCK_STEPS = 5
 };
 /* The ZIP_ALLGATHERV_* a name stands for (NULL: auto), -1 for anything else. */
 int zip_allgatherv_algorithm_parse(const char *name);
@@ -304,9 +307,9 @@ int zip_allgatherv_algorithm_parse(const char *name);
  * step; Bruck takes, per step of distance d, a latency plus min(d, ranks_per_node) times the
  * largest sum of the neighbouring blocks one rank receives (that many of a node's ranks have
  * their partner elsewhere) over the rate, twice where pairs_serialise (Open MPI's TCP BTL) and
- * the step is an exchange between two ranks (distance size / 2). The ring on a tie; Bruck only
- * where every non-empty block carries at least 8 latencies of wire time, else
- * ZIP_ALLGATHERV_HAND_ON. The same on every rank given the same arguments; it allocates
+ * the step is an exchange between two ranks (distance size / 2). The ring on a tie; Bruck
+ * (ZIP_ALLGATHERV_BRUCK) where its blocks travel a message per step (none above 512 KiB) or
+ * every non-empty block carries at least 8 latencies of wire time, else ZIP_ALLGATHERV_HAND_ON. The same on every rank given the same arguments; it allocates
  * nothing, so no rank can decide otherwise for lack of memory. */
 typedef size_t (*zip_algo_block_bytes_t)(const void *ctx, int p);
 int zip_algo_allgatherv_choose(zip_algo_block_bytes_t bytes_of, const void *ctx, int size,

@@ -51,7 +51,8 @@ void usage(FILE *to)
         "  --bcast-algorithm auto|chain|scatter_allgather   coll_zip_bcast_algorithm (auto)\n"
         "  --bcast-latency T     coll_zip_bcast_latency_us (default: --latency, as if set right)\n"
         "  --allreduce-algorithm auto|ring|halving   coll_zip_allreduce_algorithm (auto)\n"
-        "  --allgatherv-algorithm auto|ring|bruck   coll_zip_allgatherv_algorithm (auto)\n"
+        "  --allgatherv-algorithm auto|ring|bruck|bruck_blocks|bruck_steps\n"
+        "                               coll_zip_allgatherv_algorithm (auto)\n"
         "  --bcast-segment model|rule   the chain's segment: the cost model's (default, as in\n"
         "                        coll/zip) or zip_bcast_segment_bytes's rule alone (as before\n"
         "                        the model chose it; for comparisons in one build)\n"
@@ -218,7 +219,9 @@ bool parse_options(int argc, char **argv, Options *o, int *exit_code)
         } else if (a == "--allgatherv-algorithm") {
             o->zip.allgatherv_algorithm = zip_allgatherv_algorithm_parse(v.c_str());
             if (o->zip.allgatherv_algorithm < 0)
-                return fail("--allgatherv-algorithm is auto, ring or bruck, not '" + v + "'");
+                return fail("--allgatherv-algorithm is auto, ring, bruck, bruck_blocks or "
+                            "bruck_steps, not '" +
+                            v + "'");
         } else if (a == "--bcast-latency") {
             o->zip.bcast_latency_s = parse_time_s(v);
             if (o->zip.bcast_latency_s < 0)

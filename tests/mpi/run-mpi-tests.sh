@@ -128,15 +128,23 @@ run_stats "nonblocking np=8 zip=on short, compressed" nonblocking "$nb_ops" comp
     --oversubscribe $zip_on "$bin/test_nonblocking" --short
 # Allgather(v) on Bruck's steps, forced (auto takes them for unequal blocks or many ranks):
 # bit-exact with and without a power of two of ranks (whose last step is an exchange), blocking
-# and non-blocking.
+# and non-blocking; `bruck` sends these blocks (at most 160 KB) a message per step,
+# bruck_blocks a message per block.
 for np in 3 4 5 8; do
     run_stats "allgather np=$np zip=on bruck, compressed" allgather "allgather allgatherv" \
         compressed -np "$np" --oversubscribe $zip_on --mca coll_zip_allgatherv_algorithm bruck \
         "$bin/test_allgather"
 done
-run_stats "nonblocking np=3 zip=on bruck, compressed" nonblocking "iallgather iallgatherv" \
-    compressed -np 3 --oversubscribe $zip_on --mca coll_zip_allgatherv_algorithm bruck \
-    "$bin/test_nonblocking"
+for np in 3 8; do
+    run_stats "allgather np=$np zip=on bruck_blocks, compressed" allgather \
+        "allgather allgatherv" compressed -np "$np" --oversubscribe $zip_on \
+        --mca coll_zip_allgatherv_algorithm bruck_blocks "$bin/test_allgather"
+done
+for form in bruck bruck_blocks; do
+    run_stats "nonblocking np=3 zip=on $form, compressed" nonblocking "iallgather iallgatherv" \
+        compressed -np 3 --oversubscribe $zip_on --mca coll_zip_allgatherv_algorithm "$form" \
+        "$bin/test_nonblocking"
+done
 # Allreduce by recursive halving and doubling, forced: its balanced-tree order bit for bit,
 # with a fold (3 ranks) and without (4, 8).
 for np in 3 4 8; do

@@ -1,4 +1,5 @@
-// The compressed allgatherv, ring and Bruck, on the in-process transport: every block reaches
+// The compressed allgatherv, ring and Bruck (a message per block or per step), on the
+// in-process transport: every block reaches
 // every rank exactly, each is compressed once by its owner, forwarded as the frame it became and
 // decoded once per receiver; plain blocks travel as they are; errors do not stop the schedule.
 // And the choice between the two (zip_algo_allgatherv_choose).
@@ -7,6 +8,7 @@
 #include <algorithm>
 #include <string>
 
+#include "bruck_steps.hpp"
 #include "ring.hpp"
 #include "test_coll_algo_support.hpp"
 #include "zip_algo.h"
@@ -125,7 +127,8 @@ TEST_P(CollAlgoAllgatherv, EveryRankGetsEveryBlockExactly)
 INSTANTIATE_TEST_SUITE_P(
     Shapes, CollAlgoAllgatherv,
     ::testing::Combine(::testing::Values(1, 2, 3, 4, 5, 7, 8, 9), ::testing::Bool(),
-                       ::testing::Values(ZIP_ALLGATHERV_RING, ZIP_ALLGATHERV_BRUCK)));
+                       ::testing::Values(ZIP_ALLGATHERV_RING, ZIP_ALLGATHERV_BRUCK,
+                                         ZIP_ALLGATHERV_BRUCK_BLOCKS, ZIP_ALLGATHERV_BRUCK_STEPS)));
 
 // Compress once, forward compressed: every owner of a block at or above the threshold
 // compresses it once, in ring segments (ring.hpp; the first segment is the sample, and a block
@@ -164,12 +167,14 @@ TEST(CollAlgoAllgathervRing, EachBlockCompressedOnceAndDecodedOncePerReceiver)
 }
 
 // No slot is reused while its send is in flight (the ring's segments, on the last step
-// included; Bruck's set-aside frames, raw blocks and the caller's own block): over a rendezvous
+// included; Bruck's set-aside frames, raw blocks and the caller's own block; the store of
+// Bruck's steps, whose prefix each step sends): over a rendezvous
 // transport, which reads a send's buffer only when its receive meets it, every rank still gets
 // every block exactly.
 TEST(CollAlgoAllgathervSchedules, RendezvousSendsLeaveEveryBlockExact)
 {
-    for (int algorithm : {ZIP_ALLGATHERV_RING, ZIP_ALLGATHERV_BRUCK}) {
+    for (int algorithm :
+         {ZIP_ALLGATHERV_RING, ZIP_ALLGATHERV_BRUCK_BLOCKS, ZIP_ALLGATHERV_BRUCK_STEPS}) {
         for (int size : {2, 3, 4, 5, 6}) {
             for (int round = 0; round < 7; ++round) {
                 ToyCodec codec;
@@ -303,7 +308,8 @@ TEST(CollAlgoAllgathervBruck, EachBlockCompressedOnceAndDecodedOncePerReceiver)
     for (int size : {3, 5, 8}) {
         for (int round = 0; round < 7; ++round) {
             ToyCodec codec;
-            const RingRun r = allgatherv(size, round, codec, true, false, ZIP_ALLGATHERV_BRUCK);
+            const RingRun r =
+                allgatherv(size, round, codec, true, false, ZIP_ALLGATHERV_BRUCK_BLOCKS);
             EXPECT_EQ(r.mismatches, 0);
             size_t coded = 0, plain = 0, frames = 0, nonempty = 0;
             for (int p = 0; p < size; ++p) {
@@ -331,33 +337,161 @@ TEST(CollAlgoAllgathervBruck, ForwardedFramesCountAtEveryRankThatSendsThem)
 {
     const int size = 4, round = 4; // blocks 5000, 0, 1024 (random), 20000
     ToyCodec codec;
-    const RingRun r = allgatherv(size, round, codec, false, false, ZIP_ALLGATHERV_BRUCK);
-    ASSERT_EQ(r.mismatches, 0);
-    for (int k = 0; k < size; ++k) {
-        size_t sent = 0;
-        bool smooth = false;
-        // Distance 1 sends the own block, distance 2 the own block and the next one.
-        for (int b : {k, k, (k + 1) % size}) {
-            const size_t n = bytes_of(b, round);
-            sent += n >= 1024 ? n : 0;
-            smooth = smooth || (n >= 1024 && compressible(b, round));
+    for (int algorithm : {ZIP_ALLGATHERV_BRUCK_BLOCKS, ZIP_ALLGATHERV_BRUCK_STEPS}) {
+        const RingRun r = allgatherv(size, round, codec, false, false, algorithm);
+        ASSERT_EQ(r.mismatches, 0);
+        for (int k = 0; k < size; ++k) {
+            size_t sent = 0;
+            bool smooth = false;
+            // Distance 1 sends the own block, distance 2 the own block and the next one.
+            for (int b : {k, k, (k + 1) % size}) {
+                const size_t n = bytes_of(b, round);
+                sent += n >= 1024 ? n : 0;
+                smooth = smooth || (n >= 1024 && compressible(b, round));
+            }
+            EXPECT_EQ(r.res[k].bytes_in, sent) << "rank " << k;
+            if (smooth)
+                EXPECT_LT(r.res[k].bytes_out, r.res[k].bytes_in) << "rank " << k;
+            else
+                EXPECT_EQ(r.res[k].bytes_out, r.res[k].bytes_in) << "rank " << k;
         }
-        EXPECT_EQ(r.res[k].bytes_in, sent) << "rank " << k;
-        if (smooth)
-            EXPECT_LT(r.res[k].bytes_out, r.res[k].bytes_in) << "rank " << k;
-        else
-            EXPECT_EQ(r.res[k].bytes_out, r.res[k].bytes_in) << "rank " << k;
     }
 }
 
 // A frame that does not decode is an error at every receiver, and every step still runs.
 TEST(CollAlgoAllgathervBruck, CorruptFramesAreReportedAndEveryStepCompletes)
 {
+    for (int algorithm : {ZIP_ALLGATHERV_BRUCK_BLOCKS, ZIP_ALLGATHERV_BRUCK_STEPS}) {
+        ToyCodec codec;
+        codec.fail_decode = true;
+        const RingRun r = allgatherv(5, 5, codec, false, false, algorithm);
+        for (int k = 0; k < 5; ++k)
+            EXPECT_EQ(r.rc[k], ZIP_ALGO_ERR_CODEC) << "algorithm " << algorithm << " rank " << k;
+    }
+}
+
+namespace
+{
+
+// The messages rank `own` sends in Bruck's steps (bruck_steps.hpp) for blocks of bytes(p):
+// per step whose blocks are not all empty, the lengths and a message per chunk of K offsets
+// that holds any bytes (one, chunk 0's prefix, where the step sends at most K offsets).
+template <class Bytes> size_t steps_messages(int size, int own, Bytes bytes)
+{
+    size_t largest = 0;
+    for (int p = 0; p < size; ++p)
+        largest = std::max(largest, bytes(p));
+    int k = 1;
+    while (k < size && size_t(2 * k) * largest <= zipcoll::kStepsChunkBytes)
+        k *= 2;
+    auto raw = [&](int first, int count) {
+        size_t n = 0;
+        for (int j = first; j < first + count; ++j)
+            n += bytes((own + j) % size);
+        return n;
+    };
+    size_t messages = 0;
+    for (int d = 1; d < size; d <<= 1) {
+        const int n = std::min(d, size - d);
+        if (raw(0, n) == 0)
+            continue;
+        messages += 1;
+        if (n <= k) {
+            messages += 1;
+            continue;
+        }
+        for (int j = 0; j < n; j += k)
+            messages += raw(j, std::min(k, n - j)) != 0 ? 1 : 0;
+    }
+    return messages;
+}
+
+} // namespace
+
+// Bruck's steps: the same compress-once, decode-once-per-receiver, but every block, plain ones
+// included, travels through the store in its byte view, and a step is its lengths and a message
+// per chunk of offsets, not one per block.
+TEST(CollAlgoAllgathervBruckSteps, EachBlockCompressedOnceAndEachStepIsAFewMessages)
+{
+    for (int size : {3, 5, 8}) {
+        for (int round = 0; round < 7; ++round) {
+            ToyCodec codec;
+            const RingRun r =
+                allgatherv(size, round, codec, true, false, ZIP_ALLGATHERV_BRUCK_STEPS);
+            EXPECT_EQ(r.mismatches, 0);
+            size_t coded = 0, frames = 0, nonempty = 0, messages = 0;
+            for (int p = 0; p < size; ++p) {
+                const size_t b = bytes_of(p, round);
+                nonempty += b != 0 ? 1 : 0;
+                coded += b >= 1024 ? 1 : 0;
+                frames += b >= 1024 && compressible(p, round) ? 1 : 0;
+                messages += steps_messages(size, p, [&](int q) { return bytes_of(q, round); });
+            }
+            const std::string what =
+                "size " + std::to_string(size) + " round " + std::to_string(round);
+            EXPECT_EQ(codec.compressions.load(), coded) << what;
+            EXPECT_EQ(codec.decodes.load(), frames * (size - 1)) << what;
+            EXPECT_EQ(r.plain_sends, 0u) << what;
+            EXPECT_EQ(r.byte_views, nonempty * size) << what;
+            EXPECT_EQ(r.messages, messages) << what;
+        }
+    }
+}
+
+// Runs an allgatherv of `bytes` per rank with ZIP_ALLGATHERV_BRUCK on `size` ranks over a
+// transport whose longest byte message is max_message; checks every block and returns the
+// messages sent.
+size_t bruck_messages(size_t bytes, size_t max_message, int size = 3)
+{
+    World w(size, algotest::WorldOptions{.max_message = max_message});
     ToyCodec codec;
-    codec.fail_decode = true;
-    const RingRun r = allgatherv(5, 5, codec, false, false, ZIP_ALLGATHERV_BRUCK);
-    for (int k = 0; k < 5; ++k)
-        EXPECT_EQ(r.rc[k], ZIP_ALGO_ERR_CODEC) << "rank " << k;
+    const zip_codec_ops_t ops = codec.ops();
+    std::vector<std::vector<std::vector<char>>> got(size);
+    auto data = [&](int owner) { return algotest::make_data(bytes, true, uint64_t(owner + 7)); };
+    std::vector<int> rc(size, -100);
+    w.run([&](int rank, const zip_transport_t &t) {
+        auto mine = data(rank);
+        got[rank].assign(size, std::vector<char>(bytes, '\x33'));
+        std::vector<zip_block_t> rb(size);
+        for (int p = 0; p < size; ++p)
+            if (p != rank)
+                rb[p] = zip_block_t{got[rank][p].data(), bytes, nullptr};
+        const zip_block_t sb{mine.data(), bytes, nullptr};
+        const zip_exchange_args_t a = ring_args(&sb, rb.data(), ZIP_ALLGATHERV_BRUCK);
+        zip_algo_result_t res{};
+        rc[rank] = zip_algo_allgatherv(&t, &ops, &a, &res);
+    });
+    for (int r = 0; r < size; ++r) {
+        EXPECT_EQ(rc[r], ZIP_ALGO_OK) << "rank " << r;
+        for (int p = 0; p < size; ++p) {
+            if (p != r) {
+                EXPECT_TRUE(got[r][p] == data(p)) << "rank " << r << " block " << p;
+            }
+        }
+    }
+    return w.messages.load();
+}
+
+// ZIP_ALLGATHERV_BRUCK sends a message per step (lengths and wires: 2 steps x 2 x 3 ranks) where
+// no block is above 512 KiB and the whole fits one message, else a message per block (each rank
+// sends its own block, then one more: 2 x 3).
+TEST(CollAlgoAllgathervBruck, SmallBlocksGoAMessagePerStepLargeOnesAMessagePerBlock)
+{
+    EXPECT_EQ(bruck_messages(zipcoll::kBruckStepsLargest, 0), 12u);
+    EXPECT_EQ(bruck_messages(zipcoll::kBruckStepsLargest + 8, 0), 6u);
+    EXPECT_EQ(bruck_messages(100000, 250000), 6u); // 300000 bytes in all: more than a message
+    EXPECT_EQ(bruck_messages(100000, 300000), 12u);
+}
+
+// Chunks of K offsets, K blocks within 128 KiB: 16 blocks of 16 KiB (K 8) go two messages a
+// step at every step (the last sends 8 offsets, one chunk); of 64 KiB (K 2) the steps of distance
+// 4 and 8 send 2 and 4 chunks after the lengths: 2 + 2 + 3 + 5 a rank, where a message per block
+// is 15.
+TEST(CollAlgoAllgathervBruckSteps, AStepSendsAMessagePerChunkOfOffsets)
+{
+    EXPECT_EQ(bruck_messages(16 << 10, 0, 16), 16u * 4 * 2);
+    EXPECT_EQ(bruck_messages(64 << 10, 0, 16), 16u * 12);
+    EXPECT_EQ(steps_messages(16, 0, [](int) { return size_t(64) << 10; }), 12u);
 }
 
 namespace
@@ -408,18 +542,43 @@ TEST(AllgathervChoice, FewRanksKeepTheRing)
 }
 
 // Many ranks where the ring pays more than 1/32 of its wire time in latencies: Bruck's log2 p
-// latencies instead of handing the call on, even where Bruck saves only a few per cent; but not
-// with blocks whose wire time is below 8 latencies (64 KiB at 10 Gbit/s: 52 us), where each of
-// Bruck's messages costs about what it carries and tuned's steps send one message each.
+// latencies instead of handing the call on, even where Bruck saves only a few per cent; blocks
+// of up to 512 KiB go a few messages per step, as tuned's steps go one; but not larger blocks
+// beside blocks whose wire time is below 8 latencies (650 KiB beside 150 KiB at 10 Gbit/s,
+// 123 us), where each of Bruck's messages per block costs about what it carries.
 TEST(AllgathervChoice, ManyRanksOnAFastLinkTakeBruckInsteadOfHandingOn)
 {
     const size_t KiB = 1 << 10;
     EXPECT_EQ(choose(alternating(64, 256 * KiB, 0), 10 * kGbit), ZIP_ALLGATHERV_BRUCK);
-    EXPECT_EQ(choose(alternating(64, 64 * KiB, 0), 10 * kGbit), ZIP_ALLGATHERV_HAND_ON);
+    EXPECT_EQ(choose(alternating(64, 64 * KiB, 0), 10 * kGbit), ZIP_ALLGATHERV_BRUCK);
+    EXPECT_EQ(choose(alternating(64, 4 * KiB, 0), 10 * kGbit), ZIP_ALLGATHERV_BRUCK);
+    EXPECT_EQ(choose(alternating(64, 200 * KiB, 100 * KiB), 10 * kGbit), ZIP_ALLGATHERV_BRUCK);
+    EXPECT_EQ(choose(alternating(64, 400 * KiB, 250 * KiB), 10 * kGbit), ZIP_ALLGATHERV_HAND_ON);
     // 16 equal blocks of 512 KiB at 10 Gbit/s: Bruck saves 11 of the ring's 15 latencies, 3 %
     // of its time.
     EXPECT_EQ(choose(alternating(16, 512 * KiB, 0), 10 * kGbit), ZIP_ALLGATHERV_BRUCK);
     EXPECT_EQ(choose(alternating(64, 1024 * KiB, 0), 1 * kGbit), ZIP_ALLGATHERV_RING);
+}
+
+// An owner codes its block's sample (up to 64 KiB) before Bruck's first step, which data that do
+// not compress never repay: handed on where that is more than 3 % of the schedule's time (16 ranks
+// at 25 Gbit/s and 2 us, 16 or 64 KiB blocks, codec 4.6 GB/s: 4 %; simulated, random data took
+// 0.935 / 0.952x of tuned's recursive doubling on Bruck's steps), Bruck where it is less (64
+// ranks: 1 %; 16 ranks at 10 Gbit/s).
+TEST(AllgathervChoice, BruckOnlyWhereTheOwnersSampleIsSmallNextToTheSchedule)
+{
+    const size_t KiB = 1 << 10;
+    auto pick = [](const std::vector<size_t> &b, double link_Bps) {
+        zip_algo_agreed_t agreed{};
+        agreed.ranks_per_node = 1;
+        agreed.ranks_per_core = 1.0;
+        agreed.compress_Bps = 4.6e9;
+        return zip_algo_allgatherv_choose(bytes_at, &b, int(b.size()), &agreed, link_Bps, 2e-6, 0);
+    };
+    EXPECT_EQ(pick(alternating(16, 16 * KiB, 0), 25 * kGbit), ZIP_ALLGATHERV_HAND_ON);
+    EXPECT_EQ(pick(alternating(16, 64 * KiB, 0), 25 * kGbit), ZIP_ALLGATHERV_HAND_ON);
+    EXPECT_EQ(pick(alternating(64, 16 * KiB, 0), 25 * kGbit), ZIP_ALLGATHERV_BRUCK);
+    EXPECT_EQ(pick(alternating(16, 16 * KiB, 0), 10 * kGbit), ZIP_ALLGATHERV_BRUCK);
 }
 
 // Where ranks share cores (or nothing was agreed: policy always) the call is handed on instead:
@@ -460,11 +619,27 @@ TEST(AllgathervChoice, ManyRanksPerNodeTakeTheRing)
     EXPECT_EQ(choose(alternating(256, MiB, MiB / 8), 25 * kGbit, 0, 1), ZIP_ALLGATHERV_BRUCK);
 }
 
+// tuned's neighbor exchange (even sizes) pays half the ring's latencies, a quarter where ranks
+// share nodes: where zip's faster schedule is predicted more than 8 % slower raw, the call is
+// handed on (simscale, 256 ranks in nodes of 32 at 10 Gbit/s, 16 KiB blocks: zip's ring 0.52x on
+// gauss, 0.49x on random data); with 1 MiB blocks the ring stays (1.43x), and an odd number of
+// ranks has no neighbor exchange.
+TEST(AllgathervChoice, WhereTheNeighborExchangeIsFasterRawTheCallIsHandedOn)
+{
+    const size_t KiB = 1 << 10;
+    EXPECT_EQ(choose(alternating(256, 16 * KiB, 0), 10 * kGbit, 0, 32), ZIP_ALLGATHERV_HAND_ON);
+    EXPECT_EQ(choose(alternating(256, 64 * KiB, 0), 10 * kGbit, 0, 32), ZIP_ALLGATHERV_HAND_ON);
+    EXPECT_EQ(choose(alternating(256, 1024 * KiB, 0), 10 * kGbit, 0, 32), ZIP_ALLGATHERV_RING);
+    EXPECT_EQ(choose(alternating(255, 16 * KiB, 0), 10 * kGbit, 0, 32), ZIP_ALLGATHERV_RING);
+}
+
 TEST(AllgathervChoice, NamesParse)
 {
     EXPECT_EQ(zip_allgatherv_algorithm_parse(nullptr), ZIP_ALLGATHERV_AUTO);
     EXPECT_EQ(zip_allgatherv_algorithm_parse("auto"), ZIP_ALLGATHERV_AUTO);
     EXPECT_EQ(zip_allgatherv_algorithm_parse("ring"), ZIP_ALLGATHERV_RING);
     EXPECT_EQ(zip_allgatherv_algorithm_parse("bruck"), ZIP_ALLGATHERV_BRUCK);
+    EXPECT_EQ(zip_allgatherv_algorithm_parse("bruck_blocks"), ZIP_ALLGATHERV_BRUCK_BLOCKS);
+    EXPECT_EQ(zip_allgatherv_algorithm_parse("bruck_steps"), ZIP_ALLGATHERV_BRUCK_STEPS);
     EXPECT_EQ(zip_allgatherv_algorithm_parse("recursive_doubling"), -1);
 }

@@ -16,11 +16,11 @@ using algotest::World;
 namespace
 {
 
-enum class Algo { Alltoallv, Gatherv, Scatterv, Allgatherv, AllgathervBruck };
+enum class Algo { Alltoallv, Gatherv, Scatterv, Allgatherv, AllgathervBruck, AllgathervBruckSteps };
 
 bool allgathers(Algo a)
 {
-    return a == Algo::Allgatherv || a == Algo::AllgathervBruck;
+    return a == Algo::Allgatherv || a == Algo::AllgathervBruck || a == Algo::AllgathervBruckSteps;
 }
 
 std::string name_of(Algo a)
@@ -34,6 +34,8 @@ std::string name_of(Algo a)
         return "Scatterv";
     case Algo::AllgathervBruck:
         return "AllgathervBruck";
+    case Algo::AllgathervBruckSteps:
+        return "AllgathervBruckSteps";
     default:
         return "Allgatherv";
     }
@@ -105,7 +107,9 @@ struct Side {
             rb[0] = rb[size_t(root_)];
         args.send = sb.data();
         args.recv = rb.data();
-        args.algorithm = a == Algo::AllgathervBruck ? ZIP_ALLGATHERV_BRUCK : ZIP_ALLGATHERV_RING;
+        args.algorithm = a == Algo::AllgathervBruck        ? ZIP_ALLGATHERV_BRUCK_BLOCKS
+                         : a == Algo::AllgathervBruckSteps ? ZIP_ALLGATHERV_BRUCK_STEPS
+                                                           : ZIP_ALLGATHERV_RING;
     }
 
     zip_algo_call_t *start(const zip_transport_t &t, const zip_codec_ops_t &ops)
@@ -272,7 +276,8 @@ TEST_P(CollAlgoNonBlocking, TwoCallsInFlightGiveTheBlockingResults)
 INSTANTIATE_TEST_SUITE_P(Shapes, CollAlgoNonBlocking,
                          ::testing::Combine(::testing::Values(Algo::Alltoallv, Algo::Gatherv,
                                                               Algo::Scatterv, Algo::Allgatherv,
-                                                              Algo::AllgathervBruck),
+                                                              Algo::AllgathervBruck,
+                                                              Algo::AllgathervBruckSteps),
                                             ::testing::Values(2, 3, 5)),
                          [](const auto &info) {
                              return name_of(std::get<0>(info.param)) + "_" +
@@ -283,9 +288,11 @@ INSTANTIATE_TEST_SUITE_P(Shapes, CollAlgoNonBlocking,
 // and each arrives exactly.
 TEST(CollAlgoNonBlockingMix, AllFourAlgorithmsInFlightTogether)
 {
-    const std::vector<Algo> algos = {Algo::Alltoallv,  Algo::Gatherv,         Algo::Scatterv,
-                                     Algo::Allgatherv, Algo::AllgathervBruck, Algo::Alltoallv};
-    const std::vector<int> roots = {0, 1, 2, 0, 0, 0};
+    const std::vector<Algo> algos = {Algo::Alltoallv,       Algo::Gatherv,
+                                     Algo::Scatterv,        Algo::Allgatherv,
+                                     Algo::AllgathervBruck, Algo::AllgathervBruckSteps,
+                                     Algo::Alltoallv};
+    const std::vector<int> roots = {0, 1, 2, 0, 0, 0, 0};
     const Outcome nb = run(4, algos, roots, true);
     expect_exact(nb, "mix");
     EXPECT_TRUE(nb.any_compressed);
