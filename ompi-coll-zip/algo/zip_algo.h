@@ -274,10 +274,10 @@ int zip_algo_scatterv(const zip_transport_t *t, const zip_codec_ops_t *codec, in
 
 /* Allgatherv: this rank's send[0] reaches every other rank, whose recv[rank] receives it, and
  * this rank receives every recv[p]; a ring of size-1 steps (ring.hpp) or Bruck's ceil(log2 size)
- * steps (bruck.hpp, bruck_steps.hpp), as args->algorithm says. Each block is compressed once by its owner and
- * forwarded as the frame it became, so it is decoded once per receiver. Plain blocks (below the
- * threshold, longer than a byte message) travel as they are; peer_on_node is not used, as every
- * block crosses links to several ranks. */
+ * steps (bruck.hpp, bruck_steps.hpp), as args->algorithm says. Each block is compressed once by its
+ * owner and forwarded as the frame it became, so it is decoded once per receiver. Plain blocks
+ * (below the threshold, longer than a byte message) travel as they are; peer_on_node is not used,
+ * as every block crosses links to several ranks. */
 int zip_algo_allgatherv(const zip_transport_t *t, const zip_codec_ops_t *codec,
                         const zip_exchange_args_t *args, zip_algo_result_t *result);
 
@@ -309,8 +309,9 @@ int zip_allgatherv_algorithm_parse(const char *name);
  * their partner elsewhere) over the rate, twice where pairs_serialise (Open MPI's TCP BTL) and
  * the step is an exchange between two ranks (distance size / 2). The ring on a tie; Bruck
  * (ZIP_ALLGATHERV_BRUCK) where its blocks travel a message per step (none above 512 KiB) or
- * every non-empty block carries at least 8 latencies of wire time, else ZIP_ALLGATHERV_HAND_ON. The same on every rank given the same arguments; it allocates
- * nothing, so no rank can decide otherwise for lack of memory. */
+ * every non-empty block carries at least 8 latencies of wire time, else ZIP_ALLGATHERV_HAND_ON. The
+ * same on every rank given the same arguments; it allocates nothing, so no rank can decide
+ * otherwise for lack of memory. */
 typedef size_t (*zip_algo_block_bytes_t)(const void *ctx, int p);
 int zip_algo_allgatherv_choose(zip_algo_block_bytes_t bytes_of, const void *ctx, int size,
                                const zip_algo_agreed_t *agreed, double link_Bps, double latency_s,
