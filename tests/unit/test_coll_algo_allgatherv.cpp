@@ -300,6 +300,30 @@ TEST(CollAlgoAllgathervRing, CorruptFramesAreReportedAndTheRingCompletes)
         EXPECT_EQ(r.rc[k], ZIP_ALGO_ERR_CODEC) << "rank " << k;
 }
 
+namespace
+{
+
+// The blocks of one round on `size` ranks: non-empty, plain (below the threshold), coded (at
+// or above it) and coded ones that shrink (frames).
+struct RoundBlocks {
+    size_t nonempty = 0, plain = 0, coded = 0, frames = 0;
+};
+
+RoundBlocks blocks_of(int size, int round)
+{
+    RoundBlocks n;
+    for (int p = 0; p < size; ++p) {
+        const size_t b = bytes_of(p, round);
+        n.nonempty += b != 0 ? 1 : 0;
+        n.plain += b != 0 && b < 1024 ? 1 : 0;
+        n.coded += b >= 1024 ? 1 : 0;
+        n.frames += b >= 1024 && compressible(p, round) ? 1 : 0;
+    }
+    return n;
+}
+
+} // namespace
+
 // Bruck compresses once, forwards compressed: each owner compresses its block once (one sample,
 // the whole block, no segments), nobody else compresses, every frame is decoded once by each of
 // the other ranks, and every block crosses size - 1 hops as one message each.
@@ -311,22 +335,14 @@ TEST(CollAlgoAllgathervBruck, EachBlockCompressedOnceAndDecodedOncePerReceiver)
             const RingRun r =
                 allgatherv(size, round, codec, true, false, ZIP_ALLGATHERV_BRUCK_BLOCKS);
             EXPECT_EQ(r.mismatches, 0);
-            size_t coded = 0, plain = 0, frames = 0, nonempty = 0;
-            for (int p = 0; p < size; ++p) {
-                const size_t b = bytes_of(p, round);
-                if (b == 0)
-                    continue;
-                ++nonempty;
-                (b < 1024 ? plain : coded) += 1;
-                frames += b >= 1024 && compressible(p, round) ? 1 : 0;
-            }
+            const RoundBlocks n = blocks_of(size, round);
             const std::string what =
                 "size " + std::to_string(size) + " round " + std::to_string(round);
-            EXPECT_EQ(codec.compressions.load(), coded) << what;
-            EXPECT_EQ(codec.decodes.load(), frames * (size - 1)) << what;
-            EXPECT_EQ(r.plain_sends, plain * (size - 1)) << what;
-            EXPECT_EQ(r.byte_views, coded * size) << what;
-            EXPECT_EQ(r.messages, nonempty * (size - 1)) << what;
+            EXPECT_EQ(codec.compressions.load(), n.coded) << what;
+            EXPECT_EQ(codec.decodes.load(), n.frames * (size - 1)) << what;
+            EXPECT_EQ(r.plain_sends, n.plain * (size - 1)) << what;
+            EXPECT_EQ(r.byte_views, n.coded * size) << what;
+            EXPECT_EQ(r.messages, n.nonempty * (size - 1)) << what;
         }
     }
 }
@@ -419,20 +435,16 @@ TEST(CollAlgoAllgathervBruckSteps, EachBlockCompressedOnceAndEachStepIsAFewMessa
             const RingRun r =
                 allgatherv(size, round, codec, true, false, ZIP_ALLGATHERV_BRUCK_STEPS);
             EXPECT_EQ(r.mismatches, 0);
-            size_t coded = 0, frames = 0, nonempty = 0, messages = 0;
-            for (int p = 0; p < size; ++p) {
-                const size_t b = bytes_of(p, round);
-                nonempty += b != 0 ? 1 : 0;
-                coded += b >= 1024 ? 1 : 0;
-                frames += b >= 1024 && compressible(p, round) ? 1 : 0;
+            const RoundBlocks n = blocks_of(size, round);
+            size_t messages = 0;
+            for (int p = 0; p < size; ++p)
                 messages += steps_messages(size, p, [&](int q) { return bytes_of(q, round); });
-            }
             const std::string what =
                 "size " + std::to_string(size) + " round " + std::to_string(round);
-            EXPECT_EQ(codec.compressions.load(), coded) << what;
-            EXPECT_EQ(codec.decodes.load(), frames * (size - 1)) << what;
+            EXPECT_EQ(codec.compressions.load(), n.coded) << what;
+            EXPECT_EQ(codec.decodes.load(), n.frames * (size - 1)) << what;
             EXPECT_EQ(r.plain_sends, 0u) << what;
-            EXPECT_EQ(r.byte_views, nonempty * size) << what;
+            EXPECT_EQ(r.byte_views, n.nonempty * size) << what;
             EXPECT_EQ(r.messages, messages) << what;
         }
     }
