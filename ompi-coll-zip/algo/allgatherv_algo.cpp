@@ -34,16 +34,15 @@ Task gather_with(const zip_transport_t *t, const zip_codec_ops_t *codec, const B
     co_return co_await schedule.run(coder, res);
 }
 
-// Bruck's form for these blocks: a message per step where every block is small (its store
-// then fits the transport's longest message), else a message per block (kBruckStepsLargest).
+// Bruck's form for these blocks: a few messages per step where every block is small and its
+// messages (a block, or a chunk of up to kStepsChunkBytes) fit the transport's longest message,
+// else a message per block (kBruckStepsLargest).
 int bruck_form(const zip_transport_t &t, const std::vector<zip_block_t> &blocks)
 {
-    size_t total = 0, largest = 0;
-    for (const zip_block_t &b : blocks) {
-        total += b.bytes;
+    size_t largest = 0;
+    for (const zip_block_t &b : blocks)
         largest = std::max(largest, b.bytes);
-    }
-    const bool fits = t.max_message == 0 || total <= t.max_message;
+    const bool fits = t.max_message == 0 || std::max(largest, kStepsChunkBytes) <= t.max_message;
     return largest <= kBruckStepsLargest && fits ? ZIP_ALLGATHERV_BRUCK_STEPS
                                                  : ZIP_ALLGATHERV_BRUCK_BLOCKS;
 }

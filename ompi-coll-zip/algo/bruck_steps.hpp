@@ -35,9 +35,9 @@
 namespace zipcoll
 {
 
-// ZIP_ALLGATHERV_BRUCK takes this form where no block is larger than this (and the whole fits
-// the transport's longest message), a message per block above it: there a block's wire time
-// dwarfs a message's cost, and the store would double the memory of a large call.
+// ZIP_ALLGATHERV_BRUCK takes this form where no block is larger than this (and its messages fit
+// the transport's longest one), a message per block above it: there a block's wire time dwarfs
+// a message's cost, and the store would double the memory of a large call.
 inline constexpr size_t kBruckStepsLargest = size_t(512) << 10;
 
 // About the raw bytes of a chunk: large enough that a message costs little next to its bytes,

@@ -484,15 +484,15 @@ size_t bruck_messages(size_t bytes, size_t max_message, int size = 3)
     return w.messages.load();
 }
 
-// ZIP_ALLGATHERV_BRUCK sends a message per step (lengths and wires: 2 steps x 2 x 3 ranks) where
-// no block is above 512 KiB and the whole fits one message, else a message per block (each rank
-// sends its own block, then one more: 2 x 3).
+// ZIP_ALLGATHERV_BRUCK sends a step's lengths and wires (2 steps x 2 x 3 ranks) where no block is
+// above 512 KiB and its messages (a block, or a chunk of up to 128 KiB) fit the transport's
+// longest one, else a message per block (each rank sends its own block, then one more: 2 x 3).
 TEST(CollAlgoAllgathervBruck, SmallBlocksGoAMessagePerStepLargeOnesAMessagePerBlock)
 {
     EXPECT_EQ(bruck_messages(zipcoll::kBruckStepsLargest, 0), 12u);
     EXPECT_EQ(bruck_messages(zipcoll::kBruckStepsLargest + 8, 0), 6u);
-    EXPECT_EQ(bruck_messages(100000, 250000), 6u); // 300000 bytes in all: more than a message
-    EXPECT_EQ(bruck_messages(100000, 300000), 12u);
+    EXPECT_EQ(bruck_messages(100000, 120000), 6u); // a chunk may be 128 KiB: too long
+    EXPECT_EQ(bruck_messages(100000, zipcoll::kStepsChunkBytes), 12u);
 }
 
 // Chunks of K offsets, K blocks within 128 KiB: 16 blocks of 16 KiB (K 8) go two messages a
