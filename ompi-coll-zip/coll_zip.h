@@ -108,6 +108,9 @@ typedef struct mca_coll_zip_module_t {
      * later call under that mode: it depends on the agreed speeds, the mode and the flow, not on
      * a call's size (zip_algo_route), so a call that is handed on costs a lookup. */
     mca_coll_zip_route_t routes[COLL_ZIP_OP_COUNT];
+    /* What the last blocking allgather(v) of each element type (ZIP_ALGO_*) moved: its ratio
+     * weighs zip's schedules against tuned's (zip_algo_allgatherv_choose). */
+    zip_algo_seen_t allgather_seen[ZIP_ALGO_I64 + 1];
     /* The policy of the call in progress (one collective at a time per communicator). */
     zip_algo_policy_t call_policy;
 } mca_coll_zip_module_t;
@@ -180,9 +183,10 @@ struct mca_coll_zip_layout_t;
 bool mca_coll_zip_policy_takes_blocks(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm,
                                       int op, const struct mca_coll_zip_layout_t *mine, int skip);
 /* Runs the algorithm of `op` (root: gatherv's) with zip's transport and timed codec, counts
- * and traces what it did; returns an MPI error code (with a message) or OMPI_SUCCESS. */
+ * and traces what it did (into *result too, unless NULL); returns an MPI error code (with a
+ * message) or OMPI_SUCCESS. */
 int mca_coll_zip_run(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm, int op, int root,
-                     const void *args);
+                     const void *args, zip_algo_result_t *result);
 /* After the algorithm of a call of `op` (blocking or not) ran: counts and traces what it did and
  * returns its status as an MPI error code, with a message. */
 int mca_coll_zip_account(int op, struct ompi_communicator_t *comm, int root, int algo_rc,

@@ -38,6 +38,9 @@ int mca_coll_zip_allgatherv_run(mca_coll_zip_module_t *m, struct ompi_communicat
         .peer_on_node = m->peer_on_node,
         .algorithm = algorithm,
     };
+    if (NULL == request) {
+        x.seen = &m->allgather_seen[x.args.elem_type];
+    }
     return mca_coll_zip_exchange(m, comm, op, &x, rc, request);
 }
 
@@ -47,20 +50,25 @@ static size_t block_bytes(const void *rcv, int p)
 }
 
 /* The schedule (ZIP_ALLGATHERV_*) for blocks of these sizes: coll_zip_allgatherv_algorithm, or
- * what zip_algo_allgatherv_choose predicts faster (the latency is the cost models' parameter).
- * The ranks per node and per core are the ones agreed with the speeds (none where none were:
- * policy always, which then never takes Bruck by itself). */
+ * what zip_algo_allgatherv_choose predicts faster (the latency is the cost models' parameter),
+ * with the ratio the last blocking call of this element type achieved. The ranks per node and
+ * per core are the ones agreed with the speeds (none where none were: policy always, which then
+ * never takes Bruck by itself, nor weighs a ratio). */
 static int schedule(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm,
-                    const mca_coll_zip_layout_t *rcv)
+                    const mca_coll_zip_layout_t *rcv, bool blocking)
 {
     const int algorithm = mca_coll_zip_component.allgatherv_algorithm;
     if (ZIP_ALLGATHERV_AUTO != algorithm) {
         return algorithm;
     }
-    return zip_algo_allgatherv_choose(block_bytes, rcv, ompi_comm_size(comm),
-                                      m->agreed ? &m->speeds : NULL, m->call_policy.speeds.link_Bps,
-                                      mca_coll_zip_component.bcast_latency_us * 1e-6,
-                                      mca_coll_zip_pairs_serialise(m, comm));
+    zip_algo_seen_t *seen = &m->allgather_seen[mca_coll_zip_elem_type(rcv->dtype)];
+    const int chosen = zip_algo_allgatherv_choose(
+        block_bytes, rcv, ompi_comm_size(comm), m->agreed ? &m->speeds : NULL,
+        m->call_policy.speeds.link_Bps, mca_coll_zip_component.bcast_latency_us * 1e-6,
+        mca_coll_zip_pairs_serialise(m, comm), m->agreed ? zip_algo_seen_ratio(seen) : 0.0,
+        m->agreed && blocking);
+    zip_algo_seen_chosen(seen, chosen);
+    return chosen;
 }
 
 /* Whether zip takes this allgather(v) (of `op`, blocking or not) whose largest block is
@@ -83,7 +91,8 @@ bool mca_coll_zip_allgather_takes(mca_coll_zip_module_t *m, struct ompi_communic
     /* Many ranks over a link with latency: the ring pays p - 1 latencies where Bruck (and
      * tuned's recursive doubling) pay log2 p; blocks of unequal sizes make every ring step wait
      * for the largest. Where neither of zip's schedules suits, tuned's are faster. */
-    *algorithm = schedule(m, comm, rcv);
+    *algorithm =
+        schedule(m, comm, rcv, COLL_ZIP_OP_ALLGATHER == op || COLL_ZIP_OP_ALLGATHERV == op);
     opal_output_verbose(10, mca_coll_zip_component.output,
                         "coll:zip: %s of %zu-byte blocks at most on %d ranks: %s",
                         zip_coll_op_calls[op], largest, ompi_comm_size(comm),

@@ -161,7 +161,7 @@ static int run_schedule(mca_coll_zip_module_t *m, struct ompi_communicator_t *co
     args.contribution = mine;
     args.tag =
         COLL_ZIP_OP_ALLREDUCE == op_index ? MCA_COLL_BASE_TAG_ALLREDUCE : MCA_COLL_BASE_TAG_REDUCE;
-    return mca_coll_zip_run(m, comm, op_index, root, &args);
+    return mca_coll_zip_run(m, comm, op_index, root, &args, NULL);
 }
 
 int mca_coll_zip_allreduce(const void *sbuf, void *rbuf, int count, struct ompi_datatype_t *dtype,

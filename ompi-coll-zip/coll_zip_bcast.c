@@ -89,7 +89,7 @@ int mca_coll_zip_bcast(void *buff, int count, struct ompi_datatype_t *datatype, 
         .topology = plan.topology,
         .policy = &m->call_policy,
     };
-    rc = mca_coll_zip_run(m, comm, COLL_ZIP_OP_BCAST, root, &args);
+    rc = mca_coll_zip_run(m, comm, COLL_ZIP_OP_BCAST, root, &args, NULL);
     if (OMPI_SUCCESS == rc && rank != root) {
         rc = mca_coll_zip_view_deliver(&view);
     }

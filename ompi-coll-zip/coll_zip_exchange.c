@@ -70,7 +70,11 @@ int mca_coll_zip_exchange(mca_coll_zip_module_t *m, struct ompi_communicator_t *
     if (NULL == request) {
         x->args.tag = blocking_tag(op);
         x->args.policy = &m->call_policy;
-        rc = mca_coll_zip_run(m, comm, op, x->root, &x->args);
+        zip_algo_result_t result;
+        rc = mca_coll_zip_run(m, comm, op, x->root, &x->args, &result);
+        if (NULL != x->seen && OMPI_SUCCESS == rc) {
+            zip_algo_seen_record(x->seen, &result);
+        }
         return release(x, true, rc);
     }
     iexchange_t *c = calloc(1, sizeof(*c));

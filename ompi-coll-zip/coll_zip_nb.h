@@ -50,6 +50,9 @@ typedef struct mca_coll_zip_exchange_t {
     mca_coll_zip_blocks_t received; /* unpacked (on success), then released, after the call */
     zip_exchange_args_t args;
     int root; /* gather(v), scatter(v) */
+    /* Blocking allgather(v): where a call that succeeded records what it moved (NULL: nowhere;
+     * non-blocking calls never record, zip_algo_seen_t). */
+    zip_algo_seen_t *seen;
 } mca_coll_zip_exchange_t;
 
 /* Runs x's algorithm for a call of `op`: now when request is NULL, else started as a

@@ -14,7 +14,7 @@
 #include "algo/zip_algo.h"
 
 int mca_coll_zip_run(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm, int op, int root,
-                     const void *args)
+                     const void *args, zip_algo_result_t *out)
 {
     zip_transport_t transport;
     zip_codec_ops_t codec;
@@ -27,6 +27,9 @@ int mca_coll_zip_run(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm,
 
     zip_algo_result_t result;
     const int algo_rc = zip_coll_op_run(op, &transport, &codec, root, args, &result);
+    if (NULL != out) {
+        *out = result;
+    }
     return mca_coll_zip_account(op, comm, root, algo_rc, &result, &binding);
 }
 

@@ -72,9 +72,9 @@ Task allgatherv(const zip_transport_t *t, const zip_codec_ops_t *codec,
 namespace
 {
 
-// Bruck's predicted time (see zip_algo.h).
+// Bruck's predicted time (see zip_algo.h), its bytes scaled by `scale` (1: raw).
 double bruck_cost(zip_algo_block_bytes_t bytes_of, const void *ctx, int size, int per_node,
-                  double link_Bps, double latency_s, bool pairs_serialise)
+                  double link_Bps, double latency_s, bool pairs_serialise, double scale = 1.0)
 {
     double total = 0.0;
     for (int d = 1; d < size; d <<= 1) {
@@ -92,7 +92,7 @@ double bruck_cost(zip_algo_block_bytes_t bytes_of, const void *ctx, int size, in
         const double serial = pairs_serialise && 2 * d == size ? 2.0 : 1.0;
         // Ranks placed by node: of a node's ranks, min(d, per_node) have their partner on
         // another node, and their messages share the node's link.
-        total += serial * (latency_s + double(std::min(d, per_node)) * widest / link_Bps);
+        total += serial * (latency_s + double(std::min(d, per_node)) * scale * widest / link_Bps);
     }
     return total;
 }
@@ -115,6 +115,75 @@ double neighbor_cost(double largest, int size, int per_node, double link_Bps, do
     const double serial = pairs_serialise ? 2.0 : 1.0; // every step is an exchange
     const double blocks = per_node > 1 ? 4.0 : 2.0;
     return serial * double(size) / blocks * (latency_s + blocks * largest / link_Bps);
+}
+
+// The models of one call's blocks, their bytes scaled (1: raw; 1 / ratio: compressed).
+struct Costs {
+    zip_algo_block_bytes_t bytes_of;
+    const void *ctx;
+    int size, per_node;
+    double link_Bps, latency_s;
+    bool pairs_serialise;
+    double largest, total, neighbor;
+    double ring_at(double scale) const
+    {
+        return ring_cost(scale * largest, size, link_Bps, latency_s);
+    }
+    double bruck_at(double scale) const
+    {
+        return bruck_cost(bytes_of, ctx, size, per_node, link_Bps, latency_s, pairs_serialise,
+                          scale);
+    }
+};
+
+// The ratio a call without one is taken at to see the data (where zip's schedule would
+// win at it): smooth fields shrink 1.3-1.7x with the default codec.
+constexpr double kProbeRatio = 1.5;
+
+// The schedule where the ratio of the communicator's last allgather(v) is known: zip's (the
+// ring where it suits, else the faster of ring and Bruck), its wire shrunk by the ratio and no
+// faster than its decoding, or Bruck's first step no sooner than the owner's frame; handed on
+// unless that is 3 % ahead of tuned's best schedule raw (ring, Bruck or recursive doubling,
+// neighbor exchange). Data that did not compress (ratio 1) go to tuned, whose neighbor exchange
+// or Bruck gain where zip's ring pays latencies or waits for the largest of unequal blocks
+// (simscale: 0.87-0.93x of tuned's best on random data).
+int choose_by_ratio(const Costs &c, const zip_algo_agreed_t &agreed, bool ring_suits,
+                    bool bruck_runs, double ratio)
+{
+    const double decode = agreed.decompress_Bps > 0.0 ? c.total / agreed.decompress_Bps : 0.0;
+    const double encode = agreed.compress_Bps > 0.0 ? c.largest / agreed.compress_Bps : 0.0;
+    const double zip_ring = std::max(c.ring_at(1.0 / ratio), decode);
+    const double zip_bruck = std::max(c.bruck_at(1.0 / ratio), decode) + encode;
+    const bool bruck = !ring_suits && bruck_runs && zip_bruck < zip_ring;
+    const double tuned = std::min({c.ring_at(1.0), c.bruck_at(1.0), c.neighbor});
+    if ((bruck ? zip_bruck : zip_ring) > 0.97 * tuned)
+        return ZIP_ALLGATHERV_HAND_ON;
+    return bruck ? ZIP_ALLGATHERV_BRUCK : ZIP_ALLGATHERV_RING;
+}
+
+// Without a ratio: where zip's schedules would still beat tuned's raw, or nearly.
+int choose_unseen(const Costs &c, const zip_algo_agreed_t &agreed, bool bruck_runs)
+{
+    const double bruck = c.bruck_at(1.0);
+    const double ring = c.ring_at(1.0);
+    // tuned's neighbor exchange pays half the ring's latencies (a quarter where ranks share
+    // nodes) for the same bytes. Where zip's faster schedule, raw, is predicted more than 8 %
+    // slower, handed on: data that do not compress would lose that much, and compressed blocks
+    // rarely make up for the latencies (simscale, 256 ranks in nodes of 32 at 10 Gbit/s, 16 /
+    // 64 / 256 KiB blocks: zip's ring took 0.52 / 0.64 / 1.13x of tuned's time on gauss, 0.49 /
+    // 0.74 / 0.93x on random data). 8 %, as this model puts the ring 2-5 % farther behind than
+    // simscale does with 1 MiB blocks (1.02-1.06 for 1.00-1.01), where zip gains 1.29-1.49x.
+    if (std::min(ring, bruck) > 1.08 * c.neighbor)
+        return ZIP_ALLGATHERV_HAND_ON;
+    if (ring <= bruck)
+        return ZIP_ALLGATHERV_RING;
+    // Before its first step an owner codes its block's sample, which data that do not compress
+    // never repay, where tuned's Bruck and recursive doubling start at once: where that costs
+    // more than 3 % of the schedule (few ranks on a link near the codec's speed), handed on.
+    const double sample = std::min(c.largest, double(kSampleBytes));
+    if (agreed.compress_Bps > 0.0 && sample / agreed.compress_Bps > 0.03 * bruck)
+        return ZIP_ALLGATHERV_HAND_ON;
+    return bruck_runs ? ZIP_ALLGATHERV_BRUCK : ZIP_ALLGATHERV_HAND_ON;
 }
 
 } // namespace
@@ -155,7 +224,8 @@ extern "C" int zip_allgatherv_algorithm_parse(const char *name)
 // message of its own where tuned's Bruck and recursive doubling send one per step.
 extern "C" int zip_algo_allgatherv_choose(zip_algo_block_bytes_t bytes_of, const void *ctx,
                                           int size, const zip_algo_agreed_t *agreed,
-                                          double link_Bps, double latency_s, int pairs_serialise)
+                                          double link_Bps, double latency_s, int pairs_serialise,
+                                          double seen_ratio, int records)
 {
     if (size <= 2 || bytes_of == nullptr)
         return ZIP_ALLGATHERV_RING;
@@ -167,38 +237,62 @@ extern "C" int zip_algo_allgatherv_choose(zip_algo_block_bytes_t bytes_of, const
         if (b > 0)
             smallest = std::min(smallest, b);
     }
-    if (zip_algo_ring_suits(total, size - 1, link_Bps, latency_s))
+    const bool ring_suits = zip_algo_ring_suits(total, size - 1, link_Bps, latency_s);
+    // The ratio weighs only where the link and latency are known, as every model needs them.
+    const bool known = seen_ratio > 0.0 && agreed != nullptr && link_Bps > 0.0 && latency_s > 0.0;
+    if (ring_suits && !known)
         return ZIP_ALLGATHERV_RING;
     const bool own_cores = agreed != nullptr && agreed->ranks_per_core <= 1.0;
-    if (!own_cores)
+    if (!ring_suits && !own_cores)
         return ZIP_ALLGATHERV_HAND_ON;
     // Raw, each model stands for tuned's schedules of its kind too (its ring; its Bruck and
     // recursive doubling, which share a node's link as Bruck does): where compressing pays,
     // zip's faster schedule beats tuned's best.
     const int per_node = agreed != nullptr ? std::max(1, agreed->ranks_per_node) : 1;
-    const double bruck = zipcoll::bruck_cost(bytes_of, ctx, size, per_node, link_Bps, latency_s,
-                                             pairs_serialise != 0);
-    const double ring = zipcoll::ring_cost(double(largest), size, link_Bps, latency_s);
-    // tuned's neighbor exchange pays half the ring's latencies (a quarter where ranks share
-    // nodes) for the same bytes. Where zip's faster schedule, raw, is predicted more than 8 %
-    // slower, handed on: data that do not compress would lose that much, and compressed blocks
-    // rarely make up for the latencies (simscale, 256 ranks in nodes of 32 at 10 Gbit/s, 16 /
-    // 64 / 256 KiB blocks: zip's ring took 0.52 / 0.64 / 1.13x of tuned's time on gauss, 0.49 /
-    // 0.74 / 0.93x on random data). 8 %, as this model puts the ring 2-5 % farther behind than
-    // simscale does with 1 MiB blocks (1.02-1.06 for 1.00-1.01), where zip gains 1.29-1.49x.
-    const double neighbor = zipcoll::neighbor_cost(double(largest), size, per_node, link_Bps,
-                                                   latency_s, pairs_serialise != 0);
-    if (std::min(ring, bruck) > 1.08 * neighbor)
-        return ZIP_ALLGATHERV_HAND_ON;
-    if (ring <= bruck)
-        return ZIP_ALLGATHERV_RING;
-    // Before its first step an owner codes its block's sample, which data that do not compress
-    // never repay, where tuned's Bruck and recursive doubling start at once: where that costs
-    // more than 3 % of the schedule (few ranks on a link near the codec's speed), handed on.
-    const double sample = double(std::min(largest, zipcoll::kSampleBytes));
-    if (agreed->compress_Bps > 0.0 && sample / agreed->compress_Bps > 0.03 * bruck)
-        return ZIP_ALLGATHERV_HAND_ON;
+    const zipcoll::Costs costs{bytes_of,
+                               ctx,
+                               size,
+                               per_node,
+                               link_Bps,
+                               latency_s,
+                               pairs_serialise != 0,
+                               double(largest),
+                               double(total),
+                               zipcoll::neighbor_cost(double(largest), size, per_node, link_Bps,
+                                                      latency_s, pairs_serialise != 0)};
+    // Bruck where its blocks travel a message per step, or each carries 8 latencies of wire.
     const bool per_step = largest <= zipcoll::kBruckStepsLargest;
-    return per_step || double(smallest) / link_Bps >= 8.0 * latency_s ? ZIP_ALLGATHERV_BRUCK
-                                                                      : ZIP_ALLGATHERV_HAND_ON;
+    const bool bruck_runs = per_step || double(smallest) / link_Bps >= 8.0 * latency_s;
+    if (known)
+        return zipcoll::choose_by_ratio(costs, *agreed, ring_suits, bruck_runs, seen_ratio);
+    const int unseen = zipcoll::choose_unseen(costs, *agreed, bruck_runs);
+    // A call that records what it moves, handed on for want of a ratio where one of
+    // kProbeRatio would win, takes zip's path to see what the data do: a call that loses once,
+    // where they do not shrink, and the calls after it weigh its ratio.
+    if (unseen == ZIP_ALLGATHERV_HAND_ON && records != 0)
+        return zipcoll::choose_by_ratio(costs, *agreed, ring_suits, bruck_runs,
+                                        zipcoll::kProbeRatio);
+    return unseen;
+}
+
+extern "C" double zip_algo_seen_ratio(const zip_algo_seen_t *seen)
+{
+    if (seen == nullptr || seen->wire == 0 || seen->raw == 0)
+        return 0.0;
+    return double(seen->raw) / double(seen->wire);
+}
+
+extern "C" void zip_algo_seen_record(zip_algo_seen_t *seen, const zip_algo_result_t *res)
+{
+    seen->raw = res->gathered_raw;
+    seen->wire = res->gathered_wire;
+    seen->handed_on = 0;
+}
+
+extern "C" void zip_algo_seen_chosen(zip_algo_seen_t *seen, int algorithm)
+{
+    if (algorithm != ZIP_ALLGATHERV_HAND_ON || zip_algo_seen_ratio(seen) == 0.0)
+        return;
+    if (++seen->handed_on >= ZIP_ALGO_SEEN_RECHECK)
+        *seen = zip_algo_seen_t{};
 }

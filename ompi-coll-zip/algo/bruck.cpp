@@ -103,6 +103,7 @@ Task BruckAllgather::run(BlockCodec &coder, zip_algo_result_t *res)
     if (!mine.plain)
         coder.encode({(rank + size - 1) % size, mine.bytes, mine.block.bytes}, mine.slot,
                      &mine.wire, &mine.wire_len);
+    size_t raw = mine.block.bytes, wire = mine.wire_len;
     for (int d = 1; d < size; d <<= 1) {
         const int n = std::min(d, size - d);
         const int to = (rank - d + size) % size, from = (rank + d) % size;
@@ -136,6 +137,8 @@ Task BruckAllgather::run(BlockCodec &coder, zip_algo_result_t *res)
                 err = keep_first(err, ZIP_ALGO_ERR_TRANSPORT);
                 continue; // forward what is there: later steps must not stop
             }
+            raw += want;
+            wire += got;
             if (b.plain && got != want) {
                 if (err == ZIP_ALGO_OK) {
                     res->plain_got = got;
@@ -147,6 +150,8 @@ Task BruckAllgather::run(BlockCodec &coder, zip_algo_result_t *res)
             err = keep_first(err, arrived(b, from, got, coder));
         }
     }
+    res->gathered_raw = raw;
+    res->gathered_wire = wire;
     // Every frame of an earlier step was decoded during the step after it.
     co_return keep_first(err, co_await wait_all(t_, sends_));
 }

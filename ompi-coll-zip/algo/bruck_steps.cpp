@@ -223,6 +223,8 @@ Task BruckStepsAllgather::run(BlockCodec &coder, zip_algo_result_t *res)
         if (!last)
             pending_.swap(in_);
     }
+    res->gathered_raw = raw_of(0, size);
+    res->gathered_wire = wires_of(0, size);
     co_return keep_first(err, co_await wait_all(t_, sends_));
 }
 

@@ -115,6 +115,7 @@ Task RingAllgather::run(BlockCodec &coder, zip_algo_result_t *res)
     // slot 0. On a fast link, a block whose first segment says compressing does not pay goes
     // whole instead: one message per hop, as an uncompressed ring sends it.
     const Block &own = blocks_[size_t(own_)];
+    size_t raw = own.block.bytes, wire = 0;
     for (size_t j = 0; j < segments(own); ++j) {
         const char *out = own.bytes + j * segment_;
         size_t len = segment_bytes(own, j);
@@ -126,9 +127,11 @@ Task RingAllgather::run(BlockCodec &coder, zip_algo_result_t *res)
             !coder.compressing()) {
             err =
                 keep_first(err, post_send(own, 0, own.bytes, own.block.bytes, &sends_[0][0], res));
+            wire = own.block.bytes;
             break;
         }
         err = keep_first(err, post_send(own, j, out, len, &sends_[0][j], res));
+        wire += len;
     }
     for (int k = 0; k < steps; ++k) {
         const Block &b = blocks_[size_t(block_of_step(k))];
@@ -137,6 +140,7 @@ Task RingAllgather::run(BlockCodec &coder, zip_algo_result_t *res)
         // Frames land in this slot even on the last step: its sends must be done.
         err = keep_first(err, co_await wait_all(t_, sends_[(k + 1) % 2]));
         const size_t m = segments(b);
+        raw += b.block.bytes;
         // A block that may come whole: its first message says how it travels, and the other
         // segments' receives are posted once it has arrived.
         const size_t first_posted = may_come_whole(b) ? 1 : m;
@@ -153,6 +157,7 @@ Task RingAllgather::run(BlockCodec &coder, zip_algo_result_t *res)
             }
             if (j == 0 && may_come_whole(b)) {
                 if (got == b.block.bytes) { // whole and raw, already in place
+                    wire += got;
                     if (forward)
                         err = keep_first(
                             err, post_send(b, 0, b.bytes, got, &sends_[(k + 1) % 2][0], res));
@@ -167,6 +172,7 @@ Task RingAllgather::run(BlockCodec &coder, zip_algo_result_t *res)
                     err = keep_first(err, post_recv(b, i, &receives_[i]));
                 }
             }
+            wire += got;
             // A frame is copied aside first: decoding overwrites where it arrived.
             char *at = b.plain ? nullptr : b.bytes + j * segment_;
             const bool frame = !b.plain && got < want;
@@ -185,6 +191,8 @@ Task RingAllgather::run(BlockCodec &coder, zip_algo_result_t *res)
             }
         }
     }
+    res->gathered_raw = raw;
+    res->gathered_wire = wire;
     err = keep_first(err, co_await wait_all(t_, sends_[0]));
     co_return keep_first(err, co_await wait_all(t_, sends_[1]));
 }

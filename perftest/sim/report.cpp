@@ -54,6 +54,12 @@ void print_summary(const Options &o, const Prediction &p)
     std::printf("  zip           %12.1f us  route %s; senders %s; wire ratio %.3f\n", p.zip_s * 1e6,
                 zip_verdict_name(p.zip.route.verdict), verdicts_text(p.zip.verdicts).c_str(),
                 p.zip.wire_ratio());
+    if (p.has_zip_first)
+        std::printf("  zip first     %12.1f us  route %s (no ratio seen yet); saw ratio %.3f\n",
+                    p.zip_first_s * 1e6, zip_verdict_name(p.zip_first.route.verdict),
+                    p.zip_first.gathered_wire > 0
+                        ? double(p.zip_first.gathered_raw) / double(p.zip_first.gathered_wire)
+                        : 0.0);
     std::printf("  speedup %.3fx; agreed link MB/s local %.0f remote %.0f, codec MB/s %.0f / %.0f "
                 "(%s); simulated in %.1f s\n",
                 p.best.seconds / p.zip_s, p.agreed.link_Bps[0] / 1e6, p.agreed.link_Bps[1] / 1e6,

@@ -30,6 +30,9 @@ void tally(ZipSummary *z, const ZipRankResult &res)
     z->bytes_out += res.algo.bytes_out;
     if (res.algo.verdict >= 0) // a sender that sampled
         ++z->verdicts[res.algo.verdict];
+    // The same on every rank (zip_algo_seen_t).
+    z->gathered_raw = res.algo.gathered_raw;
+    z->gathered_wire = res.algo.gathered_wire;
 }
 
 } // namespace
@@ -141,6 +144,27 @@ bool predict(const Options &o, const CodecTable &table, Prediction *out)
             else if (spec.cores_per_node > 0)
                 a.ranks_per_core = double(std::min(rpn, ranks)) / double(spec.cores_per_node);
             out->zip.route = route_call(work, spec.nodes, a, o.zip);
+            out->zip_first.route = out->zip.route;
+        });
+    // An allgather(v) weighs what the communicator's last one achieved: the first call runs
+    // without, and the call timed as zip's is the next one on the same data (coll/zip records
+    // only blocking calls; an application's time steps make many).
+    out->has_zip_first = (work.op() == Op::Allgatherv || work.op() == Op::Allgather) &&
+                         o.zip.mode == ZIP_POLICY_AUTO;
+    const size_t first_step = runner.add(
+        "zip-first",
+        [&](int r) {
+            if (out->has_zip_first && out->zip_first.route.takes())
+                tally(&out->zip_first,
+                      run_zip_call(env[size_t(r)], o.zip, out->zip_first.route, true, dummy.get()));
+        },
+        [&]() {
+            const ZipSummary &z = out->zip_first;
+            if (out->has_zip_first && z.route.takes() && z.gathered_wire > 0 && z.errors == 0) {
+                zip_algo_seen_t seen{z.gathered_raw, z.gathered_wire, 0};
+                out->zip.route =
+                    route_call(work, spec.nodes, out->agreed, o.zip, zip_algo_seen_ratio(&seen));
+            }
         });
     const size_t zip_step = runner.add("zip", [&](int r) {
         if (out->zip.route.takes())
@@ -167,9 +191,11 @@ bool predict(const Options &o, const CodecTable &table, Prediction *out)
     // well as it can be configured.
     out->zip_raw_s = out->zip_raw.route.takes() ? runner.seconds(raw_step) : out->best.seconds;
     out->zip_s = out->zip.route.takes() ? runner.seconds(zip_step) : out->best.seconds;
-    if (out->zip.errors || out->zip_raw.errors) {
+    out->zip_first_s =
+        out->zip_first.route.takes() ? runner.seconds(first_step) : out->best.seconds;
+    if (out->zip.errors || out->zip_raw.errors || out->zip_first.errors) {
         std::fprintf(stderr, "simscale: zip's algorithms failed on %d (zip) / %d (zip-raw) ranks\n",
-                     out->zip.errors, out->zip_raw.errors);
+                     out->zip.errors + out->zip_first.errors, out->zip_raw.errors);
         return false;
     }
     return true;

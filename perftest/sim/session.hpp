@@ -30,6 +30,8 @@ struct ZipSummary {
     size_t bytes_out = 0;        // bytes they put on the wire
     std::map<int, int> verdicts; // a sampling sender's verdict (zip_verdict_t) -> senders
     int errors = 0;              // ranks whose algorithm failed
+    // allgather(v): the blocks a rank held at the end, raw and as they travelled
+    size_t gathered_raw = 0, gathered_wire = 0;
 
     double wire_ratio() const { return bytes_out ? double(bytes_in) / double(bytes_out) : 1.0; }
 };
@@ -41,6 +43,11 @@ struct Prediction {
     double zip_raw_s = 0, zip_s = 0;  // a call zip hands on takes the best baseline's time
     bool has_zip_raw = true;          // zip-raw was simulated
     ZipSummary zip_raw, zip;
+    // allgather(v) under policy auto: the communicator's first call, which chose without a
+    // ratio; `zip` is then a later call on the same data, which weighs the ratio it saw.
+    bool has_zip_first = false;
+    ZipSummary zip_first;
+    double zip_first_s = 0;
     Agreed agreed{};
     double wall_s = 0;
 };

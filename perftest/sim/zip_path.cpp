@@ -310,7 +310,8 @@ void route_flow(zip_algo_flow_t flow, int ranks, const Agreed &agreed, const Zip
 
 } // namespace
 
-Route route_call(const Workload &w, int nodes, const Agreed &agreed, const ZipSettings &s)
+Route route_call(const Workload &w, int nodes, const Agreed &agreed, const ZipSettings &s,
+                 double seen_ratio)
 {
     Route r;
     r.agreed = agreed;
@@ -357,9 +358,11 @@ Route route_call(const Workload &w, int nodes, const Agreed &agreed, const ZipSe
             auto bytes_of = [](const void *work, int p) {
                 return static_cast<const Workload *>(work)->contribution(p);
             };
+            // As coll_zip_allgatherv.c: only speeds agreed (policy auto) weigh a ratio.
             r.allgatherv_algorithm = zip_algo_allgatherv_choose(
                 bytes_of, &w, w.ranks(), &agreed, r.policy.speeds.link_Bps, s.bcast_latency_s,
-                s.pairs_serialise ? 1 : 0);
+                s.pairs_serialise ? 1 : 0, s.mode == ZIP_POLICY_AUTO ? seen_ratio : 0.0,
+                s.mode == ZIP_POLICY_AUTO ? 1 : 0);
         }
         if (r.verdict == ZIP_VERDICT_COMPRESS && r.allgatherv_algorithm == ZIP_ALLGATHERV_HAND_ON)
             r.verdict = ZIP_VERDICT_TOO_SMALL;

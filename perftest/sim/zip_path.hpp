@@ -58,7 +58,10 @@ struct Route {
     int allgatherv_algorithm = ZIP_ALLGATHERV_RING; // an allgather(v)'s (ZIP_ALLGATHERV_*)
     bool takes() const { return verdict == ZIP_VERDICT_COMPRESS; }
 };
-Route route_call(const Workload &w, int nodes, const Agreed &agreed, const ZipSettings &s);
+// seen_ratio: what the communicator's last blocking allgather(v) achieved (0: none), weighed
+// by an allgather(v)'s schedule under policy auto (zip_algo_allgatherv_choose).
+Route route_call(const Workload &w, int nodes, const Agreed &agreed, const ZipSettings &s,
+                 double seen_ratio = 0.0);
 
 // What one rank's part of the call did.
 struct ZipRankResult {

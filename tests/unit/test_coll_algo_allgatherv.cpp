@@ -124,6 +124,38 @@ TEST_P(CollAlgoAllgatherv, EveryRankGetsEveryBlockExactly)
     }
 }
 
+// What a call moved, every block raw and as it travelled, is what the next blocking call's
+// schedule weighs on every rank (zip_algo_seen_t): each rank counts the same, frames shorter
+// than their blocks.
+TEST_P(CollAlgoAllgatherv, EveryRankCountsTheSameGatheredBytes)
+{
+    const auto [size, typed, algorithm] = GetParam();
+    for (int round = 0; round < 7; ++round) {
+        ToyCodec codec;
+        const RingRun r = allgatherv(size, round, codec, typed, false, algorithm);
+        if (size == 1) { // nothing moves: nothing to weigh (zip_algo_seen_ratio 0)
+            EXPECT_EQ(r.res[0].gathered_raw, 0u);
+            EXPECT_EQ(r.res[0].gathered_wire, 0u);
+            continue;
+        }
+        size_t total = 0;
+        bool compressed = false;
+        for (int p = 0; p < size; ++p) {
+            total += bytes_of(p, round);
+            compressed |= r.res[p].compressed != 0;
+        }
+        for (int k = 0; k < size; ++k) {
+            EXPECT_EQ(r.res[k].gathered_raw, total) << "round " << round << " rank " << k;
+            EXPECT_EQ(r.res[k].gathered_wire, r.res[0].gathered_wire)
+                << "round " << round << " rank " << k;
+        }
+        if (compressed)
+            EXPECT_LT(r.res[0].gathered_wire, total) << "round " << round;
+        else
+            EXPECT_EQ(r.res[0].gathered_wire, total) << "round " << round;
+    }
+}
+
 INSTANTIATE_TEST_SUITE_P(
     Shapes, CollAlgoAllgatherv,
     ::testing::Combine(::testing::Values(1, 2, 3, 4, 5, 7, 8, 9), ::testing::Bool(),
@@ -526,15 +558,16 @@ size_t bytes_at(const void *blocks, int p)
     return (*static_cast<const std::vector<size_t> *>(blocks))[size_t(p)];
 }
 
-// The schedule for blocks b, ranks agreed to run per_node to a node and per_core to a core.
+// The schedule for blocks b, ranks agreed to run per_node to a node and per_core to a core,
+// the last call having achieved `ratio` (0: none seen); a blocking call `records` its own.
 int choose(const std::vector<size_t> &b, double link_Bps, int pairs = 0, int per_node = 1,
-           double per_core = 1.0)
+           double per_core = 1.0, double ratio = 0.0, int records = 0)
 {
     zip_algo_agreed_t agreed{};
     agreed.ranks_per_node = per_node;
     agreed.ranks_per_core = per_core;
     return zip_algo_allgatherv_choose(bytes_at, &b, int(b.size()), &agreed, link_Bps, kLatency,
-                                      pairs);
+                                      pairs, ratio, records);
 }
 
 } // namespace
@@ -585,7 +618,8 @@ TEST(AllgathervChoice, BruckOnlyWhereTheOwnersSampleIsSmallNextToTheSchedule)
         agreed.ranks_per_node = 1;
         agreed.ranks_per_core = 1.0;
         agreed.compress_Bps = 4.6e9;
-        return zip_algo_allgatherv_choose(bytes_at, &b, int(b.size()), &agreed, link_Bps, 2e-6, 0);
+        return zip_algo_allgatherv_choose(bytes_at, &b, int(b.size()), &agreed, link_Bps, 2e-6, 0,
+                                          0.0, 0);
     };
     EXPECT_EQ(pick(alternating(16, 16 * KiB, 0), 25 * kGbit), ZIP_ALLGATHERV_HAND_ON);
     EXPECT_EQ(pick(alternating(16, 64 * KiB, 0), 25 * kGbit), ZIP_ALLGATHERV_HAND_ON);
@@ -600,8 +634,9 @@ TEST(AllgathervChoice, RanksSharingCoresHandTheCallOn)
     const auto blocks = alternating(16, 512 << 10, 0);
     EXPECT_EQ(choose(blocks, 10 * kGbit, 0, 1, 3.0), ZIP_ALLGATHERV_HAND_ON);
     EXPECT_EQ(choose(blocks, 10 * kGbit, 0, 1, 0.0), ZIP_ALLGATHERV_BRUCK); // unknown: a core each
-    EXPECT_EQ(zip_algo_allgatherv_choose(bytes_at, &blocks, 16, nullptr, 10 * kGbit, kLatency, 0),
-              ZIP_ALLGATHERV_HAND_ON);
+    EXPECT_EQ(
+        zip_algo_allgatherv_choose(bytes_at, &blocks, 16, nullptr, 10 * kGbit, kLatency, 0, 0.0, 0),
+        ZIP_ALLGATHERV_HAND_ON);
 }
 
 // Over the TCP BTL the two directions of an exchange between two ranks take turns: on a power
@@ -643,6 +678,104 @@ TEST(AllgathervChoice, WhereTheNeighborExchangeIsFasterRawTheCallIsHandedOn)
     EXPECT_EQ(choose(alternating(256, 64 * KiB, 0), 10 * kGbit, 0, 32), ZIP_ALLGATHERV_HAND_ON);
     EXPECT_EQ(choose(alternating(256, 1024 * KiB, 0), 10 * kGbit, 0, 32), ZIP_ALLGATHERV_RING);
     EXPECT_EQ(choose(alternating(255, 16 * KiB, 0), 10 * kGbit, 0, 32), ZIP_ALLGATHERV_RING);
+}
+
+// With the ratio the last call achieved: data that did not shrink (1.0) hand on where tuned's
+// schedules are as fast as zip's or faster (blocks of unequal sizes hold each of the ring's
+// steps up; simscale, 8 ranks at 1 Gbit/s, 1 MiB -/+ 1/8 of random data: zip's ring 0.89x of
+// tuned's recursive doubling), while data that did keep zip's ring; ranks sharing cores too
+// (netemu), where the ring suits.
+TEST(AllgathervChoice, WithARatioSeenDataThatDidNotShrinkAreHandedOn)
+{
+    const size_t MiB = 1 << 20;
+    const auto unequal = alternating(8, MiB, MiB / 8), equal = alternating(8, MiB, 0);
+    EXPECT_EQ(choose(unequal, 1 * kGbit, 0, 1, 1.0, 0.0), ZIP_ALLGATHERV_RING); // none seen
+    EXPECT_EQ(choose(unequal, 1 * kGbit, 0, 1, 1.0, 1.0), ZIP_ALLGATHERV_HAND_ON);
+    EXPECT_EQ(choose(unequal, 1 * kGbit, 0, 1, 1.0, 1.05), ZIP_ALLGATHERV_HAND_ON);
+    EXPECT_EQ(choose(unequal, 1 * kGbit, 0, 1, 1.0, 1.5), ZIP_ALLGATHERV_RING);
+    EXPECT_EQ(choose(equal, 1 * kGbit, 0, 1, 1.0, 1.0), ZIP_ALLGATHERV_HAND_ON);
+    EXPECT_EQ(choose(equal, 1 * kGbit, 0, 1, 1.0, 1.1), ZIP_ALLGATHERV_RING);
+    EXPECT_EQ(choose(equal, 1 * kGbit, 0, 1, 4.0, 1.5), ZIP_ALLGATHERV_RING);
+    EXPECT_EQ(choose(equal, 1 * kGbit, 0, 1, 4.0, 1.0), ZIP_ALLGATHERV_HAND_ON);
+}
+
+// Where tuned's neighbor exchange beats zip's schedules raw, the rule without a ratio hands on
+// (test above); with one, data that shrank enough take zip's ring compressed (256 ranks in nodes
+// of 32, 16 KiB blocks at 1 Gbit/s: the ring's 255 steps of 151 us raw against the neighbor
+// exchange's 64 of 544 us), and data that did not stay handed on. At 10 Gbit/s the ring's
+// latencies alone take longer than the neighbor exchange: handed on whatever the ratio.
+TEST(AllgathervChoice, WithARatioSeenShrunkBlocksBeatTheNeighborExchange)
+{
+    const auto blocks = alternating(256, 16 << 10, 0);
+    EXPECT_EQ(choose(blocks, 1 * kGbit, 0, 32, 1.0, 0.0), ZIP_ALLGATHERV_HAND_ON);
+    EXPECT_EQ(choose(blocks, 1 * kGbit, 0, 32, 1.0, 1.0), ZIP_ALLGATHERV_HAND_ON);
+    EXPECT_EQ(choose(blocks, 1 * kGbit, 0, 32, 1.0, 2.0), ZIP_ALLGATHERV_RING);
+    EXPECT_EQ(choose(blocks, 10 * kGbit, 0, 32, 1.0, 2.0), ZIP_ALLGATHERV_HAND_ON);
+}
+
+// A blocking call records its ratio: without one, where a ratio of 1.5 would win, it takes zip's
+// path to see (and loses once where the data do not shrink); a non-blocking one, which never
+// records, stays handed on, as does a call where no ratio of 1.5 would win.
+TEST(AllgathervChoice, WithoutARatioABlockingCallGoesToSeeWhereARatioWouldWin)
+{
+    const auto blocks = alternating(256, 16 << 10, 0);
+    EXPECT_EQ(choose(blocks, 1 * kGbit, 0, 32, 1.0, 0.0, 1), ZIP_ALLGATHERV_RING);
+    EXPECT_EQ(choose(blocks, 1 * kGbit, 0, 32, 1.0, 0.0, 0), ZIP_ALLGATHERV_HAND_ON);
+    EXPECT_EQ(choose(blocks, 10 * kGbit, 0, 32, 1.0, 0.0, 1), ZIP_ALLGATHERV_HAND_ON);
+    EXPECT_EQ(choose(blocks, 1 * kGbit, 0, 32, 1.0, 1.0, 1), ZIP_ALLGATHERV_HAND_ON); // seen
+}
+
+// Compressed blocks still have to be decoded: where every rank decoding every block at the
+// agreed speed takes longer than tuned moves them raw, the ratio does not help; and a ratio
+// weighs only where speeds were agreed and the link is known.
+TEST(AllgathervChoice, WithARatioSeenDecodingAndUnknownsStillCount)
+{
+    const auto blocks = alternating(8, 1 << 20, 0);
+    auto pick = [&](double link_Bps, double decompress_Bps, double ratio, bool agreed_speeds) {
+        zip_algo_agreed_t agreed{};
+        agreed.ranks_per_node = 1;
+        agreed.ranks_per_core = 1.0;
+        agreed.decompress_Bps = decompress_Bps;
+        return zip_algo_allgatherv_choose(bytes_at, &blocks, 8, agreed_speeds ? &agreed : nullptr,
+                                          link_Bps, kLatency, 0, ratio, 0);
+    };
+    // 8 MiB decoded at 2 GB/s: 4.2 ms; tuned's ring moves 7 MiB at 10 Gbit/s in 5.9 ms, at
+    // 25 Gbit/s in 2.3.
+    EXPECT_EQ(pick(10 * kGbit, 2e9, 3.0, true), ZIP_ALLGATHERV_RING);
+    EXPECT_EQ(pick(25 * kGbit, 2e9, 3.0, true), ZIP_ALLGATHERV_HAND_ON);
+    EXPECT_NE(pick(25 * kGbit, 0.0, 3.0, true), ZIP_ALLGATHERV_HAND_ON); // speed unknown
+    EXPECT_EQ(pick(1 * kGbit, 2e9, 1.0, false), ZIP_ALLGATHERV_RING);    // no speeds: no ratio
+    EXPECT_EQ(pick(0.0, 2e9, 1.0, true), ZIP_ALLGATHERV_RING);           // link unknown
+}
+
+// What a communicator's last blocking allgather(v) moved: a ratio once recorded, forgotten after
+// ZIP_ALGO_SEEN_RECHECK calls handed on, so that data that start to compress are seen again.
+TEST(AllgatherSeen, ARatioIsRecordedAndForgottenAfterCallsHandedOn)
+{
+    zip_algo_seen_t seen{};
+    EXPECT_EQ(zip_algo_seen_ratio(&seen), 0.0);
+    zip_algo_seen_chosen(&seen, ZIP_ALLGATHERV_HAND_ON); // none known: nothing counts
+    EXPECT_EQ(seen.handed_on, 0);
+    zip_algo_result_t res{};
+    res.gathered_raw = 3000;
+    res.gathered_wire = 2000;
+    zip_algo_seen_record(&seen, &res);
+    EXPECT_DOUBLE_EQ(zip_algo_seen_ratio(&seen), 1.5);
+    for (int k = 0; k < ZIP_ALGO_SEEN_RECHECK - 1; ++k) {
+        zip_algo_seen_chosen(&seen, ZIP_ALLGATHERV_HAND_ON);
+        zip_algo_seen_chosen(&seen, ZIP_ALLGATHERV_RING); // taken (non-blocking: not recorded)
+    }
+    EXPECT_DOUBLE_EQ(zip_algo_seen_ratio(&seen), 1.5);
+    zip_algo_seen_chosen(&seen, ZIP_ALLGATHERV_HAND_ON);
+    EXPECT_EQ(zip_algo_seen_ratio(&seen), 0.0);
+    // A record starts the count afresh.
+    zip_algo_seen_record(&seen, &res);
+    zip_algo_seen_chosen(&seen, ZIP_ALLGATHERV_HAND_ON);
+    zip_algo_seen_record(&seen, &res);
+    EXPECT_EQ(seen.handed_on, 0);
+    res.gathered_wire = 0; // a call on one rank moves nothing
+    zip_algo_seen_record(&seen, &res);
+    EXPECT_EQ(zip_algo_seen_ratio(&seen), 0.0);
 }
 
 TEST(AllgathervChoice, NamesParse)
