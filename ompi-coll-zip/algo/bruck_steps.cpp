@@ -29,7 +29,7 @@ int BruckStepsAllgather::prepare(const zip_transport_t *t, const BlockPolicy &po
     try {
         blocks_.resize(size_t(size));
         lens_.assign(size_t(size), 0);
-        chunk_at_.resize(chunks);
+        raw_before_.assign(size_t(size) + 1, 0);
         in_.reserve(chunks + 1);
         out_.reserve(chunks + 1);
         pending_.reserve(chunks + 1);
@@ -50,18 +50,11 @@ int BruckStepsAllgather::prepare(const zip_transport_t *t, const BlockPolicy &po
             return rc;
         all_plain_ = all_plain_ && x.plain;
     }
-    for (size_t c = 0; c < chunks; ++c)
-        chunk_at_[c] = c == 0 ? 0 : chunk_at_[c - 1] + raw_of(int(c - 1) * chunk_, chunk_);
+    // Chunk c lies at raw_before_[c K], the raw length of the offsets before it.
+    for (int j = 0; j < size; ++j)
+        raw_before_[size_t(j) + 1] = raw_before_[size_t(j)] + block(j).block.bytes;
     store_ = raw_buffer(total);
     return total == 0 || store_ ? ZIP_ALGO_OK : ZIP_ALGO_ERR_NOMEM;
-}
-
-size_t BruckStepsAllgather::raw_of(int first, int count) const
-{
-    size_t n = 0;
-    for (int j = first; j < first + count; ++j)
-        n += block(j).block.bytes;
-    return n;
 }
 
 size_t BruckStepsAllgather::wires_of(int first, int count) const
@@ -81,8 +74,7 @@ void BruckStepsAllgather::pieces(int first, int count, size_t held, std::vector<
     }
     // From distance K on, pieces start at chunk boundaries (first is 0 or a multiple of K).
     for (int j = first; j < first + count; j += chunk_)
-        out->push_back(
-            {j, std::min(chunk_, first + count - j), chunk_at_[size_t(j / chunk_)], nullptr});
+        out->push_back({j, std::min(chunk_, first + count - j), raw_before_[size_t(j)], nullptr});
 }
 
 void BruckStepsAllgather::put_own(BlockCodec &coder)

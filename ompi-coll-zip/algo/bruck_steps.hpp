@@ -67,7 +67,10 @@ class BruckStepsAllgather
     {
         return blocks_[size_t((own_ + offset) % t_->size)];
     }
-    size_t raw_of(int first, int count) const;
+    size_t raw_of(int first, int count) const
+    {
+        return raw_before_[size_t(first + count)] - raw_before_[size_t(first)];
+    }
     size_t wires_of(int first, int count) const;
     // Offsets first .. first+count-1 as they lie in the store: one piece below distance K (in
     // chunk 0, from byte `held`), else a piece per chunk.
@@ -86,8 +89,8 @@ class BruckStepsAllgather
 
     const zip_transport_t *t_ = nullptr;
     std::vector<GatherBlock> blocks_;
-    std::vector<WireLen> lens_;    // by offset
-    std::vector<size_t> chunk_at_; // chunk c's byte in the store
+    std::vector<WireLen> lens_;      // by offset
+    std::vector<size_t> raw_before_; // the raw bytes of offsets 0 .. j-1, j = 0 .. size
     RawBuffer store_;
     int own_ = 0, tag_ = 0, chunk_ = 1;
     bool all_plain_ = true;
