@@ -27,7 +27,8 @@ tests="bcast alltoallv gatherv allreduce comm_cycles threads"
 # Issue 12's collectives, one program per family: program:op,op...
 families="alltoall:alltoall gather_scatter:gather,scatter,scatterv allgather:allgather,allgatherv"
 for t in $tests $(for f in $families; do echo "${f%%:*}"; done) nonblocking lossy pvars stats buffer_cache \
-    large_block corruption alltoallv_int alltoallv_temporal coll_info nb_start intercomm; do
+    large_block corruption alltoallv_int alltoallv_temporal coll_info nb_start intercomm \
+    allgather_seen; do
     if ! mpicc -O2 -Wall -Wextra -pthread -o "$bin/test_$t" "$here/test_$t.c" -lm 2>"$bin/cc.log"; then
         report "build test_$t" 1 "$bin/cc.log"
     fi
@@ -374,6 +375,20 @@ report "policy auto: over a 1 Gbit/s link alltoallv compresses" $? "$bin/out.log
 mpirun_logged -np 3 --oversubscribe $zip_auto $slow "$bin/test_bcast"
 [ "$(main_col bcast 6)" -gt 0 ] && grep -q "PASS: " "$bin/out.log"
 report "policy auto: over a 1 Gbit/s link bcast compresses" $? "$bin/out.log"
+# Allgatherv weighs the ratio the communicator's last blocking call achieved: each rank takes
+# the ring for the first of test_allgather_seen's random calls, hands the next 3 on (ratio 1:
+# tuned is as fast), and the first 29 smooth ones (it has not seen them shrink), then forgets
+# the ratio after 32 calls handed on, takes the ring, sees the ratio and keeps the ring.
+mpirun_logged -np 4 --oversubscribe $zip_auto $slow --mca coll_zip_verbose 10 \
+    "$bin/test_allgather_seen"
+schedules=$(grep "MPI_Allgatherv of .* on 4 ranks: " "$bin/out.log" | sed 's/^\[\([^]]*\)\].*: /\1 /' |
+    sort -s -k1,1 | awk '{ s[$1] = s[$1] substr($NF, 1, 1) } END { for (r in s) print s[r] }' |
+    sort -u)
+want="r$(printf 'o%.0s' $(seq 32))rrr"
+echo "    schedules per rank: $schedules (want $want)" >>"$bin/out.log"
+[ "$schedules" = "$want" ] && grep -q "PASS: allgather_seen" "$bin/out.log"
+report "policy auto: allgatherv hands on after a call whose data did not shrink, and sees again" \
+    $? "$bin/out.log"
 # A non-blocking start must not wait for the other ranks (rank 0 starts, then sends to rank 1,
 # which starts after receiving): under auto, the calls before any blocking one are handed on,
 # and after a barrier (where the ranks agree on speeds) they compress. Hung before.
