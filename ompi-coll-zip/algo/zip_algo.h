@@ -317,35 +317,40 @@ int zip_allgatherv_algorithm_parse(const char *name);
  * neighbor exchange (size / 2 steps of two blocks each way; with ranks per node above 1,
  * size / 4 steps of four blocks on a node's link), and before Bruck where its owner's sample
  * costs more than 3 % of Bruck's time. seen_ratio (zip_algo_seen_ratio; 0: none) replaces
- * the last two rules, and the ring's by itself, where speeds were agreed and the link and
- * latency are known: zip's schedule (the ring where it suits, else the faster), its wire
- * divided by the ratio, no faster than decoding every block at agreed->decompress_Bps (Bruck:
- * plus coding the own block first), must be 3 % ahead of the best of ring, Bruck and neighbor
+ * the last two rules, and the ring's by itself, where speeds were agreed, the link and
+ * latency are known and pairs do not serialise (the TCP BTL: there zip's ring of segments beat
+ * tuned's schedules raw on netemu): zip's schedule (the ring where it suits, else the faster),
+ * its wire divided by the ratio, each ring step waiting for a segment's decoding and the whole
+ * no faster than decoding every block at agreed->decompress_Bps (Bruck: plus coding the own
+ * block first), must be 3 % ahead of the best of ring, Bruck and neighbor
  * exchange raw, else ZIP_ALLGATHERV_HAND_ON. Without a ratio, a call that `records` (a blocking
  * one, zip_algo_seen_t) that the rules would hand on takes zip's path where a ratio of 1.5 would
- * win by that rule, so that the calls after it know. The same on every rank given the same
- * arguments; it allocates nothing, so no rank can decide otherwise for lack of memory. */
+ * win by that rule (pairs not serialising), so that the calls after it know. The same on every rank
+ * given the same arguments; it allocates nothing, so no rank can decide otherwise for lack of
+ * memory. */
 typedef size_t (*zip_algo_block_bytes_t)(const void *ctx, int p);
 int zip_algo_allgatherv_choose(zip_algo_block_bytes_t bytes_of, const void *ctx, int size,
                                const zip_algo_agreed_t *agreed, double link_Bps, double latency_s,
                                int pairs_serialise, double seen_ratio, int records);
 
-/* What the communicator's last blocking allgather(v) of an element type moved on zip's path:
- * every block, raw and as it travelled (zip_algo_result_t's gathered_*), which every rank counted
- * alike; zeros: nothing yet. Only blocking calls record it: each has ended on every rank before
- * any later collective starts there, so every rank reads the same at the same call (a
- * non-blocking call ends at a moment of its own on each rank). A call that failed anywhere may
- * leave the ranks with different records, as MPI leaves the state after an error undefined. */
+/* The ratio the communicator's blocking allgather(v) calls of an element type achieved on zip's
+ * path: every block, raw over as it travelled (zip_algo_result_t's gathered_*), which every rank
+ * counts alike, averaged half the last call, half the ones before; 0: nothing yet. Only blocking
+ * calls record it: each has ended on every rank before any later collective starts there, so every
+ * rank reads the same at the same call (a non-blocking call ends at a moment of its own on each
+ * rank). A call that failed anywhere may leave the ranks with different records, as MPI leaves the
+ * state after an error undefined. */
 typedef struct zip_algo_seen {
-    size_t raw, wire;
+    double ratio;
     int handed_on; /* calls handed on since, while the ratio was known */
 } zip_algo_seen_t;
 /* After this many calls handed on while a ratio was known it is forgotten, so that the next
  * call takes zip's path by the rules without it and measures the data again. */
-#define ZIP_ALGO_SEEN_RECHECK 32
-/* raw / wire of what was seen, 0 where nothing was. */
+#define ZIP_ALGO_SEEN_RECHECK 16
+/* The ratio seen, 0 where nothing was. */
 double zip_algo_seen_ratio(const zip_algo_seen_t *seen);
-/* Records what a blocking allgather(v) that succeeded moved (res->gathered_*). */
+/* Records what a blocking allgather(v) that succeeded moved (res->gathered_*; nothing: no
+ * record). */
 void zip_algo_seen_record(zip_algo_seen_t *seen, const zip_algo_result_t *res);
 /* Counts a call's schedule (ZIP_ALLGATHERV_*) against ZIP_ALGO_SEEN_RECHECK. */
 void zip_algo_seen_chosen(zip_algo_seen_t *seen, int algorithm);

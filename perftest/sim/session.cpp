@@ -161,7 +161,11 @@ bool predict(const Options &o, const CodecTable &table, Prediction *out)
         [&]() {
             const ZipSummary &z = out->zip_first;
             if (out->has_zip_first && z.route.takes() && z.gathered_wire > 0 && z.errors == 0) {
-                zip_algo_seen_t seen{z.gathered_raw, z.gathered_wire, 0};
+                zip_algo_seen_t seen{};
+                zip_algo_result_t moved{};
+                moved.gathered_raw = z.gathered_raw;
+                moved.gathered_wire = z.gathered_wire;
+                zip_algo_seen_record(&seen, &moved);
                 out->zip.route =
                     route_call(work, spec.nodes, out->agreed, o.zip, zip_algo_seen_ratio(&seen));
             }

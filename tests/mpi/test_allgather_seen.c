@@ -7,7 +7,7 @@
  */
 #include "zt_common.h"
 
-enum { RANDOM_CALLS = 4, SMOOTH_CALLS = 32, BLOCK = 65536 };
+enum { RANDOM_CALLS = 4, SMOOTH_CALLS = 20, BLOCK = 65536 };
 
 static int count_of(int owner)
 {
