@@ -154,9 +154,9 @@ struct Costs {
 // win at it): smooth fields shrink 1.3-1.7x with the default codec.
 constexpr double kProbeRatio = 1.5;
 
-// The schedule where the ratio of the communicator's last allgather(v) is known: zip's (the
-// ring where it suits, else the faster of ring and Bruck), its wire shrunk by the ratio and no
-// faster than its decoding, or Bruck's first step no sooner than the owner's frame; handed on
+// The schedule where a ratio is known (zip_algo_seen_t): zip's (the ring where it suits, else
+// the faster of ring and Bruck), its wire shrunk by the ratio and no faster than its decoding,
+// or Bruck's first step no sooner than the owner's frame; handed on
 // unless that is 3 % ahead of tuned's best schedule raw (ring, Bruck or recursive doubling,
 // neighbor exchange). Data that did not compress (ratio 1) go to tuned, whose neighbor exchange
 // or Bruck gain where zip's ring pays latencies or waits for the largest of unequal blocks
