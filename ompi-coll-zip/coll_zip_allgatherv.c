@@ -53,21 +53,30 @@ static size_t block_bytes(const void *rcv, int p)
  * what zip_algo_allgatherv_choose predicts faster (the latency is the cost models' parameter),
  * with the ratio the last blocking call of this element type achieved. The ranks per node and
  * per core are the ones agreed with the speeds (none where none were: policy always, which then
- * never takes Bruck by itself, nor weighs a ratio). */
+ * never takes Bruck by itself, nor weighs a ratio). *by_ratio: handed on for the ratio alone. */
 static int schedule(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm,
-                    const mca_coll_zip_layout_t *rcv, bool blocking)
+                    const mca_coll_zip_layout_t *rcv, bool blocking, bool *by_ratio)
 {
+    *by_ratio = false;
     const int algorithm = mca_coll_zip_component.allgatherv_algorithm;
     if (ZIP_ALLGATHERV_AUTO != algorithm) {
         return algorithm;
     }
     zip_algo_seen_t *seen = &m->allgather_seen[mca_coll_zip_elem_type(rcv->dtype)];
-    const int chosen = zip_algo_allgatherv_choose(
-        block_bytes, rcv, ompi_comm_size(comm), m->agreed ? &m->speeds : NULL,
-        m->call_policy.speeds.link_Bps, mca_coll_zip_component.bcast_latency_us * 1e-6,
-        mca_coll_zip_pairs_serialise(m, comm), m->agreed ? zip_algo_seen_ratio(seen) : 0.0,
-        m->agreed && blocking);
+    const double ratio = m->agreed ? zip_algo_seen_ratio(seen) : 0.0;
+    const zip_algo_agreed_t *agreed = m->agreed ? &m->speeds : NULL;
+    const int size = ompi_comm_size(comm), pairs = mca_coll_zip_pairs_serialise(m, comm);
+    const double link_Bps = m->call_policy.speeds.link_Bps,
+                 latency_s = mca_coll_zip_component.bcast_latency_us * 1e-6;
+    const int chosen = zip_algo_allgatherv_choose(block_bytes, rcv, size, agreed, link_Bps,
+                                                  latency_s, pairs, ratio, m->agreed && blocking);
     zip_algo_seen_chosen(seen, chosen);
+    /* Handed on for the ratio seen (without it zip would have taken the call): the data did not
+     * shrink enough to pay, as the policy's incompressible verdict says of a sample. */
+    *by_ratio = ZIP_ALLGATHERV_HAND_ON == chosen && ratio > 0.0 &&
+                ZIP_ALLGATHERV_HAND_ON != zip_algo_allgatherv_choose(block_bytes, rcv, size, agreed,
+                                                                     link_Bps, latency_s, pairs,
+                                                                     0.0, m->agreed && blocking);
     return chosen;
 }
 
@@ -91,8 +100,9 @@ bool mca_coll_zip_allgather_takes(mca_coll_zip_module_t *m, struct ompi_communic
     /* Many ranks over a link with latency: the ring pays p - 1 latencies where Bruck (and
      * tuned's recursive doubling) pay log2 p; blocks of unequal sizes make every ring step wait
      * for the largest. Where neither of zip's schedules suits, tuned's are faster. */
-    *algorithm =
-        schedule(m, comm, rcv, COLL_ZIP_OP_ALLGATHER == op || COLL_ZIP_OP_ALLGATHERV == op);
+    bool by_ratio = false;
+    *algorithm = schedule(m, comm, rcv, COLL_ZIP_OP_ALLGATHER == op || COLL_ZIP_OP_ALLGATHERV == op,
+                          &by_ratio);
     opal_output_verbose(10, mca_coll_zip_component.output,
                         "coll:zip: %s of %zu-byte blocks at most on %d ranks: %s",
                         zip_coll_op_calls[op], largest, ompi_comm_size(comm),
@@ -100,7 +110,8 @@ bool mca_coll_zip_allgather_takes(mca_coll_zip_module_t *m, struct ompi_communic
                         : ZIP_ALLGATHERV_HAND_ON == *algorithm ? "handed on"
                                                                : "bruck");
     if (ZIP_ALLGATHERV_HAND_ON == *algorithm) {
-        mca_coll_zip_stats_handed_on(op, ZIP_VERDICT_TOO_SMALL, 0.0, 0);
+        mca_coll_zip_stats_handed_on(
+            op, by_ratio ? ZIP_VERDICT_INCOMPRESSIBLE : ZIP_VERDICT_TOO_SMALL, 0.0, 0);
         return false;
     }
     return true;
