@@ -72,11 +72,17 @@ Task allgatherv(const zip_transport_t *t, const zip_codec_ops_t *codec,
 namespace
 {
 
-// Bruck's predicted time (see zip_algo.h), its bytes scaled by `scale` (1: raw).
-double bruck_cost(zip_algo_block_bytes_t bytes_of, const void *ctx, int size, int per_node,
-                  double link_Bps, double latency_s, bool pairs_serialise, double scale = 1.0)
+// Bruck's predicted time (see zip_algo.h) in two parts, its latencies and its wire time, so that
+// the time of bytes scaled by s (compressed) is latency + s wire without walking the blocks again.
+struct BruckTime {
+    double latency = 0.0, wire = 0.0;
+    double at(double scale) const { return latency + scale * wire; }
+};
+
+BruckTime bruck_cost(zip_algo_block_bytes_t bytes_of, const void *ctx, int size, int per_node,
+                     double link_Bps, double latency_s, bool pairs_serialise)
 {
-    double total = 0.0;
+    BruckTime t;
     for (int d = 1; d < size; d <<= 1) {
         const int n = std::min(d, size - d);
         // What rank r receives: blocks r + d .. r + d + n - 1 (mod size), a window slid by r.
@@ -92,9 +98,10 @@ double bruck_cost(zip_algo_block_bytes_t bytes_of, const void *ctx, int size, in
         const double serial = pairs_serialise && 2 * d == size ? 2.0 : 1.0;
         // Ranks placed by node: of a node's ranks, min(d, per_node) have their partner on
         // another node, and their messages share the node's link.
-        total += serial * (latency_s + double(std::min(d, per_node)) * scale * widest / link_Bps);
+        t.latency += serial * latency_s;
+        t.wire += serial * double(std::min(d, per_node)) * widest / link_Bps;
     }
-    return total;
+    return t;
 }
 
 double ring_cost(double largest, int size, double link_Bps, double latency_s)
@@ -130,12 +137,10 @@ double largest_pair(zip_algo_block_bytes_t bytes_of, const void *ctx, int size)
 
 // The models of one call's blocks, their bytes scaled (1: raw; 1 / ratio: compressed).
 struct Costs {
-    zip_algo_block_bytes_t bytes_of;
-    const void *ctx;
-    int size, per_node;
+    int size;
     double link_Bps, latency_s;
-    bool pairs_serialise;
     double largest, total;
+    BruckTime bruck;
     // tuned's neighbor exchange by its pairs of blocks, and by twice the largest block (the
     // model the rule without a ratio set its margin against)
     double neighbor, neighbor_by_largest;
@@ -143,11 +148,7 @@ struct Costs {
     {
         return ring_cost(scale * largest, size, link_Bps, latency_s);
     }
-    double bruck_at(double scale) const
-    {
-        return bruck_cost(bytes_of, ctx, size, per_node, link_Bps, latency_s, pairs_serialise,
-                          scale);
-    }
+    double bruck_at(double scale) const { return bruck.at(scale); }
 };
 
 // The ratio a call without one is taken at to see the data (where zip's schedule would
@@ -276,15 +277,13 @@ extern "C" int zip_algo_allgatherv_choose(zip_algo_block_bytes_t bytes_of, const
     // recursive doubling, which share a node's link as Bruck does): where compressing pays,
     // zip's faster schedule beats tuned's best.
     const int per_node = agreed != nullptr ? std::max(1, agreed->ranks_per_node) : 1;
-    const zipcoll::Costs costs{bytes_of,
-                               ctx,
-                               size,
-                               per_node,
+    const zipcoll::Costs costs{size,
                                link_Bps,
                                latency_s,
-                               pairs_serialise != 0,
                                double(largest),
                                double(total),
+                               zipcoll::bruck_cost(bytes_of, ctx, size, per_node, link_Bps,
+                                                   latency_s, pairs_serialise != 0),
                                zipcoll::neighbor_cost(zipcoll::largest_pair(bytes_of, ctx, size),
                                                       size, per_node, link_Bps, latency_s,
                                                       pairs_serialise != 0),
