@@ -128,6 +128,15 @@ static bool takes(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm, in
     return mca_coll_zip_policy_takes(m, comm, op_index, sample, count, dtype, bytes);
 }
 
+/* The link rate the schedules' cost models take: the agreed one, or where policy always agreed
+ * none the configured rate (0: unknown), as bcast's plan does. The same on every rank. */
+static double schedule_link_Bps(const mca_coll_zip_module_t *m)
+{
+    return m->call_policy.speeds.link_Bps > 0.0
+               ? m->call_policy.speeds.link_Bps
+               : mca_coll_zip_component.link_gbps_remote * 1e9 / 8.0;
+}
+
 /* The arguments for reducing `bytes` of buf with op (allreduce: by `algorithm`, a
  * ZIP_ALLREDUCE_*); policy and tag are the call's. */
 static void schedule_args(zip_allreduce_args_t *args, zip_reduce_ops_t *reduce,
@@ -152,13 +161,15 @@ static void schedule_args(zip_allreduce_args_t *args, zip_reduce_ops_t *reduce,
 /* Runs the reduction now, on buf (allreduce: root -1; reduce: of mine, into buf at the root). */
 static int run_schedule(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm, int op_index,
                         int root, void *buf, const void *mine, size_t bytes,
-                        struct ompi_datatype_t *dtype, struct ompi_op_t *op, int algorithm)
+                        struct ompi_datatype_t *dtype, struct ompi_op_t *op, int algorithm,
+                        size_t segment_floor)
 {
     reduce_binding_t binding;
     zip_reduce_ops_t reduce;
     zip_allreduce_args_t args;
     schedule_args(&args, &reduce, &binding, m, buf, bytes, dtype, op, algorithm);
     args.contribution = mine;
+    args.segment_floor = segment_floor;
     args.tag =
         COLL_ZIP_OP_ALLREDUCE == op_index ? MCA_COLL_BASE_TAG_ALLREDUCE : MCA_COLL_BASE_TAG_REDUCE;
     return mca_coll_zip_run(m, comm, op_index, root, &args, NULL);
@@ -180,21 +191,22 @@ int mca_coll_zip_reduce(const void *sbuf, void *rbuf, int count, struct ompi_dat
     const bool is_root = ompi_comm_rank(comm) == root;
     const void *mine = (is_root && MPI_IN_PLACE == sbuf) ? rbuf : sbuf;
     const size_t bytes = zip_bytes(count, dtype, op);
-    /* Too few segments for the chain's hops: tuned's trees are faster (zip_algo_reduce_suits). */
-    if (bytes > 0 && !zip_algo_reduce_suits(bytes, ompi_comm_size(comm), dtype->super.size,
-                                            mca_coll_zip_component.threshold)) {
-        mca_coll_zip_stats_handed_on(COLL_ZIP_OP_REDUCE, ZIP_VERDICT_TOO_SMALL, 0.0, 0);
+    if (!takes(m, comm, COLL_ZIP_OP_REDUCE, bytes, mine, count, dtype)) {
         return m->previous_reduce(sbuf, rbuf, count, dtype, op, root, comm,
                                   m->previous_reduce_module);
     }
-    if (!takes(m, comm, COLL_ZIP_OP_REDUCE, bytes, mine, count, dtype)) {
+    /* Too few segments for the chain's hops: tuned's trees are faster (zip_algo_reduce_suits). */
+    const size_t segment_floor = zip_algo_reduce_segment_floor(
+        schedule_link_Bps(m), mca_coll_zip_component.bcast_latency_us * 1e-6);
+    if (!zip_algo_reduce_suits(bytes, ompi_comm_size(comm), dtype->super.size, segment_floor)) {
+        mca_coll_zip_stats_handed_on(COLL_ZIP_OP_REDUCE, ZIP_VERDICT_TOO_SMALL, 0.0, 0);
         return m->previous_reduce(sbuf, rbuf, count, dtype, op, root, comm,
                                   m->previous_reduce_module);
     }
     /* The chain reads each rank's contribution where it is and writes the result into the
      * root's receive buffer only (MPI leaves the others' undefined, and it may be NULL). */
     return run_schedule(m, comm, COLL_ZIP_OP_REDUCE, root, is_root ? rbuf : NULL, mine, bytes,
-                        dtype, op, ZIP_ALLREDUCE_RING);
+                        dtype, op, ZIP_ALLREDUCE_RING, segment_floor);
 }
 
 /* MPI_Iallreduce: the same ring, advanced by Open MPI's progress engine (coll_zip_nb.h). */
@@ -250,13 +262,10 @@ int mca_coll_zip_iallreduce(const void *sbuf, void *rbuf, int count, struct ompi
      * (zip_algo_allreduce_choose; the latency is the cost models' parameter). */
     int algorithm = mca_coll_zip_component.allreduce_algorithm;
     if (ZIP_ALLREDUCE_AUTO == algorithm) {
-        /* Policy always agrees no speeds: the configured rate, if any (as bcast's plan). */
-        const double link_Bps = m->call_policy.speeds.link_Bps > 0.0
-                                    ? m->call_policy.speeds.link_Bps
-                                    : mca_coll_zip_component.link_gbps_remote * 1e9 / 8.0;
-        algorithm = zip_algo_allreduce_choose(bytes, ompi_comm_size(comm), link_Bps,
+        algorithm = zip_algo_allreduce_choose(bytes, ompi_comm_size(comm), schedule_link_Bps(m),
                                               mca_coll_zip_component.bcast_latency_us * 1e-6,
-                                              mca_coll_zip_pairs_serialise(m, comm));
+                                              mca_coll_zip_pairs_serialise(m, comm),
+                                              m->agreed ? &m->speeds : NULL);
     }
     opal_output_verbose(10, mca_coll_zip_component.output,
                         "coll:zip: allreduce of %zu bytes on %d ranks: %s (pairs serialise: %d)",
@@ -276,6 +285,6 @@ int mca_coll_zip_iallreduce(const void *sbuf, void *rbuf, int count, struct ompi
         }
     }
     return NULL == request ? run_schedule(m, comm, COLL_ZIP_OP_ALLREDUCE, -1, rbuf, NULL, bytes,
-                                          dtype, op, algorithm)
+                                          dtype, op, algorithm, 0)
                            : start_schedule(m, comm, rbuf, bytes, dtype, op, algorithm, request);
 }

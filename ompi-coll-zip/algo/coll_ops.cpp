@@ -50,6 +50,10 @@ zip_algo_flow_t zip_coll_op_flow(int op)
     case COLL_ZIP_OP_ALLGATHERV:
     case COLL_ZIP_OP_ALLGATHER:
         return ZIP_FLOW_RING;
+    case COLL_ZIP_OP_REDUCE:
+        return ZIP_FLOW_REDUCE;
+    case COLL_ZIP_OP_ALLREDUCE:
+        return ZIP_FLOW_ALLREDUCE;
     default:
         return ZIP_FLOW_ONE;
     }

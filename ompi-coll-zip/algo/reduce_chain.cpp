@@ -27,18 +27,27 @@ using zipcoll::Task;
 constexpr size_t kWindow = 4;
 
 // A chain of p ranks and S segments takes about S + p - 2 segment times: eight segments per hop
-// keep the fill within an eighth of the whole, between 16 KiB (a frame, a codec call and a
-// message are worth their cost; never below the threshold, smaller blocks go raw) and 48 KiB: a
-// raw 64 KiB segment is past the TCP BTL's eager limit and waits a round trip each (netemu,
-// 8 ranks, 1 Gbit/s, 4 MiB of incompressible doubles: 64 KiB segments 78 ms, tuned's best 36).
-// Sixteen per hop measured no better there (one round each, within the rounds' noise).
-constexpr size_t kMinSegment = 16384, kMaxSegment = 49152;
+// keep the fill within an eighth of the whole, between a floor and 48 KiB: a raw 64 KiB segment
+// is past the TCP BTL's eager limit and waits a round trip each (netemu, 8 ranks, 1 Gbit/s,
+// 4 MiB of incompressible doubles: 64 KiB segments 78 ms, tuned's best 36). Sixteen per hop
+// measured no better there (one round each, within the rounds' noise).
+//
+// The floor: a hop keeps kWindow segments in flight, so it streams only while they cover a
+// latency, kWindow seg / R >= L + seg / R. 16 KiB (and the threshold) was the floor for every
+// link until the chain filled too slowly at scale where 8 KiB would stream: simscale, 64 ranks at
+// 1 Gbit/s and 30 us, 4 MiB of random doubles, 16 KiB segments 43.8 ms where tuned's pipeline
+// of 8 KiB takes 39.5. On links where 8 KiB would not stream it stays at 16 KiB (10 Gbit/s,
+// 30 us: 8 KiB segments took the same reduce of gauss from 1.25x to 1.00x of tuned's best, and
+// in nodes of 32 from 1.21x to 0.75x). A frame, a codec call and a message are still worth 8
+// KiB (fast codes 4 KiB of gauss at 1.51x and 3.1 GB/s). The threshold applies to the call
+// (each rank's share of the vector), as to a bcast's message.
+constexpr size_t kSmallSegment = 8192, kMinSegment = 16384, kMaxSegment = 49152;
 
-size_t segment_bytes(size_t bytes, int p, size_t elem_bytes, size_t threshold)
+size_t segment_bytes(size_t bytes, int p, size_t elem_bytes, size_t floor)
 {
-    const size_t lo = std::max(kMinSegment, threshold), hi = std::max(kMaxSegment, lo);
+    const size_t lo = floor > 0 ? std::min(floor, kMaxSegment) : kMinSegment;
     const size_t target = bytes / (8 * size_t(std::max(1, p - 1)));
-    const size_t seg = std::clamp(target, lo, hi);
+    const size_t seg = std::clamp(target, lo, kMaxSegment);
     return std::max(elem_bytes, seg - seg % elem_bytes);
 }
 
@@ -57,8 +66,8 @@ class Chain
           v_(mod(t->rank - root, t->size)),
           from_(v_ + 1 < t->size ? mod(t->rank + 1, t->size) : -1),
           to_(v_ > 0 ? mod(t->rank - 1, t->size) : -1),
-          seg_(segment_bytes(a->bytes, t->size, a->reduce->elem_bytes, a->threshold)),
-          count_((a->bytes + seg_ - 1) / seg_), blocks_(codec, policy_to(a, to_), res)
+          seg_(segment_bytes(a->bytes, t->size, a->reduce->elem_bytes, a->segment_floor)),
+          count_((a->bytes + seg_ - 1) / seg_), blocks_(codec, policy_to(a, to_, seg_), res)
     {
     }
 
@@ -130,13 +139,14 @@ class Chain
     }
 
   private:
-    static zipcoll::BlockPolicy policy_to(const zip_allreduce_args_t *a, int to)
+    static zipcoll::BlockPolicy policy_to(const zip_allreduce_args_t *a, int to, size_t seg)
     {
         zipcoll::BlockPolicy p;
         p.elem_type = a->elem_type;
         // Shared memory beats any codec: a hop to a peer on this node goes raw.
         p.try_compress = to >= 0 && (a->peer_on_node == nullptr || !a->peer_on_node[to]);
-        p.threshold = a->threshold;
+        // Whole segments may shrink; a last one shorter than both goes raw.
+        p.threshold = std::min(a->threshold, seg);
         p.policy = a->policy;
         return p;
     }
@@ -222,11 +232,20 @@ extern "C" int zip_algo_reduce(const zip_transport_t *t, const zip_codec_ops_t *
 // is faster: simscale with policy always, gauss, 30 us latency at 10 Gbit/s, best tuned / zip
 // at S / (p - 2) = 1.0, 1.1, 2.0, 2.1: 0.58, 0.76, 0.84, 0.93; from 2.7 up zip wins (1.02-1.47;
 // docs/scale.md, "Reduce"). p <= 2: no hop to fill.
-extern "C" bool zip_algo_reduce_suits(size_t bytes, int size, size_t elem_bytes, size_t threshold)
+extern "C" size_t zip_algo_reduce_segment_floor(double link_Bps, double latency_s)
+{
+    if (!(link_Bps > 0.0) || !(latency_s > 0.0))
+        return kMinSegment;
+    const double in_flight = double(kWindow - 1) * double(kSmallSegment) / link_Bps;
+    return in_flight >= latency_s ? kSmallSegment : kMinSegment;
+}
+
+extern "C" bool zip_algo_reduce_suits(size_t bytes, int size, size_t elem_bytes,
+                                      size_t segment_floor)
 {
     if (size <= 2)
         return true;
-    const size_t seg = segment_bytes(bytes, size, std::max<size_t>(1, elem_bytes), threshold);
+    const size_t seg = segment_bytes(bytes, size, std::max<size_t>(1, elem_bytes), segment_floor);
     const size_t segments = (bytes + seg - 1) / seg;
     return 2 * segments >= 5 * size_t(size - 2);
 }

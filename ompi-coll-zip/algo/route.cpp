@@ -1,5 +1,7 @@
 // The MPI-free half of coll/zip's routing (zip_algo.h): from the speeds every rank agreed on
 // and how a collective's data flow, the policy a call gets and whether it takes zip's path.
+#include <algorithm>
+
 #include "zip_algo.h"
 
 namespace
@@ -17,11 +19,17 @@ constexpr size_t kRouteBytes = size_t(1) << 20;
 // alltoall(v) of more every rank encodes its blocks and decodes its peers' on its one core
 // while its link moves both ways (simscale, 64 ranks at 25 Gbit/s, 4 MiB of gauss, codec 4.6 /
 // 7.8 GB/s: judged as a pipeline it compressed at 0.95x of raw).
+// A hop of a reduce's chain or of an allreduce's ring decodes what arrives, reduces it and
+// encodes the result on its one core, so its codec stages add up as an exchange's do (simscale,
+// reduce on 64 ranks at 25 Gbit/s, 4 MiB of gauss: judged as a pipeline it compressed at 0.59x of
+// tuned's pipeline).
 extern "C" zip_transfer_shape_t zip_algo_flow_shape(zip_algo_flow_t flow, int size)
 {
     if (flow != ZIP_FLOW_PIPELINE && size <= 2)
         return ZIP_TRANSFER_ONE_SHOT;
-    return flow == ZIP_FLOW_ALL_SEND ? ZIP_TRANSFER_EXCHANGE : ZIP_TRANSFER_PIPELINED;
+    return flow == ZIP_FLOW_ALL_SEND || flow == ZIP_FLOW_REDUCE || flow == ZIP_FLOW_ALLREDUCE
+               ? ZIP_TRANSFER_EXCHANGE
+               : ZIP_TRANSFER_PIPELINED;
 }
 
 extern "C" zip_verdict_t zip_algo_route(zip_policy_mode_t mode, zip_algo_flow_t flow, int size,
@@ -39,12 +47,25 @@ extern "C" zip_verdict_t zip_algo_route(zip_policy_mode_t mode, zip_algo_flow_t 
     // (force_local) every peer counts as remote.
     const int cls =
         (all_remote || agreed->link_Bps[ZIP_PEER_REMOTE] > 0.0) ? ZIP_PEER_REMOTE : ZIP_PEER_LOCAL;
-    // Alltoall(v): every rank of a node sends off-node at once, through its one NIC.
-    const int sharing = flow == ZIP_FLOW_ALL_SEND ? agreed->ranks_per_node : 1;
+    // Alltoall(v): every rank of a node sends off-node at once, through its one NIC. So do an
+    // allreduce's halving steps between nodes, but its ring's hop between nodes has the NIC to
+    // itself, so the policy keeps the whole rate and the schedule divides it where it shares
+    // (allreduce_halving.cpp); and only on a NIC slower than one core decodes: beyond, what
+    // bounds zip's schedules is the copies and reductions on the node, and tuned's pipelines
+    // are faster raw than zip's are compressed (simscale, 2 nodes of 32 at 100 Gbit/s, 16 MiB of
+    // gauss: taken, 0.77x of tuned's pipeline; at 25 Gbit/s 1.11x, handed on 1.00x).
+    const double whole = agreed->link_Bps[cls];
+    const bool shares = flow == ZIP_FLOW_ALL_SEND ||
+                        (flow == ZIP_FLOW_ALLREDUCE && whole <= agreed->decompress_Bps);
+    const int sharing = shares ? std::max(agreed->ranks_per_node, 1) : 1;
     out->speeds.compress_Bps = agreed->compress_Bps;
     out->speeds.decompress_Bps = agreed->decompress_Bps;
-    out->speeds.link_Bps = agreed->link_Bps[cls] / double(sharing > 0 ? sharing : 1);
-    return zip_policy_decide(mode, &out->speeds, kRouteBytes, 0, 0.0, out->shape);
+    out->speeds.link_Bps = agreed->link_Bps[cls];
+    zip_speeds_t judged = out->speeds;
+    judged.link_Bps /= double(sharing);
+    if (flow == ZIP_FLOW_ALL_SEND)
+        out->speeds = judged;
+    return zip_policy_decide(mode, &judged, kRouteBytes, 0, 0.0, out->shape);
 }
 
 // Bcast, scatter(v): the root alone counts. Gather(v): the senders share the root's link one

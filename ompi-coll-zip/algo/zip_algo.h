@@ -55,7 +55,11 @@ typedef enum zip_algo_flow {
     ZIP_FLOW_ALL_SEND =
         1,             /* alltoall(v): every rank sends at once; a node's ranks share its link */
     ZIP_FLOW_RING = 2, /* allgather(v): every block crosses size - 1 links at once */
-    ZIP_FLOW_ONE = 3   /* gather(v), scatter(v), allreduce, reduce: one flow at a time */
+    ZIP_FLOW_ONE = 3,  /* gather(v), scatter(v): one flow at a time */
+    ZIP_FLOW_REDUCE =
+        4, /* reduce: a chain whose every hop decodes, reduces and encodes on its one core */
+    ZIP_FLOW_ALLREDUCE = 5 /* allreduce: as reduce, and where recursive halving crosses nodes
+                              every rank of a node sends at once through its NIC */
 } zip_algo_flow_t;
 
 /* The speeds every rank of a communicator agreed on (coll_zip_policy.c): the fastest link rate
@@ -369,7 +373,9 @@ typedef struct zip_allreduce_args {
     size_t bytes; /* identical on every rank */
     int tag;
     int elem_type;
-    size_t threshold; /* chunks below this many bytes travel raw; identical on every rank */
+    size_t threshold;     /* chunks below this many bytes travel raw; identical on every rank */
+    size_t segment_floor; /* reduce only: the chain's smallest segment, identical on every rank
+                             (zip_algo_reduce_segment_floor; 0: 16 KiB) */
     const zip_algo_policy_t *policy;
     const zip_reduce_ops_t *reduce;
     /* peer_on_node[p]: rank p shares this rank's node, so what goes to it is not compressed
@@ -423,9 +429,14 @@ bool zip_algo_ring_suits(size_t wire_bytes, int steps, double link_Bps, double l
  * halving 92-142 ms, the ring 62-90, tuned's own rabenseifner 142); pairs_serialise nonzero
  * (ob1 over the TCP BTL): never halving, ring or hand-on as the ring rule says (simscale
  * --tcp-btl-pairs, 64 ranks at 1 Gbit/s, 4 MiB of random doubles: halving 99 ms, tuned 70).
+ * With several ranks per node (agreed; NULL: one) the model counts what each node's NIC carries:
+ * the ring's hops that leave the node, and halving's steps between nodes, where every rank of
+ * the node sends at once but only 1 / run of the vector is left (run: the node's ranks that
+ * follow each other, from agreed->chain_local_share); there the ring goes first only where it
+ * is also the faster (2 nodes of 32 at 1 Gbit/s, 16 MiB: the ring 271 ms, halving 138).
  * The same on every rank given the same arguments. */
 int zip_algo_allreduce_choose(size_t bytes, int size, double link_Bps, double latency_s,
-                              int pairs_serialise);
+                              int pairs_serialise, const zip_algo_agreed_t *agreed);
 
 /* Reduce: a pipelined chain from rank root - 1 down to the root (reduce_chain.cpp), each
  * segment's partial result travelling as a frame where it shrinks; every element is
@@ -433,10 +444,16 @@ int zip_algo_allreduce_choose(size_t bytes, int size, double link_Bps, double la
  * on return, the root's result; the other ranks' buffers are overwritten. */
 int zip_algo_reduce(const zip_transport_t *t, const zip_codec_ops_t *codec, int root,
                     const zip_allreduce_args_t *args, zip_algo_result_t *result);
-/* Whether the chain suits a reduce of `bytes` on `size` ranks: at least 2.5 segments per hop
- * (reduce_chain.cpp says why). The same on every rank given the same arguments; a reduce it does
- * not suit goes to the previous component. */
-bool zip_algo_reduce_suits(size_t bytes, int size, size_t elem_bytes, size_t threshold);
+/* The reduce chain's smallest segment on a link of link_Bps bytes/s with latency_s between
+ * nodes: 8 KiB where the segments a hop keeps in flight cover a latency, else (or with either
+ * unknown, 0) 16 KiB (reduce_chain.cpp says why). The same on every rank given the same
+ * arguments, as the chain's segments must be. */
+size_t zip_algo_reduce_segment_floor(double link_Bps, double latency_s);
+/* Whether the chain suits a reduce of `bytes` on `size` ranks with segments of at least
+ * segment_floor bytes: at least 2.5 segments per hop (reduce_chain.cpp says why). The same on
+ * every rank given the same arguments; a reduce it does not suit goes to the previous
+ * component. */
+bool zip_algo_reduce_suits(size_t bytes, int size, size_t elem_bytes, size_t segment_floor);
 
 /* ---- Non-blocking: an algorithm in progress over a transport with `test` ---- */
 typedef struct zip_algo_call zip_algo_call_t;

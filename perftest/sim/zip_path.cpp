@@ -252,6 +252,7 @@ ZipRankResult reduce(const RankEnv &env, const ZipSettings &s, const Route &rout
     args.reduce = &ops;
     args.peer_on_node = on_node.get();
     args.algorithm = route.allreduce_algorithm;
+    args.segment_floor = route.reduce_segment_floor;
     env.codec->copy(args.bytes);
     out.error = root >= 0 ? zip_algo_reduce(t.get(), env.codec->ops(), root, &args, &out.algo)
                           : zip_algo_allreduce(t.get(), env.codec->ops(), &args, &out.algo);
@@ -321,25 +322,32 @@ Route route_call(const Workload &w, int nodes, const Agreed &agreed, const ZipSe
         return r;
     }
     // Reduce and allreduce as coll_zip_allreduce.c routes them: each of the p chunks must reach
-    // the threshold and a reduce's chain must have segments enough for its hops (else handed
-    // on), then zip_algo_route for a flow of one transfer at a time; an allreduce's schedule
-    // is the one zip_algo_allreduce_choose predicts faster.
+    // the threshold, then zip_algo_route for their flows (coll_ops.cpp); a reduce's chain must
+    // have segments enough for its hops (else handed on); an allreduce's schedule is the one
+    // zip_algo_allreduce_choose predicts faster.
     if (w.op() == Op::Reduce || w.op() == Op::Allreduce) {
-        if (w.bytes() == 0 || w.bytes() / size_t(w.ranks()) < s.threshold ||
-            (w.op() == Op::Reduce &&
-             !zip_algo_reduce_suits(w.bytes(), w.ranks(), sizeof(double), s.threshold))) {
+        if (w.bytes() == 0 || w.bytes() / size_t(w.ranks()) < s.threshold) {
             r.verdict = ZIP_VERDICT_TOO_SMALL;
             return r;
         }
-        route_flow(ZIP_FLOW_ONE, w.ranks(), agreed, s, &r);
+        route_flow(w.op() == Op::Reduce ? ZIP_FLOW_REDUCE : ZIP_FLOW_ALLREDUCE, w.ranks(), agreed,
+                   s, &r);
         // The cost models' latency: here the platform's, as bcast's.
         // Policy always agrees no speeds: the configured rate (as coll_zip_allreduce.c).
-        r.allreduce_algorithm = s.allreduce_algorithm;
         const double link_Bps =
             r.policy.speeds.link_Bps > 0.0 ? r.policy.speeds.link_Bps : s.link_Bps;
+        if (w.op() == Op::Reduce) {
+            r.reduce_segment_floor = zip_algo_reduce_segment_floor(link_Bps, s.bcast_latency_s);
+            if (r.takes() && !zip_algo_reduce_suits(w.bytes(), w.ranks(), sizeof(double),
+                                                    r.reduce_segment_floor))
+                r.verdict = ZIP_VERDICT_TOO_SMALL;
+            return r;
+        }
+        r.allreduce_algorithm = s.allreduce_algorithm;
         if (r.allreduce_algorithm == ZIP_ALLREDUCE_AUTO)
             r.allreduce_algorithm = zip_algo_allreduce_choose(
-                w.bytes(), w.ranks(), link_Bps, s.bcast_latency_s, s.pairs_serialise ? 1 : 0);
+                w.bytes(), w.ranks(), link_Bps, s.bcast_latency_s, s.pairs_serialise ? 1 : 0,
+                s.mode == ZIP_POLICY_ALWAYS ? nullptr : &agreed);
         if (r.takes() && r.allreduce_algorithm == ZIP_ALLREDUCE_HAND_ON)
             r.verdict = ZIP_VERDICT_TOO_SMALL;
         return r;

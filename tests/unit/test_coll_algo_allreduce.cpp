@@ -545,17 +545,17 @@ TEST_P(CollAlgoAllreduceHalving, OnlyWhatLeavesTheNodeIsCompressed)
     }
 }
 
-// A halving step is compress, transfer, decode and reduce in turn, and the allgather moves the
-// bytes again: c + 2 w / R + d against 2 w raw. With a codec at 0.8 of the link's speed that
-// loses for any ratio up to 10 (the toy codec's is about 4), though a pipeline, max(c, w / R, d),
-// would gain; with a codec 10x the link's it pays.
+// A reduce-scatter step is compress, transfer, decode and reduce in turn, c + w / R / r + d
+// against w raw; the allgather's chunks are an exchange, max(c + d, w / R / r). With a codec at
+// 1.25x the link's speed both lose for any ratio (the toy codec's is about 4), though a pipeline,
+// max(c, w / R / r, d), would gain; with a codec 10x the link's both pay.
 TEST_P(CollAlgoAllreduceHalving, StepsCompressOnlyWhereCodingAStepInTurnPays)
 {
     const int size = GetParam();
     for (double codec_Bps : {1.25e9, 10e9}) {
         zip_algo_policy_t policy{};
         policy.mode = ZIP_POLICY_AUTO;
-        policy.shape = ZIP_TRANSFER_PIPELINED; // what the route gives a call of flow ONE
+        policy.shape = ZIP_TRANSFER_EXCHANGE; // what the route gives an allreduce
         policy.speeds.link_Bps = 1e9;
         policy.speeds.compress_Bps = codec_Bps;
         policy.speeds.decompress_Bps = codec_Bps;
@@ -574,6 +574,43 @@ TEST_P(CollAlgoAllreduceHalving, StepsCompressOnlyWhereCodingAStepInTurnPays)
                 EXPECT_EQ(res.bytes_out, res.bytes_in) << "rank " << r;
             } else {
                 EXPECT_LT(res.bytes_out, res.bytes_in * 3 / 4) << "rank " << r;
+            }
+        }
+    }
+}
+
+// Between nodes both ranks of a node (2i, 2i + 1) cross at once, each with half the NIC: a codec
+// at 2x the link's rate, which a reduce-scatter step judged at the whole link finds too slow
+// (c + w / R / r + d = 1.0 + 0.25 ns a byte against 1 ns raw), pays at half of it (1.0 + 0.5
+// against 2); the allgather's chunks, an exchange over the whole link (max(c + d, w / r) = 1.0
+// against 1), stay raw either way.
+TEST_P(CollAlgoAllreduceHalving, StepsBetweenNodesAreJudgedAtTheirShareOfTheNic)
+{
+    const int size = GetParam();
+    int pof2 = 1;
+    while (2 * pof2 <= size)
+        pof2 *= 2;
+    if (size < 4 || size != pof2)
+        GTEST_SKIP() << "folded pairs cross alone: a power of two has every rank cross";
+    zip_algo_policy_t policy{};
+    policy.mode = ZIP_POLICY_AUTO;
+    policy.shape = ZIP_TRANSFER_EXCHANGE;
+    policy.speeds.link_Bps = 1e9;
+    policy.speeds.compress_Bps = 2e9;
+    policy.speeds.decompress_Bps = 2e9;
+    for (bool on_node : {false, true}) {
+        ToyCodec codec;
+        const Outcome o =
+            run(size, 8192, true, -1, codec, ZIP_ALLREDUCE_HALVING, on_node, false, &policy);
+        const auto want = halving_order_reference(o.inputs);
+        for (int r = 0; r < size; ++r) {
+            const zip_algo_result_t &res = o.res[size_t(r)];
+            EXPECT_EQ(o.rc[size_t(r)], ZIP_ALGO_OK);
+            EXPECT_TRUE(same_bits(o.results[size_t(r)], want)) << "rank " << r;
+            if (on_node) {
+                EXPECT_LT(res.bytes_out, res.bytes_in) << "rank " << r;
+            } else {
+                EXPECT_EQ(res.bytes_out, res.bytes_in) << "rank " << r;
             }
         }
     }
@@ -617,20 +654,39 @@ TEST(CollAlgoAllreduceArgs, APayloadThatIsNotAWholeNumberOfElementsIsRejected)
 }
 
 // The chain fills its p - 1 hops before the root finishes a segment: it takes a reduce only with
-// at least 2.5 segments (16-48 KiB at the default 16 KiB threshold) per hop beyond two ranks.
+// at least 2.5 segments (8 per hop, within the floor and 48 KiB, whatever the threshold) per hop
+// beyond two ranks.
 TEST(CollAlgoReduceSuits, TakesTheChainOnlyWithSegmentsEnoughForItsHops)
 {
-    const size_t KiB = 1024, MiB = 1024 * KiB, threshold = 16 * KiB;
-    EXPECT_TRUE(zip_algo_reduce_suits(16 * KiB, 2, 8, threshold));     // no hop to fill
-    EXPECT_TRUE(zip_algo_reduce_suits(1 * MiB, 8, 8, threshold));      // 56 segments, 6 hops
-    EXPECT_TRUE(zip_algo_reduce_suits(256 * KiB, 8, 8, threshold));    // 16 >= 2.5 * 6
-    EXPECT_FALSE(zip_algo_reduce_suits(224 * KiB, 8, 8, threshold));   // 14 < 15
-    EXPECT_FALSE(zip_algo_reduce_suits(1 * MiB, 64, 8, threshold));    // 64 segments, 62 hops
-    EXPECT_TRUE(zip_algo_reduce_suits(4 * MiB, 64, 8, threshold));     // 256 >= 155
-    EXPECT_FALSE(zip_algo_reduce_suits(4 * MiB, 128, 8, threshold));   // 256 < 315
-    EXPECT_TRUE(zip_algo_reduce_suits(16 * MiB, 128, 4, threshold));   // 1016 >= 315
-    EXPECT_FALSE(zip_algo_reduce_suits(16 * MiB, 1024, 8, threshold)); // 342 < 2555
-    EXPECT_FALSE(zip_algo_reduce_suits(4 * MiB, 64, 8, 64 * KiB));     // 64 KiB segments: 64
+    const size_t KiB = 1024, MiB = 1024 * KiB, small = 8 * KiB, large = 16 * KiB;
+    EXPECT_TRUE(zip_algo_reduce_suits(16 * KiB, 2, 8, large));     // no hop to fill
+    EXPECT_TRUE(zip_algo_reduce_suits(1 * MiB, 8, 8, large));      // 56 segments, 6 hops
+    EXPECT_TRUE(zip_algo_reduce_suits(256 * KiB, 8, 8, large));    // 16 >= 2.5 * 6
+    EXPECT_FALSE(zip_algo_reduce_suits(224 * KiB, 8, 8, large));   // 14 < 15
+    EXPECT_TRUE(zip_algo_reduce_suits(224 * KiB, 8, 8, small));    // 28 >= 15
+    EXPECT_FALSE(zip_algo_reduce_suits(112 * KiB, 8, 8, small));   // 14 < 15
+    EXPECT_FALSE(zip_algo_reduce_suits(1 * MiB, 64, 8, large));    // 64 segments, 62 hops
+    EXPECT_FALSE(zip_algo_reduce_suits(1 * MiB, 64, 8, small));    // 128 < 155
+    EXPECT_TRUE(zip_algo_reduce_suits(4 * MiB, 64, 8, large));     // 256 >= 155
+    EXPECT_FALSE(zip_algo_reduce_suits(4 * MiB, 128, 8, large));   // 256 < 315
+    EXPECT_TRUE(zip_algo_reduce_suits(4 * MiB, 128, 8, small));    // 512 >= 315
+    EXPECT_TRUE(zip_algo_reduce_suits(16 * MiB, 128, 4, large));   // 1016 >= 315
+    EXPECT_FALSE(zip_algo_reduce_suits(16 * MiB, 1024, 8, small)); // 2048 < 2555
+    EXPECT_FALSE(zip_algo_reduce_suits(4 * MiB, 64, 8, 64 * KiB)); // 64 KiB segments: 64
+    EXPECT_TRUE(zip_algo_reduce_suits(4 * MiB, 64, 8, 0));         // 0: 16 KiB
+}
+
+// 8 KiB segments where the three a hop has in flight beside the one it works on cover a
+// latency (3 x 8 KiB at 1 Gbit/s: 197 us; at 10 Gbit/s: 20 us), else 16 KiB; unknown: 16 KiB.
+TEST(CollAlgoReduceSuits, SmallSegmentsOnlyWhereTheWindowCoversALatency)
+{
+    const double gbit = 1e9 / 8;
+    EXPECT_EQ(zip_algo_reduce_segment_floor(1 * gbit, 30e-6), 8192u);
+    EXPECT_EQ(zip_algo_reduce_segment_floor(10 * gbit, 30e-6), 16384u);
+    EXPECT_EQ(zip_algo_reduce_segment_floor(10 * gbit, 15e-6), 8192u);
+    EXPECT_EQ(zip_algo_reduce_segment_floor(25 * gbit, 2e-6), 8192u);
+    EXPECT_EQ(zip_algo_reduce_segment_floor(0.0, 30e-6), 16384u);
+    EXPECT_EQ(zip_algo_reduce_segment_floor(1 * gbit, 0.0), 16384u);
 }
 
 // The ring where its 2 (p - 1) latencies cost at most 1/32 of its wire time (its exchanges go
@@ -641,23 +697,70 @@ TEST(CollAlgoAllreduceChoose, RingWhereItsLatenciesCostLittleThenHalvingThenHand
 {
     const size_t MiB = 1024 * 1024;
     const double gbit = 1e9 / 8, latency = 20e-6;
-    EXPECT_EQ(zip_algo_allreduce_choose(4 * MiB, 8, 1 * gbit, latency, 0), ZIP_ALLREDUCE_RING);
-    EXPECT_EQ(zip_algo_allreduce_choose(4 * MiB, 53, 1 * gbit, latency, 0), ZIP_ALLREDUCE_RING);
+    EXPECT_EQ(zip_algo_allreduce_choose(4 * MiB, 8, 1 * gbit, latency, 0, nullptr),
+              ZIP_ALLREDUCE_RING);
+    EXPECT_EQ(zip_algo_allreduce_choose(4 * MiB, 53, 1 * gbit, latency, 0, nullptr),
+              ZIP_ALLREDUCE_RING);
     // 54 ranks: the ring's latencies are past 1/32, but the fold costs twice the vector
-    EXPECT_EQ(zip_algo_allreduce_choose(4 * MiB, 54, 1 * gbit, latency, 0), ZIP_ALLREDUCE_HAND_ON);
-    EXPECT_EQ(zip_algo_allreduce_choose(4 * MiB, 64, 1 * gbit, latency, 0), ZIP_ALLREDUCE_HALVING);
-    EXPECT_EQ(zip_algo_allreduce_choose(4 * MiB, 8, 10 * gbit, latency, 0), ZIP_ALLREDUCE_HALVING);
-    EXPECT_EQ(zip_algo_allreduce_choose(4 * MiB, 256, 10 * gbit, latency, 0),
+    EXPECT_EQ(zip_algo_allreduce_choose(4 * MiB, 54, 1 * gbit, latency, 0, nullptr),
+              ZIP_ALLREDUCE_HAND_ON);
+    EXPECT_EQ(zip_algo_allreduce_choose(4 * MiB, 64, 1 * gbit, latency, 0, nullptr),
+              ZIP_ALLREDUCE_HALVING);
+    EXPECT_EQ(zip_algo_allreduce_choose(4 * MiB, 8, 10 * gbit, latency, 0, nullptr),
+              ZIP_ALLREDUCE_HALVING);
+    EXPECT_EQ(zip_algo_allreduce_choose(4 * MiB, 256, 10 * gbit, latency, 0, nullptr),
               ZIP_ALLREDUCE_HALVING);
     // 200 ranks at 10 Gbit/s: 398 ring latencies (8 ms) against a fold of 6.7 ms; 100: 4 ms
-    EXPECT_EQ(zip_algo_allreduce_choose(4 * MiB, 200, 10 * gbit, latency, 0),
+    EXPECT_EQ(zip_algo_allreduce_choose(4 * MiB, 200, 10 * gbit, latency, 0, nullptr),
               ZIP_ALLREDUCE_HALVING);
-    EXPECT_EQ(zip_algo_allreduce_choose(4 * MiB, 100, 10 * gbit, latency, 0),
+    EXPECT_EQ(zip_algo_allreduce_choose(4 * MiB, 100, 10 * gbit, latency, 0, nullptr),
               ZIP_ALLREDUCE_HAND_ON);
-    EXPECT_EQ(zip_algo_allreduce_choose(16 * MiB, 8, 10 * gbit, latency, 0), ZIP_ALLREDUCE_RING);
-    EXPECT_EQ(zip_algo_allreduce_choose(4 * MiB, 2, 10 * gbit, latency, 0), ZIP_ALLREDUCE_RING);
-    EXPECT_EQ(zip_algo_allreduce_choose(4 * MiB, 64, 0.0, latency, 0), ZIP_ALLREDUCE_RING);
-    EXPECT_EQ(zip_algo_allreduce_choose(4 * MiB, 64, 1 * gbit, 0.0, 0), ZIP_ALLREDUCE_RING);
+    EXPECT_EQ(zip_algo_allreduce_choose(16 * MiB, 8, 10 * gbit, latency, 0, nullptr),
+              ZIP_ALLREDUCE_RING);
+    EXPECT_EQ(zip_algo_allreduce_choose(4 * MiB, 2, 10 * gbit, latency, 0, nullptr),
+              ZIP_ALLREDUCE_RING);
+    EXPECT_EQ(zip_algo_allreduce_choose(4 * MiB, 64, 0.0, latency, 0, nullptr), ZIP_ALLREDUCE_RING);
+    EXPECT_EQ(zip_algo_allreduce_choose(4 * MiB, 64, 1 * gbit, 0.0, 0, nullptr),
+              ZIP_ALLREDUCE_RING);
+}
+
+// Several ranks per node: what each NIC carries decides. Placed by node, the ring's one hop
+// out of a node carries 2 (p - 1) / p of the vector, halving's steps between nodes (1 - 1 / N)
+// of it twice over N nodes; so on two nodes of 32 halving moves half the ring's bytes, where the
+// ring's latencies alone would have taken the ring. Ranks placed round the nodes cross at every
+// step of both: both carry about k times as much.
+TEST(CollAlgoAllreduceChoose, WithRanksPerNodeWhatEachNicCarriesDecides)
+{
+    const size_t MiB = 1024 * 1024;
+    const double gbit = 1e9 / 8, latency = 30e-6;
+    zip_algo_agreed_t by_node{};
+    by_node.ranks_per_node = 32;
+    by_node.chain_local_share = 31.0 / 32.0;
+    EXPECT_EQ(zip_algo_allreduce_choose(16 * MiB, 64, 1 * gbit, latency, 0, nullptr),
+              ZIP_ALLREDUCE_RING);
+    EXPECT_EQ(zip_algo_allreduce_choose(16 * MiB, 64, 1 * gbit, latency, 0, &by_node),
+              ZIP_ALLREDUCE_HALVING);
+    // many nodes: (1 - 1/N) against (p - 1) / p, nearly the same bytes; the latencies decide
+    EXPECT_EQ(zip_algo_allreduce_choose(16 * MiB, 256, 1 * gbit, latency, 0, &by_node),
+              ZIP_ALLREDUCE_HALVING);
+    EXPECT_EQ(zip_algo_allreduce_choose(256 * MiB, 64, 1 * gbit, latency, 0, &by_node),
+              ZIP_ALLREDUCE_HALVING);
+    zip_algo_agreed_t one_per_node = by_node;
+    one_per_node.ranks_per_node = 1;
+    one_per_node.chain_local_share = 0.0;
+    EXPECT_EQ(zip_algo_allreduce_choose(16 * MiB, 64, 1 * gbit, latency, 0, &one_per_node),
+              ZIP_ALLREDUCE_RING);
+    // round the nodes, 8 ranks on 4 nodes (2 each): both carry twice the vector's share
+    // through each NIC (the ring's 2 crossings per node, halving's 2 ranks crossing at every
+    // step), so halving's fewer latencies decide, though the ring's would be small
+    zip_algo_agreed_t round = by_node;
+    round.ranks_per_node = 2;
+    round.chain_local_share = 0.0;
+    EXPECT_EQ(zip_algo_allreduce_choose(16 * MiB, 8, 1 * gbit, latency, 0, &round),
+              ZIP_ALLREDUCE_HALVING);
+    // over the TCP BTL still never halving
+    EXPECT_EQ(zip_algo_allreduce_choose(16 * MiB, 64, 1 * gbit, latency, 1, &by_node),
+              ZIP_ALLREDUCE_RING);
 }
 
 // Over the TCP BTL a pair's exchanges both ways serialise: never halving.
@@ -665,9 +768,12 @@ TEST(CollAlgoAllreduceChoose, NoHalvingWherePairsSerialise)
 {
     const size_t MiB = 1024 * 1024;
     const double gbit = 1e9 / 8, latency = 20e-6;
-    EXPECT_EQ(zip_algo_allreduce_choose(4 * MiB, 8, 1 * gbit, latency, 1), ZIP_ALLREDUCE_RING);
-    EXPECT_EQ(zip_algo_allreduce_choose(4 * MiB, 64, 1 * gbit, latency, 1), ZIP_ALLREDUCE_HAND_ON);
-    EXPECT_EQ(zip_algo_allreduce_choose(4 * MiB, 8, 10 * gbit, latency, 1), ZIP_ALLREDUCE_HAND_ON);
+    EXPECT_EQ(zip_algo_allreduce_choose(4 * MiB, 8, 1 * gbit, latency, 1, nullptr),
+              ZIP_ALLREDUCE_RING);
+    EXPECT_EQ(zip_algo_allreduce_choose(4 * MiB, 64, 1 * gbit, latency, 1, nullptr),
+              ZIP_ALLREDUCE_HAND_ON);
+    EXPECT_EQ(zip_algo_allreduce_choose(4 * MiB, 8, 10 * gbit, latency, 1, nullptr),
+              ZIP_ALLREDUCE_HAND_ON);
 }
 
 TEST(CollAlgoAllreduceChoose, NamesParseAsTheMcaParameterTakesThem)

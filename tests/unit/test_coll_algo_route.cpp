@@ -38,12 +38,14 @@ TEST(CollAlgoRoute, OnTwoRanksOnlyABroadcastPipelines)
 {
     zip_algo_policy_t p;
     const zip_algo_agreed_t a = agreed(125e6);
-    for (zip_algo_flow_t f : {ZIP_FLOW_ALL_SEND, ZIP_FLOW_RING, ZIP_FLOW_ONE}) {
+    for (zip_algo_flow_t f :
+         {ZIP_FLOW_ALL_SEND, ZIP_FLOW_RING, ZIP_FLOW_ONE, ZIP_FLOW_REDUCE, ZIP_FLOW_ALLREDUCE}) {
         zip_algo_route(ZIP_POLICY_AUTO, f, 2, &a, true, &p);
         EXPECT_EQ(p.shape, ZIP_TRANSFER_ONE_SHOT) << f;
         zip_algo_route(ZIP_POLICY_AUTO, f, 3, &a, true, &p);
-        EXPECT_EQ(p.shape, f == ZIP_FLOW_ALL_SEND ? ZIP_TRANSFER_EXCHANGE : ZIP_TRANSFER_PIPELINED)
-            << f;
+        const bool exchange =
+            f == ZIP_FLOW_ALL_SEND || f == ZIP_FLOW_REDUCE || f == ZIP_FLOW_ALLREDUCE;
+        EXPECT_EQ(p.shape, exchange ? ZIP_TRANSFER_EXCHANGE : ZIP_TRANSFER_PIPELINED) << f;
         EXPECT_EQ(zip_algo_flow_shape(f, 3), p.shape) << f;
     }
     zip_algo_route(ZIP_POLICY_AUTO, ZIP_FLOW_PIPELINE, 2, &a, true, &p);
@@ -59,6 +61,40 @@ TEST(CollAlgoRoute, AlltoallSharesTheNodesLinkAmongItsRanks)
     zip_algo_route(ZIP_POLICY_AUTO, ZIP_FLOW_RING, 8, &a, false, &p);
     EXPECT_DOUBLE_EQ(p.speeds.link_Bps, 1e9);
     EXPECT_DOUBLE_EQ(p.speeds.compress_Bps, 1e9);
+}
+
+// A hop of a reduce's chain decodes, reduces and encodes on one core: c + d = 2 ns a byte against
+// a link of 1 ns (1 GB/s) loses, against one of 4 ns (0.25 GB/s) pays. An allreduce is judged
+// at its node's share of the NIC (its halving steps between nodes) where the NIC is no faster
+// than decoding, but keeps the whole rate for the schedule, whose ring has the NIC to itself.
+TEST(CollAlgoRoute, AReduceHopCodesInTurnAnAllreduceIsJudgedAtItsShareOfTheNic)
+{
+    zip_algo_policy_t p;
+    const zip_algo_agreed_t fast = agreed(1e9, 10e9, 8), slow = agreed(0.25e9, 10e9, 8);
+    EXPECT_EQ(zip_algo_route(ZIP_POLICY_AUTO, ZIP_FLOW_REDUCE, 16, &fast, false, &p),
+              ZIP_VERDICT_LINK_FASTER);
+    EXPECT_EQ(zip_algo_route(ZIP_POLICY_AUTO, ZIP_FLOW_REDUCE, 16, &slow, false, &p),
+              ZIP_VERDICT_COMPRESS);
+    EXPECT_DOUBLE_EQ(p.speeds.link_Bps, 0.25e9);
+    // The same link as a pipeline (gather) would pay: max(c, w, d) = 1 ns is not 0.9 ns.
+    EXPECT_EQ(zip_algo_route(ZIP_POLICY_AUTO, ZIP_FLOW_ONE, 16, &fast, false, &p),
+              ZIP_VERDICT_LINK_FASTER);
+    const zip_algo_agreed_t half = agreed(0.5e9, 10e9, 8);
+    EXPECT_EQ(zip_algo_route(ZIP_POLICY_AUTO, ZIP_FLOW_ONE, 16, &half, false, &p),
+              ZIP_VERDICT_COMPRESS);
+    const zip_algo_agreed_t one_per_node = agreed(1e9, 10e9, 1);
+    EXPECT_EQ(zip_algo_route(ZIP_POLICY_AUTO, ZIP_FLOW_ALLREDUCE, 16, &one_per_node, false, &p),
+              ZIP_VERDICT_LINK_FASTER);
+    EXPECT_EQ(zip_algo_route(ZIP_POLICY_AUTO, ZIP_FLOW_ALLREDUCE, 16, &fast, false, &p),
+              ZIP_VERDICT_COMPRESS);
+    EXPECT_DOUBLE_EQ(p.speeds.link_Bps, 1e9);
+    EXPECT_EQ(p.shape, ZIP_TRANSFER_EXCHANGE);
+    // A NIC faster than one core decodes is not shared out: the node's copies and reductions
+    // bound the schedule there.
+    const zip_algo_agreed_t faster_than_decoding = agreed(2e9, 10e9, 8);
+    EXPECT_EQ(
+        zip_algo_route(ZIP_POLICY_AUTO, ZIP_FLOW_ALLREDUCE, 16, &faster_than_decoding, false, &p),
+        ZIP_VERDICT_LINK_FASTER);
 }
 
 TEST(CollAlgoRoute, TheLocalLinkRulesOnlyWhereNoRemoteOneWasMeasured)
@@ -93,8 +129,8 @@ TEST(CollAlgoRoute, TheVerdictIsTheSameAtEverySize)
     const size_t sizes[] = {1, 1000, 16384, 65536, 100000, 1 << 20, 3u << 28, size_t(5) << 32};
     for (double remote : {0.0, 12.5e6, 125e6, 0.5e9, 1.0e9, 1.25e9, 2e9, 8e9, 50e9})
         for (int ranks : {2, 3, 8})
-            for (zip_algo_flow_t f :
-                 {ZIP_FLOW_PIPELINE, ZIP_FLOW_ALL_SEND, ZIP_FLOW_RING, ZIP_FLOW_ONE})
+            for (zip_algo_flow_t f : {ZIP_FLOW_PIPELINE, ZIP_FLOW_ALL_SEND, ZIP_FLOW_RING,
+                                      ZIP_FLOW_ONE, ZIP_FLOW_REDUCE})
                 for (zip_policy_mode_t mode : {ZIP_POLICY_AUTO, ZIP_POLICY_OBSERVE}) {
                     zip_algo_policy_t p;
                     const zip_algo_agreed_t a = agreed(remote, 10e9, 4);
