@@ -197,7 +197,8 @@ int mca_coll_zip_reduce(const void *sbuf, void *rbuf, int count, struct ompi_dat
     }
     /* Too few segments for the chain's hops: tuned's trees are faster (zip_algo_reduce_suits). */
     const size_t segment_floor = zip_algo_reduce_segment_floor(
-        schedule_link_Bps(m), mca_coll_zip_component.bcast_latency_us * 1e-6);
+        schedule_link_Bps(m), mca_coll_zip_component.bcast_latency_us * 1e-6,
+        m->agreed ? m->speeds.ranks_per_core : 0.0);
     if (!zip_algo_reduce_suits(bytes, ompi_comm_size(comm), dtype->super.size, segment_floor)) {
         mca_coll_zip_stats_handed_on(COLL_ZIP_OP_REDUCE, ZIP_VERDICT_TOO_SMALL, 0.0, 0);
         return m->previous_reduce(sbuf, rbuf, count, dtype, op, root, comm,

@@ -40,7 +40,11 @@ constexpr size_t kWindow = 4;
 // 30 us: 8 KiB segments took the same reduce of gauss from 1.25x to 1.00x of tuned's best, and
 // in nodes of 32 from 1.21x to 0.75x). A frame, a codec call and a message are still worth 8
 // KiB (fast codes 4 KiB of gauss at 1.51x and 3.1 GB/s). The threshold applies to the call
-// (each rank's share of the vector), as to a bcast's message.
+// (each rank's share of the vector), as to a bcast's message. Where ranks share cores every
+// segment's message, codec call and reduction wait for a core, and 8 KiB lost (netemu, 8 ranks
+// on 2 cores at 1 Gbit/s, 512 KiB, three rounds alternating: 9.4 KiB segments took 5.1-6.6 ms
+// on gauss where 16 KiB took 4.2-5.1, 5.4-6.3 on random data against 5.3-5.8); bcast's segments
+// grow there too.
 constexpr size_t kSmallSegment = 8192, kMinSegment = 16384, kMaxSegment = 49152;
 
 size_t segment_bytes(size_t bytes, int p, size_t elem_bytes, size_t floor)
@@ -232,9 +236,10 @@ extern "C" int zip_algo_reduce(const zip_transport_t *t, const zip_codec_ops_t *
 // is faster: simscale with policy always, gauss, 30 us latency at 10 Gbit/s, best tuned / zip
 // at S / (p - 2) = 1.0, 1.1, 2.0, 2.1: 0.58, 0.76, 0.84, 0.93; from 2.7 up zip wins (1.02-1.47;
 // docs/scale.md, "Reduce"). p <= 2: no hop to fill.
-extern "C" size_t zip_algo_reduce_segment_floor(double link_Bps, double latency_s)
+extern "C" size_t zip_algo_reduce_segment_floor(double link_Bps, double latency_s,
+                                                double ranks_per_core)
 {
-    if (!(link_Bps > 0.0) || !(latency_s > 0.0))
+    if (!(link_Bps > 0.0) || !(latency_s > 0.0) || ranks_per_core > 1.0)
         return kMinSegment;
     const double in_flight = double(kWindow - 1) * double(kSmallSegment) / link_Bps;
     return in_flight >= latency_s ? kSmallSegment : kMinSegment;

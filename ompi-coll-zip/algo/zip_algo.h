@@ -445,10 +445,11 @@ int zip_algo_allreduce_choose(size_t bytes, int size, double link_Bps, double la
 int zip_algo_reduce(const zip_transport_t *t, const zip_codec_ops_t *codec, int root,
                     const zip_allreduce_args_t *args, zip_algo_result_t *result);
 /* The reduce chain's smallest segment on a link of link_Bps bytes/s with latency_s between
- * nodes: 8 KiB where the segments a hop keeps in flight cover a latency, else (or with either
- * unknown, 0) 16 KiB (reduce_chain.cpp says why). The same on every rank given the same
- * arguments, as the chain's segments must be. */
-size_t zip_algo_reduce_segment_floor(double link_Bps, double latency_s);
+ * nodes, ranks_per_core ranks per core (the agreed most; 0: unknown, a core each): 8 KiB where
+ * each rank has a core and the segments a hop keeps in flight cover a latency, else (or with
+ * link or latency unknown, 0) 16 KiB (reduce_chain.cpp says why). The same on every rank given
+ * the same arguments, as the chain's segments must be. */
+size_t zip_algo_reduce_segment_floor(double link_Bps, double latency_s, double ranks_per_core);
 /* Whether the chain suits a reduce of `bytes` on `size` ranks with segments of at least
  * segment_floor bytes: at least 2.5 segments per hop (reduce_chain.cpp says why). The same on
  * every rank given the same arguments; a reduce it does not suit goes to the previous

@@ -337,7 +337,9 @@ Route route_call(const Workload &w, int nodes, const Agreed &agreed, const ZipSe
         const double link_Bps =
             r.policy.speeds.link_Bps > 0.0 ? r.policy.speeds.link_Bps : s.link_Bps;
         if (w.op() == Op::Reduce) {
-            r.reduce_segment_floor = zip_algo_reduce_segment_floor(link_Bps, s.bcast_latency_s);
+            r.reduce_segment_floor = zip_algo_reduce_segment_floor(
+                link_Bps, s.bcast_latency_s,
+                s.mode == ZIP_POLICY_ALWAYS ? 0.0 : agreed.ranks_per_core);
             if (r.takes() && !zip_algo_reduce_suits(w.bytes(), w.ranks(), sizeof(double),
                                                     r.reduce_segment_floor))
                 r.verdict = ZIP_VERDICT_TOO_SMALL;

@@ -676,17 +676,21 @@ TEST(CollAlgoReduceSuits, TakesTheChainOnlyWithSegmentsEnoughForItsHops)
     EXPECT_TRUE(zip_algo_reduce_suits(4 * MiB, 64, 8, 0));         // 0: 16 KiB
 }
 
-// 8 KiB segments where the three a hop has in flight beside the one it works on cover a
-// latency (3 x 8 KiB at 1 Gbit/s: 197 us; at 10 Gbit/s: 20 us), else 16 KiB; unknown: 16 KiB.
+// 8 KiB segments where each rank has a core and the three a hop has in flight beside the one it
+// works on cover a latency (3 x 8 KiB at 1 Gbit/s: 197 us; at 10 Gbit/s: 20 us), else 16 KiB;
+// link or latency unknown: 16 KiB.
 TEST(CollAlgoReduceSuits, SmallSegmentsOnlyWhereTheWindowCoversALatency)
 {
     const double gbit = 1e9 / 8;
-    EXPECT_EQ(zip_algo_reduce_segment_floor(1 * gbit, 30e-6), 8192u);
-    EXPECT_EQ(zip_algo_reduce_segment_floor(10 * gbit, 30e-6), 16384u);
-    EXPECT_EQ(zip_algo_reduce_segment_floor(10 * gbit, 15e-6), 8192u);
-    EXPECT_EQ(zip_algo_reduce_segment_floor(25 * gbit, 2e-6), 8192u);
-    EXPECT_EQ(zip_algo_reduce_segment_floor(0.0, 30e-6), 16384u);
-    EXPECT_EQ(zip_algo_reduce_segment_floor(1 * gbit, 0.0), 16384u);
+    EXPECT_EQ(zip_algo_reduce_segment_floor(1 * gbit, 30e-6, 1.0), 8192u);
+    EXPECT_EQ(zip_algo_reduce_segment_floor(1 * gbit, 30e-6, 0.0), 8192u); // unknown: a core each
+    EXPECT_EQ(zip_algo_reduce_segment_floor(10 * gbit, 30e-6, 1.0), 16384u);
+    EXPECT_EQ(zip_algo_reduce_segment_floor(10 * gbit, 15e-6, 1.0), 8192u);
+    EXPECT_EQ(zip_algo_reduce_segment_floor(25 * gbit, 2e-6, 1.0), 8192u);
+    EXPECT_EQ(zip_algo_reduce_segment_floor(0.0, 30e-6, 1.0), 16384u);
+    EXPECT_EQ(zip_algo_reduce_segment_floor(1 * gbit, 0.0, 1.0), 16384u);
+    // ranks sharing cores: every segment's message and codec call wait for one
+    EXPECT_EQ(zip_algo_reduce_segment_floor(1 * gbit, 30e-6, 4.0), 16384u);
 }
 
 // The ring where its 2 (p - 1) latencies cost at most 1/32 of its wire time (its exchanges go
