@@ -45,7 +45,9 @@ class Ring
           buf_(static_cast<char *>(a->buf)), chunks_{a->bytes / a->reduce->elem_bytes,
                                                      a->reduce->elem_bytes, t->size},
           next_((t->rank + 1) % t->size), prev_(mod(t->rank - 1, t->size)),
-          policy_(make_policy(a, (t->rank + 1) % t->size)), blocks_(codec, policy_, res),
+          hop_policy_(hop_policy(a, t->rank, t->size)),
+          policy_(make_policy(a, &hop_policy_, (t->rank + 1) % t->size)),
+          blocks_(codec, policy_, res),
           segment_(zipcoll::ring_segment_bytes(chunks_.largest(), a->threshold))
     {
     }
@@ -130,14 +132,29 @@ class Ring
     Task allgather() { return gather_ring_.run(blocks_, res_); }
 
   private:
-    static BlockPolicy make_policy(const zip_allreduce_args_t *a, int to)
+    // A rank whose hops in and out both cross to other nodes decodes, reduces and encodes every
+    // segment on its core (the call's shape, an exchange); where one of them stays on the node
+    // it codes one stage, which overlaps the transfers as a pipeline does (simscale, 64 ranks in
+    // nodes of 2 at 25 Gbit/s, 16 MiB of gauss: judged as an exchange the ring went raw, 0.99x
+    // of tuned's best; as a pipeline 1.20x).
+    static zip_algo_policy_t hop_policy(const zip_allreduce_args_t *a, int rank, int size)
+    {
+        zip_algo_policy_t p = a->policy != nullptr ? *a->policy : zip_algo_policy_t{};
+        const bool *on_node = a->peer_on_node;
+        if (on_node != nullptr && p.shape == ZIP_TRANSFER_EXCHANGE &&
+            (on_node[(rank + 1) % size] || on_node[mod(rank - 1, size)]))
+            p.shape = ZIP_TRANSFER_PIPELINED;
+        return p;
+    }
+    static BlockPolicy make_policy(const zip_allreduce_args_t *a, const zip_algo_policy_t *hop,
+                                   int to)
     {
         BlockPolicy p;
         p.elem_type = a->elem_type;
         // Shared memory beats any codec: blocks for a peer on this node go raw.
         p.try_compress = a->peer_on_node == nullptr || !a->peer_on_node[to];
         p.threshold = a->threshold;
-        p.policy = a->policy;
+        p.policy = a->policy != nullptr ? hop : nullptr;
         return p;
     }
 
@@ -177,6 +194,7 @@ class Ring
     char *buf_;
     Chunks chunks_;
     int next_, prev_;
+    zip_algo_policy_t hop_policy_; // before policy_, which points to it
     BlockPolicy policy_;
     BlockCodec blocks_;
     size_t segment_;

@@ -416,6 +416,41 @@ TEST_P(CollAlgoAllreduce, PartialResultsTravelCompressedWhenTheyShrink)
     }
 }
 
+// A ring rank whose hops in and out both cross nodes codes both stages in turn, an exchange:
+// max(c + d, w / r) = 1.33 ns a byte against 1 ns raw with a codec at 1.5x the link's rate, so
+// it sends raw. Where its hop in stays on the node it only encodes, a pipeline: max(c, w / r, d)
+// = 0.67 ns, so it compresses. (Nodes: ranks 2i and 2i + 1; a rank whose hop out stays on the
+// node sends raw and samples nothing.)
+TEST_P(CollAlgoAllreduce, ARingRankThatCodesOneStageIsAPipeline)
+{
+    const int size = GetParam();
+    if (size < 3)
+        GTEST_SKIP() << "no hop between nodes with a hop on the node beside it";
+    zip_algo_policy_t policy{};
+    policy.mode = ZIP_POLICY_AUTO;
+    policy.shape = ZIP_TRANSFER_EXCHANGE; // what the route gives an allreduce
+    policy.speeds.link_Bps = 1e9;
+    policy.speeds.compress_Bps = 1.5e9;
+    policy.speeds.decompress_Bps = 1.5e9;
+    for (bool on_node : {false, true}) {
+        ToyCodec codec;
+        const Outcome o =
+            run(size, 8192, true, -1, codec, ZIP_ALLREDUCE_RING, on_node, false, &policy);
+        const auto want = ring_order_reference(o.inputs);
+        for (int r = 0; r < size; ++r) {
+            EXPECT_TRUE(same_bits(o.results[size_t(r)], want)) << "rank " << r;
+            const int next = (r + 1) % size, prev = (r + size - 1) % size;
+            const bool one_stage = on_node && next / 2 != r / 2 && prev / 2 == r / 2;
+            // (What a rank forwards in the allgather may be another's frames: its own verdict.)
+            if (one_stage) {
+                EXPECT_EQ(o.res[size_t(r)].verdict, ZIP_VERDICT_COMPRESS) << "rank " << r;
+            } else {
+                EXPECT_NE(o.res[size_t(r)].verdict, ZIP_VERDICT_COMPRESS) << "rank " << r;
+            }
+        }
+    }
+}
+
 TEST_P(CollAlgoAllreduce, IncompressibleDataTravelsRaw)
 {
     const int size = GetParam();
@@ -731,8 +766,9 @@ TEST(CollAlgoAllreduceChoose, RingWhereItsLatenciesCostLittleThenHalvingThenHand
 // Several ranks per node: what each NIC carries decides. Placed by node, the ring's one hop
 // out of a node carries 2 (p - 1) / p of the vector, halving's steps between nodes (1 - 1 / N)
 // of it twice over N nodes; so on two nodes of 32 halving moves half the ring's bytes, where the
-// ring's latencies alone would have taken the ring. Ranks placed round the nodes cross at every
-// step of both: both carry about k times as much.
+// ring's latencies alone would have taken the ring. Where the ring suits, halving must carry
+// clearly less (below 0.6 of the ring's). Ranks placed round the nodes cross at every step of
+// both: both carry about k times as much.
 TEST(CollAlgoAllreduceChoose, WithRanksPerNodeWhatEachNicCarriesDecides)
 {
     const size_t MiB = 1024 * 1024;
@@ -756,12 +792,25 @@ TEST(CollAlgoAllreduceChoose, WithRanksPerNodeWhatEachNicCarriesDecides)
               ZIP_ALLREDUCE_RING);
     // round the nodes, 8 ranks on 4 nodes (2 each): both carry twice the vector's share
     // through each NIC (the ring's 2 crossings per node, halving's 2 ranks crossing at every
-    // step), so halving's fewer latencies decide, though the ring's would be small
+    // step), so the ring, whose latencies are small at 16 MiB
     zip_algo_agreed_t round = by_node;
     round.ranks_per_node = 2;
     round.chain_local_share = 0.0;
     EXPECT_EQ(zip_algo_allreduce_choose(16 * MiB, 8, 1 * gbit, latency, 0, &round),
-              ZIP_ALLREDUCE_HALVING);
+              ZIP_ALLREDUCE_RING);
+    // nodes of 2 and of 8 placed by node: halving carries 1.94 and 1.75 of the vector against
+    // the ring's 1.97, not clearly less: the ring, whose hops out of a node compress as a
+    // pipeline
+    zip_algo_agreed_t pairs = by_node;
+    pairs.ranks_per_node = 2;
+    pairs.chain_local_share = 0.5;
+    EXPECT_EQ(zip_algo_allreduce_choose(16 * MiB, 64, 1 * gbit, latency, 0, &pairs),
+              ZIP_ALLREDUCE_RING);
+    zip_algo_agreed_t eights = by_node;
+    eights.ranks_per_node = 8;
+    eights.chain_local_share = 7.0 / 8.0;
+    EXPECT_EQ(zip_algo_allreduce_choose(16 * MiB, 64, 1 * gbit, latency, 0, &eights),
+              ZIP_ALLREDUCE_RING);
     // over the TCP BTL still never halving
     EXPECT_EQ(zip_algo_allreduce_choose(16 * MiB, 64, 1 * gbit, latency, 1, &by_node),
               ZIP_ALLREDUCE_RING);
