@@ -468,8 +468,18 @@ extern "C" int zip_allreduce_algorithm_parse(const char *name)
 namespace
 {
 
-// What halving's model must save against a ring that suits, with several ranks per node.
+// What halving's model must save against a ring that suits, with several ranks per node, where
+// its allgather does not compress.
 constexpr double kHalvingClearly = 0.6;
+
+// Whether halving's allgather compresses at the agreed codec speeds: an exchange over the whole
+// link (its policy, allreduce_halving's gather_blocks_) at a nominal ratio of 1.5.
+bool halving_gather_compresses(const zip_algo_agreed_t &agreed, double link_Bps)
+{
+    const zip_speeds_t s{agreed.compress_Bps, agreed.decompress_Bps, link_Bps};
+    return zip_policy_decide(ZIP_POLICY_AUTO, &s, size_t(1) << 20, 0, 1.5, ZIP_TRANSFER_EXCHANGE) ==
+           ZIP_VERDICT_COMPRESS;
+}
 
 // Where the ranks of a node sit, for the allreduce schedules' cost (zip_algo_allreduce_choose).
 struct NodeShape {
@@ -522,12 +532,17 @@ extern "C" int zip_algo_allreduce_choose(size_t bytes, int size, double link_Bps
     const double fold = rem > 0 ? (node.run >= 2.0 ? 0.0 : 2.0 * wire) + 2.0 * latency_s : 0.0;
     const double halving = 2.0 * log2 * latency_s +
                            2.0 * node.ranks * std::max(0.0, 1.0 / node.run - 1.0 / q) * wire + fold;
-    // Where the ring suits, halving must carry clearly less (few nodes): in nodes a ring rank
-    // codes one stage at most (its hop in or its hop out crosses), a pipeline that compresses
-    // where halving's steps, coding in turn, do not (simscale, 64 ranks in nodes of 2 at
-    // 25 Gbit/s, 16 MiB of gauss: the ring 1.20x of tuned's best, halving raw 0.91x; in nodes of 8,
-    // 1.11x and 1.00x; 2 nodes of 32 at 1 Gbit/s: halving 1.51x, the ring 0.62x).
-    if (ring_suits && halving >= kHalvingClearly * ring)
+    // Where the ring suits, the cheaper of the two by their bytes, as long as halving's allgather
+    // compresses too (an exchange over the whole NIC at a ratio of 1.5 pays: slow links). On a
+    // faster one halving must carry clearly less (few nodes): in nodes a ring rank codes one
+    // stage at most (its hop in or its hop out crosses), a pipeline that compresses where
+    // halving's steps, coding in turn, do not (simscale, 64 ranks in nodes of 2 at 25 Gbit/s,
+    // 16 MiB of gauss: the ring 1.20x of tuned's best, halving 0.91x; in nodes of 8, 1.11x and
+    // 1.00x; at 1 Gbit/s halving 1.52x and 1.53x, the ring 1.31x and 1.09x; 2 nodes of 32 at
+    // 1 Gbit/s: halving 1.51x, the ring 0.62x).
+    const bool gather_compresses =
+        agreed != nullptr && halving_gather_compresses(*agreed, link_Bps);
+    if (ring_suits && halving >= (gather_compresses ? 1.0 : kHalvingClearly) * ring)
         return ZIP_ALLREDUCE_RING;
     return halving < ring ? ZIP_ALLREDUCE_HALVING
                           : (ring_suits ? ZIP_ALLREDUCE_RING : ZIP_ALLREDUCE_HAND_ON);

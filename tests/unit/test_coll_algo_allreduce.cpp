@@ -766,9 +766,10 @@ TEST(CollAlgoAllreduceChoose, RingWhereItsLatenciesCostLittleThenHalvingThenHand
 // Several ranks per node: what each NIC carries decides. Placed by node, the ring's one hop
 // out of a node carries 2 (p - 1) / p of the vector, halving's steps between nodes (1 - 1 / N)
 // of it twice over N nodes; so on two nodes of 32 halving moves half the ring's bytes, where the
-// ring's latencies alone would have taken the ring. Where the ring suits, halving must carry
-// clearly less (below 0.6 of the ring's). Ranks placed round the nodes cross at every step of
-// both: both carry about k times as much.
+// ring's latencies alone would have taken the ring. Where the ring suits, the cheaper where
+// halving's allgather compresses too, else halving must carry clearly less (below 0.6 of the
+// ring's). Ranks placed round the nodes cross at every step of both: both carry about k times
+// as much.
 TEST(CollAlgoAllreduceChoose, WithRanksPerNodeWhatEachNicCarriesDecides)
 {
     const size_t MiB = 1024 * 1024;
@@ -792,25 +793,34 @@ TEST(CollAlgoAllreduceChoose, WithRanksPerNodeWhatEachNicCarriesDecides)
               ZIP_ALLREDUCE_RING);
     // round the nodes, 8 ranks on 4 nodes (2 each): both carry twice the vector's share
     // through each NIC (the ring's 2 crossings per node, halving's 2 ranks crossing at every
-    // step), so the ring, whose latencies are small at 16 MiB
+    // step); halving's fewer latencies decide
     zip_algo_agreed_t round = by_node;
     round.ranks_per_node = 2;
     round.chain_local_share = 0.0;
     EXPECT_EQ(zip_algo_allreduce_choose(16 * MiB, 8, 1 * gbit, latency, 0, &round),
-              ZIP_ALLREDUCE_RING);
+              ZIP_ALLREDUCE_HALVING);
     // nodes of 2 and of 8 placed by node: halving carries 1.94 and 1.75 of the vector against
-    // the ring's 1.97, not clearly less: the ring, whose hops out of a node compress as a
-    // pipeline
-    zip_algo_agreed_t pairs = by_node;
-    pairs.ranks_per_node = 2;
-    pairs.chain_local_share = 0.5;
-    EXPECT_EQ(zip_algo_allreduce_choose(16 * MiB, 64, 1 * gbit, latency, 0, &pairs),
-              ZIP_ALLREDUCE_RING);
-    zip_algo_agreed_t eights = by_node;
-    eights.ranks_per_node = 8;
-    eights.chain_local_share = 7.0 / 8.0;
-    EXPECT_EQ(zip_algo_allreduce_choose(16 * MiB, 64, 1 * gbit, latency, 0, &eights),
-              ZIP_ALLREDUCE_RING);
+    // the ring's 1.97. At 1 Gbit/s halving's allgather compresses too (fast's 4.6 / 7.7 GB/s):
+    // the cheaper, halving. At 25 Gbit/s it does not, while the ring's hops out of a node
+    // compress as a pipeline: the ring, unless halving carries under 0.6 of its bytes (2 nodes).
+    for (int k : {2, 8}) {
+        zip_algo_agreed_t a = by_node;
+        a.ranks_per_node = k;
+        a.chain_local_share = double(k - 1) / double(k);
+        a.compress_Bps = 4.6e9;
+        a.decompress_Bps = 7.7e9;
+        EXPECT_EQ(zip_algo_allreduce_choose(16 * MiB, 64, 1 * gbit, latency, 0, &a),
+                  ZIP_ALLREDUCE_HALVING)
+            << k;
+        EXPECT_EQ(zip_algo_allreduce_choose(16 * MiB, 64, 25 * gbit, 2e-6, 0, &a),
+                  ZIP_ALLREDUCE_RING)
+            << k;
+    }
+    zip_algo_agreed_t two_nodes = by_node;
+    two_nodes.compress_Bps = 4.6e9;
+    two_nodes.decompress_Bps = 7.7e9;
+    EXPECT_EQ(zip_algo_allreduce_choose(16 * MiB, 64, 25 * gbit, 2e-6, 0, &two_nodes),
+              ZIP_ALLREDUCE_HALVING);
     // over the TCP BTL still never halving
     EXPECT_EQ(zip_algo_allreduce_choose(16 * MiB, 64, 1 * gbit, latency, 1, &by_node),
               ZIP_ALLREDUCE_RING);
