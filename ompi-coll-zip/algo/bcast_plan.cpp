@@ -91,9 +91,12 @@ double chain_time(const Model &m, double N, int P, double seg)
 // A binomial tree of S segments, L = ceil(log2 P) levels: the root sends every segment L times.
 // Ranks placed in nodes of k keep the lowest floor(log2 k) levels (children at virtual distance
 // below k) on a node where the agreed locality vouches for it (as for the chain: a local link
-// and a share of on-node neighbours); the others cross the root's NIC. A non-root keeps the
-// chain's receive window, so a level moves at most W segments per latency. (Simulated, 64 ranks
-// in nodes of 32 at 10 Gbit/s, 64 KiB: every level costed as one between nodes and no window,
+// and a share of on-node neighbours); the others cross the root's NIC. The NIC and the on-node
+// copies move a segment at the same time, so the root's stage is the longer of the two, not
+// their sum (simulated, 64 ranks in nodes of 32 at 25 Gbit/s, 256 KiB: the sum priced tuned's
+// tree of 8 KiB segments at 144 us, which took 90, and kept the chain of 4 KiB, 127). A non-root
+// keeps the chain's receive window, so a level moves at most W segments per latency. (Simulated, 64
+// ranks in nodes of 32 at 10 Gbit/s, 64 KiB: every level costed as one between nodes and no window,
 // the model put 2 KiB segments at 101 us against the chain's 184; they took 256.)
 double binomial_time(const Model &m, double N, int P, double seg)
 {
@@ -105,7 +108,7 @@ double binomial_time(const Model &m, double N, int P, double seg)
     const double remote_hop = m.alpha + m.wire(seg);
     const double local_hop = local > 0.0 ? kLocalLatency + m.wire_local(seg) : 0.0;
     const double root_sends =
-        remote * m.wire(seg) + (local > 0.0 ? local * m.wire_local(seg) : 0.0);
+        std::max(remote * m.wire(seg), local > 0.0 ? local * m.wire_local(seg) : 0.0);
     double stage = std::max({root_sends, m.coding(seg, m.C), m.coding(seg, m.D)});
     if (remote > 0.0)
         stage = std::max(stage, remote_hop / W);

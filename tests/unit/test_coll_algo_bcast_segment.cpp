@@ -218,6 +218,34 @@ TEST(CollAlgoBcastSegment, FewerSegmentsThanRanksRunAsTheChainWhereHopsStayOnANo
     }
 }
 
+// 2 nodes of 32 at 25 Gbit/s, 256 KiB: the rule's 4 KiB chain pays 62 on-node hops of a
+// microsecond each before it streams; the binomial tree of 8 KiB segments crosses the NIC on one
+// level and copies on five, and the NIC and the copies move a segment at the same time, so its
+// root moves a segment in one NIC transfer (simulated: the chain 127 us, tuned's tree of 8 KiB
+// 90 us). Priced as their sum, the tree lost to the chain.
+TEST(CollAlgoBcastSegment, ATreeWhoseCopiesOnTheNodeOverlapItsNicBeatsALongChain)
+{
+    zip_algo_policy_t p = measured_policy();
+    p.speeds.link_Bps = 25e9 / 8;
+    zip_algo_agreed_t a = agreed_nodes_of_32();
+    a.link_Bps[ZIP_PEER_REMOTE] = p.speeds.link_Bps;
+    const size_t bytes = 256 * kKiB;
+    const int ranks = 64;
+    const zip_bcast_plan_t plan = zip_bcast_route(ZIP_BCAST_ALGORITHM_AUTO, &p, &a, 0.0, 2e-6,
+                                                  bytes, ranks, kDefaultSegment, 0);
+    const size_t rule = zip_bcast_segment_bytes(bytes, ranks, kDefaultSegment, 0.0);
+    EXPECT_EQ(rule, 4 * kKiB);
+    EXPECT_GT(plan.chain_segment, rule);
+    // Fewer segments than ranks: AUTO runs them as the tree.
+    EXPECT_EQ(plan.topology, ZIP_BCAST_AUTO);
+    EXPECT_LT((bytes + plan.chain_segment - 1) / plan.chain_segment, size_t(ranks));
+    // Priced at the longer of the NIC's and the copies' share per segment: about one NIC
+    // transfer of a segment per segment, 32 of them, and the fill.
+    const zip_bcast_model_t m = agreed_model(25, 2, 32);
+    const double nic = double(plan.chain_segment) / (25e9 / 8);
+    EXPECT_LT(zip_bcast_predict(ZIP_BCAST_AUTO, bytes, ranks, kDefaultSegment, &m), 40.0 * nic);
+}
+
 // The topologies the plan may name where AUTO would run the other: a chain of fewer segments
 // than ranks, a binomial tree of more; each delivers every byte from every root, each segment
 // compressed once.
