@@ -20,12 +20,12 @@
 //
 // With many ranks the blocks are small and a message per block and step costs more than its
 // bytes: Q^2 messages in all (1024 ranks, 4 KiB blocks: a million; a simulated point took over
-// 7 minutes). Blocks of at most kChunkBytes / 2 therefore travel coalesced, in chunks of K
-// offsets (K the largest power of two with K blocks <= kChunkBytes): a chunk is two messages, its K
-// wire lengths (32-bit words) and its K wires back to back. A rank keeps the wires it holds in its
-// frame store by offset, chunk i from the raw length of offsets 0 .. iK-1 on, packed inside the
-// chunk, and the lengths in one array indexed by offset, so that a chunk, or its first
-// offsets, is sent as it lies. Steps d < K fill chunk 0 as the textbook Bruck does, one step
+// 7 minutes). Blocks of at most half a chunk (zip_bcast_sag_chunk) therefore travel coalesced, in
+// chunks of K offsets (K the largest power of two with K blocks <= the chunk): a chunk is two
+// messages, its K wire lengths (32-bit words) and its K wires back to back. A rank keeps the wires
+// it holds in its frame store by offset, chunk i from the raw length of offsets 0 .. iK-1 on,
+// packed inside the chunk, and the lengths in one array indexed by offset, so that a chunk, or its
+// first offsets, is sent as it lies. Steps d < K fill chunk 0 as the textbook Bruck does, one step
 // after the other (a step's wires land behind the previous step's, so they are received once
 // its lengths are known); from d = K on a step's offsets are whole chunks (d is a multiple of
 // K), each received in one piece at a place known from the start, and forwarded, as the large
@@ -55,11 +55,6 @@ namespace
 // with 8 or 32; 128 ranks 8.3, 6.9, 6.8, 6.8).
 constexpr size_t kScatterWindow = 8;
 
-// About the bytes of a coalesced chunk: blocks of at most half of it travel coalesced. Large
-// enough that a chunk's two messages cost little next to its bytes, small enough that a chunk
-// is forwarded soon after the scatter has delivered its blocks.
-constexpr size_t kChunkBytes = 131072;
-
 // A coalesced chunk's lengths: one per block, its wire's (a raw block's: its raw length).
 using WireLen = uint32_t;
 
@@ -70,6 +65,13 @@ int floor_pow2(size_t n)
     while (size_t(k) * 2 <= n)
         k *= 2;
     return k;
+}
+
+// The bytes of a coalesced chunk: blocks of at most half of it travel coalesced
+// (zip_bcast_sag_chunk).
+size_t chunk_bytes(const zip_bcast_args_t *a)
+{
+    return a->sag_chunk != 0 ? a->sag_chunk : size_t(ZIP_BCAST_SAG_CHUNK);
 }
 
 struct Blocks {
@@ -102,7 +104,7 @@ class SagBcast
           u_((t->rank - a->root + t->size) % t->size - 1),
           policy_{a->elem_type, a->try_compress != 0, 0, a->policy, nullptr, t->max_message},
           coder_(codec, policy_, res),
-          chunk_(sg_.block > 0 ? floor_pow2(std::max<size_t>(1, kChunkBytes / sg_.block)) : 1)
+          chunk_(sg_.block > 0 ? floor_pow2(std::max<size_t>(1, chunk_bytes(a) / sg_.block)) : 1)
     {
     }
 

@@ -106,6 +106,8 @@ typedef struct zip_bcast_args {
                                         (zip_bcast_route), at most segment_bytes; 0: the rule of
                                         zip_bcast_segment_bytes */
     int topology;                    /* ZIP_BCAST_*, identical on every rank */
+    size_t sag_chunk;                /* identical on every rank: the scatter-allgather's chunk
+                                        (zip_bcast_route); 0: ZIP_BCAST_SAG_CHUNK */
     const zip_algo_policy_t *policy; /* root only */
 } zip_bcast_args_t;
 
@@ -174,11 +176,19 @@ typedef enum zip_bcast_algorithm {
 } zip_bcast_algorithm_t;
 /* The zip_bcast_algorithm_t a name stands for, -1 for anything else. */
 int zip_bcast_algorithm_parse(const char *name);
-/* How a bcast runs: zip_bcast_args_t's topology and chain_segment. */
+/* How a bcast runs: zip_bcast_args_t's topology, chain_segment and sag_chunk. */
 typedef struct zip_bcast_plan {
     int topology;
     size_t chain_segment;
+    size_t sag_chunk;
 } zip_bcast_plan_t;
+/* The scatter-allgather's allgather moves blocks of at most half a chunk coalesced, a chunk's
+ * worth of blocks in one message, forwarded as soon as it arrives (bcast_sag.cpp): the default
+ * and largest chunk, and the chunk for a link of link_Bps (0: unknown, 10 Gbit/s), which
+ * zip_bcast_route plans: a power of two of 8 KiB or more whose wire outlasts the cost of a few
+ * messages. */
+enum { ZIP_BCAST_SAG_CHUNK = 131072 };
+size_t zip_bcast_sag_chunk(double link_Bps);
 /* The plan of a call: the topology `algorithm` forces, or for ZIP_BCAST_ALGORITHM_AUTO
  * zip_bcast_topology's (ZIP_BCAST_CHAIN or ZIP_BCAST_BINOMIAL where the model chose the one
  * that AUTO would not run with its segment), and the pipeline's segment (zip_bcast_chain_segment,

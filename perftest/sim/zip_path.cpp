@@ -108,6 +108,7 @@ ZipRankResult bcast(const RankEnv &env, const ZipSettings &s, const Route &route
                         ? plan.topology
                         : ZIP_BCAST_AUTO;
     args.chain_segment = s.segment_by_model ? plan.chain_segment : 0;
+    args.sag_chunk = plan.sag_chunk;
     args.policy = policy;
     out.error = zip_algo_bcast(t.get(), env.codec->ops(), &args, &out.algo);
     env.codec->pay();
