@@ -36,7 +36,7 @@ constexpr double kClearlyFaster = 0.9;
 // ranks one per node, 256 KiB-1 MiB: the smaller the chunk the faster, down to 8 KiB, at 1, 10
 // and 25 Gbit/s); with a microsecond per message, chunks of 8 KiB lost to 32 KiB at 25 Gbit/s
 // (256 ranks, 256 KiB of random data: 0.44x against 0.62x of tuned's best).
-constexpr double kMessageCost = 1e-6;
+constexpr double kMessageCost = double(ZIP_BCAST_MESSAGE_COST_NS) * 1e-9;
 constexpr double kSagChunkMessages = 8.0;
 constexpr size_t kSmallestSagChunk = 8192;
 
@@ -89,9 +89,10 @@ double chain_time(const Model &m, double N, int P, double seg)
     const double S = std::ceil(N / seg);
     const int L = local_hops(m, P), R = P - 1 - L;
     const double W = double(zipcoll::kChainRecvWindow);
-    const double remote_hop = m.alpha + m.wire(seg);
-    const double local_hop = L > 0 ? kLocalLatency + m.wire_local(seg) : 0.0;
-    double stage = std::max(m.coding(seg, m.C), m.coding(seg, m.D));
+    const double remote_hop = m.alpha + m.wire(seg) + 2.0 * kMessageCost;
+    const double local_hop = L > 0 ? kLocalLatency + m.wire_local(seg) + 2.0 * kMessageCost : 0.0;
+    // A rank receives, codes and sends each segment on its one core.
+    double stage = std::max(m.coding(seg, m.C), m.coding(seg, m.D)) + 2.0 * kMessageCost;
     if (R > 0)
         stage = std::max({stage, m.wire(seg), remote_hop / W});
     if (L > 0)
@@ -116,16 +117,36 @@ double binomial_time(const Model &m, double N, int P, double seg)
         local_hops(m, P) > 0 ? std::min(L, std::floor(std::log2(double(m.k)) + 1e-9)) : 0.0;
     const double remote = L - local;
     const double W = double(zipcoll::kChainRecvWindow);
-    const double remote_hop = m.alpha + m.wire(seg);
-    const double local_hop = local > 0.0 ? kLocalLatency + m.wire_local(seg) : 0.0;
+    const double remote_hop = m.alpha + m.wire(seg) + 2.0 * kMessageCost;
+    const double local_hop =
+        local > 0.0 ? kLocalLatency + m.wire_local(seg) + 2.0 * kMessageCost : 0.0;
     const double root_sends =
         std::max(remote * m.wire(seg), local > 0.0 ? local * m.wire_local(seg) : 0.0);
-    double stage = std::max({root_sends, m.coding(seg, m.C), m.coding(seg, m.D)});
+    // The root codes each segment and sends it L times on its one core.
+    const double root_core = std::max(m.coding(seg, m.C), m.coding(seg, m.D)) + L * kMessageCost;
+    double stage = std::max(root_sends, root_core);
     if (remote > 0.0)
         stage = std::max(stage, remote_hop / W);
     if (local > 0.0)
         stage = std::max(stage, local_hop / W);
     return remote * remote_hop + local * local_hop + (S - 1.0) * stage;
+}
+
+// The messages a non-root of the scatter-allgather sends and receives in the allgather
+// (bcast_sag.cpp): a message per block and step, or with blocks of at most half a chunk, two per
+// piece: steps d < K one piece each, then each of the other chunks, received once and sent about
+// as often.
+double sag_messages(double N, int Q, size_t chunk)
+{
+    const double block = std::ceil(N / double(Q));
+    const double K = block > 0.0 && block * 2.0 <= double(chunk)
+                         ? std::pow(2.0, std::floor(std::log2(double(chunk) / block)))
+                         : 1.0;
+    if (K < 2.0 || Q <= 2)
+        return 2.0 * double(Q - 1);
+    const double pieces =
+        log2_ceil(int(std::min(K, double(Q)))) + std::max(0.0, std::ceil(double(Q) / K) - 1.0);
+    return 4.0 * pieces;
 }
 
 // Scatter: the root codes and sends Q = P - 1 blocks, each byte once over its link; Bruck
@@ -139,9 +160,11 @@ double sag_time(const Model &m, double N, int P)
     const int Q = P - 1;
     const double others = N * double(Q - 1) / double(Q);
     const double share = std::max(1.0, double(m.k) * double(P - m.k) / double(P - 1));
-    const double scatter = std::max(m.coding(N, m.C), m.alpha + m.wire(N));
+    const double scatter =
+        std::max(m.coding(N, m.C) + double(Q) * kMessageCost, m.alpha + m.wire(N));
     const double gather =
-        std::max(log2_ceil(Q) * m.alpha + share * m.wire(others), m.coding(N, m.D));
+        std::max(log2_ceil(Q) * m.alpha + share * m.wire(others), m.coding(N, m.D)) +
+        sag_messages(N, Q, zip_bcast_sag_chunk(m.beta)) * kMessageCost;
     return scatter + gather + m.coding(N / double(Q), m.D);
 }
 

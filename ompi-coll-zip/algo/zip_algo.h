@@ -188,6 +188,9 @@ typedef struct zip_bcast_plan {
  * zip_bcast_route plans: a power of two of 8 KiB or more whose wire outlasts the cost of a few
  * messages. */
 enum { ZIP_BCAST_SAG_CHUNK = 131072 };
+/* What the bcast cost model charges a message at each end beside its bytes and latency (the
+ * CPU of a send or a receive on the rank's one core), in nanoseconds. */
+enum { ZIP_BCAST_MESSAGE_COST_NS = 1000 };
 size_t zip_bcast_sag_chunk(double link_Bps);
 /* The plan of a call: the topology `algorithm` forces, or for ZIP_BCAST_ALGORITHM_AUTO
  * zip_bcast_topology's (ZIP_BCAST_CHAIN or ZIP_BCAST_BINOMIAL where the model chose the one
