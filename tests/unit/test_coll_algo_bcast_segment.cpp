@@ -64,6 +64,18 @@ zip_algo_agreed_t agreed_nodes_of_32()
     return a;
 }
 
+// The plan of a bcast of `bytes` on `ranks` ranks in nodes of 32 behind 25 Gbit/s NICs at 2 us,
+// with measured speeds.
+zip_bcast_plan_t plan_in_nodes_of_32_at_25gbit(size_t bytes, int ranks)
+{
+    zip_algo_policy_t p = measured_policy();
+    p.speeds.link_Bps = 25e9 / 8;
+    zip_algo_agreed_t a = agreed_nodes_of_32();
+    a.link_Bps[ZIP_PEER_REMOTE] = p.speeds.link_Bps;
+    return zip_bcast_route(ZIP_BCAST_ALGORITHM_AUTO, &p, &a, 0.0, 2e-6, bytes, ranks,
+                           kDefaultSegment, 0);
+}
+
 // A bcast of `data` from `root` on every rank of `w` with the given segments and topology:
 // every rank's buffer and return code afterwards. The codec counts what the root compressed.
 struct BcastRun {
@@ -225,14 +237,9 @@ TEST(CollAlgoBcastSegment, FewerSegmentsThanRanksRunAsTheChainWhereHopsStayOnANo
 // 90 us). Priced as their sum, the tree lost to the chain.
 TEST(CollAlgoBcastSegment, ATreeWhoseCopiesOnTheNodeOverlapItsNicBeatsALongChain)
 {
-    zip_algo_policy_t p = measured_policy();
-    p.speeds.link_Bps = 25e9 / 8;
-    zip_algo_agreed_t a = agreed_nodes_of_32();
-    a.link_Bps[ZIP_PEER_REMOTE] = p.speeds.link_Bps;
     const size_t bytes = 256 * kKiB;
     const int ranks = 64;
-    const zip_bcast_plan_t plan = zip_bcast_route(ZIP_BCAST_ALGORITHM_AUTO, &p, &a, 0.0, 2e-6,
-                                                  bytes, ranks, kDefaultSegment, 0);
+    const zip_bcast_plan_t plan = plan_in_nodes_of_32_at_25gbit(bytes, ranks);
     const size_t rule = zip_bcast_segment_bytes(bytes, ranks, kDefaultSegment, 0.0);
     EXPECT_EQ(rule, 4 * kKiB);
     EXPECT_GT(plan.chain_segment, rule);
@@ -253,15 +260,10 @@ TEST(CollAlgoBcastSegment, ATreeWhoseCopiesOnTheNodeOverlapItsNicBeatsALongChain
 // of 32 KiB segments, 381.
 TEST(CollAlgoBcastSegment, WhereMessagesCostMoreThanTheirBytesSegmentsGrow)
 {
-    zip_algo_policy_t p = measured_policy();
-    p.speeds.link_Bps = 25e9 / 8;
-    zip_algo_agreed_t a = agreed_nodes_of_32();
-    a.link_Bps[ZIP_PEER_REMOTE] = p.speeds.link_Bps;
     const size_t bytes = 256 * kKiB;
     const size_t rule = zip_bcast_segment_bytes(bytes, 256, kDefaultSegment, 0.0);
     EXPECT_EQ(rule, 2 * kKiB);
-    const zip_bcast_plan_t plan = zip_bcast_route(ZIP_BCAST_ALGORITHM_AUTO, &p, &a, 0.0, 2e-6,
-                                                  bytes, 256, kDefaultSegment, 0);
+    const zip_bcast_plan_t plan = plan_in_nodes_of_32_at_25gbit(bytes, 256);
     EXPECT_GE(plan.chain_segment, 16 * kKiB);
     // The messages alone: the rule's tree sends 128 segments 8 times from the root.
     const zip_bcast_model_t by_rule = rule_model(agreed_model(25, 2, 32));
