@@ -138,14 +138,11 @@ double binomial_time(const Model &m, double N, int P, double seg)
 // as often.
 double sag_messages(double N, int Q, size_t chunk)
 {
-    const double block = std::ceil(N / double(Q));
-    const double K = block > 0.0 && block * 2.0 <= double(chunk)
-                         ? std::pow(2.0, std::floor(std::log2(double(chunk) / block)))
-                         : 1.0;
-    if (K < 2.0 || Q <= 2)
+    const int K = zipcoll::sag_chunk_offsets(size_t(std::ceil(N / double(Q))), chunk);
+    if (K < 2 || Q <= 2)
         return 2.0 * double(Q - 1);
     const double pieces =
-        log2_ceil(int(std::min(K, double(Q)))) + std::max(0.0, std::ceil(double(Q) / K) - 1.0);
+        log2_ceil(std::min(K, Q)) + std::max(0.0, std::ceil(double(Q) / double(K)) - 1.0);
     return 4.0 * pieces;
 }
 

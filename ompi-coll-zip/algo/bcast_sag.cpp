@@ -103,8 +103,7 @@ class SagBcast
         : t_(t), a_(a), res_(res), q_(t->size - 1), sg_(blocks_of(a->bytes, t->size - 1)),
           u_((t->rank - a->root + t->size) % t->size - 1),
           policy_{a->elem_type, a->try_compress != 0, 0, a->policy, nullptr, t->max_message},
-          coder_(codec, policy_, res),
-          chunk_(sg_.block > 0 ? floor_pow2(std::max<size_t>(1, chunk_bytes(a) / sg_.block)) : 1)
+          coder_(codec, policy_, res), chunk_(sag_chunk_offsets(sg_.block, chunk_bytes(a)))
     {
     }
 
