@@ -51,10 +51,11 @@ static zip_bcast_plan_t bcast_plan(const mca_coll_zip_module_t *m, const zip_alg
         z->bcast_latency_us * 1e-6, bytes, size, z->segment_size, INT_MAX);
     opal_output_verbose(10, z->output,
                         "coll:zip: MPI_Bcast of %zu bytes on %s: topology %d, chain segment %zu "
-                        "(the rule's %zu)",
+                        "(the rule's %zu), scatter %s",
                         bytes, mca_coll_zip_comm_name(comm), plan.topology, plan.chain_segment,
                         zip_bcast_segment_bytes(bytes, size, z->segment_size,
-                                                m->agreed ? m->speeds.ranks_per_core : 0.0));
+                                                m->agreed ? m->speeds.ranks_per_core : 0.0),
+                        plan.sag_tree ? "tree" : "flat");
     return plan;
 }
 
@@ -87,6 +88,7 @@ int mca_coll_zip_bcast(void *buff, int count, struct ompi_datatype_t *datatype, 
         .segment_bytes = z->segment_size,
         .chain_segment = plan.chain_segment,
         .sag_chunk = plan.sag_chunk,
+        .sag_tree = plan.sag_tree,
         .topology = plan.topology,
         .policy = &m->call_policy,
     };
@@ -158,6 +160,7 @@ int mca_coll_zip_ibcast(void *buff, int count, struct ompi_datatype_t *datatype,
         .segment_bytes = z->segment_size,
         .chain_segment = plan.chain_segment,
         .sag_chunk = plan.sag_chunk,
+        .sag_tree = plan.sag_tree,
         .topology = plan.topology,
         .policy = &c->nb.policy,
     };

@@ -88,7 +88,9 @@ static const zip_ompi_param_t params[] = {
      "scatter-allgather from their predicted times (link rate, codec speeds, "
      "coll_zip_bcast_latency_us, ranks, size); chain forces the pipeline (a chain, or a "
      "binomial tree when there are fewer segments than ranks), scatter_allgather the other "
-     "(for tests and benchmarks). Must be the same on every rank"},
+     "(its scatter from the root to each rank or down a binomial tree, as predicted faster), "
+     "scatter_allgather_flat or scatter_allgather_tree that with the scatter forced (for tests "
+     "and benchmarks). Must be the same on every rank"},
     /* 20 us: between InfiniBand's few us and TCP over Ethernet's 30-50; only where the two
      * topologies' predictions cross does it matter (docs/design.md). */
     {"bcast_latency_us", OPAL_INFO_LVL_6, MCA_BASE_VAR_SCOPE_READONLY,

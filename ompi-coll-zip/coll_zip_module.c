@@ -176,8 +176,9 @@ int mca_coll_zip_init_query(bool enable_progress_threads, bool enable_mpi_thread
         if (speaker)
             mca_coll_zip_show_help("bad bcast algorithm",
                                    "coll_zip_bcast_algorithm \"%s\" is not one of auto, chain, "
-                                   "scatter_allgather, or coll_zip_bcast_latency_us is negative; "
-                                   "zip is disabled",
+                                   "scatter_allgather, scatter_allgather_flat, "
+                                   "scatter_allgather_tree, or coll_zip_bcast_latency_us is "
+                                   "negative; zip is disabled",
                                    NULL != z->bcast_algorithm_name ? z->bcast_algorithm_name : "");
         return OMPI_ERR_NOT_AVAILABLE;
     }

@@ -146,19 +146,55 @@ double sag_messages(double N, int Q, size_t chunk)
     return 4.0 * pieces;
 }
 
-// Scatter: the root codes and sends Q = P - 1 blocks, each byte once over its link; Bruck
-// allgather among the Q others: ceil(log2 Q) steps, each rank receiving the Q - 1 blocks it
+// The scatter from the root alone: it codes and sends Q = P - 1 blocks, each byte once over its
+// link, a message each.
+double flat_scatter_time(const Model &m, double N, int P)
+{
+    return std::max(m.coding(N, m.C) + double(P - 1) * kMessageCost, m.alpha + m.wire(N));
+}
+
+// Down the binomial tree (bcast_sag.cpp): the root codes the largest subtree's half before it
+// sends it, and that half travels on in halves, ceil(log2 P) hops each a latency and two
+// messages (the lengths, the wires) at either end, the bytes about the whole message's wire;
+// the root codes the rest while it sends.
+double tree_scatter_time(const Model &m, double N, int P)
+{
+    return std::max(m.coding(N / 2.0, m.C) + m.wire(N), m.coding(N, m.C)) +
+           log2_ceil(P) * (m.alpha + 4.0 * kMessageCost);
+}
+
+// Whether the tree's largest subtree, half the blocks, is one message.
+bool sag_tree_fits(size_t bytes, int P, size_t max_message)
+{
+    if (P < 3)
+        return false;
+    const size_t block = (bytes + size_t(P - 1) - 1) / size_t(P - 1) + 7;
+    const size_t half = block * size_t(P / 2);
+    return half <= size_t(INT_MAX) && (max_message == 0 || half <= max_message);
+}
+
+// Whether the scatter runs down the tree: where it fits and is predicted faster than the
+// root's Q messages.
+bool sag_tree_pays(const Model &m, size_t bytes, int P, size_t max_message)
+{
+    return sag_tree_fits(bytes, P, max_message) &&
+           tree_scatter_time(m, double(bytes), P) < flat_scatter_time(m, double(bytes), P);
+}
+
+// Scatter: flat or down the tree, whichever is faster (sag_tree_pays); Bruck allgather among the
+// Q = P - 1 others: ceil(log2 Q) steps, each rank receiving the Q - 1 blocks it
 // lacks once and decoding each, and the last one after it arrives. In the allgather the k
 // ranks of a node all receive at once, nearly everything from other nodes, through the node's
 // one NIC, where the chain moves one flow per node (simulated, 256 ranks in nodes of 32 at
 // 10 Gbit/s: the scatter-allgather chosen without this factor took 89 ms, the chain 4.8).
-double sag_time(const Model &m, double N, int P)
+double sag_time(const Model &m, size_t bytes, int P, size_t max_message)
 {
+    const double N = double(bytes);
     const int Q = P - 1;
     const double others = N * double(Q - 1) / double(Q);
     const double share = std::max(1.0, double(m.k) * double(P - m.k) / double(P - 1));
-    const double scatter =
-        std::max(m.coding(N, m.C) + double(Q) * kMessageCost, m.alpha + m.wire(N));
+    const double scatter = sag_tree_pays(m, bytes, P, max_message) ? tree_scatter_time(m, N, P)
+                                                                   : flat_scatter_time(m, N, P);
     const double gather =
         std::max(log2_ceil(Q) * m.alpha + share * m.wire(others), m.coding(N, m.D)) +
         sag_messages(N, Q, zip_bcast_sag_chunk(m.beta)) * kMessageCost;
@@ -239,7 +275,7 @@ bool sag_fits(size_t bytes, int ranks, size_t max_message)
 // Whether the scatter-allgather fits and is predicted faster than pipeline p.
 bool sag_beats(const Model &m, size_t bytes, int ranks, size_t max_message, const Pipeline &p)
 {
-    return sag_fits(bytes, ranks, max_message) && sag_time(m, double(bytes), ranks) < p.t;
+    return sag_fits(bytes, ranks, max_message) && sag_time(m, bytes, ranks, max_message) < p.t;
 }
 
 } // namespace
@@ -263,7 +299,7 @@ extern "C" double zip_bcast_predict(int topology, size_t bytes, int ranks, size_
         return 0.0;
     const Model m(*model);
     if (topology == ZIP_BCAST_SCATTER_ALLGATHER)
-        return sag_time(m, double(bytes), ranks);
+        return sag_time(m, bytes, ranks, 0);
     const Pipeline p = best_pipeline(m, bytes, ranks, segment_bytes, model->segment_by_model != 0);
     return topology == ZIP_BCAST_AUTO ? p.t : pipeline_time(m, bytes, ranks, p.seg, topology);
 }
@@ -287,6 +323,10 @@ extern "C" int zip_bcast_algorithm_parse(const char *name)
         return ZIP_BCAST_ALGORITHM_CHAIN;
     if (std::strcmp(name, "scatter_allgather") == 0)
         return ZIP_BCAST_ALGORITHM_SCATTER_ALLGATHER;
+    if (std::strcmp(name, "scatter_allgather_flat") == 0)
+        return ZIP_BCAST_ALGORITHM_SCATTER_ALLGATHER_FLAT;
+    if (std::strcmp(name, "scatter_allgather_tree") == 0)
+        return ZIP_BCAST_ALGORITHM_SCATTER_ALLGATHER_TREE;
     return -1;
 }
 
@@ -321,7 +361,10 @@ extern "C" zip_bcast_plan_t zip_bcast_route(int algorithm, const zip_algo_policy
     const Model m(model);
     const Pipeline p = best_pipeline(m, bytes, ranks, largest, model.segment_by_model != 0);
     zip_bcast_plan_t plan{};
-    if (algorithm == ZIP_BCAST_ALGORITHM_SCATTER_ALLGATHER ||
+    const bool forced_sag = algorithm == ZIP_BCAST_ALGORITHM_SCATTER_ALLGATHER ||
+                            algorithm == ZIP_BCAST_ALGORITHM_SCATTER_ALLGATHER_FLAT ||
+                            algorithm == ZIP_BCAST_ALGORITHM_SCATTER_ALLGATHER_TREE;
+    if (forced_sag ||
         (algorithm == ZIP_BCAST_ALGORITHM_AUTO && sag_beats(m, bytes, ranks, max_message, p)))
         plan.topology = ZIP_BCAST_SCATTER_ALLGATHER;
     else
@@ -330,8 +373,13 @@ extern "C" zip_bcast_plan_t zip_bcast_route(int algorithm, const zip_algo_policy
         plan.chain_segment = p.seg;
         plan.topology = p.topology;
     }
-    if (plan.topology == ZIP_BCAST_SCATTER_ALLGATHER)
+    if (plan.topology == ZIP_BCAST_SCATTER_ALLGATHER) {
         plan.sag_chunk = zip_bcast_sag_chunk(m.beta);
+        if (algorithm == ZIP_BCAST_ALGORITHM_SCATTER_ALLGATHER_TREE)
+            plan.sag_tree = sag_tree_fits(bytes, ranks, max_message) ? 1 : 0;
+        else if (algorithm != ZIP_BCAST_ALGORITHM_SCATTER_ALLGATHER_FLAT)
+            plan.sag_tree = sag_tree_pays(m, bytes, ranks, max_message) ? 1 : 0;
+    }
     return plan;
 }
 

@@ -108,6 +108,9 @@ typedef struct zip_bcast_args {
     int topology;                    /* ZIP_BCAST_*, identical on every rank */
     size_t sag_chunk;                /* identical on every rank: the scatter-allgather's chunk
                                         (zip_bcast_route); 0: ZIP_BCAST_SAG_CHUNK */
+    int sag_tree;                    /* identical on every rank: nonzero, the scatter-allgather
+                                        scatters down a binomial tree (zip_bcast_route); 0: the
+                                        root sends every rank its block */
     const zip_algo_policy_t *policy; /* root only */
 } zip_bcast_args_t;
 
@@ -168,19 +171,24 @@ int zip_bcast_topology(size_t bytes, int ranks, size_t segment_bytes, size_t max
                        const zip_bcast_model_t *model);
 /* coll_zip_bcast_algorithm: auto (the cost model), chain (the segmented pipeline: a chain, or
  * a binomial tree when there are fewer segments than ranks; ZIP_BCAST_AUTO) or
- * scatter_allgather. */
+ * scatter_allgather (its scatter flat or down a binomial tree, as the model predicts faster),
+ * scatter_allgather_flat or scatter_allgather_tree (that scatter forced; the tree only where
+ * half the message fits one message, else flat). */
 typedef enum zip_bcast_algorithm {
     ZIP_BCAST_ALGORITHM_AUTO = 0,
     ZIP_BCAST_ALGORITHM_CHAIN = 1,
-    ZIP_BCAST_ALGORITHM_SCATTER_ALLGATHER = 2
+    ZIP_BCAST_ALGORITHM_SCATTER_ALLGATHER = 2,
+    ZIP_BCAST_ALGORITHM_SCATTER_ALLGATHER_FLAT = 3,
+    ZIP_BCAST_ALGORITHM_SCATTER_ALLGATHER_TREE = 4
 } zip_bcast_algorithm_t;
 /* The zip_bcast_algorithm_t a name stands for, -1 for anything else. */
 int zip_bcast_algorithm_parse(const char *name);
-/* How a bcast runs: zip_bcast_args_t's topology, chain_segment and sag_chunk. */
+/* How a bcast runs: zip_bcast_args_t's topology, chain_segment, sag_chunk and sag_tree. */
 typedef struct zip_bcast_plan {
     int topology;
     size_t chain_segment;
     size_t sag_chunk;
+    int sag_tree;
 } zip_bcast_plan_t;
 /* The scatter-allgather's allgather moves blocks of at most half a chunk coalesced, a chunk's
  * worth of blocks in one message, forwarded as soon as it arrives (bcast_sag.cpp): the default

@@ -48,7 +48,8 @@ void usage(FILE *to)
         "  --policy auto|always|never   coll_zip_policy (default auto)\n"
         "  --threshold B --segment B --window N   coll_zip_threshold (16384),\n"
         "                        coll_zip_segment_size (49152), coll_zip_alltoallv_window (0)\n"
-        "  --bcast-algorithm auto|chain|scatter_allgather   coll_zip_bcast_algorithm (auto)\n"
+        "  --bcast-algorithm auto|chain|scatter_allgather[_flat|_tree]\n"
+        "                        coll_zip_bcast_algorithm (auto)\n"
         "  --bcast-latency T     coll_zip_bcast_latency_us (default: --latency, as if set right)\n"
         "  --allreduce-algorithm auto|ring|halving   coll_zip_allreduce_algorithm (auto)\n"
         "  --allgatherv-algorithm auto|ring|bruck|bruck_blocks|bruck_steps\n"
@@ -210,8 +211,9 @@ bool parse_options(int argc, char **argv, Options *o, int *exit_code)
         } else if (a == "--bcast-algorithm") {
             o->zip.bcast_algorithm = zip_bcast_algorithm_parse(v.c_str());
             if (o->zip.bcast_algorithm < 0)
-                return fail("--bcast-algorithm is auto, chain or scatter_allgather, not '" + v +
-                            "'");
+                return fail("--bcast-algorithm is auto, chain, scatter_allgather, "
+                            "scatter_allgather_flat or scatter_allgather_tree, not '" +
+                            v + "'");
         } else if (a == "--allreduce-algorithm") {
             o->zip.allreduce_algorithm = zip_allreduce_algorithm_parse(v.c_str());
             if (o->zip.allreduce_algorithm < 0)

@@ -109,6 +109,7 @@ ZipRankResult bcast(const RankEnv &env, const ZipSettings &s, const Route &route
                         : ZIP_BCAST_AUTO;
     args.chain_segment = s.segment_by_model ? plan.chain_segment : 0;
     args.sag_chunk = plan.sag_chunk;
+    args.sag_tree = plan.sag_tree;
     args.policy = policy;
     out.error = zip_algo_bcast(t.get(), env.codec->ops(), &args, &out.algo);
     env.codec->pay();

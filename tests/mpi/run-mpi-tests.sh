@@ -199,6 +199,19 @@ for np in 3 4 8; do
     [ "$silent" = 0 ]
     report "bcast np=$np scatter_allgather: every rank forwards" $? "$bin/out.log"
 done
+# Its scatter down the binomial tree (auto takes it only on many ranks with costly messages):
+# bit-exact, compressed, planned as the tree, and still every rank forwards in the allgather.
+for np in 5 8; do
+    run_stats "bcast np=$np zip=on scatter_allgather_tree, compressed" bcast bcast compressed \
+        -np "$np" --oversubscribe $zip_on --mca coll_zip_bcast_algorithm scatter_allgather_tree \
+        --mca coll_zip_verbose 10 "$bin/test_bcast"
+    trees=$(grep -c "topology 3, .*scatter tree" "$bin/out.log")
+    echo "    bcast plans with the tree's scatter: $trees; silent world calls: $(world_silent)" \
+        >>"$bin/out.log"
+    [ "$trees" -gt 0 ] && [ "$(world_silent)" = 0 ]
+    report "bcast np=$np scatter_allgather_tree: planned as the tree, every rank forwards" $? \
+        "$bin/out.log"
+done
 mpirun_logged -np 4 --oversubscribe $zip_on --mca coll_zip_verbose 10 "$bin/test_bcast"
 [ "$(world_silent)" -gt 0 ] && grep -q "PASS: " "$bin/out.log"
 report "bcast np=4 auto: the chain/tree, whose last ranks forward nothing" $? "$bin/out.log"

@@ -24,7 +24,7 @@ struct Outcome {
 };
 
 Outcome sag_bcast(World &w, ToyCodec &codec, const std::vector<char> &data, int root,
-                  int try_compress = 1, size_t sag_chunk = 0)
+                  int try_compress = 1, size_t sag_chunk = 0, int sag_tree = 0)
 {
     Outcome out;
     const size_t n = size_t(w.size());
@@ -44,6 +44,7 @@ Outcome sag_bcast(World &w, ToyCodec &codec, const std::vector<char> &data, int 
         a.segment_bytes = 49152;
         a.topology = ZIP_BCAST_SCATTER_ALLGATHER;
         a.sag_chunk = sag_chunk;
+        a.sag_tree = sag_tree;
         out.rc[size_t(rank)] = zip_algo_bcast(&t, &ops, &a, &out.result[size_t(rank)]);
     });
     return out;
@@ -81,14 +82,15 @@ void expect_everywhere(const Outcome &o, const std::vector<char> &data, const st
 // bit-exact everywhere; `also` checks more of each outcome.
 void expect_every_root_delivers(World &w, ToyCodec &codec, size_t bytes, uint64_t seed,
                                 const std::function<void(int kind, int root, const Outcome &,
-                                                         const std::string &)> &also = nullptr)
+                                                         const std::string &)> &also = nullptr,
+                                int sag_tree = 0, size_t sag_chunk = 0)
 {
     const int size = w.size();
     for (int kind = 0; kind < 3; ++kind) {
         const auto data = kind == 2 ? mixed_data(bytes, size, bytes)
                                     : algotest::make_data(bytes, kind == 1, seed);
         for (int root = 0; root < size; ++root) {
-            const Outcome o = sag_bcast(w, codec, data, root);
+            const Outcome o = sag_bcast(w, codec, data, root, 1, sag_chunk, sag_tree);
             const std::string what = "size " + std::to_string(size) + " bytes " +
                                      std::to_string(bytes) + " kind " + std::to_string(kind) +
                                      " root " + std::to_string(root);
@@ -354,36 +356,39 @@ TEST(CollAlgoBcastSagErrors, CorruptFrameIsReportedAndNobodyHangs)
 // Over a testing transport (MPI_Ibcast's mode) the topology suspends instead of waiting.
 TEST(CollAlgoBcastSagNonBlocking, AdvancedByPollingDeliversTheSame)
 {
-    for (int size : {3, 8}) {
-        World w(size, false, 0, true);
-        ToyCodec codec;
-        const zip_codec_ops_t ops = codec.ops();
-        const auto data = mixed_data(77777, size, 2);
-        std::vector<std::vector<char>> bufs(size_t(size), std::vector<char>(data.size(), 'q'));
-        bufs[1] = data;
-        std::vector<int> rc(size_t(size), -100);
-        std::vector<zip_algo_result_t> res(static_cast<size_t>(size));
-        w.run([&](int rank, const zip_transport_t &t) {
-            zip_bcast_args_t a{};
-            a.buf = bufs[size_t(rank)].data();
-            a.bytes = data.size();
-            a.root = 1;
-            a.tag = 3;
-            a.try_compress = 1;
-            a.segment_bytes = 8192;
-            a.topology = ZIP_BCAST_SCATTER_ALLGATHER;
-            zip_algo_call_t *c = zip_algo_ibcast(&t, &ops, &a, &res[size_t(rank)]);
-            ASSERT_NE(c, nullptr);
-            while (zip_algo_call_advance(c) == 0) {
+    for (int size : {3, 8, 17})
+        for (int tree : {0, 1}) {
+            World w(size, false, 0, true);
+            ToyCodec codec;
+            const zip_codec_ops_t ops = codec.ops();
+            const auto data = mixed_data(77777, size, 2);
+            std::vector<std::vector<char>> bufs(size_t(size), std::vector<char>(data.size(), 'q'));
+            bufs[1] = data;
+            std::vector<int> rc(size_t(size), -100);
+            std::vector<zip_algo_result_t> res(static_cast<size_t>(size));
+            w.run([&](int rank, const zip_transport_t &t) {
+                zip_bcast_args_t a{};
+                a.buf = bufs[size_t(rank)].data();
+                a.bytes = data.size();
+                a.root = 1;
+                a.tag = 3;
+                a.try_compress = 1;
+                a.segment_bytes = 8192;
+                a.topology = ZIP_BCAST_SCATTER_ALLGATHER;
+                a.sag_tree = tree;
+                zip_algo_call_t *c = zip_algo_ibcast(&t, &ops, &a, &res[size_t(rank)]);
+                ASSERT_NE(c, nullptr);
+                while (zip_algo_call_advance(c) == 0) {
+                }
+                rc[size_t(rank)] = zip_algo_call_finish(c);
+            });
+            for (int r = 0; r < size; ++r) {
+                EXPECT_EQ(rc[size_t(r)], ZIP_ALGO_OK);
+                EXPECT_TRUE(bufs[size_t(r)] == data)
+                    << "size " << size << " tree " << tree << " rank " << r;
             }
-            rc[size_t(rank)] = zip_algo_call_finish(c);
-        });
-        for (int r = 0; r < size; ++r) {
-            EXPECT_EQ(rc[size_t(r)], ZIP_ALGO_OK);
-            EXPECT_TRUE(bufs[size_t(r)] == data) << "size " << size << " rank " << r;
+            EXPECT_EQ(w.unreceived(), 0u);
         }
-        EXPECT_EQ(w.unreceived(), 0u);
-    }
 }
 
 // The cost model (docs/design.md, "Choosing the topology").
@@ -484,6 +489,11 @@ TEST(CollAlgoBcastPlan, TheParameterForcesOrDefersToTheModel)
     EXPECT_EQ(zip_bcast_algorithm_parse("chain"), ZIP_BCAST_ALGORITHM_CHAIN);
     EXPECT_EQ(zip_bcast_algorithm_parse("scatter_allgather"),
               ZIP_BCAST_ALGORITHM_SCATTER_ALLGATHER);
+    EXPECT_EQ(zip_bcast_algorithm_parse("scatter_allgather_flat"),
+              ZIP_BCAST_ALGORITHM_SCATTER_ALLGATHER_FLAT);
+    EXPECT_EQ(zip_bcast_algorithm_parse("scatter_allgather_tree"),
+              ZIP_BCAST_ALGORITHM_SCATTER_ALLGATHER_TREE);
+    EXPECT_EQ(zip_bcast_algorithm_parse("tree"), -1);
     EXPECT_EQ(zip_bcast_algorithm_parse("binomial"), -1);
     EXPECT_EQ(zip_bcast_algorithm_parse("Chain"), -1);
     const zip_algo_policy_t p = agreed_10gbit();
@@ -561,4 +571,119 @@ TEST(CollAlgoBcastPlan, TheChunkGrowsWithTheLink)
     EXPECT_EQ(plan.sag_chunk, zip_bcast_sag_chunk(p.speeds.link_Bps));
     plan = zip_bcast_route(ZIP_BCAST_ALGORITHM_CHAIN, &p, &a, 0.0, 2e-6, 4 * kMiB, 256, 49152, 0);
     EXPECT_EQ(plan.sag_chunk, 0u);
+}
+
+// The binomial scatter (zip_bcast_args_t's sag_tree): the same bytes everywhere from every
+// root, with blocks that travel alone, coalesced (blocks of 1000 bytes: K = 16; 33000 with
+// chunks of 128 KiB: K = 2 and c no multiple of K) and larger than a chunk, subtrees of one
+// block and of many, clipped at P (P - 1 not a power of two) or empty (fewer bytes than ranks).
+TEST(CollAlgoBcastSagTree, DeliversExactBytesFromEveryRoot)
+{
+    for (int size : {2, 3, 4, 5, 8, 9, 14, 17}) {
+        World w(size);
+        ToyCodec codec;
+        const size_t q = size_t(size - 1);
+        for (size_t bytes :
+             {size_t(1), size_t(5), 8 * q - 3, 1000 * q + 3, 33000 * q - 5, 70001 * q + 3})
+            expect_every_root_delivers(w, codec, bytes, bytes + 11, nullptr, 1);
+    }
+}
+
+TEST(CollAlgoBcastSagTree, EachRankReceivesItsSubtreeInOneOrTwoMessages)
+{
+    // 17 ranks, blocks of 1000 bytes: the subtrees of v = 2, 4, 6, 8, 10, 12 and 14 hold
+    // several blocks (lengths and wires: two messages each), the other 9 one (one message):
+    // 23 messages where the flat scatter sends 16, of which the root sends 8 (to v = 16, 8, 4,
+    // 2, 1); then the allgather's 4 steps of two messages per rank, as before.
+    World w(17);
+    ToyCodec codec;
+    for (int kind = 0; kind < 3; ++kind) {
+        const auto data =
+            kind == 2 ? mixed_data(16000, 17, 8) : algotest::make_data(16000, kind == 1, 8);
+        w.messages = 0;
+        const Outcome o = sag_bcast(w, codec, data, 5, 1, 0, 1);
+        expect_everywhere(o, data, "kind " + std::to_string(kind));
+        EXPECT_EQ(w.messages.load(), 23u + 16u * 4u * 2u) << "kind " << kind;
+        EXPECT_EQ(w.unreceived(), 0u);
+    }
+}
+
+TEST(CollAlgoBcastSagTree, EachBlockIsCompressedOnceAndDecodedOncePerRank)
+{
+    // 17 ranks with blocks of 12000 bytes travel coalesced, 5 and 8 one message per block.
+    for (int size : {5, 8, 17}) {
+        World w(size);
+        ToyCodec codec;
+        const size_t bytes = 12000 * size_t(size - 1) + 5;
+        const auto data = mixed_data(bytes, size, 3);
+        const Outcome o = sag_bcast(w, codec, data, 1, 1, 0, 1);
+        expect_everywhere(o, data, "size " + std::to_string(size));
+        const size_t block = block_of(bytes, size);
+        size_t even = 0;
+        for (int b = 0; b < size - 1; b += 2)
+            even += size_t(b) * block < bytes;
+        EXPECT_EQ(codec.compressions.load(), size_t(size - 1));
+        EXPECT_EQ(codec.bytes_offered.load(), bytes);
+        EXPECT_EQ(codec.decodes.load(), even * size_t(size - 1));
+        // The root sends each block once, the frames and the raw blocks of a subtree together.
+        const zip_algo_result_t &root = o.result[1];
+        EXPECT_TRUE(root.compressed);
+        EXPECT_LT(root.bytes_out, root.bytes_in);
+        EXPECT_EQ(root.bytes_in, bytes);
+        EXPECT_EQ(w.unreceived(), 0u);
+    }
+}
+
+TEST(CollAlgoBcastSagTree, CorruptFrameIsReportedAndNobodyHangs)
+{
+    for (int size : {6, 17}) {
+        World w(size);
+        ToyCodec codec;
+        codec.fail_decode = true;
+        const auto smooth = algotest::make_data(3000 * size_t(size), true, 9);
+        const Outcome o = sag_bcast(w, codec, smooth, 3, 1, 0, 1);
+        EXPECT_EQ(o.rc[3], ZIP_ALGO_OK); // the root decodes nothing
+        for (int r = 0; r < size; ++r)
+            if (r != 3) {
+                EXPECT_EQ(o.rc[size_t(r)], ZIP_ALGO_ERR_CODEC) << "rank " << r;
+            }
+        EXPECT_EQ(w.unreceived(), 0u);
+    }
+}
+
+// With a microsecond per message, the root's 255 sends of a 256-rank scatter cost it more than
+// their bytes at 25 Gbit/s: the plan scatters down the tree (log2 P hops of two messages).
+// With 17 ranks on a slower link, or a half message larger than the transport carries, the
+// root sends each rank its block.
+TEST(CollAlgoBcastPlan, ManyRanksScatterDownATree)
+{
+    zip_algo_policy_t p = agreed_10gbit();
+    p.speeds.link_Bps = 3.125e9;
+    zip_algo_agreed_t a{};
+    a.ranks_per_node = 1;
+    zip_bcast_plan_t plan = zip_bcast_route(ZIP_BCAST_ALGORITHM_SCATTER_ALLGATHER, &p, &a, 0.0,
+                                            2e-6, 256 * 1024, 256, 49152, 0);
+    EXPECT_EQ(plan.topology, ZIP_BCAST_SCATTER_ALLGATHER);
+    EXPECT_EQ(plan.sag_tree, 1);
+    plan = zip_bcast_route(ZIP_BCAST_ALGORITHM_SCATTER_ALLGATHER, &p, &a, 0.0, 2e-6, 256 * 1024,
+                           256, 49152, 65536);
+    EXPECT_EQ(plan.sag_tree, 0);
+    // The parameter forces either scatter (the tree only where its half fits a message).
+    plan = zip_bcast_route(ZIP_BCAST_ALGORITHM_SCATTER_ALLGATHER_FLAT, &p, &a, 0.0, 2e-6,
+                           256 * 1024, 256, 49152, 0);
+    EXPECT_EQ(plan.topology, ZIP_BCAST_SCATTER_ALLGATHER);
+    EXPECT_EQ(plan.sag_tree, 0);
+    p = agreed_10gbit();
+    plan = zip_bcast_route(ZIP_BCAST_ALGORITHM_SCATTER_ALLGATHER, &p, &a, 0.0, 30e-6, 4 * kMiB, 17,
+                           49152, 0);
+    EXPECT_EQ(plan.sag_tree, 0);
+    plan = zip_bcast_route(ZIP_BCAST_ALGORITHM_SCATTER_ALLGATHER_TREE, &p, &a, 0.0, 30e-6, 4 * kMiB,
+                           17, 49152, 0);
+    EXPECT_EQ(plan.topology, ZIP_BCAST_SCATTER_ALLGATHER);
+    EXPECT_EQ(plan.sag_tree, 1);
+    plan = zip_bcast_route(ZIP_BCAST_ALGORITHM_SCATTER_ALLGATHER_TREE, &p, &a, 0.0, 30e-6, 4 * kMiB,
+                           17, 49152, kMiB);
+    EXPECT_EQ(plan.sag_tree, 0);
+    plan = zip_bcast_route(ZIP_BCAST_ALGORITHM_CHAIN, &p, &a, 0.0, 2e-6, 256 * 1024, 256, 49152, 0);
+    EXPECT_EQ(plan.sag_tree, 0);
 }
