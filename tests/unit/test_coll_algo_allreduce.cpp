@@ -122,20 +122,24 @@ struct Outcome {
     std::vector<int> rc;
     std::vector<zip_algo_result_t> res;
     size_t unreceived = 0;
+    size_t messages = 0; // sent, over all ranks
 };
 
 // root < 0: allreduce by `algorithm`; else reduce to root. on_node: every rank shares a node
 // with its neighbour (ranks 2i and 2i + 1).
 // rendezvous: sends read their buffer when they meet their receive (World::rendezvous).
 // policy: the call's (nullptr: none, every sample that shrinks is taken).
+// inputs: every rank's contribution (nullptr: contribution(rank, n, compressible)).
 Outcome run(int size, size_t n, bool compressible, int root, ToyCodec &codec,
             int algorithm = ZIP_ALLREDUCE_RING, bool on_node = false, bool rendezvous = false,
-            const zip_algo_policy_t *policy = nullptr)
+            const zip_algo_policy_t *policy = nullptr,
+            const std::vector<std::vector<double>> *inputs = nullptr)
 {
     Outcome o;
     o.inputs.resize(size_t(size));
     for (int r = 0; r < size; ++r)
-        o.inputs[size_t(r)] = contribution(r, n, compressible);
+        o.inputs[size_t(r)] =
+            inputs != nullptr ? (*inputs)[size_t(r)] : contribution(r, n, compressible);
     o.results = o.inputs;
     o.rc.assign(size_t(size), -100);
     o.res.resize(size_t(size));
@@ -157,6 +161,7 @@ Outcome run(int size, size_t n, bool compressible, int root, ToyCodec &codec,
                                       : zip_algo_reduce(&t, &ops, root, &a, &o.res[size_t(rank)]);
     });
     o.unreceived = w.unreceived();
+    o.messages = w.messages.load();
     return o;
 }
 
@@ -552,6 +557,62 @@ TEST_P(CollAlgoAllreduceHalving, PartialResultsAndFinishedChunksTravelCompressed
         EXPECT_NEAR(double(res.bytes_in), want, 8.0 * 2 * pof2) << "rank " << r;
         EXPECT_EQ(res.compressed, 1) << "rank " << r;
         EXPECT_LT(res.bytes_out, res.bytes_in * 3 / 4) << "rank " << r;
+    }
+}
+
+// An allgather step moves its window of finished chunks as two messages (the wires' lengths,
+// the wires), however many chunks: pof2 / 2 at the last step. So do the unfold's pof2 chunks.
+// With the fold's rem messages and the reduce-scatter's one per virtual rank and step, the call
+// sends rem + pof2 log2 pof2 + 2 pof2 log2 pof2 + 2 rem messages, frames or raw.
+TEST_P(CollAlgoAllreduceHalving, EachAllgatherStepIsTwoMessagesWhateverItsChunks)
+{
+    const int size = GetParam();
+    int pof2 = 1, steps = 0;
+    while (2 * pof2 <= size) {
+        pof2 *= 2;
+        ++steps;
+    }
+    const size_t rem = size_t(size - pof2);
+    const size_t want = rem + size_t(pof2 * steps) * 3 + 2 * rem;
+    for (bool compressible : {true, false}) {
+        ToyCodec codec;
+        const Outcome o = run(size, 8192, compressible, -1, codec, ZIP_ALLREDUCE_HALVING);
+        const auto exact = halving_order_reference(o.inputs);
+        for (int r = 0; r < size; ++r)
+            EXPECT_TRUE(same_bits(o.results[size_t(r)], exact)) << "rank " << r;
+        EXPECT_EQ(o.messages, want) << "compressible " << compressible;
+        EXPECT_EQ(o.unreceived, 0u);
+    }
+}
+
+// Windows that mix frames and raw chunks (every other chunk's elements compress, the rest are
+// random): the sender packs them, the receiver moves each wire to its place, from the last
+// back; every rank ends with the exact result, sizes with and without a fold, rendezvous too.
+TEST_P(CollAlgoAllreduceHalving, WindowsOfFramesAndRawChunksLandInPlace)
+{
+    const int size = GetParam();
+    int pof2 = 1;
+    while (2 * pof2 <= size)
+        pof2 *= 2;
+    const size_t n = 1024 * size_t(pof2) + 5, chunk = n / size_t(pof2);
+    std::vector<std::vector<double>> x(static_cast<size_t>(size));
+    for (int r = 0; r < size; ++r) {
+        const auto smooth = contribution(r, n, true), random = contribution(r, n, false);
+        x[size_t(r)].resize(n);
+        for (size_t i = 0; i < n; ++i)
+            x[size_t(r)][i] = (i / chunk) % 2 == 0 ? smooth[i] : random[i];
+    }
+    for (bool rendezvous : {false, true}) {
+        ToyCodec codec;
+        const Outcome o =
+            run(size, n, true, -1, codec, ZIP_ALLREDUCE_HALVING, false, rendezvous, nullptr, &x);
+        const auto exact = halving_order_reference(o.inputs);
+        for (int r = 0; r < size; ++r) {
+            EXPECT_EQ(o.rc[size_t(r)], ZIP_ALGO_OK) << "rank " << r;
+            EXPECT_TRUE(same_bits(o.results[size_t(r)], exact)) << "rank " << r;
+        }
+        EXPECT_GT(codec.decodes.load(), 0u);
+        EXPECT_EQ(o.unreceived, 0u);
     }
 }
 
