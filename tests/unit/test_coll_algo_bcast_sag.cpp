@@ -24,7 +24,8 @@ struct Outcome {
 };
 
 Outcome sag_bcast(World &w, ToyCodec &codec, const std::vector<char> &data, int root,
-                  int try_compress = 1, size_t sag_chunk = 0, int sag_tree = 0)
+                  int try_compress = 1, size_t sag_chunk = 0, int sag_tree = 0,
+                  const zip_algo_policy_t *policy = nullptr)
 {
     Outcome out;
     const size_t n = size_t(w.size());
@@ -45,6 +46,7 @@ Outcome sag_bcast(World &w, ToyCodec &codec, const std::vector<char> &data, int 
         a.topology = ZIP_BCAST_SCATTER_ALLGATHER;
         a.sag_chunk = sag_chunk;
         a.sag_tree = sag_tree;
+        a.policy = rank == root ? policy : nullptr;
         out.rc[size_t(rank)] = zip_algo_bcast(&t, &ops, &a, &out.result[size_t(rank)]);
     });
     return out;
@@ -686,4 +688,32 @@ TEST(CollAlgoBcastPlan, ManyRanksScatterDownATree)
     EXPECT_EQ(plan.sag_tree, 0);
     plan = zip_bcast_route(ZIP_BCAST_ALGORITHM_CHAIN, &p, &a, 0.0, 2e-6, 256 * 1024, 256, 49152, 0);
     EXPECT_EQ(plan.sag_tree, 0);
+}
+
+// The root codes the whole message and every other rank decodes all of it: its sample is judged
+// as an exchange (coding plus decoding against the wire), not as the chain's pipeline. With a
+// 4.6 / 7.8 GB/s codec on a 25 Gbit/s link (3.125 GB/s) the two add up to more than the wire,
+// and the data goes raw, though the chain would compress it; at 10 Gbit/s it is compressed.
+TEST(CollAlgoBcastSagCoding, TheSampleIsJudgedAsCodingPlusDecodingAgainstTheWire)
+{
+    World w(9);
+    ToyCodec codec;
+    const auto smooth = algotest::make_data(8 * 40000, true, 17);
+    zip_algo_policy_t p{};
+    p.mode = ZIP_POLICY_AUTO;
+    p.shape = ZIP_TRANSFER_PIPELINED;
+    p.speeds.compress_Bps = 4.6e9;
+    p.speeds.decompress_Bps = 7.8e9;
+    for (const auto &[link_Bps, compressed] : {std::pair{3.125e9, 0}, std::pair{1.25e9, 1}}) {
+        p.speeds.link_Bps = link_Bps;
+        ASSERT_EQ(zip_policy_decide(ZIP_POLICY_AUTO, &p.speeds, smooth.size(), 0, 2.0,
+                                    ZIP_TRANSFER_PIPELINED),
+                  ZIP_VERDICT_COMPRESS);
+        for (int tree : {0, 1}) {
+            const Outcome o = sag_bcast(w, codec, smooth, 4, 1, 0, tree, &p);
+            expect_everywhere(o, smooth, "link " + std::to_string(link_Bps));
+            EXPECT_EQ(o.result[4].compressed, compressed) << link_Bps << " tree " << tree;
+            EXPECT_EQ(w.unreceived(), 0u);
+        }
+    }
 }
