@@ -163,17 +163,23 @@ TEST(CollAlgoBcastSagMessages, SmallBlocksTravelTwoMessagesPerBruckStep)
 {
     // 17 ranks: the root's 16 blocks of 1000 bytes, then 4 Bruck steps of two messages (the
     // lengths, the wires) per rank, where a message per block would be 1 + 2 + 4 + 8 per rank.
+    // Down the tree (sag_tree) the subtrees of v = 2, 4, 6, 8, 10, 12 and 14 hold several
+    // blocks (lengths and wires: two messages each), the other 9 one (one message): 23
+    // messages where the flat scatter sends 16, of which the root sends 8 (to v = 16, 8, 4, 2,
+    // 1); the allgather's as before.
     World w(17);
     ToyCodec codec;
-    for (int kind = 0; kind < 3; ++kind) {
-        const auto data =
-            kind == 2 ? mixed_data(16000, 17, 8) : algotest::make_data(16000, kind == 1, 8);
-        w.messages = 0;
-        const Outcome o = sag_bcast(w, codec, data, 5);
-        expect_everywhere(o, data, "kind " + std::to_string(kind));
-        EXPECT_EQ(w.messages.load(), 16u + 16u * 4u * 2u) << "kind " << kind;
-        EXPECT_EQ(w.unreceived(), 0u);
-    }
+    for (const auto &[tree, scatter] : {std::pair{0, 16u}, std::pair{1, 23u}})
+        for (int kind = 0; kind < 3; ++kind) {
+            const auto data =
+                kind == 2 ? mixed_data(16000, 17, 8) : algotest::make_data(16000, kind == 1, 8);
+            w.messages = 0;
+            const Outcome o = sag_bcast(w, codec, data, 5, 1, 0, tree);
+            expect_everywhere(o, data, "kind " + std::to_string(kind));
+            EXPECT_EQ(w.messages.load(), scatter + 16u * 4u * 2u)
+                << "kind " << kind << " tree " << tree;
+            EXPECT_EQ(w.unreceived(), 0u);
+        }
 }
 
 // Blocks of 20-40 KiB travel in chunks of K = 2 or 4 offsets (kChunkBytes 128 KiB): steps
@@ -588,25 +594,6 @@ TEST(CollAlgoBcastSagTree, DeliversExactBytesFromEveryRoot)
         for (size_t bytes :
              {size_t(1), size_t(5), 8 * q - 3, 1000 * q + 3, 33000 * q - 5, 70001 * q + 3})
             expect_every_root_delivers(w, codec, bytes, bytes + 11, nullptr, 1);
-    }
-}
-
-TEST(CollAlgoBcastSagTree, EachRankReceivesItsSubtreeInOneOrTwoMessages)
-{
-    // 17 ranks, blocks of 1000 bytes: the subtrees of v = 2, 4, 6, 8, 10, 12 and 14 hold
-    // several blocks (lengths and wires: two messages each), the other 9 one (one message):
-    // 23 messages where the flat scatter sends 16, of which the root sends 8 (to v = 16, 8, 4,
-    // 2, 1); then the allgather's 4 steps of two messages per rank, as before.
-    World w(17);
-    ToyCodec codec;
-    for (int kind = 0; kind < 3; ++kind) {
-        const auto data =
-            kind == 2 ? mixed_data(16000, 17, 8) : algotest::make_data(16000, kind == 1, 8);
-        w.messages = 0;
-        const Outcome o = sag_bcast(w, codec, data, 5, 1, 0, 1);
-        expect_everywhere(o, data, "kind " + std::to_string(kind));
-        EXPECT_EQ(w.messages.load(), 23u + 16u * 4u * 2u) << "kind " << kind;
-        EXPECT_EQ(w.unreceived(), 0u);
     }
 }
 
