@@ -287,13 +287,17 @@ TEST(CollAlgoBcastSagCopies, RawBlocksAreCopiedOnceInRuns)
 
 TEST(CollAlgoBcastSagCoding, EachBlockIsCompressedOnceAndDecodedOncePerRank)
 {
-    for (int size : {3, 5, 8}) {
+    // Flat and down the tree (sag_tree: the root sends a subtree's frames and raw blocks
+    // together); 17 ranks' blocks travel coalesced, the others' one message per block.
+    for (const auto &[size, tree] : {std::pair{3, 0}, std::pair{5, 0}, std::pair{8, 0},
+                                     std::pair{5, 1}, std::pair{8, 1}, std::pair{17, 1}}) {
         World w(size);
         ToyCodec codec;
         const size_t bytes = 12000 * size_t(size) + 5;
         const auto data = mixed_data(bytes, size, 3);
-        const Outcome o = sag_bcast(w, codec, data, size - 1);
-        expect_everywhere(o, data, "size " + std::to_string(size));
+        const Outcome o = sag_bcast(w, codec, data, size - 1, 1, 0, tree);
+        expect_everywhere(o, data,
+                          "size " + std::to_string(size) + " tree " + std::to_string(tree));
         // Every block (one per other rank) is offered to the codec once, by the root; the even
         // ones shrink, the odd ones go raw, and every other rank decodes every even one once.
         const size_t block = block_of(bytes, size);
@@ -594,32 +598,6 @@ TEST(CollAlgoBcastSagTree, DeliversExactBytesFromEveryRoot)
         for (size_t bytes :
              {size_t(1), size_t(5), 8 * q - 3, 1000 * q + 3, 33000 * q - 5, 70001 * q + 3})
             expect_every_root_delivers(w, codec, bytes, bytes + 11, nullptr, 1);
-    }
-}
-
-TEST(CollAlgoBcastSagTree, EachBlockIsCompressedOnceAndDecodedOncePerRank)
-{
-    // 17 ranks with blocks of 12000 bytes travel coalesced, 5 and 8 one message per block.
-    for (int size : {5, 8, 17}) {
-        World w(size);
-        ToyCodec codec;
-        const size_t bytes = 12000 * size_t(size - 1) + 5;
-        const auto data = mixed_data(bytes, size, 3);
-        const Outcome o = sag_bcast(w, codec, data, 1, 1, 0, 1);
-        expect_everywhere(o, data, "size " + std::to_string(size));
-        const size_t block = block_of(bytes, size);
-        size_t even = 0;
-        for (int b = 0; b < size - 1; b += 2)
-            even += size_t(b) * block < bytes;
-        EXPECT_EQ(codec.compressions.load(), size_t(size - 1));
-        EXPECT_EQ(codec.bytes_offered.load(), bytes);
-        EXPECT_EQ(codec.decodes.load(), even * size_t(size - 1));
-        // The root sends each block once, the frames and the raw blocks of a subtree together.
-        const zip_algo_result_t &root = o.result[1];
-        EXPECT_TRUE(root.compressed);
-        EXPECT_LT(root.bytes_out, root.bytes_in);
-        EXPECT_EQ(root.bytes_in, bytes);
-        EXPECT_EQ(w.unreceived(), 0u);
     }
 }
 
