@@ -207,7 +207,6 @@ class Halving
     struct Window {
         int lo = 0, hi = 0, peer = -1;
     };
-    using WireLen = uint32_t;
 
     // What the reduce-scatter's sample is judged by. Its step is not a pipeline: a rank encodes
     // the half it sends, and decodes and reduces the partner's, before the next step can
@@ -452,12 +451,10 @@ class Halving
         const auto [lo, hi, peer] = in_;
         if (err != ZIP_ALGO_OK || chunks_.span(lo, hi) == 0)
             co_return err;
-        bool valid = got_lens == sizeof(WireLen) * size_t(hi - lo);
         size_t wires = 0;
-        for (int c = lo; c < hi && valid; ++c) {
-            valid = in_lens_[size_t(c - lo)] <= chunks_.bytes(c);
-            wires += in_lens_[size_t(c - lo)];
-        }
+        const bool valid = wire_lengths_valid(
+            in_lens_.data(), hi - lo, got_lens,
+            [&](int i, size_t len) { return len <= chunks_.bytes(lo + i); }, &wires);
         if (!valid || wires != got)
             co_return ZIP_ALGO_ERR_LENGTH;
         // From the last wire back: each moves right (to its chunk's place) or to the store, over

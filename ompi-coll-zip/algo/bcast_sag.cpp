@@ -72,9 +72,6 @@ namespace
 // with 8 or 32; 128 ranks 8.3, 6.9, 6.8, 6.8).
 constexpr size_t kScatterWindow = 8;
 
-// A coalesced chunk's lengths: one per block, its wire's (a raw block's: its raw length).
-using WireLen = uint32_t;
-
 // The largest power of two <= n (n >= 1).
 int floor_pow2(size_t n)
 {
@@ -519,13 +516,10 @@ Task SagBcast::take_subtree()
         got = 0;
     }
     sub_lens_req_ = nullptr;
-    bool valid = got == sizeof(WireLen) * size_t(s);
     size_t wires = 0;
-    for (int j = 0; j < s; ++j) {
-        valid = valid && sub_lens_[size_t(j)] <= sg_.length(u_ + j);
-        wires += sub_lens_[size_t(j)];
-    }
-    if (!valid) {
+    if (!wire_lengths_valid(
+            sub_lens_.data(), s, got, [&](int j, size_t len) { return len <= sg_.length(u_ + j); },
+            &wires)) {
         err = keep_first(err, ZIP_ALGO_ERR_LENGTH);
         for (int j = 0; j < s; ++j)
             sub_lens_[size_t(j)] = WireLen(sg_.length(u_ + j));
@@ -680,10 +674,9 @@ int SagBcast::post_wires(Piece &p)
 // this rank forwards stay consistent and nobody waits; the piece is then an error.
 int SagBcast::check_lengths(const Piece &p, size_t got)
 {
-    bool valid = got == sizeof(WireLen) * size_t(p.count);
-    for (int j = p.first; j < p.first + p.count && valid; ++j)
-        valid = lens_[size_t(j)] <= sg_.length(block_at(j));
-    if (valid)
+    if (wire_lengths_valid(lens_.data() + p.first, p.count, got, [&](int i, size_t len) {
+            return len <= sg_.length(block_at(p.first + i));
+        }))
         return ZIP_ALGO_OK;
     for (int j = p.first; j < p.first + p.count; ++j)
         lens_[size_t(j)] = WireLen(sg_.length(block_at(j)));

@@ -121,13 +121,11 @@ int BruckStepsAllgather::send_step(int count, int to, zip_algo_result_t *res)
 
 int BruckStepsAllgather::check_lengths(int first, int count, size_t got)
 {
-    bool valid = got == sizeof(WireLen) * size_t(count);
-    for (int j = first; j < first + count && valid; ++j) {
-        const GatherBlock &b = block(j);
-        const size_t len = lens_[size_t(j)];
+    const bool valid = wire_lengths_valid(lens_.data() + first, count, got, [&](int i, size_t len) {
+        const GatherBlock &b = block(first + i);
         // A plain block is never coded: it arrives at its raw length.
-        valid = len <= b.block.bytes && (!b.plain || len == b.block.bytes);
-    }
+        return len <= b.block.bytes && (!b.plain || len == b.block.bytes);
+    });
     if (valid)
         return ZIP_ALGO_OK;
     for (int j = first; j < first + count; ++j)

@@ -55,7 +55,6 @@ class BruckStepsAllgather
     int chunk() const { return chunk_; }
 
   private:
-    using WireLen = uint32_t;
     // Offsets first .. first+count-1, whose wires lie from byte `at` of the store.
     struct Piece {
         int first = 0, count = 0;

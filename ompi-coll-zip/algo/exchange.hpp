@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <vector>
 
 #include "block_codec.hpp"
@@ -46,6 +47,27 @@ int byte_view(const zip_transport_t *t, const zip_block_t &block, bool sending, 
 // Copies n bytes through the transport's copy where it has one (a simulator charges the time
 // and leaves the memory alone), else with memcpy.
 void transport_copy(const zip_transport_t *t, void *dst, const void *src, size_t n);
+
+// A coalesced run of blocks travels as two messages: their wires' lengths, a word each, then the
+// wires back to back (bcast's scatter-allgather, allgather's Bruck steps, allreduce's halving
+// windows).
+using WireLen = uint32_t;
+
+// Whether the lengths of n blocks arrived whole in `got` bytes, each a wire its block can be
+// (fits(i, len): block i's); *wires, where given, gets their sum.
+template <class Fits>
+bool wire_lengths_valid(const WireLen *lens, int n, size_t got, Fits fits, size_t *wires = nullptr)
+{
+    bool valid = got == sizeof(WireLen) * size_t(n);
+    size_t sum = 0;
+    for (int i = 0; i < n && valid; ++i) {
+        valid = fits(i, size_t(lens[i]));
+        sum += lens[i];
+    }
+    if (wires != nullptr)
+        *wires = sum;
+    return valid;
+}
 
 // One block of an allgather (ring.hpp, bruck.hpp), which crosses links to several ranks.
 struct GatherBlock {
