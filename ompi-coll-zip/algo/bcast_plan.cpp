@@ -8,18 +8,17 @@
 #include <initializer_list>
 
 #include "bcast.hpp"
+#include "chain_model.hpp"
 #include "zip_algo.h"
 
 namespace
 {
 
-// An unknown link (policy always, or no probe yet) counts as 10 Gbit/s.
-constexpr double kDefaultLinkBps = 1.25e9;
-
-// A message between two ranks of one node (shared memory) takes about a microsecond before its
-// bytes move; no parameter says more precisely, and next to the latency between nodes (20-50 us
-// over TCP) it barely counts.
-constexpr double kLocalLatency = 1e-6;
+using zipcoll::chain_model::kDefaultLinkBps;
+using zipcoll::chain_model::kLocalLatency;
+using zipcoll::chain_model::kMessageCost;
+using zipcoll::chain_model::local_hops;
+using zipcoll::chain_model::Model;
 
 // The chain segments the model weighs besides the rule's (zip_bcast_segment_bytes): 8-256 KiB in
 // steps of about 1.5x, all whole doubles.
@@ -36,27 +35,8 @@ constexpr double kClearlyFaster = 0.9;
 // ranks one per node, 256 KiB-1 MiB: the smaller the chunk the faster, down to 8 KiB, at 1, 10
 // and 25 Gbit/s); with a microsecond per message, chunks of 8 KiB lost to 32 KiB at 25 Gbit/s
 // (256 ranks, 256 KiB of random data: 0.44x against 0.62x of tuned's best).
-constexpr double kMessageCost = double(ZIP_BCAST_MESSAGE_COST_NS) * 1e-9;
 constexpr double kSagChunkMessages = 8.0;
 constexpr size_t kSmallestSagChunk = 8192;
-
-struct Model {
-    double alpha, beta, C, D, r;
-    int k;
-    double local_beta, local_share;
-    double ranks_per_core;
-
-    explicit Model(const zip_bcast_model_t &m)
-        : alpha(std::max(0.0, m.latency_s)), beta(m.link_Bps > 0.0 ? m.link_Bps : kDefaultLinkBps),
-          C(m.compress_Bps), D(m.decompress_Bps), r(m.ratio > 1.0 ? m.ratio : 1.0),
-          k(std::max(1, m.ranks_per_node)), local_beta(std::max(0.0, m.local_link_Bps)),
-          local_share(std::clamp(m.chain_local_share, 0.0, 1.0)), ranks_per_core(m.ranks_per_core)
-    {
-    }
-    double wire(double raw) const { return raw / r / beta; }
-    double wire_local(double raw) const { return raw / r / local_beta; }
-    double coding(double raw, double speed) const { return speed > 0.0 ? raw / speed : 0.0; }
-};
 
 double log2_ceil(int p)
 {
@@ -66,38 +46,12 @@ double log2_ceil(int p)
     return double(steps);
 }
 
-// How many of the chain's P - 1 hops join two ranks of one node, at least. At least
-// local_share x P of the P pairs (p, p + 1 mod P) do; the chain, which starts at the root, uses
-// all of them but the pair ending at the root, which may be one. Unknown local link: none (every
-// hop costed as one between nodes, as the model did before it knew nodes).
-int local_hops(const Model &m, int P)
-{
-    if (m.local_beta <= 0.0 || m.local_share <= 0.0)
-        return 0;
-    const double pairs = std::floor(m.local_share * double(P) + 1e-9);
-    return std::clamp(int(pairs) - 1, 0, P - 1);
-}
-
-// A chain of P ranks and S segments: P - 1 hops to fill, R of them between nodes at latency α and
-// the node's link, the others on a node at kLocalLatency and the local link; then a segment per
-// stage. A stage is the slowest of the wire of either kind of hop, the codec, and the receive
-// window: a rank posts the receive of segment i + W when segment i arrives, so at most W segments
-// move per hop time. With 32 ranks per node only one hop in 32 crosses a NIC, so fewer, larger
-// segments fill the chain about as fast and need fewer latencies per byte.
+// A rank of the bcast chain receives, codes and sends each segment on its one core; it decodes
+// what it keeps and forwards the frame as it came, so the slower of the two codings.
 double chain_time(const Model &m, double N, int P, double seg)
 {
-    const double S = std::ceil(N / seg);
-    const int L = local_hops(m, P), R = P - 1 - L;
-    const double W = double(zipcoll::kChainRecvWindow);
-    const double remote_hop = m.alpha + m.wire(seg) + 2.0 * kMessageCost;
-    const double local_hop = L > 0 ? kLocalLatency + m.wire_local(seg) + 2.0 * kMessageCost : 0.0;
-    // A rank receives, codes and sends each segment on its one core.
-    double stage = std::max(m.coding(seg, m.C), m.coding(seg, m.D)) + 2.0 * kMessageCost;
-    if (R > 0)
-        stage = std::max({stage, m.wire(seg), remote_hop / W});
-    if (L > 0)
-        stage = std::max({stage, m.wire_local(seg), local_hop / W});
-    return double(R) * remote_hop + double(L) * local_hop + (S - 1.0) * stage;
+    const double core = std::max(m.coding(seg, m.C), m.coding(seg, m.D)) + 2.0 * kMessageCost;
+    return zipcoll::chain_model::chain_time(m, N, P, seg, core, double(zipcoll::kChainRecvWindow));
 }
 
 // A binomial tree of S segments, L = ceil(log2 P) levels: the root sends every segment L times.
