@@ -145,7 +145,7 @@ static void schedule_args(zip_allreduce_args_t *args, zip_reduce_ops_t *reduce,
                           int algorithm)
 {
     *binding = (reduce_binding_t){op, dtype};
-    *reduce = (zip_reduce_ops_t){binding, dtype->super.size, reduce_with_op};
+    *reduce = (zip_reduce_ops_t){binding, dtype->super.size, reduce_with_op, NULL};
     *args = (zip_allreduce_args_t){
         .buf = buf,
         .bytes = bytes,
@@ -162,14 +162,14 @@ static void schedule_args(zip_allreduce_args_t *args, zip_reduce_ops_t *reduce,
 static int run_schedule(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm, int op_index,
                         int root, void *buf, const void *mine, size_t bytes,
                         struct ompi_datatype_t *dtype, struct ompi_op_t *op, int algorithm,
-                        size_t segment_floor)
+                        size_t segment)
 {
     reduce_binding_t binding;
     zip_reduce_ops_t reduce;
     zip_allreduce_args_t args;
     schedule_args(&args, &reduce, &binding, m, buf, bytes, dtype, op, algorithm);
     args.contribution = mine;
-    args.segment_floor = segment_floor;
+    args.segment = segment;
     args.tag =
         COLL_ZIP_OP_ALLREDUCE == op_index ? MCA_COLL_BASE_TAG_ALLREDUCE : MCA_COLL_BASE_TAG_REDUCE;
     return mca_coll_zip_run(m, comm, op_index, root, &args, NULL);
@@ -204,10 +204,16 @@ int mca_coll_zip_reduce(const void *sbuf, void *rbuf, int count, struct ompi_dat
         return m->previous_reduce(sbuf, rbuf, count, dtype, op, root, comm,
                                   m->previous_reduce_module);
     }
+    const size_t segment = zip_algo_reduce_segment(
+        bytes, ompi_comm_size(comm), dtype->super.size, segment_floor, schedule_link_Bps(m),
+        mca_coll_zip_component.bcast_latency_us * 1e-6, m->agreed ? &m->speeds : NULL);
+    opal_output_verbose(10, mca_coll_zip_component.output,
+                        "coll:zip: reduce of %zu bytes on %d ranks: chain of %zu-byte segments",
+                        bytes, ompi_comm_size(comm), segment);
     /* The chain reads each rank's contribution where it is and writes the result into the
      * root's receive buffer only (MPI leaves the others' undefined, and it may be NULL). */
     return run_schedule(m, comm, COLL_ZIP_OP_REDUCE, root, is_root ? rbuf : NULL, mine, bytes,
-                        dtype, op, ZIP_ALLREDUCE_RING, segment_floor);
+                        dtype, op, ZIP_ALLREDUCE_RING, segment);
 }
 
 /* MPI_Iallreduce: the same ring, advanced by Open MPI's progress engine (coll_zip_nb.h). */

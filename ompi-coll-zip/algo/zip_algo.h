@@ -386,6 +386,9 @@ typedef struct zip_reduce_ops {
     void *ctx;
     size_t elem_bytes; /* chunks are cut between elements */
     void (*reduce)(void *ctx, const void *in, void *inout, size_t bytes);
+    /* Copies `bytes` of this rank's contribution to where a reduce chain reduces into it;
+     * NULL: memcpy. (perftest/simscale charges the copy's time here.) */
+    void (*copy)(void *ctx, void *dst, const void *src, size_t bytes);
 } zip_reduce_ops_t;
 
 typedef struct zip_allreduce_args {
@@ -394,9 +397,9 @@ typedef struct zip_allreduce_args {
     size_t bytes; /* identical on every rank */
     int tag;
     int elem_type;
-    size_t threshold;     /* chunks below this many bytes travel raw; identical on every rank */
-    size_t segment_floor; /* reduce only: the chain's smallest segment, identical on every rank
-                             (zip_algo_reduce_segment_floor; 0: 16 KiB) */
+    size_t threshold; /* chunks below this many bytes travel raw; identical on every rank */
+    size_t segment;   /* reduce only: the chain's segment, identical on every rank
+                         (zip_algo_reduce_segment; 0: the rule's with a 16 KiB floor) */
     const zip_algo_policy_t *policy;
     const zip_reduce_ops_t *reduce;
     /* peer_on_node[p]: rank p shares this rank's node, so what goes to it is not compressed
@@ -476,6 +479,15 @@ size_t zip_algo_reduce_segment_floor(double link_Bps, double latency_s, double r
  * every rank given the same arguments; a reduce it does not suit goes to the previous
  * component. */
 bool zip_algo_reduce_suits(size_t bytes, int size, size_t elem_bytes, size_t segment_floor);
+/* The reduce chain's segment for `bytes` on `size` ranks, given the floor above: the rule's
+ * (bytes / (8 (size - 1)) between the floor and 48 KiB) or, where the link rate, the latency
+ * between nodes and the agreed speeds are known (agreed not NULL) and every rank has a core,
+ * the one of 8-48 KiB, not below the floor, whose worst loss against the fastest for raw data
+ * and for data that shrinks by 1.5x is least by the chain's cost model (docs/design.md,
+ * "Allreduce and reduce"), where that is at least 3 % below the rule's. The same on every rank
+ * given the same arguments, as the chain's segments must be. */
+size_t zip_algo_reduce_segment(size_t bytes, int size, size_t elem_bytes, size_t segment_floor,
+                               double link_Bps, double latency_s, const zip_algo_agreed_t *agreed);
 
 /* ---- Non-blocking: an algorithm in progress over a transport with `test` ---- */
 typedef struct zip_algo_call zip_algo_call_t;

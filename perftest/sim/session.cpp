@@ -100,7 +100,6 @@ bool predict(const Options &o, const CodecTable &table, Prediction *out)
             [&, bound]() { return o.exhaustive || best_so_far < 0 || bound < best_so_far; }));
     }
 
-    // zip-raw: zip's path forced, nothing compressed (a control for the algorithms alone).
     ZipSettings raw_settings = o.zip;
     raw_settings.mode = ZIP_POLICY_ALWAYS;
     // Policy always agrees no speeds; bcast's topology then takes the configured link rate,
@@ -108,13 +107,6 @@ bool predict(const Options &o, const CodecTable &table, Prediction *out)
     raw_settings.link_Bps = spec.link_Bps;
     out->zip_raw.route = route_call(work, spec.nodes, Agreed{}, raw_settings);
     out->has_zip_raw = o.zip_raw;
-    const size_t raw_step = runner.add("zip-raw", [&](int r) {
-        if (!o.zip_raw)
-            return;
-        if (out->zip_raw.route.takes())
-            tally(&out->zip_raw, run_zip_call(env[size_t(r)], raw_settings, out->zip_raw.route,
-                                              false, dummy.get()));
-    });
 
     // zip: the probe and the agreement on speeds (untimed, as at a communicator's first call),
     // then the call as the policy routes it.
@@ -145,7 +137,21 @@ bool predict(const Options &o, const CodecTable &table, Prediction *out)
                 a.ranks_per_core = double(std::min(rpn, ranks)) / double(spec.cores_per_node);
             out->zip.route = route_call(work, spec.nodes, a, o.zip);
             out->zip_first.route = out->zip.route;
+            // A reduce chain's segment is the one the agreed speeds chose for zip's call, so that
+            // zip-raw differs from zip only in what it compresses.
+            if (out->zip.route.takes() && work.op() == Op::Reduce)
+                out->zip_raw.route.reduce_segment = out->zip.route.reduce_segment;
         });
+    // zip-raw: zip's path forced, nothing compressed (a control for the algorithms alone). Its
+    // step runs after the probe's, which gives it the reduce chain's segment zip's call runs.
+    const size_t raw_step = runner.add("zip-raw", [&](int r) {
+        if (!o.zip_raw)
+            return;
+        if (out->zip_raw.route.takes())
+            tally(&out->zip_raw, run_zip_call(env[size_t(r)], raw_settings, out->zip_raw.route,
+                                              false, dummy.get()));
+    });
+
     // An allgather(v) weighs what the communicator's last one achieved: the first call runs
     // without, and the call timed as zip's is the next one on the same data (coll/zip records
     // only blocking calls; an application's time steps make many).

@@ -222,15 +222,25 @@ ZipRankResult allgatherv(const RankEnv &env, const ZipSettings &s, const Route &
     return out;
 }
 
-// MPI_Reduce and MPI_Allreduce as coll_zip_allreduce.c runs them: every rank copies its
-// contribution into the buffer the algorithm works in, then zip's pipelined chain
-// (algo/reduce_chain.cpp) or ring (algo/allreduce_algo.cpp). Each reduction reads two blocks
-// and writes one, charged at memcpy's speed as the baselines' are. zip-raw runs them with
-// policy never: every block raw.
-void reduce_sum(void *ctx, const void *, void *, size_t bytes)
+// MPI_Reduce and MPI_Allreduce as coll_zip_allreduce.c runs them: zip's pipelined chain
+// (algo/reduce_chain.cpp) or ring or halving (algo/allreduce_algo.cpp, allreduce_halving.cpp). Each
+// reduction reads two blocks and writes one, charged at memcpy's speed as the baselines' are.
+// zip-raw runs them with policy never: every block raw.
+void charge_copy(void *ctx, size_t bytes)
 {
     const SimCodec *codec = static_cast<const SimCodec *>(ctx);
     codec->owe(codec->copy_seconds(bytes));
+}
+
+void reduce_sum(void *ctx, const void *, void *, size_t bytes)
+{
+    charge_copy(ctx, bytes);
+}
+
+// A reduce chain's copy of a segment of this rank's contribution into the place it reduces in.
+void copy_mine(void *ctx, void *, const void *, size_t bytes)
+{
+    charge_copy(ctx, bytes);
 }
 
 // MPI_Reduce (root >= 0) and MPI_Allreduce (root < 0).
@@ -243,7 +253,7 @@ ZipRankResult reduce(const RankEnv &env, const ZipSettings &s, const Route &rout
     zip_algo_policy_t policy = route.policy;
     if (!try_compress)
         policy.mode = ZIP_POLICY_NEVER;
-    const zip_reduce_ops_t ops{env.codec, sizeof(double), reduce_sum};
+    const zip_reduce_ops_t ops{env.codec, sizeof(double), reduce_sum, copy_mine};
     zip_allreduce_args_t args{};
     args.buf = dummy;
     args.bytes = env.work->bytes();
@@ -254,8 +264,11 @@ ZipRankResult reduce(const RankEnv &env, const ZipSettings &s, const Route &rout
     args.reduce = &ops;
     args.peer_on_node = on_node.get();
     args.algorithm = route.allreduce_algorithm;
-    args.segment_floor = route.reduce_segment_floor;
-    env.codec->copy(args.bytes);
+    args.segment = route.reduce_segment;
+    // Allreduce's glue copies the send buffer into the receive buffer first; reduce's chain
+    // reads each contribution where it is and copies a segment at a time (copy_mine).
+    if (root < 0)
+        env.codec->copy(args.bytes);
     out.error = root >= 0 ? zip_algo_reduce(t.get(), env.codec->ops(), root, &args, &out.algo)
                           : zip_algo_allreduce(t.get(), env.codec->ops(), &args, &out.algo);
     env.codec->pay();
@@ -345,6 +358,9 @@ Route route_call(const Workload &w, int nodes, const Agreed &agreed, const ZipSe
             if (r.takes() && !zip_algo_reduce_suits(w.bytes(), w.ranks(), sizeof(double),
                                                     r.reduce_segment_floor))
                 r.verdict = ZIP_VERDICT_TOO_SMALL;
+            r.reduce_segment = zip_algo_reduce_segment(
+                w.bytes(), w.ranks(), sizeof(double), r.reduce_segment_floor, link_Bps,
+                s.bcast_latency_s, s.mode == ZIP_POLICY_ALWAYS ? nullptr : &agreed);
             return r;
         }
         r.allreduce_algorithm = s.allreduce_algorithm;

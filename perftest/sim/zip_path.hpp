@@ -56,6 +56,7 @@ struct Route {
     Agreed agreed{}; // what the route was decided from (bcast's plan reads it)
     int allreduce_algorithm = ZIP_ALLREDUCE_RING;   // an allreduce's schedule (ZIP_ALLREDUCE_*)
     size_t reduce_segment_floor = 0;                // a reduce chain's smallest segment
+    size_t reduce_segment = 0;                      // and the one it runs (0: the rule's)
     int allgatherv_algorithm = ZIP_ALLGATHERV_RING; // an allgather(v)'s (ZIP_ALLGATHERV_*)
     bool takes() const { return verdict == ZIP_VERDICT_COMPRESS; }
 };

@@ -29,7 +29,7 @@ void sum_doubles(void *, const void *in, void *inout, size_t bytes)
         b[i] = a[i] + b[i];
 }
 
-const zip_reduce_ops_t kSum = {nullptr, sizeof(double), sum_doubles};
+const zip_reduce_ops_t kSum = {nullptr, sizeof(double), sum_doubles, nullptr};
 
 // A rank's contribution: runs of zeros (which the toy codec shrinks) between stretches of
 // random non-integer doubles (whose sum depends on the order of the additions).
@@ -317,8 +317,8 @@ TEST_P(CollAlgoAllreduce, ReduceReadsAContributionApartAndWritesOnlyTheRootsBuff
                         std::vector<double> &mine =
                             rank == root && in_place ? result : inputs[size_t(rank)];
                         const bool slow = rank == root;
-                        const zip_reduce_ops_t ops_here = {const_cast<bool *>(&slow),
-                                                           sizeof(double), slow_sum_doubles};
+                        const zip_reduce_ops_t ops_here = {
+                            const_cast<bool *>(&slow), sizeof(double), slow_sum_doubles, nullptr};
                         zip_allreduce_args_t a = args_for(mine);
                         a.reduce = &ops_here;
                         a.contribution = mine.data();
@@ -342,6 +342,78 @@ TEST_P(CollAlgoAllreduce, ReduceReadsAContributionApartAndWritesOnlyTheRootsBuff
                 }
             }
         }
+    }
+}
+
+// Copies a segment of a contribution and counts the bytes (ctx: this rank's counter).
+void counted_copy(void *ctx, void *dst, const void *src, size_t bytes)
+{
+    *static_cast<size_t *>(ctx) += bytes;
+    std::memcpy(dst, src, bytes);
+}
+
+void counted_sum(void *, const void *in, void *inout, size_t bytes)
+{
+    sum_doubles(nullptr, in, inout, bytes);
+}
+
+// Where the ops carry a copy, every copy of a contribution handed over apart goes through it (a
+// simulator charges its time there): each rank that receives copies its whole contribution once,
+// a segment at a time, into the place it reduces in; the chain's first rank sends its own.
+TEST_P(CollAlgoAllreduce, ReduceCopiesAContributionApartThroughTheOpsCopy)
+{
+    const int size = GetParam();
+    const size_t n = 40001;
+    for (int root : {0, size - 1}) {
+        std::vector<std::vector<double>> inputs(static_cast<size_t>(size));
+        for (int r = 0; r < size; ++r)
+            inputs[size_t(r)] = contribution(r, n, true);
+        std::vector<double> result(n, -7.0);
+        std::vector<size_t> copied(size_t(size), 0);
+        ToyCodec codec;
+        const zip_codec_ops_t ops = codec.ops();
+        World w(size);
+        w.run([&](int rank, const zip_transport_t &t) {
+            const zip_reduce_ops_t counting = {&copied[size_t(rank)], sizeof(double), counted_sum,
+                                               counted_copy};
+            zip_allreduce_args_t a = args_for(inputs[size_t(rank)]);
+            a.reduce = &counting;
+            a.contribution = inputs[size_t(rank)].data();
+            a.buf = rank == root ? result.data() : nullptr;
+            zip_algo_result_t res;
+            EXPECT_EQ(zip_algo_reduce(&t, &ops, root, &a, &res), ZIP_ALGO_OK) << rank;
+        });
+        EXPECT_TRUE(same_bits(result, chain_order_reference(inputs, root))) << "root " << root;
+        const int first = (root + size - 1) % size;
+        for (int r = 0; r < size; ++r)
+            EXPECT_EQ(copied[size_t(r)], r == first ? 0u : n * sizeof(double))
+                << "rank " << r << " root " << root;
+    }
+}
+
+// The caller's segment (zip_algo_reduce_segment's) cuts the message, in whole elements: every
+// rank but the root sends ceil(bytes / segment) messages, and the sum stays the chain's.
+TEST_P(CollAlgoAllreduce, ReduceCutsTheSegmentTheCallerChose)
+{
+    const int size = GetParam();
+    const size_t n = 40001, bytes = n * sizeof(double);
+    for (size_t asked : {size_t(8192), size_t(12290), size_t(49152)}) {
+        const size_t seg = asked - asked % sizeof(double);
+        std::vector<std::vector<double>> inputs(static_cast<size_t>(size));
+        for (int r = 0; r < size; ++r)
+            inputs[size_t(r)] = contribution(r, n, false);
+        const auto sent = inputs;
+        ToyCodec codec;
+        const zip_codec_ops_t ops = codec.ops();
+        World w(size);
+        w.run([&](int rank, const zip_transport_t &t) {
+            zip_allreduce_args_t a = args_for(inputs[size_t(rank)]);
+            a.segment = asked;
+            zip_algo_result_t res;
+            EXPECT_EQ(zip_algo_reduce(&t, &ops, 0, &a, &res), ZIP_ALGO_OK) << rank;
+        });
+        EXPECT_TRUE(same_bits(inputs[0], chain_order_reference(sent, 0))) << asked;
+        EXPECT_EQ(w.messages.load(), size_t(size - 1) * ((bytes + seg - 1) / seg)) << asked;
     }
 }
 
@@ -787,6 +859,84 @@ TEST(CollAlgoReduceSuits, SmallSegmentsOnlyWhereTheWindowCoversALatency)
     EXPECT_EQ(zip_algo_reduce_segment_floor(1 * gbit, 0.0, 1.0), 16384u);
     // ranks sharing cores: every segment's message and codec call wait for one
     EXPECT_EQ(zip_algo_reduce_segment_floor(1 * gbit, 30e-6, 4.0), 16384u);
+}
+
+// The agreed speeds of ranks with a core each, one per node (no local link known).
+zip_algo_agreed_t one_per_node()
+{
+    zip_algo_agreed_t a{};
+    a.link_Bps[ZIP_PEER_REMOTE] = 1e9 / 8;
+    a.compress_Bps = 4.6e9;
+    a.decompress_Bps = 7.8e9;
+    a.ranks_per_node = 1;
+    a.ranks_per_core = 1.0;
+    return a;
+}
+
+// Without the agreed speeds, or where ranks share cores (whose wait for a core the model does
+// not price), the chain keeps the rule's segment: 8 per hop, within the floor and 48 KiB.
+TEST(CollAlgoReduceSegment, TheRuleWithoutAgreedSpeedsOrWhereRanksShareCores)
+{
+    const size_t MiB = 1024 * 1024;
+    const double gbit = 1e9 / 8;
+    const size_t rule = 16 * MiB / (8 * 63) - 16 * MiB / (8 * 63) % 8; // 33 KiB
+    EXPECT_EQ(zip_algo_reduce_segment(16 * MiB, 64, 8, 8192, gbit, 30e-6, nullptr), rule);
+    zip_algo_agreed_t shared = one_per_node();
+    shared.ranks_per_core = 2.0;
+    EXPECT_EQ(zip_algo_reduce_segment(16 * MiB, 64, 8, 16384, gbit, 30e-6, &shared), rule);
+    const zip_algo_agreed_t agreed = one_per_node();
+    EXPECT_EQ(zip_algo_reduce_segment(16 * MiB, 64, 8, 8192, 0.0, 30e-6, &agreed), rule);
+    EXPECT_EQ(zip_algo_reduce_segment(16 * MiB, 64, 8, 8192, gbit, 0.0, &agreed), rule);
+    EXPECT_EQ(zip_algo_reduce_segment(1 * MiB, 8, 8, 0, gbit, 30e-6, nullptr), 18720u);
+}
+
+// With them, a long chain whose segments cost little beside its fill takes the smallest segment
+// the floor allows: 64 ranks at 1 Gbit/s and 30 us, 16 MiB, 62 hops of 33 KiB fill 12 % of the
+// call, of 8 KiB 3 % (simscale: tuned's pipeline of 8 KiB 140 ms, the rule's chain 154).
+// Never below the floor, never above 48 KiB, whole elements, and the same for the same inputs.
+TEST(CollAlgoReduceSegment, TheModelShortensALongChainsFill)
+{
+    const size_t MiB = 1024 * 1024;
+    const double gbit = 1e9 / 8;
+    const zip_algo_agreed_t agreed = one_per_node();
+    EXPECT_EQ(zip_algo_reduce_segment(16 * MiB, 64, 8, 8192, gbit, 30e-6, &agreed), 8192u);
+    EXPECT_EQ(zip_algo_reduce_segment(16 * MiB, 64, 8, 16384, gbit, 30e-6, &agreed), 16384u);
+    for (int p : {2, 3, 8, 64, 256, 1024})
+        for (size_t bytes : {256 * MiB / 1024, 1 * MiB, 4 * MiB, 16 * MiB + 24})
+            for (double link : {1 * gbit, 10 * gbit, 25 * gbit, 100 * gbit})
+                for (size_t elem : {size_t(4), size_t(8), size_t(12)}) {
+                    const size_t seg =
+                        zip_algo_reduce_segment(bytes, p, elem, 8192, link, 2e-6, &agreed);
+                    EXPECT_GE(seg, 8192u - 8192u % elem) << p << " " << bytes << " " << link;
+                    EXPECT_LE(seg, 49152u) << p << " " << bytes << " " << link;
+                    EXPECT_EQ(seg % elem, 0u) << p << " " << bytes << " " << link;
+                    EXPECT_EQ(seg,
+                              zip_algo_reduce_segment(bytes, p, elem, 8192, link, 2e-6, &agreed));
+                }
+}
+
+// The segment must suit compressible data too: at 10 Gbit/s and 30 us 16 KiB is the fastest raw
+// (64 ranks, 16 MiB: 16.2 ms against the rule's 17.4), but where the doubles shrink by half its
+// shorter wire leaves the receive window waiting on the latency (13.0 against 12.1), so the
+// rule's 33 KiB stays.
+TEST(CollAlgoReduceSegment, ASegmentOnlyRawDataSuitsIsNotTaken)
+{
+    const size_t MiB = 1024 * 1024;
+    const size_t rule = 16 * MiB / (8 * 63) - 16 * MiB / (8 * 63) % 8;
+    zip_algo_agreed_t agreed = one_per_node();
+    agreed.link_Bps[ZIP_PEER_REMOTE] = 10e9 / 8;
+    EXPECT_EQ(zip_algo_reduce_segment(16 * MiB, 64, 8, 16384, 10e9 / 8, 30e-6, &agreed), rule);
+}
+
+// Where the link, not the fill, sets the time, a near tie keeps the rule: two ranks have one hop
+// to fill, and 8 KiB segments stream 16 MiB at 1 Gbit/s as fast as the rule's 48 KiB. With
+// seven hops the fill decides (4 MiB on 8 ranks: 48 KiB segments 36.4 ms, 8 KiB 34.2).
+TEST(CollAlgoReduceSegment, ANearTieKeepsTheRule)
+{
+    const size_t MiB = 1024 * 1024;
+    const zip_algo_agreed_t agreed = one_per_node();
+    EXPECT_EQ(zip_algo_reduce_segment(16 * MiB, 2, 8, 8192, 1e9 / 8, 30e-6, &agreed), 49152u);
+    EXPECT_EQ(zip_algo_reduce_segment(4 * MiB, 8, 8, 8192, 1e9 / 8, 30e-6, &agreed), 8192u);
 }
 
 // The ring where its 2 (p - 1) latencies cost at most 1/32 of its wire time (its exchanges go
