@@ -1032,6 +1032,28 @@ TEST(CollAlgoAllreduceChoose, WithRanksPerNodeWhatEachNicCarriesDecides)
     two_nodes.decompress_Bps = 7.7e9;
     EXPECT_EQ(zip_algo_allreduce_choose(16 * MiB, 64, 25 * gbit, 2e-6, 0, &two_nodes),
               ZIP_ALLREDUCE_HALVING);
+    // the rule of clearly fewer bytes reads the NIC's bytes alone: the time halving's core spends
+    // between its steps does not give two nodes to the ring
+    two_nodes.link_Bps[ZIP_PEER_LOCAL] = 31e9;
+    EXPECT_EQ(zip_algo_allreduce_choose(16 * MiB, 64, 25 * gbit, 2e-6, 0, &two_nodes),
+              ZIP_ALLREDUCE_HALVING);
+    // Halving's reductions and steps on the node add to its NIC's time where the local link is
+    // known: 128 ranks in nodes of 2 at 25 Gbit/s, 16 MiB, by bytes halving (10.6 ms) beats
+    // the ring (11.2), whose 254 latencies are too many for it to suit; with 1.4 ms of
+    // reductions and on-node steps it does not, and neither runs.
+    zip_algo_agreed_t pairs = by_node;
+    pairs.ranks_per_node = 2;
+    pairs.chain_local_share = 0.5;
+    pairs.compress_Bps = 4.6e9;
+    pairs.decompress_Bps = 7.7e9;
+    EXPECT_EQ(zip_algo_allreduce_choose(16 * MiB, 128, 25 * gbit, 2e-6, 0, &pairs),
+              ZIP_ALLREDUCE_HALVING);
+    pairs.link_Bps[ZIP_PEER_LOCAL] = 24e9;
+    EXPECT_EQ(zip_algo_allreduce_choose(16 * MiB, 128, 25 * gbit, 2e-6, 0, &pairs),
+              ZIP_ALLREDUCE_HAND_ON);
+    // 4 MiB: the ring's latencies weigh four times more, and halving stays the faster
+    EXPECT_EQ(zip_algo_allreduce_choose(4 * MiB, 128, 25 * gbit, 2e-6, 0, &pairs),
+              ZIP_ALLREDUCE_HALVING);
     // over the TCP BTL still never halving
     EXPECT_EQ(zip_algo_allreduce_choose(16 * MiB, 64, 1 * gbit, latency, 1, &by_node),
               ZIP_ALLREDUCE_RING);
