@@ -44,6 +44,12 @@ int mca_coll_zip_rooted_run(mca_coll_zip_module_t *m, struct ompi_communicator_t
         .try_compress = sending,
         .threshold = mca_coll_zip_component.threshold,
         .peer_on_node = m->peer_on_node,
+        /* A gather's root keeps about a megabyte of receives posted, so that it decodes each
+         * block while the next ones travel; not over the TCP BTL (ZIP_GATHERV_ROOT_WINDOW_BYTES).
+         */
+        .root_window_bytes = is_root && into_root && !mca_coll_zip_pairs_serialise(m, comm)
+                                 ? ZIP_GATHERV_ROOT_WINDOW_BYTES
+                                 : 0,
     };
     return mca_coll_zip_exchange(m, comm, op, &x, rc, request);
 }

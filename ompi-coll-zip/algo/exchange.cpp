@@ -29,14 +29,21 @@ Task run_exchange(const zip_transport_t *t, const zip_codec_ops_t *codec, Exchan
     int err = plan.plain.post(t, plan.tag);
     // Receives first, at the raw length, straight into the destination.
     size_t posted = 0;
-    for (; posted < plan.recvs.size() && err == ZIP_ALGO_OK; ++posted) {
+    const auto post_next = [&]() {
         const Transfer &r = plan.recvs[posted];
-        if (t->irecv(t->ctx, r.ptr, r.bytes, r.peer, plan.tag, &rreqs[posted]) != 0) {
+        if (t->irecv(t->ctx, r.ptr, r.bytes, r.peer, plan.tag, &rreqs[posted]) != 0)
+            return false;
+        ++posted;
+        return true;
+    };
+    const size_t first =
+        plan.recv_window > 0 ? std::min(plan.recv_window, plan.recvs.size()) : plan.recvs.size();
+    bool can_post = err == ZIP_ALGO_OK; // false once the transport refused a receive
+    while (posted < first && can_post)
+        if (!post_next()) {
             err = ZIP_ALGO_ERR_TRANSPORT;
-            break;
+            can_post = false;
         }
-    }
-    rreqs.resize(posted); // only posted requests are waited for
 
     char *slot = staging.get();
     for (size_t k = 0; k < plan.sends.size() && err == ZIP_ALGO_OK; ++k) {
@@ -64,13 +71,20 @@ Task run_exchange(const zip_transport_t *t, const zip_codec_ops_t *codec, Exchan
             co_await let_sends_move(t);
     }
 
-    // Decode each frame as soon as its receive completes, while the others are in flight.
-    for (size_t done = 0; done < rreqs.size(); ++done) {
+    // Decode each frame as soon as its receive completes, while the others are in flight; the
+    // next receive is posted first, so that its block travels while this one is decoded. Only
+    // posted requests are waited for (the others stay null: inactive).
+    for (size_t done = 0; done < posted; ++done) {
         size_t idx = rreqs.size(), got = 0;
         if (co_await wait_any(t, rreqs.size(), rreqs.data(), &idx, &got) != 0 ||
             idx >= rreqs.size()) {
             err = keep_first(err, ZIP_ALGO_ERR_TRANSPORT);
             continue; // keep waiting for the rest so no request outlives the call
+        }
+        // Also after a frame failed to decode: the senders of the others wait for their receives.
+        if (posted < plan.recvs.size() && can_post && !post_next()) {
+            err = keep_first(err, ZIP_ALGO_ERR_TRANSPORT);
+            can_post = false;
         }
         err = keep_first(err, blocks.decode(plan.recvs[idx], got, scratch.get()));
     }

@@ -86,11 +86,13 @@ int place_gather_block(const zip_transport_t *t, const BlockPolicy &policy,
 int post_as_is(const zip_transport_t *t, const zip_block_t &block, int peer, int tag, bool sending,
                zip_req_t *req);
 
-// Everything at once: every receive posted at its raw length, then every block compressed and
-// sent, then frames decoded in arrival order. Suits gatherv, where only the root receives.
+// Every receive posted at its raw length (or the first recv_window of them, the next as each
+// completes), then every block compressed and sent, then frames decoded in arrival order. Suits
+// gatherv, where only the root receives.
 struct ExchangePlan {
     std::vector<Transfer> sends; // in the order they should go out
     std::vector<Transfer> recvs; // in the order they should be posted
+    size_t recv_window = 0;      // receives kept posted, each next as one completes (0: all)
     PlainBlocks plain;
     int tag = 0;
     BlockPolicy policy;

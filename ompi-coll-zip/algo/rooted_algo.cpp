@@ -1,11 +1,29 @@
 // Compressed gatherv and scatterv: the root and every other rank exchange one block each way
 // (into the root or out of it). Each sender compresses its blocks once, the receivers decode
 // them in arrival order (see exchange.cpp); plain blocks all at once beside them.
+#include <algorithm>
+
 #include "exchange.hpp"
 #include "zip_algo.h"
 
 namespace zipcoll
 {
+
+namespace
+{
+
+// The receives whose blocks, at their mean size, make about `bytes`; at least two, so that one
+// block travels while the last is decoded.
+size_t root_window(const std::vector<Transfer> &recvs, size_t bytes)
+{
+    size_t total = 0;
+    for (const Transfer &r : recvs)
+        total += r.bytes;
+    const size_t mean = std::max<size_t>(1, total / recvs.size());
+    return std::max<size_t>(2, (bytes + mean - 1) / mean);
+}
+
+} // namespace
 
 Task rooted(const zip_transport_t *t, const zip_codec_ops_t *codec, int root,
             const zip_exchange_args_t *a, zip_algo_result_t *res, bool into_root)
@@ -34,6 +52,8 @@ Task rooted(const zip_transport_t *t, const zip_codec_ops_t *codec, int root,
         if (coded.bytes > 0)
             (sending ? plan.sends : plan.recvs).push_back(coded);
     }
+    if (at_root && into_root && a->root_window_bytes > 0 && !plan.recvs.empty())
+        plan.recv_window = root_window(plan.recvs, a->root_window_bytes);
     co_return co_await run_exchange(t, codec, plan, res);
 }
 

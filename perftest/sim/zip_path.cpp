@@ -184,6 +184,8 @@ ZipRankResult rooted(const RankEnv &env, const ZipSettings &s, const Route &rout
     }
     // The sending side samples and compresses.
     args.try_compress = try_compress && (me != root) == to_root ? 1 : 0;
+    if (to_root && me == root && !s.pairs_serialise)
+        args.root_window_bytes = ZIP_GATHERV_ROOT_WINDOW_BYTES;
     out.error = to_root ? zip_algo_gatherv(t.get(), env.codec->ops(), root, &args, &out.algo)
                         : zip_algo_scatterv(t.get(), env.codec->ops(), root, &args, &out.algo);
     env.codec->pay();

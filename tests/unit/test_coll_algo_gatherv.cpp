@@ -2,6 +2,8 @@
 // compressible and random data.
 #include <gtest/gtest.h>
 
+#include <string>
+
 #include "test_coll_algo_support.hpp"
 #include "zip_algo.h"
 
@@ -78,6 +80,96 @@ TEST_P(CollAlgoGatherv, RootGetsEveryBlockExactly)
 }
 
 INSTANTIATE_TEST_SUITE_P(Sizes, CollAlgoGatherv, ::testing::Values(1, 2, 3, 6));
+
+// A root with a window of bytes keeps receives of about that many bytes posted, at least two,
+// posting each next one as one completes (so it decodes a block while the next ones travel),
+// and still gets every block exactly, also from every other root; without one, all at once.
+TEST(CollAlgoGathervWindow, TheRootKeepsAboutTheWindowsBytesOfReceivesPosted)
+{
+    const int size = 9;
+    const size_t block = 40000;
+    struct Case {
+        size_t window_bytes, most_open;
+    };
+    for (const Case c : {Case{0, 8}, Case{100000, 3}, Case{1, 2}, Case{1 << 20, 8}}) {
+        for (bool compressible : {true, false}) {
+            for (int root : {0, 4}) {
+                ToyCodec codec;
+                const zip_codec_ops_t ops = codec.ops();
+                World w(size);
+                std::vector<std::vector<char>> got(size);
+                std::vector<int> rc(size, -100);
+                w.run([&](int rank, const zip_transport_t &t) {
+                    const auto mine = algotest::make_data(block, compressible, uint64_t(rank));
+                    zip_exchange_args_t a = byte_blocks_args();
+                    a.root_window_bytes = c.window_bytes;
+                    std::vector<zip_block_t> rb(size);
+                    zip_block_t sb{const_cast<char *>(mine.data()), mine.size(), nullptr};
+                    if (rank == root) {
+                        for (int p = 0; p < size; ++p)
+                            if (p != root) {
+                                got[p].assign(block, '\x22');
+                                rb[p] = {got[p].data(), got[p].size(), nullptr};
+                            }
+                        a.recv = rb.data();
+                    } else {
+                        a.send = &sb;
+                    }
+                    zip_algo_result_t res;
+                    rc[rank] = zip_algo_gatherv(&t, &ops, root, &a, &res);
+                });
+                const std::string what = "window " + std::to_string(c.window_bytes) + " root " +
+                                         std::to_string(root) + " compressible " +
+                                         std::to_string(compressible);
+                EXPECT_EQ(w.most_open_recvs[size_t(root)], c.most_open) << what;
+                for (int p = 0; p < size; ++p) {
+                    EXPECT_EQ(rc[p], ZIP_ALGO_OK) << what;
+                    if (p != root) {
+                        EXPECT_TRUE(got[p] == algotest::make_data(block, compressible, uint64_t(p)))
+                            << "from " << p << " " << what;
+                    }
+                }
+                EXPECT_EQ(w.unreceived(), 0u) << what;
+            }
+        }
+    }
+}
+
+// A frame that fails to decode is an error at the root, which still posts and completes every
+// other receive: no sender waits for a receive that never comes.
+TEST(CollAlgoGathervWindow, AFailedDecodeStillReceivesEveryBlock)
+{
+    const int size = 7;
+    ToyCodec codec;
+    codec.fail_decode = true;
+    const zip_codec_ops_t ops = codec.ops();
+    World w(size);
+    std::vector<int> rc(size, -100);
+    std::vector<std::vector<char>> got(size);
+    w.run([&](int rank, const zip_transport_t &t) {
+        const auto mine = algotest::make_data(50000, true, uint64_t(rank));
+        zip_exchange_args_t a = byte_blocks_args();
+        a.root_window_bytes = 1; // two at a time
+        std::vector<zip_block_t> rb(size);
+        zip_block_t sb{const_cast<char *>(mine.data()), mine.size(), nullptr};
+        if (rank == 0) {
+            for (int p = 1; p < size; ++p) {
+                got[p].assign(50000, '\x22');
+                rb[p] = {got[p].data(), got[p].size(), nullptr};
+            }
+            a.recv = rb.data();
+        } else {
+            a.send = &sb;
+        }
+        zip_algo_result_t res;
+        rc[rank] = zip_algo_gatherv(&t, &ops, 0, &a, &res);
+    });
+    EXPECT_NE(rc[0], ZIP_ALGO_OK);
+    for (int p = 1; p < size; ++p)
+        EXPECT_EQ(rc[p], ZIP_ALGO_OK) << p;
+    EXPECT_EQ(w.most_open_recvs[0], 2u);
+    EXPECT_EQ(w.unreceived(), 0u);
+}
 
 // Every non-root of a `size`-rank world sends root 0 one block of `block` bytes of data `kind`
 // (seed: the sender's rank + 1); got[p] is what root received from p.

@@ -1,5 +1,6 @@
 #include "test_coll_algo_support.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <thread>
 
@@ -43,6 +44,8 @@ void World::run(const std::function<void(int, const zip_transport_t &)> &body)
 {
     std::vector<zip_transport_t> ts;
     progress_calls.assign(size_t(size_), 0);
+    most_open_recvs.assign(size_t(size_), 0);
+    open_recvs_.assign(size_t(size_), 0);
     for (int r = 0; r < size_; ++r)
         ts.push_back(transport(r));
     std::vector<std::thread> threads;
@@ -112,6 +115,8 @@ int World::irecv(void *ctx, void *buf, size_t cap, int peer, int tag, zip_req_t 
     r->is_recv = true;
     r->key = {ep->rank, peer, tag};
     r->seq = w->posted_[r->key]++; // MPI matches in posting order
+    size_t &open = w->open_recvs_[size_t(ep->rank)];
+    w->most_open_recvs[size_t(ep->rank)] = std::max(w->most_open_recvs[size_t(ep->rank)], ++open);
     r->buf = buf;
     r->cap = cap;
     *req = r;
@@ -211,6 +216,13 @@ int World::try_complete(Request *r, bool *done, size_t *len)
     return 0;
 }
 
+void World::retire(Request *r)
+{
+    if (r->is_recv)
+        --open_recvs_[size_t(std::get<0>(r->key))];
+    delete r;
+}
+
 int World::wait(void *ctx, zip_req_t *req, size_t *len)
 {
     World *w = static_cast<Endpoint *>(ctx)->world;
@@ -224,7 +236,7 @@ int World::wait(void *ctx, zip_req_t *req, size_t *len)
         rc = w->try_complete(r, &done, len);
         return done;
     });
-    delete r;
+    w->retire(r);
     *req = nullptr;
     return rc;
 }
@@ -246,7 +258,7 @@ int World::test(void *ctx, zip_req_t *req, int *done, size_t *len)
     const int rc = w->try_complete(r, &complete, len);
     *done = complete ? 1 : 0;
     if (complete) {
-        delete r;
+        w->retire(r);
         *req = nullptr;
     }
     return rc;
@@ -268,7 +280,7 @@ int World::waitany(void *ctx, size_t n, zip_req_t *reqs, size_t *index, size_t *
             bool done = false;
             rc = w->try_complete(r, &done, len);
             if (done) {
-                delete r;
+                w->retire(r);
                 reqs[i] = nullptr;
                 *index = i;
                 return true;

@@ -65,6 +65,8 @@ class World
     // Set before run(): the transports have `copy`, which copies and counts calls and bytes.
     bool copy_hook = false;
     std::atomic<size_t> copies{0}, copied_bytes{0};
+    // After run(): the most receives each rank had posted and not yet completed at once.
+    std::vector<size_t> most_open_recvs;
     // Set before run(): the transports have `progress`, which counts calls per rank.
     bool progress_hook = false;
     std::vector<size_t> progress_calls;
@@ -93,6 +95,9 @@ class World
         const char *buf;
         size_t len;
     };
+    // Deletes a completed request, counting a receive as no longer open; caller holds mu_.
+    void retire(Request *r);
+    std::vector<size_t> open_recvs_; // per rank, under mu_
     // rendezvous: the bytes of a send meet a posted receive; caller holds mu_.
     void deliver(Request *r, const char *buf, size_t len);
     struct Endpoint {
