@@ -607,9 +607,9 @@ extern "C" int zip_algo_allreduce_choose(size_t bytes, int size, double link_Bps
     // the vector (one rank per node: (q - 1) / q). The fold pairs 2i and 2i + 1 (on one node
     // where runs are at least 2).
     const double fold = rem > 0 ? (node.run >= 2.0 ? 0.0 : 2.0 * wire) + 2.0 * latency_s : 0.0;
-    // A halving step moves its half, then reduces it: the reduction, (q - 1) / q of the vector
-    // read twice and written once as a copy on the node is, and the steps on the node, their
-    // (1 - 1 / run) of the vector each way over the local link, add to the NIC's time, where a
+    // A halving step moves its half, then reduces it: the reductions, (q - 1) / q of the vector
+    // at about the speed of a copy on the node, and the steps on the node, their (1 - 1 / run)
+    // of the vector each way over the local link, add to the NIC's time, where a
     // ring's reductions and hops on the node overlap its transfers (simscale, 128 ranks in nodes
     // of 2 at 25 Gbit/s, 16 MiB: halving 13.4 ms, the ring 12.5, where the bytes alone put
     // halving 5 % ahead). Unknown local link: not counted. The rule of clearly fewer bytes below

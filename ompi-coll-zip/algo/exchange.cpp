@@ -81,7 +81,7 @@ Task run_exchange(const zip_transport_t *t, const zip_codec_ops_t *codec, Exchan
             err = keep_first(err, ZIP_ALGO_ERR_TRANSPORT);
             continue; // keep waiting for the rest so no request outlives the call
         }
-        // Also after a frame failed to decode: the senders of the others wait for their receives.
+        // Even after an error: the senders of the blocks not yet posted wait for their receives.
         if (posted < plan.recvs.size() && can_post && !post_next()) {
             err = keep_first(err, ZIP_ALGO_ERR_TRANSPORT);
             can_post = false;
