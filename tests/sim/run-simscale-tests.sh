@@ -452,6 +452,24 @@ grep -q '^| bcast | gauss | 8 | 1024 KiB | 10.00 | 11.00 | 0.91 | 5.00 | 8.00 | 
     grep -q '^1 of 2 predictions within 20 %' "$work/val.md"
 report "simscale-validate pairs predictions with measurements and flags those 20 % off" $? "$work/val.md"
 
+# 10b. simscale-tables deploy: a row per operation and data set, one rank per node in the first
+# three columns and nodes in the last three, by link; a LINK-own label (simscale-sweep
+# --own-speeds) counts as its link; a point not simulated is "-".
+mkdir -p "$work/deploy"
+cat > "$work/deploy/scale.csv" <<'CSV'
+op,dataset,ranks,ranks_per_node,link,bytes,mode,predicted_us
+bcast,corpus-demo,256,1,10gbit-own,1048576,best-baseline,3000
+bcast,corpus-demo,256,1,10gbit-own,1048576,zip,1500
+bcast,corpus-demo,256,1,10gbit-own,1048576,zip-raw,2000
+bcast,corpus-demo,256,32,100gbit-own,1048576,best-baseline,400
+bcast,corpus-demo,256,32,100gbit-own,1048576,zip,400
+bcast,corpus-demo,256,32,100gbit-own,1048576,zip-raw,500
+CSV
+"$top/perftest/simscale-tables" "$work/deploy" deploy > "$work/deploy.md" 2>&1
+grep -qx '| bcast | corpus-demo | 256 (32 per node) | 2.00 (1.50) | - | - | - | - | 1.00 (0.80) |' \
+    "$work/deploy.md"
+report "simscale-tables deploy: a column per link, one rank per node then nodes" $? "$work/deploy.md"
+
 # 11. --message-cpu: every message costs its sender and its receiver CPU time, on cores they
 # share (2 for 8 ranks, as on netemu). An allgather of 1 MiB blocks that do not shrink, at
 # 5 Gbit/s (a fast link for the ring, one the codec of this table still beats): zip-raw's ring
