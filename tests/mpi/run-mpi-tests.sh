@@ -45,10 +45,10 @@ zip_off="$path --mca coll_zip_priority 0"
 # ranks): calls 4, fallback 5, compressed 6, bytes_in 7, bytes_out 8. Other processes may print
 # tables of their own (every rank with verbose >= 1), in any order. The column is summed over
 # the rows of every process ([host:pid] tag) that printed "sum over all": processes started by
-# MPI_Comm_spawn have an MPI_COMM_WORLD of their own, whose sum may come last and, its ranks only
-# receiving, counts no bytes (taking that sum alone failed a spawn test in CI). Without any sum,
-# the row with the most calls (the sum's, where its header was garbled by another process's
-# output as mpirun interleaves them).
+# MPI_Comm_spawn have an MPI_COMM_WORLD of their own, whose sum may come last and counts only
+# what its ranks sent (none of a bcast's bytes: taking that sum alone failed a spawn test in CI).
+# Without any sum, the row with the most calls (the sum's, where its header was garbled by
+# another process's output as mpirun interleaves them).
 main_col() {
     awk -v op="$1" -v c="$2" '
         /coll:zip stats \(sum over all/ { sums[$1] = 1 }
