@@ -2,6 +2,7 @@
 // compressed once, by its owner, travels as the frame it became and is decoded once by every
 // other rank, while later transfers run.
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <limits>
@@ -155,30 +156,74 @@ struct Costs {
 // win at it): smooth fields shrink 1.3-1.7x with the default codec.
 constexpr double kProbeRatio = 1.5;
 
+// What a message costs its ends beside its bytes (chain_model.hpp): a send here and a receive at
+// its peer, both on the cores that also code.
+constexpr double kMessageCost = double(ZIP_BCAST_MESSAGE_COST_NS) * 1e-9;
+
+// Bruck's (and recursive doubling's) steps on `size` ranks: ceil(log2 size).
+int bruck_step_count(int size)
+{
+    int steps = 0;
+    for (int d = 1; d < size; d <<= 1)
+        ++steps;
+    return steps;
+}
+
+// The messages a rank sends in zip's Bruck for blocks of at most `largest` bytes on `size` ranks
+// (bruck_steps.hpp: a step's lengths, then its offsets in chunks of `chunk`; bruck.hpp, above
+// kBruckStepsLargest: a message per block and one of lengths per step).
+double bruck_messages(double largest, int size)
+{
+    if (largest > double(kBruckStepsLargest))
+        return double(size - 1 + bruck_step_count(size));
+    int chunk = 1;
+    while (2.0 * chunk * largest <= double(kStepsChunkBytes))
+        chunk *= 2;
+    double messages = 0.0;
+    for (int d = 1; d < size; d <<= 1)
+        messages += 1.0 + double((std::min(d, size - d) + chunk - 1) / chunk);
+    return messages;
+}
+
 // The schedule where a ratio is known (zip_algo_seen_t): zip's (the ring where it suits, else
 // the faster of ring and Bruck), its wire shrunk by the ratio and no faster than its decoding,
-// or Bruck's first step no sooner than the owner's frame; handed on
-// unless that is 3 % ahead of tuned's best schedule raw (ring, Bruck or recursive doubling,
-// neighbor exchange). Data that did not compress (ratio 1) go to tuned, whose neighbor exchange
-// or Bruck gain where zip's ring pays latencies or waits for the largest of unequal blocks
-// (simscale: 0.87-0.93x of tuned's best on random data).
+// or Bruck's first step no sooner than the owner's frame; handed on unless that is 3 % ahead of
+// tuned's best schedule raw (ring, Bruck or recursive doubling, neighbor exchange). Every model
+// counts a microsecond per message at each end: zip's ring sends a block as up to four segments,
+// where tuned's schedules send one message per step. Data that did not compress (ratio 1) go to
+// tuned, whose neighbor exchange or Bruck gain where zip's ring pays latencies or waits for the
+// largest of unequal blocks (simscale: 0.87-0.93x of tuned's best on random data).
 int choose_by_ratio(const Costs &c, const zip_algo_agreed_t &agreed, bool ring_suits,
                     bool bruck_runs, double ratio)
 {
     const double decode = agreed.decompress_Bps > 0.0 ? c.total / agreed.decompress_Bps : 0.0;
     const double encode = agreed.compress_Bps > 0.0 ? c.largest / agreed.compress_Bps : 0.0;
-    // A ring step forwards a segment before decoding it and posts the next step's receives
-    // after: each step waits for about one segment's decoding, all of a block's where it is
-    // one segment (simscale, 64 ranks in nodes of 32, 16 KiB blocks of gauss at 25 Gbit/s: 503
-    // us compressed, 457 raw).
-    const double segment = double(ring_segment_bytes(size_t(c.largest), 0));
-    const double step_decode =
-        agreed.decompress_Bps > 0.0 ? std::min(segment, c.largest) / agreed.decompress_Bps : 0.0;
-    const double zip_ring =
-        std::max(c.ring_at(1.0 / ratio) + double(c.size - 1) * step_decode, decode);
-    const double zip_bruck = std::max(c.bruck_at(1.0 / ratio), decode) + encode;
+    const double steps = double(c.size - 1);
+    const double message_steps = double(bruck_step_count(c.size));
+    // A ring step forwards each segment as it comes, then decodes it, and posts the next step's
+    // receives after the last: where the frames' wire is short, a step takes its segments'
+    // decoding and messages on the core (simscale, 64 ranks, one per node, at 100 Gbit/s,
+    // LULESH's 64 KiB blocks as four segments of ratio 65, a microsecond per message: 836 us,
+    // 13 a step; where they are one segment, nodes of 32, 16 KiB of gauss at 25 Gbit/s: 503 us
+    // compressed, 457 raw).
+    const double segment = std::min(double(ring_segment_bytes(size_t(c.largest), 0)), c.largest);
+    const double segments = c.largest > 0.0 ? std::ceil(c.largest / segment) : 1.0;
+    const double segment_core =
+        (agreed.decompress_Bps > 0.0 ? segment / agreed.decompress_Bps : 0.0) + 2.0 * kMessageCost;
+    const double block_wire = c.largest / ratio / c.link_Bps;
+    const double segment_wire = segment / ratio / c.link_Bps;
+    const double ring_step = c.latency_s +
+                             std::max(block_wire, (segments - 1.0) * segment_core + segment_wire) +
+                             segment_core;
+    const double zip_ring = std::max(steps * ring_step, decode);
+    const double zip_bruck =
+        std::max(c.bruck_at(1.0 / ratio) + 2.0 * kMessageCost * bruck_messages(c.largest, c.size),
+                 decode) +
+        encode;
     const bool bruck = !ring_suits && bruck_runs && zip_bruck < zip_ring;
-    const double tuned = std::min({c.ring_at(1.0), c.bruck_at(1.0), c.neighbor});
+    const double tuned = std::min({c.ring_at(1.0) + 2.0 * kMessageCost * steps,
+                                   c.bruck_at(1.0) + 2.0 * kMessageCost * message_steps,
+                                   c.neighbor + 2.0 * kMessageCost * double(c.size / 2)});
     if ((bruck ? zip_bruck : zip_ring) > 0.97 * tuned)
         return ZIP_ALLGATHERV_HAND_ON;
     return bruck ? ZIP_ALLGATHERV_BRUCK : ZIP_ALLGATHERV_RING;

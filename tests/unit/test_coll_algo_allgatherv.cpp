@@ -748,6 +748,28 @@ TEST(AllgathervChoice, WithARatioSeenDecodingAndUnknownsStillCount)
     EXPECT_EQ(pick(0.0, 2e9, 1.0, true), ZIP_ALLGATHERV_RING);           // link unknown
 }
 
+// A ratio so high that each of the ring's steps carries little wire leaves the ring its
+// latencies, messages (a block goes as four segments) and its segments' decoding on each step:
+// Bruck's few steps (simscale, 64 ranks, one per node, at 100 Gbit/s, LULESH's 64 KiB
+// blocks at ratio 65 decoded at 21.8 GB/s, a microsecond per message: the ring 836 us, Bruck 339,
+// tuned's recursive doubling 357). At the calibration field's speeds, every rank decoding 4 MiB
+// takes longer than tuned moves them: handed on.
+TEST(AllgathervChoice, WithAHighRatioSeenTheRingsStepsCostMoreThanBrucks)
+{
+    const auto blocks = alternating(64, 64 << 10, 0);
+    auto pick = [&](double compress_Bps, double decompress_Bps, double ratio) {
+        zip_algo_agreed_t agreed{};
+        agreed.ranks_per_node = 1;
+        agreed.ranks_per_core = 1.0;
+        agreed.compress_Bps = compress_Bps;
+        agreed.decompress_Bps = decompress_Bps;
+        return zip_algo_allgatherv_choose(bytes_at, &blocks, 64, &agreed, 100 * kGbit, 2e-6, 0,
+                                          ratio, 0);
+    };
+    EXPECT_EQ(pick(16.9e9, 21.8e9, 32.0), ZIP_ALLGATHERV_BRUCK);
+    EXPECT_EQ(pick(4.6e9, 7.8e9, 32.0), ZIP_ALLGATHERV_HAND_ON);
+}
+
 // What a communicator's blocking allgather(v) calls moved: a ratio recorded (half the last
 // call, half the ones before, so that alternating fields keep one between theirs), forgotten
 // after ZIP_ALGO_SEEN_RECHECK calls handed on, so that data that start to shrink are seen again.
