@@ -21,23 +21,6 @@
 #include "coll_zip_view.h"
 #include "algo/zip_algo.h"
 
-/* The payload's bytes when zip takes this bcast (of `op`: blocking or not), else 0: below the
- * threshold, or handed on by the policy (counted either way). */
-static size_t bcast_takes(mca_coll_zip_module_t *m, int op, void *buff, int count,
-                          struct ompi_datatype_t *datatype, int root,
-                          struct ompi_communicator_t *comm)
-{
-    size_t type_size = 0;
-    mca_coll_zip_stats_arm_finalize_summary(comm);
-    ompi_datatype_type_size(datatype, &type_size);
-    const size_t bytes = type_size * (size_t)(count > 0 ? count : 0);
-    const bool is_root = ompi_comm_rank(comm) == root;
-    return mca_coll_zip_policy_takes_known(m, comm, op, bytes, is_root ? buff : NULL, count,
-                                           datatype, is_root ? bytes : 0)
-               ? bytes
-               : 0;
-}
-
 /* How a bcast zip takes runs: the forced topology or the cost model's, and the chain's segment,
  * from the speeds, ranks per node and locality every rank agreed on (the same on every rank). */
 static zip_bcast_plan_t bcast_plan(const mca_coll_zip_module_t *m, const zip_algo_policy_t *policy,
@@ -59,12 +42,37 @@ static zip_bcast_plan_t bcast_plan(const mca_coll_zip_module_t *m, const zip_alg
     return plan;
 }
 
+/* The payload's bytes when zip takes this bcast (of `op`: blocking or not), and its plan; else 0:
+ * below the threshold, handed on by the policy, or by the plan (counted either way). */
+static size_t bcast_takes(mca_coll_zip_module_t *m, int op, void *buff, int count,
+                          struct ompi_datatype_t *datatype, int root,
+                          struct ompi_communicator_t *comm, zip_bcast_plan_t *plan)
+{
+    size_t type_size = 0;
+    mca_coll_zip_stats_arm_finalize_summary(comm);
+    ompi_datatype_type_size(datatype, &type_size);
+    const size_t bytes = type_size * (size_t)(count > 0 ? count : 0);
+    const bool is_root = ompi_comm_rank(comm) == root;
+    if (!mca_coll_zip_policy_takes_known(m, comm, op, bytes, is_root ? buff : NULL, count, datatype,
+                                         is_root ? bytes : 0)) {
+        return 0;
+    }
+    *plan = bcast_plan(m, &m->call_policy, bytes, comm);
+    if (plan->hand_on) {
+        mca_coll_zip_stats_handed_on(op, ZIP_VERDICT_LINK_FASTER, 0.0, 0);
+        return 0;
+    }
+    return bytes;
+}
+
 int mca_coll_zip_bcast(void *buff, int count, struct ompi_datatype_t *datatype, int root,
                        struct ompi_communicator_t *comm, mca_coll_base_module_t *module)
 {
     mca_coll_zip_module_t *m = (mca_coll_zip_module_t *)module;
     mca_coll_zip_component_t *z = &mca_coll_zip_component;
-    const size_t bytes = bcast_takes(m, COLL_ZIP_OP_BCAST, buff, count, datatype, root, comm);
+    zip_bcast_plan_t plan = {0};
+    const size_t bytes =
+        bcast_takes(m, COLL_ZIP_OP_BCAST, buff, count, datatype, root, comm, &plan);
     if (0 == bytes) {
         return m->previous_bcast(buff, count, datatype, root, comm, m->previous_bcast_module);
     }
@@ -77,7 +85,6 @@ int mca_coll_zip_bcast(void *buff, int count, struct ompi_datatype_t *datatype, 
         return mca_coll_zip_algo_error(ZIP_ALGO_ERR_NOMEM, "MPI_Bcast", comm);
     }
 
-    const zip_bcast_plan_t plan = bcast_plan(m, &m->call_policy, bytes, comm);
     const zip_bcast_args_t args = {
         .buf = view.bytes,
         .bytes = bytes,
@@ -127,7 +134,9 @@ int mca_coll_zip_ibcast(void *buff, int count, struct ompi_datatype_t *datatype,
 {
     mca_coll_zip_module_t *m = (mca_coll_zip_module_t *)module;
     mca_coll_zip_component_t *z = &mca_coll_zip_component;
-    const size_t bytes = bcast_takes(m, COLL_ZIP_OP_IBCAST, buff, count, datatype, root, comm);
+    zip_bcast_plan_t plan = {0};
+    const size_t bytes =
+        bcast_takes(m, COLL_ZIP_OP_IBCAST, buff, count, datatype, root, comm, &plan);
     if (0 == bytes) {
         return m->previous_ibcast(buff, count, datatype, root, comm, request,
                                   m->previous_ibcast_module);
@@ -149,7 +158,6 @@ int mca_coll_zip_ibcast(void *buff, int count, struct ompi_datatype_t *datatype,
         return mca_coll_zip_algo_error(ZIP_ALGO_ERR_NOMEM, "MPI_Ibcast", comm);
     }
     c->deliver = rank != root;
-    const zip_bcast_plan_t plan = bcast_plan(m, &c->nb.policy, bytes, comm);
     c->args = (zip_bcast_args_t){
         .buf = c->view.bytes,
         .bytes = bytes,

@@ -327,6 +327,16 @@ extern "C" zip_bcast_plan_t zip_bcast_route(int algorithm, const zip_algo_policy
         plan.chain_segment = p.seg;
         plan.topology = p.topology;
     }
+    // The scatter-allgather's root judges its sample as an exchange (bcast_sag.cpp). Where that
+    // can never compress, zip's path is its scatter-allgather raw, which tuned's outruns where
+    // messages cost most next to the wire (simscale, 256 ranks one per node, 1 MiB, a
+    // microsecond per message: 250 us against tuned's 231 at 100 Gbit/s; 697 against 733 at
+    // 25): the model sees neither, and a call zip cannot speed up goes to tuned.
+    if (plan.topology == ZIP_BCAST_SCATTER_ALLGATHER && !forced_sag && policy != nullptr &&
+        policy->mode == ZIP_POLICY_AUTO && policy->speeds.link_Bps > 0.0 &&
+        zip_policy_decide(ZIP_POLICY_AUTO, &policy->speeds, bytes, 0, 0.0, ZIP_TRANSFER_EXCHANGE) ==
+            ZIP_VERDICT_LINK_FASTER)
+        plan.hand_on = 1;
     if (plan.topology == ZIP_BCAST_SCATTER_ALLGATHER) {
         plan.sag_chunk = zip_bcast_sag_chunk(m.beta);
         if (algorithm == ZIP_BCAST_ALGORITHM_SCATTER_ALLGATHER_TREE)

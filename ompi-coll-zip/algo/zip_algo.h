@@ -189,6 +189,7 @@ typedef struct zip_bcast_plan {
     size_t chain_segment;
     size_t sag_chunk;
     int sag_tree;
+    int hand_on; /* nonzero: the call goes to the previous component (zip_bcast_route) */
 } zip_bcast_plan_t;
 /* The scatter-allgather's allgather moves blocks of at most half a chunk coalesced, a chunk's
  * worth of blocks in one message, forwarded as soon as it arrives (bcast_sag.cpp): the default
@@ -207,7 +208,9 @@ size_t zip_bcast_sag_chunk(double link_Bps);
  * or without a link rate: unknown; the chain then keeps zip_bcast_segment_bytes's rule), the
  * configured link rate where those have none (policy always; 0: unknown), latency, and the agreed
  * ranks per node and local link (agreed NULL: unknown; one rank per node, every hop between nodes).
- * The same on every rank given the same arguments. */
+ * hand_on where policy auto planned the scatter-allgather and its exchange can never compress on
+ * these speeds (zip's raw scatter-allgather is no faster than tuned's). The same on every rank
+ * given the same arguments. */
 zip_bcast_plan_t zip_bcast_route(int algorithm, const zip_algo_policy_t *policy,
                                  const zip_algo_agreed_t *agreed, double configured_link_Bps,
                                  double latency_s, size_t bytes, int ranks, size_t segment_bytes,

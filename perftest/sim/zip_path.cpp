@@ -433,6 +433,15 @@ Route route_call(const Workload &w, int nodes, const Agreed &agreed, const ZipSe
     const size_t bytes = w.op() == Op::Bcast ? w.bytes() : s.threshold;
     r.verdict =
         zip_policy_decide(s.mode, &r.policy.speeds, bytes > 0 ? bytes : 1, 0, 0.0, r.policy.shape);
+    // As coll_zip_bcast.c: a call the plan hands on (a scatter-allgather that cannot compress).
+    if (w.op() == Op::Bcast && r.verdict == ZIP_VERDICT_COMPRESS && s.mode == ZIP_POLICY_AUTO) {
+        Agreed planned = agreed;
+        planned.ranks_per_node = s.ranks_per_node;
+        if (zip_bcast_route(s.bcast_algorithm, &r.policy, &planned, s.link_Bps, s.bcast_latency_s,
+                            w.bytes(), w.ranks(), s.segment, 0)
+                .hand_on)
+            r.verdict = ZIP_VERDICT_LINK_FASTER;
+    }
     // observe sends raw through the previous component and only counts.
     if (s.mode == ZIP_POLICY_OBSERVE && r.verdict == ZIP_VERDICT_COMPRESS)
         r.verdict = ZIP_VERDICT_NEVER;

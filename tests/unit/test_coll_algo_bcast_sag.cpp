@@ -495,6 +495,34 @@ TEST(CollAlgoBcastPlan, TheScatterAllgatherCostsAboutTwiceTheWireAndLogLatencies
               double(kMiB) / 1e8);
 }
 
+// Policy auto: where the model plans the scatter-allgather and its root's judgement (an exchange:
+// coding and decoding add up) could never compress on the agreed speeds, zip's path would be its
+// raw scatter-allgather, no faster than tuned's: the call is handed on (simscale, 256 ranks one
+// per node, 1 MiB, CloverLeaf's codec speeds at 100 Gbit/s: zip's raw 250 us, tuned's 231). Not
+// where the exchange can pay, nor where the user forced the scatter-allgather or policy always.
+TEST(CollAlgoBcastPlan, AScatterAllgatherThatCannotCompressIsHandedOn)
+{
+    zip_algo_agreed_t a{};
+    a.ranks_per_node = 1;
+    zip_algo_policy_t p{};
+    p.mode = ZIP_POLICY_AUTO;
+    p.speeds.link_Bps = 12.5e9;
+    p.speeds.compress_Bps = 16.4e9;
+    p.speeds.decompress_Bps = 36.1e9;
+    auto plan = [&](int algorithm) {
+        return zip_bcast_route(algorithm, &p, &a, 0.0, 2e-6, kMiB, 256, 49152, 0);
+    };
+    ASSERT_EQ(plan(ZIP_BCAST_ALGORITHM_AUTO).topology, ZIP_BCAST_SCATTER_ALLGATHER);
+    EXPECT_EQ(plan(ZIP_BCAST_ALGORITHM_AUTO).hand_on, 1);
+    EXPECT_EQ(plan(ZIP_BCAST_ALGORITHM_SCATTER_ALLGATHER).hand_on, 0);
+    p.speeds.link_Bps = 3.125e9; // 25 Gbit/s: 1 / C + 1 / D < 1 / link
+    EXPECT_EQ(plan(ZIP_BCAST_ALGORITHM_AUTO).topology, ZIP_BCAST_SCATTER_ALLGATHER);
+    EXPECT_EQ(plan(ZIP_BCAST_ALGORITHM_AUTO).hand_on, 0);
+    p.speeds.link_Bps = 12.5e9;
+    p.mode = ZIP_POLICY_ALWAYS;
+    EXPECT_EQ(plan(ZIP_BCAST_ALGORITHM_AUTO).hand_on, 0);
+}
+
 TEST(CollAlgoBcastPlan, TheParameterForcesOrDefersToTheModel)
 {
     EXPECT_EQ(zip_bcast_algorithm_parse("auto"), ZIP_BCAST_ALGORITHM_AUTO);
