@@ -207,6 +207,12 @@ int mca_coll_zip_reduce(const void *sbuf, void *rbuf, int count, struct ompi_dat
     const size_t segment = zip_algo_reduce_segment(
         bytes, ompi_comm_size(comm), dtype->super.size, segment_floor, schedule_link_Bps(m),
         mca_coll_zip_component.bcast_latency_us * 1e-6, m->agreed ? &m->speeds : NULL);
+    /* Segments whose coding and messages outlast their raw wire never pay compressed. */
+    if (!zip_algo_reduce_may_compress(&m->call_policy, segment)) {
+        mca_coll_zip_stats_handed_on(COLL_ZIP_OP_REDUCE, ZIP_VERDICT_LINK_FASTER, 0.0, 0);
+        return m->previous_reduce(sbuf, rbuf, count, dtype, op, root, comm,
+                                  m->previous_reduce_module);
+    }
     opal_output_verbose(10, mca_coll_zip_component.output,
                         "coll:zip: reduce of %zu bytes on %d ranks: chain of %zu-byte segments",
                         bytes, ompi_comm_size(comm), segment);

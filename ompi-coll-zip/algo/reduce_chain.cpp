@@ -88,7 +88,11 @@ class Chain
           seg_(a->segment != 0 ? std::max(a->reduce->elem_bytes,
                                           a->segment - a->segment % a->reduce->elem_bytes)
                                : segment_bytes(a->bytes, t->size, a->reduce->elem_bytes, 0)),
-          count_((a->bytes + seg_ - 1) / seg_), blocks_(codec, policy_to(a, to_, seg_), res)
+          count_((a->bytes + seg_ - 1) / seg_),
+          hop_policy_(a->policy != nullptr ? zip_algo_reduce_hop_policy(a->policy, seg_)
+                                           : zip_algo_policy_t{}),
+          blocks_(codec, policy_to(a, a->policy != nullptr ? &hop_policy_ : nullptr, to_, seg_),
+                  res)
     {
     }
 
@@ -160,7 +164,8 @@ class Chain
     }
 
   private:
-    static zipcoll::BlockPolicy policy_to(const zip_allreduce_args_t *a, int to, size_t seg)
+    static zipcoll::BlockPolicy policy_to(const zip_allreduce_args_t *a,
+                                          const zip_algo_policy_t *hop, int to, size_t seg)
     {
         zipcoll::BlockPolicy p;
         p.elem_type = a->elem_type;
@@ -168,7 +173,7 @@ class Chain
         p.try_compress = to >= 0 && (a->peer_on_node == nullptr || !a->peer_on_node[to]);
         // Whole segments may shrink; a last one shorter than both goes raw.
         p.threshold = std::min(a->threshold, seg);
-        p.policy = a->policy;
+        p.policy = hop;
         return p;
     }
 
@@ -218,6 +223,7 @@ class Chain
     const char *mine_; // this rank's contribution
     int v_, from_, to_;
     size_t seg_, count_;
+    zip_algo_policy_t hop_policy_; // before blocks_, which points to it
     zipcoll::BlockCodec blocks_;
     zipcoll::RawBuffer recv_, send_, partial_, sums_;
     zip_req_t recvs_[kWindow] = {}, sends_[kWindow] = {};
@@ -268,6 +274,33 @@ extern "C" size_t zip_algo_reduce_segment_floor(double link_Bps, double latency_
         return kMinSegment;
     const double in_flight = double(kWindow - 1) * double(kSmallSegment) / link_Bps;
     return in_flight >= latency_s ? kSmallSegment : kMinSegment;
+}
+
+extern "C" zip_algo_policy_t zip_algo_reduce_hop_policy(const zip_algo_policy_t *call,
+                                                        size_t segment)
+{
+    zip_algo_policy_t p = call != nullptr ? *call : zip_algo_policy_t{};
+    if (segment == 0 || !(p.speeds.compress_Bps > 0.0))
+        return p;
+    // The messages' time per byte joins the encoder's: 1 / C' = 1 / C + 2 m / segment.
+    const double messages = 2.0 * double(ZIP_BCAST_MESSAGE_COST_NS) * 1e-9 / double(segment);
+    p.speeds.compress_Bps = 1.0 / (1.0 / p.speeds.compress_Bps + messages);
+    return p;
+}
+
+// A hop that sends raw receives, reduces and sends a segment; one that compresses also decodes
+// and encodes it, on the same core, while the messages cost both the same. Where that core's
+// time at the best ratio is not below the raw segment's wire, compressing cannot pay, and zip's
+// raw chain is slower than tuned's pipeline (simscale, 256 ranks one per node at 25 Gbit/s,
+// 16 MiB of miniFE's data at its own codec speeds, 6.6 / 13.2 GB/s, a microsecond per message:
+// tuned's pipeline of 16 KiB 7.78 ms, zip's chain raw 8.49, compressed at ratio 1.26 9.60).
+extern "C" bool zip_algo_reduce_may_compress(const zip_algo_policy_t *call, size_t segment)
+{
+    if (call == nullptr || call->mode != ZIP_POLICY_AUTO || !(call->speeds.link_Bps > 0.0))
+        return true;
+    const zip_algo_policy_t hop = zip_algo_reduce_hop_policy(call, segment);
+    return zip_policy_decide(ZIP_POLICY_AUTO, &hop.speeds, segment, 0, 0.0, hop.shape) !=
+           ZIP_VERDICT_LINK_FASTER;
 }
 
 extern "C" bool zip_algo_reduce_suits(size_t bytes, int size, size_t elem_bytes,

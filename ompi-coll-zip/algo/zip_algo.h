@@ -504,6 +504,17 @@ bool zip_algo_reduce_suits(size_t bytes, int size, size_t elem_bytes, size_t seg
  * given the same arguments, as the chain's segments must be. */
 size_t zip_algo_reduce_segment(size_t bytes, int size, size_t elem_bytes, size_t segment_floor,
                                double link_Bps, double latency_s, const zip_algo_agreed_t *agreed);
+/* What a reduce chain's hop judges its samples by, with segments of `segment` bytes: the call's
+ * policy whose coding also carries the segment's two messages (ZIP_BCAST_MESSAGE_COST_NS each),
+ * as the hop receives, decodes, reduces, encodes and sends each segment on its one core while
+ * raw it only receives, reduces and sends (reduce_chain.cpp). */
+zip_algo_policy_t zip_algo_reduce_hop_policy(const zip_algo_policy_t *call, size_t segment);
+/* Whether a reduce chain with segments of `segment` bytes could ever compress under `call`
+ * (NULL: policy always, yes): not where, even at the best ratio, a hop's coding and messages
+ * take longer than a raw segment's wire (zip_algo_reduce_hop_policy). A call that could not goes
+ * to the previous component, whose pipeline is faster than zip's raw chain. The same on every
+ * rank given the same arguments. */
+bool zip_algo_reduce_may_compress(const zip_algo_policy_t *call, size_t segment);
 
 /* ---- Non-blocking: an algorithm in progress over a transport with `test` ---- */
 typedef struct zip_algo_call zip_algo_call_t;

@@ -363,6 +363,8 @@ Route route_call(const Workload &w, int nodes, const Agreed &agreed, const ZipSe
             r.reduce_segment = zip_algo_reduce_segment(
                 w.bytes(), w.ranks(), sizeof(double), r.reduce_segment_floor, link_Bps,
                 s.bcast_latency_s, s.mode == ZIP_POLICY_ALWAYS ? nullptr : &agreed);
+            if (r.takes() && !zip_algo_reduce_may_compress(&r.policy, r.reduce_segment))
+                r.verdict = ZIP_VERDICT_LINK_FASTER;
             return r;
         }
         r.allreduce_algorithm = s.allreduce_algorithm;

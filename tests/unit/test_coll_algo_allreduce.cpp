@@ -939,6 +939,53 @@ TEST(CollAlgoReduceSegment, ANearTieKeepsTheRule)
     EXPECT_EQ(zip_algo_reduce_segment(4 * MiB, 8, 8, 8192, 1e9 / 8, 30e-6, &agreed), 8192u);
 }
 
+// A hop of the reduce chain pays a segment's two messages on the core that codes it: the
+// judgement adds them to the encoder's time per byte, 2 us over a 16 KiB segment.
+TEST(CollAlgoReduceHop, TheMessagesOfASegmentJoinTheEncodersTime)
+{
+    zip_algo_policy_t call{};
+    call.mode = ZIP_POLICY_AUTO;
+    call.shape = ZIP_TRANSFER_EXCHANGE;
+    call.speeds = {6.6e9, 13.2e9, 3.125e9};
+    const zip_algo_policy_t hop = zip_algo_reduce_hop_policy(&call, 16384);
+    const double message = double(ZIP_BCAST_MESSAGE_COST_NS) * 1e-9;
+    EXPECT_NEAR(1.0 / hop.speeds.compress_Bps, 1.0 / 6.6e9 + 2.0 * message / 16384.0, 1e-15);
+    EXPECT_EQ(hop.speeds.decompress_Bps, call.speeds.decompress_Bps);
+    EXPECT_EQ(hop.speeds.link_Bps, call.speeds.link_Bps);
+    EXPECT_EQ(hop.shape, call.shape);
+    EXPECT_EQ(hop.mode, call.mode);
+    // Speeds unknown (policy always): unchanged.
+    zip_algo_policy_t always{};
+    always.mode = ZIP_POLICY_ALWAYS;
+    EXPECT_EQ(zip_algo_reduce_hop_policy(&always, 16384).speeds.compress_Bps, 0.0);
+}
+
+// miniFE's data at its own codec speeds (6.6 / 13.2 GB/s) at 25 Gbit/s: coding alone (0.23 ns a
+// byte) is below the raw wire (0.32), but with a 16 KiB segment's messages (0.12 more) not at
+// any ratio (the policy's margin: below 0.9 of the wire): the reduce goes to the previous component
+// (simscale, 256 ranks one per node, 16 MiB: zip's chain 0.81x of tuned's pipeline, handed
+// on 1.00x). CloverLeaf's codec (16.4 / 36.1 GB/s) still may compress (1.33x), and so does miniFE's
+// at 10 Gbit/s; policy always and an unknown link never hand on.
+TEST(CollAlgoReduceHop, ACallWhoseHopsCouldNeverCompressIsHandedOn)
+{
+    zip_algo_policy_t call{};
+    call.mode = ZIP_POLICY_AUTO;
+    call.shape = ZIP_TRANSFER_EXCHANGE;
+    call.speeds = {6.6e9, 13.2e9, 3.125e9};
+    EXPECT_FALSE(zip_algo_reduce_may_compress(&call, 16384));
+    EXPECT_TRUE(zip_algo_reduce_may_compress(&call, 49152)); // a third of the messages: 0.27 ns
+    call.speeds = {16.4e9, 36.1e9, 3.125e9};
+    EXPECT_TRUE(zip_algo_reduce_may_compress(&call, 16384));
+    call.speeds = {6.6e9, 13.2e9, 1.25e9};
+    EXPECT_TRUE(zip_algo_reduce_may_compress(&call, 16384));
+    call.speeds.link_Bps = 0.0;
+    EXPECT_TRUE(zip_algo_reduce_may_compress(&call, 16384));
+    call.mode = ZIP_POLICY_ALWAYS;
+    call.speeds = {6.6e9, 13.2e9, 3.125e9};
+    EXPECT_TRUE(zip_algo_reduce_may_compress(&call, 16384));
+    EXPECT_TRUE(zip_algo_reduce_may_compress(nullptr, 16384));
+}
+
 // The ring where its 2 (p - 1) latencies cost at most 1/32 of its wire time (its exchanges go
 // one way per pair, which the TCP BTL does not serialise); beyond, halving (2 log2 pof2
 // latencies, and where p is not a power of two two more and twice the vector through the folded
