@@ -504,6 +504,10 @@ bool zip_algo_reduce_suits(size_t bytes, int size, size_t elem_bytes, size_t seg
  * given the same arguments, as the chain's segments must be. */
 size_t zip_algo_reduce_segment(size_t bytes, int size, size_t elem_bytes, size_t segment_floor,
                                double link_Bps, double latency_s, const zip_algo_agreed_t *agreed);
+/* What halving's allgather judges its chunks by, on `size` ranks: the call's policy as one shot
+ * whose encoder is `size` times as fast, as a rank encodes only its own chunk and decodes what
+ * comes from other nodes (allreduce_halving.cpp). */
+zip_algo_policy_t zip_algo_halving_gather_policy(const zip_algo_policy_t *call, int size);
 /* What a reduce chain's hop judges its samples by, with segments of `segment` bytes: the call's
  * policy whose coding also carries the segment's two messages (ZIP_BCAST_MESSAGE_COST_NS each),
  * as the hop receives, decodes, reduces, encodes and sends each segment on its one core while

@@ -748,10 +748,12 @@ TEST_P(CollAlgoAllreduceHalving, StepsCompressOnlyWhereCodingAStepInTurnPays)
 }
 
 // Between nodes both ranks of a node (2i, 2i + 1) cross at once, each with half the NIC: a codec
-// at 2x the link's rate, which a reduce-scatter step judged at the whole link finds too slow
-// (c + w / R / r + d = 1.0 + 0.25 ns a byte against 1 ns raw), pays at half of it (1.0 + 0.5
-// against 2); the allgather's chunks, an exchange over the whole link (max(c + d, w / r) = 1.0
-// against 1), stay raw either way.
+// that encodes at 20x the link's rate and decodes at 1.67x, which a reduce-scatter step judged
+// at the whole link finds too slow (c + w / R / r + d = 0.65 + 1 / r ns a byte against 0.9 ns,
+// the policy's margin of 1 raw, at every ratio below 4), pays at half of it (0.65 + 2 / r
+// against 1.8: ratios from 1.74, the toy codec's partial sums shrink about 2x); the allgather's
+// chunks, one shot over the whole link with only a rank's own chunk encoded (c / p + w / r + d
+// = 0.65 + 1 / r at most), stay raw either way.
 TEST_P(CollAlgoAllreduceHalving, StepsBetweenNodesAreJudgedAtTheirShareOfTheNic)
 {
     const int size = GetParam();
@@ -764,8 +766,8 @@ TEST_P(CollAlgoAllreduceHalving, StepsBetweenNodesAreJudgedAtTheirShareOfTheNic)
     policy.mode = ZIP_POLICY_AUTO;
     policy.shape = ZIP_TRANSFER_EXCHANGE;
     policy.speeds.link_Bps = 1e9;
-    policy.speeds.compress_Bps = 2e9;
-    policy.speeds.decompress_Bps = 2e9;
+    policy.speeds.compress_Bps = 20e9;
+    policy.speeds.decompress_Bps = 1e9 / 0.6;
     for (bool on_node : {false, true}) {
         ToyCodec codec;
         const Outcome o =
