@@ -770,6 +770,26 @@ TEST(AllgathervChoice, WithAHighRatioSeenTheRingsStepsCostMoreThanBrucks)
     EXPECT_EQ(pick(4.6e9, 7.8e9, 32.0), ZIP_ALLGATHERV_HAND_ON);
 }
 
+// Where the wire is long, Bruck's messages hide behind it as its decoding does: a ratio of 1.13
+// at 25 Gbit/s keeps Bruck ahead of tuned's recursive doubling (simscale, 64 ranks one per
+// node, CoMD's 64 KiB blocks, 69 messages a rank at a microsecond each: 1222 us against 1350),
+// where counting them on top of the wire handed the call on.
+TEST(AllgathervChoice, BrucksMessagesHideBehindALongWire)
+{
+    const auto blocks = alternating(64, 64 << 10, 4 << 10);
+    zip_algo_agreed_t agreed{};
+    agreed.ranks_per_node = 1;
+    agreed.ranks_per_core = 1.0;
+    agreed.compress_Bps = 10.1e9;
+    agreed.decompress_Bps = 15.7e9;
+    EXPECT_EQ(
+        zip_algo_allgatherv_choose(bytes_at, &blocks, 64, &agreed, 25 * kGbit, 2e-6, 0, 1.13, 0),
+        ZIP_ALLGATHERV_BRUCK);
+    EXPECT_EQ(
+        zip_algo_allgatherv_choose(bytes_at, &blocks, 64, &agreed, 25 * kGbit, 2e-6, 0, 1.0, 0),
+        ZIP_ALLGATHERV_HAND_ON);
+}
+
 // What a communicator's blocking allgather(v) calls moved: a ratio recorded (half the last
 // call, half the ones before, so that alternating fields keep one between theirs), forgotten
 // after ZIP_ALGO_SEEN_RECHECK calls handed on, so that data that start to shrink are seen again.
