@@ -35,12 +35,30 @@ std::vector<char> runs_of_four(size_t n)
     return v;
 }
 
-zipcoll::BlockPolicy block_policy(const zip_algo_policy_t *policy)
+// What one block of runs_of_four, the first a BlockCodec under `policy` encodes, became.
+struct Encoded {
+    std::vector<char> data = runs_of_four(32768), slot = std::vector<char>(32768);
+    const char *out = nullptr;
+    size_t len = 0;
+    size_t codings = 0;
+    zip_algo_result_t res{};
+    bool still_compressing = false;
+};
+
+Encoded encode_first_block(const zip_algo_policy_t &policy)
 {
-    zipcoll::BlockPolicy b;
-    b.try_compress = true;
-    b.policy = policy;
-    return b;
+    ToyCodec toy;
+    const zip_codec_ops_t ops = toy.ops();
+    zipcoll::BlockPolicy block;
+    block.try_compress = true;
+    block.policy = &policy;
+    Encoded e;
+    e.res.verdict = -1;
+    zipcoll::BlockCodec coder(&ops, block, &e.res);
+    coder.encode({1, e.data.data(), e.data.size()}, e.slot.data(), &e.out, &e.len);
+    e.codings = toy.compressions.load();
+    e.still_compressing = coder.compressing();
+    return e;
 }
 
 } // namespace
@@ -50,40 +68,24 @@ zipcoll::BlockPolicy block_policy(const zip_algo_policy_t *policy)
 // still pay the decoding the verdict weighed (an allreduce's chunks, decoded by every rank).
 TEST(BlockCodecSample, ABlockThatWasItsOwnSampleGoesRawWhereTheVerdictSaysSo)
 {
-    ToyCodec toy;
-    const zip_codec_ops_t ops = toy.ops();
-    const zip_algo_policy_t policy = slow_codec_policy();
-    zip_algo_result_t res{};
-    res.verdict = -1;
-    zipcoll::BlockCodec coder(&ops, block_policy(&policy), &res);
-    std::vector<char> data = runs_of_four(32768), slot(32768);
-    const char *out = nullptr;
-    size_t len = 0;
-    coder.encode({1, data.data(), data.size()}, slot.data(), &out, &len);
-    EXPECT_EQ(res.verdict, ZIP_VERDICT_INCOMPRESSIBLE);
-    EXPECT_EQ(toy.compressions.load(), 1u); // coded once, to judge it
-    EXPECT_EQ(out, data.data());
-    EXPECT_EQ(len, data.size());
-    EXPECT_EQ(res.compressed, 0);
-    EXPECT_FALSE(coder.compressing());
+    const Encoded e = encode_first_block(slow_codec_policy());
+    EXPECT_EQ(e.res.verdict, ZIP_VERDICT_INCOMPRESSIBLE);
+    EXPECT_EQ(e.codings, 1u); // coded once, to judge it
+    EXPECT_EQ(e.out, e.data.data());
+    EXPECT_EQ(e.len, e.data.size());
+    EXPECT_EQ(e.res.compressed, 0);
+    EXPECT_FALSE(e.still_compressing);
 }
 
 // The same block with a codec fast enough that its ratio pays goes as its frame.
 TEST(BlockCodecSample, ABlockThatWasItsOwnSampleGoesAsItsFrameWhereItPays)
 {
-    ToyCodec toy;
-    const zip_codec_ops_t ops = toy.ops();
     zip_algo_policy_t policy = slow_codec_policy();
     policy.speeds.compress_Bps = policy.speeds.decompress_Bps = 20e9;
-    zip_algo_result_t res{};
-    res.verdict = -1;
-    zipcoll::BlockCodec coder(&ops, block_policy(&policy), &res);
-    std::vector<char> data = runs_of_four(32768), slot(32768);
-    const char *out = nullptr;
-    size_t len = 0;
-    coder.encode({1, data.data(), data.size()}, slot.data(), &out, &len);
-    EXPECT_EQ(res.verdict, ZIP_VERDICT_COMPRESS);
-    EXPECT_EQ(out, slot.data());
-    EXPECT_LT(len, data.size() * 2 / 3);
-    EXPECT_EQ(res.compressed, 1);
+    const Encoded e = encode_first_block(policy);
+    EXPECT_EQ(e.res.verdict, ZIP_VERDICT_COMPRESS);
+    EXPECT_EQ(e.out, e.slot.data());
+    EXPECT_LT(e.len, e.data.size() * 2 / 3);
+    EXPECT_EQ(e.res.compressed, 1);
+    EXPECT_TRUE(e.still_compressing);
 }
