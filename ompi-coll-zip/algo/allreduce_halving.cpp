@@ -542,9 +542,11 @@ extern "C" int zip_allreduce_algorithm_parse(const char *name)
 // The allgather's chunks: a frame that crosses to another node goes on to every rank there, and
 // each decodes all that came from other nodes, (1 - 1/N) of the vector on N nodes, while the
 // node's NIC saves (1 - 1/r) of the same bytes; its own chunk, a 1/p share, is all a rank
-// encodes. So each byte costs w / r + d against w, one shot with the encoder p times as fast:
-// the decoding of the last step, half the vector, follows its wire. (Judged as an exchange,
-// max(c + d, w / r), it compressed where that loses: simscale, 256 ranks one per node at
+// encodes. So each byte costs w / r + d against w, one shot with the encoder p times as fast.
+// The decoding is counted whole, though only the last step's (half the vector) must follow its
+// wire and the steps before hide theirs behind later transfers: that margin gives up small
+// gains (10 Gbit/s, ratios of 1.3 or less: 1.04-1.07x -> 1.00x) to lose none. (Judged as an
+// exchange, max(c + d, w / r), it compressed where that loses: simscale, 256 ranks one per node at
 // 25 Gbit/s, 16 MiB of CoMD's data at its own speeds, 10.1 / 15.7 GB/s, ratio 1.13: 0.92x of
 // rabenseifner. Judged with the reduce-scatter, one shot with every byte encoded: 2 nodes of 32
 // at 100 Gbit/s, 16 MiB of gauss, the chunks went as frames and each rank decoded 8 MB, 5.9 ms
