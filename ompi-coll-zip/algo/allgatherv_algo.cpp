@@ -10,6 +10,7 @@
 
 #include "bruck.hpp"
 #include "bruck_steps.hpp"
+#include "chain_model.hpp"
 #include "exchange.hpp"
 #include "ring.hpp"
 #include "zip_algo.h"
@@ -156,9 +157,9 @@ struct Costs {
 // win at it): smooth fields shrink 1.3-1.7x with the default codec.
 constexpr double kProbeRatio = 1.5;
 
-// What a message costs its ends beside its bytes (chain_model.hpp): a send here and a receive at
-// its peer, both on the cores that also code.
-constexpr double kMessageCost = double(ZIP_BCAST_MESSAGE_COST_NS) * 1e-9;
+// What a message costs its ends beside its bytes: a send here and a receive at its peer, both
+// on the cores that also code.
+using chain_model::kMessageCost;
 
 // Bruck's (and recursive doubling's) steps on `size` ranks: ceil(log2 size).
 int bruck_step_count(int size)

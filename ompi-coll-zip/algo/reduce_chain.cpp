@@ -283,7 +283,7 @@ extern "C" zip_algo_policy_t zip_algo_reduce_hop_policy(const zip_algo_policy_t 
     if (segment == 0 || !(p.speeds.compress_Bps > 0.0))
         return p;
     // The messages' time per byte joins the encoder's: 1 / C' = 1 / C + 2 m / segment.
-    const double messages = 2.0 * double(ZIP_BCAST_MESSAGE_COST_NS) * 1e-9 / double(segment);
+    const double messages = 2.0 * zipcoll::chain_model::kMessageCost / double(segment);
     p.speeds.compress_Bps = 1.0 / (1.0 / p.speeds.compress_Bps + messages);
     return p;
 }
