@@ -47,7 +47,10 @@ int timed_code(void *ctx, int elem_type, const void *src, size_t bytes, const vo
         ref != nullptr
             ? zip_compress_delta(b->codec, type, src, count, ref, dst, dst_cap, frame_len)
             : zip_compress(b->codec, 0, type, src, count, dst, dst_cap, frame_len);
-    b->codec_ns += now_ns() - t0;
+    const uint64_t ns = now_ns() - t0;
+    b->codec_ns += ns;
+    b->compress_ns += ns;
+    b->compress_bytes += bytes;
     if (st == ZIP_OK)
         maybe_corrupt(b->corrupt_every, dst, *frame_len);
     return int(st);
@@ -74,9 +77,14 @@ int timed_decompress_ref(void *ctx, const void *frame, size_t frame_len, const v
     const uint64_t t0 = now_ns();
     const zip_status_t st =
         zip_decompress_ref(b->codec, frame, frame_len, ref, ref_bytes, dst, dst_cap, raw_len);
-    b->codec_ns += now_ns() - t0;
-    if (st != ZIP_OK)
+    const uint64_t ns = now_ns() - t0;
+    b->codec_ns += ns;
+    if (st != ZIP_OK) {
         b->failed = st;
+    } else {
+        b->decompress_ns += ns;
+        b->decompress_bytes += *raw_len;
+    }
     return int(st);
 }
 
@@ -93,6 +101,8 @@ int timed_decompress(void *ctx, const void *frame, size_t frame_len, void *dst, 
 extern "C" void zip_algo_codec_bind(zip_codec_ops_t *ops, zip_algo_codec_binding_t *binding)
 {
     binding->codec_ns = 0;
+    binding->compress_bytes = binding->compress_ns = 0;
+    binding->decompress_bytes = binding->decompress_ns = 0;
     binding->failed = ZIP_OK;
     ops->ctx = binding;
     ops->compress = timed_compress;

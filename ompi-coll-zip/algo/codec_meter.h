@@ -1,0 +1,71 @@
+/*
+ * The codec speed coll/zip's policy decides with, taken from the communicator's own data.
+ *
+ * The ranks first agree on a speed measured on a synthetic field (zip_calibrate); real
+ * application messages code 1.4-3.7x faster (docs/scale.md), so on links near the codec's
+ * speed that first agreement hands on calls that compressing would speed up. Each rank keeps a
+ * meter of what its codec did on the communicator's data (the blocking calls zip ran, and
+ * samples of calls it handed on because the link looked faster), and at fixed blocking call
+ * counts, the same on every rank, the ranks agree anew on the slowest speed any of them saw.
+ * Routes and plans are then made again from the new speeds. MPI-free: the glue
+ * (coll_zip_policy.c) does the reduction.
+ */
+#ifndef ZIP_COLL_ALGO_CODEC_METER_H
+#define ZIP_COLL_ALGO_CODEC_METER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "zip_algo.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Raw bytes through the compressor and the decompressor, and the time they took, since the
+ * window began (halved at each agreement, so older calls weigh less). Updated with atomic
+ * adds: a non-blocking call's progress may run on another thread. */
+typedef struct zip_codec_meter {
+    uint64_t compress_bytes, compress_ns;
+    uint64_t decompress_bytes, decompress_ns;
+} zip_codec_meter_t;
+
+/* A meter says nothing about a direction until it has seen this many raw bytes of it: the
+ * smallest sample (coll_zip_threshold's default; a shorter run is timed too coarsely to stand
+ * for the data). */
+#define ZIP_CODEC_METER_MIN_BYTES 16384
+
+/* Adds what a call's codec binding timed. */
+void zip_codec_meter_add(zip_codec_meter_t *m, const zip_algo_codec_binding_t *b);
+
+/* This rank's share of the agreement: seconds per raw byte compressing and decompressing as
+ * the meter saw them, 0 where it saw too little. Reduced with MPI_MAX over the ranks this gives
+ * the slowest codec any rank saw, and 0 only where no rank saw enough. */
+void zip_codec_meter_mine(const zip_codec_meter_t *m, double mine[2]);
+
+/* Takes the reduced values into the agreed speeds (a direction no rank measured keeps its
+ * speed) and halves the meter for the next window. Returns whether a speed changed. */
+bool zip_codec_meter_agreed(zip_codec_meter_t *m, const double all[2], zip_algo_agreed_t *speeds);
+
+/* Whether the ranks agree anew at the n-th blocking call on a communicator (n from 1): at
+ * 4, 16, 64 and so on while below `period`, then at every multiple of `period`; never with
+ * period 0. The first ones come early so that a short run learns its data's speed; the
+ * period bounds what the agreement costs (one small allreduce). */
+bool zip_codec_meter_agree_at(uint64_t n, uint64_t period);
+
+/* Whether the k-th call (from 1) handed on as "link faster" samples its data for the meter:
+ * k = 1, 2, 4, 8 ...: a few at first, then ever fewer, so sampling costs nothing in the long
+ * run; calls zip takes are timed anyway. */
+bool zip_codec_meter_probe_at(uint64_t k);
+
+/* Compresses the first 64 KiB (at most) of sample through codec, and decodes the frame, both
+ * timed by codec's binding; the meter then adds that binding. 0, or the codec's error. */
+int zip_codec_meter_probe(const zip_codec_ops_t *codec, int elem_type, const void *sample,
+                          size_t sample_bytes);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
