@@ -16,6 +16,7 @@
 #include "zip/zip.h"
 #include "zip_ompi.h"
 #include "algo/coll_ops.h"
+#include "algo/codec_meter.h"
 #include "algo/coll_stats.h"
 #include "algo/zip_algo.h"
 
@@ -47,10 +48,14 @@ typedef struct mca_coll_zip_component_t {
     int verbose;
     int stats;
     bool force_local;
-    char *policy_name;        /* coll_zip_policy */
-    int policy;               /* its zip_policy_mode_t */
-    double link_gbps_local;   /* 0: measured */
-    double link_gbps_remote;  /* 0: measured */
+    char *policy_name;            /* coll_zip_policy */
+    int policy;                   /* its zip_policy_mode_t */
+    double link_gbps_local;       /* 0: measured */
+    double link_gbps_remote;      /* 0: measured */
+    double codec_gbps_compress;   /* the codec speed the first agreement takes; 0: measured */
+    double codec_gbps_decompress; /* (zip_calibrate) */
+    int codec_agree_period;   /* coll_zip_codec_agree_period: blocking calls between agreements on
+                                 the data's codec speed (algo/codec_meter.h); 0: the first only */
     zip_speeds_t last_speeds; /* the last agreed speeds (remote link), for the summary */
     /* The rate to other nodes the ranks of a communicator last agreed on, in MB/s (0: none
      * yet), published as the read-only variable coll_zip_agreed_link_remote_mbps: pml/zip reads
@@ -101,9 +106,14 @@ typedef struct mca_coll_zip_module_t {
     bool *peer_on_node;
     int pairs_serialise; /* coll_zip_allreduce.c: -1 until looked at, then 0 or 1 */
 
-    /* The speeds every rank agreed on at the first call that needed them (coll_zip_policy.c). */
+    /* The speeds every rank agreed on at the first call that needed them (coll_zip_policy.c);
+     * the codec's again now and then from what the meter saw of this communicator's data. */
     bool agreed;
     zip_algo_agreed_t speeds;
+    zip_codec_meter_t meter;
+    uint64_t blocking_calls;    /* blocking calls zip intercepted, the same count on every rank */
+    uint64_t link_faster_calls; /* calls handed on as link_faster, for the meter's samples */
+    bool probe_pending;         /* one of them is due to be sampled */
     /* Each collective's route, found at its first call under a policy mode and kept for every
      * later call under that mode: it depends on the agreed speeds, the mode and the flow, not on
      * a call's size (zip_algo_route), so a call that is handed on costs a lookup. */
@@ -153,6 +163,11 @@ static inline int mca_coll_zip_elem_type(struct ompi_datatype_t *dtype)
 /* ---- coll_zip_policy.c ---- */
 /* The Info key zip_policy of comm, else coll_zip_policy. */
 zip_policy_mode_t mca_coll_zip_policy_mode(struct ompi_communicator_t *comm);
+/* Every call zip intercepts comes here first, in the same order on every rank (MPI's rule for
+ * collectives): a blocking one is counted, and at the counts zip_codec_meter_agree_at names the
+ * ranks agree anew on the codec's speed from what their meters saw. */
+void mca_coll_zip_policy_count_call(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm,
+                                    int op);
 /* Agrees on the speeds now if comm's policy mode needs them and they are not agreed yet: for a
  * blocking call that every rank makes and that may wait for the others (MPI_Barrier). */
 void mca_coll_zip_policy_agree_now(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm);

@@ -88,6 +88,7 @@ bool mca_coll_zip_allgather_takes(mca_coll_zip_module_t *m, struct ompi_communic
                                   const mca_coll_zip_layout_t *rcv, size_t largest, int *algorithm)
 {
     mca_coll_zip_stats_arm_finalize_summary(comm);
+    mca_coll_zip_policy_count_call(m, comm, op);
     const int rank = ompi_comm_rank(comm);
     int count = 0;
     const mca_coll_zip_layout_t *own = MPI_IN_PLACE == mine->buf ? rcv : mine;

@@ -188,6 +188,7 @@ int mca_coll_zip_reduce(const void *sbuf, void *rbuf, int count, struct ompi_dat
 {
     mca_coll_zip_module_t *m = (mca_coll_zip_module_t *)module;
     mca_coll_zip_stats_arm_finalize_summary(comm);
+    mca_coll_zip_policy_count_call(m, comm, COLL_ZIP_OP_REDUCE);
     const bool is_root = ompi_comm_rank(comm) == root;
     const void *mine = (is_root && MPI_IN_PLACE == sbuf) ? rbuf : sbuf;
     const size_t bytes = zip_bytes(count, dtype, op);
@@ -266,6 +267,7 @@ int mca_coll_zip_iallreduce(const void *sbuf, void *rbuf, int count, struct ompi
     mca_coll_zip_module_t *m = (mca_coll_zip_module_t *)module;
     const int op_index = NULL == request ? COLL_ZIP_OP_ALLREDUCE : COLL_ZIP_OP_IALLREDUCE;
     mca_coll_zip_stats_arm_finalize_summary(comm);
+    mca_coll_zip_policy_count_call(m, comm, op_index);
     const size_t bytes = zip_bytes(count, dtype, op);
     if (!takes(m, comm, op_index, bytes, MPI_IN_PLACE == sbuf ? rbuf : sbuf, count, dtype)) {
         return COLL_ZIP_HAND_ON(m, request, allreduce, sbuf, rbuf, count, dtype, op, comm);

@@ -17,6 +17,7 @@ static bool alltoall_takes(mca_coll_zip_module_t *m, struct ompi_communicator_t 
                            const mca_coll_zip_layout_t *snd, const mca_coll_zip_layout_t *rcv)
 {
     mca_coll_zip_stats_arm_finalize_summary(comm);
+    mca_coll_zip_policy_count_call(m, comm, op);
     if (MPI_IN_PLACE == snd->buf) {
         mca_coll_zip_stats_handed_on(op, ZIP_VERDICT_TOO_SMALL, 0.0, 0);
         return false;

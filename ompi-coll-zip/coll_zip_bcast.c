@@ -50,6 +50,7 @@ static size_t bcast_takes(mca_coll_zip_module_t *m, int op, void *buff, int coun
 {
     size_t type_size = 0;
     mca_coll_zip_stats_arm_finalize_summary(comm);
+    mca_coll_zip_policy_count_call(m, comm, op);
     ompi_datatype_type_size(datatype, &type_size);
     const size_t bytes = type_size * (size_t)(count > 0 ? count : 0);
     const bool is_root = ompi_comm_rank(comm) == root;

@@ -163,6 +163,24 @@ static const zip_ompi_param_t params[] = {
      ZIP_OMPI_PARAM_DOUBLE(&mca_coll_zip_component.link_gbps_remote, 0.0),
      "Rate in Gbit/s of one node's NIC, for the policy; 0 (default): measured at "
      "the first call on each communicator. Must be the same on every rank"},
+    {"codec_gbps_compress", OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY,
+     ZIP_OMPI_PARAM_DOUBLE(&mca_coll_zip_component.codec_gbps_compress, 0.0),
+     "Compression speed in Gbit/s of raw data the policy starts from; 0 (default): measured "
+     "on a synthetic field at the first call that needs it. Later agreements take the speed "
+     "the communicator's own data coded at (coll_zip_codec_agree_period)"},
+    {"codec_gbps_decompress", OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY,
+     ZIP_OMPI_PARAM_DOUBLE(&mca_coll_zip_component.codec_gbps_decompress, 0.0),
+     "Decompression speed in Gbit/s of raw data the policy starts from; 0 (default): "
+     "measured, as coll_zip_codec_gbps_compress"},
+    /* Real application messages code 1.4-3.7x faster than the synthetic field (docs/scale.md):
+     * the first agreement alone hands on calls that compressing would speed up. */
+    {"codec_agree_period", OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY,
+     ZIP_OMPI_PARAM_INT(&mca_coll_zip_component.codec_agree_period, 1024),
+     "Under policy auto and observe, the ranks of a communicator agree anew on the codec's "
+     "speed, from the time their codec took on the communicator's data, at its 4th, 16th, "
+     "64th ... blocking collective below this count and then at every multiple of it (one "
+     "small allreduce each). 0: the speed agreed at the first call stays. Must be the same "
+     "on every rank"},
     {"verbose", OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_LOCAL,
      ZIP_OMPI_PARAM_INT(&mca_coll_zip_component.verbose, 0),
      "Verbosity: 1 reports why zip steps aside on a communicator and per-rank statistics, "

@@ -16,6 +16,7 @@ static bool gather_takes(mca_coll_zip_module_t *m, struct ompi_communicator_t *c
                          int root)
 {
     mca_coll_zip_stats_arm_finalize_summary(comm);
+    mca_coll_zip_policy_count_call(m, comm, op);
     const bool is_root = ompi_comm_rank(comm) == root;
     const size_t block = mca_coll_zip_layout_bytes(is_root ? many : one, 0);
     return mca_coll_zip_policy_takes_known(m, comm, op, block, is_root ? NULL : one->buf,

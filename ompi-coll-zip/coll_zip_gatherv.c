@@ -17,6 +17,7 @@ static bool gatherv_takes(mca_coll_zip_module_t *m, struct ompi_communicator_t *
                           const mca_coll_zip_layout_t *one, int root)
 {
     mca_coll_zip_stats_arm_finalize_summary(comm);
+    mca_coll_zip_policy_count_call(m, comm, op);
     const bool is_root = ompi_comm_rank(comm) == root;
     const size_t mine = is_root ? 0 : mca_coll_zip_layout_bytes(one, 0);
     return mca_coll_zip_policy_takes(m, comm, op, is_root ? NULL : one->buf, one->count, one->dtype,

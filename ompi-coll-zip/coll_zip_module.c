@@ -38,6 +38,10 @@ static void zip_module_construct(mca_coll_zip_module_t *m)
     m->pairs_serialise = -1;
     m->agreed = false;
     m->speeds = (zip_algo_agreed_t){.ranks_per_node = 1};
+    m->meter = (zip_codec_meter_t){0};
+    m->blocking_calls = 0;
+    m->link_faster_calls = 0;
+    m->probe_pending = false;
     memset(m->allgather_seen, 0, sizeof(m->allgather_seen));
     memset(&m->call_policy, 0, sizeof(m->call_policy));
     for (int op = 0; op < COLL_ZIP_OP_COUNT; ++op) {

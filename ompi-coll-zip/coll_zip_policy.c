@@ -9,6 +9,8 @@
  * codec seen, and the largest number of ranks sharing a node. Calls are then handed back when, with
  * those speeds, no plausible ratio could pay ("link faster than codec"). Inside zip's path the
  * sender's sample decides locally with the same speeds; receivers learn the outcome from lengths.
+ * The codec's speed is agreed again at fixed blocking call counts, from what each rank's codec
+ * did on the communicator's own data (algo/codec_meter.h), and the routes are found anew.
  */
 #include "ompi_config.h"
 
@@ -59,17 +61,18 @@ void mca_coll_zip_policy_fini(void)
 
 /* ---- agreeing on the speeds ---- */
 
-/* This process's codec, measured once. */
+/* This process's codec, measured once (or as coll_zip_codec_gbps_* say). */
 static void codec_speeds(mca_coll_zip_module_t *m, double *c, double *d)
 {
     static double cached_c, cached_d;
     static opal_mutex_t lock = OPAL_MUTEX_STATIC_INIT;
+    const mca_coll_zip_component_t *z = &mca_coll_zip_component;
     opal_mutex_lock(&lock);
     if (0.0 == cached_c && ZIP_OK != zip_calibrate(m->codec, &cached_c, &cached_d)) {
         cached_c = cached_d = 0.0;
     }
-    *c = cached_c;
-    *d = cached_d;
+    *c = z->codec_gbps_compress > 0.0 ? z->codec_gbps_compress * 1e9 / 8.0 : cached_c;
+    *d = z->codec_gbps_decompress > 0.0 ? z->codec_gbps_decompress * 1e9 / 8.0 : cached_d;
     opal_mutex_unlock(&lock);
 }
 
@@ -172,6 +175,43 @@ static inline bool needs_agreement(zip_policy_mode_t mode)
     return ZIP_POLICY_AUTO == mode || ZIP_POLICY_OBSERVE == mode;
 }
 
+/* The ranks agree on the slowest codec their meters saw; the routes are then found anew (a
+ * plan made from the speeds, bcast's or allreduce's, reads them at its next call). */
+static void agree_on_codec(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm)
+{
+    double mine[2], all[2];
+    zip_codec_meter_mine(&m->meter, mine);
+    const int rc = m->previous_allreduce(mine, all, 2, MPI_DOUBLE, MPI_MAX, comm,
+                                         m->previous_allreduce_module);
+    if (OMPI_SUCCESS != rc || !zip_codec_meter_agreed(&m->meter, all, &m->speeds)) {
+        return;
+    }
+    for (int op = 0; op < COLL_ZIP_OP_COUNT; ++op) {
+        m->routes[op].mode = -1;
+    }
+    mca_coll_zip_component.last_speeds.compress_Bps = m->speeds.compress_Bps;
+    mca_coll_zip_component.last_speeds.decompress_Bps = m->speeds.decompress_Bps;
+    opal_output_verbose(1, mca_coll_zip_component.output,
+                        "coll:zip: %s: codec MB/s %.0f / %.0f on its data, agreed at call %llu",
+                        mca_coll_zip_comm_name(comm), m->speeds.compress_Bps / 1e6,
+                        m->speeds.decompress_Bps / 1e6, (unsigned long long)m->blocking_calls);
+}
+
+void mca_coll_zip_policy_count_call(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm,
+                                    int op)
+{
+    if (zip_coll_op_blocking(op) != op) {
+        return;
+    }
+    ++m->blocking_calls;
+    /* m->agreed and the mode are the same on every rank: both change only at calls all make. */
+    if (m->agreed && needs_agreement(mca_coll_zip_policy_mode(comm)) &&
+        zip_codec_meter_agree_at(m->blocking_calls,
+                                 (uint64_t)mca_coll_zip_component.codec_agree_period)) {
+        agree_on_codec(m, comm);
+    }
+}
+
 void mca_coll_zip_policy_agree_now(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm)
 {
     if (m->agreed || !needs_agreement(mca_coll_zip_policy_mode(comm))) {
@@ -239,25 +279,50 @@ static inline bool route_observes(const mca_coll_zip_route_t *r)
     return ZIP_VERDICT_COMPRESS == r->verdict && ZIP_POLICY_OBSERVE == r->policy.mode;
 }
 
+/* Whether a call route r hands on samples its data for the meter: of those handed on because
+ * the link looked faster than the codec, the ones zip_codec_meter_probe_at names, each or, where
+ * this rank has no sample of its own there, the next that has one; so that a later agreement
+ * may find otherwise on the data's own speed. */
+static bool probe_due(mca_coll_zip_module_t *m, const mca_coll_zip_route_t *r)
+{
+    if (ZIP_VERDICT_LINK_FASTER != r->verdict) {
+        return false;
+    }
+    if (zip_codec_meter_probe_at(++m->link_faster_calls)) {
+        m->probe_pending = true;
+    }
+    return m->probe_pending;
+}
+
 /* Counts a call route r hands on; under observe with the saving compressing this rank's
- * my_bytes would have brought, judged on sample_count x dtype at sample. */
+ * my_bytes would have brought, judged on sample_count x dtype at sample, which the meter also
+ * times where `probes`. */
 static void hand_on(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm, int op,
-                    const mca_coll_zip_route_t *r, const void *sample, int sample_count,
-                    struct ompi_datatype_t *dtype, size_t my_bytes)
+                    const mca_coll_zip_route_t *r, bool probes, const void *sample,
+                    int sample_count, struct ompi_datatype_t *dtype, size_t my_bytes)
 {
     double saving = 0.0;
     size_t tsize = 0;
-    if (route_observes(r) && NULL != sample && sample_count > 0 && NULL != dtype &&
+    const bool observes = route_observes(r);
+    if ((observes || probes) && NULL != sample && sample_count > 0 && NULL != dtype &&
         OMPI_SUCCESS == ompi_datatype_type_size(dtype, &tsize) &&
         ompi_datatype_is_contiguous_memory_layout(dtype, sample_count) &&
         my_bytes >= mca_coll_zip_component.threshold) {
         zip_algo_codec_binding_t binding = {.codec = m->codec};
         zip_codec_ops_t codec;
         zip_algo_codec_bind(&codec, &binding);
-        saving = zip_algo_observe_saving(&codec, &r->policy, mca_coll_zip_elem_type(dtype),
-                                         (const char *)sample + dtype->super.true_lb,
-                                         tsize * (size_t)sample_count, my_bytes);
-        saving *= zip_algo_observe_share(zip_coll_op_flow(op), ompi_comm_size(comm));
+        const char *at = (const char *)sample + dtype->super.true_lb;
+        const int elem_type = mca_coll_zip_elem_type(dtype);
+        if (observes) {
+            saving = zip_algo_observe_saving(&codec, &r->policy, elem_type, at,
+                                             tsize * (size_t)sample_count, my_bytes);
+            saving *= zip_algo_observe_share(zip_coll_op_flow(op), ompi_comm_size(comm));
+        }
+        if (probes) {
+            (void)zip_codec_meter_probe(&codec, elem_type, at, tsize * (size_t)sample_count);
+            m->probe_pending = false;
+        }
+        zip_codec_meter_add(&m->meter, &binding);
     }
     mca_coll_zip_stats_handed_on(op, r->verdict, saving, my_bytes);
 }
@@ -271,7 +336,7 @@ bool mca_coll_zip_policy_takes(mca_coll_zip_module_t *m, struct ompi_communicato
         m->call_policy = r->policy;
         return true;
     }
-    hand_on(m, comm, op, r, sample, sample_count, dtype, my_bytes);
+    hand_on(m, comm, op, r, probe_due(m, r), sample, sample_count, dtype, my_bytes);
     return false;
 }
 
@@ -294,12 +359,13 @@ bool mca_coll_zip_policy_takes_blocks(mca_coll_zip_module_t *m, struct ompi_comm
         m->call_policy = r->policy;
         return true;
     }
-    if (!route_observes(r)) {
+    const bool probes = probe_due(m, r);
+    if (!route_observes(r) && !probes) {
         mca_coll_zip_stats_handed_on(op, r->verdict, 0.0, 0);
         return false;
     }
-    /* Observed: this rank's blocks at or above the threshold (but block `skip`) are its payload,
-     * the largest of them its sample. */
+    /* Observed or sampled: this rank's blocks at or above the threshold (but block `skip`) are its
+     * payload, the largest of them its sample. */
     const size_t threshold = mca_coll_zip_component.threshold;
     size_t total = 0, largest = 0;
     int sample = -1;
@@ -315,6 +381,6 @@ bool mca_coll_zip_policy_takes_blocks(mca_coll_zip_module_t *m, struct ompi_comm
     }
     int count = 0;
     const char *at = sample >= 0 ? mca_coll_zip_layout_block(mine, sample, &count) : NULL;
-    hand_on(m, comm, op, r, at, count, mine->dtype, total);
+    hand_on(m, comm, op, r, probes, at, count, mine->dtype, total);
     return false;
 }

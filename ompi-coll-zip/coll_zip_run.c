@@ -27,6 +27,7 @@ int mca_coll_zip_run(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm,
 
     zip_algo_result_t result;
     const int algo_rc = zip_coll_op_run(op, &transport, &codec, root, args, &result);
+    zip_codec_meter_add(&m->meter, &binding);
     if (NULL != out) {
         *out = result;
     }

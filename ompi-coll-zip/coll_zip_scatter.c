@@ -18,6 +18,7 @@ static bool scatter_takes(mca_coll_zip_module_t *m, struct ompi_communicator_t *
                           int root)
 {
     mca_coll_zip_stats_arm_finalize_summary(comm);
+    mca_coll_zip_policy_count_call(m, comm, op);
     const int size = ompi_comm_size(comm);
     const bool is_root = ompi_comm_rank(comm) == root;
     const size_t block = mca_coll_zip_layout_bytes(is_root ? many : one, 0);

@@ -17,6 +17,7 @@ static bool scatterv_takes(mca_coll_zip_module_t *m, struct ompi_communicator_t 
                            const mca_coll_zip_layout_t *many, int root)
 {
     mca_coll_zip_stats_arm_finalize_summary(comm);
+    mca_coll_zip_policy_count_call(m, comm, op);
     if (ompi_comm_rank(comm) == root) {
         return mca_coll_zip_policy_takes_blocks(m, comm, op, many, root);
     }

@@ -404,6 +404,22 @@ report "policy auto: over a 1 Gbit/s link alltoallv compresses" $? "$bin/out.log
 mpirun_logged -np 3 --oversubscribe $zip_auto $slow "$bin/test_bcast"
 [ "$(main_col bcast 6)" -gt 0 ] && grep -q "PASS: " "$bin/out.log"
 report "policy auto: over a 1 Gbit/s link bcast compresses" $? "$bin/out.log"
+# The codec speed agreed again from the data (algo/codec_meter.h): started on a codec said to
+# be far slower than the link (10 Mbit/s), the first calls are handed on as link_faster; the
+# ranks time the codec on samples of them, agree at the 4th, 16th ... blocking call on the
+# speed they saw, and the later calls compress. With coll_zip_codec_agree_period 0 the first
+# speed stays and none does.
+crawl="--mca coll_zip_codec_gbps_compress 0.01 --mca coll_zip_codec_gbps_decompress 0.01"
+for t in bcast alltoallv; do
+    mpirun_logged -np 3 --oversubscribe $zip_auto $slow $crawl "$bin/test_$t"
+    [ "$(policy_col $t 4)" -gt 0 ] && [ "$(main_col $t 6)" -gt 0 ] && grep -q "PASS: " "$bin/out.log"
+    report "policy auto: $t learns its data's codec speed and then compresses" $? "$bin/out.log"
+    mpirun_logged -np 3 --oversubscribe $zip_auto $slow $crawl --mca coll_zip_codec_agree_period 0 \
+        "$bin/test_$t"
+    [ "$(policy_col $t 4)" -gt 0 ] && [ "$(main_col $t 6)" = 0 ] && grep -q "PASS: " "$bin/out.log"
+    report "policy auto: with coll_zip_codec_agree_period 0 $t keeps the first codec speed" $? \
+        "$bin/out.log"
+done
 # Allgatherv weighs the ratio the communicator's blocking calls achieved (not over the TCP BTL,
 # left out here): each rank takes the ring for the first of test_allgather_seen's random calls,
 # hands the next 3 on (ratio 1: tuned is as fast) and the first 13 smooth ones (it has not seen
@@ -537,6 +553,6 @@ fi
 check_params_listed coll zip "$zipdir:$ompidir" priority codec threshold codec_threads lossy verbose stats \
     force_local block_size segment_size alltoallv_window alltoallv_temporal alltoallv_temporal_memory \
     buffer_cache inject_corruption policy link_gbps_local \
-    link_gbps_remote
+    link_gbps_remote codec_gbps_compress codec_gbps_decompress codec_agree_period
 
 finish_runner
