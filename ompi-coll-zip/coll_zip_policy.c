@@ -308,7 +308,7 @@ static void hand_on(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm, 
         OMPI_SUCCESS == ompi_datatype_type_size(dtype, &tsize) &&
         ompi_datatype_is_contiguous_memory_layout(dtype, sample_count) &&
         my_bytes >= mca_coll_zip_component.threshold) {
-        zip_algo_codec_binding_t binding = {.codec = m->codec};
+        zip_algo_codec_binding_t binding = {.codec = m->codec, .meter = &m->meter};
         zip_codec_ops_t codec;
         zip_algo_codec_bind(&codec, &binding);
         const char *at = (const char *)sample + dtype->super.true_lb;
@@ -322,7 +322,6 @@ static void hand_on(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm, 
             (void)zip_codec_meter_probe(&codec, elem_type, at, tsize * (size_t)sample_count);
             m->probe_pending = false;
         }
-        zip_codec_meter_add(&m->meter, &binding);
     }
     mca_coll_zip_stats_handed_on(op, r->verdict, saving, my_bytes);
 }

@@ -21,13 +21,13 @@ int mca_coll_zip_run(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm,
     zip_algo_codec_binding_t binding = {
         .codec = m->codec,
         .corrupt_every = mca_coll_zip_component.inject_corruption,
+        .meter = &m->meter,
     };
     mca_coll_zip_transport_init(&transport, comm);
     zip_algo_codec_bind(&codec, &binding);
 
     zip_algo_result_t result;
     const int algo_rc = zip_coll_op_run(op, &transport, &codec, root, args, &result);
-    zip_codec_meter_add(&m->meter, &binding);
     if (NULL != out) {
         *out = result;
     }

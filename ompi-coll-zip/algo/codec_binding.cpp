@@ -2,6 +2,7 @@
 #include <atomic>
 #include <chrono>
 
+#include "codec_meter.h"
 #include "zip_algo.h"
 
 static_assert(ZIP_ALGO_BYTES == int(ZIP_TYPE_BYTES) && ZIP_ALGO_F32 == int(ZIP_TYPE_F32) &&
@@ -49,8 +50,8 @@ int timed_code(void *ctx, int elem_type, const void *src, size_t bytes, const vo
             : zip_compress(b->codec, 0, type, src, count, dst, dst_cap, frame_len);
     const uint64_t ns = now_ns() - t0;
     b->codec_ns += ns;
-    b->compress_ns += ns;
-    b->compress_bytes += bytes;
+    if (b->meter != nullptr)
+        zip_codec_meter_time(b->meter, 0, bytes, ns);
     if (st == ZIP_OK)
         maybe_corrupt(b->corrupt_every, dst, *frame_len);
     return int(st);
@@ -79,12 +80,10 @@ int timed_decompress_ref(void *ctx, const void *frame, size_t frame_len, const v
         zip_decompress_ref(b->codec, frame, frame_len, ref, ref_bytes, dst, dst_cap, raw_len);
     const uint64_t ns = now_ns() - t0;
     b->codec_ns += ns;
-    if (st != ZIP_OK) {
+    if (st != ZIP_OK)
         b->failed = st;
-    } else {
-        b->decompress_ns += ns;
-        b->decompress_bytes += *raw_len;
-    }
+    else if (b->meter != nullptr)
+        zip_codec_meter_time(b->meter, 1, *raw_len, ns);
     return int(st);
 }
 
@@ -101,8 +100,6 @@ int timed_decompress(void *ctx, const void *frame, size_t frame_len, void *dst, 
 extern "C" void zip_algo_codec_bind(zip_codec_ops_t *ops, zip_algo_codec_binding_t *binding)
 {
     binding->codec_ns = 0;
-    binding->compress_bytes = binding->compress_ns = 0;
-    binding->decompress_bytes = binding->decompress_ns = 0;
     binding->failed = ZIP_OK;
     ops->ctx = binding;
     ops->compress = timed_compress;

@@ -2,12 +2,16 @@
 #include "codec_meter.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "block_codec.hpp"
 #include "raw_buffer.hpp"
 
 namespace
 {
+
+constexpr double kSlowestClassBps = 62.5e6;
+constexpr int kClassesPerOctave = 4;
 
 void add(uint64_t *to, uint64_t v)
 {
@@ -20,33 +24,55 @@ uint64_t load(const uint64_t *from)
     return __atomic_load_n(from, __ATOMIC_RELAXED);
 }
 
-double seconds_per_byte(const uint64_t *bytes, const uint64_t *ns)
-{
-    const uint64_t b = load(bytes), t = load(ns);
-    return b >= ZIP_CODEC_METER_MIN_BYTES && t > 0 ? double(t) * 1e-9 / double(b) : 0.0;
-}
-
 void halve(uint64_t *v)
 {
     __atomic_store_n(v, load(v) / 2, __ATOMIC_RELAXED);
+}
+
+int speed_class(uint64_t bytes, uint64_t ns)
+{
+    if (ns == 0)
+        return ZIP_CODEC_METER_CLASSES - 1;
+    const double Bps = double(bytes) * 1e9 / double(ns);
+    const double c = std::floor(kClassesPerOctave * std::log2(Bps / kSlowestClassBps));
+    return int(std::clamp(c, 0.0, double(ZIP_CODEC_METER_CLASSES - 1)));
+}
+
+// Seconds per byte of direction dir at the bytes' median class, 0 if it saw too little.
+double median_seconds_per_byte(const zip_codec_meter_t *m, int dir)
+{
+    uint64_t bytes[ZIP_CODEC_METER_CLASSES], total = 0;
+    for (int c = 0; c < ZIP_CODEC_METER_CLASSES; ++c)
+        total += bytes[c] = load(&m->bytes[dir][c]);
+    if (total < ZIP_CODEC_METER_MIN_BYTES)
+        return 0.0;
+    uint64_t below = 0;
+    for (int c = 0; c < ZIP_CODEC_METER_CLASSES; ++c) {
+        below += bytes[c];
+        if (2 * below >= total)
+            return bytes[c] > 0 ? double(load(&m->ns[dir][c])) * 1e-9 / double(bytes[c]) : 0.0;
+    }
+    return 0.0;
 }
 
 } // namespace
 
 extern "C" {
 
-void zip_codec_meter_add(zip_codec_meter_t *m, const zip_algo_codec_binding_t *b)
+void zip_codec_meter_time(zip_codec_meter_t *m, int decompress, uint64_t bytes, uint64_t ns)
 {
-    add(&m->compress_bytes, b->compress_bytes);
-    add(&m->compress_ns, b->compress_ns);
-    add(&m->decompress_bytes, b->decompress_bytes);
-    add(&m->decompress_ns, b->decompress_ns);
+    if (bytes == 0)
+        return;
+    const int dir = decompress ? 1 : 0;
+    const int c = speed_class(bytes, ns);
+    add(&m->bytes[dir][c], bytes);
+    add(&m->ns[dir][c], ns);
 }
 
 void zip_codec_meter_mine(const zip_codec_meter_t *m, double mine[2])
 {
-    mine[0] = seconds_per_byte(&m->compress_bytes, &m->compress_ns);
-    mine[1] = seconds_per_byte(&m->decompress_bytes, &m->decompress_ns);
+    mine[0] = median_seconds_per_byte(m, 0);
+    mine[1] = median_seconds_per_byte(m, 1);
 }
 
 bool zip_codec_meter_agreed(zip_codec_meter_t *m, const double all[2], zip_algo_agreed_t *speeds)
@@ -59,12 +85,12 @@ bool zip_codec_meter_agreed(zip_codec_meter_t *m, const double all[2], zip_algo_
             changed = true;
         }
     }
-    // Racing adds from another thread's progress may be halved or not: the meter is an
-    // estimate, and a call's bytes and time land together within one add each.
-    halve(&m->compress_bytes);
-    halve(&m->compress_ns);
-    halve(&m->decompress_bytes);
-    halve(&m->decompress_ns);
+    // Racing adds from another thread may be halved or not: the meter is an estimate.
+    for (int dir = 0; dir < 2; ++dir)
+        for (int c = 0; c < ZIP_CODEC_METER_CLASSES; ++c) {
+            halve(&m->bytes[dir][c]);
+            halve(&m->ns[dir][c]);
+        }
     return changed;
 }
 

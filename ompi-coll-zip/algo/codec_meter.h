@@ -9,6 +9,12 @@
  * counts, the same on every rank, the ranks agree anew on the slowest speed any of them saw.
  * Routes and plans are then made again from the new speeds. MPI-free: the glue
  * (coll_zip_policy.c) does the reduction.
+ *
+ * A rank's speed is the median of its codec calls' speeds, weighted by their bytes, not their
+ * mean: a call during which the rank lost its core (ranks that share cores; an interrupt)
+ * reads many times slower, and one such call in a window would otherwise set the speed that
+ * every rank decides with (netemu, 8 ranks on 2 cores: one window read 1.5 GB/s against
+ * 2.9-3.6 in the windows around it, and the calls of the next 768 were handed on).
  */
 #ifndef ZIP_COLL_ALGO_CODEC_METER_H
 #define ZIP_COLL_ALGO_CODEC_METER_H
@@ -23,12 +29,16 @@
 extern "C" {
 #endif
 
-/* Raw bytes through the compressor and the decompressor, and the time they took, since the
- * window began (halved at each agreement, so older calls weigh less). Updated with atomic
- * adds: a non-blocking call's progress may run on another thread. */
+/* Speed classes of a quarter octave each, from 62.5 MB/s (the first also takes anything
+ * slower, the last anything faster: up to 62.5 MB/s x 2^16 = 4 TB/s). */
+#define ZIP_CODEC_METER_CLASSES 64
+
+/* Per direction (0 compress, 1 decompress) and speed class, the raw bytes and the nanoseconds
+ * of the codec calls whose speed fell in it since the window began (halved at each agreement,
+ * so older calls weigh less). Updated with atomic adds. */
 typedef struct zip_codec_meter {
-    uint64_t compress_bytes, compress_ns;
-    uint64_t decompress_bytes, decompress_ns;
+    uint64_t bytes[2][ZIP_CODEC_METER_CLASSES];
+    uint64_t ns[2][ZIP_CODEC_METER_CLASSES];
 } zip_codec_meter_t;
 
 /* A meter says nothing about a direction until it has seen this many raw bytes of it: the
@@ -36,12 +46,13 @@ typedef struct zip_codec_meter {
  * for the data). */
 #define ZIP_CODEC_METER_MIN_BYTES 16384
 
-/* Adds what a call's codec binding timed. */
-void zip_codec_meter_add(zip_codec_meter_t *m, const zip_algo_codec_binding_t *b);
+/* Counts one codec call: `bytes` raw bytes (compressed from, or decoded to) in `ns`. */
+void zip_codec_meter_time(zip_codec_meter_t *m, int decompress, uint64_t bytes, uint64_t ns);
 
-/* This rank's share of the agreement: seconds per raw byte compressing and decompressing as
- * the meter saw them, 0 where it saw too little. Reduced with MPI_MAX over the ranks this gives
- * the slowest codec any rank saw, and 0 only where no rank saw enough. */
+/* This rank's share of the agreement: seconds per raw byte compressing and decompressing at
+ * the meter's median speed class (the mean of the calls in it), 0 where it saw too little.
+ * Reduced with MPI_MAX over the ranks this gives the slowest codec any rank saw, and 0 only
+ * where no rank saw enough. */
 void zip_codec_meter_mine(const zip_codec_meter_t *m, double mine[2]);
 
 /* Takes the reduced values into the agreed speeds (a direction no rank measured keeps its
@@ -59,8 +70,9 @@ bool zip_codec_meter_agree_at(uint64_t n, uint64_t period);
  * run; calls zip takes are timed anyway. */
 bool zip_codec_meter_probe_at(uint64_t k);
 
-/* Compresses the first 64 KiB (at most) of sample through codec, and decodes the frame, both
- * timed by codec's binding; the meter then adds that binding. 0, or the codec's error. */
+/* Compresses the first 64 KiB (at most) of sample through codec, and decodes the frame; a
+ * codec bound to a meter (zip_algo_codec_binding_t) times both there. 0, or the codec's
+ * error. */
 int zip_codec_meter_probe(const zip_codec_ops_t *codec, int elem_type, const void *sample,
                           size_t sample_bytes);
 

@@ -548,15 +548,15 @@ int zip_algo_call_advance(zip_algo_call_t *call);
 int zip_algo_call_finish(zip_algo_call_t *call);
 
 /* The codec seam on libzipcodec: `codec` compresses and decodes, every call timed into
- * codec_ns and, by direction, with the raw bytes it coded (for the codec meter, codec_meter.h);
- * the first failed decode's status is kept in `failed`. corrupt_every N > 0 (testing the error
- * path) flips a byte of every Nth frame this process makes. */
+ * codec_ns and, where `meter` is set, counted there too (codec_meter.h); the first failed
+ * decode's status is kept in `failed`. corrupt_every N > 0 (testing the error path) flips a
+ * byte of every Nth frame this process makes. */
+struct zip_codec_meter;
 typedef struct zip_algo_codec_binding {
     zip_ctx_t *codec;
     int corrupt_every;
+    struct zip_codec_meter *meter;
     uint64_t codec_ns;
-    uint64_t compress_bytes, compress_ns;
-    uint64_t decompress_bytes, decompress_ns;
     zip_status_t failed;
 } zip_algo_codec_binding_t;
 /* Fills ops to use binding (whose codec and corrupt_every the caller sets). */
