@@ -76,7 +76,11 @@ static zip_verdict_t compress_if_it_pays(const void *buf, size_t count, ompi_dat
             if (ZIP_OK != st || frame_len >= bytes || frame_len > INT_MAX) {
                 v = ZIP_VERDICT_INCOMPRESSIBLE;
             } else if (0.0 == ratio) {
+                /* Too small to sample: the frame is the sample, and the model judges its ratio
+                 * as it would a sample's (a frame 12 % shorter went out over a 1 Gbit/s link,
+                 * where coding and decoding it cost more than the bytes it saved). */
                 ratio = (double)bytes / (double)frame_len;
+                v = zip_policy_decide(mode, speeds, bytes, threshold, ratio, ZIP_TRANSFER_ONE_SHOT);
             }
         }
         if (ZIP_VERDICT_COMPRESS == v && ZIP_POLICY_OBSERVE == mode) {
