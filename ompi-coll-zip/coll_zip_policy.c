@@ -204,10 +204,10 @@ void mca_coll_zip_policy_count_call(mca_coll_zip_module_t *m, struct ompi_commun
         return;
     }
     ++m->blocking_calls;
+    const int period = mca_coll_zip_component.codec_agree_period; /* below 0: as 0 */
     /* m->agreed and the mode are the same on every rank: both change only at calls all make. */
-    if (m->agreed && needs_agreement(mca_coll_zip_policy_mode(comm)) &&
-        zip_codec_meter_agree_at(m->blocking_calls,
-                                 (uint64_t)mca_coll_zip_component.codec_agree_period)) {
+    if (period > 0 && m->agreed && needs_agreement(mca_coll_zip_policy_mode(comm)) &&
+        zip_codec_meter_agree_at(m->blocking_calls, (uint64_t)period)) {
         agree_on_codec(m, comm);
     }
 }
