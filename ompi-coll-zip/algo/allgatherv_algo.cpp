@@ -160,15 +160,7 @@ constexpr double kProbeRatio = 1.5;
 // What a message costs its ends beside its bytes: a send here and a receive at its peer, both
 // on the cores that also code.
 using chain_model::kMessageCost;
-
-// Bruck's (and recursive doubling's) steps on `size` ranks: ceil(log2 size).
-int bruck_step_count(int size)
-{
-    int steps = 0;
-    for (int d = 1; d < size; d <<= 1)
-        ++steps;
-    return steps;
-}
+using chain_model::step_count;
 
 // The messages a rank sends in zip's Bruck for blocks of at most `largest` bytes on `size` ranks
 // (bruck_steps.hpp: a step's lengths, then its offsets in chunks of `chunk`; bruck.hpp, above
@@ -176,7 +168,7 @@ int bruck_step_count(int size)
 double bruck_messages(double largest, int size)
 {
     if (largest > double(kBruckStepsLargest))
-        return double(size - 1 + bruck_step_count(size));
+        return double(size - 1 + step_count(size));
     int chunk = 1;
     while (2.0 * chunk * largest <= double(kStepsChunkBytes))
         chunk *= 2;
@@ -200,7 +192,7 @@ int choose_by_ratio(const Costs &c, const zip_algo_agreed_t &agreed, bool ring_s
     const double decode = agreed.decompress_Bps > 0.0 ? c.total / agreed.decompress_Bps : 0.0;
     const double encode = agreed.compress_Bps > 0.0 ? c.largest / agreed.compress_Bps : 0.0;
     const double steps = double(c.size - 1);
-    const double message_steps = double(bruck_step_count(c.size));
+    const double message_steps = double(step_count(c.size));
     // A ring step forwards each segment as it comes, then decodes it, and posts the next step's
     // receives after the last: where the frames' wire is short, a step takes its segments'
     // decoding and messages on the core (simscale, 64 ranks, one per node, at 100 Gbit/s,

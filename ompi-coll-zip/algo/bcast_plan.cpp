@@ -19,6 +19,7 @@ using zipcoll::chain_model::kLocalLatency;
 using zipcoll::chain_model::kMessageCost;
 using zipcoll::chain_model::local_hops;
 using zipcoll::chain_model::Model;
+using zipcoll::chain_model::step_count;
 
 // The chain segments the model weighs besides the rule's (zip_bcast_segment_bytes): 8-256 KiB in
 // steps of about 1.5x, all whole doubles.
@@ -37,14 +38,6 @@ constexpr double kClearlyFaster = 0.9;
 // (256 ranks, 256 KiB of random data: 0.44x against 0.62x of tuned's best).
 constexpr double kSagChunkMessages = 8.0;
 constexpr size_t kSmallestSagChunk = 8192;
-
-double log2_ceil(int p)
-{
-    int steps = 0;
-    for (int d = 1; d < p; d *= 2)
-        ++steps;
-    return double(steps);
-}
 
 // A rank of the bcast chain receives, codes and sends each segment on its one core; it decodes
 // what it keeps and forwards the frame as it came, so the slower of the two codings.
@@ -66,7 +59,7 @@ double chain_time(const Model &m, double N, int P, double seg)
 // the model put 2 KiB segments at 101 us against the chain's 184; they took 256.)
 double binomial_time(const Model &m, double N, int P, double seg)
 {
-    const double S = std::ceil(N / seg), L = log2_ceil(P);
+    const double S = std::ceil(N / seg), L = step_count(P);
     const double local =
         local_hops(m, P) > 0 ? std::min(L, std::floor(std::log2(double(m.k)) + 1e-9)) : 0.0;
     const double remote = L - local;
@@ -96,7 +89,7 @@ double sag_messages(double N, int Q, size_t chunk)
     if (K < 2 || Q <= 2)
         return 2.0 * double(Q - 1);
     const double pieces =
-        log2_ceil(std::min(K, Q)) + std::max(0.0, std::ceil(double(Q) / double(K)) - 1.0);
+        step_count(std::min(K, Q)) + std::max(0.0, std::ceil(double(Q) / double(K)) - 1.0);
     return 4.0 * pieces;
 }
 
@@ -114,7 +107,7 @@ double flat_scatter_time(const Model &m, double N, int P)
 double tree_scatter_time(const Model &m, double N, int P)
 {
     return std::max(m.coding(N / 2.0, m.C) + m.wire(N), m.coding(N, m.C)) +
-           log2_ceil(P) * (m.alpha + 4.0 * kMessageCost);
+           step_count(P) * (m.alpha + 4.0 * kMessageCost);
 }
 
 // Whether the tree's largest subtree, half the blocks, is one message.
@@ -150,7 +143,7 @@ double sag_time(const Model &m, size_t bytes, int P, size_t max_message)
     const double scatter = sag_tree_pays(m, bytes, P, max_message) ? tree_scatter_time(m, N, P)
                                                                    : flat_scatter_time(m, N, P);
     const double gather =
-        std::max(log2_ceil(Q) * m.alpha + share * m.wire(others), m.coding(N, m.D)) +
+        std::max(step_count(Q) * m.alpha + share * m.wire(others), m.coding(N, m.D)) +
         sag_messages(N, Q, zip_bcast_sag_chunk(m.beta)) * kMessageCost;
     return scatter + gather + m.coding(N / double(Q), m.D);
 }

@@ -23,6 +23,15 @@ constexpr double kLocalLatency = 1e-6;
 // (docs/scale.md, "Cost per message").
 constexpr double kMessageCost = double(ZIP_BCAST_MESSAGE_COST_NS) * 1e-9;
 
+// ceil(log2 p): the steps of a binomial tree, a Bruck allgather or recursive doubling on p ranks.
+inline int step_count(int p)
+{
+    int steps = 0;
+    for (int d = 1; d < p; d *= 2)
+        ++steps;
+    return steps;
+}
+
 struct Model {
     double alpha, beta, C, D, r;
     int k;
