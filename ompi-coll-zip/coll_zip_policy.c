@@ -61,14 +61,15 @@ void mca_coll_zip_policy_fini(void)
 
 /* ---- agreeing on the speeds ---- */
 
-/* This process's codec, measured once (or as coll_zip_codec_gbps_* say). */
+/* This process's codec, measured once (or as coll_zip_codec_gbps_* say: with both set, never). */
 static void codec_speeds(mca_coll_zip_module_t *m, double *c, double *d)
 {
     static double cached_c, cached_d;
     static opal_mutex_t lock = OPAL_MUTEX_STATIC_INIT;
     const mca_coll_zip_component_t *z = &mca_coll_zip_component;
+    const bool given = z->codec_gbps_compress > 0.0 && z->codec_gbps_decompress > 0.0;
     opal_mutex_lock(&lock);
-    if (0.0 == cached_c && ZIP_OK != zip_calibrate(m->codec, &cached_c, &cached_d)) {
+    if (!given && 0.0 == cached_c && ZIP_OK != zip_calibrate(m->codec, &cached_c, &cached_d)) {
         cached_c = cached_d = 0.0;
     }
     *c = z->codec_gbps_compress > 0.0 ? z->codec_gbps_compress * 1e9 / 8.0 : cached_c;
