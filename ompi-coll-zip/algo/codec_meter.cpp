@@ -44,7 +44,7 @@ double median_seconds_per_byte(const zip_codec_meter_t *m, int dir)
     uint64_t bytes[ZIP_CODEC_METER_CLASSES], total = 0;
     for (int c = 0; c < ZIP_CODEC_METER_CLASSES; ++c)
         total += bytes[c] = load(&m->bytes[dir][c]);
-    if (total < ZIP_CODEC_METER_MIN_BYTES)
+    if (total < ZIP_CODEC_METER_MIN_BYTES || load(&m->calls[dir]) < ZIP_CODEC_METER_MIN_CALLS)
         return 0.0;
     uint64_t below = 0;
     for (int c = 0; c < ZIP_CODEC_METER_CLASSES; ++c) {
@@ -67,6 +67,7 @@ void zip_codec_meter_time(zip_codec_meter_t *m, int decompress, uint64_t bytes, 
     const int c = speed_class(bytes, ns);
     add(&m->bytes[dir][c], bytes);
     add(&m->ns[dir][c], ns);
+    add(&m->calls[dir], 1);
 }
 
 void zip_codec_meter_mine(const zip_codec_meter_t *m, double mine[2])
@@ -86,11 +87,13 @@ bool zip_codec_meter_agreed(zip_codec_meter_t *m, const double all[2], zip_algo_
         }
     }
     // Racing adds from another thread may be halved or not: the meter is an estimate.
-    for (int dir = 0; dir < 2; ++dir)
+    for (int dir = 0; dir < 2; ++dir) {
         for (int c = 0; c < ZIP_CODEC_METER_CLASSES; ++c) {
             halve(&m->bytes[dir][c]);
             halve(&m->ns[dir][c]);
         }
+        halve(&m->calls[dir]);
+    }
     return changed;
 }
 
@@ -121,10 +124,15 @@ int zip_codec_meter_probe(const zip_codec_ops_t *codec, int elem_type, const voi
     auto back = zipcoll::raw_buffer(n);
     if (!frame || !back)
         return int(ZIP_E_NOMEM);
-    size_t frame_len = 0, raw_len = 0;
-    int rc = codec->compress(codec->ctx, elem_type, sample, n, frame.get(), cap, &frame_len);
-    if (rc == 0)
-        rc = codec->decompress(codec->ctx, frame.get(), frame_len, back.get(), n, &raw_len);
+    // Twice: a sample during which the rank lost its core is then outvoted sooner (the meter
+    // speaks only after ZIP_CODEC_METER_MIN_CALLS calls).
+    int rc = 0;
+    for (int round = 0; round < 2 && rc == 0; ++round) {
+        size_t frame_len = 0, raw_len = 0;
+        rc = codec->compress(codec->ctx, elem_type, sample, n, frame.get(), cap, &frame_len);
+        if (rc == 0)
+            rc = codec->decompress(codec->ctx, frame.get(), frame_len, back.get(), n, &raw_len);
+    }
     return rc;
 }
 

@@ -39,12 +39,16 @@ extern "C" {
 typedef struct zip_codec_meter {
     uint64_t bytes[2][ZIP_CODEC_METER_CLASSES];
     uint64_t ns[2][ZIP_CODEC_METER_CLASSES];
+    uint64_t calls[2];
 } zip_codec_meter_t;
 
-/* A meter says nothing about a direction until it has seen this many raw bytes of it: the
+/* A meter says nothing about a direction until it has seen this many raw bytes of it, the
  * smallest sample (coll_zip_threshold's default; a shorter run is timed too coarsely to stand
- * for the data). */
+ * for the data), in this many codec calls: one call that lost its core for a scheduler's slice
+ * would otherwise be the median (4 ranks on 2 cores: one rank's first call read 7-10 MB/s,
+ * and the ranks agreed on that). */
 #define ZIP_CODEC_METER_MIN_BYTES 16384
+#define ZIP_CODEC_METER_MIN_CALLS 4
 
 /* Counts one codec call: `bytes` raw bytes (compressed from, or decoded to) in `ns`. */
 void zip_codec_meter_time(zip_codec_meter_t *m, int decompress, uint64_t bytes, uint64_t ns);
@@ -70,8 +74,8 @@ bool zip_codec_meter_agree_at(uint64_t n, uint64_t period);
  * run; calls zip takes are timed anyway. */
 bool zip_codec_meter_probe_at(uint64_t k);
 
-/* Compresses the first 64 KiB (at most) of sample through codec, and decodes the frame; a
- * codec bound to a meter (zip_algo_codec_binding_t) times both there. 0, or the codec's
+/* Compresses the first 64 KiB (at most) of sample through codec, and decodes the frame, twice;
+ * a codec bound to a meter (zip_algo_codec_binding_t) times each there. 0, or the codec's
  * error. */
 int zip_codec_meter_probe(const zip_codec_ops_t *codec, int elem_type, const void *sample,
                           size_t sample_bytes);
