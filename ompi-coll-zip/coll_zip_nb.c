@@ -68,8 +68,26 @@ static int reserve_tag(struct ompi_communicator_t *comm)
 
 /* ---- the request the application holds ---- */
 
+/* MPI lets the application free a communicator while calls on it are in flight; they complete
+ * normally. pml/ucx's requests do not hold the communicator, and between transfers none may be
+ * in flight, so the request holds it until the application has its result. */
+static void request_hold(ompi_request_t *request, struct ompi_communicator_t *comm)
+{
+    OBJ_RETAIN(comm);
+    request->req_mpi_object.comm = comm;
+}
+
+static void request_drop(ompi_request_t *request)
+{
+    if (NULL != request->req_mpi_object.comm) {
+        OBJ_RELEASE(request->req_mpi_object.comm);
+        request->req_mpi_object.comm = NULL;
+    }
+}
+
 static int request_free(ompi_request_t **request)
 {
+    request_drop(*request);
     OMPI_REQUEST_FINI(*request);
     (*request)->req_state = OMPI_REQUEST_INVALID;
     OBJ_RELEASE(*request);
@@ -159,6 +177,7 @@ int mca_coll_zip_nb_begin(mca_coll_zip_nb_t *nb, mca_coll_zip_module_t *m,
     if (NULL == nb->codec_ctx || NULL == nb->request) {
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
+    request_hold(nb->request, comm);
     mca_coll_zip_transport_init(&nb->transport, comm);
     nb->transport.test = pml_test;
     /* These calls advance inside opal_progress: they suspend instead of calling it again
@@ -202,6 +221,7 @@ int mca_coll_zip_nb_start(mca_coll_zip_nb_t *nb, zip_algo_call_t *call,
 void mca_coll_zip_nb_release(mca_coll_zip_nb_t *nb)
 {
     if (NULL != nb->request && !nb->handed_out) {
+        request_drop(nb->request);
         OBJ_RELEASE(nb->request);
     }
     if (NULL != nb->call) {

@@ -355,6 +355,11 @@ for t in bcast alltoallv gatherv; do
     run_stats "$t np=4 zip=on pml=ucx, compressed" "$t" "$t" compressed -np 4 --oversubscribe \
         $zip_on $ucx "$bin/test_$t"
 done
+# Non-blocking calls whose communicator the application freed while they were in flight
+# (test_nonblocking's last part): pml/ucx's requests do not hold the communicator, so only zip's
+# own request keeps it; freed memory is scribbled over so that a use after free shows.
+run_stats "nonblocking np=3 zip=on pml=ucx, compressed" nonblocking "$nb_ops" compressed -np 3 \
+    --oversubscribe $zip_on $ucx -x MALLOC_PERTURB_=165 "$bin/test_nonblocking"
 
 # The policy, from the stats summary (sum over ranks). policy_col <op> <column>: that column of
 # the op's row in the policy table (link_faster 4, never 5, incompressible 6, observe_calls 7).

@@ -4,7 +4,8 @@
  * (handed on) to large, uneven and zero blocks in the v-forms, smooth and random doubles, on
  * MPI_COMM_WORLD, a duplicate and a split; ranks that compute and poll MPI_Test until their
  * call completes; all eight calls in flight at once on one communicator, and calls in flight on
- * several communicators; MPI_IN_PLACE (taken by iallgather, handed on by ialltoall).
+ * several communicators and on communicators freed while they are; MPI_IN_PLACE (taken by
+ * iallgather, handed on by ialltoall).
  * Bit-exact against data each rank computes, the same with zip on or off.
  * "--short": one pass on MPI_COMM_WORLD only (the 8-rank run).
  */
@@ -248,6 +249,32 @@ static void several_communicators(void)
     MPI_Comm_free(&dup);
 }
 
+/* MPI allows freeing a communicator while calls on it are in flight: they complete normally and
+ * the communicator goes when they have. Six calls, each on its own duplicate, all freed right
+ * after the calls started, then computed through. */
+static void freed_while_in_flight(void)
+{
+    int size;
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    static const int ops[6] = {ZT_IALLTOALLV, ZT_IALLGATHERV, ZT_IALLTOALL,
+                               ZT_IGATHERV,   ZT_ISCATTER,    ZT_IALLGATHER};
+    MPI_Comm comms[6];
+    call_t c[6];
+    for (int k = 0; k < 6; ++k) {
+        MPI_Comm_dup(MPI_COMM_WORLD, &comms[k]);
+        c[k] = make(comms[k], ops[k], 20000 + 1000 * k, ZT_SMOOTH, k % size, 31 + k);
+        start(&c[k]);
+    }
+    for (int k = 0; k < 6; ++k) {
+        MPI_Comm_free(&comms[k]);
+        c[k].comm = MPI_COMM_NULL;
+    }
+    for (int k = 0; k < 6; ++k) {
+        compute_until_done(&c[k]);
+        check_and_free(&c[k]);
+    }
+}
+
 /* MPI_IN_PLACE: iallgather takes it (its block is in place), ialltoall hands it on. */
 static void in_place(MPI_Comm comm, int count)
 {
@@ -296,6 +323,7 @@ int main(int argc, char **argv)
     } else {
         zt_on_world_dup_split(run_all_and_in_place);
         several_communicators();
+        freed_while_in_flight();
     }
     return zt_finish("nonblocking");
 }
