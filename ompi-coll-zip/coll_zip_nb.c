@@ -8,7 +8,8 @@
  * Each call has its own codec context, tag (reserved from the communicator's non-blocking tag
  * range, as every non-blocking collective component does, so that calls in flight at once and
  * blocking calls never match each other's messages) and policy; the module's are left to the
- * blocking calls.
+ * blocking calls. Only the codec meter is shared: what these calls' data cost the codec counts
+ * at the communicator's next agreement (a blocking call's), as the blocking calls' does.
  */
 #include "ompi_config.h"
 
@@ -186,6 +187,7 @@ int mca_coll_zip_nb_begin(mca_coll_zip_nb_t *nb, mca_coll_zip_module_t *m,
     nb->binding = (zip_algo_codec_binding_t){
         .codec = nb->codec_ctx,
         .corrupt_every = mca_coll_zip_component.inject_corruption,
+        .meter = &m->meter, /* m lives while comm does, which the request holds */
     };
     zip_algo_codec_bind(&nb->codec, &nb->binding);
     nb->tag = reserve_tag(comm);

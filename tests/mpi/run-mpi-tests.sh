@@ -28,7 +28,7 @@ tests="bcast alltoallv gatherv allreduce comm_cycles threads"
 families="alltoall:alltoall gather_scatter:gather,scatter,scatterv allgather:allgather,allgatherv"
 for t in $tests $(for f in $families; do echo "${f%%:*}"; done) nonblocking lossy pvars stats buffer_cache \
     large_block corruption alltoallv_int alltoallv_temporal coll_info nb_start intercomm \
-    allgather_seen; do
+    allgather_seen nb_metered; do
     if ! mpicc -O2 -Wall -Wextra -pthread -o "$bin/test_$t" "$here/test_$t.c" -lm 2>"$bin/cc.log"; then
         report "build test_$t" 1 "$bin/cc.log"
     fi
@@ -427,6 +427,18 @@ for t in bcast alltoallv; do
     report "policy auto: with coll_zip_codec_agree_period 0 $t keeps the first codec speed" $? \
         "$bin/out.log"
 done
+# Non-blocking calls' codec work counts at the next agreement (test_nb_metered: after a barrier,
+# eight MPI_Ialltoall code; then one-int bcasts, which code nothing, reach the 4th blocking call):
+# started on a codec said to run at 1000 Gbit/s, the ranks agree there on what the ialltoalls
+# showed (no line at all where they are not metered: nothing changed).
+mpirun_logged -np 2 --oversubscribe $zip_auto $slow --mca coll_zip_codec_gbps_compress 1000 \
+    --mca coll_zip_codec_gbps_decompress 1000 --mca coll_zip_verbose 1 "$bin/test_nb_metered"
+agreed=$(sed -n 's/.*codec MB\/s \([0-9]*\) \/ \([0-9]*\) on its data, agreed at call 4$/\1 \2/p' \
+    "$bin/out.log" | head -1)
+echo "    agreed at call 4 (MB/s, compress / decompress): ${agreed:-none}" >>"$bin/out.log"
+[ -n "$agreed" ] && [ "${agreed% *}" -lt 125000 ] && [ "${agreed#* }" -lt 125000 ] &&
+    grep -q "PASS: nb_metered" "$bin/out.log"
+report "policy auto: non-blocking calls' codec time counts at the next agreement" $? "$bin/out.log"
 # Allgatherv weighs the ratio the communicator's blocking calls achieved (not over the TCP BTL,
 # left out here): each rank takes the ring for the first of test_allgather_seen's random calls,
 # hands the next 3 on (ratio 1: tuned is as fast) and the first 13 smooth ones (it has not seen
