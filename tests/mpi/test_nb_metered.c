@@ -22,9 +22,9 @@ int main(int argc, char **argv)
         for (int p = 0; p < size; ++p)
             zt_fill(sbuf + (size_t)p * block, block, ZT_SMOOTH, rank, (uint64_t)(p * 8 + call));
         MPI_Request req;
-        zt_call(MPI_Ialltoall(sbuf, block, MPI_DOUBLE, rbuf, block, MPI_DOUBLE, MPI_COMM_WORLD,
-                              &req),
-                "MPI_Ialltoall", rank);
+        zt_call(
+            MPI_Ialltoall(sbuf, block, MPI_DOUBLE, rbuf, block, MPI_DOUBLE, MPI_COMM_WORLD, &req),
+            "MPI_Ialltoall", rank);
         zt_call(MPI_Wait(&req, MPI_STATUS_IGNORE), "MPI_Wait", rank);
         int ok = 1;
         for (int p = 0; p < size; ++p)
