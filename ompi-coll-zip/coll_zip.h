@@ -121,6 +121,8 @@ typedef struct mca_coll_zip_module_t {
     /* What the last blocking allgather(v) of each element type (ZIP_ALGO_*) moved: its ratio
      * weighs zip's schedules against tuned's (zip_algo_allgatherv_choose). */
     zip_algo_seen_t allgather_seen[ZIP_ALGO_I64 + 1];
+    /* The same for the last blocking bcasts: their ratio shapes the plan (zip_bcast_route_seen). */
+    zip_algo_seen_t bcast_seen[ZIP_ALGO_I64 + 1];
     /* The policy of the call in progress (one collective at a time per communicator). */
     zip_algo_policy_t call_policy;
 } mca_coll_zip_module_t;

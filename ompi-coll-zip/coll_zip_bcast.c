@@ -22,23 +22,25 @@
 #include "algo/zip_algo.h"
 
 /* How a bcast zip takes runs: the forced topology or the cost model's, and the chain's segment,
- * from the speeds, ranks per node and locality every rank agreed on (the same on every rank). */
+ * from the speeds, ranks per node and locality every rank agreed on and the ratio the last
+ * blocking bcasts of the element type achieved (the same on every rank). */
 static zip_bcast_plan_t bcast_plan(const mca_coll_zip_module_t *m, const zip_algo_policy_t *policy,
-                                   size_t bytes, struct ompi_communicator_t *comm)
+                                   size_t bytes, int elem_type, struct ompi_communicator_t *comm)
 {
     const mca_coll_zip_component_t *z = &mca_coll_zip_component;
     const int size = ompi_comm_size(comm);
+    const double seen = m->agreed ? zip_algo_seen_ratio(&m->bcast_seen[elem_type]) : 0.0;
     /* Policy always agrees no speeds: coll_zip_link_gbps_remote then stands for the link. */
-    const zip_bcast_plan_t plan = zip_bcast_route(
+    const zip_bcast_plan_t plan = zip_bcast_route_seen(
         z->bcast_algorithm, policy, m->agreed ? &m->speeds : NULL, z->link_gbps_remote * 1e9 / 8.0,
-        z->bcast_latency_us * 1e-6, bytes, size, z->segment_size, INT_MAX);
+        z->bcast_latency_us * 1e-6, bytes, size, z->segment_size, INT_MAX, seen);
     opal_output_verbose(10, z->output,
                         "coll:zip: MPI_Bcast of %zu bytes on %s: topology %d, chain segment %zu "
-                        "(the rule's %zu), scatter %s",
+                        "(the rule's %zu), scatter %s, ratio seen %.2f",
                         bytes, mca_coll_zip_comm_name(comm), plan.topology, plan.chain_segment,
                         zip_bcast_segment_bytes(bytes, size, z->segment_size,
                                                 m->agreed ? m->speeds.ranks_per_core : 0.0),
-                        plan.sag_tree ? "tree" : "flat");
+                        plan.sag_tree ? "tree" : "flat", seen);
     return plan;
 }
 
@@ -58,7 +60,7 @@ static size_t bcast_takes(mca_coll_zip_module_t *m, int op, void *buff, int coun
                                          is_root ? bytes : 0)) {
         return 0;
     }
-    *plan = bcast_plan(m, &m->call_policy, bytes, comm);
+    *plan = bcast_plan(m, &m->call_policy, bytes, mca_coll_zip_elem_type(datatype), comm);
     if (plan->hand_on) {
         mca_coll_zip_stats_handed_on(op, ZIP_VERDICT_LINK_FASTER, 0.0, 0);
         return 0;
@@ -100,7 +102,12 @@ int mca_coll_zip_bcast(void *buff, int count, struct ompi_datatype_t *datatype, 
         .topology = plan.topology,
         .policy = &m->call_policy,
     };
-    rc = mca_coll_zip_run(m, comm, COLL_ZIP_OP_BCAST, root, &args, NULL);
+    zip_algo_result_t result;
+    rc = mca_coll_zip_run(m, comm, COLL_ZIP_OP_BCAST, root, &args, &result);
+    if (OMPI_SUCCESS == rc) {
+        /* Only blocking calls record: each has ended on every rank before the next starts. */
+        zip_algo_seen_record(&m->bcast_seen[args.elem_type], &result);
+    }
     if (OMPI_SUCCESS == rc && rank != root) {
         rc = mca_coll_zip_view_deliver(&view);
     }

@@ -136,6 +136,8 @@ Task root_side(const zip_transport_t *t, const zip_codec_ops_t *codec, const zip
         }
         if (err == ZIP_ALGO_OK)
             err = ring.forward(node, i, out, out_len, len, a->tag, res);
+        res->gathered_raw += len;
+        res->gathered_wire += out_len;
     }
     co_return first_error(err, co_await ring.drain());
 }
@@ -177,6 +179,8 @@ Task leaf_or_interior_side(const zip_transport_t *t, const zip_codec_ops_t *code
                 ++posted;
         }
         const size_t off = sg.offset(i), len = sg.length(i);
+        res->gathered_raw += len;
+        res->gathered_wire += std::min(got, len);
         err = first_error(err, co_await ring.reclaim(i));
         if (got == len) {
             err = first_error(err, ring.forward(node, i, buf + off, len, len, a->tag, res));

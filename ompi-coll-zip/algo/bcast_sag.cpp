@@ -189,6 +189,10 @@ class SagBcast
     // do two ranks' single step).
     bool coalesced() const { return chunk_ >= 2 && q_ > 2; }
 
+    // Every block's raw and wire bytes into res (gathered_*), once the call has run: all ranks
+    // hold every wire's length by then (the root its own, the others as they arrived).
+    void tally() const;
+
     Task root();
     Task root_tree();
     Task non_root();
@@ -346,6 +350,21 @@ Task SagBcast::receive(int b)
     r = nullptr;
     arrived(b, got, buf(b));
     co_return rc;
+}
+
+void SagBcast::tally() const
+{
+    size_t wires = 0;
+    // lens_ where the wires travelled by length (the root's tree, the coalesced allgather),
+    // else wire_; by offset or by block, the sum is the same.
+    if (!lens_.empty())
+        for (WireLen len : lens_)
+            wires += len;
+    else
+        for (const Wire &w : wire_)
+            wires += w.len;
+    res_->gathered_raw = a_->bytes;
+    res_->gathered_wire = wires;
 }
 
 Task SagBcast::finish(int err)
@@ -870,16 +889,21 @@ Task scatter_allgather_bcast(const zip_transport_t *t, const zip_codec_ops_t *co
                              const zip_bcast_args_t *a, zip_algo_result_t *res)
 {
     SagBcast b(t, codec, a, res);
-    const int rc = b.prepare();
+    int rc = b.prepare();
     if (rc != ZIP_ALGO_OK)
         co_return rc;
+    // (No co_await inside ?: here: GCC 12 miscompiles it, bcast_algo.cpp.)
     if (t->rank == a->root && a->sag_tree != 0)
-        co_return co_await b.root_tree();
-    if (t->rank == a->root)
-        co_return co_await b.root();
-    if (b.coalesced())
-        co_return co_await b.non_root_coalesced();
-    co_return co_await b.non_root();
+        rc = co_await b.root_tree();
+    else if (t->rank == a->root)
+        rc = co_await b.root();
+    else if (b.coalesced())
+        rc = co_await b.non_root_coalesced();
+    else
+        rc = co_await b.non_root();
+    if (rc == ZIP_ALGO_OK)
+        b.tally();
+    co_return rc;
 }
 
 } // namespace zipcoll

@@ -30,9 +30,10 @@ typedef struct zip_algo_result {
                          plainly (or there was none): the call never entered zip's own path */
     size_t plain_got, plain_want;       /* ZIP_ALGO_ERR_LENGTH: the first plain receive that brought
                                            plain_got bytes instead of plain_want */
-    size_t gathered_raw, gathered_wire; /* allgather(v): the blocks this rank holds at the end
-                                           (its own as sent), raw and as they travelled: the same
-                                           on every rank after a call that failed nowhere */
+    size_t gathered_raw, gathered_wire; /* allgather(v) and bcast: the blocks (segments) this
+                                           rank holds at the end (its own as sent), raw and as
+                                           they travelled: the same on every rank after a call
+                                           that failed nowhere */
 } zip_algo_result_t;
 
 /*
@@ -215,6 +216,15 @@ zip_bcast_plan_t zip_bcast_route(int algorithm, const zip_algo_policy_t *policy,
                                  const zip_algo_agreed_t *agreed, double configured_link_Bps,
                                  double latency_s, size_t bytes, int ranks, size_t segment_bytes,
                                  size_t max_message);
+/* zip_bcast_route for data expected to shrink by seen_ratio (raw / wire), what the
+ * communicator's last blocking bcasts of the element type achieved (zip_algo_seen_t: every rank
+ * receives every frame, so all know it alike); the model's wire terms shrink by it. 0 or 1:
+ * none, as zip_bcast_route. Where it shrinks the wire the root's messages weigh more than its
+ * bytes, and the scatter goes down the tree. */
+zip_bcast_plan_t zip_bcast_route_seen(int algorithm, const zip_algo_policy_t *policy,
+                                      const zip_algo_agreed_t *agreed, double configured_link_Bps,
+                                      double latency_s, size_t bytes, int ranks,
+                                      size_t segment_bytes, size_t max_message, double seen_ratio);
 
 int zip_algo_bcast(const zip_transport_t *t, const zip_codec_ops_t *codec,
                    const zip_bcast_args_t *args, zip_algo_result_t *result);

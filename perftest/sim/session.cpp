@@ -152,11 +152,12 @@ bool predict(const Options &o, const CodecTable &table, Prediction *out)
                                               false, dummy.get()));
     });
 
-    // An allgather(v) weighs what the communicator's last one achieved: the first call runs
-    // without, and the call timed as zip's is the next one on the same data (coll/zip records
-    // only blocking calls; an application's time steps make many).
-    out->has_zip_first = (work.op() == Op::Allgatherv || work.op() == Op::Allgather) &&
-                         o.zip.mode == ZIP_POLICY_AUTO;
+    // An allgather(v) and a bcast weigh what the communicator's last one achieved: the first
+    // call runs without, and the call timed as zip's is the next one on the same data (coll/zip
+    // records only blocking calls; an application's time steps make many).
+    out->has_zip_first =
+        (work.op() == Op::Allgatherv || work.op() == Op::Allgather || work.op() == Op::Bcast) &&
+        o.zip.mode == ZIP_POLICY_AUTO;
     const size_t first_step = runner.add(
         "zip-first",
         [&](int r) {

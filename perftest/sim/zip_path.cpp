@@ -99,9 +99,9 @@ ZipRankResult bcast(const RankEnv &env, const ZipSettings &s, const Route &route
     // node are the platform's also where policy always agreed none: zip-raw runs zip's topology.)
     Agreed agreed = route.agreed;
     agreed.ranks_per_node = s.ranks_per_node;
-    const zip_bcast_plan_t plan =
-        zip_bcast_route(s.bcast_algorithm, policy, &agreed, s.link_Bps, s.bcast_latency_s,
-                        args.bytes, env.size(), s.segment, t.get()->max_message);
+    const zip_bcast_plan_t plan = zip_bcast_route_seen(
+        s.bcast_algorithm, policy, &agreed, s.link_Bps, s.bcast_latency_s, args.bytes, env.size(),
+        s.segment, t.get()->max_message, route.bcast_seen_ratio);
     // --bcast-segment rule: the rule's segment and the topology AUTO gives it, as before the
     // model chose (a named chain or tree goes with the model's segment).
     args.topology = s.segment_by_model || plan.topology == ZIP_BCAST_SCATTER_ALLGATHER
@@ -435,12 +435,16 @@ Route route_call(const Workload &w, int nodes, const Agreed &agreed, const ZipSe
     const size_t bytes = w.op() == Op::Bcast ? w.bytes() : s.threshold;
     r.verdict =
         zip_policy_decide(s.mode, &r.policy.speeds, bytes > 0 ? bytes : 1, 0, 0.0, r.policy.shape);
+    // coll_zip_bcast.c weighs the ratio once the ranks agreed speeds (not under policy always).
+    if (w.op() == Op::Bcast && s.mode != ZIP_POLICY_ALWAYS)
+        r.bcast_seen_ratio = seen_ratio;
     // As coll_zip_bcast.c: a call the plan hands on (a scatter-allgather that cannot compress).
     if (w.op() == Op::Bcast && r.verdict == ZIP_VERDICT_COMPRESS && s.mode == ZIP_POLICY_AUTO) {
         Agreed planned = agreed;
         planned.ranks_per_node = s.ranks_per_node;
-        if (zip_bcast_route(s.bcast_algorithm, &r.policy, &planned, s.link_Bps, s.bcast_latency_s,
-                            w.bytes(), w.ranks(), s.segment, 0)
+        if (zip_bcast_route_seen(s.bcast_algorithm, &r.policy, &planned, s.link_Bps,
+                                 s.bcast_latency_s, w.bytes(), w.ranks(), s.segment, 0,
+                                 r.bcast_seen_ratio)
                 .hand_on)
             r.verdict = ZIP_VERDICT_LINK_FASTER;
     }

@@ -58,10 +58,12 @@ struct Route {
     size_t reduce_segment_floor = 0;                // a reduce chain's smallest segment
     size_t reduce_segment = 0;                      // and the one it runs (0: the rule's)
     int allgatherv_algorithm = ZIP_ALLGATHERV_RING; // an allgather(v)'s (ZIP_ALLGATHERV_*)
+    double bcast_seen_ratio = 0.0; // what a bcast's plan weighs (zip_bcast_route_seen)
     bool takes() const { return verdict == ZIP_VERDICT_COMPRESS; }
 };
-// seen_ratio: what the communicator's last blocking allgather(v) achieved (0: none), weighed
-// by an allgather(v)'s schedule under policy auto (zip_algo_allgatherv_choose).
+// seen_ratio: what the communicator's last blocking allgather(v) or bcast achieved (0: none),
+// weighed by an allgather(v)'s schedule under policy auto (zip_algo_allgatherv_choose) and by a
+// bcast's plan once speeds are agreed (zip_bcast_route_seen, as coll_zip_bcast.c).
 Route route_call(const Workload &w, int nodes, const Agreed &agreed, const ZipSettings &s,
                  double seen_ratio = 0.0);
 

@@ -232,6 +232,13 @@ larger=$(sed -n 's/.*chain segment \([0-9]*\) (the rule.s \([0-9]*\)).*/\1 \2/p'
 echo "    bcast calls whose planned segment is larger than the rule's: $larger" >>"$bin/out.log"
 [ "$larger" -gt 0 ] && grep -q "PASS: " "$bin/out.log"
 report "bcast np=4 auto: the cost model's larger chain segments, bit-exact" $? "$bin/out.log"
+# The same run: every rank records the ratio its communicator's last blocking bcasts moved (all
+# receive every frame) and plans the next call with it (zip_bcast_route_seen); ranks that
+# planned apart would deliver wrong bytes or hang.
+seen=$(sed -n 's/.*ratio seen \([0-9.]*\).*/\1/p' "$bin/out.log" | awk '$1 > 1.05 { n++ } END { print n + 0 }')
+echo "    bcast plans that weighed a ratio seen above 1.05: $seen" >>"$bin/out.log"
+[ "$seen" -gt 0 ] && grep -q "PASS: " "$bin/out.log"
+report "bcast np=4 auto: plans weigh the ratio the last bcasts moved, bit-exact" $? "$bin/out.log"
 # The agreement counts the ranks that share this machine's cores (by the kernel's boot id, as
 # netemu's namespaces would need): MPI_COMM_WORLD's 4 here, over its online cores (test_bcast's
 # split communicators have fewer).

@@ -200,6 +200,30 @@ TEST(CollAlgoBcastRaw, IncompressibleOrDisabledTravelsRaw)
     }
 }
 
+// Every rank receives every segment (the root sent them): all count the same raw and wire
+// bytes, which the next call's plan weighs (zip_algo_seen_t).
+TEST(CollAlgoBcastRaw, EveryRankCountsTheSameWireBytes)
+{
+    World w(5);
+    ToyCodec codec;
+    std::vector<std::vector<char>> bufs;
+    for (int topology : {ZIP_BCAST_CHAIN, ZIP_BCAST_BINOMIAL})
+        for (bool smooth : {false, true}) {
+            const auto data = algotest::make_data(100000, smooth, 6);
+            const Outcome o = bcast(w, codec, data, 3, 8192, topology, 1, bufs);
+            for (int r = 0; r < 5; ++r) {
+                ASSERT_EQ(o.rc[r], ZIP_ALGO_OK);
+                EXPECT_TRUE(bufs[r] == data);
+                EXPECT_EQ(o.result[r].gathered_raw, data.size());
+                EXPECT_EQ(o.result[r].gathered_wire, o.result[3].gathered_wire);
+            }
+            if (smooth)
+                EXPECT_LT(o.result[3].gathered_wire, data.size() / 2) << topology;
+            else
+                EXPECT_EQ(o.result[3].gathered_wire, data.size()) << topology;
+        }
+}
+
 TEST(CollAlgoBcastErrors, CorruptFrameIsReportedNotHidden)
 {
     World w(5);
