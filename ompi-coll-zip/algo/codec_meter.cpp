@@ -6,6 +6,7 @@
 
 #include "block_codec.hpp"
 #include "raw_buffer.hpp"
+#include "relaxed_counter.hpp"
 
 namespace
 {
@@ -13,20 +14,12 @@ namespace
 constexpr double kSlowestClassBps = 62.5e6;
 constexpr int kClassesPerOctave = 4;
 
-void add(uint64_t *to, uint64_t v)
-{
-    if (v != 0)
-        __atomic_fetch_add(to, v, __ATOMIC_RELAXED);
-}
-
-uint64_t load(const uint64_t *from)
-{
-    return __atomic_load_n(from, __ATOMIC_RELAXED);
-}
+using zipcoll::relaxed_add;
+using zipcoll::relaxed_load;
 
 void halve(uint64_t *v)
 {
-    __atomic_store_n(v, load(v) / 2, __ATOMIC_RELAXED);
+    zipcoll::relaxed_store(v, relaxed_load(v) / 2);
 }
 
 int speed_class(uint64_t bytes, uint64_t ns)
@@ -43,14 +36,16 @@ double median_seconds_per_byte(const zip_codec_meter_t *m, int dir)
 {
     uint64_t bytes[ZIP_CODEC_METER_CLASSES], total = 0;
     for (int c = 0; c < ZIP_CODEC_METER_CLASSES; ++c)
-        total += bytes[c] = load(&m->bytes[dir][c]);
-    if (total < ZIP_CODEC_METER_MIN_BYTES || load(&m->calls[dir]) < ZIP_CODEC_METER_MIN_CALLS)
+        total += bytes[c] = relaxed_load(&m->bytes[dir][c]);
+    if (total < ZIP_CODEC_METER_MIN_BYTES ||
+        relaxed_load(&m->calls[dir]) < ZIP_CODEC_METER_MIN_CALLS)
         return 0.0;
     uint64_t below = 0;
     for (int c = 0; c < ZIP_CODEC_METER_CLASSES; ++c) {
         below += bytes[c];
         if (2 * below >= total)
-            return bytes[c] > 0 ? double(load(&m->ns[dir][c])) * 1e-9 / double(bytes[c]) : 0.0;
+            return bytes[c] > 0 ? double(relaxed_load(&m->ns[dir][c])) * 1e-9 / double(bytes[c])
+                                : 0.0;
     }
     return 0.0;
 }
@@ -65,9 +60,9 @@ void zip_codec_meter_time(zip_codec_meter_t *m, int decompress, uint64_t bytes, 
         return;
     const int dir = decompress ? 1 : 0;
     const int c = speed_class(bytes, ns);
-    add(&m->bytes[dir][c], bytes);
-    add(&m->ns[dir][c], ns);
-    add(&m->calls[dir], 1);
+    relaxed_add(&m->bytes[dir][c], bytes);
+    relaxed_add(&m->ns[dir][c], ns);
+    relaxed_add(&m->calls[dir], 1);
 }
 
 void zip_codec_meter_mine(const zip_codec_meter_t *m, double mine[2])

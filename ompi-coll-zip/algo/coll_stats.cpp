@@ -1,17 +1,14 @@
 // coll/zip's statistics table (coll_stats.h).
 #include "coll_stats.h"
 
-#include <atomic>
 #include <cstdio>
+
+#include "relaxed_counter.hpp"
 
 namespace
 {
 
-void add(uint64_t *counter, uint64_t value)
-{
-    if (value != 0)
-        std::atomic_ref<uint64_t>(*counter).fetch_add(value, std::memory_order_relaxed);
-}
+using zipcoll::relaxed_add;
 
 // printf into a line and hand it on.
 template <typename... Args>
@@ -56,12 +53,12 @@ const size_t zip_coll_stats_counter_count =
 void zip_coll_stats_add(zip_coll_stats_t *s, int fallback, int compressed, uint64_t bytes_in,
                         uint64_t bytes_out, uint64_t codec_ns)
 {
-    add(&s->calls, 1);
-    add(&s->calls_fallback, fallback ? 1 : 0);
-    add(&s->calls_compressed, compressed ? 1 : 0);
-    add(&s->bytes_in, bytes_in);
-    add(&s->bytes_out, bytes_out);
-    add(&s->codec_ns, codec_ns);
+    relaxed_add(&s->calls, 1);
+    relaxed_add(&s->calls_fallback, fallback ? 1 : 0);
+    relaxed_add(&s->calls_compressed, compressed ? 1 : 0);
+    relaxed_add(&s->bytes_in, bytes_in);
+    relaxed_add(&s->bytes_out, bytes_out);
+    relaxed_add(&s->codec_ns, codec_ns);
 }
 
 void zip_coll_stats_policy(zip_coll_stats_t *s, zip_verdict_t verdict, double observe_saving,
@@ -69,13 +66,13 @@ void zip_coll_stats_policy(zip_coll_stats_t *s, zip_verdict_t verdict, double ob
 {
     switch (verdict) {
     case ZIP_VERDICT_LINK_FASTER:
-        add(&s->calls_link_faster, 1);
+        relaxed_add(&s->calls_link_faster, 1);
         break;
     case ZIP_VERDICT_NEVER:
-        add(&s->calls_never, 1);
+        relaxed_add(&s->calls_never, 1);
         break;
     case ZIP_VERDICT_INCOMPRESSIBLE:
-        add(&s->calls_incompressible, 1);
+        relaxed_add(&s->calls_incompressible, 1);
         break;
     default:
         break;
@@ -83,10 +80,10 @@ void zip_coll_stats_policy(zip_coll_stats_t *s, zip_verdict_t verdict, double ob
     if (observe_saving > 0.0) {
         const int c = zip_ompi_size_class(bytes);
         const auto ns = uint64_t(observe_saving * 1e9);
-        add(&s->observe_compressible, 1);
-        add(&s->observe_saving_ns, ns);
-        add(&s->observe_compressible_by_size[c], 1);
-        add(&s->observe_saving_ns_by_size[c], ns);
+        relaxed_add(&s->observe_compressible, 1);
+        relaxed_add(&s->observe_saving_ns, ns);
+        relaxed_add(&s->observe_compressible_by_size[c], 1);
+        relaxed_add(&s->observe_saving_ns_by_size[c], ns);
     }
 }
 
@@ -94,7 +91,7 @@ void zip_coll_stats_handed_on(zip_coll_stats_t *s, zip_verdict_t verdict, double
                               size_t bytes)
 {
     if (verdict >= 0 && verdict < ZIP_VERDICT_COUNT)
-        add(&s->handed_on[verdict], 1);
+        relaxed_add(&s->handed_on[verdict], 1);
     if (observe_saving > 0.0)
         zip_coll_stats_policy(s, ZIP_VERDICT_COMPRESS, observe_saving, bytes);
 }
@@ -105,7 +102,7 @@ void zip_coll_stats_snapshot(const zip_coll_stats_t *from, zip_coll_stats_t *to,
     auto *src = const_cast<uint64_t *>(reinterpret_cast<const uint64_t *>(from));
     auto *dst = reinterpret_cast<uint64_t *>(to);
     for (size_t i = 0; i < words; ++i)
-        dst[i] = std::atomic_ref<uint64_t>(src[i]).load(std::memory_order_relaxed);
+        dst[i] = zipcoll::relaxed_load(&src[i]);
     // The handed-on calls, where readers expect them.
     for (size_t k = 0; k < n; ++k) {
         zip_coll_stats_t &t = to[k];
