@@ -219,8 +219,9 @@ zip_bcast_plan_t zip_bcast_route(int algorithm, const zip_algo_policy_t *policy,
 /* zip_bcast_route for data expected to shrink by seen_ratio (raw / wire), what the
  * communicator's last blocking bcasts of the element type achieved (zip_algo_seen_t: every rank
  * receives every frame, so all know it alike); the model's wire terms shrink by it. 0 or 1:
- * none, as zip_bcast_route. Where it shrinks the wire the root's messages weigh more than its
- * bytes, and the scatter goes down the tree. */
+ * none, as zip_bcast_route. A shrunk wire leaves latencies and messages to weigh: the chain or
+ * the tree's scatter may then beat the root's flat one, and a scatter-allgather that would be
+ * handed on runs as the pipeline where that is predicted faster than it raw. */
 zip_bcast_plan_t zip_bcast_route_seen(int algorithm, const zip_algo_policy_t *policy,
                                       const zip_algo_agreed_t *agreed, double configured_link_Bps,
                                       double latency_s, size_t bytes, int ranks,
