@@ -393,7 +393,7 @@ constexpr double kGbit = 125e6;
 } // namespace
 
 // On a slow link (or one of unknown rate): a step per 32 KiB of the mean block, at most about
-// 512 KiB in flight, 2 to 4 steps, one on two ranks.
+// 512 KiB in flight, 2 to 4 steps and, from 4 ranks on, never all of them; one on two ranks.
 TEST(CollAlgoAlltoallvWindow, AutoWindowGrowsWithTheBlockUpToHalfAMebibyteInFlight)
 {
     expect_auto_windows({0.0, 1 * kGbit, 2.9 * kGbit}, {{2, 1 << 20, 1},
@@ -406,6 +406,10 @@ TEST(CollAlgoAlltoallvWindow, AutoWindowGrowsWithTheBlockUpToHalfAMebibyteInFlig
                                                         {8, 4 << 20, 2},
                                                         {8, 0, 4},
                                                         {3, 1024, 2},
+                                                        {4, 80 << 10, 2},
+                                                        {4, 0, 2},
+                                                        {5, 128 << 10, 3},
+                                                        {6, 128 << 10, 4},
                                                         {64, 32 << 10, 2}});
 }
 
