@@ -9,6 +9,8 @@
  * codec seen, and the largest number of ranks sharing a node. Calls are then handed back when, with
  * those speeds, no plausible ratio could pay ("link faster than codec"). Inside zip's path the
  * sender's sample decides locally with the same speeds; receivers learn the outcome from lengths.
+ * The links are probed only where some rank knows no rate yet for a link it would time: what
+ * earlier agreements on other communicators settled on is the same machine's.
  * The codec's speed is agreed again at fixed blocking call counts, from what each rank's codec
  * did on the communicator's own data (algo/codec_meter.h), and the routes are found anew.
  */
@@ -115,53 +117,105 @@ static double ranks_per_core(mca_coll_zip_module_t *m, struct ompi_communicator_
     return OMPI_SUCCESS == rc ? zip_coll_ranks_per_core(machines, size) : 0.0;
 }
 
+/* The link rates this process's earlier agreements settled on, on any communicator (0: none
+ * yet): shared memory's rate and a node's NIC (the probe reports the NIC, not a rank's share of
+ * it) belong to the machine, so a communicator whose ranks all know both need not probe again. */
+static double known_link[2];
+static opal_mutex_t known_link_lock = OPAL_MUTEX_STATIC_INIT;
+
+static void known_links(double link[2])
+{
+    opal_mutex_lock(&known_link_lock);
+    link[0] = known_link[0];
+    link[1] = known_link[1];
+    opal_mutex_unlock(&known_link_lock);
+}
+
+static void learn_links(const double link[2])
+{
+    opal_mutex_lock(&known_link_lock);
+    for (int cls = 0; cls < 2; ++cls) {
+        if (link[cls] > 0.0) {
+            known_link[cls] = link[cls];
+        }
+    }
+    opal_mutex_unlock(&known_link_lock);
+}
+
+/* Slots after the agreed values: whether a rank lacks the buffer for the machines' exchange, and
+ * whether a rank lacks a rate its probe would time (so that all of them take each or none). */
+enum { AGREE_NO_BUFFER = ZIP_COLL_AGREE_VALUES, AGREE_MUST_PROBE, AGREE_SLOTS };
+
+/* The links this rank agrees with (the given rate, else what `from` says, else the known rate)
+ * and its share of the agreement's values. */
+static void agree_values(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm,
+                         const double given[2], const double from[2], double c, double d,
+                         double mine[AGREE_SLOTS])
+{
+    double known[2], link[2];
+    known_links(known);
+    for (int cls = 0; cls < 2; ++cls) {
+        link[cls] = given[cls] > 0.0 ? given[cls] : from[cls] > 0.0 ? from[cls] : known[cls];
+    }
+    const int size = ompi_comm_size(comm), rank = ompi_comm_rank(comm);
+    zip_coll_agree_mine(link, c, d, zip_coll_ranks_on_node(m->peer_on_node, size),
+                        zip_coll_chain_local_share(m->peer_on_node, rank, size), mine);
+    bool times[2];
+    zip_algo_probe_times(rank, size, m->peer_on_node, times);
+    mine[AGREE_MUST_PROBE] = 0.0;
+    for (int cls = 0; cls < 2; ++cls) {
+        if (times[cls] && link[cls] <= 0.0) {
+            mine[AGREE_MUST_PROBE] = 1.0;
+        }
+    }
+}
+
 static int agree(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm)
 {
     mca_coll_zip_component_t *z = &mca_coll_zip_component;
-    double link[2] = {z->link_gbps_local * 1e9 / 8.0, z->link_gbps_remote * 1e9 / 8.0};
-    const bool measure = link[ZIP_PEER_LOCAL] <= 0.0 || link[ZIP_PEER_REMOTE] <= 0.0;
+    const double given[2] = {z->link_gbps_local * 1e9 / 8.0, z->link_gbps_remote * 1e9 / 8.0};
+    const double none[2] = {0.0, 0.0};
     double c = 0.0, d = 0.0;
     codec_speeds(m, &c, &d);
-    if (measure) {
+    const int size = ompi_comm_size(comm);
+    double mine[AGREE_SLOTS], all[AGREE_SLOTS];
+    agree_values(m, comm, given, none, c, d, mine);
+    uint64_t *machines = malloc(2 * (size_t)size * sizeof *machines);
+    mine[AGREE_NO_BUFFER] = NULL == machines ? 1.0 : 0.0;
+    /* The previous component's allreduce: comm's own is zip's, which routes through here again
+     * (with coll_zip_threshold at or below these 64 bytes it recursed until the stack ran out). */
+    int rc = m->previous_allreduce(mine, all, AGREE_SLOTS, MPI_DOUBLE, MPI_MAX, comm,
+                                   m->previous_allreduce_module);
+    const bool probed = OMPI_SUCCESS == rc && all[AGREE_MUST_PROBE] > 0.0;
+    if (probed) {
+        /* Some rank knows no rate for a link it times: every rank probes, and agrees again. */
         double measured[2] = {0.0, 0.0};
         zip_transport_t t;
         mca_coll_zip_transport_init(&t, comm);
         (void)zip_algo_probe_links(&t, MCA_COLL_BASE_TAG_BCAST, m->peer_on_node, measured);
-        for (int cls = 0; cls < 2; ++cls) {
-            if (link[cls] <= 0.0) {
-                link[cls] = measured[cls];
-            }
-        }
-    }
-    /* The agreed values, and last whether any rank lacks the buffer for the machines' exchange
-     * (so that all of them take it or none). */
-    double mine[ZIP_COLL_AGREE_VALUES + 1], all[ZIP_COLL_AGREE_VALUES + 1];
-    const int size = ompi_comm_size(comm);
-    zip_coll_agree_mine(link, c, d, zip_coll_ranks_on_node(m->peer_on_node, size),
-                        zip_coll_chain_local_share(m->peer_on_node, ompi_comm_rank(comm), size),
-                        mine);
-    uint64_t *machines = malloc(2 * (size_t)size * sizeof *machines);
-    mine[ZIP_COLL_AGREE_VALUES] = NULL == machines ? 1.0 : 0.0;
-    /* The previous component's allreduce: comm's own is zip's, which routes through here again
-     * (with coll_zip_threshold at or below these 48 bytes it recursed until the stack ran out). */
-    int rc = m->previous_allreduce(mine, all, ZIP_COLL_AGREE_VALUES + 1, MPI_DOUBLE, MPI_MAX, comm,
+        agree_values(m, comm, given, measured, c, d, mine);
+        mine[AGREE_NO_BUFFER] = NULL == machines ? 1.0 : 0.0;
+        rc = m->previous_allreduce(mine, all, AGREE_SLOTS, MPI_DOUBLE, MPI_MAX, comm,
                                    m->previous_allreduce_module);
+    }
     if (OMPI_SUCCESS != rc) {
         free(machines);
         return rc;
     }
     const zip_algo_agreed_t *s = &m->speeds;
     m->speeds = zip_coll_agree_result(all);
-    m->speeds.ranks_per_core = ranks_per_core(m, comm, machines, 0.0 == all[ZIP_COLL_AGREE_VALUES]);
+    m->speeds.ranks_per_core = ranks_per_core(m, comm, machines, 0.0 == all[AGREE_NO_BUFFER]);
     free(machines);
     m->agreed = true;
+    learn_links(s->link_Bps);
     opal_output_verbose(1, z->output,
-                        "coll:zip: %s: link MB/s local %.0f remote %.0f, codec MB/s %.0f / %.0f, "
-                        "up to %d ranks per node, at least %.0f %% of the chain's hops on a node, "
-                        "up to %.2f ranks per core",
+                        "coll:zip: %s: link MB/s local %.0f remote %.0f (%s), codec MB/s %.0f / "
+                        "%.0f, up to %d ranks per node, at least %.0f %% of the chain's hops on a "
+                        "node, up to %.2f ranks per core",
                         mca_coll_zip_comm_name(comm), s->link_Bps[0] / 1e6, s->link_Bps[1] / 1e6,
-                        s->compress_Bps / 1e6, s->decompress_Bps / 1e6, s->ranks_per_node,
-                        100.0 * s->chain_local_share, s->ranks_per_core);
+                        probed ? "probed" : "not probed", s->compress_Bps / 1e6,
+                        s->decompress_Bps / 1e6, s->ranks_per_node, 100.0 * s->chain_local_share,
+                        s->ranks_per_core);
     z->last_speeds.link_Bps = s->link_Bps[ZIP_PEER_REMOTE];
     if (s->link_Bps[ZIP_PEER_REMOTE] > 0.0) {
         z->agreed_link_remote_mbps = s->link_Bps[ZIP_PEER_REMOTE] / 1e6;

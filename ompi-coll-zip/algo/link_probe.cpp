@@ -84,24 +84,37 @@ double measure_pair(const zip_transport_t *t, int partner, char *buf, int tag, i
     return rate;
 }
 
+// The rounds of the probe: partner rank ^ bit for each bit that is not 0.
+struct ProbeRounds {
+    int bits[2];
+};
+
+ProbeRounds probe_rounds(int size)
+{
+    int h = 1;
+    while (2 * h <= size / 2)
+        h *= 2;
+    return {{1, h > 1 ? h : 0}};
+}
+
+int peer_class(const bool *peer_on_node, int p)
+{
+    return peer_on_node != nullptr && peer_on_node[p] ? ZIP_PEER_LOCAL : ZIP_PEER_REMOTE;
+}
+
 } // namespace
 
 extern "C" int zip_algo_probe_links(const zip_transport_t *t, int tag, const bool *peer_on_node,
                                     double link[2])
 {
-    int h = 1;
-    while (2 * h <= t->size / 2)
-        h *= 2;
     std::unique_ptr<char[]> buf(new (std::nothrow) char[kProbeLarge]());
     if (!buf)
         return ZIP_ALGO_ERR_NOMEM;
-    const int bits[2] = {1, h > 1 ? h : 0};
-    for (const int bit : bits) {
+    for (const int bit : probe_rounds(t->size).bits) {
         const int p = t->rank ^ bit;
         if (bit == 0 || p >= t->size)
             continue;
-        const int cls =
-            peer_on_node != nullptr && peer_on_node[p] ? ZIP_PEER_LOCAL : ZIP_PEER_REMOTE;
+        const int cls = peer_class(peer_on_node, p);
         // Shared memory is not one link that on-node pairs share: only the NIC is scaled.
         const int flows =
             cls == ZIP_PEER_REMOTE ? zip_algo_probe_flows(t->rank, t->size, bit, peer_on_node) : 1;
@@ -110,6 +123,16 @@ extern "C" int zip_algo_probe_links(const zip_transport_t *t, int tag, const boo
             link[cls] = rate;
     }
     return ZIP_ALGO_OK;
+}
+
+extern "C" void zip_algo_probe_times(int rank, int size, const bool *peer_on_node, bool times[2])
+{
+    times[ZIP_PEER_LOCAL] = times[ZIP_PEER_REMOTE] = false;
+    for (const int bit : probe_rounds(size).bits) {
+        const int p = rank ^ bit;
+        if (bit != 0 && p < size && rank < p) // the lower rank of a pair times it
+            times[peer_class(peer_on_node, p)] = true;
+    }
 }
 
 extern "C" int zip_algo_probe_flows(int rank, int size, int bit, const bool *peer_on_node)

@@ -591,6 +591,12 @@ int zip_algo_probe_links(const zip_transport_t *t, int tag, const bool *peer_on_
                          double link[2]);
 
 /*
+ * The peer classes whose rate this rank times in zip_algo_probe_links (times[ZIP_PEER_LOCAL],
+ * times[ZIP_PEER_REMOTE]): those of the partners it is the lower rank of.
+ */
+void zip_algo_probe_times(int rank, int size, const bool *peer_on_node, bool times[2]);
+
+/*
  * How many ranks of this rank's node (itself included) probe a partner on another node at once
  * in the round whose partner is rank ^ bit (rank ^ bit < size). They share the node's NIC, so
  * each times about that share of it: the probe multiplies a remote rate by this count to give

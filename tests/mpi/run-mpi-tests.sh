@@ -28,7 +28,7 @@ tests="bcast alltoallv gatherv allreduce comm_cycles threads"
 families="alltoall:alltoall gather_scatter:gather,scatter,scatterv allgather:allgather,allgatherv"
 for t in $tests $(for f in $families; do echo "${f%%:*}"; done) nonblocking lossy pvars stats buffer_cache \
     large_block corruption alltoallv_int alltoallv_temporal coll_info nb_start intercomm \
-    allgather_seen nb_metered; do
+    allgather_seen nb_metered agree_known; do
     if ! mpicc -O2 -Wall -Wextra -pthread -o "$bin/test_$t" "$here/test_$t.c" -lm 2>"$bin/cc.log"; then
         report "build test_$t" 1 "$bin/cc.log"
     fi
@@ -446,6 +446,17 @@ echo "    agreed at call 4 (MB/s, compress / decompress): ${agreed:-none}" >>"$b
 [ -n "$agreed" ] && [ "${agreed% *}" -lt 125000 ] && [ "${agreed#* }" -lt 125000 ] &&
     grep -q "PASS: nb_metered" "$bin/out.log"
 report "policy auto: non-blocking calls' codec time counts at the next agreement" $? "$bin/out.log"
+# A communicator agrees without probing the links its ranks know from earlier agreements
+# (test_agree_known: a duplicate of MPI_COMM_WORLD agrees first, then MPI_COMM_WORLD and a split
+# of it): one probe per rank, on the duplicate, and the three agree on the same link rate.
+mpirun_logged -np 4 --oversubscribe $zip_auto --mca coll_zip_verbose 1 "$bin/test_agree_known"
+agreements=$(grep -c "coll:zip: .*: link MB/s local" "$bin/out.log")
+probes=$(grep -c "coll:zip: MPI COMMUNICATOR [0-9]* DUP FROM 0: link MB/s .*(probed)" "$bin/out.log")
+rates=$(sed -n 's/.*: link MB\/s local \([0-9]*\) remote \([0-9]*\) (.*/\1 \2/p' "$bin/out.log" | sort -u | wc -l)
+echo "    agreements $agreements, probes on the duplicate $probes, link rates agreed $rates" >>"$bin/out.log"
+[ "$agreements" = 12 ] && [ "$probes" = 4 ] && ! grep -q "(probed)" <(grep -v "DUP FROM 0" "$bin/out.log") &&
+    [ "$rates" = 1 ] && grep -q "PASS: agree_known" "$bin/out.log"
+report "policy auto: a communicator agrees on the links its ranks know without probing" $? "$bin/out.log"
 # Allgatherv weighs the ratio the communicator's blocking calls achieved (not over the TCP BTL,
 # left out here): each rank takes the ring for the first of test_allgather_seen's random calls,
 # hands the next 3 on (ratio 1: tuned is as fast) and the first 13 smooth ones (it has not seen

@@ -50,6 +50,40 @@ TEST(CollAlgoProbe, LowerRankOfEachPairTimesTheLinkOfItsClass)
     EXPECT_EQ(links[3][ZIP_PEER_REMOTE], 0.0);
 }
 
+// zip_algo_probe_times names the classes the probe times, so that a rank that knows their rates
+// from earlier agreements can tell all others that it needs no probe: on 2-8 ranks, in node
+// pairs and without locality, a class is named exactly where the probe filled it in.
+TEST(CollAlgoProbe, TheClassesARankTimesAreTheOnesItsProbeFillsIn)
+{
+    for (int size = 2; size <= 8; ++size)
+        for (const bool node_pairs : {true, false}) {
+            const auto links = probe(size, node_pairs);
+            for (int rank = 0; rank < size; ++rank) {
+                bool mates[8] = {};
+                for (int p = 0; p < size; ++p)
+                    mates[p] = p / 2 == rank / 2;
+                bool times[2] = {true, true};
+                zip_algo_probe_times(rank, size, node_pairs ? mates : nullptr, times);
+                for (const int cls : {ZIP_PEER_LOCAL, ZIP_PEER_REMOTE})
+                    EXPECT_EQ(times[cls], links[size_t(rank)][size_t(cls)] > 0.0)
+                        << size << " ranks, rank " << rank << ", class " << cls
+                        << (node_pairs ? ", node pairs" : ", no locality");
+            }
+        }
+}
+
+// On 3 ranks the second round would be rank^1 again: rank 2 has no partner and times nothing.
+TEST(CollAlgoProbe, ARankWithoutAPartnerTimesNothing)
+{
+    bool times[2] = {true, true};
+    zip_algo_probe_times(2, 3, nullptr, times);
+    EXPECT_FALSE(times[ZIP_PEER_LOCAL]);
+    EXPECT_FALSE(times[ZIP_PEER_REMOTE]);
+    zip_algo_probe_times(0, 3, nullptr, times);
+    EXPECT_FALSE(times[ZIP_PEER_LOCAL]);
+    EXPECT_TRUE(times[ZIP_PEER_REMOTE]);
+}
+
 // Without locality every partner is remote; on two ranks there is one pair.
 TEST(CollAlgoProbe, WithoutLocalityEveryLinkIsRemote)
 {
