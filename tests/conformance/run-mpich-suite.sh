@@ -158,6 +158,9 @@ config_args() {
     # Every collective zip has through zip's algorithms, at any size.
     coll-all) echo "$path $coll_all" ;;
     coll-pml-all) echo "$path $coll_all --mca pml ob1,zip $pml_all" ;;
+    # The same collectives over pml/ucx, whose requests do not hold the communicator (a
+    # non-blocking call on a freed communicator was a use-after-free there only).
+    coll-all-ucx) echo "$path $ucx $coll_all" ;;
     # Over netemu: zip as switched on for a cluster (policy auto, peers on other nodes), with
     # thresholds low enough that the tests' messages reach the cost model.
     zip-remote) echo "$path --mca pml ob1,zip --mca pml_zip_enable 1 --mca pml_zip_threshold 64 --mca coll_zip_priority 40 --mca coll_zip_threshold 64" ;;
