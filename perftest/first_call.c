@@ -39,7 +39,8 @@ int main(int argc, char **argv)
     double *dup_s = calloc((size_t)rounds, sizeof(double));
     double *first_s = calloc((size_t)rounds, sizeof(double));
     double *second_s = calloc((size_t)rounds, sizeof(double));
-    if (NULL == buf || NULL == dup_s || NULL == first_s || NULL == second_s || n < 1 || rounds < 1) {
+    if (NULL == buf || NULL == dup_s || NULL == first_s || NULL == second_s || n < 1 ||
+        rounds < 1) {
         fprintf(stderr, "first_call: bad arguments or no memory\n");
         MPI_Abort(MPI_COMM_WORLD, 1);
     }

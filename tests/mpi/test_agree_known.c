@@ -32,7 +32,7 @@ int main(int argc, char **argv)
     MPI_Comm dup, half;
     zt_call(MPI_Comm_dup(MPI_COMM_WORLD, &dup), "MPI_Comm_dup", rank);
     zt_call(MPI_Barrier(dup), "MPI_Barrier on the duplicate", rank); /* agrees: probes */
-    zt_call(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier", rank);      /* agrees: knows */
+    zt_call(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier", rank);       /* agrees: knows */
     zt_call(MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &half), "MPI_Comm_split", rank);
     zt_call(MPI_Barrier(half), "MPI_Barrier on the split", rank); /* agrees: knows */
     bcast_checked(dup, "bcast on the duplicate", rank);
