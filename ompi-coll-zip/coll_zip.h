@@ -123,6 +123,9 @@ typedef struct mca_coll_zip_module_t {
     zip_algo_seen_t allgather_seen[ZIP_ALGO_I64 + 1];
     /* The same for the last blocking bcasts: their ratio shapes the plan (zip_bcast_route_seen). */
     zip_algo_seen_t bcast_seen[ZIP_ALGO_I64 + 1];
+    /* Alltoall ([0]) and alltoallv ([1]) calls of each element type on data no rank coded:
+     * handed on for a while (zip_algo_uncoded_t). */
+    zip_algo_uncoded_t uncoded[2][ZIP_ALGO_I64 + 1];
     /* The policy of the call in progress (one collective at a time per communicator). */
     zip_algo_policy_t call_policy;
 } mca_coll_zip_module_t;
@@ -215,6 +218,35 @@ void mca_coll_zip_stats_policy(int op, zip_verdict_t verdict);
  * call auto would have compressed, judged on `bytes` (this process's payload in it); else 0. */
 void mca_coll_zip_stats_handed_on(int op, zip_verdict_t verdict, double observe_saving,
                                   size_t bytes);
+
+/* The record of alltoall (op COLL_ZIP_OP_[I]ALLTOALL) or alltoallv calls of dtype on data no rank
+ * coded (zip_algo_uncoded_t). */
+static inline zip_algo_uncoded_t *mca_coll_zip_uncoded(mca_coll_zip_module_t *m, int op,
+                                                       struct ompi_datatype_t *dtype)
+{
+    const int family = COLL_ZIP_OP_ALLTOALLV == zip_coll_op_blocking(op) ? 1 : 0;
+    return &m->uncoded[family][mca_coll_zip_elem_type(dtype)];
+}
+
+/* Whether the ranks keep the record of uncoded calls for the call zip is taking: under policy
+ * auto (always asks for zip's path whatever the data). */
+static inline bool mca_coll_zip_uncoded_kept(const mca_coll_zip_module_t *m)
+{
+    return ZIP_POLICY_AUTO == m->call_policy.mode;
+}
+
+/* Whether a call of alltoall(v) that zip would take is handed on instead (and counted so): the
+ * last calls of its kind coded nothing on any rank. */
+static inline bool mca_coll_zip_uncoded_hands_on(mca_coll_zip_module_t *m, int op,
+                                                 struct ompi_datatype_t *dtype)
+{
+    if (!mca_coll_zip_uncoded_kept(m) ||
+        !zip_algo_uncoded_hands_on(mca_coll_zip_uncoded(m, op, dtype))) {
+        return false;
+    }
+    mca_coll_zip_stats_handed_on(op, ZIP_VERDICT_INCOMPRESSIBLE, 0.0, 0);
+    return true;
+}
 
 /* coll_zip_stats.c: maps an algorithm result to an MPI error code, reporting failures */
 int mca_coll_zip_algo_error(int algo_rc, const char *op, struct ompi_communicator_t *comm);

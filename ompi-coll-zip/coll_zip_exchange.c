@@ -51,6 +51,9 @@ typedef struct iexchange {
 static int iexchange_complete(mca_coll_zip_nb_t *nb)
 {
     iexchange_t *c = (iexchange_t *)nb;
+    if (NULL != c->x.uncoded) {
+        zip_algo_uncoded_record(c->x.uncoded, 0 != nb->result.compressed);
+    }
     return mca_coll_zip_blocks_finish(&c->x.received, true, OMPI_SUCCESS);
 }
 
@@ -61,10 +64,23 @@ static void iexchange_release(mca_coll_zip_nb_t *nb)
     free(c);
 }
 
+void mca_coll_zip_uncoded_share(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm,
+                                zip_algo_uncoded_t *u, bool failed)
+{
+    /* Every rank whose call was due to share comes here, failed or not (the others wait). */
+    int mine = failed || zip_algo_uncoded_mine(u) ? 1 : 0, any = 1;
+    const int rc =
+        m->previous_allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, comm, m->previous_allreduce_module);
+    zip_algo_uncoded_shared(u, OMPI_SUCCESS != rc || 0 != any);
+}
+
 int mca_coll_zip_exchange(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm, int op,
                           mca_coll_zip_exchange_t *x, int rc, struct ompi_request_t **request)
 {
     if (OMPI_SUCCESS != rc) {
+        if (x->share) {
+            mca_coll_zip_uncoded_share(m, comm, x->uncoded, true);
+        }
         return release(x, false, rc);
     }
     if (NULL == request) {
@@ -74,6 +90,12 @@ int mca_coll_zip_exchange(mca_coll_zip_module_t *m, struct ompi_communicator_t *
         rc = mca_coll_zip_run(m, comm, op, x->root, &x->args, &result);
         if (NULL != x->seen && OMPI_SUCCESS == rc) {
             zip_algo_seen_record(x->seen, &result);
+        }
+        if (NULL != x->uncoded) {
+            zip_algo_uncoded_record(x->uncoded, OMPI_SUCCESS == rc && result.compressed);
+        }
+        if (x->share) {
+            mca_coll_zip_uncoded_share(m, comm, x->uncoded, OMPI_SUCCESS != rc);
         }
         return release(x, true, rc);
     }

@@ -53,7 +53,17 @@ typedef struct mca_coll_zip_exchange_t {
     /* Blocking allgather(v): where a call that succeeded records what it moved (NULL: nowhere;
      * non-blocking calls never record, zip_algo_seen_t). */
     zip_algo_seen_t *seen;
+    /* Alltoall(v): where the call records whether it coded (zip_algo_uncoded_t; NULL: other
+     * collectives), and for a blocking one whether the ranks share that after it. */
+    zip_algo_uncoded_t *uncoded;
+    bool share;
 } mca_coll_zip_exchange_t;
+
+/* After a blocking alltoall(v) due to share (zip_algo_uncoded_shares): whether any rank coded
+ * since the ranks last shared, by one allreduce through the previous component. `failed`: this
+ * rank's call failed (it counts as coded: nothing is handed on for it). */
+void mca_coll_zip_uncoded_share(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm,
+                                zip_algo_uncoded_t *u, bool failed);
 
 /* Runs x's algorithm for a call of `op`: now when request is NULL, else started as a
  * non-blocking call that owns a copy of x until *request completes. `rc` is the status of

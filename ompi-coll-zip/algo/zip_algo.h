@@ -407,6 +407,43 @@ void zip_algo_seen_record(zip_algo_seen_t *seen, const zip_algo_result_t *res);
 /* Counts a call's schedule (ZIP_ALLGATHERV_*) against ZIP_ALGO_SEEN_RECHECK. */
 void zip_algo_seen_chosen(zip_algo_seen_t *seen, int algorithm);
 
+/*
+ * Alltoall(v) calls on data that nobody codes. Each rank sees only its own blocks, so no rank
+ * can tell alone that zip's path brings nothing; at some blocking calls on zip's path the ranks
+ * share, with one allreduce, whether any of them sent or received a frame since they last
+ * shared (zip_algo_result_t's `compressed`, of blocking and non-blocking calls). Where none did
+ * (incompressible data, blocks below the threshold, a link the senders' samples found faster
+ * than the codec), zip's path moved every call raw, as the previous component does without
+ * zip's samples and schedule; so the next calls of that element type are handed on, for a
+ * period that doubles from ZIP_ALGO_UNCODED_FIRST to ZIP_ALGO_UNCODED_LONGEST calls while the
+ * data stays so, and the ranks share again at the ZIP_ALGO_UNCODED_RECHECK-th blocking call on
+ * zip's path after it. Otherwise they share at the 4th, 16th, 64th and 256th blocking call on
+ * zip's path and every 1024th after. Every rank counts the same calls (MPI orders the
+ * collectives on a communicator alike on every rank, non-blocking ones included), so every
+ * rank hands on the same ones.
+ */
+typedef struct zip_algo_uncoded {
+    uint64_t taken;   /* blocking calls zip's path took */
+    unsigned hand_on; /* calls still to hand on */
+    unsigned period;  /* the last period handed on (0: none since data was coded) */
+    unsigned recheck; /* after a period: blocking calls on zip's path until the ranks share */
+    int coded;        /* this rank sent or received a frame since they last shared */
+} zip_algo_uncoded_t;
+#define ZIP_ALGO_UNCODED_FIRST 16
+#define ZIP_ALGO_UNCODED_LONGEST 256
+#define ZIP_ALGO_UNCODED_RECHECK 4
+/* At every call (blocking or not) that zip would take: whether it is handed on instead. */
+bool zip_algo_uncoded_hands_on(zip_algo_uncoded_t *u);
+/* At a blocking call that takes zip's path: whether the ranks share after it. */
+bool zip_algo_uncoded_shares(zip_algo_uncoded_t *u);
+/* A call on zip's path ended (a non-blocking one may end while another thread shares: an
+ * atomic store) having sent or received a frame on this rank or not. */
+void zip_algo_uncoded_record(zip_algo_uncoded_t *u, bool coded);
+/* This rank's share: whether it coded since the ranks last shared. */
+bool zip_algo_uncoded_mine(const zip_algo_uncoded_t *u);
+/* What they shared: whether any rank coded since they last did. */
+void zip_algo_uncoded_shared(zip_algo_uncoded_t *u, bool any_coded);
+
 /* The reduction operator of an allreduce or reduce: inout = in op inout, elementwise over
  * `bytes` bytes (a whole number of elements). The glue binds it to an MPI operation. */
 typedef struct zip_reduce_ops {

@@ -28,7 +28,7 @@ tests="bcast alltoallv gatherv allreduce comm_cycles threads"
 families="alltoall:alltoall gather_scatter:gather,scatter,scatterv allgather:allgather,allgatherv"
 for t in $tests $(for f in $families; do echo "${f%%:*}"; done) nonblocking lossy pvars stats buffer_cache \
     large_block corruption alltoallv_int alltoallv_temporal coll_info nb_start intercomm \
-    allgather_seen nb_metered agree_known; do
+    allgather_seen nb_metered agree_known alltoallv_uncoded; do
     if ! mpicc -O2 -Wall -Wextra -pthread -o "$bin/test_$t" "$here/test_$t.c" -lm 2>"$bin/cc.log"; then
         report "build test_$t" 1 "$bin/cc.log"
     fi
@@ -413,6 +413,17 @@ mpirun_logged -np 3 --oversubscribe $zip_auto $slow "$bin/test_alltoallv"
 [ "$(policy_col alltoallv 4)" = 0 ] && [ "$(main_col alltoallv 6)" -gt 0 ] &&
     grep -q "PASS: " "$bin/out.log"
 report "policy auto: over a 1 Gbit/s link alltoallv compresses" $? "$bin/out.log"
+# Alltoallv calls on data no rank codes are handed on for a while (zip_algo_uncoded_t): 40
+# random, 40 smooth and 8 non-blocking smooth calls; the ranks find nothing coded at the 4th and
+# the 24th call and hand on 5-20 and 25-56, then the smooth data codes (48 calls handed on per
+# rank, 24 of the smooth blocking calls compressed). Under policy always none is handed on.
+mpirun_logged -np 3 --oversubscribe $zip_auto $slow "$bin/test_alltoallv_uncoded"
+[ "$(main_col alltoallv 5)" = 144 ] && [ "$(main_col alltoallv 6)" = 72 ] &&
+    [ "$(main_col ialltoallv 6)" = 24 ] && grep -q "PASS: alltoallv_uncoded" "$bin/out.log"
+report "policy auto: alltoallv calls on data nobody codes go to tuned for a while" $? "$bin/out.log"
+mpirun_logged -np 3 --oversubscribe $zip_on $slow "$bin/test_alltoallv_uncoded"
+[ "$(main_col alltoallv 5)" = 0 ] && grep -q "PASS: alltoallv_uncoded" "$bin/out.log"
+report "policy always: alltoallv calls on data nobody codes stay on zip's path" $? "$bin/out.log"
 mpirun_logged -np 3 --oversubscribe $zip_auto $slow "$bin/test_bcast"
 [ "$(main_col bcast 6)" -gt 0 ] && grep -q "PASS: " "$bin/out.log"
 report "policy auto: over a 1 Gbit/s link bcast compresses" $? "$bin/out.log"
