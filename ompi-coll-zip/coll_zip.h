@@ -228,11 +228,11 @@ static inline zip_algo_uncoded_t *mca_coll_zip_uncoded(mca_coll_zip_module_t *m,
     return &m->uncoded[family][mca_coll_zip_elem_type(dtype)];
 }
 
-/* Whether the ranks keep the record of uncoded calls for the call zip is taking: under policy
- * auto (always asks for zip's path whatever the data). */
+/* Whether the ranks keep the record of uncoded calls for the call zip is taking
+ * (zip_algo_uncoded_applies: policy auto on a fast link). */
 static inline bool mca_coll_zip_uncoded_kept(const mca_coll_zip_module_t *m)
 {
-    return ZIP_POLICY_AUTO == m->call_policy.mode;
+    return zip_algo_uncoded_applies(&m->call_policy);
 }
 
 /* Whether a call of alltoall(v) that zip would take is handed on instead (and counted so): the

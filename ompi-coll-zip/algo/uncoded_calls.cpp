@@ -1,6 +1,7 @@
 // Alltoall(v) calls on data that nobody codes (zip_algo_uncoded_t in zip_algo.h).
 #include <algorithm>
 
+#include "exchange.hpp"
 #include "zip_algo.h"
 
 namespace
@@ -15,6 +16,11 @@ bool shares_at(uint64_t n)
 }
 
 } // namespace
+
+extern "C" bool zip_algo_uncoded_applies(const zip_algo_policy_t *policy)
+{
+    return policy->mode == ZIP_POLICY_AUTO && policy->speeds.link_Bps >= zipcoll::kFastLinkBps;
+}
 
 extern "C" bool zip_algo_uncoded_hands_on(zip_algo_uncoded_t *u)
 {

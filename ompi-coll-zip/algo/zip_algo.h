@@ -413,8 +413,9 @@ void zip_algo_seen_chosen(zip_algo_seen_t *seen, int algorithm);
  * share, with one allreduce, whether any of them sent or received a frame since they last
  * shared (zip_algo_result_t's `compressed`, of blocking and non-blocking calls). Where none did
  * (incompressible data, blocks below the threshold, a link the senders' samples found faster
- * than the codec), zip's path moved every call raw, as the previous component does without
- * zip's samples and schedule; so the next calls of that element type are handed on, for a
+ * than the codec), zip's path moved every call raw; where the link is fast (the alltoallv
+ * window's fast rule, many steps at once) that is what tuned's linear algorithm does without
+ * zip's samples, so the next calls of that element type are handed on, for a
  * period that doubles from ZIP_ALGO_UNCODED_FIRST to ZIP_ALGO_UNCODED_LONGEST calls while the
  * data stays so, and the ranks share again at the ZIP_ALGO_UNCODED_RECHECK-th blocking call on
  * zip's path after it. Otherwise they share at the 4th, 16th, 64th and 256th blocking call on
@@ -432,6 +433,11 @@ typedef struct zip_algo_uncoded {
 #define ZIP_ALGO_UNCODED_FIRST 16
 #define ZIP_ALGO_UNCODED_LONGEST 256
 #define ZIP_ALGO_UNCODED_RECHECK 4
+/* Whether calls under `policy` keep the record: policy auto (always asks for zip's path) on a
+ * link of at least 3 Gbit/s per rank. On slower links zip's few steps at a time move raw data
+ * faster than tuned's default, which posts every transfer at once (netemu, 8 ranks at 1 Gbit/s,
+ * random data: 1.05-1.26x), and the calls stay on zip's path. */
+bool zip_algo_uncoded_applies(const zip_algo_policy_t *policy);
 /* At every call (blocking or not) that zip would take: whether it is handed on instead. */
 bool zip_algo_uncoded_hands_on(zip_algo_uncoded_t *u);
 /* At a blocking call that takes zip's path: whether the ranks share after it. */

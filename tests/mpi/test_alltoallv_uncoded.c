@@ -1,11 +1,11 @@
 /*
  * Alltoallv calls on data no rank codes are handed on for a while (zip_algo_uncoded_t): 40
  * calls of random doubles, then 40 of smooth ones, then 8 MPI_Ialltoallv of smooth ones, every
- * result checked. Under policy auto over a slow link the ranks share at their 4th call that
+ * result checked. Under policy auto over a fast link the ranks share at their 4th call that
  * nothing was coded and hand on calls 5-20, take zip's path for 21-24, share again and hand on
  * 25-56 (the smooth calls 41-56 among them), share at 60 that the smooth data coded, and keep
  * zip's path from there (the run script reads the handed-on calls from coll_zip_stats: 48 per
- * rank). Under policy always nothing is handed on.
+ * rank). Over a slow link and under policy always nothing is handed on.
  */
 #include "zt_common.h"
 

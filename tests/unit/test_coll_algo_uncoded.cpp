@@ -114,3 +114,18 @@ TEST(CollAlgoUncoded, NonBlockingCallsCountAgainstThePeriodAndWhatTheyCodedCount
     EXPECT_EQ(u.hand_on, 0u); // the share saw the non-blocking call's frames
     EXPECT_EQ(u.period, 0u);
 }
+
+// The record is kept under policy auto on links of at least 3 Gbit/s per rank, where zip's raw
+// schedule is tuned's linear algorithm with samples; below, zip's few steps at a time beat it.
+TEST(CollAlgoUncoded, AppliesUnderAutoOnFastLinksOnly)
+{
+    zip_algo_policy_t p{};
+    p.mode = ZIP_POLICY_AUTO;
+    p.speeds.link_Bps = 375e6;
+    EXPECT_TRUE(zip_algo_uncoded_applies(&p));
+    p.speeds.link_Bps = 125e6; // 1 Gbit/s
+    EXPECT_FALSE(zip_algo_uncoded_applies(&p));
+    p.speeds.link_Bps = 12.5e9;
+    p.mode = ZIP_POLICY_ALWAYS;
+    EXPECT_FALSE(zip_algo_uncoded_applies(&p));
+}
