@@ -123,9 +123,10 @@ typedef struct mca_coll_zip_module_t {
     zip_algo_seen_t allgather_seen[ZIP_ALGO_I64 + 1];
     /* The same for the last blocking bcasts: their ratio shapes the plan (zip_bcast_route_seen). */
     zip_algo_seen_t bcast_seen[ZIP_ALGO_I64 + 1];
-    /* Alltoall ([0]) and alltoallv ([1]) calls of each element type on data no rank coded:
-     * handed on for a while (zip_algo_uncoded_t). */
-    zip_algo_uncoded_t uncoded[2][ZIP_ALGO_I64 + 1];
+    /* Alltoall ([0]) and alltoallv ([1]) calls on data no rank coded: handed on for a while
+     * (zip_algo_uncoded_t). Not per element type as the ratios above: a rank whose blocks are
+     * all empty may pass any datatype, so only the call itself is the same on every rank. */
+    zip_algo_uncoded_t uncoded[2];
     /* The policy of the call in progress (one collective at a time per communicator). */
     zip_algo_policy_t call_policy;
 } mca_coll_zip_module_t;
@@ -219,13 +220,11 @@ void mca_coll_zip_stats_policy(int op, zip_verdict_t verdict);
 void mca_coll_zip_stats_handed_on(int op, zip_verdict_t verdict, double observe_saving,
                                   size_t bytes);
 
-/* The record of alltoall (op COLL_ZIP_OP_[I]ALLTOALL) or alltoallv calls of dtype on data no rank
- * coded (zip_algo_uncoded_t). */
-static inline zip_algo_uncoded_t *mca_coll_zip_uncoded(mca_coll_zip_module_t *m, int op,
-                                                       struct ompi_datatype_t *dtype)
+/* The record of alltoall (op COLL_ZIP_OP_[I]ALLTOALL) or alltoallv calls on data no rank coded
+ * (zip_algo_uncoded_t). */
+static inline zip_algo_uncoded_t *mca_coll_zip_uncoded(mca_coll_zip_module_t *m, int op)
 {
-    const int family = COLL_ZIP_OP_ALLTOALLV == zip_coll_op_blocking(op) ? 1 : 0;
-    return &m->uncoded[family][mca_coll_zip_elem_type(dtype)];
+    return &m->uncoded[COLL_ZIP_OP_ALLTOALLV == zip_coll_op_blocking(op) ? 1 : 0];
 }
 
 /* Whether the ranks keep the record of uncoded calls for the call zip is taking
@@ -237,11 +236,9 @@ static inline bool mca_coll_zip_uncoded_kept(const mca_coll_zip_module_t *m)
 
 /* Whether a call of alltoall(v) that zip would take is handed on instead (and counted so): the
  * last calls of its kind coded nothing on any rank. */
-static inline bool mca_coll_zip_uncoded_hands_on(mca_coll_zip_module_t *m, int op,
-                                                 struct ompi_datatype_t *dtype)
+static inline bool mca_coll_zip_uncoded_hands_on(mca_coll_zip_module_t *m, int op)
 {
-    if (!mca_coll_zip_uncoded_kept(m) ||
-        !zip_algo_uncoded_hands_on(mca_coll_zip_uncoded(m, op, dtype))) {
+    if (!mca_coll_zip_uncoded_kept(m) || !zip_algo_uncoded_hands_on(mca_coll_zip_uncoded(m, op))) {
         return false;
     }
     mca_coll_zip_stats_handed_on(op, ZIP_VERDICT_INCOMPRESSIBLE, 0.0, 0);

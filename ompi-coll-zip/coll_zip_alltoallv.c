@@ -4,8 +4,8 @@
  * others plainly, all posted at once; with coll_zip_alltoallv_temporal the blocking calls may
  * code a block against the previous one to the same peer (algo/temporal_streams.hpp).
  * MPI_IN_PLACE is used by all ranks or none and goes to the previous component. Under policy
- * auto the calls of an element type go to the previous component for a while where the ranks
- * found that none of them coded anything in the last ones (zip_algo_uncoded_t).
+ * auto on a fast link the calls go to the previous component for a while where the ranks found
+ * that none of them coded anything in the last ones (zip_algo_uncoded_t).
  */
 #include "ompi_config.h"
 
@@ -22,8 +22,7 @@ int mca_coll_zip_alltoallv_run(mca_coll_zip_module_t *m, struct ompi_communicato
                                struct ompi_request_t **request)
 {
     const int size = ompi_comm_size(comm), rank = ompi_comm_rank(comm);
-    zip_algo_uncoded_t *u =
-        mca_coll_zip_uncoded_kept(m) ? mca_coll_zip_uncoded(m, op, snd->dtype) : NULL;
+    zip_algo_uncoded_t *u = mca_coll_zip_uncoded_kept(m) ? mca_coll_zip_uncoded(m, op) : NULL;
     const bool share = NULL != u && NULL == request && zip_algo_uncoded_shares(u);
     int rc = mca_coll_zip_layout_copy(snd, rank, rcv, rank);
     if (MPI_SUCCESS != rc) {
@@ -67,7 +66,7 @@ static bool alltoallv_takes(mca_coll_zip_module_t *m, struct ompi_communicator_t
         return false;
     }
     return mca_coll_zip_policy_takes_blocks(m, comm, op, snd, ompi_comm_rank(comm)) &&
-           !mca_coll_zip_uncoded_hands_on(m, op, snd->dtype);
+           !mca_coll_zip_uncoded_hands_on(m, op);
 }
 
 int mca_coll_zip_alltoallv(const void *sbuf, const int *scounts, const int *sdisps,

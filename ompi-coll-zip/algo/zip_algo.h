@@ -415,7 +415,7 @@ void zip_algo_seen_chosen(zip_algo_seen_t *seen, int algorithm);
  * (incompressible data, blocks below the threshold, a link the senders' samples found faster
  * than the codec), zip's path moved every call raw; where the link is fast (the alltoallv
  * window's fast rule, many steps at once) that is what tuned's linear algorithm does without
- * zip's samples, so the next calls of that element type are handed on, for a
+ * zip's samples, so the next calls are handed on, for a
  * period that doubles from ZIP_ALGO_UNCODED_FIRST to ZIP_ALGO_UNCODED_LONGEST calls while the
  * data stays so, and the ranks share again at the ZIP_ALGO_UNCODED_RECHECK-th blocking call on
  * zip's path after it. Otherwise they share at the 4th, 16th, 64th and 256th blocking call on
