@@ -1,21 +1,9 @@
 // Alltoall(v) calls on data that nobody codes (zip_algo_uncoded_t in zip_algo.h).
 #include <algorithm>
 
+#include "codec_meter.h"
 #include "exchange.hpp"
 #include "zip_algo.h"
-
-namespace
-{
-
-// The 4th, 16th, 64th and 256th call, then every 1024th.
-bool shares_at(uint64_t n)
-{
-    if (n >= 1024)
-        return n % 1024 == 0;
-    return n >= 4 && (n & (n - 1)) == 0 && __builtin_ctzll(n) % 2 == 0;
-}
-
-} // namespace
 
 extern "C" bool zip_algo_uncoded_applies(const zip_algo_policy_t *policy)
 {
@@ -32,7 +20,8 @@ extern "C" bool zip_algo_uncoded_hands_on(zip_algo_uncoded_t *u)
 
 extern "C" bool zip_algo_uncoded_shares(zip_algo_uncoded_t *u)
 {
-    const bool scheduled = shares_at(++u->taken);
+    // The codec meter's agreement counts: the 4th, 16th, 64th and 256th call, then every 1024th.
+    const bool scheduled = zip_codec_meter_agree_at(++u->taken, 1024);
     const bool rechecks = u->recheck > 0 && --u->recheck == 0;
     return scheduled || rechecks;
 }
