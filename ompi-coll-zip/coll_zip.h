@@ -109,6 +109,10 @@ typedef struct mca_coll_zip_module_t {
     /* The speeds every rank agreed on at the first call that needed them (coll_zip_policy.c);
      * the codec's again now and then from what the meter saw of this communicator's data. */
     bool agreed;
+    /* A non-blocking call was handed on for want of agreed speeds (its start must not wait for
+     * the other ranks): the next blocking call of any size agrees first. Set and cleared at
+     * calls every rank makes in the same order, so the same on every rank. */
+    bool agreement_wanted;
     zip_algo_agreed_t speeds;
     zip_codec_meter_t meter;
     uint64_t blocking_calls;    /* blocking calls zip intercepted, the same count on every rank */
@@ -171,7 +175,8 @@ static inline int mca_coll_zip_elem_type(struct ompi_datatype_t *dtype)
 zip_policy_mode_t mca_coll_zip_policy_mode(struct ompi_communicator_t *comm);
 /* Every call zip intercepts comes here first, in the same order on every rank (MPI's rule for
  * collectives): a blocking one is counted, and at the counts zip_codec_meter_agree_at names the
- * ranks agree anew on the codec's speed from what their meters saw. */
+ * ranks agree anew on the codec's speed from what their meters saw; a blocking one after a
+ * non-blocking call that wanted agreed speeds agrees on them first. */
 void mca_coll_zip_policy_count_call(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm,
                                     int op);
 /* Agrees on the speeds now if comm's policy mode needs them and they are not agreed yet: for a

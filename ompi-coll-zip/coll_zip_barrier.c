@@ -2,7 +2,9 @@
  * MPI_Barrier: handed on as it is, but first the point where the ranks of a communicator may
  * agree on the speeds (coll_zip_policy.c). Non-blocking calls never agree (their start must not
  * wait for the other ranks), so a communicator that only sees non-blocking collectives and
- * barriers agrees here; without an agreement its non-blocking calls are handed on.
+ * barriers agrees here (after a non-blocking call that wanted the speeds, any blocking
+ * collective zip intercepts agrees too); without an agreement its non-blocking calls are
+ * handed on.
  */
 #include "ompi_config.h"
 

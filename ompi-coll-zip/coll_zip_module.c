@@ -37,6 +37,7 @@ static void zip_module_construct(mca_coll_zip_module_t *m)
     m->peer_on_node = NULL;
     m->pairs_serialise = -1;
     m->agreed = false;
+    m->agreement_wanted = false;
     m->speeds = (zip_algo_agreed_t){.ranks_per_node = 1};
     m->meter = (zip_codec_meter_t){0};
     m->blocking_calls = 0;

@@ -259,6 +259,12 @@ void mca_coll_zip_policy_count_call(mca_coll_zip_module_t *m, struct ompi_commun
         return;
     }
     ++m->blocking_calls;
+    if (m->agreement_wanted) {
+        /* A communicator whose large calls are all non-blocking agrees at its first blocking
+         * call, however small (a dot product's allreduce, a flag's bcast). */
+        m->agreement_wanted = false;
+        mca_coll_zip_policy_agree_now(m, comm);
+    }
     const int period = mca_coll_zip_component.codec_agree_period; /* below 0: as 0 */
     /* m->agreed and the mode are the same on every rank: both change only at calls all make. */
     if (period > 0 && m->agreed && needs_agreement(mca_coll_zip_policy_mode(comm)) &&
@@ -294,8 +300,9 @@ static const mca_coll_zip_route_t *find_route(mca_coll_zip_module_t *m,
         /* The agreement waits for every rank. A non-blocking start must not: a correct program
          * may start one and then block on a message that another rank sends before its own
          * start (tests/mpi/test_nb_start.c hung here). Such a call is handed on until a
-         * blocking call (MPI_Barrier included) has agreed. */
+         * blocking call has agreed: MPI_Barrier, and since this call, any other. */
         if (zip_coll_op_blocking(op) != op) {
+            m->agreement_wanted = true;
             return &unknown;
         }
         mca_coll_zip_policy_agree_now(m, comm);

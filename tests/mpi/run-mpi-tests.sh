@@ -28,7 +28,7 @@ tests="bcast alltoallv gatherv allreduce comm_cycles threads"
 families="alltoall:alltoall gather_scatter:gather,scatter,scatterv allgather:allgather,allgatherv"
 for t in $tests $(for f in $families; do echo "${f%%:*}"; done) nonblocking lossy pvars stats buffer_cache \
     large_block corruption alltoallv_int alltoallv_temporal coll_info nb_start intercomm \
-    allgather_seen nb_metered agree_known alltoallv_uncoded; do
+    allgather_seen nb_metered agree_known alltoallv_uncoded nb_agree; do
     if ! mpicc -O2 -Wall -Wextra -pthread -o "$bin/test_$t" "$here/test_$t.c" -lm 2>"$bin/cc.log"; then
         report "build test_$t" 1 "$bin/cc.log"
     fi
@@ -504,6 +504,14 @@ for np in 2 3; do
         [ "$(main_col ialltoall 6)" -gt 0 ] && grep -q "PASS: nb_start" "$bin/out.log"
     report "policy auto: a non-blocking start does not wait for the other ranks, np=$np" $? "$bin/out.log"
 done
+# A communicator whose large calls are all non-blocking agrees at its first blocking call of any
+# size (test_nb_agree: two MPI_Ialltoall handed on, a one-int MPI_Bcast, two that compress; on
+# world, a duplicate and a split {0, 2}): 3 ranks x 2 + 3 x 2 + 2 x 2 compressed calls, none before.
+mpirun_logged -np 3 --oversubscribe $zip_auto $slow "$bin/test_nb_agree"
+compressed=$(main_col ialltoall 6)
+echo "    ialltoall calls compressed: $compressed (want 16)" >>"$bin/out.log"
+[ "$compressed" = 16 ] && grep -q "PASS: nb_agree" "$bin/out.log"
+report "policy auto: non-blocking calls compress after any blocking call has agreed" $? "$bin/out.log"
 mpirun_logged -np 3 --oversubscribe $zip_on "$bin/test_nb_start"
 grep -q "PASS: nb_start" "$bin/out.log"
 report "policy always: a non-blocking start does not wait for the other ranks" $? "$bin/out.log"
