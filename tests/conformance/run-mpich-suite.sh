@@ -161,6 +161,10 @@ config_args() {
     # The same collectives over pml/ucx, whose requests do not hold the communicator (a
     # non-blocking call on a freed communicator was a use-after-free there only).
     coll-all-ucx) echo "$path $ucx $coll_all" ;;
+    # The default policy, auto, told the link is slow (1 Gbit/s) so that it compresses: the
+    # ranks' agreements (at barriers, at blocking calls of any size after non-blocking ones),
+    # and the routes and samples that follow them, at any size.
+    coll-auto) echo "$path --mca coll_zip_priority 40 --mca coll_zip_force_local 1 --mca coll_zip_threshold 1 --mca coll_zip_link_gbps_remote 1" ;;
     # Over netemu: zip as switched on for a cluster (policy auto, peers on other nodes), with
     # thresholds low enough that the tests' messages reach the cost model.
     zip-remote) echo "$path --mca pml ob1,zip --mca pml_zip_enable 1 --mca pml_zip_threshold 64 --mca coll_zip_priority 40 --mca coll_zip_threshold 64" ;;
