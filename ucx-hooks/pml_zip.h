@@ -125,7 +125,8 @@ void mca_pml_zip_policy_fini(void);
  * probe learns the shape without receiving anything:
  *
  *   ENVELOPE (count == 14): the message's description; its payload (raw, or a zip frame)
- *            follows as a second message on a private negative tag derived from seq, sent in
+ *            follows as a second message on a private negative tag derived from seq and the
+ *            window flag (common/payload_tags.h), sent in
  *            the application's send mode (so an MPI_Ssend completes when the payload is
  *            received, never when a probe reads the envelope).
  *   BARE     (any other count): the application's bytes, raw, nothing else: the message as
@@ -149,9 +150,10 @@ void mca_pml_zip_policy_fini(void);
 #define MCA_PML_ZIP_SMALL_STAGE_BYTES 4096
 
 enum {
-    MCA_PML_ZIP_ENV_FRAME = 1,   /* payload is a zip frame, not the raw bytes */
-    MCA_PML_ZIP_ENV_HINT = 2,    /* the length's top 16 bits are a link hint */
-    MCA_PML_ZIP_ENV_TEMPORAL = 4 /* a stream message: the payload starts with a stream prefix */
+    MCA_PML_ZIP_ENV_FRAME = 1,    /* payload is a zip frame, not the raw bytes */
+    MCA_PML_ZIP_ENV_HINT = 2,     /* the length's top 16 bits are a link hint */
+    MCA_PML_ZIP_ENV_TEMPORAL = 4, /* a stream message: the payload starts with a stream prefix */
+    MCA_PML_ZIP_ENV_WINDOW = 8    /* the payload's tag is in the second window (payload_tags.h) */
 };
 
 /*
@@ -193,8 +195,12 @@ void mca_pml_zip_envelope_write(void *dst, uint32_t seq, uint32_t flags, uint64_
 /* Parses the first message (len bytes at src; a bare message's are not read); false if it is
  * not a well-formed zip message. */
 bool mca_pml_zip_head_parse(const void *src, size_t len, mca_pml_zip_head_t *head);
-/* The private tag of the payload that follows envelope seq (negative: never an app tag). */
-int mca_pml_zip_payload_tag(uint32_t seq);
+/* The private tag of the payload that follows envelope seq with `flags` (negative: never an
+ * app tag; in the window MCA_PML_ZIP_ENV_WINDOW names). */
+int mca_pml_zip_payload_tag(uint32_t seq, uint32_t flags);
+/* MCA_PML_ZIP_ENV_WINDOW where a payload sent now on comm takes the second window: the one
+ * farther from the tag comm's non-blocking collectives stand at (payload_tags.h). */
+uint32_t mca_pml_zip_payload_window(const ompi_communicator_t *comm);
 
 /* ---- pml_zip_landing.c: a first message received in the application's buffer ---- */
 

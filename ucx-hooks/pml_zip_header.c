@@ -5,7 +5,8 @@
  *
  *   envelope u8 'Z' | u8 flags | u32 seq | u64 length: with flag HINT, raw_bytes (low 48
  *            bits) and link hint (high 16 bits); without it, raw_bytes. With flag TEMPORAL the
- *            payload starts with the stream prefix: u8 'T' | u8 flags | u16 0 | u32 cseq
+ *            payload starts with the stream prefix: u8 'T' | u8 flags | u16 0 | u32 cseq.
+ *            Flag WINDOW: the payload's tag is in the second of two windows (payload_tags.h)
  *   (host byte order: Open MPI 4.1's PMLs do not convert MPI_BYTE either, so peers share one
  *   byte order)
  *
@@ -19,14 +20,10 @@
 
 #include <string.h>
 
+#include "payload_tags.h"
 #include "pml_zip.h"
 
 #define ZIP_ENVELOPE_MAGIC 0x5a
-
-/* Payload tags: 2^22 negative values at the bottom of the 24-bit tag space that pml/ucx
- * keeps (-2^23 + 1 .. -2^22), far from Open MPI's fixed internal tags (-10 .. -31080). */
-#define ZIP_PAYLOAD_TAG_TOP (-(1 << 22))
-#define ZIP_PAYLOAD_TAG_SLOTS (1u << 22)
 
 mca_pml_zip_shape_t mca_pml_zip_shape_of(size_t count)
 {
@@ -67,8 +64,8 @@ bool mca_pml_zip_head_parse(const void *src, size_t len, mca_pml_zip_head_t *hea
         return true;
     case ZIP_SHAPE_ENVELOPE:
         if (ZIP_ENVELOPE_MAGIC != p[0] ||
-            0 != (p[1] &
-                  ~(MCA_PML_ZIP_ENV_FRAME | MCA_PML_ZIP_ENV_HINT | MCA_PML_ZIP_ENV_TEMPORAL))) {
+            0 != (p[1] & ~(MCA_PML_ZIP_ENV_FRAME | MCA_PML_ZIP_ENV_HINT | MCA_PML_ZIP_ENV_TEMPORAL |
+                           MCA_PML_ZIP_ENV_WINDOW))) {
             return false;
         }
         head->flags = p[1];
@@ -117,9 +114,16 @@ bool mca_pml_zip_stream_prefix_parse(const void *src, size_t len, uint32_t *cseq
     return true;
 }
 
-int mca_pml_zip_payload_tag(uint32_t seq)
+int mca_pml_zip_payload_tag(uint32_t seq, uint32_t flags)
 {
-    return ZIP_PAYLOAD_TAG_TOP - (int)(seq % ZIP_PAYLOAD_TAG_SLOTS);
+    return zip_payload_tag(seq, (flags & MCA_PML_ZIP_ENV_WINDOW) ? 1 : 0);
+}
+
+uint32_t mca_pml_zip_payload_window(const ompi_communicator_t *comm)
+{
+    /* Another thread may start a non-blocking collective meanwhile: any recent value will do. */
+    const int32_t nbc_tag = __atomic_load_n(&comm->c_nbc_tag, __ATOMIC_RELAXED);
+    return zip_payload_window(nbc_tag) ? MCA_PML_ZIP_ENV_WINDOW : 0;
 }
 
 void mca_pml_zip_status_out(ompi_status_public_t *dst, int source, int tag, size_t count,

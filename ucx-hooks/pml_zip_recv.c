@@ -49,7 +49,7 @@ static void arrival_failed(mca_pml_zip_request_t *req)
 static int post_payload(mca_pml_zip_request_t *req)
 {
     const mca_pml_zip_head_t *h = &req->head;
-    const int ptag = mca_pml_zip_payload_tag(h->seq);
+    const int ptag = mca_pml_zip_payload_tag(h->seq, h->flags);
     const bool frame = 0 != (h->flags & MCA_PML_ZIP_ENV_FRAME);
     /* A stream message is staged whatever it is: its prefix, then a frame or the raw bytes. */
     const size_t extra =
@@ -425,7 +425,8 @@ int mca_pml_zip_recv(void *buf, size_t count, ompi_datatype_t *dtype, int src, i
             memset(&pst, 0, sizeof(pst));
             const double t0 = mca_pml_zip_now();
             rc = mca_pml_zip_wrapped.pml_recv(buf, count, dtype, st.MPI_SOURCE,
-                                              mca_pml_zip_payload_tag(head.seq), comm, &pst);
+                                              mca_pml_zip_payload_tag(head.seq, head.flags), comm,
+                                              &pst);
             if (OMPI_SUCCESS == rc && pst._ucount != head.raw_bytes) {
                 rc = MPI_ERR_INTERN; /* the payload must be what its envelope announced */
             }

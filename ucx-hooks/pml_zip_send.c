@@ -50,7 +50,7 @@ static int post_wire(mca_pml_zip_out_t *out, int dst, int tag, mca_pml_base_send
     if (OMPI_SUCCESS != rc) {
         return rc;
     }
-    const int ptag = mca_pml_zip_payload_tag(out->seq);
+    const int ptag = mca_pml_zip_payload_tag(out->seq, out->env[1]);
     if (NULL != out->buf) {
         rc = mca_pml_zip_wrapped.pml_isend(out->buf, out->len, MPI_BYTE, dst, ptag,
                                            mca_pml_zip_wire_mode(mode), comm, payload);

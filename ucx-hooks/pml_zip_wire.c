@@ -250,7 +250,8 @@ int mca_pml_zip_encode(const void *buf, size_t count, ompi_datatype_t *dtype,
     }
     if (candidate && policy_compresses(buf, count, dtype, bytes, elem, comm, dst, out)) {
         out->split = true;
-        mca_pml_zip_envelope_write(out->env, out->seq, MCA_PML_ZIP_ENV_FRAME, bytes,
+        mca_pml_zip_envelope_write(out->env, out->seq,
+                                   MCA_PML_ZIP_ENV_FRAME | mca_pml_zip_payload_window(comm), bytes,
                                    mca_pml_zip_link_hint());
         count_sent(bytes, MCA_PML_ZIP_ENVELOPE_BYTES + out->len, true);
         return OMPI_SUCCESS;
@@ -263,7 +264,8 @@ int mca_pml_zip_encode(const void *buf, size_t count, ompi_datatype_t *dtype,
         if (!candidate) {
             out->seq = mca_pml_zip_next_seq();
         }
-        mca_pml_zip_envelope_write(out->env, out->seq, 0, bytes, mca_pml_zip_link_hint());
+        mca_pml_zip_envelope_write(out->env, out->seq, mca_pml_zip_payload_window(comm), bytes,
+                                   mca_pml_zip_link_hint());
     }
     if (own_copy) {
         out->buf = mca_pml_zip_buf_get(bytes > 0 ? bytes : 1);

@@ -42,7 +42,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         abort();
     }
     /* A payload tag is never an application tag, nor one of Open MPI's fixed internal ones. */
-    const int ptag = mca_pml_zip_payload_tag(head.seq);
+    const int ptag = mca_pml_zip_payload_tag(head.seq, head.flags);
     if (ptag >= -31080 || ptag < -(1 << 23)) {
         abort();
     }

@@ -100,7 +100,7 @@ pml_header_target() {
     if ! ${FUZZ_CC:-clang} -std=gnu11 -O1 -g -mcx16 -fsanitize=fuzzer,address,undefined \
         -fno-sanitize-recover=undefined -I"$inc" -I"$inc/openmpi" -I"$top/codecs/include" \
         -I"$top/ucx-hooks" -I"$top/common" "$top/tests/fuzz/fuzz_pml_header.c" \
-        "$top/ucx-hooks/pml_zip_header.c" \
+        "$top/ucx-hooks/pml_zip_header.c" "$top/common/payload_tags.c" \
         -o "$bin" 2>> "$out/build.log"; then
         echo "FAIL: fuzz-pml-header (build, see $out/build.log)"
         return
@@ -112,6 +112,8 @@ pml_header_target() {
     # A stream message's envelope (flags frame + temporal) and its payload's stream prefix.
     printf 'Z\x05\x0b\0\0\0\x00\x10\0\0\0\0\0\0' > "$corpus/envelope-stream"
     printf 'T\x01\0\0\x2a\0\0\0frame' > "$corpus/stream-prefix"
+    # A raw payload's envelope whose payload takes the second tag window.
+    printf 'Z\x08\x0c\0\0\0\x00\x10\0\0\0\0\0\0' > "$corpus/envelope-window"
     if "$bin" -max_total_time="$seconds" -print_final_stats=1 \
         -artifact_prefix="$out/crash-pml-header-" "$corpus" > "$out/fuzz-pml-header.log" 2>&1; then
         echo "PASS: fuzz-pml-header ($(grep -m1 -o 'stat::number_of_executed_units: *[0-9]*' "$out/fuzz-pml-header.log" | grep -o '[0-9]*$') inputs in ${seconds}s)"
