@@ -293,7 +293,7 @@ static const mca_coll_zip_route_t *find_route(mca_coll_zip_module_t *m,
                                               struct ompi_communicator_t *comm, int op,
                                               zip_policy_mode_t mode)
 {
-    static const mca_coll_zip_route_t unknown = {.mode = -1, .verdict = ZIP_VERDICT_LINK_FASTER};
+    static const mca_coll_zip_route_t unknown = {.mode = -1, .verdict = ZIP_VERDICT_UNAGREED};
     const bool needs_speeds = needs_agreement(mode);
     const zip_algo_flow_t flow = zip_coll_op_flow(op);
     if (needs_speeds && !m->agreed) {

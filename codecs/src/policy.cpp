@@ -81,6 +81,8 @@ const char *zip_verdict_name(zip_verdict_t verdict)
         return "link_faster";
     case ZIP_VERDICT_NEVER:
         return "never";
+    case ZIP_VERDICT_UNAGREED:
+        return "unagreed";
     }
     return "?";
 }

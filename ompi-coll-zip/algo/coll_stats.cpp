@@ -42,6 +42,9 @@ const zip_coll_stats_counter_t zip_coll_stats_counters[] = {
      offsetof(zip_coll_stats_t, calls_never)},
     {"calls_incompressible", "calls in which this process's sample said compression would not pay",
      offsetof(zip_coll_stats_t, calls_incompressible)},
+    {"calls_unagreed",
+     "non-blocking calls handed on because the communicator's ranks had not agreed on speeds yet",
+     offsetof(zip_coll_stats_t, calls_unagreed)},
     {"observe_calls", "policy observe: calls in which auto would have compressed here",
      offsetof(zip_coll_stats_t, observe_compressible)},
     {"observe_saving_ns", "policy observe: nanoseconds compression is predicted to have saved",
@@ -73,6 +76,9 @@ void zip_coll_stats_policy(zip_coll_stats_t *s, zip_verdict_t verdict, double ob
         break;
     case ZIP_VERDICT_INCOMPRESSIBLE:
         relaxed_add(&s->calls_incompressible, 1);
+        break;
+    case ZIP_VERDICT_UNAGREED:
+        relaxed_add(&s->calls_unagreed, 1);
         break;
     default:
         break;
@@ -113,6 +119,7 @@ void zip_coll_stats_snapshot(const zip_coll_stats_t *from, zip_coll_stats_t *to,
         t.calls_link_faster += t.handed_on[ZIP_VERDICT_LINK_FASTER];
         t.calls_never += t.handed_on[ZIP_VERDICT_NEVER];
         t.calls_incompressible += t.handed_on[ZIP_VERDICT_INCOMPRESSIBLE];
+        t.calls_unagreed += t.handed_on[ZIP_VERDICT_UNAGREED];
         for (uint64_t &h : t.handed_on)
             h = 0;
     }
@@ -146,14 +153,15 @@ void zip_coll_stats_print(const zip_coll_stats_t *t, const char *const *names, s
     emit(line, ctx,
          "coll:zip policy %s (link %.0f MB/s, codec %.0f / %.0f MB/s as last agreed):", h->policy,
          h->speeds.link_Bps / 1e6, h->speeds.compress_Bps / 1e6, h->speeds.decompress_Bps / 1e6);
-    emit(line, ctx, "coll:zip:policy %-11s %12s %10s %15s %14s %16s", "op", "link_faster", "never",
-         "incompressible", "observe_calls", "observe_saved_s");
+    // unagreed last, so that scripts reading the columns before it by number read them still.
+    emit(line, ctx, "coll:zip:policy %-11s %12s %10s %15s %14s %16s %9s", "op", "link_faster",
+         "never", "incompressible", "observe_calls", "observe_saved_s", "unagreed");
     for (size_t op = 0; op < n; ++op) {
         const zip_coll_stats_t &s = t[op];
-        emit(line, ctx, "coll:zip:policy %-11s %12llu %10llu %15llu %14llu %16.6f", names[op],
+        emit(line, ctx, "coll:zip:policy %-11s %12llu %10llu %15llu %14llu %16.6f %9llu", names[op],
              (unsigned long long)s.calls_link_faster, (unsigned long long)s.calls_never,
              (unsigned long long)s.calls_incompressible, (unsigned long long)s.observe_compressible,
-             double(s.observe_saving_ns) * 1e-9);
+             double(s.observe_saving_ns) * 1e-9, (unsigned long long)s.calls_unagreed);
     }
     // What observe found, by operation and size: where compression would pay.
     for (size_t op = 0; op < n; ++op)

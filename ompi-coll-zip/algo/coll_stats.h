@@ -30,6 +30,7 @@ typedef struct zip_coll_stats {
     uint64_t calls_link_faster;    /* handed on: the link is faster than the codec could help */
     uint64_t calls_never;          /* handed on: policy never */
     uint64_t calls_incompressible; /* this process's sample said compressing would not pay */
+    uint64_t calls_unagreed;       /* handed on: non-blocking, before the ranks agreed on speeds */
     uint64_t observe_compressible; /* policy observe: calls auto would have compressed here */
     uint64_t observe_saving_ns;    /* and the time the cost model predicts it would have saved */
     /* the same two by the size this process judged (zip_ompi_size_class) */

@@ -369,7 +369,8 @@ run_stats "nonblocking np=3 zip=on pml=ucx, compressed" nonblocking "$nb_ops" co
     --oversubscribe $zip_on $ucx -x MALLOC_PERTURB_=165 "$bin/test_nonblocking"
 
 # The policy, from the stats summary (sum over ranks). policy_col <op> <column>: that column of
-# the op's row in the policy table (link_faster 4, never 5, incompressible 6, observe_calls 7).
+# the op's row in the policy table (link_faster 4, never 5, incompressible 6, observe_calls 7,
+# observe_saved_s 8, unagreed 9).
 # The summing process's first row is the job-wide one (with coll_zip_verbose every rank prints
 # its own too), as for main_col.
 policy_col() {
@@ -500,17 +501,19 @@ report "policy auto: allgatherv hands on after a call whose data did not shrink,
 # and after a barrier (where the ranks agree on speeds) they compress. Hung before.
 for np in 2 3; do
     mpirun_logged -np $np --oversubscribe $zip_auto $slow "$bin/test_nb_start"
-    [ "$(policy_col ibcast 4)" -gt 0 ] && [ "$(main_col ibcast 6)" -gt 0 ] &&
+    [ "$(policy_col ibcast 9)" -gt 0 ] && [ "$(main_col ibcast 6)" -gt 0 ] &&
         [ "$(main_col ialltoall 6)" -gt 0 ] && grep -q "PASS: nb_start" "$bin/out.log"
     report "policy auto: a non-blocking start does not wait for the other ranks, np=$np" $? "$bin/out.log"
 done
 # A communicator whose large calls are all non-blocking agrees at its first blocking call of any
 # size (test_nb_agree: two MPI_Ialltoall handed on, a one-int MPI_Bcast, two that compress; on
 # world, a duplicate and a split {0, 2}): 3 ranks x 2 + 3 x 2 + 2 x 2 compressed calls, none before.
+# The calls handed on before the agreement count as unagreed, not as link_faster.
 mpirun_logged -np 3 --oversubscribe $zip_auto $slow "$bin/test_nb_agree"
-compressed=$(main_col ialltoall 6)
-echo "    ialltoall calls compressed: $compressed (want 16)" >>"$bin/out.log"
-[ "$compressed" = 16 ] && grep -q "PASS: nb_agree" "$bin/out.log"
+compressed=$(main_col ialltoall 6) unagreed=$(policy_col ialltoall 9) faster=$(policy_col ialltoall 4)
+echo "    ialltoall calls compressed: $compressed, unagreed $unagreed, link_faster $faster (want 16, 16, 0)" >>"$bin/out.log"
+[ "$compressed" = 16 ] && [ "$unagreed" = 16 ] && [ "$faster" = 0 ] &&
+    grep -q "PASS: nb_agree" "$bin/out.log"
 report "policy auto: non-blocking calls compress after any blocking call has agreed" $? "$bin/out.log"
 mpirun_logged -np 3 --oversubscribe $zip_on "$bin/test_nb_start"
 grep -q "PASS: nb_start" "$bin/out.log"

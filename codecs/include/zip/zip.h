@@ -213,9 +213,11 @@ typedef enum zip_verdict {
     ZIP_VERDICT_TOO_SMALL = 1,      /* below the size threshold */
     ZIP_VERDICT_INCOMPRESSIBLE = 2, /* the sample did not shrink enough to pay */
     ZIP_VERDICT_LINK_FASTER = 3,    /* the link is faster than the codec could ever help */
-    ZIP_VERDICT_NEVER = 4           /* policy "never" */
+    ZIP_VERDICT_NEVER = 4,          /* policy "never" */
+    ZIP_VERDICT_UNAGREED = 5        /* no speeds to decide with yet (coll/zip: a non-blocking
+                                       call before its communicator's ranks agreed on them) */
 } zip_verdict_t;
-#define ZIP_VERDICT_COUNT 5
+#define ZIP_VERDICT_COUNT 6
 const char *zip_verdict_name(zip_verdict_t verdict);
 
 typedef struct zip_speeds {
