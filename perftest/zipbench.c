@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "zipbench_ab.h"
 #include "zipbench_data.h"
@@ -303,6 +304,16 @@ static long next_size(const options *o, long cur, const char **cursor)
     return cur <= o->max_bytes ? cur : -1;
 }
 
+/* Ends the job after an error that every rank met and rank 0 reported: the other ranks wait
+ * before aborting, or their abort could kill rank 0 before its message reached mpirun (a test
+ * of that message failed so under load). */
+static void abort_job(int rank)
+{
+    if (rank)
+        sleep(2);
+    MPI_Abort(MPI_COMM_WORLD, 2);
+}
+
 /* --evolve: the field F[0..n) of data set ds, advanced one step at each call of evolve_step
  * (zb_evolve), identically on every rank. */
 typedef struct evolver {
@@ -320,7 +331,7 @@ static void evolve_step(void *ctx)
     if (zb_evolve(e->ds, e->F, e->n, ++e->step, why, sizeof why)) {
         if (!e->rank)
             fprintf(stderr, "zipbench: --evolve: data set '%s': %s\n", e->ds, why);
-        MPI_Abort(MPI_COMM_WORLD, 2);
+        abort_job(e->rank);
     }
 }
 
@@ -383,7 +394,7 @@ static double *field(const char *ds, long bytes, int rank)
     if (!F || zb_fill(ds, F, n, why, sizeof why)) {
         if (!rank)
             fprintf(stderr, "zipbench: data set '%s': %s\n", ds, why);
-        MPI_Abort(MPI_COMM_WORLD, 2);
+        abort_job(rank);
     }
     return F;
 }
@@ -395,7 +406,7 @@ static void refill(const char *ds, double *F, long bytes, int rank)
     if (zb_fill(ds, F, (size_t)bytes / sizeof *F, why, sizeof why)) {
         if (!rank)
             fprintf(stderr, "zipbench: data set '%s': %s\n", ds, why);
-        MPI_Abort(MPI_COMM_WORLD, 2);
+        abort_job(rank);
     }
 }
 
@@ -408,7 +419,7 @@ static zb_op *create_op(const char *name, const double *F, long bytes, int rank,
     if (!op) {
         if (!rank)
             fprintf(stderr, "zipbench: unknown operation '%s'\n", name);
-        MPI_Abort(MPI_COMM_WORLD, 2);
+        abort_job(rank);
     }
     return op;
 }
