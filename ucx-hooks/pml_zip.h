@@ -198,9 +198,6 @@ bool mca_pml_zip_head_parse(const void *src, size_t len, mca_pml_zip_head_t *hea
 /* The private tag of the payload that follows envelope seq with `flags` (negative: never an
  * app tag; in the window MCA_PML_ZIP_ENV_WINDOW names). */
 int mca_pml_zip_payload_tag(uint32_t seq, uint32_t flags);
-/* MCA_PML_ZIP_ENV_WINDOW where a payload sent now on comm takes the second window: the one
- * farther from the tag comm's non-blocking collectives stand at (payload_tags.h). */
-uint32_t mca_pml_zip_payload_window(const ompi_communicator_t *comm);
 
 /* ---- pml_zip_landing.c: a first message received in the application's buffer ---- */
 
@@ -279,6 +276,11 @@ typedef struct mca_pml_zip_out_t {
     bool bare;      /* a bare message: the data alone on the application's tag */
 } mca_pml_zip_out_t;
 
+/* Writes out->env, the envelope of split message out->seq on comm: `flags`, the payload's tag
+ * window (the one farther from the tag comm's non-blocking collectives stand at,
+ * payload_tags.h) and this process's link hint. */
+void mca_pml_zip_envelope_out(mca_pml_zip_out_t *out, const ompi_communicator_t *comm,
+                              uint32_t flags, uint64_t raw_bytes);
 /* own_copy: the payload must not reference the application's buffer (buffered mode). */
 int mca_pml_zip_encode(const void *buf, size_t count, ompi_datatype_t *dtype,
                        mca_pml_base_send_mode_t mode, ompi_communicator_t *comm, int dst, int tag,

@@ -119,13 +119,6 @@ int mca_pml_zip_payload_tag(uint32_t seq, uint32_t flags)
     return zip_payload_tag(seq, (flags & MCA_PML_ZIP_ENV_WINDOW) ? 1 : 0);
 }
 
-uint32_t mca_pml_zip_payload_window(const ompi_communicator_t *comm)
-{
-    /* Another thread may start a non-blocking collective meanwhile: any recent value will do. */
-    const int32_t nbc_tag = __atomic_load_n(&comm->c_nbc_tag, __ATOMIC_RELAXED);
-    return zip_payload_window(nbc_tag) ? MCA_PML_ZIP_ENV_WINDOW : 0;
-}
-
 void mca_pml_zip_status_out(ompi_status_public_t *dst, int source, int tag, size_t count,
                             int cancelled)
 {

@@ -238,10 +238,8 @@ int mca_pml_zip_temporal_encode(const void *buf, size_t count, ompi_datatype_t *
     out->peer_class = ZIP_PEER_REMOTE;
     out->buf = wire;
     out->len = MCA_PML_ZIP_STREAM_PREFIX_BYTES + (framed ? frame_len : bytes);
-    mca_pml_zip_envelope_write(out->env, out->seq,
-                               MCA_PML_ZIP_ENV_TEMPORAL | (framed ? MCA_PML_ZIP_ENV_FRAME : 0) |
-                                   mca_pml_zip_payload_window(comm),
-                               bytes, mca_pml_zip_link_hint());
+    mca_pml_zip_envelope_out(
+        out, comm, MCA_PML_ZIP_ENV_TEMPORAL | (framed ? MCA_PML_ZIP_ENV_FRAME : 0), bytes);
     if (mca_pml_zip_component.stats) {
         opal_atomic_add_fetch_64(&sent_raw_bytes, (int64_t)bytes);
         opal_atomic_add_fetch_64(&sent_wire_bytes,

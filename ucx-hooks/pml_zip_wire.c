@@ -12,6 +12,7 @@
 #include "opal/threads/thread_usage.h"
 #include "opal/util/output.h"
 
+#include "payload_tags.h"
 #include "pml_zip.h"
 
 /*
@@ -154,6 +155,17 @@ static void count_sent(uint64_t raw, uint64_t wire, bool compressed)
     opal_atomic_add_fetch_64((volatile int64_t *)&s->bytes_wire, (int64_t)wire);
 }
 
+void mca_pml_zip_envelope_out(mca_pml_zip_out_t *out, const ompi_communicator_t *comm,
+                              uint32_t flags, uint64_t raw_bytes)
+{
+    /* Another thread may start a non-blocking collective meanwhile: any recent value will do. */
+    const int32_t nbc_tag = __atomic_load_n(&comm->c_nbc_tag, __ATOMIC_RELAXED);
+    if (zip_payload_window(nbc_tag)) {
+        flags |= MCA_PML_ZIP_ENV_WINDOW;
+    }
+    mca_pml_zip_envelope_write(out->env, out->seq, flags, raw_bytes, mca_pml_zip_link_hint());
+}
+
 static volatile int32_t next_seq;
 
 uint32_t mca_pml_zip_next_seq(void)
@@ -250,9 +262,7 @@ int mca_pml_zip_encode(const void *buf, size_t count, ompi_datatype_t *dtype,
     }
     if (candidate && policy_compresses(buf, count, dtype, bytes, elem, comm, dst, out)) {
         out->split = true;
-        mca_pml_zip_envelope_write(out->env, out->seq,
-                                   MCA_PML_ZIP_ENV_FRAME | mca_pml_zip_payload_window(comm), bytes,
-                                   mca_pml_zip_link_hint());
+        mca_pml_zip_envelope_out(out, comm, MCA_PML_ZIP_ENV_FRAME, bytes);
         count_sent(bytes, MCA_PML_ZIP_ENVELOPE_BYTES + out->len, true);
         return OMPI_SUCCESS;
     }
@@ -264,8 +274,7 @@ int mca_pml_zip_encode(const void *buf, size_t count, ompi_datatype_t *dtype,
         if (!candidate) {
             out->seq = mca_pml_zip_next_seq();
         }
-        mca_pml_zip_envelope_write(out->env, out->seq, mca_pml_zip_payload_window(comm), bytes,
-                                   mca_pml_zip_link_hint());
+        mca_pml_zip_envelope_out(out, comm, 0, bytes);
     }
     if (own_copy) {
         out->buf = mca_pml_zip_buf_get(bytes > 0 ? bytes : 1);
