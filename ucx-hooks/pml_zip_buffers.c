@@ -33,6 +33,13 @@ static size_t buf_capacity(void *buf)
     return *(size_t *)((char *)buf - ZIP_BUF_PREFIX);
 }
 
+/* Large buffers are pages of their own (zip_mem_alloc): a freed heap-mapped one would raise
+ * glibc's mmap threshold for the application's own allocations. */
+static void buf_release(void *buf)
+{
+    zip_mem_free((char *)buf - ZIP_BUF_PREFIX, buf_capacity(buf) + ZIP_BUF_PREFIX);
+}
+
 const char *mca_pml_zip_flat_bytes(const void *buf, size_t count, ompi_datatype_t *dtype,
                                    size_t bytes, void **packed)
 {
@@ -66,7 +73,7 @@ void *mca_pml_zip_buf_get(size_t bytes)
         return found;
     }
     size_t cap = zip_buffer_capacity(bytes);
-    char *raw = malloc(cap + ZIP_BUF_PREFIX);
+    char *raw = zip_mem_alloc(cap + ZIP_BUF_PREFIX);
     if (NULL == raw) {
         return NULL;
     }
@@ -100,7 +107,7 @@ void mca_pml_zip_buf_put(void *buf)
     }
     OPAL_THREAD_UNLOCK(&pool_lock);
     if (NULL != buf) {
-        free((char *)buf - ZIP_BUF_PREFIX);
+        buf_release(buf);
     }
 }
 
@@ -155,7 +162,7 @@ void mca_pml_zip_buffers_fini(void)
 {
     OPAL_THREAD_LOCK(&pool_lock);
     for (int i = 0; i < n_free_bufs; ++i) {
-        free((char *)free_bufs[i] - ZIP_BUF_PREFIX);
+        buf_release(free_bufs[i]);
     }
     n_free_bufs = 0;
     for (int i = 0; i < n_free_ctxs; ++i) {

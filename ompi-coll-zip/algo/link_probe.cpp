@@ -3,7 +3,6 @@
 // simulator.
 #include <chrono>
 #include <memory>
-#include <new>
 #include <thread>
 
 #include "zip_algo.h"
@@ -107,7 +106,12 @@ int peer_class(const bool *peer_on_node, int p)
 extern "C" int zip_algo_probe_links(const zip_transport_t *t, int tag, const bool *peer_on_node,
                                     double link[2])
 {
-    std::unique_ptr<char[]> buf(new (std::nothrow) char[kProbeLarge]());
+    // Mapped pages of its own (zip_mem_alloc): a freed 1 MiB heap chunk would raise glibc's mmap
+    // threshold for the application's later allocations.
+    struct Unmap {
+        void operator()(char *p) const noexcept { zip_mem_free(p, kProbeLarge); }
+    };
+    std::unique_ptr<char, Unmap> buf(static_cast<char *>(zip_mem_alloc(kProbeLarge)));
     if (!buf)
         return ZIP_ALGO_ERR_NOMEM;
     for (const int bit : probe_rounds(t->size).bits) {

@@ -10,8 +10,19 @@ namespace zipcoll
 namespace
 {
 
-// Below this size the heap keeps freed memory itself.
+// Below this size the heap keeps freed memory itself. From it, buffers are pages of their own
+// (zip_mem_alloc), so that freeing one leaves glibc's mmap threshold where the application's
+// own allocations put it.
 constexpr size_t kCacheFrom = 256 * 1024;
+static_assert(kCacheFrom >= ZIP_MEM_MAPPED_FROM, "cached buffers are mapped");
+
+void release(char *p, size_t bytes)
+{
+    if (bytes >= kCacheFrom)
+        zip_mem_free(p, bytes);
+    else
+        std::free(p);
+}
 constexpr int kSlots = 4;
 
 struct Cache {
@@ -36,6 +47,7 @@ void RawBufferFree::operator()(char *p) const noexcept
     if (p == nullptr)
         return;
     char *evicted = nullptr;
+    size_t evicted_bytes = 0;
     if (bytes >= kCacheFrom) {
         Cache &c = cache();
         std::lock_guard<std::mutex> g(c.lock);
@@ -55,14 +67,15 @@ void RawBufferFree::operator()(char *p) const noexcept
         }
         if (slot >= 0 && c.held - c.bytes[slot] + bytes <= c.most) {
             evicted = c.ptr[slot];
+            evicted_bytes = c.bytes[slot];
             c.held = c.held - c.bytes[slot] + bytes;
             c.ptr[slot] = p;
             c.bytes[slot] = bytes;
             p = nullptr;
         }
     }
-    std::free(evicted);
-    std::free(p);
+    release(evicted, evicted_bytes);
+    release(p, bytes);
 }
 
 RawBuffer raw_buffer(size_t n)
@@ -84,7 +97,8 @@ RawBuffer raw_buffer(size_t n)
             return b;
         }
     }
-    return RawBuffer(static_cast<char *>(std::malloc(n)), RawBufferFree{n});
+    char *p = static_cast<char *>(n >= kCacheFrom ? zip_mem_alloc(n) : std::malloc(n));
+    return RawBuffer(p, RawBufferFree{n});
 }
 
 void release_raw_buffers()
@@ -92,7 +106,7 @@ void release_raw_buffers()
     Cache &c = cache();
     std::lock_guard<std::mutex> g(c.lock);
     for (int i = 0; i < kSlots; ++i) {
-        std::free(c.ptr[i]);
+        release(c.ptr[i], c.bytes[i]);
         c.ptr[i] = nullptr;
         c.bytes[i] = 0;
     }
@@ -110,7 +124,7 @@ void set_raw_buffer_cache_limit(size_t bytes)
         for (int i = 0; i < kSlots; ++i)
             if (c.ptr[i] != nullptr && (smallest < 0 || c.bytes[i] < c.bytes[smallest]))
                 smallest = i;
-        std::free(c.ptr[smallest]);
+        release(c.ptr[smallest], c.bytes[smallest]);
         c.held -= c.bytes[smallest];
         c.ptr[smallest] = nullptr;
         c.bytes[smallest] = 0;

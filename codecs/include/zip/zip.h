@@ -300,6 +300,19 @@ double zip_link_fit_observe(zip_link_fit_t *f, size_t bytes, double seconds, int
  * (about a millisecond), e.g. to seed an estimator. */
 zip_status_t zip_calibrate(zip_ctx_t *ctx, double *compress_Bps, double *decompress_Bps);
 
+/*
+ * Working memory that leaves the application's heap as it was. glibc raises its mmap threshold
+ * to the size of any mapped chunk that is freed (up to 32 MiB), so one transient buffer of zip's
+ * moves the application's later allocations of that size from fresh mappings to the heap, and
+ * the heap's top may then be trimmed and faulted in again on every step (CoMD under zip: its
+ * four 1.4 MB halo buffers per exchange, 0.5 s of page faults a rank in a 5 s run). From
+ * ZIP_MEM_MAPPED_FROM bytes these map pages of their own and unmap them; below, malloc and free.
+ * zip_mem_free takes the size zip_mem_alloc was given. NULL when memory is short.
+ */
+#define ZIP_MEM_MAPPED_FROM ((size_t)64 << 10)
+void *zip_mem_alloc(size_t bytes);
+void zip_mem_free(void *p, size_t bytes);
+
 #ifdef __cplusplus
 }
 #endif
