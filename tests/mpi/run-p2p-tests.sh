@@ -473,8 +473,8 @@ report "Info key zip_policy=never overrides pml_zip_policy on one communicator" 
 # Raw messages to a node mate go bare at any size (its link rate is never asked: it never gets
 # a frame), so without force_local zip adds no byte to p2p_pingpong's 256 KiB-4 MiB messages;
 # a peer judged as remote (force_local) gets an envelope in front of a raw one above
-# pml_zip_bare_max while the sender has no rate to it, then in front of about one in 16 (so
-# that its receiver goes on timing the link).
+# pml_zip_bare_max for the first 32 while the sender has no rate to it, then in front of about
+# one in 16 (so that its receiver goes on timing the link); under policy never, in front of none.
 if mpicc -O2 -Wall -Wextra -Werror -I"$top/perftest/data" -o "$bin/p2p_pingpong" \
     "$here/p2p_pingpong.c" "$datalib" -lstdc++ -lm 2>"$bin/cc.log"; then
     bare_check() { # the stats lines of both ranks: their number, messages, raw and wire bytes
@@ -489,8 +489,9 @@ if mpicc -O2 -Wall -Wextra -Werror -I"$top/perftest/data" -o "$bin/p2p_pingpong"
     [ "$n" = 2 ] && [ "$raw" -gt 100000000 ] && [ "$wire" = "$raw" ]
     report "raw messages of 256 KiB-4 MiB to a node mate go bare (wire bytes = raw bytes)" $? \
         "$bin/out.log"
+    # Policy auto: on shared memory the link is faster than the codec, so all go raw.
     mpirun_logged -np 2 $path --mca pml ob1,zip --mca pml_zip_enable 1 --mca pml_zip_force_local 1 \
-        --mca pml_zip_policy never --mca pml_zip_stats 1 "$bin/p2p_pingpong" 262144 4194304
+        --mca pml_zip_stats 1 "$bin/p2p_pingpong" 262144 4194304
     read -r n msgs raw wire <<<"$(bare_check)"
     envelopes=$(((wire - raw) / 14))
     echo "    ($n stats lines, $msgs messages, raw $raw, wire $wire: $envelopes envelopes)" \
@@ -499,6 +500,16 @@ if mpicc -O2 -Wall -Wextra -Werror -I"$top/perftest/data" -o "$bin/p2p_pingpong"
         [ "$envelopes" -gt 0 ] && [ $((4 * envelopes)) -lt "$msgs" ]
     report "under force_local some of them go as envelope + payload, most bare" $? \
         "$bin/out.log"
+    for idle in "1 never" "0 auto"; do # zip loaded and idle: policy never, or not enabled
+        mpirun_logged -np 2 $path --mca pml ob1,zip --mca pml_zip_enable "${idle% *}" \
+            --mca pml_zip_policy "${idle#* }" --mca pml_zip_force_local 1 --mca pml_zip_stats 1 \
+            "$bin/p2p_pingpong" 262144 4194304
+        read -r n msgs raw wire <<<"$(bare_check)"
+        echo "    ($n stats lines, raw $raw, wire $wire)" >>"$bin/out.log"
+        [ "$n" = 2 ] && [ "$raw" -gt 100000000 ] && [ "$wire" = "$raw" ]
+        report "pml_zip_enable ${idle% *}, policy ${idle#* }: all of them go bare, to a peer judged remote too" $? \
+            "$bin/out.log"
+    done
 else
     report "build p2p_pingpong" 1 "$bin/cc.log"
 fi
