@@ -91,8 +91,21 @@ static int pml_waitany(void *ctx, size_t n, zip_req_t *reqs, size_t *index, size
     ompi_status_public_t status = {0};
     int which = MPI_UNDEFINED;
     (void)ctx;
-    /* zip_req_t and ompi_request_t * are both plain object pointers. */
+    /* A handle not posted yet is NULL (a gatherv root's receives beyond its window), which
+     * ompi_request_wait_any would dereference: it takes MPI_REQUEST_NULL for inactive, and the
+     * algorithms NULL, so both ways round. zip_req_t and ompi_request_t * are both plain object
+     * pointers. */
+    for (size_t i = 0; i < n; ++i) {
+        if (NULL == reqs[i]) {
+            reqs[i] = MPI_REQUEST_NULL;
+        }
+    }
     int rc = ompi_request_wait_any(n, (ompi_request_t **)reqs, &which, &status);
+    for (size_t i = 0; i < n; ++i) {
+        if (MPI_REQUEST_NULL == reqs[i]) {
+            reqs[i] = NULL;
+        }
+    }
     *index = MPI_UNDEFINED == which ? n : (size_t)which;
     if (NULL != len) {
         *len = status._ucount;
