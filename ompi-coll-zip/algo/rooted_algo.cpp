@@ -49,9 +49,15 @@ Task rooted(const zip_transport_t *t, const zip_codec_ops_t *codec, int root,
             plan.plain.place(t, plan.policy, blocks[at_root ? p : 0], p, sending, &coded);
         if (rc != ZIP_ALGO_OK)
             co_return rc;
+        // Two ranks: a large block in segments (exchange.hpp); the other end cuts it alike.
         if (coded.bytes > 0)
-            (sending ? plan.sends : plan.recvs).push_back(coded);
+            append_segments(coded, segment_bytes(t->size, coded.bytes),
+                            sending ? &plan.sends : &plan.recvs);
     }
+    // The route judges two ranks' blocks as segments; one that goes whole is a one-shot.
+    zip_algo_policy_t whole;
+    if (t->size == 2 && plan.sends.size() + plan.recvs.size() <= 1)
+        plan.policy.policy = with_shape(plan.policy.policy, ZIP_TRANSFER_ONE_SHOT, &whole);
     if (at_root && into_root && a->root_window_bytes > 0 && !plan.recvs.empty())
         plan.recv_window = root_window(plan.recvs, a->root_window_bytes);
     co_return co_await run_exchange(t, codec, plan, res);

@@ -14,8 +14,10 @@ constexpr size_t kRouteBytes = size_t(1) << 20;
 
 } // namespace
 
-// On two ranks an alltoallv or gatherv sender has one block: nothing overlaps its coding
-// (10 Gbit/s, 2 ranks, 16 MiB alltoallv of smooth data: 55 ms compressed, 27 ms raw). In an
+// On two ranks an alltoallv sender has one block: nothing overlaps its coding (10 Gbit/s, 2
+// ranks, 16 MiB alltoallv of smooth data: 55 ms compressed, 27 ms raw). A gatherv's or
+// scatterv's block travels in segments there from 256 KiB (exchange.hpp), a pipeline; a smaller
+// one goes whole, and rooted_algo.cpp judges it one-shot. In an
 // alltoall(v) of more every rank encodes its blocks and decodes its peers' on its one core
 // while its link moves both ways (simscale, 64 ranks at 25 Gbit/s, 4 MiB of gauss, codec 4.6 /
 // 7.8 GB/s: judged as a pipeline it compressed at 0.95x of raw).
@@ -25,7 +27,7 @@ constexpr size_t kRouteBytes = size_t(1) << 20;
 // tuned's pipeline).
 extern "C" zip_transfer_shape_t zip_algo_flow_shape(zip_algo_flow_t flow, int size)
 {
-    if (flow != ZIP_FLOW_PIPELINE && size <= 2)
+    if (flow != ZIP_FLOW_PIPELINE && flow != ZIP_FLOW_ONE && size <= 2)
         return ZIP_TRANSFER_ONE_SHOT;
     return flow == ZIP_FLOW_ALL_SEND || flow == ZIP_FLOW_REDUCE || flow == ZIP_FLOW_ALLREDUCE
                ? ZIP_TRANSFER_EXCHANGE
