@@ -12,7 +12,8 @@
 #
 #   --configs  auto: coll/zip and pml/zip switched on with every other setting at its default
 #              (policy auto: zip measures the link and the codec and decides); always: the same
-#              with policy always (compress whatever shrinks); observe: policy observe (zip
+#              with policy always (compress whatever shrinks); never: policy never (zip loaded
+#              and idle: what it costs to have it installed but off); observe: policy observe (zip
 #              hands everything on and counts what auto would have saved). Default auto,always.
 #   --rounds   rounds of every app and configuration (default 3)
 #   --net      netemu (default): perftest/netemu up with one rank per node at --rate (the
@@ -56,7 +57,7 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 IFS=, read -ra list <<<"${apps:-$APPS_ALL}"
 IFS=, read -ra cfgs <<<"$configs"
 for c in "${cfgs[@]}"; do
-    [[ $c == auto || $c == always || $c == observe ]] ||
+    [[ $c == auto || $c == always || $c == never || $c == observe ]] ||
         { echo "time-under-zip: unknown configuration $c" >&2; exit 2; }
 done
 
