@@ -35,6 +35,8 @@ require_component() { # file what-is-missing
 }
 
 report() { # name status [log]
+    # ZIP_TEST_TIMES=1: every line names its mpirun's seconds, to find where a suite's time goes.
+    [ "${ZIP_TEST_TIMES:-0}" = 1 ] && set -- "$1 [${mpirun_seconds:-0} s]" "$2" "${3:-}"
     if [ "$2" = 0 ]; then
         echo "PASS: $1"
         # A pass near the timeout is tomorrow's failure on a slower machine.
