@@ -381,7 +381,11 @@ static void hand_on(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm, 
             saving *= zip_algo_observe_share(zip_coll_op_flow(op), ompi_comm_size(comm));
         }
         if (probes) {
-            (void)zip_codec_meter_probe(&codec, elem_type, at, tsize * (size_t)sample_count);
+            zip_algo_codec_binding_t unmetered = {.codec = m->codec};
+            zip_codec_ops_t plain;
+            zip_algo_codec_bind(&plain, &unmetered);
+            (void)zip_codec_meter_probe(&m->meter, &plain, elem_type, at,
+                                        tsize * (size_t)sample_count, my_bytes);
             m->probe_pending = false;
         }
     }

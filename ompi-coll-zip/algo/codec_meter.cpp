@@ -2,6 +2,7 @@
 #include "codec_meter.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 
 #include "block_codec.hpp"
@@ -20,6 +21,13 @@ using zipcoll::relaxed_load;
 void halve(uint64_t *v)
 {
     zipcoll::relaxed_store(v, relaxed_load(v) / 2);
+}
+
+uint64_t now_ns()
+{
+    return uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                        std::chrono::steady_clock::now().time_since_epoch())
+                        .count());
 }
 
 int speed_class(uint64_t bytes, uint64_t ns)
@@ -107,8 +115,8 @@ bool zip_codec_meter_probe_at(uint64_t k)
     return k != 0 && (k & (k - 1)) == 0;
 }
 
-int zip_codec_meter_probe(const zip_codec_ops_t *codec, int elem_type, const void *sample,
-                          size_t sample_bytes)
+int zip_codec_meter_probe(zip_codec_meter_t *m, const zip_codec_ops_t *codec, int elem_type,
+                          const void *sample, size_t sample_bytes, size_t call_bytes)
 {
     const size_t elem = zip_elem_size(zip_elem_type_t(elem_type));
     const size_t n = std::min(sample_bytes, zipcoll::kSampleBytes) / elem * elem;
@@ -119,14 +127,25 @@ int zip_codec_meter_probe(const zip_codec_ops_t *codec, int elem_type, const voi
     auto back = zipcoll::raw_buffer(n);
     if (!frame || !back)
         return int(ZIP_E_NOMEM);
+    // Each round stands for half the call: the meter's bytes are those of the calls it judges.
+    const double scale = double(std::max(call_bytes / 2, n)) / double(n);
+    const auto count = [&](int dir, uint64_t ns) {
+        zip_codec_meter_time(m, dir, uint64_t(double(n) * scale), uint64_t(double(ns) * scale));
+    };
     // Twice: a sample during which the rank lost its core is then outvoted sooner (the meter
     // speaks only after ZIP_CODEC_METER_MIN_CALLS calls).
     int rc = 0;
     for (int round = 0; round < 2 && rc == 0; ++round) {
         size_t frame_len = 0, raw_len = 0;
+        uint64_t t0 = now_ns();
         rc = codec->compress(codec->ctx, elem_type, sample, n, frame.get(), cap, &frame_len);
+        if (rc != 0)
+            break;
+        count(0, now_ns() - t0);
+        t0 = now_ns();
+        rc = codec->decompress(codec->ctx, frame.get(), frame_len, back.get(), n, &raw_len);
         if (rc == 0)
-            rc = codec->decompress(codec->ctx, frame.get(), frame_len, back.get(), n, &raw_len);
+            count(1, now_ns() - t0);
     }
     return rc;
 }

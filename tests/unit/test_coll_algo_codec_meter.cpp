@@ -153,22 +153,76 @@ TEST(CodecMeter, ASampleTimesBothDirectionsOfTheCodecOnTheData)
     zip_codec_meter_t m{};
     zip_algo_codec_binding_t binding{};
     binding.codec = ctx;
-    binding.meter = &m;
     zip_codec_ops_t ops{};
     zip_algo_codec_bind(&ops, &binding);
     std::vector<double> data(1 << 15); // 256 KiB: only the first 64 KiB are coded
     for (size_t i = 0; i < data.size(); ++i)
         data[i] = double(i / 16) * 0.25;
+    // A call of 64 KiB counts as itself; the meter hears of each round of both directions.
     for (int i = 0; i < ZIP_CODEC_METER_MIN_CALLS / 2; ++i)
-        ASSERT_EQ(zip_codec_meter_probe(&ops, ZIP_ALGO_F64, data.data(), data.size() * 8), 0);
+        ASSERT_EQ(
+            zip_codec_meter_probe(&m, &ops, ZIP_ALGO_F64, data.data(), data.size() * 8, 65536), 0);
     uint64_t bytes[2] = {0, 0};
     for (int dir = 0; dir < 2; ++dir)
         for (int c = 0; c < ZIP_CODEC_METER_CLASSES; ++c)
             bytes[dir] += m.bytes[dir][c];
     EXPECT_EQ(bytes[0], 65536u * ZIP_CODEC_METER_MIN_CALLS);
     EXPECT_EQ(bytes[1], 65536u * ZIP_CODEC_METER_MIN_CALLS);
+    EXPECT_EQ(m.calls[0], uint64_t(ZIP_CODEC_METER_MIN_CALLS));
     EXPECT_GT(mine_of(m, 0), 0.0);
     EXPECT_GT(mine_of(m, 1), 0.0);
     EXPECT_GT(binding.codec_ns, 0u);
     zip_ctx_destroy(ctx);
+}
+
+// A call handed on weighs in the meter what a call zip took weighs: its sample of 64 KiB counts
+// for the call's bytes, at the sample's speed.
+TEST(CodecMeter, ASampleCountsForTheCallItStandsFor)
+{
+    zip_ctx_t *ctx = zip_ctx_create("fast", nullptr);
+    ASSERT_NE(ctx, nullptr);
+    zip_algo_codec_binding_t binding{};
+    binding.codec = ctx;
+    zip_codec_ops_t ops{};
+    zip_algo_codec_bind(&ops, &binding);
+    std::vector<double> data(1 << 13);
+    for (size_t i = 0; i < data.size(); ++i)
+        data[i] = double(i / 16) * 0.25;
+    zip_codec_meter_t m{};
+    ASSERT_EQ(
+        zip_codec_meter_probe(&m, &ops, ZIP_ALGO_F64, data.data(), data.size() * 8, 16 * kMiB), 0);
+    uint64_t bytes = 0, ns = 0;
+    for (int c = 0; c < ZIP_CODEC_METER_CLASSES; ++c) {
+        bytes += m.bytes[0][c];
+        ns += m.ns[0][c];
+    }
+    EXPECT_EQ(bytes, 16 * kMiB);
+    // The sample's own speed: 64 KiB in the nanoseconds the meter was told, scaled alike.
+    EXPECT_GT(ns, 0u);
+    EXPECT_LT(double(ns) / double(bytes), double(binding.codec_ns) / (2.0 * 2 * 65536) * 1.01);
+    zip_ctx_destroy(ctx);
+}
+
+// The case the weighting is for: a window of large calls that coded slowly (first touch of
+// fresh buffers), then calls handed on whose samples read the codec's speed; after one halving
+// the samples of four calls of the same size outvote the window. With samples counting as
+// 64 KiB they did not, and the slow speed held for the rest of the run.
+TEST(CodecMeter, SamplesOfCallsHandedOnOutvoteASlowStart)
+{
+    zip_codec_meter_t m{};
+    // 4 calls of 16 MiB in 1 MiB segments at 350 MB/s.
+    timed(&m, 0, 64, kMiB, 2996000);
+    const double all_slow[2] = {mine_of(m, 0), 0.0};
+    zip_algo_agreed_t speeds{};
+    zip_codec_meter_agreed(&m, all_slow, &speeds);
+    EXPECT_NEAR(speeds.compress_Bps, 350e6, 1e6);
+    // Samples of four 16 MiB calls at 3.5 GB/s: two rounds of each count 8 MiB.
+    timed(&m, 0, 8, 8 * kMiB, 2396745);
+    EXPECT_NEAR(1.0 / mine_of(m, 0), 3.5e9, 0.01e9);
+    // At 64 KiB a sample the slow window would still speak.
+    zip_codec_meter_t old{};
+    timed(&old, 0, 64, kMiB, 2996000);
+    zip_codec_meter_agreed(&old, all_slow, &speeds);
+    timed(&old, 0, 8, 65536, 18725);
+    EXPECT_NEAR(1.0 / mine_of(old, 0), 350e6, 1e6);
 }
