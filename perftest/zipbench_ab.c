@@ -113,9 +113,9 @@ void zb_ab_measure(zb_op *const ops[ZB_AB_COMMS], const zb_timing_opts *o, int m
     }
 }
 
-int zb_ab_check(zb_op *const ops[ZB_AB_COMMS], const char *stats_op, const char *label)
+int zb_ab_check(zb_op *const ops[ZB_AB_COMMS], const char *stats_op, const char *label,
+                zb_zipstats *stats)
 {
-    zb_zipstats *stats = zb_zipstats_open();
     /* counted[0..2]: calls per communicator; counted[3]: ranks that could not read them. */
     double counted[ZB_AB_COMMS + 1] = {0, 0, 0, stats == NULL};
     for (int c = 0; c < ZB_AB_COMMS; c++) {
@@ -126,7 +126,6 @@ int zb_ab_check(zb_op *const ops[ZB_AB_COMMS], const char *stats_op, const char 
         counted[ZB_AB_COMMS] += stats && zb_zipstats_calls(stats, stats_op, &after);
         counted[c] = (double)(after - before);
     }
-    zb_zipstats_close(stats);
     MPI_Allreduce(MPI_IN_PLACE, counted, ZB_AB_COMMS + 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
     const int unread = counted[ZB_AB_COMMS] > 0;
     const int bad = unread || counted[ZB_AB_DEFAULT] > 0 || counted[ZB_AB_AGAIN] > 0 ||

@@ -33,12 +33,13 @@ void zb_ab_close(MPI_Comm comms[ZB_AB_COMMS]);
 void zb_ab_measure(zb_op *const ops[ZB_AB_COMMS], const zb_timing_opts *o, int min_blocks,
                    MPI_Comm all, zb_timing out[ZB_AB_COMMS]);
 
-/* After all timing (it opens MPI_T): one untimed run of each ops[c]. The calls of statistics
- * row stats_op that coll/zip counted in them, summed over ranks, must be none on the default
- * communicators and some on the zip one. Rank 0 prints them on a comment line ("# ab <label>:
- * coll/zip calls default N zip N default-again N"), and what is wrong on stderr. Collective
- * over MPI_COMM_WORLD; returns nonzero, on every rank, when the rows would not be what their
- * labels say. */
-int zb_ab_check(zb_op *const ops[ZB_AB_COMMS], const char *stats_op, const char *label);
+/* After all timing (stats: the caller's MPI_T session, NULL where none opened): one untimed
+ * run of each ops[c]. The calls of statistics row stats_op that coll/zip counted in them,
+ * summed over ranks, must be none on the default communicators and some on the zip one. Rank 0
+ * prints them on a comment line ("# ab <label>: coll/zip calls default N zip N default-again N"),
+ * and what is wrong on stderr. Collective over MPI_COMM_WORLD; returns nonzero, on every rank, when
+ * the rows would not be what their labels say. */
+int zb_ab_check(zb_op *const ops[ZB_AB_COMMS], const char *stats_op, const char *label,
+                zb_zipstats *stats);
 
 #endif
