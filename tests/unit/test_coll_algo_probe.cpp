@@ -163,6 +163,67 @@ TEST(CollAlgoProbe, APartnerLateForSeveralRoundsDoesNotMakeTheLinkLookSlow)
 namespace
 {
 
+// A slow link behind a token bucket, as netemu's tbf shapes one: a message leaves at once up to
+// the bucket's burst, the rest at `Bps` (the bucket refills between the probe's rounds).
+struct BucketLink {
+    zip_transport_t inner;
+    double Bps;
+    size_t burst;
+
+    static int isend(void *ctx, const void *buf, size_t len, int peer, int tag, zip_req_t *req)
+    {
+        auto *self = static_cast<BucketLink *>(ctx);
+        if (len > self->burst)
+            std::this_thread::sleep_for(
+                std::chrono::duration<double>(double(len - self->burst) / self->Bps));
+        return self->inner.isend(self->inner.ctx, buf, len, peer, tag, req);
+    }
+};
+
+zip_transport_t through(BucketLink *link)
+{
+    zip_transport_t t = link->inner;
+    t.ctx = link;
+    t.isend = BucketLink::isend;
+    t.irecv = [](void *ctx, void *buf, size_t cap, int peer, int tag, zip_req_t *req) {
+        const zip_transport_t &in = static_cast<BucketLink *>(ctx)->inner;
+        return in.irecv(in.ctx, buf, cap, peer, tag, req);
+    };
+    t.wait = [](void *ctx, zip_req_t *req, size_t *len) {
+        const zip_transport_t &in = static_cast<BucketLink *>(ctx)->inner;
+        return in.wait(in.ctx, req, len);
+    };
+    t.waitany = [](void *ctx, size_t n, zip_req_t *reqs, size_t *index, size_t *len) {
+        const zip_transport_t &in = static_cast<BucketLink *>(ctx)->inner;
+        return in.waitany(in.ctx, n, reqs, index, len);
+    };
+    return t;
+}
+
+} // namespace
+
+// A slow link with a burst: 40 MB/s behind a 70 KB bucket. The 256 KiB ping-pong alone reads it
+// at 54.6 MB/s (a third fast: the probe before 2026-12-05, seventh session); the rate of what a
+// 512 KiB one adds is the link's.
+TEST(CollAlgoProbe, ASlowLinksBurstDoesNotMakeItLookFaster)
+{
+    World w(2);
+    std::array<double, 2> link{0.0, 0.0};
+    w.run([&](int rank, const zip_transport_t &t) {
+        double mine[2] = {0.0, 0.0};
+        BucketLink bucket{t, 40e6, 70000};
+        const zip_transport_t shaped = through(&bucket);
+        EXPECT_EQ(zip_algo_probe_links(&shaped, 9, nullptr, mine), ZIP_ALGO_OK);
+        if (rank == 0)
+            link = {mine[0], mine[1]};
+    });
+    EXPECT_EQ(w.unreceived(), 0u);
+    EXPECT_NEAR(link[ZIP_PEER_REMOTE], 40e6, 6e6);
+}
+
+namespace
+{
+
 // peer_on_node as rank `rank` sees it when node(p) places every rank.
 std::vector<char> on_node_of(int rank, int size, int (*node)(int, int), int per_node)
 {
