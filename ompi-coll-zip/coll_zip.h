@@ -127,10 +127,11 @@ typedef struct mca_coll_zip_module_t {
     zip_algo_seen_t allgather_seen[ZIP_ALGO_I64 + 1];
     /* The same for the last blocking bcasts: their ratio shapes the plan (zip_bcast_route_seen). */
     zip_algo_seen_t bcast_seen[ZIP_ALGO_I64 + 1];
-    /* Alltoall ([0]) and alltoallv ([1]) calls on data no rank coded: handed on for a while
-     * (zip_algo_uncoded_t). Not per element type as the ratios above: a rank whose blocks are
-     * all empty may pass any datatype, so only the call itself is the same on every rank. */
-    zip_algo_uncoded_t uncoded[2];
+    /* Alltoall, alltoallv, gather, gatherv, scatter and scatterv calls on data no rank coded
+     * (in that order; mca_coll_zip_uncoded): handed on for a while (zip_algo_uncoded_t). Not
+     * per element type as the ratios above: a rank whose blocks are all empty may pass any
+     * datatype, so only the call itself is the same on every rank. */
+    zip_algo_uncoded_t uncoded[6];
     /* The policy of the call in progress (one collective at a time per communicator). */
     zip_algo_policy_t call_policy;
 } mca_coll_zip_module_t;
@@ -225,11 +226,24 @@ void mca_coll_zip_stats_policy(int op, zip_verdict_t verdict);
 void mca_coll_zip_stats_handed_on(int op, zip_verdict_t verdict, double observe_saving,
                                   size_t bytes);
 
-/* The record of alltoall (op COLL_ZIP_OP_[I]ALLTOALL) or alltoallv calls on data no rank coded
- * (zip_algo_uncoded_t). */
+/* The record of op's calls (blocking or not: alltoall(v), gather(v), scatter(v)) on data no
+ * rank coded (zip_algo_uncoded_t). */
 static inline zip_algo_uncoded_t *mca_coll_zip_uncoded(mca_coll_zip_module_t *m, int op)
 {
-    return &m->uncoded[COLL_ZIP_OP_ALLTOALLV == zip_coll_op_blocking(op) ? 1 : 0];
+    switch (zip_coll_op_blocking(op)) {
+    case COLL_ZIP_OP_ALLTOALLV:
+        return &m->uncoded[1];
+    case COLL_ZIP_OP_GATHER:
+        return &m->uncoded[2];
+    case COLL_ZIP_OP_GATHERV:
+        return &m->uncoded[3];
+    case COLL_ZIP_OP_SCATTER:
+        return &m->uncoded[4];
+    case COLL_ZIP_OP_SCATTERV:
+        return &m->uncoded[5];
+    default:
+        return &m->uncoded[0];
+    }
 }
 
 /* Whether the ranks keep the record of uncoded calls for the call zip is taking
@@ -239,11 +253,30 @@ static inline bool mca_coll_zip_uncoded_kept(const mca_coll_zip_module_t *m)
     return zip_algo_uncoded_applies(&m->call_policy);
 }
 
-/* Whether a call of alltoall(v) that zip would take is handed on instead (and counted so): the
- * last calls of its kind coded nothing on any rank. */
-static inline bool mca_coll_zip_uncoded_hands_on(mca_coll_zip_module_t *m, int op)
+/* The record of uncoded calls for op's call zip is taking on comm, or NULL where none is kept:
+ * alltoall(v) under policy auto on a fast link (mca_coll_zip_uncoded_kept), gather(v) and
+ * scatter(v) there on two ranks only. Their one block goes in segments there
+ * (algo/segments.cpp), a message each, which raw data pays for (netemu 10 Gbit/s, random data, 1
+ * MiB: 0.93-0.96x of tuned's one message); on more ranks zip's raw path beats tuned's default
+ * (docs/performance.md, "Alltoall(v) on data nobody codes"). */
+static inline zip_algo_uncoded_t *mca_coll_zip_uncoded_of(mca_coll_zip_module_t *m,
+                                                          struct ompi_communicator_t *comm, int op)
 {
-    if (!mca_coll_zip_uncoded_kept(m) || !zip_algo_uncoded_hands_on(mca_coll_zip_uncoded(m, op))) {
+    const int base = zip_coll_op_blocking(op);
+    const bool exchange = COLL_ZIP_OP_ALLTOALL == base || COLL_ZIP_OP_ALLTOALLV == base;
+    if (!mca_coll_zip_uncoded_kept(m) || (!exchange && 2 != ompi_comm_size(comm))) {
+        return NULL;
+    }
+    return mca_coll_zip_uncoded(m, op);
+}
+
+/* Whether a call of alltoall(v), gather(v) or scatter(v) that zip would take is handed on
+ * instead (and counted so): the last calls of its kind coded nothing on any rank. */
+static inline bool mca_coll_zip_uncoded_hands_on(mca_coll_zip_module_t *m,
+                                                 struct ompi_communicator_t *comm, int op)
+{
+    zip_algo_uncoded_t *u = mca_coll_zip_uncoded_of(m, comm, op);
+    if (NULL == u || !zip_algo_uncoded_hands_on(u)) {
         return false;
     }
     mca_coll_zip_stats_handed_on(op, ZIP_VERDICT_INCOMPRESSIBLE, 0.0, 0);

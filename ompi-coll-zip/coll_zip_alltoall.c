@@ -29,7 +29,7 @@ static bool alltoall_takes(mca_coll_zip_module_t *m, struct ompi_communicator_t 
     const char *sample = mca_coll_zip_layout_block(snd, (ompi_comm_rank(comm) + 1) % size, &count);
     return mca_coll_zip_policy_takes_known(m, comm, op, block, sample, count, snd->dtype,
                                            block * (size_t)(size - 1)) &&
-           !mca_coll_zip_uncoded_hands_on(m, op);
+           !mca_coll_zip_uncoded_hands_on(m, comm, op);
 }
 
 int mca_coll_zip_alltoall(const void *sbuf, int scount, struct ompi_datatype_t *sdtype, void *rbuf,

@@ -22,7 +22,7 @@ int mca_coll_zip_alltoallv_run(mca_coll_zip_module_t *m, struct ompi_communicato
                                struct ompi_request_t **request)
 {
     const int size = ompi_comm_size(comm), rank = ompi_comm_rank(comm);
-    zip_algo_uncoded_t *u = mca_coll_zip_uncoded_kept(m) ? mca_coll_zip_uncoded(m, op) : NULL;
+    zip_algo_uncoded_t *u = mca_coll_zip_uncoded_of(m, comm, op);
     const bool share = NULL != u && NULL == request && zip_algo_uncoded_shares(u);
     int rc = mca_coll_zip_layout_copy(snd, rank, rcv, rank);
     if (MPI_SUCCESS != rc) {
@@ -66,7 +66,7 @@ static bool alltoallv_takes(mca_coll_zip_module_t *m, struct ompi_communicator_t
         return false;
     }
     return mca_coll_zip_policy_takes_blocks(m, comm, op, snd, ompi_comm_rank(comm)) &&
-           !mca_coll_zip_uncoded_hands_on(m, op);
+           !mca_coll_zip_uncoded_hands_on(m, comm, op);
 }
 
 int mca_coll_zip_alltoallv(const void *sbuf, const int *scounts, const int *sdisps,

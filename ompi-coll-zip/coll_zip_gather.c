@@ -20,7 +20,8 @@ static bool gather_takes(mca_coll_zip_module_t *m, struct ompi_communicator_t *c
     const bool is_root = ompi_comm_rank(comm) == root;
     const size_t block = mca_coll_zip_layout_bytes(is_root ? many : one, 0);
     return mca_coll_zip_policy_takes_known(m, comm, op, block, is_root ? NULL : one->buf,
-                                           one->count, one->dtype, is_root ? 0 : block);
+                                           one->count, one->dtype, is_root ? 0 : block) &&
+           !mca_coll_zip_uncoded_hands_on(m, comm, op);
 }
 
 int mca_coll_zip_gather(const void *sbuf, int scount, struct ompi_datatype_t *sdtype, void *rbuf,

@@ -21,7 +21,8 @@ static bool gatherv_takes(mca_coll_zip_module_t *m, struct ompi_communicator_t *
     const bool is_root = ompi_comm_rank(comm) == root;
     const size_t mine = is_root ? 0 : mca_coll_zip_layout_bytes(one, 0);
     return mca_coll_zip_policy_takes(m, comm, op, is_root ? NULL : one->buf, one->count, one->dtype,
-                                     mine);
+                                     mine) &&
+           !mca_coll_zip_uncoded_hands_on(m, comm, op);
 }
 
 int mca_coll_zip_gatherv(const void *sbuf, int scount, struct ompi_datatype_t *sdtype, void *rbuf,

@@ -22,11 +22,16 @@ int mca_coll_zip_rooted_run(mca_coll_zip_module_t *m, struct ompi_communicator_t
     const int base = zip_coll_op_blocking(op);
     const bool into_root = COLL_ZIP_OP_GATHER == base || COLL_ZIP_OP_GATHERV == base;
     const bool sending = is_root != into_root;
-    mca_coll_zip_exchange_t x = {.root = root};
+    /* Under auto on a fast link the ranks share now and then whether any of them coded
+     * (zip_algo_uncoded_t). */
+    zip_algo_uncoded_t *u = mca_coll_zip_uncoded_of(m, comm, op);
+    const bool share = NULL != u && NULL == request && zip_algo_uncoded_shares(u);
+    mca_coll_zip_exchange_t x = {.root = root, .uncoded = u, .share = share};
     /* The root has a block per rank, every other rank one. */
     mca_coll_zip_blocks_t *blocks = sending ? &x.sent : &x.received;
     if (OMPI_SUCCESS != mca_coll_zip_blocks_init(blocks, is_root ? ompi_comm_size(comm) : 1)) {
-        return mca_coll_zip_algo_error(ZIP_ALGO_ERR_NOMEM, zip_coll_op_calls[op], comm);
+        const int rc = mca_coll_zip_algo_error(ZIP_ALGO_ERR_NOMEM, zip_coll_op_calls[op], comm);
+        return mca_coll_zip_exchange(m, comm, op, &x, rc, request);
     }
     int rc = OMPI_SUCCESS;
     mca_coll_zip_blocks_layout(blocks, is_root ? many : one, is_root ? root : -1);

@@ -26,7 +26,8 @@ static bool scatter_takes(mca_coll_zip_module_t *m, struct ompi_communicator_t *
     const char *sample =
         is_root ? mca_coll_zip_layout_block(many, (root + 1) % size, &count) : NULL;
     return mca_coll_zip_policy_takes_known(m, comm, op, block, sample, count, many->dtype,
-                                           is_root ? block * (size_t)(size - 1) : 0);
+                                           is_root ? block * (size_t)(size - 1) : 0) &&
+           !mca_coll_zip_uncoded_hands_on(m, comm, op);
 }
 
 int mca_coll_zip_scatter(const void *sbuf, int scount, struct ompi_datatype_t *sdtype, void *rbuf,

@@ -18,10 +18,10 @@ static bool scatterv_takes(mca_coll_zip_module_t *m, struct ompi_communicator_t 
 {
     mca_coll_zip_stats_arm_finalize_summary(comm);
     mca_coll_zip_policy_count_call(m, comm, op);
-    if (ompi_comm_rank(comm) == root) {
-        return mca_coll_zip_policy_takes_blocks(m, comm, op, many, root);
-    }
-    return mca_coll_zip_policy_takes(m, comm, op, NULL, 0, NULL, 0);
+    const bool takes = ompi_comm_rank(comm) == root
+                           ? mca_coll_zip_policy_takes_blocks(m, comm, op, many, root)
+                           : mca_coll_zip_policy_takes(m, comm, op, NULL, 0, NULL, 0);
+    return takes && !mca_coll_zip_uncoded_hands_on(m, comm, op);
 }
 
 int mca_coll_zip_scatterv(const void *sbuf, const int *scounts, const int *disps,

@@ -28,7 +28,7 @@ tests="bcast alltoallv gatherv allreduce comm_cycles threads"
 families="alltoall:alltoall gather_scatter:gather,scatter,scatterv allgather:allgather,allgatherv"
 for t in $tests $(for f in $families; do echo "${f%%:*}"; done) nonblocking lossy pvars stats buffer_cache \
     large_block corruption alltoallv_int alltoallv_temporal coll_info nb_start intercomm \
-    allgather_seen nb_metered agree_known alltoallv_uncoded nb_agree; do
+    allgather_seen nb_metered agree_known uncoded nb_agree; do
     if ! mpicc -O2 -Wall -Wextra -pthread -o "$bin/test_$t" "$here/test_$t.c" -lm 2>"$bin/cc.log"; then
         report "build test_$t" 1 "$bin/cc.log"
     fi
@@ -414,25 +414,35 @@ mpirun_logged -np 3 --oversubscribe $zip_auto $slow "$bin/test_alltoallv"
 [ "$(policy_col alltoallv 4)" = 0 ] && [ "$(main_col alltoallv 6)" -gt 0 ] &&
     grep -q "PASS: " "$bin/out.log"
 report "policy auto: over a 1 Gbit/s link alltoallv compresses" $? "$bin/out.log"
-# Alltoallv calls on data no rank codes are handed on for a while (zip_algo_uncoded_t) where the
-# link is fast (from 3 Gbit/s per rank; the speeds given, so that a loaded machine's codec does
-# not move the route): 40 random, 40 smooth and 8 non-blocking smooth calls; the ranks find
-# nothing coded at the 4th and the 24th call and hand on 5-20 and 25-56, then the smooth data
-# codes (48 calls handed on per rank, 24 of the smooth blocking calls compressed). Over a slow
-# link (zip's few steps at a time beat tuned's default there) and under policy always none is.
+# Alltoallv calls (3 ranks), and gatherv and scatterv calls (root 1) on 2 ranks, on data no rank
+# codes are handed on for a while (zip_algo_uncoded_t) where the link is fast (from 3 Gbit/s per
+# rank; the speeds given, so that a loaded machine's codec does not move the route): 40 random,
+# 40 smooth and 8 non-blocking smooth calls; the ranks find nothing coded at the 4th and the
+# 24th call and hand on 5-20 and 25-56, then the smooth data codes (48 calls handed on per rank,
+# 24 of the smooth blocking calls and the 8 non-blocking ones compressed; the stats count a call
+# once per rank). Over a slow link (zip's few steps at a time beat tuned's default there), under
+# policy always and for gatherv on 3 ranks (zip's raw path beats tuned's default there) none is.
 fast="--mca coll_zip_link_gbps_remote 4 --mca coll_zip_codec_gbps_compress 80
     --mca coll_zip_codec_gbps_decompress 80 --mca coll_zip_codec_agree_period 0 --mca coll_zip_stats 1"
-mpirun_logged -np 3 --oversubscribe $zip_auto $fast "$bin/test_alltoallv_uncoded"
-[ "$(main_col alltoallv 5)" = 144 ] && [ "$(main_col alltoallv 6)" = 72 ] &&
-    [ "$(main_col ialltoallv 6)" = 24 ] && grep -q "PASS: alltoallv_uncoded" "$bin/out.log"
-report "policy auto, fast link: alltoallv calls on data nobody codes go to tuned for a while" $? "$bin/out.log"
-mpirun_logged -np 3 --oversubscribe $zip_auto $slow "$bin/test_alltoallv_uncoded"
-[ "$(main_col alltoallv 5)" = 0 ] && [ "$(main_col alltoallv 6)" -gt 0 ] &&
-    grep -q "PASS: alltoallv_uncoded" "$bin/out.log"
-report "policy auto, slow link: alltoallv calls on data nobody codes stay on zip's path" $? "$bin/out.log"
-mpirun_logged -np 3 --oversubscribe $zip_on $fast "$bin/test_alltoallv_uncoded"
-[ "$(main_col alltoallv 5)" = 0 ] && grep -q "PASS: alltoallv_uncoded" "$bin/out.log"
-report "policy always: alltoallv calls on data nobody codes stay on zip's path" $? "$bin/out.log"
+for op_np in alltoallv:3 gatherv:2 scatterv:2; do
+    op=${op_np%:*} np=${op_np#*:}
+    mpirun_logged -np $np --oversubscribe $zip_auto $fast "$bin/test_uncoded" $op
+    [ "$(main_col $op 5)" = $((48 * np)) ] && [ "$(main_col $op 6)" = $((24 * np)) ] &&
+        [ "$(main_col i$op 6)" = $((8 * np)) ] && grep -q "PASS: uncoded" "$bin/out.log"
+    report "policy auto, fast link: $op calls on data nobody codes go to tuned for a while (np=$np)" $? "$bin/out.log"
+    mpirun_logged -np $np --oversubscribe $zip_auto $slow "$bin/test_uncoded" $op
+    [ "$(main_col $op 5)" = 0 ] && [ "$(main_col $op 6)" -gt 0 ] &&
+        grep -q "PASS: uncoded" "$bin/out.log"
+    report "policy auto, slow link: $op calls on data nobody codes stay on zip's path (np=$np)" $? "$bin/out.log"
+    mpirun_logged -np $np --oversubscribe $zip_on $fast "$bin/test_uncoded" $op
+    [ "$(main_col $op 5)" = 0 ] && grep -q "PASS: uncoded" "$bin/out.log"
+    report "policy always: $op calls on data nobody codes stay on zip's path (np=$np)" $? "$bin/out.log"
+done
+mpirun_logged -np 3 --oversubscribe $zip_auto $fast "$bin/test_uncoded" gatherv
+[ "$(main_col gatherv 5)" = 0 ] && [ "$(main_col gatherv 6)" -gt 0 ] &&
+    grep -q "PASS: uncoded" "$bin/out.log"
+report "policy auto, fast link: gatherv calls on 3 ranks stay on zip's path, coded or not" $? "$bin/out.log"
+
 mpirun_logged -np 3 --oversubscribe $zip_auto $slow "$bin/test_bcast"
 [ "$(main_col bcast 6)" -gt 0 ] && grep -q "PASS: " "$bin/out.log"
 report "policy auto: over a 1 Gbit/s link bcast compresses" $? "$bin/out.log"
