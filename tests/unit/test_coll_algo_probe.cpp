@@ -202,23 +202,27 @@ zip_transport_t through(BucketLink *link)
 
 } // namespace
 
-// A slow link with a burst: 40 MB/s behind a 70 KB bucket. The 256 KiB ping-pong alone reads it
-// at 54.6 MB/s (a third fast: the probe before 2026-12-05, seventh session); the rate of what a
-// 512 KiB one adds is the link's.
+// A slow link with a burst: 20 MB/s behind a 70 KB bucket. The 256 KiB ping-pong alone reads it
+// at 27.3 MB/s (a third fast: the probe before 2026-12-05, seventh session); the rate of what a
+// 512 KiB one adds is the link's. A loaded machine (CI fuzzes beside the sanitized unit tests)
+// only ever reads it slower: at 40 MB/s the first version of this test read 32 MB/s there, so
+// the link is slower (the 13 ms the larger probe adds outweigh a scheduler's delays) and the
+// bound below it wider than above.
 TEST(CollAlgoProbe, ASlowLinksBurstDoesNotMakeItLookFaster)
 {
     World w(2);
     std::array<double, 2> link{0.0, 0.0};
     w.run([&](int rank, const zip_transport_t &t) {
         double mine[2] = {0.0, 0.0};
-        BucketLink bucket{t, 40e6, 70000};
+        BucketLink bucket{t, 20e6, 70000};
         const zip_transport_t shaped = through(&bucket);
         EXPECT_EQ(zip_algo_probe_links(&shaped, 9, nullptr, mine), ZIP_ALGO_OK);
         if (rank == 0)
             link = {mine[0], mine[1]};
     });
     EXPECT_EQ(w.unreceived(), 0u);
-    EXPECT_NEAR(link[ZIP_PEER_REMOTE], 40e6, 6e6);
+    EXPECT_LT(link[ZIP_PEER_REMOTE], 23e6);
+    EXPECT_GT(link[ZIP_PEER_REMOTE], 14e6);
 }
 
 namespace
