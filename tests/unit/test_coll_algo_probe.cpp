@@ -113,21 +113,22 @@ struct LatePartner {
     }
 };
 
-zip_transport_t forwarding(LatePartner *late)
+// A transport that is `w->inner` but for its isend, which is W's (W holds inner and isend).
+template <class W> zip_transport_t forwarding(W *w)
 {
-    zip_transport_t t = late->inner;
-    t.ctx = late;
-    t.isend = LatePartner::isend;
+    zip_transport_t t = w->inner;
+    t.ctx = w;
+    t.isend = W::isend;
     t.irecv = [](void *ctx, void *buf, size_t cap, int peer, int tag, zip_req_t *req) {
-        const zip_transport_t &in = static_cast<LatePartner *>(ctx)->inner;
+        const zip_transport_t &in = static_cast<W *>(ctx)->inner;
         return in.irecv(in.ctx, buf, cap, peer, tag, req);
     };
     t.wait = [](void *ctx, zip_req_t *req, size_t *len) {
-        const zip_transport_t &in = static_cast<LatePartner *>(ctx)->inner;
+        const zip_transport_t &in = static_cast<W *>(ctx)->inner;
         return in.wait(in.ctx, req, len);
     };
     t.waitany = [](void *ctx, size_t n, zip_req_t *reqs, size_t *index, size_t *len) {
-        const zip_transport_t &in = static_cast<LatePartner *>(ctx)->inner;
+        const zip_transport_t &in = static_cast<W *>(ctx)->inner;
         return in.waitany(in.ctx, n, reqs, index, len);
     };
     return t;
@@ -180,26 +181,6 @@ struct BucketLink {
     }
 };
 
-zip_transport_t through(BucketLink *link)
-{
-    zip_transport_t t = link->inner;
-    t.ctx = link;
-    t.isend = BucketLink::isend;
-    t.irecv = [](void *ctx, void *buf, size_t cap, int peer, int tag, zip_req_t *req) {
-        const zip_transport_t &in = static_cast<BucketLink *>(ctx)->inner;
-        return in.irecv(in.ctx, buf, cap, peer, tag, req);
-    };
-    t.wait = [](void *ctx, zip_req_t *req, size_t *len) {
-        const zip_transport_t &in = static_cast<BucketLink *>(ctx)->inner;
-        return in.wait(in.ctx, req, len);
-    };
-    t.waitany = [](void *ctx, size_t n, zip_req_t *reqs, size_t *index, size_t *len) {
-        const zip_transport_t &in = static_cast<BucketLink *>(ctx)->inner;
-        return in.waitany(in.ctx, n, reqs, index, len);
-    };
-    return t;
-}
-
 } // namespace
 
 // A slow link with a burst: 20 MB/s behind a 70 KB bucket. The 256 KiB ping-pong alone reads it
@@ -215,7 +196,7 @@ TEST(CollAlgoProbe, ASlowLinksBurstDoesNotMakeItLookFaster)
     w.run([&](int rank, const zip_transport_t &t) {
         double mine[2] = {0.0, 0.0};
         BucketLink bucket{t, 20e6, 70000};
-        const zip_transport_t shaped = through(&bucket);
+        const zip_transport_t shaped = forwarding(&bucket);
         EXPECT_EQ(zip_algo_probe_links(&shaped, 9, nullptr, mine), ZIP_ALGO_OK);
         if (rank == 0)
             link = {mine[0], mine[1]};
