@@ -98,7 +98,8 @@ double slow_link_rate(double small_s, double medium_s)
 double measure_pair(const zip_transport_t *t, int partner, char *buf, int tag, int flows)
 {
     const double small_s = ping_pong(t, partner, buf, kProbeSmall, tag);
-    char fast = rate_of(kProbeSmall, small_s) > kFastBps;
+    // The link's rate, not the pair's, decides: pairs sharing a NIC each see a part of it.
+    char fast = flows * rate_of(kProbeSmall, small_s) > kFastBps;
     const int rc = t->rank < partner ? send_bytes(t, &fast, 1, partner, tag)
                                      : recv_bytes(t, &fast, 1, partner, tag);
     if (rc != ZIP_ALGO_OK)
