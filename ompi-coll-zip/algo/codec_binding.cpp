@@ -1,8 +1,8 @@
 // The algorithms' codec seam on libzipcodec (zip_algo_codec_bind in zip_algo.h), timed.
 #include <atomic>
-#include <chrono>
 
 #include "codec_meter.h"
+#include "steady_ns.hpp"
 #include "zip_algo.h"
 
 static_assert(ZIP_ALGO_BYTES == int(ZIP_TYPE_BYTES) && ZIP_ALGO_F32 == int(ZIP_TYPE_F32) &&
@@ -12,13 +12,6 @@ static_assert(ZIP_ALGO_BYTES == int(ZIP_TYPE_BYTES) && ZIP_ALGO_F32 == int(ZIP_T
 
 namespace
 {
-
-uint64_t now_ns()
-{
-    return uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(
-                        std::chrono::steady_clock::now().time_since_epoch())
-                        .count());
-}
 
 // Frames of this process, for corrupt_every: counted over every binding.
 std::atomic<uint64_t> frames_sent{0};
@@ -43,12 +36,12 @@ int timed_code(void *ctx, int elem_type, const void *src, size_t bytes, const vo
     auto *b = static_cast<zip_algo_codec_binding_t *>(ctx);
     const zip_elem_type_t type = type_of(elem_type, bytes);
     const size_t count = bytes / zip_elem_size(type);
-    const uint64_t t0 = now_ns();
+    const uint64_t t0 = zipcoll::steady_ns();
     const zip_status_t st =
         ref != nullptr
             ? zip_compress_delta(b->codec, type, src, count, ref, dst, dst_cap, frame_len)
             : zip_compress(b->codec, 0, type, src, count, dst, dst_cap, frame_len);
-    const uint64_t ns = now_ns() - t0;
+    const uint64_t ns = zipcoll::steady_ns() - t0;
     b->codec_ns += ns;
     if (b->meter != nullptr)
         zip_codec_meter_time(b->meter, 0, bytes, ns);
@@ -75,10 +68,10 @@ int timed_decompress_ref(void *ctx, const void *frame, size_t frame_len, const v
                          size_t ref_bytes, void *dst, size_t dst_cap, size_t *raw_len)
 {
     auto *b = static_cast<zip_algo_codec_binding_t *>(ctx);
-    const uint64_t t0 = now_ns();
+    const uint64_t t0 = zipcoll::steady_ns();
     const zip_status_t st =
         zip_decompress_ref(b->codec, frame, frame_len, ref, ref_bytes, dst, dst_cap, raw_len);
-    const uint64_t ns = now_ns() - t0;
+    const uint64_t ns = zipcoll::steady_ns() - t0;
     b->codec_ns += ns;
     if (st != ZIP_OK)
         b->failed = st;

@@ -2,12 +2,12 @@
 #include "codec_meter.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 
 #include "block_codec.hpp"
 #include "raw_buffer.hpp"
 #include "relaxed_counter.hpp"
+#include "steady_ns.hpp"
 
 namespace
 {
@@ -21,13 +21,6 @@ using zipcoll::relaxed_load;
 void halve(uint64_t *v)
 {
     zipcoll::relaxed_store(v, relaxed_load(v) / 2);
-}
-
-uint64_t now_ns()
-{
-    return uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(
-                        std::chrono::steady_clock::now().time_since_epoch())
-                        .count());
 }
 
 int speed_class(uint64_t bytes, uint64_t ns)
@@ -137,15 +130,15 @@ int zip_codec_meter_probe(zip_codec_meter_t *m, const zip_codec_ops_t *codec, in
     int rc = 0;
     for (int round = 0; round < 2 && rc == 0; ++round) {
         size_t frame_len = 0, raw_len = 0;
-        uint64_t t0 = now_ns();
+        uint64_t t0 = zipcoll::steady_ns();
         rc = codec->compress(codec->ctx, elem_type, sample, n, frame.get(), cap, &frame_len);
         if (rc != 0)
             break;
-        count(0, now_ns() - t0);
-        t0 = now_ns();
+        count(0, zipcoll::steady_ns() - t0);
+        t0 = zipcoll::steady_ns();
         rc = codec->decompress(codec->ctx, frame.get(), frame_len, back.get(), n, &raw_len);
         if (rc == 0)
-            count(1, now_ns() - t0);
+            count(1, zipcoll::steady_ns() - t0);
     }
     return rc;
 }
