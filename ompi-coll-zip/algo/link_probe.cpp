@@ -12,7 +12,10 @@ namespace
 {
 
 constexpr size_t kProbeSmall = 256 * 1024;
-constexpr size_t kProbeMedium = 2 * kProbeSmall;
+// A slow link's second size, for slow_link_rate: half the small probe, not twice it, so that
+// it adds half the small probe's time to the first call instead of twice it (4 ranks at 1 Gbit/s,
+// two partners each: the first MPI_Allreduce took 221-226 ms with a 512 KiB second size).
+constexpr size_t kProbeHalf = kProbeSmall / 2;
 constexpr size_t kProbeLarge = 1024 * 1024;
 // The best of several rounds, a pause apart: a round whose partner was descheduled (ranks
 // sharing cores, OS noise) reads the link 10-50x slow, and rounds run back to back tend to hit
@@ -75,25 +78,26 @@ double rate_of(size_t bytes, double round_trip_s)
     return round_trip_s > 0.0 ? 2.0 * double(bytes) / round_trip_s : 0.0;
 }
 
-// A slow link's rate from the small probe and one of twice its size: the rate of the bytes the
-// larger one adds. What a link lets pass at once, before its rate holds (a token bucket's burst:
+// A slow link's rate from the small probe and one of half its size: the rate of the bytes the
+// small one adds. What a link lets pass at once, before its rate holds (a token bucket's burst:
 // netemu's 70 KB at 1 Gbit/s made 256 KiB ping-pongs read 154-176 MB/s), and its latency cancel
-// out. Where latency dominates (the slope above the small probe's rate) the small probe's rate
-// stays, as before; a slope below half the larger probe's own rate is noise (a round trip of
-// the larger one that never ran undisturbed), and that rate stands instead.
-double slow_link_rate(double small_s, double medium_s)
+// out, as long as the burst is under the half probe's 128 KiB. Where latency dominates (the
+// slope above the small probe's rate) the small probe's rate stays, as before; a slope below
+// half the small probe's own rate is noise (a round trip of one of them that never ran
+// undisturbed), and that rate stands instead.
+double slow_link_rate(double small_s, double half_s)
 {
-    const double small = rate_of(kProbeSmall, small_s), medium = rate_of(kProbeMedium, medium_s);
-    if (!(medium_s > small_s) || small == 0.0 || medium == 0.0)
+    const double small = rate_of(kProbeSmall, small_s);
+    if (!(small_s > half_s) || half_s <= 0.0 || small == 0.0)
         return small;
-    const double slope = rate_of(kProbeMedium - kProbeSmall, medium_s - small_s);
+    const double slope = rate_of(kProbeSmall - kProbeHalf, small_s - half_s);
     if (slope > small)
         return small;
-    return slope < 0.5 * medium ? medium : slope;
+    return slope < 0.5 * small ? small : slope;
 }
 
 // The pair's rate, times `flows` (the pairs sharing the link at once): the small probe, then the
-// large one where the link looks fast, else the medium one for slow_link_rate (the lower rank
+// large one where the link looks fast, else the half one for slow_link_rate (the lower rank
 // tells the higher one which).
 double measure_pair(const zip_transport_t *t, int partner, char *buf, int tag, int flows)
 {
@@ -108,7 +112,7 @@ double measure_pair(const zip_transport_t *t, int partner, char *buf, int tag, i
         const double large = rate_of(kProbeLarge, ping_pong(t, partner, buf, kProbeLarge, tag));
         return flows * std::max(large, rate_of(kProbeSmall, small_s));
     }
-    return flows * slow_link_rate(small_s, ping_pong(t, partner, buf, kProbeMedium, tag));
+    return flows * slow_link_rate(small_s, ping_pong(t, partner, buf, kProbeHalf, tag));
 }
 
 // The rounds of the probe: partner rank ^ bit for each bit that is not 0.

@@ -184,8 +184,8 @@ struct BucketLink {
 } // namespace
 
 // A slow link with a burst: 20 MB/s behind a 70 KB bucket. The 256 KiB ping-pong alone reads it
-// at 27.3 MB/s (a third fast: the probe before 2026-12-05, seventh session); the rate of what a
-// 512 KiB one adds is the link's. A loaded machine (CI fuzzes beside the sanitized unit tests)
+// at 27.3 MB/s (a third fast: the probe before 2026-12-05, seventh session); the rate of what it
+// adds to a 128 KiB one is the link's. A loaded machine (CI fuzzes beside the sanitized unit tests)
 // only ever reads it slower: at 40 MB/s the first version of this test read 32 MB/s there, so
 // the link is slower (the 13 ms the larger probe adds outweigh a scheduler's delays) and the
 // bound below it wider than above.
