@@ -96,23 +96,37 @@ double slow_link_rate(double small_s, double half_s)
     return slope < 0.5 * small ? small : slope;
 }
 
-// The pair's rate, times `flows` (the pairs sharing the link at once): the small probe, then the
-// large one where the link looks fast, else the half one for slow_link_rate (the lower rank
-// tells the higher one which).
-double measure_pair(const zip_transport_t *t, int partner, char *buf, int tag, int flows)
+// The pair's rate: the small probe, then the large one where the link looks fast, else the half
+// one for slow_link_rate (the lower rank tells the higher one which).
+double measure_pair(const zip_transport_t *t, int partner, char *buf, int tag)
 {
     const double small_s = ping_pong(t, partner, buf, kProbeSmall, tag);
-    // The link's rate, not the pair's, decides: pairs sharing a NIC each see a part of it.
-    char fast = flows * rate_of(kProbeSmall, small_s) > kFastBps;
+    char fast = rate_of(kProbeSmall, small_s) > kFastBps;
     const int rc = t->rank < partner ? send_bytes(t, &fast, 1, partner, tag)
                                      : recv_bytes(t, &fast, 1, partner, tag);
     if (rc != ZIP_ALGO_OK)
-        return flows * rate_of(kProbeSmall, small_s);
+        return rate_of(kProbeSmall, small_s);
     if (fast) {
         const double large = rate_of(kProbeLarge, ping_pong(t, partner, buf, kProbeLarge, tag));
-        return flows * std::max(large, rate_of(kProbeSmall, small_s));
+        return std::max(large, rate_of(kProbeSmall, small_s));
     }
-    return flows * slow_link_rate(small_s, ping_pong(t, partner, buf, kProbeHalf, tag));
+    return slow_link_rate(small_s, ping_pong(t, partner, buf, kProbeHalf, tag));
+}
+
+// Both ends of a pair say whether they time this round; the pair times it where both do. Each
+// end's answer comes from its own view of the nodes (zip_algo_probe_leads_node), so an uneven
+// placement cannot leave one end ping-ponging alone.
+bool pair_times(const zip_transport_t *t, int partner, int tag, bool mine)
+{
+    char out = mine ? 1 : 0, in = 0;
+    zip_req_t rreq = nullptr, sreq = nullptr;
+    size_t got = 0;
+    if (t->irecv(t->ctx, &in, 1, partner, tag, &rreq) != 0)
+        return false;
+    const bool sent = t->isend(t->ctx, &out, 1, partner, tag, &sreq) == 0;
+    const bool received = t->wait(t->ctx, &rreq, &got) == 0 && got == 1;
+    const bool done = sent && t->wait(t->ctx, &sreq, nullptr) == 0;
+    return done && received && mine && in != 0;
 }
 
 // The rounds of the probe: partner rank ^ bit for each bit that is not 0.
@@ -133,6 +147,16 @@ int peer_class(const bool *peer_on_node, int p)
     return peer_on_node != nullptr && peer_on_node[p] ? ZIP_PEER_LOCAL : ZIP_PEER_REMOTE;
 }
 
+// Whether rank's pair in the round of `bit` is one that times the link, as far as this end can
+// tell: every on-node pair (shared memory is not one link that they share), and of the pairs
+// that cross the node's NIC only the lowest rank's (zip_algo_probe_leads_node).
+bool times_round(int rank, int size, int bit, const bool *peer_on_node)
+{
+    const int p = rank ^ bit;
+    return peer_class(peer_on_node, p) == ZIP_PEER_LOCAL ||
+           zip_algo_probe_leads_node(rank, size, bit, peer_on_node);
+}
+
 } // namespace
 
 extern "C" int zip_algo_probe_links(const zip_transport_t *t, int tag, const bool *peer_on_node,
@@ -151,10 +175,9 @@ extern "C" int zip_algo_probe_links(const zip_transport_t *t, int tag, const boo
         if (bit == 0 || p >= t->size)
             continue;
         const int cls = peer_class(peer_on_node, p);
-        // Shared memory is not one link that on-node pairs share: only the NIC is scaled.
-        const int flows =
-            cls == ZIP_PEER_REMOTE ? zip_algo_probe_flows(t->rank, t->size, bit, peer_on_node) : 1;
-        const double rate = measure_pair(t, p, buf.get(), tag, flows);
+        if (!pair_times(t, p, tag, times_round(t->rank, t->size, bit, peer_on_node)))
+            continue;
+        const double rate = measure_pair(t, p, buf.get(), tag);
         if (rate > link[cls])
             link[cls] = rate;
     }
@@ -166,24 +189,22 @@ extern "C" void zip_algo_probe_times(int rank, int size, const bool *peer_on_nod
     times[ZIP_PEER_LOCAL] = times[ZIP_PEER_REMOTE] = false;
     for (const int bit : probe_rounds(size).bits) {
         const int p = rank ^ bit;
-        if (bit != 0 && p < size && rank < p) // the lower rank of a pair times it
+        // The lower rank of a pair that times its round times it.
+        if (bit != 0 && p < size && rank < p && times_round(rank, size, bit, peer_on_node))
             times[peer_class(peer_on_node, p)] = true;
     }
 }
 
-extern "C" int zip_algo_probe_flows(int rank, int size, int bit, const bool *peer_on_node)
+extern "C" bool zip_algo_probe_leads_node(int rank, int size, int bit, const bool *peer_on_node)
 {
     if (peer_on_node == nullptr)
-        return 1;
-    int flows = 0;
-    for (int q = 0; q < size; ++q) {
-        const int partner = q ^ bit;
-        if (partner >= size) // q has no partner in this round
+        return true;
+    for (int q = 0; q < rank; ++q) {
+        if (!peer_on_node[q])
             continue;
-        const bool q_here = q == rank || peer_on_node[q];
-        const bool partner_away = partner != rank && !peer_on_node[partner];
-        if (q_here && partner_away)
-            ++flows;
+        const int partner = q ^ bit;
+        if (partner < size && partner != rank && !peer_on_node[partner])
+            return false; // a lower rank of this node crosses the NIC in this round
     }
-    return flows > 0 ? flows : 1;
+    return true;
 }

@@ -624,29 +624,32 @@ double zip_algo_observe_saving(const zip_codec_ops_t *codec, const zip_algo_poli
 
 /*
  * The link rates the cost model starts from, in bytes/s, measured with short ping-pongs (256 KiB,
- * and 1 MiB when that looks fast; the best of 3 rounds) to two partners, rank^1 and rank^h (h
- * about half the size, which with block placement reaches another node). Every rank calls it at
- * once. link[ZIP_PEER_LOCAL] / link[ZIP_PEER_REMOTE] (by peer_on_node, NULL: all remote) rise
- * to the best rate this rank timed; the higher rank of a pair times nothing. A remote rate is
- * the node's NIC, not this rank's share of it (zip_algo_probe_flows).
+ * then 1 MiB when that looks fast, else 128 KiB for a slope; the best of 8 rounds) to two partners,
+ * rank^1 and rank^h (h about half the size, which with block placement reaches another node). Every
+ * rank calls it at once. link[ZIP_PEER_LOCAL] / link[ZIP_PEER_REMOTE] (by peer_on_node, NULL: all
+ * remote) rise to the best rate this rank timed; the higher rank of a pair times nothing, and of
+ * the pairs that cross one node's NIC in a round only one times it (zip_algo_probe_leads_node), so
+ * a remote rate is the NIC's, not a share of it.
  */
 int zip_algo_probe_links(const zip_transport_t *t, int tag, const bool *peer_on_node,
                          double link[2]);
 
 /*
  * The peer classes whose rate this rank times in zip_algo_probe_links (times[ZIP_PEER_LOCAL],
- * times[ZIP_PEER_REMOTE]): those of the partners it is the lower rank of.
+ * times[ZIP_PEER_REMOTE]): those of the partners it is the lower rank of, in the rounds where
+ * its pair times the link (on-node pairs; across nodes, zip_algo_probe_leads_node's).
  */
 void zip_algo_probe_times(int rank, int size, const bool *peer_on_node, bool times[2]);
 
 /*
- * How many ranks of this rank's node (itself included) probe a partner on another node at once
- * in the round whose partner is rank ^ bit (rank ^ bit < size). They share the node's NIC, so
- * each times about that share of it: the probe multiplies a remote rate by this count to give
- * the NIC's rate, which the policy divides again where ranks do send at once (alltoall(v)).
- * 1 without locality (peer_on_node NULL).
+ * Whether this rank is the lowest of its node whose partner in the round of rank ^ bit
+ * (< size) is on another node. Only that rank's pair times the node's NIC in the round: the
+ * node's other pairs would cross the same NIC at the same time, each seeing a varying share of
+ * it (netemu, 2 nodes of 4 ranks at 1 Gbit/s: every pair timing at once and the best round
+ * scaled by 4 read the 125 MB/s port as 384-420 MB/s, and took the first collective 515-626
+ * ms). true without locality (peer_on_node NULL: every rank alone on its node).
  */
-int zip_algo_probe_flows(int rank, int size, int bit, const bool *peer_on_node);
+bool zip_algo_probe_leads_node(int rank, int size, int bit, const bool *peer_on_node);
 
 /* Frees the algorithms' working memory that is kept between calls (raw_buffer.hpp): at most
  * 64 MiB (zip_algo_set_buffer_cache) in up to 4 buffers of 256 KiB or more. The component's

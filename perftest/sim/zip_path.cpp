@@ -47,9 +47,9 @@ double ping_pong(const RankEnv &env, int partner, size_t bytes)
     return best;
 }
 
-double measure_pair(const RankEnv &env, int partner, int flows)
+double measure_pair(const RankEnv &env, int partner)
 {
-    double rate = flows * ping_pong(env, partner, kProbeSmall);
+    double rate = ping_pong(env, partner, kProbeSmall);
     // The lower rank decides and tells the higher one. The simulated message carries no
     // bytes, so its content travels beside it; both ends take the same branch as in
     // coll_zip_policy.c.
@@ -66,7 +66,7 @@ double measure_pair(const RankEnv &env, int partner, int flows)
         again = again_of[size_t(partner)] != 0;
     }
     if (again)
-        rate = std::max(rate, flows * ping_pong(env, partner, kProbeLarge));
+        rate = std::max(rate, ping_pong(env, partner, kProbeLarge));
     return rate;
 }
 
@@ -306,9 +306,18 @@ void probe_links(const RankEnv &env, double link[2])
         if (bit == 0 || p >= size)
             continue;
         const int cls = env.net->same_node(env.rank, p) ? ZIP_PEER_LOCAL : ZIP_PEER_REMOTE;
-        const int flows =
-            cls == ZIP_PEER_REMOTE ? zip_algo_probe_flows(env.rank, size, bit, on_node.get()) : 1;
-        link[cls] = std::max(link[cls], measure_pair(env, p, flows));
+        // As in link_probe.cpp: of a node's pairs that cross its NIC in a round, one times it,
+        // where both ends say so (the simulator knows the partner's view; the 1-byte exchange
+        // of the answers is left out).
+        if (cls == ZIP_PEER_REMOTE) {
+            std::unique_ptr<bool[]> theirs(new bool[size_t(size)]);
+            for (int q = 0; q < size; ++q)
+                theirs[size_t(q)] = q != p && env.net->same_node(p, q);
+            if (!zip_algo_probe_leads_node(env.rank, size, bit, on_node.get()) ||
+                !zip_algo_probe_leads_node(p, size, bit, theirs.get()))
+                continue;
+        }
+        link[cls] = std::max(link[cls], measure_pair(env, p));
     }
 }
 
