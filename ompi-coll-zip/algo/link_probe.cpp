@@ -113,12 +113,14 @@ double measure_pair(const zip_transport_t *t, int partner, char *buf, int tag)
     return slow_link_rate(small_s, ping_pong(t, partner, buf, kProbeHalf, tag));
 }
 
-// Both ends of a pair say whether they time this round; the pair times it where both do. Each
-// end's answer comes from its own view of the nodes (zip_algo_probe_leads_node), so an uneven
-// placement cannot leave one end ping-ponging alone.
-bool pair_times(const zip_transport_t *t, int partner, int tag, bool mine)
+// Whether a pair times its round. Each end says whether it leads the round (its own view of the
+// nodes, zip_algo_probe_leads_node) and whether it still needs the round's class (its pair of an
+// earlier round has not timed it); the pair times the round where both lead and either needs it.
+// Both ends decide from the same two answers, so an uneven placement cannot leave one end
+// ping-ponging alone.
+bool pair_times(const zip_transport_t *t, int partner, int tag, bool leads, bool needs)
 {
-    char out = mine ? 1 : 0, in = 0;
+    char out = char((leads ? 1 : 0) | (needs ? 2 : 0)), in = 0;
     zip_req_t rreq = nullptr, sreq = nullptr;
     size_t got = 0;
     if (t->irecv(t->ctx, &in, 1, partner, tag, &rreq) != 0)
@@ -126,7 +128,7 @@ bool pair_times(const zip_transport_t *t, int partner, int tag, bool mine)
     const bool sent = t->isend(t->ctx, &out, 1, partner, tag, &sreq) == 0;
     const bool received = t->wait(t->ctx, &rreq, &got) == 0 && got == 1;
     const bool done = sent && t->wait(t->ctx, &sreq, nullptr) == 0;
-    return done && received && mine && in != 0;
+    return done && received && leads && (in & 1) != 0 && (needs || (in & 2) != 0);
 }
 
 // The rounds of the probe: partner rank ^ bit for each bit that is not 0.
@@ -170,13 +172,17 @@ extern "C" int zip_algo_probe_links(const zip_transport_t *t, int tag, const boo
     std::unique_ptr<char, Unmap> buf(static_cast<char *>(zip_mem_alloc(kProbeLarge)));
     if (!buf)
         return ZIP_ALGO_ERR_NOMEM;
+    // The classes a pair of this rank has timed: with one rank per node both rounds cross NICs,
+    // and the second would time what the first did (4 ranks at 1 Gbit/s: half the probe's time).
+    bool timed[2] = {false, false};
     for (const int bit : probe_rounds(t->size).bits) {
         const int p = t->rank ^ bit;
         if (bit == 0 || p >= t->size)
             continue;
         const int cls = peer_class(peer_on_node, p);
-        if (!pair_times(t, p, tag, times_round(t->rank, t->size, bit, peer_on_node)))
+        if (!pair_times(t, p, tag, times_round(t->rank, t->size, bit, peer_on_node), !timed[cls]))
             continue;
+        timed[cls] = true;
         const double rate = measure_pair(t, p, buf.get(), tag);
         if (rate > link[cls])
             link[cls] = rate;
@@ -189,7 +195,9 @@ extern "C" void zip_algo_probe_times(int rank, int size, const bool *peer_on_nod
     times[ZIP_PEER_LOCAL] = times[ZIP_PEER_REMOTE] = false;
     for (const int bit : probe_rounds(size).bits) {
         const int p = rank ^ bit;
-        // The lower rank of a pair that times its round times it.
+        // The lower rank of a pair that leads its round times it, unless both ends' pairs of
+        // the first round timed the class already, which only the partner knows: a claim too
+        // many only offers a kept rate that the agreement did not need.
         if (bit != 0 && p < size && rank < p && times_round(rank, size, bit, peer_on_node))
             times[peer_class(peer_on_node, p)] = true;
     }

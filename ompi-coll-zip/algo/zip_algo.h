@@ -635,9 +635,11 @@ int zip_algo_probe_links(const zip_transport_t *t, int tag, const bool *peer_on_
                          double link[2]);
 
 /*
- * The peer classes whose rate this rank times in zip_algo_probe_links (times[ZIP_PEER_LOCAL],
+ * The peer classes whose rate this rank may time in zip_algo_probe_links (times[ZIP_PEER_LOCAL],
  * times[ZIP_PEER_REMOTE]): those of the partners it is the lower rank of, in the rounds where
- * its pair times the link (on-node pairs; across nodes, zip_algo_probe_leads_node's).
+ * its pair leads (on-node pairs; across nodes, zip_algo_probe_leads_node's). Every class the
+ * probe fills in is named; a second round that both ends' first rounds made needless (a class
+ * timed already) is named too, as this rank cannot tell.
  */
 void zip_algo_probe_times(int rank, int size, const bool *peer_on_node, bool times[2]);
 

@@ -53,26 +53,49 @@ TEST(CollAlgoProbe, LowerRankOfEachPairTimesTheLinkOfItsClass)
     EXPECT_EQ(links[3][ZIP_PEER_REMOTE], 0.0);
 }
 
-// zip_algo_probe_times names the classes the probe times, so that a rank that knows their rates
-// from earlier agreements can tell all others that it needs no probe: on 2-8 ranks, in node
-// pairs and without locality, a class is named exactly where the probe filled it in.
-TEST(CollAlgoProbe, TheClassesARankTimesAreTheOnesItsProbeFillsIn)
+// zip_algo_probe_times names the classes the probe may time, so that a rank that knows their
+// rates from earlier agreements can tell all others that it needs no probe: on 2-8 ranks, in
+// node pairs and without locality, every class a rank's probe fills in is named, and a class
+// named by any rank is filled in by some rank (a rank may name a class that its second round
+// skipped because both ends' first rounds had timed it).
+TEST(CollAlgoProbe, TheClassesARankTimesAreNamedByIt)
 {
     for (int size = 2; size <= 8; ++size)
         for (const bool node_pairs : {true, false}) {
             const auto links = probe(size, node_pairs);
+            bool named[2] = {false, false}, filled[2] = {false, false};
             for (int rank = 0; rank < size; ++rank) {
                 bool mates[8] = {};
                 for (int p = 0; p < size; ++p)
                     mates[p] = p / 2 == rank / 2;
                 bool times[2] = {true, true};
                 zip_algo_probe_times(rank, size, node_pairs ? mates : nullptr, times);
-                for (const int cls : {ZIP_PEER_LOCAL, ZIP_PEER_REMOTE})
-                    EXPECT_EQ(times[cls], links[size_t(rank)][size_t(cls)] > 0.0)
+                for (const int cls : {ZIP_PEER_LOCAL, ZIP_PEER_REMOTE}) {
+                    const bool fills = links[size_t(rank)][size_t(cls)] > 0.0;
+                    EXPECT_TRUE(times[cls] || !fills)
                         << size << " ranks, rank " << rank << ", class " << cls
                         << (node_pairs ? ", node pairs" : ", no locality");
+                    named[cls] = named[cls] || times[cls];
+                    filled[cls] = filled[cls] || fills;
+                }
             }
+            for (const int cls : {ZIP_PEER_LOCAL, ZIP_PEER_REMOTE})
+                EXPECT_EQ(named[cls], filled[cls])
+                    << size << " ranks, class " << cls
+                    << (node_pairs ? ", node pairs" : ", no locality");
         }
+}
+
+// With one rank per node both rounds cross NICs: the second would time what the first did, and
+// is skipped. On 4 ranks without locality ranks 0 and 2 time the first round's pairs and nobody
+// times the second (0-2, 1-3).
+TEST(CollAlgoProbe, ASecondRoundOfAClassBothEndsTimedIsSkipped)
+{
+    const auto links = probe(4, false);
+    EXPECT_GT(links[0][ZIP_PEER_REMOTE], 0.0);
+    EXPECT_EQ(links[1][ZIP_PEER_REMOTE], 0.0); // 1-3 skipped
+    EXPECT_GT(links[2][ZIP_PEER_REMOTE], 0.0);
+    EXPECT_EQ(links[3][ZIP_PEER_REMOTE], 0.0);
 }
 
 // On 3 ranks the second round would be rank^1 again: rank 2 has no partner and times nothing.
