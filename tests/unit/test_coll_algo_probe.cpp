@@ -213,8 +213,8 @@ struct BucketLink {
 // at 27.3 MB/s (a third fast: the probe before 2026-12-05, seventh session); the rate of what it
 // adds to a 128 KiB one is the link's. A loaded machine (CI fuzzes beside the sanitized unit tests)
 // only ever reads it slower: at 40 MB/s the first version of this test read 32 MB/s there, so
-// the link is slower (the 13 ms the larger probe adds outweigh a scheduler's delays) and the
-// bound below it wider than above.
+// the link is slower (the 6.5 ms the 256 KiB probe adds to the 128 KiB one outweigh a
+// scheduler's delays) and the bound below it wider than above.
 TEST(CollAlgoProbe, ASlowLinksBurstDoesNotMakeItLookFaster)
 {
     World w(2);
