@@ -50,8 +50,13 @@ zip_off="$path --mca coll_zip_priority 0"
 # Without any sum, the row with the most calls (the sum's, where its header was garbled by
 # another process's output as mpirun interleaves them).
 main_col() {
+    # A header can come after another process's chunk on the same line (seen in CI: a spawned
+    # child's row, then the parent's header): its tag is the one right before it, not $1.
     awk -v op="$1" -v c="$2" '
-        /coll:zip stats \(sum over all/ { sums[$1] = 1 }
+        match($0, /\[[^]]*\] coll:zip stats \(sum over all/) {
+            h = substr($0, RSTART)
+            sums[substr(h, 1, index(h, "]"))] = 1
+        }
         $2 == "coll:zip" && $3 == op {
             if (most == "" || $4 + 0 > most + 0) { most = $4; best = $c }
             if (!($1 in row)) row[$1] = $c
