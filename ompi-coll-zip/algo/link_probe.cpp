@@ -6,6 +6,7 @@
 #include <memory>
 #include <thread>
 
+#include "steady_ns.hpp"
 #include "zip_algo.h"
 
 namespace
@@ -26,12 +27,6 @@ constexpr auto kPause = std::chrono::microseconds(500);
 // A link that moves the small probe faster than this is measured again with the large one: on
 // a fast link a 256 KiB round trip is mostly latency and handshakes.
 constexpr double kFastBps = 2e8;
-
-double now_s()
-{
-    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
-        .count();
-}
 
 int send_bytes(const zip_transport_t *t, const void *buf, size_t n, int peer, int tag)
 {
@@ -59,12 +54,12 @@ double ping_pong(const zip_transport_t *t, int partner, char *buf, size_t bytes,
     for (int round = 0; round < kRounds; ++round) {
         if (round > 0 && leads)
             std::this_thread::sleep_for(kPause); // the partner waits in its receive
-        const double t0 = now_s();
+        const uint64_t t0 = zipcoll::steady_ns();
         const int rc = leads ? send_bytes(t, buf, bytes, partner, tag) ||
                                    recv_bytes(t, buf, bytes, partner, tag)
                              : recv_bytes(t, buf, bytes, partner, tag) ||
                                    send_bytes(t, buf, bytes, partner, tag);
-        const double dt = now_s() - t0;
+        const double dt = 1e-9 * double(zipcoll::steady_ns() - t0);
         if (rc != 0)
             return 0.0;
         if (leads && dt > 0.0 && (best == 0.0 || dt < best))

@@ -1,4 +1,5 @@
-// The clock coll/zip times its codec calls with (codec_binding.cpp, codec_meter.cpp).
+// The clock coll/zip times its codec calls and link probes with (codec_binding.cpp,
+// codec_meter.cpp, link_probe.cpp).
 #pragma once
 
 #include <chrono>
