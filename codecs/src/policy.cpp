@@ -107,6 +107,10 @@ double zip_policy_time_compressed(const zip_speeds_t *s, size_t bytes, double ra
         return std::max({c, w, d});
     if (shape == ZIP_TRANSFER_EXCHANGE)
         return std::max(c + d, w);
+    if (shape == ZIP_TRANSFER_FAN_IN)
+        return c + std::max(w, d);
+    if (shape == ZIP_TRANSFER_FAN_OUT)
+        return std::max(c, w) + d;
     return c + w + d;
 }
 

@@ -54,8 +54,11 @@ zip_algo_flow_t zip_coll_op_flow(int op)
         return ZIP_FLOW_REDUCE;
     case COLL_ZIP_OP_ALLREDUCE:
         return ZIP_FLOW_ALLREDUCE;
-    default:
-        return ZIP_FLOW_ONE;
+    case COLL_ZIP_OP_GATHERV:
+    case COLL_ZIP_OP_GATHER:
+        return ZIP_FLOW_INTO_ROOT;
+    default: // scatter(v)
+        return ZIP_FLOW_OUT_OF_ROOT;
     }
 }
 

@@ -56,11 +56,14 @@ typedef enum zip_algo_flow {
     ZIP_FLOW_ALL_SEND =
         1,             /* alltoall(v): every rank sends at once; a node's ranks share its link */
     ZIP_FLOW_RING = 2, /* allgather(v): every block crosses size - 1 links at once */
-    ZIP_FLOW_ONE = 3,  /* gather(v), scatter(v): one flow at a time */
+    ZIP_FLOW_INTO_ROOT = 3, /* gather(v): the senders compress at once, the root's link and
+                               decoder serve them in turn */
     ZIP_FLOW_REDUCE =
         4, /* reduce: a chain whose every hop decodes, reduces and encodes on its one core */
-    ZIP_FLOW_ALLREDUCE = 5 /* allreduce: as reduce, and where recursive halving crosses nodes
-                              every rank of a node sends at once through its NIC */
+    ZIP_FLOW_ALLREDUCE = 5,  /* allreduce: as reduce, and where recursive halving crosses nodes
+                               every rank of a node sends at once through its NIC */
+    ZIP_FLOW_OUT_OF_ROOT = 6 /* scatter(v): the root compresses block after block as its link
+                                sends them, the receivers decode at once */
 } zip_algo_flow_t;
 
 /* The speeds every rank of a communicator agreed on (coll_zip_policy.c): the fastest link rate

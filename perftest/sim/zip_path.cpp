@@ -419,31 +419,18 @@ Route route_call(const Workload &w, int nodes, const Agreed &agreed, const ZipSe
         return r;
     }
     r.policy.mode = s.mode;
-    zip_algo_flow_t flow = ZIP_FLOW_ONE;
+    // As coll_zip_policy.c: the flow's route, judged from the agreed speeds (every peer of a
+    // simulated node on another node counts as remote where a remote rate is known).
+    zip_algo_flow_t flow = ZIP_FLOW_OUT_OF_ROOT;
     if (w.op() == Op::Bcast)
         flow = ZIP_FLOW_PIPELINE;
     else if (w.op() == Op::Alltoallv || w.op() == Op::Alltoall)
         flow = ZIP_FLOW_ALL_SEND;
-    r.policy.shape = zip_algo_flow_shape(flow, w.ranks());
-    if (s.mode == ZIP_POLICY_NEVER) {
-        r.verdict = ZIP_VERDICT_NEVER;
+    else if (w.op() == Op::Gatherv)
+        flow = ZIP_FLOW_INTO_ROOT;
+    r.verdict = zip_algo_route(s.mode, flow, w.ranks(), &agreed, false, &r.policy);
+    if (s.mode == ZIP_POLICY_NEVER || s.mode == ZIP_POLICY_ALWAYS)
         return r;
-    }
-    if (s.mode == ZIP_POLICY_ALWAYS) {
-        r.verdict = ZIP_VERDICT_COMPRESS;
-        return r;
-    }
-    const int cls = agreed.link_Bps[ZIP_PEER_REMOTE] > 0.0 ? ZIP_PEER_REMOTE : ZIP_PEER_LOCAL;
-    const int sharing =
-        w.op() == Op::Alltoallv || w.op() == Op::Alltoall ? agreed.ranks_per_node : 1;
-    r.policy.speeds.compress_Bps = agreed.compress_Bps;
-    r.policy.speeds.decompress_Bps = agreed.decompress_Bps;
-    r.policy.speeds.link_Bps = agreed.link_Bps[cls] / double(std::max(sharing, 1));
-    // Bcast judges the call's size; alltoallv and gatherv, whose block sizes no rank knows
-    // for the others, judge at the threshold.
-    const size_t bytes = w.op() == Op::Bcast ? w.bytes() : s.threshold;
-    r.verdict =
-        zip_policy_decide(s.mode, &r.policy.speeds, bytes > 0 ? bytes : 1, 0, 0.0, r.policy.shape);
     // coll_zip_bcast.c weighs the ratio once the ranks agreed speeds (not under policy always).
     if (w.op() == Op::Bcast && s.mode != ZIP_POLICY_ALWAYS)
         r.bcast_seen_ratio = seen_ratio;

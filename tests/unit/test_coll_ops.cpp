@@ -40,10 +40,12 @@ TEST(CollOps, FlowsByCollective)
     EXPECT_EQ(ZIP_FLOW_PIPELINE, zip_coll_op_flow(COLL_ZIP_OP_IBCAST));
     EXPECT_EQ(ZIP_FLOW_ALL_SEND, zip_coll_op_flow(COLL_ZIP_OP_ALLTOALL));
     EXPECT_EQ(ZIP_FLOW_RING, zip_coll_op_flow(COLL_ZIP_OP_IALLGATHER));
-    EXPECT_EQ(ZIP_FLOW_ONE, zip_coll_op_flow(COLL_ZIP_OP_SCATTERV));
+    EXPECT_EQ(ZIP_FLOW_OUT_OF_ROOT, zip_coll_op_flow(COLL_ZIP_OP_SCATTERV));
+    EXPECT_EQ(ZIP_FLOW_OUT_OF_ROOT, zip_coll_op_flow(COLL_ZIP_OP_ISCATTER));
+    EXPECT_EQ(ZIP_FLOW_INTO_ROOT, zip_coll_op_flow(COLL_ZIP_OP_GATHER));
     EXPECT_EQ(ZIP_FLOW_REDUCE, zip_coll_op_flow(COLL_ZIP_OP_REDUCE));
     EXPECT_EQ(ZIP_FLOW_ALLREDUCE, zip_coll_op_flow(COLL_ZIP_OP_IALLREDUCE));
-    EXPECT_EQ(ZIP_FLOW_ONE, zip_coll_op_flow(COLL_ZIP_OP_IGATHERV));
+    EXPECT_EQ(ZIP_FLOW_INTO_ROOT, zip_coll_op_flow(COLL_ZIP_OP_IGATHERV));
 }
 
 TEST(CollOps, ReduceHasNoNonBlockingAlgorithm)

@@ -82,6 +82,25 @@ TEST(PolicyDecision, AnExchangeAddsTheCodecStagesOnOneCore)
                      b / (1.56 * 1.25 * GBps));
 }
 
+// A gather(v)'s senders compress their blocks at once (the speeds give their combined rate), then
+// the root's link and decoder serve the blocks in turn; a scatter(v)'s root compresses block
+// after block while its link sends them, and the receivers decode at once.
+TEST(PolicyCostModel, AFanInCompressesFirstAFanOutDecodesLast)
+{
+    const zip_speeds_t s = speeds(2.0, 4.0, 0.125);
+    const double b = double(8 * MiB);
+    EXPECT_DOUBLE_EQ(zip_policy_time_compressed(&s, 8 * MiB, 2.0, ZIP_TRANSFER_FAN_IN),
+                     b / (2 * GBps) + b / (2 * 0.125 * GBps));
+    EXPECT_DOUBLE_EQ(zip_policy_time_compressed(&s, 8 * MiB, 2.0, ZIP_TRANSFER_FAN_OUT),
+                     b / (2 * 0.125 * GBps) + b / (4 * GBps));
+    // A decoder slower than the compressed wire bounds the fan-in; a compressor, the fan-out.
+    const zip_speeds_t fast_link = speeds(1.0, 0.5, 4.0);
+    EXPECT_DOUBLE_EQ(zip_policy_time_compressed(&fast_link, 8 * MiB, 2.0, ZIP_TRANSFER_FAN_IN),
+                     b / (1.0 * GBps) + b / (0.5 * GBps));
+    EXPECT_DOUBLE_EQ(zip_policy_time_compressed(&fast_link, 8 * MiB, 2.0, ZIP_TRANSFER_FAN_OUT),
+                     b / (1.0 * GBps) + b / (0.5 * GBps));
+}
+
 TEST(PolicyDecision, AWeakRatioIsNotWorthItWhereAStrongOneIs)
 {
     const zip_speeds_t s = speeds(1.0, 2.0, 0.25);
@@ -94,8 +113,8 @@ TEST(PolicyDecision, PicksTheFasterPathAcrossAGridOfSpeeds)
 {
     for (double link : {0.05, 0.125, 0.5, 1.25, 3.0, 12.5})
         for (double ratio : {1.01, 1.3, 2.0, 4.0})
-            for (auto shape :
-                 {ZIP_TRANSFER_ONE_SHOT, ZIP_TRANSFER_PIPELINED, ZIP_TRANSFER_EXCHANGE}) {
+            for (auto shape : {ZIP_TRANSFER_ONE_SHOT, ZIP_TRANSFER_PIPELINED, ZIP_TRANSFER_EXCHANGE,
+                               ZIP_TRANSFER_FAN_IN, ZIP_TRANSFER_FAN_OUT}) {
                 const zip_speeds_t s = speeds(1.5, 3.0, link);
                 const double raw = zip_policy_time_raw(&s, 4 * MiB);
                 const double zip = zip_policy_time_compressed(&s, 4 * MiB, ratio, shape);

@@ -184,6 +184,12 @@ const char *zip_codec_list(void);
  *   compressed, exchange      max(B / Cc + B / Cd, B / (R L))  (pipelined, but each rank
  *                             compresses what it sends and decompresses what it receives on
  *                             its one core: alltoall(v))
+ *   compressed, fan-in        B / Cc + max(B / (R L), B / Cd)  (many senders compress their
+ *                             blocks at once, then one receiver's link and decoder serve them
+ *                             in turn: gather(v); Cc is the senders' combined rate)
+ *   compressed, fan-out       max(B / Cc, B / (R L)) + B / Cd  (one sender compresses block
+ *                             after block as its link sends them, the last receiver decodes
+ *                             its own: scatter(v); Cd is the receivers' combined rate)
  * A payload is compressed when the compressed time is below ZIP_POLICY_MARGIN times the raw
  * time. Before a sample gives R, ZIP_POLICY_RATIO_CAP stands in for it: if even that ratio
  * cannot pay, the link is faster than the codec and no sample is taken.
@@ -205,7 +211,9 @@ const char *zip_policy_mode_name(zip_policy_mode_t mode);
 typedef enum zip_transfer_shape {
     ZIP_TRANSFER_ONE_SHOT = 0,  /* compress, send, decompress one after the other */
     ZIP_TRANSFER_PIPELINED = 1, /* segments: the three stages overlap */
-    ZIP_TRANSFER_EXCHANGE = 2   /* pipelined, both codec stages on one core (alltoall(v)) */
+    ZIP_TRANSFER_EXCHANGE = 2,  /* pipelined, both codec stages on one core (alltoall(v)) */
+    ZIP_TRANSFER_FAN_IN = 3,    /* senders compress at once into one receiver (gather(v)) */
+    ZIP_TRANSFER_FAN_OUT = 4    /* one sender to receivers that decode at once (scatter(v)) */
 } zip_transfer_shape_t;
 
 typedef enum zip_verdict {
