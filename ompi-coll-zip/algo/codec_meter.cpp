@@ -82,6 +82,10 @@ bool zip_codec_meter_agreed(zip_codec_meter_t *m, const double all[2], zip_algo_
             changed = true;
         }
     }
+    if (all[1] > 0.0 && !speeds->decompress_seen) {
+        speeds->decompress_seen = 1;
+        changed = true;
+    }
     // Racing adds from another thread may be halved or not: the meter is an estimate.
     for (int dir = 0; dir < 2; ++dir) {
         for (int c = 0; c < ZIP_CODEC_METER_CLASSES; ++c) {

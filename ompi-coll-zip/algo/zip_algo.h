@@ -71,13 +71,16 @@ typedef enum zip_algo_flow {
  * sharing a node, and the least share of consecutive ranks (p, p + 1 mod size) on one node that
  * any node has (zip_coll_chain_local_share; 0: none, or unknown): at least that share of the
  * bcast chain's hops stay on a node; and the most ranks any machine runs per core
- * (zip_coll_ranks_per_core; above 1 where ranks share cores, 0: unknown). */
+ * (zip_coll_ranks_per_core; above 1 where ranks share cores, 0: unknown); and whether the
+ * decompression speed is what a decoder did on the communicator's own data (nonzero: agreed
+ * from the codec meters, zip_codec_meter_agreed) rather than on the calibration's field. */
 typedef struct zip_algo_agreed {
     double link_Bps[2];
     double compress_Bps, decompress_Bps;
     int ranks_per_node;
     double chain_local_share;
     double ranks_per_core;
+    int decompress_seen;
 } zip_algo_agreed_t;
 
 /* The route of a call of `flow` on `size` ranks, the same on every rank given the same

@@ -127,6 +127,9 @@ bool predict(const Options &o, const CodecTable &table, Prediction *out)
             const CodecPoint cal = table.at(o.codec, out->calibration, kCalibrationBytes);
             a.compress_Bps = cal.compress_Bps;
             a.decompress_Bps = cal.decompress_Bps;
+            // Calibrated on the data set itself (--calibrate-on it): the speeds a run agrees on
+            // from its meters after its first calls, decoding included.
+            a.decompress_seen = out->calibration == out->dataset ? 1 : 0;
             a.ranks_per_node = std::min(rpn, ranks);
             a.chain_local_share = least_chain_local_share(rank_node);
             // As coll/zip counts them: the ranks of one machine over its cores (netemu: every

@@ -95,8 +95,15 @@ TEST(CodecMeter, AgreementTakesTheReducedSpeedsAndKeepsWhatNoRankMeasured)
     EXPECT_TRUE(zip_codec_meter_agreed(&m, all, &speeds));
     EXPECT_DOUBLE_EQ(speeds.compress_Bps, 16e9);
     EXPECT_DOUBLE_EQ(speeds.decompress_Bps, 7.8e9);
+    EXPECT_EQ(speeds.decompress_seen, 0); // still the calibration's
     // The same values again change nothing (the routes need not be found anew).
     EXPECT_FALSE(zip_codec_meter_agreed(&m, all, &speeds));
+    // A decoder timed on the data, even at the calibration's speed, is news: a gather's route
+    // trusts it from then on.
+    const double decoded[2] = {1.0 / 16e9, 1.0 / 7.8e9};
+    EXPECT_TRUE(zip_codec_meter_agreed(&m, decoded, &speeds));
+    EXPECT_EQ(speeds.decompress_seen, 1);
+    EXPECT_FALSE(zip_codec_meter_agreed(&m, decoded, &speeds));
 }
 
 TEST(CodecMeter, EachAgreementHalvesWhatTheMeterHolds)

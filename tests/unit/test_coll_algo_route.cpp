@@ -112,6 +112,7 @@ TEST(CollAlgoRoute, AGathersSendersCompressAtOnceAScattersReceiversDecodeAtOnce)
     zip_algo_agreed_t a = agreed(118e6);
     a.compress_Bps = 128e6;
     a.decompress_Bps = 400e6;
+    a.decompress_seen = 1; // the 4th call's agreement: the root's decoder timed on the data
     EXPECT_EQ(zip_algo_route(ZIP_POLICY_AUTO, ZIP_FLOW_INTO_ROOT, 8, &a, false, &p),
               ZIP_VERDICT_COMPRESS);
     EXPECT_EQ(p.shape, ZIP_TRANSFER_FAN_IN);
@@ -131,6 +132,37 @@ TEST(CollAlgoRoute, AGathersSendersCompressAtOnceAScattersReceiversDecodeAtOnce)
     a.decompress_Bps = 118e6;
     EXPECT_EQ(zip_algo_route(ZIP_POLICY_AUTO, ZIP_FLOW_INTO_ROOT, 8, &a, false, &p),
               ZIP_VERDICT_LINK_FASTER);
+}
+
+// The calibration's decoding speed is not trusted for a gather's root until a decoder was timed
+// on the data: it counts as no faster than one sender's encoding (data that shrink much more
+// than the calibration's field decode slower than they encode: gauss-sorted 2.8 GB/s against 3.2).
+TEST(CollAlgoRoute, AGathersRootDecodesNoFasterThanOneSenderEncodesUntilTimedOnTheData)
+{
+    zip_algo_policy_t p;
+    // 50 Gbit/s, the calibration's 4.6 / 7.8 GB/s on 64 ranks: 0.215 ns a byte at the root
+    // against 0.9 x 0.16 raw.
+    zip_algo_agreed_t a = agreed(6.25e9);
+    a.compress_Bps = 4.6e9;
+    a.decompress_Bps = 7.8e9;
+    EXPECT_EQ(zip_algo_route(ZIP_POLICY_AUTO, ZIP_FLOW_INTO_ROOT, 64, &a, false, &p),
+              ZIP_VERDICT_LINK_FASTER);
+    EXPECT_DOUBLE_EQ(p.speeds.decompress_Bps, 4.6e9);
+    EXPECT_DOUBLE_EQ(p.speeds.compress_Bps, 63 * 4.6e9);
+    // Timed on the data at that speed, the root's 7.8 GB/s pays: 1 / 7.8 + 1 / (63 x 4.6) ns.
+    a.decompress_seen = 1;
+    EXPECT_EQ(zip_algo_route(ZIP_POLICY_AUTO, ZIP_FLOW_INTO_ROOT, 64, &a, false, &p),
+              ZIP_VERDICT_COMPRESS);
+    EXPECT_DOUBLE_EQ(p.speeds.decompress_Bps, 7.8e9);
+    // Timed slower (gauss-sorted's 2.8 GB/s): handed on.
+    a.decompress_Bps = 2.8e9;
+    EXPECT_EQ(zip_algo_route(ZIP_POLICY_AUTO, ZIP_FLOW_INTO_ROOT, 64, &a, false, &p),
+              ZIP_VERDICT_LINK_FASTER);
+    // A scatter's receivers decode one block each: nothing changes there.
+    a.decompress_seen = 0;
+    a.decompress_Bps = 7.8e9;
+    zip_algo_route(ZIP_POLICY_AUTO, ZIP_FLOW_OUT_OF_ROOT, 64, &a, false, &p);
+    EXPECT_DOUBLE_EQ(p.speeds.decompress_Bps, 63 * 7.8e9);
 }
 
 TEST(CollAlgoRoute, TheLocalLinkRulesOnlyWhereNoRemoteOneWasMeasured)
