@@ -107,10 +107,13 @@ double zip_policy_time_compressed(const zip_speeds_t *s, size_t bytes, double ra
         return std::max({c, w, d});
     if (shape == ZIP_TRANSFER_EXCHANGE)
         return std::max(c + d, w);
+    // A fan's far ends code one block each: the first block's coding fills it, the last one's
+    // drains it, and the root's own stage overlaps the wire in between.
+    const double k = double(std::max(s->ends, 1));
     if (shape == ZIP_TRANSFER_FAN_IN)
-        return c + std::max(w, d);
+        return c / k + std::max(w, d - d / k) + d / k;
     if (shape == ZIP_TRANSFER_FAN_OUT)
-        return std::max(c, w) + d;
+        return c / k + std::max(c - c / k, w) + d / k;
     return c + w + d;
 }
 
@@ -198,7 +201,7 @@ void zip_estimator_fix_link(zip_estimator_t *e, int peer_class, double Bps)
 
 zip_speeds_t zip_estimator_speeds(const zip_estimator_t *e, int peer_class, int sharing)
 {
-    zip_speeds_t s{0.0, 0.0, 0.0};
+    zip_speeds_t s{};
     if (e == nullptr || peer_class < 0 || peer_class > 1)
         return s;
     s.compress_Bps = e->compress_Bps.load(std::memory_order_relaxed);

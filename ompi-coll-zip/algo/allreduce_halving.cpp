@@ -572,7 +572,7 @@ bool halving_gather_compresses(const zip_algo_agreed_t &agreed, double link_Bps,
 {
     zip_algo_policy_t call{};
     call.mode = ZIP_POLICY_AUTO;
-    call.speeds = {agreed.compress_Bps, agreed.decompress_Bps, link_Bps};
+    call.speeds = {agreed.compress_Bps, agreed.decompress_Bps, link_Bps, 0};
     const zip_algo_policy_t gather = zip_algo_halving_gather_policy(&call, size);
     return zip_policy_decide(ZIP_POLICY_AUTO, &gather.speeds, size_t(1) << 20, 0, 1.5,
                              gather.shape) == ZIP_VERDICT_COMPRESS;

@@ -20,7 +20,7 @@ zip_verdict_t sample_verdict(const zip_algo_policy_t *policy, int rc, size_t fra
 {
     if (rc != 0 || frame_len == 0)
         return ZIP_VERDICT_INCOMPRESSIBLE;
-    const zip_speeds_t unknown{0.0, 0.0, 0.0};
+    const zip_speeds_t unknown{};
     const zip_policy_mode_t mode = policy ? policy->mode : ZIP_POLICY_ALWAYS;
     // The threshold was applied before anything was sampled.
     return zip_policy_decide(mode, policy ? &policy->speeds : &unknown, bytes, 0,

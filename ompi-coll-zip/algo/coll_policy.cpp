@@ -62,6 +62,7 @@ zip_algo_agreed_t zip_coll_agree_result(const double all[ZIP_COLL_AGREE_VALUES])
         .ranks_per_node = static_cast<int>(all[4]),
         .chain_local_share = -all[5],
         .ranks_per_core = 0.0,
+        .decompress_seen = 0,
     };
 }
 

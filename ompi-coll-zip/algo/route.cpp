@@ -73,11 +73,12 @@ extern "C" zip_verdict_t zip_algo_route(zip_policy_mode_t mode, zip_algo_flow_t 
     out->speeds.link_Bps = agreed->link_Bps[cls];
     zip_speeds_t judged = out->speeds;
     judged.link_Bps /= double(sharing);
-    // A fan's many ends code at once, each on its own core: their combined rate (8 ranks at 1
-    // Gbit/s, 4 MiB gatherv of smooth data: the 4th call's agreement read one sender's compression
-    // at 128-156 MB/s while seven compressed at once on 2 cores; against the root's 118 MB/s link
-    // as a pipeline's stage the calls were handed on, 250 ms against 163 compressed).
-    const double ends = double(std::max(size - 1, 1));
+    // A fan's many ends code at once, each on its own core (8 ranks at 1 Gbit/s, 4 MiB gatherv
+    // of smooth data: the 4th call's agreement read one sender's compression at 128-156 MB/s while
+    // seven compressed at once on 2 cores; against the root's 118 MB/s link as a pipeline's stage
+    // the calls were handed on, 250 ms against 163 compressed).
+    if (out->shape == ZIP_TRANSFER_FAN_IN || out->shape == ZIP_TRANSFER_FAN_OUT)
+        judged.ends = std::max(size - 1, 1);
     // The root then decodes every block alone. Until its decoder was timed on the data, it counts
     // as no faster than one sender's encoder: data that shrink far more than the calibration's
     // field decode slower than they encode (simscale, 64-256 ranks at 40-50 Gbit/s, gauss-sorted,
@@ -85,10 +86,6 @@ extern "C" zip_verdict_t zip_algo_route(zip_policy_mode_t mode, zip_algo_flow_t 
     // tuned's best), which one sender's encoding stage used to stand for.
     if (out->shape == ZIP_TRANSFER_FAN_IN && !agreed->decompress_seen)
         judged.decompress_Bps = std::min(judged.decompress_Bps, judged.compress_Bps);
-    if (out->shape == ZIP_TRANSFER_FAN_IN)
-        judged.compress_Bps *= ends;
-    if (out->shape == ZIP_TRANSFER_FAN_OUT)
-        judged.decompress_Bps *= ends;
     if (flow == ZIP_FLOW_ALL_SEND || out->shape == ZIP_TRANSFER_FAN_IN ||
         out->shape == ZIP_TRANSFER_FAN_OUT)
         out->speeds = judged;

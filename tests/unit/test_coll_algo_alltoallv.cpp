@@ -189,9 +189,9 @@ TEST(CollAlgoAlltoallvStats, EveryCodedBlockCountsInBytesIn)
 // always, never) still exchange every block exactly, and each follows its own verdict.
 TEST(CollAlgoAlltoallvPolicy, RanksWithDifferentEstimatesStillDecodeEachOther)
 {
-    const zip_algo_policy_t slow{ZIP_POLICY_AUTO, {2e9, 3e9, 0.1e9}, ZIP_TRANSFER_PIPELINED};
-    const zip_algo_policy_t fast{ZIP_POLICY_AUTO, {2e9, 3e9, 20e9}, ZIP_TRANSFER_PIPELINED};
-    const zip_algo_policy_t never{ZIP_POLICY_NEVER, {0, 0, 0}, ZIP_TRANSFER_PIPELINED};
+    const zip_algo_policy_t slow{ZIP_POLICY_AUTO, {2e9, 3e9, 0.1e9, 0}, ZIP_TRANSFER_PIPELINED};
+    const zip_algo_policy_t fast{ZIP_POLICY_AUTO, {2e9, 3e9, 20e9, 0}, ZIP_TRANSFER_PIPELINED};
+    const zip_algo_policy_t never{ZIP_POLICY_NEVER, {0, 0, 0, 0}, ZIP_TRANSFER_PIPELINED};
     const std::vector<const zip_algo_policy_t *> policies = {&slow, &fast, nullptr, &never};
     bool slow_compressed = false;
     for (int round = 0; round < 8; ++round) {
@@ -220,8 +220,8 @@ TEST(CollAlgoAlltoallvPolicy, RanksWithDifferentEstimatesStillDecodeEachOther)
 // another pays, coding a sender's only block before and after its transfer does not.
 TEST(CollAlgoAlltoallvPolicy, OneShotBlocksGoRawWhereOnlyAPipelineWouldPay)
 {
-    const zip_algo_policy_t pipelined{ZIP_POLICY_AUTO, {2e9, 3e9, 1.2e9}, ZIP_TRANSFER_PIPELINED};
-    const zip_algo_policy_t one_shot{ZIP_POLICY_AUTO, {2e9, 3e9, 1.2e9}, ZIP_TRANSFER_ONE_SHOT};
+    const zip_algo_policy_t pipelined{ZIP_POLICY_AUTO, {2e9, 3e9, 1.2e9, 0}, ZIP_TRANSFER_PIPELINED};
+    const zip_algo_policy_t one_shot{ZIP_POLICY_AUTO, {2e9, 3e9, 1.2e9, 0}, ZIP_TRANSFER_ONE_SHOT};
     bool pipelined_compressed = false;
     for (int round = 0; round < 8; ++round) {
         ToyCodec a, b;

@@ -50,7 +50,7 @@ zip_bcast_model_t rule_model(zip_bcast_model_t m)
 zip_algo_policy_t measured_policy()
 {
     zip_algo_policy_t p{};
-    p.speeds = {4.8e9, 8.4e9, 1.25e9}; // compress, decompress, link
+    p.speeds = {4.8e9, 8.4e9, 1.25e9, 0}; // compress, decompress, link
     return p;
 }
 
@@ -159,7 +159,7 @@ TEST(CollAlgoBcastSegment, NeverBelowTheRuleNorAboveTheConfiguredSegment)
     }
     // The plan caps at the transport's largest message too.
     zip_algo_policy_t p{};
-    p.speeds = {4.8e9, 8.4e9, 1.25e9}; // compress, decompress, link
+    p.speeds = {4.8e9, 8.4e9, 1.25e9, 0}; // compress, decompress, link
     zip_algo_agreed_t a{};
     a.link_Bps[ZIP_PEER_LOCAL] = 20e9;
     a.ranks_per_node = 32;

@@ -17,7 +17,7 @@ namespace
 // after the other) costs more than the bytes it saves; with coding and transfers overlapped it
 // pays (zip.h's model; 10 Gbit/s-like against a 2.3 GB/s codec). The shape is the route's for
 // a gather(v) on two ranks; a block that goes whole is judged one-shot whatever it says.
-const zip_algo_policy_t kRouted{ZIP_POLICY_AUTO, {2.3e9, 2.3e9, 1e9}, ZIP_TRANSFER_PIPELINED};
+const zip_algo_policy_t kRouted{ZIP_POLICY_AUTO, {2.3e9, 2.3e9, 1e9, 0}, ZIP_TRANSFER_PIPELINED};
 
 std::vector<char> data_of(int rank, size_t n, bool compressible)
 {

@@ -15,7 +15,7 @@ constexpr size_t MiB = 1 << 20;
 
 zip_speeds_t speeds(double c, double d, double link)
 {
-    return zip_speeds_t{c * GBps, d * GBps, link * GBps};
+    return zip_speeds_t{c * GBps, d * GBps, link * GBps, 0};
 }
 
 zip_verdict_t decide(const zip_speeds_t &s, size_t bytes, double ratio,
@@ -82,23 +82,37 @@ TEST(PolicyDecision, AnExchangeAddsTheCodecStagesOnOneCore)
                      b / (1.56 * 1.25 * GBps));
 }
 
-// A gather(v)'s senders compress their blocks at once (the speeds give their combined rate), then
-// the root's link and decoder serve the blocks in turn; a scatter(v)'s root compresses block
-// after block while its link sends them, and the receivers decode at once.
-TEST(PolicyCostModel, AFanInCompressesFirstAFanOutDecodesLast)
+// A gather(v)'s k senders compress a block each at once, then the root's link and decoder serve
+// the blocks in turn; a scatter(v)'s root compresses its k blocks one after the other while its
+// link sends the ones before, and each receiver decodes its own. The first block's coding fills
+// the fan, the last one's drains it.
+TEST(PolicyCostModel, AFanIsFilledByOneBlocksCodingAndDrainedByAnother)
 {
-    const zip_speeds_t s = speeds(2.0, 4.0, 0.125);
-    const double b = double(8 * MiB);
+    zip_speeds_t s = speeds(2.0, 4.0, 0.125);
+    s.ends = 4;
+    const double b = double(8 * MiB), c = b / (2 * GBps), d = b / (4 * GBps);
+    const double w = b / (2 * 0.125 * GBps);
     EXPECT_DOUBLE_EQ(zip_policy_time_compressed(&s, 8 * MiB, 2.0, ZIP_TRANSFER_FAN_IN),
-                     b / (2 * GBps) + b / (2 * 0.125 * GBps));
+                     c / 4 + w + d / 4);
     EXPECT_DOUBLE_EQ(zip_policy_time_compressed(&s, 8 * MiB, 2.0, ZIP_TRANSFER_FAN_OUT),
-                     b / (2 * 0.125 * GBps) + b / (4 * GBps));
-    // A decoder slower than the compressed wire bounds the fan-in; a compressor, the fan-out.
-    const zip_speeds_t fast_link = speeds(1.0, 0.5, 4.0);
+                     c / 4 + w + d / 4);
+    // Where the link is faster, the root's own stage is the bound: its decoder of a fan-in, its
+    // encoder of a fan-out.
+    zip_speeds_t fast_link = speeds(1.0, 0.5, 4.0);
+    fast_link.ends = 4;
+    const double c1 = b / (1.0 * GBps), d1 = b / (0.5 * GBps);
     EXPECT_DOUBLE_EQ(zip_policy_time_compressed(&fast_link, 8 * MiB, 2.0, ZIP_TRANSFER_FAN_IN),
-                     b / (1.0 * GBps) + b / (0.5 * GBps));
+                     c1 / 4 + d1);
     EXPECT_DOUBLE_EQ(zip_policy_time_compressed(&fast_link, 8 * MiB, 2.0, ZIP_TRANSFER_FAN_OUT),
-                     b / (1.0 * GBps) + b / (0.5 * GBps));
+                     c1 + d1 / 4);
+    // One far end: nothing overlaps, a one-shot.
+    for (int ends : {0, 1}) {
+        fast_link.ends = ends;
+        for (auto shape : {ZIP_TRANSFER_FAN_IN, ZIP_TRANSFER_FAN_OUT})
+            EXPECT_DOUBLE_EQ(zip_policy_time_compressed(&fast_link, 8 * MiB, 2.0, shape),
+                             zip_policy_time_compressed(&fast_link, 8 * MiB, 2.0,
+                                                        ZIP_TRANSFER_ONE_SHOT));
+    }
 }
 
 TEST(PolicyDecision, AWeakRatioIsNotWorthItWhereAStrongOneIs)
@@ -115,7 +129,8 @@ TEST(PolicyDecision, PicksTheFasterPathAcrossAGridOfSpeeds)
         for (double ratio : {1.01, 1.3, 2.0, 4.0})
             for (auto shape : {ZIP_TRANSFER_ONE_SHOT, ZIP_TRANSFER_PIPELINED, ZIP_TRANSFER_EXCHANGE,
                                ZIP_TRANSFER_FAN_IN, ZIP_TRANSFER_FAN_OUT}) {
-                const zip_speeds_t s = speeds(1.5, 3.0, link);
+                zip_speeds_t s = speeds(1.5, 3.0, link);
+                s.ends = shape == ZIP_TRANSFER_FAN_IN || shape == ZIP_TRANSFER_FAN_OUT ? 7 : 0;
                 const double raw = zip_policy_time_raw(&s, 4 * MiB);
                 const double zip = zip_policy_time_compressed(&s, 4 * MiB, ratio, shape);
                 const zip_verdict_t v = decide(s, 4 * MiB, ratio, shape);

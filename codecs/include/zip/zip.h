@@ -184,12 +184,14 @@ const char *zip_codec_list(void);
  *   compressed, exchange      max(B / Cc + B / Cd, B / (R L))  (pipelined, but each rank
  *                             compresses what it sends and decompresses what it receives on
  *                             its one core: alltoall(v))
- *   compressed, fan-in        B / Cc + max(B / (R L), B / Cd)  (many senders compress their
- *                             blocks at once, then one receiver's link and decoder serve them
- *                             in turn: gather(v); Cc is the senders' combined rate)
- *   compressed, fan-out       max(B / Cc, B / (R L)) + B / Cd  (one sender compresses block
- *                             after block as its link sends them, the last receiver decodes
- *                             its own: scatter(v); Cd is the receivers' combined rate)
+ *   compressed, fan-in        c/k + max(B / (R L), d - d/k) + d/k, c = B / Cc, d = B / Cd
+ *                             (k senders compress a block each at once, then one receiver's
+ *                             link and decoder serve them in turn, the last block's decoding
+ *                             after its arrival: gather(v))
+ *   compressed, fan-out       c/k + max(c - c/k, B / (R L)) + d/k  (one sender compresses k
+ *                             blocks one after the other while its link sends the ones before,
+ *                             each receiver decodes its own: scatter(v))
+ *                             k: zip_speeds_t's ends (below 1: 1, where both are one shot)
  * A payload is compressed when the compressed time is below ZIP_POLICY_MARGIN times the raw
  * time. Before a sample gives R, ZIP_POLICY_RATIO_CAP stands in for it: if even that ratio
  * cannot pay, the link is faster than the codec and no sample is taken.
@@ -232,6 +234,8 @@ typedef struct zip_speeds {
     double compress_Bps;   /* raw bytes per second through the compressor */
     double decompress_Bps; /* raw bytes per second out of the decompressor */
     double link_Bps;       /* bytes per second this transfer gets on the wire; 0: unknown */
+    int ends; /* fan-in, fan-out: the ranks at the other end of the root's link, each coding
+                 its own block at once (a gather's senders, a scatter's receivers); else 0 */
 } zip_speeds_t;
 
 /* Predicted seconds. An unknown link (0) is taken as infinitely fast. */
