@@ -220,7 +220,8 @@ TEST(CollAlgoAlltoallvPolicy, RanksWithDifferentEstimatesStillDecodeEachOther)
 // another pays, coding a sender's only block before and after its transfer does not.
 TEST(CollAlgoAlltoallvPolicy, OneShotBlocksGoRawWhereOnlyAPipelineWouldPay)
 {
-    const zip_algo_policy_t pipelined{ZIP_POLICY_AUTO, {2e9, 3e9, 1.2e9, 0}, ZIP_TRANSFER_PIPELINED};
+    const zip_algo_policy_t pipelined{
+        ZIP_POLICY_AUTO, {2e9, 3e9, 1.2e9, 0}, ZIP_TRANSFER_PIPELINED};
     const zip_algo_policy_t one_shot{ZIP_POLICY_AUTO, {2e9, 3e9, 1.2e9, 0}, ZIP_TRANSFER_ONE_SHOT};
     bool pipelined_compressed = false;
     for (int round = 0; round < 8; ++round) {

@@ -109,9 +109,9 @@ TEST(PolicyCostModel, AFanIsFilledByOneBlocksCodingAndDrainedByAnother)
     for (int ends : {0, 1}) {
         fast_link.ends = ends;
         for (auto shape : {ZIP_TRANSFER_FAN_IN, ZIP_TRANSFER_FAN_OUT})
-            EXPECT_DOUBLE_EQ(zip_policy_time_compressed(&fast_link, 8 * MiB, 2.0, shape),
-                             zip_policy_time_compressed(&fast_link, 8 * MiB, 2.0,
-                                                        ZIP_TRANSFER_ONE_SHOT));
+            EXPECT_DOUBLE_EQ(
+                zip_policy_time_compressed(&fast_link, 8 * MiB, 2.0, shape),
+                zip_policy_time_compressed(&fast_link, 8 * MiB, 2.0, ZIP_TRANSFER_ONE_SHOT));
     }
 }
 
