@@ -84,7 +84,7 @@ extern "C" zip_verdict_t zip_algo_route(zip_policy_mode_t mode, zip_algo_flow_t 
     // field decode slower than they encode (simscale, 64-256 ranks at 40-50 Gbit/s, gauss-sorted,
     // ratio 5.7, decoded at 2.8 GB/s against the calibration's 7.8: compressed at 0.39-0.70x of
     // tuned's best), which one sender's encoding stage used to stand for.
-    if (out->shape == ZIP_TRANSFER_FAN_IN && !agreed->decompress_seen)
+    if (out->shape == ZIP_TRANSFER_FAN_IN && !agreed->decompress_seen && judged.compress_Bps > 0.0)
         judged.decompress_Bps = std::min(judged.decompress_Bps, judged.compress_Bps);
     if (flow == ZIP_FLOW_ALL_SEND || out->shape == ZIP_TRANSFER_FAN_IN ||
         out->shape == ZIP_TRANSFER_FAN_OUT)

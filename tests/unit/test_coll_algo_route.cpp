@@ -81,7 +81,7 @@ TEST(CollAlgoRoute, AReduceHopCodesInTurnAnAllreduceIsJudgedAtItsShareOfTheNic)
     EXPECT_EQ(zip_algo_route(ZIP_POLICY_AUTO, ZIP_FLOW_REDUCE, 16, &slow, false, &p),
               ZIP_VERDICT_COMPRESS);
     EXPECT_DOUBLE_EQ(p.speeds.link_Bps, 0.25e9);
-    // Nor does a gather's: its root decodes every byte, c / 15 + max(w / R, d) >= 1 ns, not 0.9.
+    // Nor does a gather's: its root decodes every byte, at least d = 1 ns a byte, not 0.9.
     EXPECT_EQ(zip_algo_route(ZIP_POLICY_AUTO, ZIP_FLOW_INTO_ROOT, 16, &fast, false, &p),
               ZIP_VERDICT_LINK_FASTER);
     const zip_algo_agreed_t half = agreed(0.5e9, 10e9, 8);
