@@ -103,17 +103,21 @@ double zip_policy_time_compressed(const zip_speeds_t *s, size_t bytes, double ra
     const double c = seconds_for(bytes, s->compress_Bps);
     const double d = seconds_for(bytes, s->decompress_Bps);
     const double w = ratio > 0.0 ? seconds_for(bytes, s->link_Bps) / ratio : 0.0;
-    if (shape == ZIP_TRANSFER_PIPELINED)
-        return std::max({c, w, d});
-    if (shape == ZIP_TRANSFER_EXCHANGE)
-        return std::max(c + d, w);
     // A fan's far ends code one block each: the first block's coding fills it, the last one's
     // drains it, and the root's own stage overlaps the wire in between.
     const double k = double(std::max(s->ends, 1));
-    if (shape == ZIP_TRANSFER_FAN_IN)
+    switch (shape) {
+    case ZIP_TRANSFER_PIPELINED:
+        return std::max({c, w, d});
+    case ZIP_TRANSFER_EXCHANGE:
+        return std::max(c + d, w);
+    case ZIP_TRANSFER_FAN_IN:
         return c / k + std::max(w, d - d / k) + d / k;
-    if (shape == ZIP_TRANSFER_FAN_OUT)
+    case ZIP_TRANSFER_FAN_OUT:
         return c / k + std::max(c - c / k, w) + d / k;
+    case ZIP_TRANSFER_ONE_SHOT:
+        break;
+    }
     return c + w + d;
 }
 

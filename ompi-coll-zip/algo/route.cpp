@@ -30,11 +30,12 @@ constexpr size_t kRouteBytes = size_t(1) << 20;
 // tuned's pipeline).
 extern "C" zip_transfer_shape_t zip_algo_flow_shape(zip_algo_flow_t flow, int size)
 {
-    const bool rooted = flow == ZIP_FLOW_INTO_ROOT || flow == ZIP_FLOW_OUT_OF_ROOT;
-    if (rooted)
-        return size <= 2                    ? ZIP_TRANSFER_PIPELINED
-               : flow == ZIP_FLOW_INTO_ROOT ? ZIP_TRANSFER_FAN_IN
-                                            : ZIP_TRANSFER_FAN_OUT;
+    if (flow == ZIP_FLOW_INTO_ROOT && size > 2)
+        return ZIP_TRANSFER_FAN_IN;
+    if (flow == ZIP_FLOW_OUT_OF_ROOT && size > 2)
+        return ZIP_TRANSFER_FAN_OUT;
+    if (flow == ZIP_FLOW_INTO_ROOT || flow == ZIP_FLOW_OUT_OF_ROOT)
+        return ZIP_TRANSFER_PIPELINED;
     if (flow != ZIP_FLOW_PIPELINE && size <= 2)
         return ZIP_TRANSFER_ONE_SHOT;
     return flow == ZIP_FLOW_ALL_SEND || flow == ZIP_FLOW_REDUCE || flow == ZIP_FLOW_ALLREDUCE
@@ -77,7 +78,8 @@ extern "C" zip_verdict_t zip_algo_route(zip_policy_mode_t mode, zip_algo_flow_t 
     // of smooth data: the 4th call's agreement read one sender's compression at 128-156 MB/s while
     // seven compressed at once on 2 cores; against the root's 118 MB/s link as a pipeline's stage
     // the calls were handed on, 250 ms against 163 compressed).
-    if (out->shape == ZIP_TRANSFER_FAN_IN || out->shape == ZIP_TRANSFER_FAN_OUT)
+    const bool fan = out->shape == ZIP_TRANSFER_FAN_IN || out->shape == ZIP_TRANSFER_FAN_OUT;
+    if (fan)
         judged.ends = std::max(size - 1, 1);
     // The root then decodes every block alone. Until its decoder was timed on the data, it counts
     // as no faster than one sender's encoder: data that shrink far more than the calibration's
@@ -86,8 +88,7 @@ extern "C" zip_verdict_t zip_algo_route(zip_policy_mode_t mode, zip_algo_flow_t 
     // tuned's best), which one sender's encoding stage used to stand for.
     if (out->shape == ZIP_TRANSFER_FAN_IN && !agreed->decompress_seen && judged.compress_Bps > 0.0)
         judged.decompress_Bps = std::min(judged.decompress_Bps, judged.compress_Bps);
-    if (flow == ZIP_FLOW_ALL_SEND || out->shape == ZIP_TRANSFER_FAN_IN ||
-        out->shape == ZIP_TRANSFER_FAN_OUT)
+    if (flow == ZIP_FLOW_ALL_SEND || fan)
         out->speeds = judged;
     return zip_policy_decide(mode, &judged, kRouteBytes, 0, 0.0, out->shape);
 }

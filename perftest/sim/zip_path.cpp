@@ -418,7 +418,6 @@ Route route_call(const Workload &w, int nodes, const Agreed &agreed, const ZipSe
         r.verdict = ZIP_VERDICT_TOO_SMALL;
         return r;
     }
-    r.policy.mode = s.mode;
     // As coll_zip_policy.c: the flow's route, judged from the agreed speeds (every peer of a
     // simulated node on another node counts as remote where a remote rate is known).
     zip_algo_flow_t flow = ZIP_FLOW_OUT_OF_ROOT;
@@ -428,7 +427,7 @@ Route route_call(const Workload &w, int nodes, const Agreed &agreed, const ZipSe
         flow = ZIP_FLOW_ALL_SEND;
     else if (w.op() == Op::Gatherv)
         flow = ZIP_FLOW_INTO_ROOT;
-    r.verdict = zip_algo_route(s.mode, flow, w.ranks(), &agreed, false, &r.policy);
+    route_flow(flow, w.ranks(), agreed, s, &r);
     if (s.mode == ZIP_POLICY_NEVER || s.mode == ZIP_POLICY_ALWAYS)
         return r;
     // coll_zip_bcast.c weighs the ratio once the ranks agreed speeds (not under policy always).
@@ -444,9 +443,6 @@ Route route_call(const Workload &w, int nodes, const Agreed &agreed, const ZipSe
                 .hand_on)
             r.verdict = ZIP_VERDICT_LINK_FASTER;
     }
-    // observe sends raw through the previous component and only counts.
-    if (s.mode == ZIP_POLICY_OBSERVE && r.verdict == ZIP_VERDICT_COMPRESS)
-        r.verdict = ZIP_VERDICT_NEVER;
     return r;
 }
 
