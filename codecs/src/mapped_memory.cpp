@@ -10,14 +10,11 @@ namespace
 {
 
 // Where the page faults go. A fresh 4 KiB page costs 11 us to fault in on this project's VM
-// (16 MiB: 46 ms), and a frame buffer that the cache of raw_buffer does not hold yet was faulted
-// in during the codec calls that filled it, which the codec meters then timed: 2 ranks at 10
-// Gbit/s, 16 MiB gatherv of smooth data, the 4th call's agreement read compression at 345-457
-// MB/s where the codec runs at 3.7 GB/s (the slow start of docs/performance.md), and the calls
-// until the next agreement went raw. In 2 MiB pages the same 16 MiB take about 1 ms. So a
-// buffer that holds a whole huge page is aligned to one, asks for them (the kernel may still say
-// no: transparent huge pages off, or none free), and is faulted in here, before any codec call
-// writes it (all of it: a frame buffer's bound is about its raw block's size).
+// (16 MiB: 46 ms), and a frame buffer that the cache of raw_buffer does not hold yet is
+// faulted in during the codec call that fills it, which the codec meters then read as a codec
+// 10x slower than it is (the slow start of docs/performance.md). In 2 MiB pages the same 16 MiB
+// take about 1 ms. So a buffer that holds a whole huge page is aligned to one and asked to get
+// them (the kernel may still say no: transparent huge pages off, or no free huge page).
 constexpr size_t kHugePage = size_t(2) << 20;
 
 size_t whole_pages(size_t bytes)
@@ -42,10 +39,7 @@ void *map_aligned_to_huge_pages(size_t bytes)
     const size_t tail = base + len + kHugePage - (start + len);
     if (tail > 0)
         munmap(reinterpret_cast<void *>(start + len), tail);
-    // Both are advice: a kernel without them (POPULATE_WRITE: Linux 5.14) leaves the faults
-    // to the first writes, as before.
-    (void)madvise(reinterpret_cast<void *>(start), len, MADV_HUGEPAGE);
-    (void)madvise(reinterpret_cast<void *>(start), len, MADV_POPULATE_WRITE);
+    (void)madvise(reinterpret_cast<void *>(start), len, MADV_HUGEPAGE); // advice only
     return reinterpret_cast<void *>(start);
 }
 
