@@ -36,6 +36,7 @@ int timed_code(void *ctx, int elem_type, const void *src, size_t bytes, const vo
     auto *b = static_cast<zip_algo_codec_binding_t *>(ctx);
     const zip_elem_type_t type = type_of(elem_type, bytes);
     const size_t count = bytes / zip_elem_size(type);
+    const uint64_t faults = zip_codec_meter_faults_before(b->meter, 0, bytes);
     const uint64_t t0 = zipcoll::steady_ns();
     const zip_status_t st =
         ref != nullptr
@@ -44,7 +45,7 @@ int timed_code(void *ctx, int elem_type, const void *src, size_t bytes, const vo
     const uint64_t ns = zipcoll::steady_ns() - t0;
     b->codec_ns += ns;
     if (b->meter != nullptr)
-        zip_codec_meter_time(b->meter, 0, bytes, ns);
+        zip_codec_meter_time_unfaulted(b->meter, 0, bytes, ns, faults);
     if (st == ZIP_OK)
         maybe_corrupt(b->corrupt_every, dst, *frame_len);
     return int(st);
@@ -68,6 +69,8 @@ int timed_decompress_ref(void *ctx, const void *frame, size_t frame_len, const v
                          size_t ref_bytes, void *dst, size_t dst_cap, size_t *raw_len)
 {
     auto *b = static_cast<zip_algo_codec_binding_t *>(ctx);
+    // The raw length is known only afterwards; the destination's room stands for it.
+    const uint64_t faults = zip_codec_meter_faults_before(b->meter, 1, dst_cap);
     const uint64_t t0 = zipcoll::steady_ns();
     const zip_status_t st =
         zip_decompress_ref(b->codec, frame, frame_len, ref, ref_bytes, dst, dst_cap, raw_len);
@@ -76,7 +79,7 @@ int timed_decompress_ref(void *ctx, const void *frame, size_t frame_len, const v
     if (st != ZIP_OK)
         b->failed = st;
     else if (b->meter != nullptr)
-        zip_codec_meter_time(b->meter, 1, *raw_len, ns);
+        zip_codec_meter_time_unfaulted(b->meter, 1, *raw_len, ns, faults);
     return int(st);
 }
 

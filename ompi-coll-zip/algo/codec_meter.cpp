@@ -2,7 +2,10 @@
 #include "codec_meter.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
+
+#include <sys/resource.h>
 
 #include "block_codec.hpp"
 #include "raw_buffer.hpp"
@@ -21,6 +24,15 @@ using zipcoll::relaxed_load;
 void halve(uint64_t *v)
 {
     zipcoll::relaxed_store(v, relaxed_load(v) / 2);
+}
+
+std::atomic<bool> faults_checked{true};
+
+uint64_t minor_faults()
+{
+    struct rusage u;
+    // RUSAGE_SELF: codec threads (codec_threads) write parts of a frame too.
+    return getrusage(RUSAGE_SELF, &u) == 0 ? uint64_t(u.ru_minflt) : ZIP_CODEC_METER_UNCHECKED;
 }
 
 int speed_class(uint64_t bytes, uint64_t ns)
@@ -64,6 +76,30 @@ void zip_codec_meter_time(zip_codec_meter_t *m, int decompress, uint64_t bytes, 
     relaxed_add(&m->bytes[dir][c], bytes);
     relaxed_add(&m->ns[dir][c], ns);
     relaxed_add(&m->calls[dir], 1);
+}
+
+uint64_t zip_codec_meter_faults_before(const zip_codec_meter_t *m, int decompress, uint64_t bytes)
+{
+    const int dir = decompress ? 1 : 0;
+    if (m == nullptr || !faults_checked.load(std::memory_order_relaxed) ||
+        (bytes < ZIP_CODEC_METER_CHECKED_FROM &&
+         relaxed_load(&m->calls[dir]) >= ZIP_CODEC_METER_CHECKED_CALLS))
+        return ZIP_CODEC_METER_UNCHECKED;
+    return minor_faults();
+}
+
+bool zip_codec_meter_time_unfaulted(zip_codec_meter_t *m, int decompress, uint64_t bytes,
+                                    uint64_t ns, uint64_t before)
+{
+    if (before != ZIP_CODEC_METER_UNCHECKED && minor_faults() != before)
+        return false;
+    zip_codec_meter_time(m, decompress, bytes, ns);
+    return true;
+}
+
+void zip_codec_meter_check_faults(bool on)
+{
+    faults_checked.store(on, std::memory_order_relaxed);
 }
 
 void zip_codec_meter_mine(const zip_codec_meter_t *m, double mine[2])
@@ -126,23 +162,26 @@ int zip_codec_meter_probe(zip_codec_meter_t *m, const zip_codec_ops_t *codec, in
         return int(ZIP_E_NOMEM);
     // Each round stands for half the call: the meter's bytes are those of the calls it judges.
     const double scale = double(std::max(call_bytes / 2, n)) / double(n);
-    const auto count = [&](int dir, uint64_t ns) {
-        zip_codec_meter_time(m, dir, uint64_t(double(n) * scale), uint64_t(double(ns) * scale));
+    const uint64_t stands_for = uint64_t(double(n) * scale);
+    const auto count = [&](int dir, uint64_t ns, uint64_t faults) {
+        zip_codec_meter_time_unfaulted(m, dir, stands_for, uint64_t(double(ns) * scale), faults);
     };
     // Twice: a sample during which the rank lost its core is then outvoted sooner (the meter
     // speaks only after ZIP_CODEC_METER_MIN_CALLS calls).
     int rc = 0;
     for (int round = 0; round < 2 && rc == 0; ++round) {
         size_t frame_len = 0, raw_len = 0;
+        uint64_t faults = zip_codec_meter_faults_before(m, 0, stands_for);
         uint64_t t0 = zipcoll::steady_ns();
         rc = codec->compress(codec->ctx, elem_type, sample, n, frame.get(), cap, &frame_len);
         if (rc != 0)
             break;
-        count(0, zipcoll::steady_ns() - t0);
+        count(0, zipcoll::steady_ns() - t0, faults);
+        faults = zip_codec_meter_faults_before(m, 1, stands_for);
         t0 = zipcoll::steady_ns();
         rc = codec->decompress(codec->ctx, frame.get(), frame_len, back.get(), n, &raw_len);
         if (rc == 0)
-            count(1, zipcoll::steady_ns() - t0);
+            count(1, zipcoll::steady_ns() - t0, faults);
     }
     return rc;
 }

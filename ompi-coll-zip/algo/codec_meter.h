@@ -53,6 +53,35 @@ typedef struct zip_codec_meter {
 /* Counts one codec call: `bytes` raw bytes (compressed from, or decoded to) in `ns`. */
 void zip_codec_meter_time(zip_codec_meter_t *m, int decompress, uint64_t bytes, uint64_t ns);
 
+/*
+ * Page faults are not the codec's speed. A codec call that writes fresh pages (a frame buffer
+ * the cache of raw_buffer does not hold yet, an application buffer written for the first time)
+ * pays their faults inside its time: 11 us a page on the project's VM, so the first calls of a
+ * job read compression at 126-457 MB/s where the codec runs at 3-4 GB/s, the ranks agreed on
+ * that at the 4th call, and auto handed on what compressing would have sped up. Around a call
+ * that is checked, the process's minor page faults are read (getrusage, about a microsecond
+ * each), and a call during which the process faulted is not counted. Checked: calls of
+ * ZIP_CODEC_METER_CHECKED_FROM raw bytes and more (the check costs them under 1 %), and every
+ * call while the meter holds fewer than ZIP_CODEC_METER_CHECKED_CALLS of its direction (a job's
+ * first calls, when buffers are fresh).
+ */
+#define ZIP_CODEC_METER_CHECKED_FROM ((uint64_t)1 << 20)
+#define ZIP_CODEC_METER_CHECKED_CALLS 64
+#define ZIP_CODEC_METER_UNCHECKED UINT64_MAX
+
+/* Before a codec call of `bytes` raw bytes in direction dir: the process's minor faults so far
+ * where the call is checked, else ZIP_CODEC_METER_UNCHECKED. */
+uint64_t zip_codec_meter_faults_before(const zip_codec_meter_t *m, int decompress, uint64_t bytes);
+
+/* After it: counts the call as zip_codec_meter_time does unless the process faulted since
+ * `before` (from zip_codec_meter_faults_before). Returns whether it counted the call. */
+bool zip_codec_meter_time_unfaulted(zip_codec_meter_t *m, int decompress, uint64_t bytes,
+                                    uint64_t ns, uint64_t before);
+
+/* Whether calls are checked at all (default true). For tests of what a sample counts, whose
+ * fresh buffers fault where the allocator does not reuse memory at once (ASan's quarantine). */
+void zip_codec_meter_check_faults(bool on);
+
 /* This rank's share of the agreement: seconds per raw byte compressing and decompressing at
  * the meter's median speed class (the mean of the calls in it), 0 where it saw too little.
  * Reduced with MPI_MAX over the ranks this gives the slowest codec any rank saw, and 0 only
