@@ -319,7 +319,9 @@ zip_status_t zip_calibrate(zip_ctx_t *ctx, double *compress_Bps, double *decompr
  * the heap's top may then be trimmed and faulted in again on every step (CoMD under zip: its
  * four 1.4 MB halo buffers per exchange, 0.5 s of page faults a rank in a 5 s run). From
  * ZIP_MEM_MAPPED_FROM bytes these map pages of their own and unmap them; below, malloc and free.
- * zip_mem_free takes the size zip_mem_alloc was given. NULL when memory is short.
+ * From 2 MiB the pages start on a huge page's boundary and are advised to be huge pages (a fresh
+ * 4 KiB page faulted in at 11 us on the project's VM). zip_mem_free takes the size zip_mem_alloc
+ * was given. NULL when memory is short.
  */
 #define ZIP_MEM_MAPPED_FROM ((size_t)64 << 10)
 void *zip_mem_alloc(size_t bytes);
