@@ -61,9 +61,11 @@ void zip_codec_meter_time(zip_codec_meter_t *m, int decompress, uint64_t bytes, 
  * that at the 4th call, and auto handed on what compressing would have sped up. Around a call
  * that is checked, the process's minor page faults are read (getrusage, about a microsecond
  * each), and a call during which the process faulted is not counted. Checked: calls of
- * ZIP_CODEC_METER_CHECKED_FROM raw bytes and more (the check costs them under 1 %), and every
+ * ZIP_CODEC_METER_CHECKED_FROM raw bytes and more (the check costs them about 1 %), and every
  * call while the meter holds fewer than ZIP_CODEC_METER_CHECKED_CALLS of its direction (a job's
- * first calls, when buffers are fresh).
+ * first calls, when buffers are fresh). The faults are the process's (a codec thread writes
+ * part of a frame too), so another thread's faults also leave a call out: the meter then says
+ * less, and the speeds agreed before stand.
  */
 #define ZIP_CODEC_METER_CHECKED_FROM ((uint64_t)1 << 20)
 #define ZIP_CODEC_METER_CHECKED_CALLS 64
