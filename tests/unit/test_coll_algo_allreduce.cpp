@@ -948,7 +948,7 @@ TEST(CollAlgoReduceHop, TheMessagesOfASegmentJoinTheEncodersTime)
     zip_algo_policy_t call{};
     call.mode = ZIP_POLICY_AUTO;
     call.shape = ZIP_TRANSFER_EXCHANGE;
-    call.speeds = {6.6e9, 13.2e9, 3.125e9};
+    call.speeds = {6.6e9, 13.2e9, 3.125e9, 0};
     const zip_algo_policy_t hop = zip_algo_reduce_hop_policy(&call, 16384);
     const double message = double(ZIP_BCAST_MESSAGE_COST_NS) * 1e-9;
     EXPECT_NEAR(1.0 / hop.speeds.compress_Bps, 1.0 / 6.6e9 + 2.0 * message / 16384.0, 1e-15);
@@ -973,17 +973,17 @@ TEST(CollAlgoReduceHop, ACallWhoseHopsCouldNeverCompressIsHandedOn)
     zip_algo_policy_t call{};
     call.mode = ZIP_POLICY_AUTO;
     call.shape = ZIP_TRANSFER_EXCHANGE;
-    call.speeds = {6.6e9, 13.2e9, 3.125e9};
+    call.speeds = {6.6e9, 13.2e9, 3.125e9, 0};
     EXPECT_FALSE(zip_algo_reduce_may_compress(&call, 16384));
     EXPECT_TRUE(zip_algo_reduce_may_compress(&call, 49152)); // a third of the messages: 0.27 ns
-    call.speeds = {16.4e9, 36.1e9, 3.125e9};
+    call.speeds = {16.4e9, 36.1e9, 3.125e9, 0};
     EXPECT_TRUE(zip_algo_reduce_may_compress(&call, 16384));
-    call.speeds = {6.6e9, 13.2e9, 1.25e9};
+    call.speeds = {6.6e9, 13.2e9, 1.25e9, 0};
     EXPECT_TRUE(zip_algo_reduce_may_compress(&call, 16384));
     call.speeds.link_Bps = 0.0;
     EXPECT_TRUE(zip_algo_reduce_may_compress(&call, 16384));
     call.mode = ZIP_POLICY_ALWAYS;
-    call.speeds = {6.6e9, 13.2e9, 3.125e9};
+    call.speeds = {6.6e9, 13.2e9, 3.125e9, 0};
     EXPECT_TRUE(zip_algo_reduce_may_compress(&call, 16384));
     EXPECT_TRUE(zip_algo_reduce_may_compress(nullptr, 16384));
 }

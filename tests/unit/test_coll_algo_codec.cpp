@@ -84,8 +84,8 @@ TEST(CollAlgoCodec, CorruptedFramesFailToDecode)
 TEST(CollAlgoCodec, ObserveSavesOnlyWhereCompressingPays)
 {
     Bound b;
-    const zip_algo_policy_t slow{ZIP_POLICY_OBSERVE, {2e9, 3e9, 125e6}, ZIP_TRANSFER_PIPELINED};
-    const zip_algo_policy_t fast{ZIP_POLICY_OBSERVE, {2e9, 3e9, 50e9}, ZIP_TRANSFER_PIPELINED};
+    const zip_algo_policy_t slow{ZIP_POLICY_OBSERVE, {2e9, 3e9, 125e6, 0}, ZIP_TRANSFER_PIPELINED};
+    const zip_algo_policy_t fast{ZIP_POLICY_OBSERVE, {2e9, 3e9, 50e9, 0}, ZIP_TRANSFER_PIPELINED};
     const auto data = smooth(1 << 17);
     const auto noise = algotest::make_data(1 << 20, false, 7);
     const size_t bytes = data.size() * 8;

@@ -14,7 +14,7 @@ namespace
 
 std::vector<std::string> print(const zip_coll_stats_t *t, const char *const *names, size_t n)
 {
-    const zip_coll_stats_header_t h{"rank 0", "fast", 16384, "auto", {2e9, 3e9, 125e6}};
+    const zip_coll_stats_header_t h{"rank 0", "fast", 16384, "auto", {2e9, 3e9, 125e6, 0}};
     std::vector<std::string> lines;
     zip_coll_stats_print(
         t, names, n, &h,
