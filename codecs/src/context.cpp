@@ -5,6 +5,7 @@
 #include <cstring>
 #include <mutex>
 
+#include "block_claims.hpp"
 #include "frame_format.hpp"
 
 namespace zip
@@ -443,22 +444,25 @@ zip_status_t decompress_frame(zip_ctx &ctx, uint64_t stream, const uint8_t *fram
             ctx.block_offsets[i] = in;
             in += read_block_entry(table, i).stored_bytes;
         }
-        // Blocks are claimed one at a time, so a thread that starts late (a worker waking up)
-        // or meets cheap blocks (raw ones are a copy) takes fewer of them than a fixed share.
-        // Every block is decoded; the error reported is the lowest failing block's, as one
-        // thread would report it.
+        // Each thread decodes its own range of blocks and then helps the others
+        // (block_claims.hpp), so a thread that starts late (a worker waking up) or meets cheap
+        // blocks (raw ones are a copy) takes fewer of them than its share. Every block is
+        // decoded; the error reported is the lowest failing block's, as one thread would
+        // report it.
         struct Failure {
             uint32_t block = UINT32_MAX;
             zip_status_t status = ZIP_OK;
             const char *why = "";
         };
         std::vector<Failure> failed(parts);
-        std::atomic<size_t> next{0};
+        static_assert(kMaxThreads <= BlockClaims::kMaxParts);
+        BlockClaims claims(h.block_count, parts);
         ctx.pool->run([&](unsigned t) {
             if (t >= parts)
                 return;
             auto &decoders = t == 0 ? ctx.decoders : ctx.worker_decoders[t - 1];
-            for (size_t n; (n = next.fetch_add(1, std::memory_order_relaxed)) < h.block_count;) {
+            unsigned cursor = t;
+            for (size_t n; (n = claims.next(cursor)) != BlockClaims::kNone;) {
                 const auto i = uint32_t(n);
                 const char *block_why = "";
                 const zip_status_t st =
