@@ -34,6 +34,7 @@ struct zip_ctx {
     std::unique_ptr<zip::WorkerPool> pool;
     std::vector<std::unique_ptr<zip::BlockCodec>> worker_encoders;
     std::vector<std::array<std::unique_ptr<zip::BlockCodec>, 16>> worker_decoders;
+    std::vector<std::vector<uint8_t>> block_scratch; // per thread: a block being compressed
     std::vector<size_t> block_offsets; // where each block of the frame being decoded starts
 };
 

@@ -80,8 +80,8 @@ TEST(BlockClaims, EveryBlockGoesToExactlyOneThreadUnderContention)
             for (auto &th : threads)
                 th.join();
             for (size_t i = 0; i < nblocks; ++i)
-                ASSERT_EQ(taken[i].load(), 1) << "block " << i << " of " << nblocks << ", "
-                                              << parts << " threads";
+                ASSERT_EQ(taken[i].load(), 1)
+                    << "block " << i << " of " << nblocks << ", " << parts << " threads";
         }
     }
 }
