@@ -4,8 +4,9 @@
 // others by taking their next blocks. Ranges keep every core on the same part of the frame and
 // of the raw buffer from one call to the next: a block given to whichever thread asked first
 // (one shared counter) lands on alternating cores, and the output's cache lines then move
-// between them. Two threads decoded 1-16 MiB of smooth doubles at 1.73-1.94x one thread's
-// speed so, and at 2.11-2.34x with ranges (docs/fast-codec.md, "Codec threads: ranges").
+// between them. Two threads decoded 1-16 MiB of smooth doubles at 1.56-1.83x one thread's
+// speed so, and at 1.86-2.29x with ranges (docs/fast-codec.md, "Issue 11: codec threads,
+// ranges and scratch").
 // Helping keeps what the shared counter was for: a worker that wakes late, or meets costlier
 // blocks, takes fewer.
 #pragma once

@@ -299,7 +299,7 @@ zip_status_t compress_frame(zip_ctx &ctx, uint64_t stream, zip_elem_type_t type,
         // once, by the core that coded them. (Coded in the frame where each block would start
         // if every one before were raw, and moved down by whichever thread was next in line,
         // the frame was written twice and its lines moved between the cores: two threads
-        // compressed at 1.4-1.8x one thread's speed, 1.7-2.7x so; docs/fast-codec.md.) Every
+        // compressed at 1.40-1.83x one thread's speed, 1.66-2.17x so; docs/fast-codec.md.) Every
         // block is tried (no raw-streak rule, whose outcome would depend on which thread coded
         // what): the frame is the one thread's frame whenever that one tried every block.
         for (unsigned t = 0; t < parts; ++t)
