@@ -191,9 +191,10 @@ class FrameWriter
 
     void append(size_t block, const uint8_t *coded, size_t bytes)
     {
-        // A few microseconds of polling, then the core is given up (ranks may share cores).
-        for (unsigned polls = 0; written_.load(std::memory_order_acquire) != block; ++polls)
-            if (polls >= 4096)
+        // Polled as the pool's threads poll, then the core is given up (ranks may share cores).
+        auto in = [&] { return written_.load(std::memory_order_acquire) == block; };
+        if (!spin_until(in))
+            while (!in())
                 std::this_thread::yield();
         std::memcpy(base_ + end_, coded, bytes);
         end_ += bytes;

@@ -1,38 +1,7 @@
 #include "worker_pool.hpp"
 
-#include <chrono>
-
 namespace zip
 {
-
-namespace
-{
-
-inline void cpu_relax()
-{
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#endif
-}
-
-// Polls done() for up to WorkerPool::kSpinMicros; true if it became true meanwhile. The clock
-// is read every 64 polls (a pause is ~10-140 cycles depending on the CPU).
-template <class Done> bool spin_until(Done done)
-{
-    using Clock = std::chrono::steady_clock;
-    const auto until = Clock::now() + std::chrono::microseconds(WorkerPool::kSpinMicros);
-    for (;;) {
-        for (int i = 0; i < 64; ++i) {
-            if (done())
-                return true;
-            cpu_relax();
-        }
-        if (Clock::now() >= until)
-            return done();
-    }
-}
-
-} // namespace
 
 WorkerPool::WorkerPool(unsigned workers)
 {

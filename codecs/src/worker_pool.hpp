@@ -12,6 +12,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
@@ -21,6 +22,18 @@
 
 namespace zip
 {
+
+inline void cpu_relax()
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+}
+
+// Polls done() for up to kSpinMicros (below); true if it became true meanwhile. The clock is
+// read every 64 polls (a pause is ~10-140 cycles depending on the CPU). Also what a codec
+// thread waits with for the block before its own (context.cpp).
+template <class Done> bool spin_until(Done done);
 
 class WorkerPool
 {
@@ -49,5 +62,20 @@ class WorkerPool
     std::atomic<unsigned> pending_{0};    // workers still running the current call's task
     std::atomic<bool> stop_{false};
 };
+
+template <class Done> bool spin_until(Done done)
+{
+    using Clock = std::chrono::steady_clock;
+    const auto until = Clock::now() + std::chrono::microseconds(WorkerPool::kSpinMicros);
+    for (;;) {
+        for (int i = 0; i < 64; ++i) {
+            if (done())
+                return true;
+            cpu_relax();
+        }
+        if (Clock::now() >= until)
+            return done();
+    }
+}
 
 } // namespace zip
