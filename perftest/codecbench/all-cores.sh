@@ -35,15 +35,21 @@ for r in $(seq "$rounds"); do
     wait
     for c in $(seq 0 $((cores - 1))); do rows busy "$tmp/busy$c" >>"$out"; done
 done
-awk -v cores="$cores" '
-    { key = $2 " " $3 " " $4; n[$1, key]++; c[$1, key, n[$1, key]] = $5; d[$1, key, n[$1, key]] = $6; keys[key] = 1 }
-    function median(a, tag, key, m,   i, j, v, tmp) {
-        for (i = 1; i <= m; i++) v[i] = a[tag, key, i]
-        for (i = 2; i <= m; i++) { tmp = v[i]; for (j = i - 1; j >= 1 && v[j] > tmp; j--) v[j + 1] = v[j]; v[j + 1] = tmp }
-        return m % 2 ? v[(m + 1) / 2] : (v[m / 2] + v[m / 2 + 1]) / 2 }
-    END { printf "%-12s %-6s %-18s %21s %21s   (GB/s of one core; busy: all %d cores coding)\n", "data", "size|elem", "codec", "compress alone/busy", "decompress alone/busy", cores
-          for (key in keys) { split(key, k, " ")
-              ca = median(c, "alone", key, n["alone", key]); cb = median(c, "busy", key, n["busy", key])
-              da = median(d, "alone", key, n["alone", key]); db = median(d, "busy", key, n["busy", key])
-              printf "%-12s %-6s %-18s %6.2f %6.2f (%.2f) %6.2f %6.2f (%.2f)\n", k[1], k[2], k[3], ca, cb, cb / ca, da, db, db / da } }
-' "$out" | (read -r header; echo "$header"; sort -k1,1 -k2,2V -k3,3)
+python3 - "$out" "$cores" <<'PY'
+import collections, statistics, sys
+speeds = collections.defaultdict(lambda: ([], []))
+for line in open(sys.argv[1]):
+    tag, data, size, codec, c, d = line.split()
+    speeds[tag, data, size, codec][0].append(float(c))
+    speeds[tag, data, size, codec][1].append(float(d))
+print("%-12s %-6s %-18s %21s %21s   (GB/s of one core; busy: all %s cores coding)" % (
+    "data", "size|elem", "codec", "compress alone/busy", "decompress alone/busy", sys.argv[2]))
+units = {"KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30}
+size_key = lambda s: (0, float(s[:-3]) * units[s[-3:]]) if s[-3:] in units else (1, s)
+points = sorted({k[1:] for k in speeds if k[0] == "alone"}, key=lambda k: (k[0], size_key(k[1]), k[2]))
+for data, size, codec in points:
+    ca, da = (statistics.median(v) for v in speeds["alone", data, size, codec])
+    cb, db = (statistics.median(v) for v in speeds["busy", data, size, codec])
+    print("%-12s %-6s %-18s %6.2f %6.2f (%.2f) %6.2f %6.2f (%.2f)" % (
+        data, size, codec, ca, cb, cb / ca, da, db, db / da))
+PY

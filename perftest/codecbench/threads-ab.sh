@@ -30,16 +30,23 @@ for r in $(seq "$rounds"); do
     done
 done
 # Per run, tN / one thread; then the median over the rounds.
-awk -v t="fast@t$threads" '
-    $5 == "fast" { one[$1 " " $2 " " $3 " " $4] = $6 " " $7 }
-    $5 == t { split(one[$1 " " $2 " " $3 " " $4], o, " ")
-              key = $3 " " $4 " " $1; n[key]++
-              c[key, n[key]] = $6 / o[1]; d[key, n[key]] = $7 / o[2] }
-    function median(a, key, m,   i, j, v, tmp) {
-        for (i = 1; i <= m; i++) v[i] = a[key, i]
-        for (i = 2; i <= m; i++) { tmp = v[i]; for (j = i - 1; j >= 1 && v[j] > tmp; j--) v[j + 1] = v[j]; v[j + 1] = tmp }
-        return m % 2 ? v[(m + 1) / 2] : (v[m / 2] + v[m / 2 + 1]) / 2 }
-    END { printf "%-12s %-6s %-5s %9s %11s %s\n", "data set", "size", "build", "compress", "decompress", "(" t " / one thread, median)"
-          for (key in n) { split(key, k, " ")
-              printf "%-12s %-6s %-5s %9.2f %11.2f\n", k[1], k[2], k[3], median(c, key, n[key]), median(d, key, n[key]) } }
-' "$out" | (read -r header; echo "$header"; sort -k1,1 -k2,2V -k3,3)
+python3 - "$out" "fast@t$threads" <<'PY'
+import collections, statistics, sys
+one, ratios = {}, collections.defaultdict(lambda: ([], []))
+for line in open(sys.argv[1]):
+    build, rnd, data, size, codec, c, d = line.split()
+    if codec == "fast":
+        one[build, rnd, data, size] = (float(c), float(d))
+    elif codec == sys.argv[2]:
+        o = one[build, rnd, data, size]
+        ratios[data, size, build][0].append(float(c) / o[0])
+        ratios[data, size, build][1].append(float(d) / o[1])
+print("%-12s %-6s %-5s %9s %11s (%s / one thread, median)" % (
+    "data set", "size", "build", "compress", "decompress", sys.argv[2]))
+units = {"KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30}
+size_bytes = lambda size: float(size[:-3]) * units.get(size[-3:], 1)
+for data, size, build in sorted(ratios, key=lambda k: (k[0], size_bytes(k[1]), k[2])):
+    c, d = ratios[data, size, build]
+    print("%-12s %-6s %-5s %9.2f %11.2f" % (data, size, build, statistics.median(c),
+                                            statistics.median(d)))
+PY
