@@ -183,6 +183,7 @@ int main(int argc, char **argv)
     Timing timing;
     timing.min_time = o.min_time;
     timing.repeats = o.repeats;
+    timing.gap_us = o.gap_us;
     if (!o.files.empty())
         return run_files(o, codecs, timing, skipped);
     Buffers buffers;
@@ -229,6 +230,8 @@ int main(int argc, char **argv)
         "its "
         "first bytes; zipdata seed/step %llu\n",
         o.repeats, o.min_time, static_cast<unsigned long long>(o.seed));
+    if (o.gap_us > 0)
+        std::printf("every timed call after a busy pause of %.0f us (not timed)\n", o.gap_us);
     std::printf("%s\n\n", describe_libraries().c_str());
     print_table(stdout, rows, failed);
     print_notes(skipped, notes, failed);

@@ -15,6 +15,7 @@ struct Timing {
     double min_time = 0.05; // seconds of timed work per direction, split over the samples
     int repeats = 7;        // samples; the median is reported
     int warmup = 2;         // untimed calls per direction before timing
+    double gap_us = 0;      // > 0: each call timed on its own after a busy pause this long
 };
 
 struct PointResult {

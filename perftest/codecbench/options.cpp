@@ -49,6 +49,8 @@ void usage(FILE *to)
         "repeat)\n"
         "  --min-time S      seconds of timed work per point and direction (default 0.05)\n"
         "  --repeats N       timed samples per point, median reported (default 7)\n"
+        "  --gap-us N        pause N us (busy, untimed) before every timed call, as between an\n"
+        "                    application's messages: codec threads (@tN) have gone to sleep\n"
         "  --quick           sizes %s, 3 repeats, --min-time 0.01: about a minute\n"
         "  --seed N          seed of random/special, time step of heat3d* (default 20)\n"
         "  --block-size B    zip block size (default: the library's)\n"
@@ -182,6 +184,9 @@ int parse_options(int argc, char **argv, Options *o)
         } else if (a == "--min-time") {
             ok = parse_double(value, &o->min_time);
             min_time_given = true;
+        } else if (a == "--gap-us") {
+            ok = parse_long(value, 0, 1000000, &l);
+            o->gap_us = static_cast<double>(l);
         } else if (a == "--repeats") {
             ok = parse_long(value, 1, 1000, &l);
             o->repeats = static_cast<int>(l);

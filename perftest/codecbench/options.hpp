@@ -14,6 +14,7 @@ struct Options {
     std::vector<std::string> datasets; // zipdata names
     std::vector<size_t> sizes;         // message sizes in bytes (multiples of 8)
     double min_time = 0.05;            // seconds of timed work per point and direction
+    double gap_us = 0;                 // --gap-us: an untimed busy pause before every timed call
     int repeats = 7;                   // samples per point; the median is reported
     uint64_t seed = 20;                // zipdata seed_or_step (the time step of heat3d*)
     size_t block_size = 0;             // zip_ctx_set_block_size; 0 keeps the library default

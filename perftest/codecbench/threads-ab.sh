@@ -4,12 +4,16 @@
 # per point and build the median over the rounds of tN / one thread's speed, compressing and
 # decompressing. This VM runs in phases of different speed lasting seconds to minutes, so the
 # two builds are compared point by point, and each ratio is taken within one run.
-#   A=<base codecbench> B=<new codecbench> [ROUNDS=15] [THREADS=2] [OUT=threads-ab.txt] \
+# GAP=N: a busy pause of N us before every timed call (codecbench --gap-us), as between an
+# application's messages: the codec threads have gone to sleep by then.
+#   A=<base codecbench> B=<new codecbench> [ROUNDS=15] [THREADS=2] [GAP=0] [OUT=threads-ab.txt] \
 #       perftest/codecbench/threads-ab.sh [data sets (heat3d,gauss-1024,records-5)] [sizes (1M,4M,16M)]
 set -eu
 : "${A:?A=<base codecbench binary>}" "${B:?B=<new codecbench binary>}"
 rounds=${ROUNDS:-15}
 threads=${THREADS:-2}
+gap_option=()
+[ "${GAP:-0}" != 0 ] && gap_option=(--gap-us "$GAP") # binaries that predate it run without
 out=${OUT:-threads-ab.txt}
 datasets=${1:-heat3d,gauss-1024,records-5}
 sizes=${2:-1M,4M,16M}
@@ -21,7 +25,7 @@ for r in $(seq "$rounds"); do
                 bin=$A
                 [ "$side" = B ] && bin=$B
                 # Rows: data set, size, unit, codec, ratio, compress GB/s, decompress GB/s.
-                "$bin" --codecs "fast,fast@t$threads" --datasets "$ds" --sizes "$sz" --tile \
+                "$bin" --codecs "fast,fast@t$threads" --datasets "$ds" --sizes "$sz" --tile "${gap_option[@]}" \
                     2> >(grep -v '^\[' >&2) |
                     awk -v s="$side" -v r="$r" '$4 ~ /^fast(@t[0-9]+)?$/ { print s, r, $1, $2 $3, $4, $6, $7 }' \
                         >>"$out"
