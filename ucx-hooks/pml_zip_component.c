@@ -98,9 +98,9 @@ static const zip_ompi_param_t params[] = {
      "payload. 0: envelopes for all. Receivers take either shape whatever their own value"},
     {"codec_threads", OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY,
      ZIP_OMPI_PARAM_INT(&mca_pml_zip_component.codec_threads, 1),
-     "Threads that compress and decompress the blocks of one message of 256 KiB or more "
-     "(1..64; each pooled codec context keeps codec_threads - 1 threads). For ranks with "
-     "idle cores"},
+     "Threads that compress and decompress the blocks of one message of 128 KiB or more "
+     "(1..64; each pooled codec context keeps codec_threads - 1 threads; below 2 MiB they "
+     "help only with calls that follow each other within 50 us). For ranks with idle cores"},
     {"verbose", OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_LOCAL,
      ZIP_OMPI_PARAM_INT(&mca_pml_zip_component.verbose, 0),
      "Verbosity: 1 reports installation and decode failures"},

@@ -144,9 +144,10 @@ struct BlockRange {
 
 // Codes blocks [r.b0, r.b1) one after the other at out (room bytes), their entries into the
 // block table; returns the bytes written, or SIZE_MAX if they do not fit. A block that does not
-// shrink is stored raw; after kRawStreak of them only every kProbeEvery-th block is tried.
+// shrink is stored raw; after kRawStreak of them only every kProbeEvery-th block is tried,
+// unless every_block.
 size_t code_blocks(const zip_ctx &ctx, BlockCodec &encoder, const BlockRange &r, uint8_t *table,
-                   uint8_t *out, size_t room)
+                   uint8_t *out, size_t room, bool every_block = false)
 {
     auto block_check = [&](const uint8_t *p, size_t n) {
         return ctx.block_checks ? check32(p, n) : 0u;
@@ -158,7 +159,7 @@ size_t code_blocks(const zip_ctx &ctx, BlockCodec &encoder, const BlockRange &r,
         const size_t raw_n = off + r.block <= r.pbytes ? r.block : r.pbytes - off;
         const size_t left = room - pos;
         size_t stored = 0;
-        const bool probe = raw_streak < kRawStreak || (i % kProbeEvery) == 0;
+        const bool probe = every_block || raw_streak < kRawStreak || (i % kProbeEvery) == 0;
         if (probe && raw_n > 1 && left > 0) {
             size_t cap = raw_n - 1 < left ? raw_n - 1 : left;
             stored = encoder.compress(r.src + off, raw_n, r.ptype, out + pos, cap);
@@ -293,7 +294,11 @@ zip_status_t compress_frame(zip_ctx &ctx, uint64_t stream, zip_elem_type_t type,
     const BlockRange all{blocks_src, pbytes, block, ptype, 0, nblocks};
     size_t out;
     const unsigned parts = unsigned(std::min<size_t>(ctx.threads, nblocks));
-    if (parts > 1 && pbytes >= kParallelMinBytes && dst_cap - table_end >= pbytes) {
+    // With codec threads every block of such a frame is tried, whether the workers help or the
+    // caller codes alone (the pool's engage()): the frame does not depend on which.
+    const bool every_block =
+        parts > 1 && pbytes >= kParallelMinBytes && dst_cap - table_end >= pbytes;
+    if (every_block && ctx.pool->engage(pbytes >= kWakeMinBytes)) {
         // Blocks are claimed one at a time, in order (a thread that starts late takes fewer).
         // Each is coded into its thread's scratch, which stays in that core's cache, and
         // copied to the frame once the block before it is there: the frame's bytes are written
@@ -324,8 +329,10 @@ zip_status_t compress_frame(zip_ctx &ctx, uint64_t stream, zip_elem_type_t type,
         });
         out = table_end + writer.bytes();
     } else {
-        const size_t got =
-            code_blocks(ctx, *ctx.encoder, all, table, dst + table_end, dst_cap - table_end);
+        const size_t got = code_blocks(ctx, *ctx.encoder, all, table, dst + table_end,
+                                       dst_cap - table_end, every_block);
+        if (every_block)
+            ctx.pool->ran_alone();
         if (got == SIZE_MAX)
             return fail(ctx, ZIP_E_CAPACITY, "destination too small for the frame");
         out = table_end + got;
@@ -429,7 +436,8 @@ zip_status_t decompress_frame(zip_ctx &ctx, uint64_t stream, const uint8_t *fram
         return ZIP_OK;
     };
     const unsigned parts = unsigned(std::min<size_t>(ctx.threads, h.block_count));
-    if (parts > 1 && pbytes >= kParallelMinBytes) {
+    const bool shared = parts > 1 && pbytes >= kParallelMinBytes;
+    if (shared && ctx.pool->engage(pbytes >= kWakeMinBytes)) {
         // Where each block starts (the header check made sure the blocks fit in the frame).
         ctx.block_offsets.resize(h.block_count);
         size_t in = first;
@@ -472,6 +480,8 @@ zip_status_t decompress_frame(zip_ctx &ctx, uint64_t stream, const uint8_t *fram
             return fail(ctx, first_failure->status, first_failure->why);
     } else {
         s = decode_blocks(ctx.decoders, 0, h.block_count, first, &why);
+        if (shared)
+            ctx.pool->ran_alone();
         if (s != ZIP_OK)
             return fail(ctx, s, why);
     }

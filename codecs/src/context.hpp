@@ -68,9 +68,15 @@ zip_status_t decompress_frame(zip_ctx &ctx, uint64_t stream, const uint8_t *fram
 
 size_t context_memory(const zip_ctx &ctx);
 
-// Messages from this many payload bytes on are coded on ctx.threads threads (below, a thread's
-// share of the work does not repay waking it).
-constexpr size_t kParallelMinBytes = size_t(256) << 10;
+// Messages from this many payload bytes on are coded on ctx.threads threads, every block tried
+// (below, fewer than two whole blocks of 64 KiB)...
+constexpr size_t kParallelMinBytes = size_t(128) << 10;
+// ...when the workers are still spinning from a call just before (WorkerPool::engage), or from
+// this many bytes on: then sleeping workers are woken too. Below, the futex call that wakes one
+// and the wait until it runs cost about what a second thread saves: 1 MiB calls 300 us apart ran
+// at 0.84-1.28x one thread's speed when they woke the workers, 2 MiB calls at 1.21-1.44x
+// (docs/fast-codec.md, "Workers asleep").
+constexpr size_t kWakeMinBytes = size_t(2) << 20;
 
 // Sets the number of threads (1..kMaxThreads) that code one frame's blocks.
 zip_status_t set_threads(zip_ctx &ctx, unsigned threads);

@@ -15,7 +15,9 @@ WorkerPool::~WorkerPool()
     {
         std::lock_guard<std::mutex> lock(mutex_);
         stop_.store(true, std::memory_order_relaxed);
-        generation_.fetch_add(1, std::memory_order_release); // ends the spinning workers' poll
+        // A new call number ends the spinning workers' poll; stop_ is set before it.
+        call_.store(((call_.load(std::memory_order_relaxed) >> kCallShift) + 1) << kCallShift,
+                    std::memory_order_release);
     }
     start_.notify_all();
     for (auto &t : threads_)
@@ -25,36 +27,53 @@ WorkerPool::~WorkerPool()
 void WorkerPool::run(const std::function<void(unsigned)> &task)
 {
     task_ = &task;
-    pending_.store(workers(), std::memory_order_relaxed);
     {
-        // Under the mutex: a worker that found no new call there is already waiting.
+        // Under the mutex: a worker that found no new call there is already waiting. The new
+        // number, open and with nobody in it, publishes task_.
         std::lock_guard<std::mutex> lock(mutex_);
-        generation_.fetch_add(1, std::memory_order_release); // publishes task_ and pending_
+        call_.store(((call_.load(std::memory_order_relaxed) >> kCallShift) + 1) << kCallShift,
+                    std::memory_order_release);
     }
     start_.notify_all(); // no system call when every worker is still spinning
     task(0);
-    if (!spin_until([this] { return pending_.load(std::memory_order_acquire) == 0; })) {
-        std::unique_lock<std::mutex> lock(mutex_);
-        done_.wait(lock, [this] { return pending_.load(std::memory_order_acquire) == 0; });
+    // Every block is claimed now: a worker still waking up would find nothing to do, so the
+    // call closes to it, and only the workers already in are waited for.
+    const uint64_t at_close = call_.fetch_or(kClosed, std::memory_order_acq_rel);
+    if ((at_close & kRunning) != 0) {
+        auto done = [this] { return (call_.load(std::memory_order_acquire) & kRunning) == 0; };
+        if (!spin_until(done)) {
+            std::unique_lock<std::mutex> lock(mutex_);
+            done_.wait(lock, done);
+        }
     }
     task_ = nullptr;
+    last_end_ = Clock::now();
 }
 
 void WorkerPool::loop(unsigned index)
 {
-    uint64_t seen = 0;
+    uint64_t seen = 0; // the last call number this worker looked at
     for (;;) {
-        auto fresh = [&] { return generation_.load(std::memory_order_acquire) != seen; };
+        auto fresh = [&] { return call_.load(std::memory_order_acquire) >> kCallShift != seen; };
         if (!spin_until(fresh)) {
             std::unique_lock<std::mutex> lock(mutex_);
             start_.wait(lock, fresh);
         }
-        seen = generation_.load(std::memory_order_acquire);
-        if (stop_.load(std::memory_order_relaxed)) // set before that generation's increment
+        if (stop_.load(std::memory_order_relaxed)) // set before that call number was stored
             return;
+        // Join the call unless it has closed; a failed exchange reloads the word, which may
+        // name a newer call by then.
+        uint64_t c = call_.load(std::memory_order_acquire);
+        while (!(c & kClosed) && !call_.compare_exchange_weak(c, c + 1, std::memory_order_acq_rel,
+                                                              std::memory_order_acquire)) {
+        }
+        seen = c >> kCallShift;
+        if (c & kClosed)
+            continue; // too late for it: the caller has done this worker's share
         (*task_)(index);
-        if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
-            // The caller may be past its spin: it checks pending_ under the mutex before it
+        const uint64_t before = call_.fetch_sub(1, std::memory_order_acq_rel);
+        if ((before & kRunning) == 1 && (before & kClosed)) {
+            // The caller may be past its spin: it checks the count under the mutex before it
             // sleeps, so taking the mutex here orders this notify after that check.
             std::lock_guard<std::mutex> lock(mutex_);
             done_.notify_one();

@@ -4,11 +4,15 @@
 // a fair share of a 1 MiB message's codec time.
 //
 // Hand-off: a worker that finished a task spins for up to kSpinMicros on the call counter
-// before it sleeps on a condition variable, and the caller spins as long for the workers to
-// finish; only then do they block. Waking a sleeping thread costs a futex call and, on a
-// virtual machine whose idle vCPU halted, tens of microseconds more until it runs: a large
+// before it sleeps on a condition variable. Waking a sleeping thread costs a futex call and, on
+// a virtual machine whose idle vCPU halted, tens of microseconds more until it runs: a large
 // share of the ~100 us that one 1 MiB message takes on one thread. Back-to-back calls (a
-// collective's segments, one message per peer) so find the workers awake.
+// collective's segments, one message per peer) find the workers awake; an application's
+// messages, milliseconds apart, find them asleep. So the caller never waits for a worker to
+// wake: the tasks share their work through claims, and a worker that has not joined a call
+// by the time the caller's own task is done stays out of it (the caller then did its share).
+// Waiting for the wake-ups made two threads code 256 KiB messages at half one thread's speed
+// when each call found them asleep (docs/fast-codec.md, "Workers asleep").
 #pragma once
 
 #include <atomic>
@@ -38,6 +42,7 @@ template <class Done> bool spin_until(Done done);
 class WorkerPool
 {
   public:
+    using Clock = std::chrono::steady_clock;
     // How long a thread polls before it blocks (after a task, or waiting for the workers).
     static constexpr unsigned kSpinMicros = 50;
 
@@ -47,19 +52,42 @@ class WorkerPool
     WorkerPool &operator=(const WorkerPool &) = delete;
 
     unsigned workers() const { return unsigned(threads_.size()); }
-    // Runs task(0) on the calling thread and task(1) .. task(workers()) on the workers; returns
-    // when all have finished.
+    // Whether the caller's next call should go to run(), or the caller should code alone and
+    // say so with ran_alone(): yes for a large message (worth waking sleeping workers for:
+    // waking one costs the caller ~18 us of futex call on the 2-core VM and the worker runs
+    // tens of microseconds later, about what two threads save on a message below 2 MiB), and
+    // for any message when the caller's last call ended within kSpinMicros (a run of calls so
+    // wakes the workers once and keeps them spinning; calls further apart would wake them
+    // every time).
+    bool engage(bool large) const
+    {
+        return large || Clock::now() - last_end_ < std::chrono::microseconds(kSpinMicros);
+    }
+    void ran_alone() { last_end_ = Clock::now(); }
+
+    // Runs task(0) on the calling thread and task(1) .. task(workers()) on the workers that
+    // join in time: a worker that has not started its task when task(0) returns does not run
+    // it for this call. So task(0) must leave no work behind that only another index would do
+    // (the codec's tasks take blocks from shared claims until none is left). Returns when
+    // task(0) and every worker that joined have finished.
     void run(const std::function<void(unsigned)> &task);
 
   private:
     void loop(unsigned index);
 
     std::vector<std::thread> threads_;
-    std::mutex mutex_; // guards the sleeps: generation_ changes under it
+    // call_ holds the current call's number (from bit kCallShift), whether it is closed to
+    // workers that have not joined (kClosed) and how many workers run its task (the low bits):
+    // one word, so that joining and closing cannot cross.
+    static constexpr unsigned kCallShift = 16;
+    static constexpr uint64_t kClosed = uint64_t(1) << 15;
+    static constexpr uint64_t kRunning = kClosed - 1;
+
+    std::mutex mutex_; // guards the sleeps: a new call number is stored under it
     std::condition_variable start_, done_;
     const std::function<void(unsigned)> *task_ = nullptr;
-    std::atomic<uint64_t> generation_{0}; // calls so far; a new value starts the workers
-    std::atomic<unsigned> pending_{0};    // workers still running the current call's task
+    std::atomic<uint64_t> call_{0};
+    Clock::time_point last_end_{}; // when the caller's last call ended (its thread only)
     std::atomic<bool> stop_{false};
 };
 

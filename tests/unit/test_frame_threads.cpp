@@ -3,7 +3,9 @@
 // same errors on damaged frames.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstring>
+#include <thread>
 #include <vector>
 
 #include "test_support.hpp"
@@ -126,6 +128,37 @@ TEST(FrameThreads, BackToBackFramesStayExact)
         ASSERT_EQ(decompress(dec.c, frame, out), ZIP_OK) << "call " << i;
         ASSERT_TRUE(out == src) << "call " << i;
     }
+}
+
+// Below 1 MiB the workers help only right after another call (they are still spinning);
+// otherwise the caller codes alone. Either way every block is tried, so the frame is the same:
+// here runs of incompressible blocks (one thread would skip blocks after two raw ones) in
+// 512 KiB, coded first (alone), then back to back, then after the workers fell asleep.
+TEST(FrameThreads, TheFrameIsTheSameWhetherTheWorkersHelpOrNot)
+{
+    auto smooth = dataset_bytes("heat3d", ZIP_TYPE_F64, 65536 / 8);
+    auto noise = dataset_bytes("random", ZIP_TYPE_F64, 3 * 65536 / 8);
+    std::vector<uint8_t> src;
+    for (int i = 0; i < 2; ++i) {
+        src.insert(src.end(), noise.begin(), noise.end());
+        src.insert(src.end(), smooth.begin(), smooth.end());
+    }
+    ASSERT_EQ(src.size(), size_t(512) << 10);
+    Ctx many("fast", 5);
+    const auto reference = compress(many.c, ZIP_TYPE_F64, src); // a fresh context: alone
+    Ctx enc("fast", 2), dec("fast", 2);
+    std::vector<uint8_t> out(src.size());
+    for (int i = 0; i < 60; ++i) {
+        if (i % 4 == 3)
+            std::this_thread::sleep_for(std::chrono::microseconds(300));
+        auto frame = compress(enc.c, ZIP_TYPE_F64, src);
+        ASSERT_TRUE(frame == reference) << "call " << i;
+        std::fill(out.begin(), out.end(), 0);
+        ASSERT_EQ(decompress(dec.c, frame, out), ZIP_OK) << "call " << i;
+        ASSERT_TRUE(out == src) << "call " << i;
+    }
+    Ctx one("fast", 1); // skips blocks after raw ones: another frame, the same payload
+    EXPECT_FALSE(compress(one.c, ZIP_TYPE_F64, src) == reference);
 }
 
 // A damaged block fails the same way whether one thread or several decode the frame.

@@ -93,10 +93,13 @@ zip_status_t zip_ctx_set_block_checks(zip_ctx_t *ctx, int enabled);
 zip_status_t zip_ctx_set_block_size(zip_ctx_t *ctx, size_t block_bytes);
 
 /*
- * Threads that code one frame (default 1, at most 64): the blocks of a message of 256 KiB or
+ * Threads that code one frame (default 1, at most 64): the blocks of a message of 128 KiB or
  * more are compressed and decompressed on this many threads (the caller's and threads - 1 that
  * the context starts and keeps; they poll for 50 us after each call, then sleep), each with its
- * own codec state. Frames decode with any setting. With more than one thread every block is
+ * own codec state. The caller never waits for a sleeping thread: below 2 MiB it wakes none and
+ * codes alone unless its last call ended within 50 us (the threads still poll then), and a
+ * thread that wakes after the caller has taken every block stays out of the call. Frames
+ * decode with any setting. With more than one thread every block is
  * tried, so a frame can differ from the single-thread one (which skips most blocks after a run
  * of incompressible ones) in which blocks are stored raw, never in what it decodes to; it is
  * the same for every thread count above one. ZIP_E_ARG outside 1..64, ZIP_E_NOMEM if the
