@@ -177,6 +177,17 @@ done
 run "allreduce np=3 zip=auto threshold=8" allreduce -np 3 --oversubscribe $zip_auto \
     --mca coll_zip_threshold 8 "$bin/test_allreduce"
 
+# coll_zip_codec_threads 2: blocks of 128 KiB and more (alltoallv's 20000 doubles, gatherv's
+# and gather/scatter's 70001) coded on the codec's two threads, or by the caller alone when the
+# threads sleep; bit-exact either way, and compressed.
+run_stats "alltoallv np=3 zip=on codec_threads=2, compressed" alltoallv alltoallv compressed \
+    -np 3 --oversubscribe $zip_on --mca coll_zip_codec_threads 2 "$bin/test_alltoallv"
+run_stats "gatherv np=2 zip=on codec_threads=2, compressed" gatherv gatherv compressed -np 2 \
+    $zip_on --mca coll_zip_codec_threads 2 "$bin/test_gatherv"
+run_stats "gather_scatter np=3 zip=on codec_threads=2, compressed" gather_scatter \
+    "gather scatter scatterv" compressed -np 3 --oversubscribe $zip_on \
+    --mca coll_zip_codec_threads 2 "$bin/test_gather_scatter"
+
 # The working memory kept between calls is bounded by coll_zip_buffer_cache (MPI_T
 # coll_zip_buffer_cache_bytes on every rank), kept by default, none with 0; a scatter's root
 # then stages its frames afresh: the same results.
