@@ -89,6 +89,16 @@ zip_ompi_codec_status_t zip_ompi_codec_resolve(const char *lossless, const char 
                                                zip_ompi_codec_t *out, zip_ctx_t **ctx);
 void zip_ompi_codec_release(zip_ompi_codec_t *c);
 
+/* ---- zip_ompi_threads.c: codec threads ---- */
+
+/*
+ * The codec threads to give a context when `param` (the MCA name, for the message) asks for
+ * `asked`: above 1, no more than the CPUs this process may run on (its binding: more would
+ * time-share them and code slower than one; codec_threads.h), said once per process and
+ * component when capped. 1 or less comes back as asked (the engine refuses 0 and below).
+ */
+unsigned zip_ompi_codec_threads(const char *param, int asked);
+
 /* Size classes of the "observe" counters of both components, by the payload judged. */
 enum { ZIP_OMPI_SIZE_CLASSES = 3 };
 static inline int zip_ompi_size_class(size_t bytes)

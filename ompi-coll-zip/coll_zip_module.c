@@ -21,7 +21,6 @@
 
 #include "coll_zip.h"
 #include "coll_zip_help.h"
-#include "codec_threads.h"
 
 static int zip_module_enable(mca_coll_base_module_t *module, struct ompi_communicator_t *comm);
 
@@ -406,22 +405,8 @@ static int zip_module_enable(mca_coll_base_module_t *module, struct ompi_communi
                     "default",
                     z->block_size, zip_ctx_last_error(m->codec));
     }
-    unsigned threads = (unsigned)z->codec_threads; /* 0 or less: refused below */
-    if (z->codec_threads > 1) {
-        /* No more threads than the CPUs this rank may run on (its binding): more would
-         * time-share them and code slower than one. Said once per process. */
-        static bool capped_reported = false;
-        const unsigned cpus = zip_cpus_usable();
-        threads = zip_codec_threads_for(threads, cpus);
-        if (threads < (unsigned)z->codec_threads && !capped_reported) {
-            capped_reported = true;
-            opal_output(0,
-                        "coll:zip: coll_zip_codec_threads %d: this process may run on %u CPU(s) "
-                        "(its binding; mpirun --map-by ...:PE=N gives a rank N cores); using %u "
-                        "codec thread(s)",
-                        z->codec_threads, cpus, threads);
-        }
-    }
+    const unsigned threads =
+        zip_ompi_codec_threads("coll:zip: coll_zip_codec_threads", z->codec_threads);
     if (1 != threads && ZIP_OK != zip_ctx_set_threads(m->codec, threads)) {
         opal_output(0, "coll:zip: coll_zip_codec_threads %d is not usable (%s); using one thread",
                     z->codec_threads, zip_ctx_last_error(m->codec));

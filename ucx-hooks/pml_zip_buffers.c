@@ -12,7 +12,6 @@
 #include "opal/util/output.h"
 
 #include "buffer_fit.h"
-#include "codec_threads.h"
 #include "pml_zip.h"
 
 #define ZIP_POOL_SLOTS 16
@@ -27,7 +26,7 @@ static int n_free_bufs;
 static zip_ctx_t *free_ctxs[ZIP_POOL_SLOTS];
 static int n_free_ctxs;
 static bool ctx_failed_reported;
-static bool threads_failed_reported, threads_capped_reported;
+static bool threads_failed_reported;
 
 static size_t buf_capacity(void *buf)
 {
@@ -128,22 +127,10 @@ zip_ctx_t *mca_pml_zip_ctx_get(void)
     const char *spec = NULL != mca_pml_zip_component.codec ? mca_pml_zip_component.codec : "fast";
     zip_status_t st = ZIP_OK;
     ctx = zip_ctx_create(spec, &st);
-    const int asked = mca_pml_zip_component.codec_threads;
-    unsigned threads = (unsigned)asked; /* 0 or less: refused below */
-    if (NULL != ctx && asked > 1) {
-        /* No more threads than the CPUs this process may run on (its binding): more would
-         * time-share them and code slower than one. Said once per process. */
-        const unsigned cpus = zip_cpus_usable();
-        threads = zip_codec_threads_for(threads, cpus);
-        if (threads < (unsigned)asked && !threads_capped_reported) {
-            threads_capped_reported = true;
-            opal_output(0,
-                        "pml:zip: pml_zip_codec_threads %d: this process may run on %u CPU(s) "
-                        "(its binding; mpirun --map-by ...:PE=N gives a rank N cores); using %u "
-                        "codec thread(s)",
-                        asked, cpus, threads);
-        }
-    }
+    const unsigned threads = NULL != ctx
+                                 ? zip_ompi_codec_threads("pml:zip: pml_zip_codec_threads",
+                                                          mca_pml_zip_component.codec_threads)
+                                 : 1;
     if (NULL != ctx && 1 != threads && ZIP_OK != zip_ctx_set_threads(ctx, threads) &&
         !threads_failed_reported) {
         threads_failed_reported = true;
