@@ -3,7 +3,8 @@
  * block of at least `threshold` bytes for its destination, in pairwise steps, and moves the
  * others plainly, all posted at once; with coll_zip_alltoallv_temporal the blocking calls may
  * code a block against the previous one to the same peer (algo/temporal_streams.hpp).
- * MPI_IN_PLACE is used by all ranks or none and goes to the previous component. Under policy
+ * MPI_IN_PLACE is used by all ranks or none; blocking calls with it go to the previous component,
+ * non-blocking ones zip runs itself (ialltoallv_in_place says why). Under policy
  * auto on a fast link the calls go to the previous component for a while where the ranks found
  * that none of them coded anything in the last ones (zip_algo_uncoded_t).
  */
@@ -17,14 +18,16 @@
 #include "coll_zip_view.h"
 #include "algo/zip_algo.h"
 
-int mca_coll_zip_alltoallv_run(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm, int op,
-                               const mca_coll_zip_layout_t *snd, const mca_coll_zip_layout_t *rcv,
-                               struct ompi_request_t **request)
+/* The exchange, compressing or not (`compress`). With in_place (snd is rcv) the local block stays
+ * where it is and every other block is sent from a private copy of it. */
+static int exchange(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm, int op,
+                    const mca_coll_zip_layout_t *snd, const mca_coll_zip_layout_t *rcv,
+                    struct ompi_request_t **request, bool in_place, bool compress)
 {
     const int size = ompi_comm_size(comm), rank = ompi_comm_rank(comm);
     zip_algo_uncoded_t *u = mca_coll_zip_uncoded_of(m, comm, op);
     const bool share = NULL != u && NULL == request && zip_algo_uncoded_shares(u);
-    int rc = mca_coll_zip_layout_copy(snd, rank, rcv, rank);
+    int rc = in_place ? MPI_SUCCESS : mca_coll_zip_layout_copy(snd, rank, rcv, rank);
     if (MPI_SUCCESS != rc) {
         if (share) {
             mca_coll_zip_uncoded_share(m, comm, u, true);
@@ -39,11 +42,18 @@ int mca_coll_zip_alltoallv_run(mca_coll_zip_module_t *m, struct ompi_communicato
     }
     mca_coll_zip_blocks_layout(&x.sent, snd, rank);
     mca_coll_zip_blocks_layout(&x.received, rcv, rank);
+    for (int p = 0; in_place && p < size && OMPI_SUCCESS == rc; ++p) {
+        rc = p == rank ? OMPI_SUCCESS : mca_coll_zip_view_detach(&x.sent.views[p]);
+    }
+    if (OMPI_SUCCESS != rc) {
+        rc = mca_coll_zip_algo_error(ZIP_ALGO_ERR_NOMEM, zip_coll_op_calls[op], comm);
+        return mca_coll_zip_exchange(m, comm, op, &x, rc, request);
+    }
     x.args = (zip_exchange_args_t){
         .send = x.sent.blocks,
         .recv = x.received.blocks,
         .elem_type = mca_coll_zip_elem_type(snd->dtype),
-        .try_compress = 1,
+        .try_compress = compress,
         .threshold = mca_coll_zip_component.threshold,
         .window = mca_coll_zip_component.alltoallv_window,
         .peer_on_node = m->peer_on_node,
@@ -52,6 +62,31 @@ int mca_coll_zip_alltoallv_run(mca_coll_zip_module_t *m, struct ompi_communicato
         .temporal = NULL == request ? m->temporal : NULL,
     };
     return mca_coll_zip_exchange(m, comm, op, &x, OMPI_SUCCESS, request);
+}
+
+int mca_coll_zip_alltoallv_run(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm, int op,
+                               const mca_coll_zip_layout_t *snd, const mca_coll_zip_layout_t *rcv,
+                               struct ompi_request_t **request)
+{
+    return exchange(m, comm, op, snd, rcv, request, false, true);
+}
+
+/* MPI_Ialltoallv with MPI_IN_PLACE. Open MPI's own (libnbc's, 4.1.4 and 5.0.5 alike) gives wrong
+ * data from 4 ranks where some counts are zero: its schedule then sends a block and receives the
+ * peer's block into the same place in one round, and the receive may land first. zip runs every
+ * such call itself: compressed where the policy takes the call, raw otherwise (counted as handed
+ * on), the blocks sent from copies so that the receives may land at once. Blocking in-place calls
+ * go to tuned, whose algorithm is right. */
+static int ialltoallv_in_place(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm,
+                               const mca_coll_zip_layout_t *rcv, struct ompi_request_t **request)
+{
+    const int op = COLL_ZIP_OP_IALLTOALLV;
+    mca_coll_zip_stats_arm_finalize_summary(comm);
+    mca_coll_zip_policy_count_call(m, comm, op);
+    const bool compress =
+        mca_coll_zip_policy_takes_blocks(m, comm, op, rcv, ompi_comm_rank(comm)) &&
+        !mca_coll_zip_uncoded_hands_on(m, comm, op);
+    return exchange(m, comm, op, rcv, rcv, request, true, compress);
 }
 
 /* Whether zip takes this alltoallv (of `op`: blocking or not); otherwise it was counted as
@@ -88,6 +123,9 @@ int mca_coll_zip_ialltoallv(const void *sbuf, const int *scounts, const int *sdi
     const int op = NULL == request ? COLL_ZIP_OP_ALLTOALLV : COLL_ZIP_OP_IALLTOALLV;
     const mca_coll_zip_layout_t snd = {sbuf, scounts, sdisps, 0, sdtype};
     const mca_coll_zip_layout_t rcv = {rbuf, rcounts, rdisps, 0, rdtype};
+    if (MPI_IN_PLACE == sbuf && NULL != request) {
+        return ialltoallv_in_place(m, comm, &rcv, request);
+    }
     if (alltoallv_takes(m, comm, op, &snd)) {
         return mca_coll_zip_alltoallv_run(m, comm, op, &snd, &rcv, request);
     }

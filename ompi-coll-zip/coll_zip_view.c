@@ -18,6 +18,7 @@ void mca_coll_zip_view_describe(mca_coll_zip_view_t *v, const void *buf, int cou
     v->count = count > 0 ? (size_t)count : 0;
     v->len = dtype->super.size * v->count;
     v->packed = NULL;
+    v->copy = NULL;
     v->bytes = NULL;
     v->user = (void *)buf;
     v->dtype = dtype;
@@ -53,10 +54,33 @@ int mca_coll_zip_view_deliver(mca_coll_zip_view_t *v)
                : OMPI_ERROR;
 }
 
+int mca_coll_zip_view_detach(mca_coll_zip_view_t *v)
+{
+    if (0 == v->count || NULL != v->bytes || NULL != v->copy) {
+        return NULL != v->bytes ? OMPI_ERROR : OMPI_SUCCESS;
+    }
+    ptrdiff_t gap = 0;
+    const ptrdiff_t span = opal_datatype_span(&v->dtype->super, v->count, &gap);
+    v->copy = malloc(span > 0 ? (size_t)span : 1);
+    if (NULL == v->copy) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
+    /* gap: where the lowest byte the data touches lies from its buffer's address. */
+    char *base = v->copy - gap;
+    if (MPI_SUCCESS !=
+        ompi_datatype_copy_content_same_ddt(v->dtype, v->count, base, (char *)v->user)) {
+        return OMPI_ERROR;
+    }
+    v->user = base;
+    return OMPI_SUCCESS;
+}
+
 void mca_coll_zip_view_free(mca_coll_zip_view_t *v)
 {
     free(v->packed);
+    free(v->copy);
     v->packed = NULL;
+    v->copy = NULL;
 }
 
 static void blocks_release(mca_coll_zip_blocks_t *b)

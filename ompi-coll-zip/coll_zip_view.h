@@ -18,6 +18,7 @@ typedef struct mca_coll_zip_view_t {
     char *bytes; /* what the algorithm reads or writes; NULL until mca_coll_zip_view_bytes */
     size_t len;
     char *packed; /* owned copy when the datatype is not contiguous, else NULL */
+    char *copy;   /* owned copy of the user's data in its datatype (mca_coll_zip_view_detach) */
     void *user;
     size_t count; /* elements of dtype at user */
     struct ompi_datatype_t *dtype;
@@ -29,6 +30,10 @@ void mca_coll_zip_view_describe(mca_coll_zip_view_t *v, const void *buf, int cou
 /* Makes v->bytes; data to send is packed now, received data by mca_coll_zip_view_deliver. */
 int mca_coll_zip_view_bytes(mca_coll_zip_view_t *v, bool sending);
 int mca_coll_zip_view_deliver(mca_coll_zip_view_t *v);
+/* Data to send: a private copy of it, in its own datatype, from which the view then reads, so
+ * that the user's memory may be received into meanwhile (MPI_IN_PLACE). Fails only for lack of
+ * memory or before the view describes any data. */
+int mca_coll_zip_view_detach(mca_coll_zip_view_t *v);
 void mca_coll_zip_view_free(mca_coll_zip_view_t *v);
 
 /* The blocks of one direction of a call, for the algorithms: blocks[i] stands for views[i] by
