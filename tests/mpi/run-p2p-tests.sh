@@ -461,6 +461,23 @@ if [ -e "$colldir/mca_coll_zip.so" ]; then
         grep -q "PASS: " "$bin/out.log"
     report "coll/zip's agreed link: without coll/zip the halos have no rate and go raw" $? \
         "$bin/out.log"
+    # The randomized soak of the collectives (test_soak.c) with pml/zip under them: every
+    # collective's messages, tuned's, libnbc's and coll/zip's own, through pml/zip with a 1 KiB
+    # threshold, over ob1 and ucx.
+    if mpicc -O2 -Wall -Wextra -Werror -pthread -o "$bin/test_soak" "$here/test_soak.c" -lm \
+        2>"$bin/cc.log"; then
+        coll_on="--mca mca_base_component_path $pmldir:$colldir:$ompidir --mca coll_zip_priority 40
+            --mca coll_zip_force_local 1 --mca coll_zip_policy always --mca coll_zip_threshold 1024
+            --mca pml_zip_threshold 1024 $zip_on"
+        # shellcheck disable=SC2086
+        run "soak np=3 ob1+zip, coll/zip" soak -np 3 --oversubscribe $coll_on --mca pml ob1,zip \
+            "$bin/test_soak" --seed 11 --inplace-ialltoallv 1
+        # shellcheck disable=SC2086
+        run "soak np=4 ucx+zip, coll/zip" soak -np 4 --oversubscribe $coll_on --mca pml ucx,zip \
+            $ucx_opts "$bin/test_soak" --seed 12 --inplace-ialltoallv 1
+    else
+        report "build test_soak" 1 "$bin/cc.log"
+    fi
 else
     echo "SKIP: coll/zip's agreed link (no mca_coll_zip.so in $colldir)"
 fi
