@@ -38,12 +38,12 @@ size_t alltoallv_auto_window(int rank, int size, const zip_block_t *send, const 
     const auto up_to = [mean](size_t in_flight) { return (in_flight + mean - 1) / mean; };
     if (link_Bps >= kFastLinkBps) {
         // The frame slots are window x the largest send block: one large block among small
-        // ones must not make them many times the 8 MiB.
+        // ones must not make them many times the 8 MiB. A rank that sends nothing has none.
         const size_t in_flight = 8u << 20;
         const size_t most = std::min<size_t>(size_t(size - 1), 16);
-        const size_t w =
-            mean == 0 ? most
-                      : std::min(up_to(in_flight), (in_flight + largest_send - 1) / largest_send);
+        const size_t slots =
+            largest_send == 0 ? most : (in_flight + largest_send - 1) / largest_send;
+        const size_t w = mean == 0 ? most : std::min(up_to(in_flight), slots);
         return std::clamp<size_t>(w, 2, most);
     }
     // Never every step at once where there are more than two: each port would then carry every

@@ -443,3 +443,14 @@ TEST(CollAlgoAlltoallvWindow, OneLargeBlockAmongSmallOnesKeepsTheFastWindowShort
     send[5].bytes = 1 << 20;
     EXPECT_EQ(zipcoll::alltoallv_auto_window(0, 64, send.data(), recv.data(), 10 * kGbit), 8u);
 }
+
+// A rank that sends nothing but receives (a sparse exchange) gets the window of what it
+// receives; on a fast link it once divided by its largest send block, zero (SIGFPE, found by
+// test_soak.c).
+TEST(CollAlgoAlltoallvWindow, ARankThatOnlyReceivesGetsAWindowOnAFastLink)
+{
+    const std::vector<zip_block_t> send(64, zip_block_t{nullptr, 0, nullptr});
+    const std::vector<zip_block_t> recv(64, zip_block_t{nullptr, 1 << 20, nullptr});
+    EXPECT_EQ(zipcoll::alltoallv_auto_window(0, 64, send.data(), recv.data(), 10 * kGbit), 8u);
+    EXPECT_EQ(zipcoll::alltoallv_auto_window(0, 64, send.data(), recv.data(), 1e8), 2u);
+}
