@@ -41,6 +41,7 @@ static soak_type_t types[] = {
     {"strided double", 1, {0}, {B_DOUBLE}, 16, 0, MPI_DATATYPE_NULL},
     {"3 doubles", 3, {0, 8, 16}, {B_DOUBLE, B_DOUBLE, B_DOUBLE}, 24, 0, MPI_DATATYPE_NULL},
     {"double+int", 2, {0, 8}, {B_DOUBLE, B_INT}, 16, 0, MPI_DATATYPE_NULL},
+    {"hole+double", 1, {8}, {B_DOUBLE}, 16, 0, MPI_DATATYPE_NULL}, /* true lower bound 8 */
 };
 enum { TYPES = sizeof types / sizeof types[0] };
 
@@ -60,6 +61,13 @@ static void make_types(void)
     MPI_Type_create_struct(2, lengths, displs, members, &packed);
     MPI_Type_create_resized(packed, 0, 16, &types[6].type);
     MPI_Type_commit(&types[6].type);
+    MPI_Type_free(&packed);
+    const int one = 1;
+    const MPI_Aint at8 = 8;
+    const MPI_Datatype dbl = MPI_DOUBLE;
+    MPI_Type_create_struct(1, &one, &at8, &dbl, &packed);
+    MPI_Type_create_resized(packed, 0, 16, &types[7].type);
+    MPI_Type_commit(&types[7].type);
     MPI_Type_free(&packed);
 }
 
