@@ -66,7 +66,7 @@ fi
 
 tests="basic nonblocking probe persistent cancel threads info records"
 # Programs of named cases (one mpirun per case below) and the finalize check.
-case_tests="semantics osc probe_finalize link_hint irecv_link temporal coll_link intercomm small_frames"
+case_tests="semantics osc probe_finalize link_hint irecv_link temporal coll_link intercomm small_frames soak"
 for t in $tests $case_tests; do
     if ! mpicc -O2 -Wall -Wextra -Werror -pthread -I"$top/perftest/data" -o "$bin/p2p_$t" \
         "$here/p2p_$t.c" "$datalib" -lstdc++ -lm 2>"$bin/cc.log"; then
@@ -119,6 +119,26 @@ for codec in fpc zstd lz4; do
     run "p2p_basic np=2 pml=ob1+zip codec=$codec" p2p_basic -np 2 ${cfg[ob1+zip]} \
         --mca pml_zip_codec $codec "$bin/p2p_basic"
 done
+
+# The randomized soak (p2p_soak.c): every send mode against every receive and probe, wildcards,
+# larger buffers, derived types, policies by Info; every byte and status checked. Stock as the
+# control, then pml/zip over ob1 and ucx, with a 1 KiB threshold, envelope framing for every
+# message (bare_max 0), temporal streams and policy auto.
+if [ -x "$bin/p2p_soak" ]; then
+    seed=20
+    for c in ob1 ucx ob1+zip ucx+zip ob1+zip+lowthreshold ob1+zip+auto; do
+        for np in 2 3 4; do
+            seed=$((seed + 1))
+            run "p2p_soak np=$np pml=$c seed=$seed" p2p_soak -np $np --oversubscribe ${cfg[$c]} \
+                "$bin/p2p_soak" --seed $seed
+        done
+    done
+    run "p2p_soak np=3 pml=ob1+zip+lowthreshold bare_max=0" p2p_soak -np 3 --oversubscribe \
+        ${cfg[ob1+zip+lowthreshold]} --mca pml_zip_bare_max 0 "$bin/p2p_soak" --seed 41
+    run "p2p_soak np=3 pml=ucx+zip threshold=1024 temporal=auto" p2p_soak -np 3 --oversubscribe \
+        ${cfg[ucx+zip]} --mca pml_zip_threshold 1024 --mca pml_zip_temporal auto \
+        "$bin/p2p_soak" --seed 42
+fi
 
 # --- MPI rules a PML must keep: one mpirun per case, each its own line ----------------------------
 # p2p_semantics <case> / p2p_osc <case> run one case; a case that hangs fails on its own deadline
