@@ -196,6 +196,10 @@ void mca_coll_zip_policy_fini(void);
 bool mca_coll_zip_policy_takes(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm, int op,
                                const void *sample, int sample_count, struct ompi_datatype_t *dtype,
                                size_t my_bytes);
+/* Only whether the route takes a call of `op` (as mca_coll_zip_policy_takes, then with
+ * m->call_policy set), counting nothing: for calls zip runs either way. */
+bool mca_coll_zip_policy_route_takes(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm,
+                                     int op);
 /* For a call whose largest block, `block`, every rank knows (MPI makes the type signatures
  * match: alltoall, gather, scatter, allgather(v)): empty or below the threshold, it is counted as
  * a fallback and goes to the previous component, like a small bcast; otherwise

@@ -74,18 +74,18 @@ int mca_coll_zip_alltoallv_run(mca_coll_zip_module_t *m, struct ompi_communicato
 /* MPI_Ialltoallv with MPI_IN_PLACE. Open MPI's own (libnbc's, 4.1.4 and 5.0.5 alike) gives wrong
  * data from 4 ranks where some counts are zero: its schedule then sends a block and receives the
  * peer's block into the same place in one round, and the receive may land first. zip runs every
- * such call itself: compressed where the policy takes the call, raw otherwise (counted as handed
- * on), the blocks sent from copies so that the receives may land at once. Blocking in-place calls
- * go to tuned, whose algorithm is right. */
+ * such call itself: compressed where the policy takes the call, raw otherwise (a call of
+ * zip's either way in the stats), the blocks sent from copies so that the receives may land at
+ * once. Blocking in-place calls go to tuned, whose algorithm is right. */
 static int ialltoallv_in_place(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm,
                                const mca_coll_zip_layout_t *rcv, struct ompi_request_t **request)
 {
     const int op = COLL_ZIP_OP_IALLTOALLV;
     mca_coll_zip_stats_arm_finalize_summary(comm);
     mca_coll_zip_policy_count_call(m, comm, op);
-    const bool compress =
-        mca_coll_zip_policy_takes_blocks(m, comm, op, rcv, ompi_comm_rank(comm)) &&
-        !mca_coll_zip_uncoded_hands_on(m, comm, op);
+    zip_algo_uncoded_t *u = mca_coll_zip_uncoded_of(m, comm, op);
+    const bool compress = mca_coll_zip_policy_route_takes(m, comm, op) &&
+                          (NULL == u || !zip_algo_uncoded_hands_on(u));
     return exchange(m, comm, op, rcv, rcv, request, true, compress);
 }
 

@@ -405,6 +405,17 @@ bool mca_coll_zip_policy_takes(mca_coll_zip_module_t *m, struct ompi_communicato
     return false;
 }
 
+bool mca_coll_zip_policy_route_takes(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm,
+                                     int op)
+{
+    const mca_coll_zip_route_t *r = route(m, comm, op);
+    if (route_takes(r)) {
+        m->call_policy = r->policy;
+        return true;
+    }
+    return false;
+}
+
 bool mca_coll_zip_policy_takes_known(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm,
                                      int op, size_t block, const void *sample, int sample_count,
                                      struct ompi_datatype_t *dtype, size_t my_bytes)

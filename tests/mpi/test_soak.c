@@ -196,6 +196,15 @@ static void plan(call_t *k, int step)
         k->in_place = 0;
 }
 
+/* The send buffer of a call whose every rank sends its own block (gather, allgather, reduce). */
+static void own_block(call_t *k, int count)
+{
+    const soak_type_t *t = &types[k->type];
+    k->sbytes = (size_t)count * t->extent;
+    k->sbuf = alloc_bytes(k->sbytes, SENTINEL);
+    put_block(k->sbuf, 0, t, count, k->kind, (uint64_t)k->rank, k->salt);
+}
+
 /* Allocates and fills the buffers, places what MPI_IN_PLACE expects, and computes `want`. */
 static void prepare(call_t *k)
 {
@@ -215,9 +224,7 @@ static void prepare(call_t *k)
     case OP_GATHER:
     case OP_ALLGATHER: {
         const int all = OP_ALLGATHER == k->op;
-        k->sbytes = blk;
-        k->sbuf = alloc_bytes(blk, SENTINEL);
-        put_block(k->sbuf, 0, t, c, k->kind, (uint64_t)me, k->salt);
+        own_block(k, c);
         if (all || root || !k->null_insignificant) {
             k->rbytes = blk * P;
             k->rbuf = alloc_bytes(k->rbytes, SENTINEL);
@@ -234,10 +241,7 @@ static void prepare(call_t *k)
     case OP_GATHERV:
     case OP_ALLGATHERV: {
         const int all = OP_ALLGATHERV == k->op;
-        const int mine = vcount(k, me, 0, 0);
-        k->sbytes = (size_t)mine * E;
-        k->sbuf = alloc_bytes(k->sbytes, SENTINEL);
-        put_block(k->sbuf, 0, t, mine, k->kind, (uint64_t)me, k->salt);
+        own_block(k, vcount(k, me, 0, 0));
         if (all || root || !k->null_insignificant) {
             k->rc = malloc(P * sizeof(int));
             k->rd = malloc(P * sizeof(int));
@@ -338,9 +342,7 @@ static void prepare(call_t *k)
     case OP_ALLREDUCE:
     case OP_REDUCE: {
         const int all = OP_ALLREDUCE == k->op;
-        k->sbytes = blk;
-        k->sbuf = alloc_bytes(blk, SENTINEL);
-        put_block(k->sbuf, 0, t, c, k->kind, (uint64_t)me, k->salt);
+        own_block(k, c);
         if (all || root) {
             k->rbytes = blk;
             k->rbuf = alloc_bytes(blk, SENTINEL);
