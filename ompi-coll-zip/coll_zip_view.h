@@ -31,8 +31,8 @@ void mca_coll_zip_view_describe(mca_coll_zip_view_t *v, const void *buf, int cou
 int mca_coll_zip_view_bytes(mca_coll_zip_view_t *v, bool sending);
 int mca_coll_zip_view_deliver(mca_coll_zip_view_t *v);
 /* Data to send: a private copy of it, in its own datatype, from which the view then reads, so
- * that the user's memory may be received into meanwhile (MPI_IN_PLACE). Fails only for lack of
- * memory or before the view describes any data. */
+ * that the user's memory may be received into meanwhile (MPI_IN_PLACE). Call it before
+ * mca_coll_zip_view_bytes (afterwards it fails); otherwise fails only for lack of memory. */
 int mca_coll_zip_view_detach(mca_coll_zip_view_t *v);
 void mca_coll_zip_view_free(mca_coll_zip_view_t *v);
 
