@@ -20,7 +20,7 @@ start_runner p2p-asan
 
 preload="$(gcc -print-file-name=libasan.so):$(gcc -print-file-name=libubsan.so)"
 datalib=$(ls "${BUILD_DIR:-$top/build}"/perftest/data/.libs/libzipdata.a 2>/dev/null)
-for t in probe_finalize semantics temporal threads persistent osc; do
+for t in probe_finalize semantics temporal threads persistent osc soak; do
     if ! mpicc -O1 -g -Wall -Wextra -pthread -I"$top/perftest/data" -o "$bin/p2p_$t" \
         "$here/p2p_$t.c" $datalib -lstdc++ -lm 2>"$bin/cc.log"; then
         report "build p2p_$t" 1 "$bin/cc.log"
@@ -85,5 +85,10 @@ for pml in ob1 ucx; do
     # shellcheck disable=SC2086
     run_clean "asan: p2p_temporal pml=$pml+zip temporal=auto" "p2p_temporal (" $common $opts \
         --mca pml_zip_temporal auto --mca pml_zip_threshold 2048 "$bin/p2p_temporal"
+    # The randomized soak: every send mode against every receive and probe, wildcards,
+    # derived types, larger buffers, every message an envelope.
+    # shellcheck disable=SC2086
+    run_clean "asan: p2p_soak pml=$pml+zip threshold=1024 bare_max=0" "p2p_soak (" $common \
+        $opts --mca pml_zip_threshold 1024 --mca pml_zip_bare_max 0 "$bin/p2p_soak" --seed 51
 done
 finish_runner
