@@ -3,10 +3,13 @@
  * every rank draws alike picks each step: the communicator (MPI_COMM_WORLD or duplicates carrying
  * each zip_policy), one datatype for the step (predefined, strided, contiguous, struct, holes),
  * the data, and up to 12 messages, each with its sender, receiver, tag, count (zero to 1 MiB) and
- * send mode (MPI_Send, MPI_Isend, MPI_Ssend, MPI_Issend), received by MPI_Recv, MPI_Irecv,
- * MPI_Probe or an MPI_Iprobe loop and then MPI_Recv, MPI_Mprobe + MPI_Mrecv or MPI_Improbe +
- * MPI_Imrecv, into buffers that may be larger than the message. A receiver takes all its
- * messages of a step by their source and tag, or all with MPI_ANY_SOURCE and MPI_ANY_TAG.
+ * send mode (standard, synchronous, buffered or ready; blocking, non-blocking or persistent:
+ * MPI_Send_init and its kin, then MPI_Start), received by MPI_Recv, MPI_Irecv, MPI_Recv_init +
+ * MPI_Start, MPI_Probe or an MPI_Iprobe loop and then MPI_Recv, MPI_Mprobe + MPI_Mrecv or
+ * MPI_Improbe + MPI_Imrecv, into buffers that may be larger than the message. A receiver takes
+ * all its messages of a step by their source and tag, or all with MPI_ANY_SOURCE and MPI_ANY_TAG.
+ * A ready-mode message is the first from its sender to its receiver with its tag and goes to a
+ * receiver that names its sources; the receiver posts it before a barrier that the send follows.
  *
  * Every rank works through the step's messages in one order, sending those it sends and
  * receiving those it receives, so no blocking call can wait forever (senders to a wildcard
@@ -22,12 +25,43 @@
 #include "soak_data.h"
 
 enum { MSGS = 12, TAGS = 3, COMMS = 4 };
-enum send_mode { S_SEND, S_ISEND, S_SSEND, S_ISSEND, SEND_MODES };
-enum recv_mode { R_RECV, R_IRECV, R_PROBE, R_IPROBE, R_MPROBE, R_IMPROBE, RECV_MODES };
-static const char *const send_name[SEND_MODES] = {"MPI_Send", "MPI_Isend", "MPI_Ssend",
-                                                  "MPI_Issend"};
-static const char *const recv_name[RECV_MODES] = {"MPI_Recv",   "MPI_Irecv",  "MPI_Probe",
-                                                  "MPI_Iprobe", "MPI_Mprobe", "MPI_Improbe"};
+enum send_mode {
+    S_SEND,
+    S_ISEND,
+    S_SSEND,
+    S_ISSEND,
+    S_BSEND,
+    S_IBSEND,
+    S_RSEND,
+    S_IRSEND,
+    S_SEND_INIT,
+    S_SSEND_INIT,
+    S_BSEND_INIT,
+    S_RSEND_INIT,
+    SEND_MODES
+};
+enum recv_mode { R_RECV, R_IRECV, R_RECV_INIT, R_PROBE, R_IPROBE, R_MPROBE, R_IMPROBE, RECV_MODES };
+static const char *const send_name[SEND_MODES] = {
+    "MPI_Send",      "MPI_Isend",      "MPI_Ssend",      "MPI_Issend",
+    "MPI_Bsend",     "MPI_Ibsend",     "MPI_Rsend",      "MPI_Irsend",
+    "MPI_Send_init", "MPI_Ssend_init", "MPI_Bsend_init", "MPI_Rsend_init"};
+static const char *const recv_name[RECV_MODES] = {"MPI_Recv",   "MPI_Irecv",  "MPI_Recv_init",
+                                                  "MPI_Probe",  "MPI_Iprobe", "MPI_Mprobe",
+                                                  "MPI_Improbe"};
+
+static int is_ready(int smode)
+{
+    return S_RSEND == smode || S_IRSEND == smode || S_RSEND_INIT == smode;
+}
+static int is_persistent(int smode)
+{
+    return smode >= S_SEND_INIT;
+}
+/* Blocking sends that may wait for their receive to be matched. */
+static int may_block(int smode)
+{
+    return S_SEND == smode || S_SSEND == smode || S_RSEND == smode;
+}
 static const char *const comm_name[COMMS] = {"world", "dup auto", "dup always", "dup never"};
 static MPI_Comm comms[COMMS];
 
@@ -44,6 +78,7 @@ typedef struct {
     int count;       /* items the buffer holds */
     int probe_count; /* what the probe before it said (MPI_Get_count), or -2 */
     MPI_Request req;
+    int persistent; /* req came from MPI_Recv_init: freed once complete */
     MPI_Status status;
 } receive_t;
 
@@ -174,12 +209,17 @@ static int receive(const message_t *m, int wild, const soak_type_t *t, MPI_Comm 
     MPI_Message msg;
     int rc;
     r->req = MPI_REQUEST_NULL;
+    r->persistent = 0;
     r->probe_count = -2;
     switch (m->rmode) {
     case R_RECV:
         return MPI_Recv(r->buf, r->count, T, source, tag, c, &r->status);
     case R_IRECV:
         return MPI_Irecv(r->buf, r->count, T, source, tag, c, &r->req);
+    case R_RECV_INIT:
+        rc = MPI_Recv_init(r->buf, r->count, T, source, tag, c, &r->req);
+        r->persistent = MPI_SUCCESS == rc;
+        return MPI_SUCCESS != rc ? rc : MPI_Start(&r->req);
     case R_PROBE:
     case R_IPROBE:
         rc =
@@ -202,17 +242,41 @@ static int receive(const message_t *m, int wild, const soak_type_t *t, MPI_Comm 
 static int send(const message_t *m, const unsigned char *buf, const soak_type_t *t, MPI_Comm c,
                 MPI_Request *req)
 {
+    const int n = m->count, dst = m->dst, tag = m->tag;
+    const MPI_Datatype T = t->type;
+    int rc;
     *req = MPI_REQUEST_NULL;
     switch (m->smode) {
     case S_SEND:
-        return MPI_Send(buf, m->count, t->type, m->dst, m->tag, c);
+        return MPI_Send(buf, n, T, dst, tag, c);
     case S_ISEND:
-        return MPI_Isend(buf, m->count, t->type, m->dst, m->tag, c, req);
+        return MPI_Isend(buf, n, T, dst, tag, c, req);
     case S_SSEND:
-        return MPI_Ssend(buf, m->count, t->type, m->dst, m->tag, c);
+        return MPI_Ssend(buf, n, T, dst, tag, c);
+    case S_ISSEND:
+        return MPI_Issend(buf, n, T, dst, tag, c, req);
+    case S_BSEND:
+        return MPI_Bsend(buf, n, T, dst, tag, c);
+    case S_IBSEND:
+        return MPI_Ibsend(buf, n, T, dst, tag, c, req);
+    case S_RSEND:
+        return MPI_Rsend(buf, n, T, dst, tag, c);
+    case S_IRSEND:
+        return MPI_Irsend(buf, n, T, dst, tag, c, req);
+    case S_SEND_INIT:
+        rc = MPI_Send_init(buf, n, T, dst, tag, c, req);
+        break;
+    case S_SSEND_INIT:
+        rc = MPI_Ssend_init(buf, n, T, dst, tag, c, req);
+        break;
+    case S_BSEND_INIT:
+        rc = MPI_Bsend_init(buf, n, T, dst, tag, c, req);
+        break;
     default:
-        return MPI_Issend(buf, m->count, t->type, m->dst, m->tag, c, req);
+        rc = MPI_Rsend_init(buf, n, T, dst, tag, c, req);
+        break;
     }
+    return MPI_SUCCESS != rc ? rc : MPI_Start(req);
 }
 
 int main(int argc, char **argv)
@@ -239,9 +303,16 @@ int main(int argc, char **argv)
     }
     make_types();
     make_comms();
+    /* Room for three steps of buffered sends: a buffered send's space comes back when the
+     * library has finished it, which may be after the step's barrier. */
+    int pack_max = 0;
+    MPI_Pack_size(max_bytes, MPI_BYTE, MPI_COMM_WORLD, &pack_max);
+    const size_t attach = 3u * MSGS * ((size_t)pack_max + MPI_BSEND_OVERHEAD + 64);
+    void *bsend_buf = malloc(attach);
+    MPI_Buffer_attach(bsend_buf, (int)attach);
     draw_state = zt_mix(seed ^ 0x2b2b);
     int(*got_seq)[TAGS] = calloc((size_t)size, sizeof *got_seq);
-    int bad = 0, total_msgs = 0;
+    int bad = 0, total_msgs = 0, send_used[SEND_MODES] = {0}, recv_used[RECV_MODES] = {0};
     for (int step = 0; step < steps; ++step) {
         const int ci = (int)(draw() % COMMS);
         const MPI_Comm c = comms[ci];
@@ -261,14 +332,22 @@ int main(int argc, char **argv)
             m->tag = (int)(draw() % TAGS);
             m->count = draw_count(t);
             m->smode = (int)(draw() % SEND_MODES);
-            /* A wildcard receive may take a message sent after the one it was posted for; a
-             * blocking send to that receiver could then wait on a rank that waits on it. */
-            if (wild[m->dst] && (S_SEND == m->smode || S_SSEND == m->smode))
-                m->smode = S_SEND == m->smode ? S_ISEND : S_ISSEND;
             m->rmode = (int)(draw() % RECV_MODES);
             m->seq = 0;
             for (int j = 0; j < k; ++j)
                 m->seq += msgs[j].src == m->src && msgs[j].dst == m->dst && msgs[j].tag == m->tag;
+            /* Ready mode needs its receive posted first: the receiver posts it before the step's
+             * barrier, so it must be the first of its source and tag there, and named. */
+            if (is_ready(m->smode) && (wild[m->dst] || 0 != m->seq))
+                m->smode = S_RSEND == m->smode    ? S_SEND
+                           : S_IRSEND == m->smode ? S_ISEND
+                                                  : S_SEND_INIT;
+            if (is_ready(m->smode) && R_RECV_INIT != m->rmode)
+                m->rmode = R_IRECV;
+            /* A wildcard receive may take a message sent after the one it was posted for; a
+             * blocking send to that receiver could then wait on a rank that waits on it. */
+            if (wild[m->dst] && may_block(m->smode))
+                m->smode = S_SEND == m->smode ? S_ISEND : S_ISSEND;
         }
         /* A wildcard receiver's buffers hold the largest message it gets; some buffers more. */
         int largest = 0;
@@ -280,7 +359,25 @@ int main(int argc, char **argv)
         unsigned char *sbuf[MSGS] = {0}, *sref[MSGS] = {0};
         MPI_Request sreq[MSGS];
         receive_t recv[MSGS];
-        int posted = 0;
+        int posted = 0, ready = 0, preposted[MSGS] = {0};
+        for (int k = 0; k < n; ++k) {
+            const message_t *m = &msgs[k];
+            ready |= is_ready(m->smode);
+            if (is_ready(m->smode) && m->dst == wrank) {
+                receive_t *r = &recv[posted++];
+                r->msg = k;
+                r->count = m->count + extra;
+                r->bytes = (size_t)r->count * t->extent;
+                r->buf = alloc_bytes(r->bytes, SENTINEL);
+                preposted[k] = 1;
+                if (MPI_SUCCESS != receive(m, 0, t, c, r)) {
+                    report(step, "receive failed", m, "error code");
+                    ++bad;
+                }
+            }
+        }
+        if (ready)
+            MPI_Barrier(MPI_COMM_WORLD);
         for (int k = 0; k < n; ++k) {
             const message_t *m = &msgs[k];
             sreq[k] = MPI_REQUEST_NULL;
@@ -296,7 +393,7 @@ int main(int argc, char **argv)
                     ++bad;
                 }
             }
-            if (m->dst == wrank) {
+            if (m->dst == wrank && !preposted[k]) {
                 receive_t *r = &recv[posted++];
                 r->msg = k;
                 r->count = (wild[wrank] ? largest : m->count) + extra;
@@ -318,6 +415,18 @@ int main(int argc, char **argv)
             report(step, "send wait failed", &msgs[0], "error code");
             ++bad;
         }
+        /* Persistent requests stay allocated, inactive, after their wait. */
+        for (int i = 0; i < posted; ++i)
+            if (recv[i].persistent && MPI_SUCCESS != MPI_Request_free(&recv[i].req)) {
+                report(step, "receive request free failed", &msgs[recv[i].msg], "error code");
+                ++bad;
+            }
+        for (int k = 0; k < n; ++k)
+            if (is_persistent(msgs[k].smode) && MPI_REQUEST_NULL != sreq[k] &&
+                MPI_SUCCESS != MPI_Request_free(&sreq[k])) {
+                report(step, "send request free failed", &msgs[k], "error code");
+                ++bad;
+            }
         memset(got_seq, 0, (size_t)size * sizeof *got_seq);
         for (int i = 0; i < posted; ++i) {
             bad += check_receive(step, &recv[i], msgs, n, got_seq, t, kind, c);
@@ -333,9 +442,16 @@ int main(int argc, char **argv)
             free(sref[k]);
         }
         total_msgs += n;
+        for (int k = 0; k < n; ++k) {
+            ++send_used[msgs[k].smode];
+            ++recv_used[msgs[k].rmode];
+        }
         MPI_Barrier(MPI_COMM_WORLD);
     }
-    int all = 0;
+    int all = 0, detached_size = 0;
+    void *detached = NULL;
+    MPI_Buffer_detach(&detached, &detached_size);
+    free(bsend_buf);
     MPI_Allreduce(&bad, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     free(got_seq);
     for (int i = 1; i < COMMS; ++i)
@@ -344,6 +460,14 @@ int main(int argc, char **argv)
     if (0 == wrank)
         printf("%s: p2p_soak (seed %llu, %d ranks, %d messages, %d mismatches)\n",
                0 == all ? "PASS" : "FAIL", (unsigned long long)seed, size, total_msgs, all);
+    if (0 == wrank) { /* what the seed covered: every rank drew the same messages */
+        printf("p2p_soak messages by mode:");
+        for (int i = 0; i < SEND_MODES; ++i)
+            printf(" %s %d", send_name[i], send_used[i]);
+        for (int i = 0; i < RECV_MODES; ++i)
+            printf(" %s %d", recv_name[i], recv_used[i]);
+        printf("\n");
+    }
     MPI_Finalize();
     return 0;
 }
