@@ -53,8 +53,11 @@ report() { # name status [log]
 # mpirun with its output in $bin/out.log; returns mpirun's status (124 on timeout).
 # The log ends with how long mpirun took, so a failure's tail tells a timeout from a hang.
 mpirun_logged() { # mpirun-args...
-    local start=$SECONDS rc
-    timeout "$limit" mpirun "$@" >"$bin/out.log" 2>&1
+    local start=$SECONDS rc launch=(mpirun)
+    # Inside netemu_up ... netemu_down: mpirun in the emulated network, one rank per namespace.
+    [ -n "${netemu_state:-}" ] && launch=(env NETEMU_STATE="$netemu_state"
+        NETEMU_PREFIX="$netemu_prefix" "$top/perftest/netemu" run --)
+    timeout "$limit" "${launch[@]}" "$@" >"$bin/out.log" 2>&1
     rc=$?
     mpirun_seconds=$((SECONDS - start))
     echo "    (mpirun: $mpirun_seconds s of $limit, status $rc)" >>"$bin/out.log"
@@ -78,6 +81,30 @@ run() { # name expected-line mpirun-args...
         echo "    (exit $rc)" >>"$bin/out.log"
         report "$name" 1 "$bin/out.log"
     fi
+}
+
+# An emulated cluster network (perftest/netemu: a namespace per node, TCP over shaped ports) for
+# the runs up to netemu_down; NETEMU_PML=<list> before `run` picks the pml (netemu passes
+# --mca pml itself, so the run's arguments must not). Fails, saying why, where this machine
+# cannot make one (not root, no namespaces): the caller skips. Torn down on exit too.
+netemu_up() { # name subnet ranks ranks-per-node rate
+    netemu_state=/run/zt-$1 netemu_prefix=$1
+    local emu=(env NETEMU_STATE="$netemu_state" NETEMU_PREFIX="$netemu_prefix"
+        "$top/perftest/netemu")
+    "${emu[@]}" down >/dev/null 2>&1
+    if ! "${emu[@]}" up --subnet "$2" --ranks "$3" --ranks-per-node "$4" --rate "$5" \
+        >"$bin/netemu.log" 2>&1; then
+        sed 's/^/    /' "$bin/netemu.log" | tail -3
+        netemu_state=""
+        return 1
+    fi
+    trap 'netemu_down; rm -rf "$bin"' EXIT
+}
+netemu_down() {
+    [ -n "${netemu_state:-}" ] || return 0
+    NETEMU_STATE=$netemu_state NETEMU_PREFIX=$netemu_prefix "$top/perftest/netemu" down \
+        >/dev/null 2>&1
+    netemu_state=""
 }
 
 # Every parameter must be visible in ompi_info, help text included.

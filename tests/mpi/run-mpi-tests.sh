@@ -193,6 +193,25 @@ run "soak np=3 zip=on codec_threads=2 seed=8" soak -np 3 --oversubscribe --bind-
 # where some counts are zero (the same seed fails with zip off, or hangs).
 run "soak ialltoallv in place np=4 zip=auto" soak -np 4 --oversubscribe $zip_auto \
     "$bin/test_soak" --seed 2 --ops alltoallv --inplace-ialltoallv 1
+# The soak over an emulated cluster network (perftest/netemu: TCP between namespaces, 1 Gbit/s
+# ports, two ranks per node): policy auto times the link and compresses by itself, with node
+# mates raw; then 4 nodes of one rank, with pml/zip under coll/zip where it is built.
+if netemu_up zc 10.198.0 4 2 1gbit; then
+    run "soak netemu 2x2 ranks 1gbit zip=auto seed=9" soak -np 4 $path \
+        --mca coll_zip_priority 40 "$bin/test_soak" --seed 9 --inplace-ialltoallv 1
+    netemu_down
+else
+    echo "SKIP: soak over netemu 2x2 ranks (no emulated network here)"
+fi
+emu_pml=$(built_component_dir ucx-hooks)
+if [ -f "$emu_pml/mca_pml_zip.so" ] && netemu_up zc 10.198.0 4 1 1gbit; then
+    NETEMU_PML=ob1,zip run "soak netemu 4 ranks 1gbit coll+pml zip=auto seed=10" soak -np 4 \
+        --mca mca_base_component_path "$zipdir:$emu_pml:$ompidir" --mca coll_zip_priority 40 \
+        --mca pml_zip_enable 1 "$bin/test_soak" --seed 10 --inplace-ialltoallv 1
+    netemu_down
+else
+    echo "SKIP: soak over netemu 4 ranks with pml/zip (no pml/zip or no emulated network)"
+fi
 
 # A threshold below the 48 bytes the ranks reduce to agree on speeds: that allreduce goes to the
 # previous component, not back into zip's own (which routed it to the agreement again, until the

@@ -138,6 +138,25 @@ if [ -x "$bin/p2p_soak" ]; then
     run "p2p_soak np=3 pml=ucx+zip threshold=1024 temporal=auto" p2p_soak -np 3 --oversubscribe \
         ${cfg[ucx+zip]} --mca pml_zip_threshold 1024 --mca pml_zip_temporal auto \
         "$bin/p2p_soak" --seed 42
+    # Three threads per rank at once (MPI_THREAD_MULTIPLE), each its own soak on its own
+    # communicators: pml/zip's shared state under concurrent sends, receives and probes.
+    for c in ob1 ob1+zip ucx+zip ob1+zip+lowthreshold; do
+        run "p2p_soak np=3 threads=3 pml=$c seed=45" p2p_soak -np 3 --oversubscribe ${cfg[$c]} \
+            "$bin/p2p_soak" --seed 45 --threads 3 --steps 60
+    done
+    # Over an emulated cluster network (perftest/netemu: TCP between namespaces, 1 Gbit/s
+    # ports): policy auto times the link and decides per message; two ranks per node, so node
+    # mates get raw messages and the others compressed ones, and with envelopes for all.
+    if netemu_up zp 10.197.0 4 2 1gbit; then
+        NETEMU_PML=ob1,zip run "p2p_soak netemu 2x2 ranks 1gbit pml=ob1+zip auto seed=43" \
+            p2p_soak -np 4 $path --mca pml_zip_enable 1 "$bin/p2p_soak" --seed 43
+        NETEMU_PML=ob1,zip run "p2p_soak netemu 2x2 ranks 1gbit pml=ob1+zip bare_max=0 seed=44" \
+            p2p_soak -np 4 $path --mca pml_zip_enable 1 --mca pml_zip_threshold 1024 \
+            --mca pml_zip_bare_max 0 "$bin/p2p_soak" --seed 44
+        netemu_down
+    else
+        echo "SKIP: p2p_soak over netemu (no emulated network here)"
+    fi
 fi
 
 # --- MPI rules a PML must keep: one mpirun per case, each its own line ----------------------------
