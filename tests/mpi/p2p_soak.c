@@ -19,12 +19,18 @@
  * source, tag, element count and every byte of the buffer (beyond the message and in the
  * datatype's holes: untouched); every send buffer must be unchanged.
  *
- * Usage: p2p_soak [--seed S] [--steps N] [--max-bytes B]
+ * With --threads T (MPI_THREAD_MULTIPLE), T threads per rank each run such a soak at once, each
+ * on its own duplicates of MPI_COMM_WORLD and from its own seed: pml/zip's state shared between
+ * threads (requests, streams, statistics, the buffered sends' pool) is what that adds.
+ *
+ * Usage: p2p_soak [--seed S] [--steps N] [--max-bytes B] [--threads T]
  * Prints "PASS: p2p_soak ..." on rank 0, or the mismatches and "FAIL: p2p_soak ...".
  */
+#include <pthread.h>
+
 #include "soak_data.h"
 
-enum { MSGS = 12, TAGS = 3, COMMS = 4 };
+enum { MSGS = 12, TAGS = 3, COMMS = 4, MAX_THREADS = 8 };
 enum send_mode {
     S_SEND,
     S_ISEND,
@@ -63,7 +69,17 @@ static int may_block(int smode)
     return S_SEND == smode || S_SSEND == smode || S_RSEND == smode;
 }
 static const char *const comm_name[COMMS] = {"world", "dup auto", "dup always", "dup never"};
-static MPI_Comm comms[COMMS];
+
+/* One soak: a thread's (with --threads) or the process's. */
+typedef struct {
+    int id;
+    uint64_t seed;
+    MPI_Comm comms[COMMS]; /* comms[0]: MPI_COMM_WORLD, with threads a duplicate of it */
+    uint64_t draw_state;
+    const char *step_comm;
+    int reported, bad, total_msgs;
+    int send_used[SEND_MODES], recv_used[RECV_MODES];
+} soak_t;
 
 typedef struct {
     int src, dst, tag, count, smode, rmode;
@@ -82,20 +98,18 @@ typedef struct {
     MPI_Status status;
 } receive_t;
 
-static uint64_t draw_state;
-static uint64_t draw(void)
+static uint64_t draw(soak_t *s)
 {
-    return zt_mix(draw_state++);
+    return zt_mix(s->draw_state++);
 }
 
-static int max_bytes = 1 << 20;
-static int wrank, reported;
-static const char *step_comm = "";
+static int max_bytes = 1 << 20, steps = 100;
+static int wrank, wsize;
 
-static int draw_count(const soak_type_t *t)
+static int draw_count(soak_t *s, const soak_type_t *t)
 {
     static const int classes[] = {0, 1, 5, 100, 1000, 4097, 8193, 20000, 65536, 131072};
-    const int n = classes[draw() % (sizeof classes / sizeof classes[0])];
+    const int n = classes[draw(s) % (sizeof classes / sizeof classes[0])];
     const int cap = max_bytes / t->extent;
     return n > cap ? cap : n;
 }
@@ -109,18 +123,18 @@ static uint64_t salt_of(int step, const message_t *m)
     return ((uint64_t)step * TAGS + (uint64_t)m->tag) * 4096u + (uint64_t)m->seq;
 }
 
-static void report(int step, const char *what, const message_t *m, const char *detail)
+static void report(soak_t *s, int step, const char *what, const message_t *m, const char *detail)
 {
-    if (reported++ < 8)
+    if (s->reported++ < 8)
         fprintf(stderr,
-                "MISMATCH world rank %d: step %d on %s: %s: message %d -> %d tag %d count %d (%s, "
-                "%s): %s\n",
-                wrank, step, step_comm, what, m->src, m->dst, m->tag, m->count, send_name[m->smode],
-                recv_name[m->rmode], detail);
+                "MISMATCH world rank %d thread %d: step %d on %s: %s: message %d -> %d tag %d "
+                "count %d (%s, %s): %s\n",
+                wrank, s->id, step, s->step_comm, what, m->src, m->dst, m->tag, m->count,
+                send_name[m->smode], recv_name[m->rmode], detail);
 }
 
 /* Checks one completed receive; returns the mismatches. */
-static int check_receive(int step, const receive_t *r, const message_t *msgs, int n,
+static int check_receive(soak_t *s, int step, const receive_t *r, const message_t *msgs, int n,
                          int got_seq[][TAGS], const soak_type_t *t, int kind, MPI_Comm c)
 {
     const int src = r->status.MPI_SOURCE, tag = r->status.MPI_TAG;
@@ -129,7 +143,7 @@ static int check_receive(int step, const receive_t *r, const message_t *msgs, in
     if (src < 0 || src >= csize || tag < 0 || tag >= TAGS) {
         char d[96];
         snprintf(d, sizeof d, "status source %d tag %d", src, tag);
-        report(step, "receive", &msgs[r->msg], d);
+        report(s, step, "receive", &msgs[r->msg], d);
         return 1;
     }
     /* The message this receive got: the next one from src with this tag. */
@@ -142,7 +156,7 @@ static int check_receive(int step, const receive_t *r, const message_t *msgs, in
     if (NULL == m) {
         char d[96];
         snprintf(d, sizeof d, "no message %d from %d with tag %d was sent", seq, src, tag);
-        report(step, "receive", &msgs[r->msg], d);
+        report(s, step, "receive", &msgs[r->msg], d);
         return 1;
     }
     int count = -1;
@@ -151,7 +165,7 @@ static int check_receive(int step, const receive_t *r, const message_t *msgs, in
     if (count != m->count || (-2 != r->probe_count && r->probe_count != m->count)) {
         char d[64];
         snprintf(d, sizeof d, "MPI_Get_count %d, of the probe %d", count, r->probe_count);
-        report(step, "count", m, d);
+        report(s, step, "count", m, d);
         bad = 1;
     }
     unsigned char *want = alloc_bytes(r->bytes, SENTINEL);
@@ -163,22 +177,24 @@ static int check_receive(int step, const receive_t *r, const message_t *msgs, in
         char d[96];
         snprintf(d, sizeof d, "byte %zu of %zu: got %02x want %02x", at, r->bytes, r->buf[at],
                  want[at]);
-        report(step, "data", m, d);
+        report(s, step, "data", m, d);
         bad = 1;
     }
     free(want);
     return bad;
 }
 
-static void make_comms(void)
+static void make_comms(soak_t *s, int threaded)
 {
     static const char *const policies[3] = {"auto", "always", "never"};
-    comms[0] = MPI_COMM_WORLD;
+    s->comms[0] = MPI_COMM_WORLD;
+    if (threaded)
+        MPI_Comm_dup(MPI_COMM_WORLD, &s->comms[0]);
     for (int i = 0; i < 3; ++i) {
         MPI_Info info;
         MPI_Info_create(&info);
         MPI_Info_set(info, "zip_policy", policies[i]);
-        MPI_Comm_dup_with_info(MPI_COMM_WORLD, info, &comms[1 + i]);
+        MPI_Comm_dup_with_info(MPI_COMM_WORLD, info, &s->comms[1 + i]);
         MPI_Info_free(&info);
     }
 }
@@ -279,60 +295,33 @@ static int send(const message_t *m, const unsigned char *buf, const soak_type_t 
     return MPI_SUCCESS != rc ? rc : MPI_Start(req);
 }
 
-int main(int argc, char **argv)
+/* Runs one soak's steps (a thread's with --threads). */
+static void *run_soak(void *arg)
 {
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
-    int size;
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    uint64_t seed = 1;
-    int steps = 100;
-    for (int i = 1; i + 1 < argc; i += 2) {
-        if (0 == strcmp(argv[i], "--seed"))
-            seed = strtoull(argv[i + 1], NULL, 0);
-        else if (0 == strcmp(argv[i], "--steps"))
-            steps = atoi(argv[i + 1]);
-        else if (0 == strcmp(argv[i], "--max-bytes"))
-            max_bytes = atoi(argv[i + 1]);
-    }
-    if (size < 2) {
-        if (0 == wrank)
-            printf("SKIP: p2p_soak (needs 2 ranks or more)\n");
-        MPI_Finalize();
-        return 0;
-    }
-    make_types();
-    make_comms();
-    /* Room for three steps of buffered sends: a buffered send's space comes back when the
-     * library has finished it, which may be after the step's barrier. */
-    int pack_max = 0;
-    MPI_Pack_size(max_bytes, MPI_BYTE, MPI_COMM_WORLD, &pack_max);
-    const size_t attach = 3u * MSGS * ((size_t)pack_max + MPI_BSEND_OVERHEAD + 64);
-    void *bsend_buf = malloc(attach);
-    MPI_Buffer_attach(bsend_buf, (int)attach);
-    draw_state = zt_mix(seed ^ 0x2b2b);
-    int(*got_seq)[TAGS] = calloc((size_t)size, sizeof *got_seq);
-    int bad = 0, total_msgs = 0, send_used[SEND_MODES] = {0}, recv_used[RECV_MODES] = {0};
+    soak_t *s = arg;
+    s->draw_state = zt_mix((s->seed ^ 0x2b2b) + 0x10001u * (uint64_t)s->id);
+    int(*got_seq)[TAGS] = calloc((size_t)wsize, sizeof *got_seq);
+    int bad = 0, total_msgs = 0;
     for (int step = 0; step < steps; ++step) {
-        const int ci = (int)(draw() % COMMS);
-        const MPI_Comm c = comms[ci];
-        step_comm = comm_name[ci];
+        const int ci = (int)(draw(s) % COMMS);
+        const MPI_Comm c = s->comms[ci];
+        s->step_comm = comm_name[ci];
         MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN);
-        const soak_type_t *t = &types[draw() % TYPES];
-        const int kind = (int)(draw() % 3);
-        const int n = 1 + (int)(draw() % MSGS);
+        const soak_type_t *t = &types[draw(s) % TYPES];
+        const int kind = (int)(draw(s) % 3);
+        const int n = 1 + (int)(draw(s) % MSGS);
         message_t msgs[MSGS];
         int wild[64] = {0};
-        for (int p = 0; p < size && p < 64; ++p)
-            wild[p] = 0 == draw() % 3;
+        for (int p = 0; p < wsize && p < 64; ++p)
+            wild[p] = 0 == draw(s) % 3;
         for (int k = 0; k < n; ++k) {
             message_t *m = &msgs[k];
-            m->src = (int)(draw() % (uint64_t)size);
-            m->dst = (m->src + 1 + (int)(draw() % (uint64_t)(size - 1))) % size;
-            m->tag = (int)(draw() % TAGS);
-            m->count = draw_count(t);
-            m->smode = (int)(draw() % SEND_MODES);
-            m->rmode = (int)(draw() % RECV_MODES);
+            m->src = (int)(draw(s) % (uint64_t)wsize);
+            m->dst = (m->src + 1 + (int)(draw(s) % (uint64_t)(wsize - 1))) % wsize;
+            m->tag = (int)(draw(s) % TAGS);
+            m->count = draw_count(s, t);
+            m->smode = (int)(draw(s) % SEND_MODES);
+            m->rmode = (int)(draw(s) % RECV_MODES);
             m->seq = 0;
             for (int j = 0; j < k; ++j)
                 m->seq += msgs[j].src == m->src && msgs[j].dst == m->dst && msgs[j].tag == m->tag;
@@ -354,7 +343,7 @@ int main(int argc, char **argv)
         for (int k = 0; k < n; ++k)
             if (msgs[k].dst == wrank && msgs[k].count > largest)
                 largest = msgs[k].count;
-        const int extra = 0 == draw() % 2 ? 3 : 0;
+        const int extra = 0 == draw(s) % 2 ? 3 : 0;
 
         unsigned char *sbuf[MSGS] = {0}, *sref[MSGS] = {0};
         MPI_Request sreq[MSGS];
@@ -371,13 +360,13 @@ int main(int argc, char **argv)
                 r->buf = alloc_bytes(r->bytes, SENTINEL);
                 preposted[k] = 1;
                 if (MPI_SUCCESS != receive(m, 0, t, c, r)) {
-                    report(step, "receive failed", m, "error code");
+                    report(s, step, "receive failed", m, "error code");
                     ++bad;
                 }
             }
         }
         if (ready)
-            MPI_Barrier(MPI_COMM_WORLD);
+            MPI_Barrier(s->comms[0]);
         for (int k = 0; k < n; ++k) {
             const message_t *m = &msgs[k];
             sreq[k] = MPI_REQUEST_NULL;
@@ -389,7 +378,7 @@ int main(int argc, char **argv)
                 memcpy(sref[k], sbuf[k], bytes);
                 const int rc = send(m, sbuf[k], t, c, &sreq[k]);
                 if (MPI_SUCCESS != rc) {
-                    report(step, "send failed", m, "error code");
+                    report(s, step, "send failed", m, "error code");
                     ++bad;
                 }
             }
@@ -400,7 +389,7 @@ int main(int argc, char **argv)
                 r->bytes = (size_t)r->count * t->extent;
                 r->buf = alloc_bytes(r->bytes, SENTINEL);
                 if (MPI_SUCCESS != receive(m, wild[wrank], t, c, r)) {
-                    report(step, "receive failed", m, "error code");
+                    report(s, step, "receive failed", m, "error code");
                     ++bad;
                 }
             }
@@ -408,34 +397,34 @@ int main(int argc, char **argv)
         for (int i = 0; i < posted; ++i)
             if (MPI_REQUEST_NULL != recv[i].req &&
                 MPI_SUCCESS != MPI_Wait(&recv[i].req, &recv[i].status)) {
-                report(step, "receive wait failed", &msgs[recv[i].msg], "error code");
+                report(s, step, "receive wait failed", &msgs[recv[i].msg], "error code");
                 ++bad;
             }
         if (MPI_SUCCESS != MPI_Waitall(n, sreq, MPI_STATUSES_IGNORE)) {
-            report(step, "send wait failed", &msgs[0], "error code");
+            report(s, step, "send wait failed", &msgs[0], "error code");
             ++bad;
         }
         /* Persistent requests stay allocated, inactive, after their wait. */
         for (int i = 0; i < posted; ++i)
             if (recv[i].persistent && MPI_SUCCESS != MPI_Request_free(&recv[i].req)) {
-                report(step, "receive request free failed", &msgs[recv[i].msg], "error code");
+                report(s, step, "receive request free failed", &msgs[recv[i].msg], "error code");
                 ++bad;
             }
         for (int k = 0; k < n; ++k)
             if (is_persistent(msgs[k].smode) && MPI_REQUEST_NULL != sreq[k] &&
                 MPI_SUCCESS != MPI_Request_free(&sreq[k])) {
-                report(step, "send request free failed", &msgs[k], "error code");
+                report(s, step, "send request free failed", &msgs[k], "error code");
                 ++bad;
             }
-        memset(got_seq, 0, (size_t)size * sizeof *got_seq);
+        memset(got_seq, 0, (size_t)wsize * sizeof *got_seq);
         for (int i = 0; i < posted; ++i) {
-            bad += check_receive(step, &recv[i], msgs, n, got_seq, t, kind, c);
+            bad += check_receive(s, step, &recv[i], msgs, n, got_seq, t, kind, c);
             free(recv[i].buf);
         }
         for (int k = 0; k < n; ++k) {
             if (NULL != sbuf[k] &&
                 0 != memcmp(sbuf[k], sref[k], (size_t)msgs[k].count * t->extent)) {
-                report(step, "send buffer changed", &msgs[k], "");
+                report(s, step, "send buffer changed", &msgs[k], "");
                 ++bad;
             }
             free(sbuf[k]);
@@ -443,23 +432,91 @@ int main(int argc, char **argv)
         }
         total_msgs += n;
         for (int k = 0; k < n; ++k) {
-            ++send_used[msgs[k].smode];
-            ++recv_used[msgs[k].rmode];
+            ++s->send_used[msgs[k].smode];
+            ++s->recv_used[msgs[k].rmode];
         }
-        MPI_Barrier(MPI_COMM_WORLD);
+        MPI_Barrier(s->comms[0]);
+    }
+    free(got_seq);
+    s->bad = bad;
+    s->total_msgs = total_msgs;
+    return NULL;
+}
+
+int main(int argc, char **argv)
+{
+    uint64_t seed = 1;
+    int threads = 1;
+    for (int i = 1; i + 1 < argc; i += 2) {
+        if (0 == strcmp(argv[i], "--seed"))
+            seed = strtoull(argv[i + 1], NULL, 0);
+        else if (0 == strcmp(argv[i], "--steps"))
+            steps = atoi(argv[i + 1]);
+        else if (0 == strcmp(argv[i], "--max-bytes"))
+            max_bytes = atoi(argv[i + 1]);
+        else if (0 == strcmp(argv[i], "--threads"))
+            threads = atoi(argv[i + 1]);
+    }
+    if (threads < 1 || threads > MAX_THREADS)
+        threads = threads < 1 ? 1 : MAX_THREADS;
+    int provided = MPI_THREAD_SINGLE;
+    MPI_Init_thread(&argc, &argv, threads > 1 ? MPI_THREAD_MULTIPLE : MPI_THREAD_SINGLE, &provided);
+    MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
+    MPI_Comm_size(MPI_COMM_WORLD, &wsize);
+    if (wsize < 2 || (threads > 1 && provided < MPI_THREAD_MULTIPLE)) {
+        if (0 == wrank)
+            printf("SKIP: p2p_soak (%s)\n",
+                   wsize < 2 ? "needs 2 ranks or more" : "no MPI_THREAD_MULTIPLE");
+        MPI_Finalize();
+        return 0;
+    }
+    make_types();
+    soak_t soaks[MAX_THREADS];
+    memset(soaks, 0, sizeof soaks);
+    for (int i = 0; i < threads; ++i) {
+        soaks[i].id = i;
+        soaks[i].seed = seed;
+        make_comms(&soaks[i], threads > 1);
+    }
+    /* Room for three steps of buffered sends per soak: a buffered send's space comes back when
+     * the library has finished it, which may be after the step's barrier. */
+    int pack_max = 0;
+    MPI_Pack_size(max_bytes, MPI_BYTE, MPI_COMM_WORLD, &pack_max);
+    const size_t attach =
+        3u * MSGS * (size_t)threads * ((size_t)pack_max + MPI_BSEND_OVERHEAD + 64);
+    void *bsend_buf = malloc(attach);
+    MPI_Buffer_attach(bsend_buf, (int)attach);
+    if (1 == threads) {
+        run_soak(&soaks[0]);
+    } else {
+        pthread_t tid[MAX_THREADS];
+        for (int i = 0; i < threads; ++i)
+            pthread_create(&tid[i], NULL, run_soak, &soaks[i]);
+        for (int i = 0; i < threads; ++i)
+            pthread_join(tid[i], NULL);
+    }
+    int bad = 0, total_msgs = 0, send_used[SEND_MODES] = {0}, recv_used[RECV_MODES] = {0};
+    for (int i = 0; i < threads; ++i) {
+        bad += soaks[i].bad;
+        total_msgs += soaks[i].total_msgs;
+        for (int k = 0; k < SEND_MODES; ++k)
+            send_used[k] += soaks[i].send_used[k];
+        for (int k = 0; k < RECV_MODES; ++k)
+            recv_used[k] += soaks[i].recv_used[k];
     }
     int all = 0, detached_size = 0;
     void *detached = NULL;
     MPI_Buffer_detach(&detached, &detached_size);
     free(bsend_buf);
     MPI_Allreduce(&bad, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    free(got_seq);
-    for (int i = 1; i < COMMS; ++i)
-        MPI_Comm_free(&comms[i]);
+    for (int i = 0; i < threads; ++i)
+        for (int k = threads > 1 ? 0 : 1; k < COMMS; ++k)
+            MPI_Comm_free(&soaks[i].comms[k]);
     free_types();
     if (0 == wrank)
-        printf("%s: p2p_soak (seed %llu, %d ranks, %d messages, %d mismatches)\n",
-               0 == all ? "PASS" : "FAIL", (unsigned long long)seed, size, total_msgs, all);
+        printf("%s: p2p_soak (seed %llu, %d ranks, %d thread%s, %d messages, %d mismatches)\n",
+               0 == all ? "PASS" : "FAIL", (unsigned long long)seed, wsize, threads,
+               threads > 1 ? "s" : "", total_msgs, all);
     if (0 == wrank) { /* what the seed covered: every rank drew the same messages */
         printf("p2p_soak messages by mode:");
         for (int i = 0; i < SEND_MODES; ++i)

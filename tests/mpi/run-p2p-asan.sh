@@ -90,5 +90,9 @@ for pml in ob1 ucx; do
     # shellcheck disable=SC2086
     run_clean "asan: p2p_soak pml=$pml+zip threshold=1024 bare_max=0" "p2p_soak (" $common \
         $opts --mca pml_zip_threshold 1024 --mca pml_zip_bare_max 0 "$bin/p2p_soak" --seed 51
+    # And three soaks at once per rank (MPI_THREAD_MULTIPLE), each on its own communicators.
+    # shellcheck disable=SC2086
+    run_clean "asan: p2p_soak pml=$pml+zip threshold=1024 threads=3" "p2p_soak (" $common \
+        $opts --mca pml_zip_threshold 1024 "$bin/p2p_soak" --seed 52 --threads 3 --steps 40
 done
 finish_runner
