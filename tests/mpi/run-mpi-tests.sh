@@ -193,6 +193,17 @@ run "soak np=3 zip=on codec_threads=2 seed=8" soak -np 3 --oversubscribe --bind-
 # where some counts are zero (the same seed fails with zip off, or hangs).
 run "soak ialltoallv in place np=4 zip=auto" soak -np 4 --oversubscribe $zip_auto \
     "$bin/test_soak" --seed 2 --ops alltoallv --inplace-ialltoallv 1
+# Several soaks at once in each rank (MPI_THREAD_MULTIPLE), each thread on its own
+# communicators: coll/zip's state shared between communicators under concurrent calls. Stock as
+# the control (without in-place MPI_Ialltoallv, which hangs there).
+run "soak np=3 threads=3 zip=off seed=11" soak -np 3 --oversubscribe $zip_off "$bin/test_soak" \
+    --seed 11 --threads 3 --steps 60
+run "soak np=3 threads=3 zip=on seed=11" soak -np 3 --oversubscribe $zip_on \
+    --mca coll_zip_threshold 1024 "$bin/test_soak" --seed 11 --threads 3 --steps 60 \
+    --inplace-ialltoallv 1
+run "soak np=4 threads=2 zip=auto seed=12" soak -np 4 --oversubscribe $zip_auto \
+    --mca coll_zip_link_gbps_remote 1 "$bin/test_soak" --seed 12 --threads 2 --steps 60 \
+    --inplace-ialltoallv 1
 # The soak over an emulated cluster network (perftest/netemu: TCP between namespaces, 1 Gbit/s
 # ports, two ranks per node): policy auto times the link and compresses by itself, with node
 # mates raw; then 4 nodes of one rank, with pml/zip under coll/zip where it is built.

@@ -12,10 +12,17 @@
  * and its send buffers (which must be unchanged). Reductions use integer values, exact in any
  * summation order. A failing call is named with everything needed to run it again.
  *
+ * With --threads T (MPI_THREAD_MULTIPLE), T threads per rank each run such a soak at once, each on
+ * its own communicators (duplicates and splits of MPI_COMM_WORLD, made one thread after the
+ * other) and from its own part of the seed: coll/zip's state shared between communicators (the
+ * buffer cache, codec contexts, statistics, the agreed speeds) is what that adds.
+ *
  * Usage: test_soak [--seed S] [--steps N] [--max-block BYTES] [--ops bcast,alltoallv,...]
- *                  [--inplace-ialltoallv 1]
+ *                  [--inplace-ialltoallv 1] [--threads T]
  * Prints "PASS: soak ..." on rank 0, or the mismatches and "FAIL: soak ...".
  */
+#include <pthread.h>
+
 #include "soak_data.h"
 
 /* The reduction of every rank's block under op, written at buf (integer values: exact). */
@@ -85,11 +92,12 @@ static const char *const op_name[OPS] = {"bcast",     "gather",    "gatherv",   
                                          "scatterv",  "allgather", "allgatherv", "alltoall",
                                          "alltoallv", "allreduce", "reduce"};
 
-enum { COMMS = 7 };
+enum { COMMS = 7, MAX_THREADS = 8 };
 static const char *const comm_name[COMMS] = {"world",         "dup auto",    "dup always",
                                              "dup never",     "dup observe", "split odd/even",
                                              "split reversed"};
-static MPI_Comm comms[COMMS];
+/* A thread's own (with --threads; else the process's), as are its draws and reports. */
+static _Thread_local MPI_Comm comms[COMMS];
 
 typedef struct {
     int step, op, nb, comm, type, count, root, in_place, kind, null_insignificant;
@@ -103,7 +111,7 @@ typedef struct {
     MPI_Request req;
 } call_t;
 
-static uint64_t draw_state;
+static _Thread_local uint64_t draw_state;
 static uint64_t draw(void)
 {
     return zt_mix(draw_state++);
@@ -431,7 +439,7 @@ static int issue(call_t *k)
 }
 
 static int wrank;
-static int reported;
+static _Thread_local int reported;
 
 static void describe(const call_t *k, char *out, size_t n)
 {
@@ -502,10 +510,12 @@ static int failed_call(const call_t *k, int rc)
     return 1;
 }
 
-static void make_comms(void)
+static void make_comms(int threaded)
 {
     static const char *const policies[4] = {"auto", "always", "never", "observe"};
     comms[0] = MPI_COMM_WORLD;
+    if (threaded) /* MPI forbids collectives on one communicator from two threads at once */
+        MPI_Comm_dup(MPI_COMM_WORLD, &comms[0]);
     for (int i = 0; i < 4; ++i) {
         MPI_Info info;
         MPI_Info_create(&info);
@@ -519,36 +529,31 @@ static void make_comms(void)
         MPI_Comm_set_errhandler(comms[i], MPI_ERRORS_RETURN);
 }
 
-int main(int argc, char **argv)
+static uint64_t seed = 1;
+static int steps = 150, threads = 1;
+
+/* One soak: a thread's (with --threads) or the process's. */
+typedef struct {
+    int id;
+    int bad, calls, nbcalls;
+} soak_t;
+
+/* Threads make their communicators in turn: every rank's threads then create them in one order. */
+static pthread_mutex_t turn_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t turn_cond = PTHREAD_COND_INITIALIZER;
+static int turn;
+
+static void *run_soak(void *arg)
 {
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
-    uint64_t seed = 1;
-    int steps = 150;
-    for (int i = 1; i + 1 < argc; i += 2) {
-        if (0 == strcmp(argv[i], "--seed"))
-            seed = strtoull(argv[i + 1], NULL, 0);
-        else if (0 == strcmp(argv[i], "--steps"))
-            steps = atoi(argv[i + 1]);
-        else if (0 == strcmp(argv[i], "--max-block"))
-            max_block_bytes = atoi(argv[i + 1]);
-        else if (0 == strcmp(argv[i], "--inplace-ialltoallv"))
-            inplace_ialltoallv = atoi(argv[i + 1]);
-        else if (0 == strcmp(argv[i], "--ops")) {
-            op_mask = 0;
-            for (int o = 0; o < OPS; ++o) {
-                char name[32];
-                snprintf(name, sizeof name, ",%s,", op_name[o]);
-                char list[256];
-                snprintf(list, sizeof list, ",%s,", argv[i + 1]);
-                if (NULL != strstr(list, name))
-                    op_mask |= 1u << o;
-            }
-        }
-    }
-    make_types();
-    make_comms();
-    draw_state = zt_mix(seed);
+    soak_t *s = arg;
+    pthread_mutex_lock(&turn_lock);
+    while (turn != s->id)
+        pthread_cond_wait(&turn_cond, &turn_lock);
+    make_comms(threads > 1);
+    ++turn;
+    pthread_cond_broadcast(&turn_cond);
+    pthread_mutex_unlock(&turn_lock);
+    draw_state = zt_mix(seed + 0x10001u * (uint64_t)s->id);
 
     int bad = 0, calls = 0, nbcalls = 0;
     enum { BATCH = 4 };
@@ -595,16 +600,82 @@ int main(int argc, char **argv)
             bad += check(&batch[i]);
     }
 
+    for (int i = threads > 1 ? 0 : 1; i < COMMS; ++i)
+        MPI_Comm_free(&comms[i]);
+    s->bad = bad;
+    s->calls = calls;
+    s->nbcalls = nbcalls;
+    return NULL;
+}
+
+int main(int argc, char **argv)
+{
+    for (int i = 1; i + 1 < argc; i += 2) {
+        if (0 == strcmp(argv[i], "--seed"))
+            seed = strtoull(argv[i + 1], NULL, 0);
+        else if (0 == strcmp(argv[i], "--steps"))
+            steps = atoi(argv[i + 1]);
+        else if (0 == strcmp(argv[i], "--max-block"))
+            max_block_bytes = atoi(argv[i + 1]);
+        else if (0 == strcmp(argv[i], "--threads"))
+            threads = atoi(argv[i + 1]);
+        else if (0 == strcmp(argv[i], "--inplace-ialltoallv"))
+            inplace_ialltoallv = atoi(argv[i + 1]);
+        else if (0 == strcmp(argv[i], "--ops")) {
+            op_mask = 0;
+            for (int o = 0; o < OPS; ++o) {
+                char name[32];
+                snprintf(name, sizeof name, ",%s,", op_name[o]);
+                char list[256];
+                snprintf(list, sizeof list, ",%s,", argv[i + 1]);
+                if (NULL != strstr(list, name))
+                    op_mask |= 1u << o;
+            }
+        }
+    }
+    if (threads < 1 || threads > MAX_THREADS)
+        threads = threads < 1 ? 1 : MAX_THREADS;
+    int provided = MPI_THREAD_SINGLE;
+    MPI_Init_thread(&argc, &argv, threads > 1 ? MPI_THREAD_MULTIPLE : MPI_THREAD_SINGLE, &provided);
+    MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
+    if (threads > 1 && provided < MPI_THREAD_MULTIPLE) {
+        if (0 == wrank)
+            printf("SKIP: soak (no MPI_THREAD_MULTIPLE)\n");
+        MPI_Finalize();
+        return 0;
+    }
+    make_types();
+    soak_t soaks[MAX_THREADS];
+    memset(soaks, 0, sizeof soaks);
+    pthread_t tid[MAX_THREADS];
+    for (int i = 0; i < threads; ++i) {
+        soaks[i].id = i;
+        if (1 == threads)
+            run_soak(&soaks[0]);
+        else
+            pthread_create(&tid[i], NULL, run_soak, &soaks[i]);
+    }
+    for (int i = 0; threads > 1 && i < threads; ++i)
+        pthread_join(tid[i], NULL);
+    int bad = 0, calls = 0, nbcalls = 0;
+    for (int i = 0; i < threads; ++i) {
+        bad += soaks[i].bad;
+        calls += soaks[i].calls;
+        nbcalls += soaks[i].nbcalls;
+    }
+
     int total = 0;
     MPI_Allreduce(&bad, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    for (int i = 1; i < COMMS; ++i)
-        MPI_Comm_free(&comms[i]);
     free_types();
     if (0 == wrank) {
         int size;
         MPI_Comm_size(MPI_COMM_WORLD, &size);
-        printf("%s: soak (seed %llu, %d ranks, %d calls, %d non-blocking, %d mismatches)\n",
-               0 == total ? "PASS" : "FAIL", (unsigned long long)seed, size, calls, nbcalls, total);
+        char each[32] = "";
+        if (threads > 1)
+            snprintf(each, sizeof each, "%d threads, ", threads);
+        printf("%s: soak (seed %llu, %d ranks, %s%d calls, %d non-blocking, %d mismatches)\n",
+               0 == total ? "PASS" : "FAIL", (unsigned long long)seed, size, each, calls, nbcalls,
+               total);
     }
     MPI_Finalize();
     return 0;
