@@ -28,7 +28,7 @@ tests="bcast alltoallv gatherv allreduce comm_cycles threads"
 families="alltoall:alltoall gather_scatter:gather,scatter,scatterv allgather:allgather,allgatherv"
 for t in $tests $(for f in $families; do echo "${f%%:*}"; done) nonblocking lossy pvars stats buffer_cache \
     large_block corruption alltoallv_int alltoallv_temporal coll_info nb_start intercomm \
-    allgather_seen nb_metered agree_known uncoded nb_agree soak; do
+    allgather_seen nb_metered agree_known uncoded nb_agree soak topo_persistent; do
     if ! mpicc -O2 -Wall -Wextra -pthread -o "$bin/test_$t" "$here/test_$t.c" -lm 2>"$bin/cc.log"; then
         report "build test_$t" 1 "$bin/cc.log"
     fi
@@ -127,6 +127,18 @@ for spec in $families; do
             --oversubscribe $zip_on "$bin/test_$t"
     done
 done
+# Topology communicators and what zip hands on (test_topo_persistent.c): neighbourhood
+# collectives on a Cartesian and a distributed-graph communicator, Open MPI's persistent
+# collectives with zip's compressed bcast beside them, and zip's own calls on the topology
+# communicators, which must show compressed data.
+run "topo_persistent np=4 zip=off" topo_persistent -np 4 --oversubscribe $zip_off \
+    "$bin/test_topo_persistent"
+for np in 2 3 8; do
+    run_stats "topo_persistent np=$np zip=on, compressed" topo_persistent "bcast alltoallv gatherv" \
+        compressed -np "$np" --oversubscribe $zip_on "$bin/test_topo_persistent"
+done
+run "topo_persistent np=4 zip=auto" topo_persistent -np 4 --oversubscribe $zip_auto \
+    "$bin/test_topo_persistent"
 # The non-blocking collectives of issue 12 (test_nonblocking.c: every root, uneven and zero
 # blocks, computing ranks polling MPI_Test, calls overlapping on one and several communicators):
 # zip off and on at 2-4 ranks, where every one of them must show compressed data in the stats;

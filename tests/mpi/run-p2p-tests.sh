@@ -517,6 +517,20 @@ if [ -e "$colldir/mca_coll_zip.so" ]; then
     else
         report "build test_soak" 1 "$bin/cc.log"
     fi
+    # Neighbourhood and persistent collectives on topology communicators, beside coll/zip's
+    # compressed calls (test_topo_persistent.c): libnbc's and basic's messages (internal tags,
+    # which pml/zip passes on as they are) through the interposer over ob1 and ucx.
+    if mpicc -O2 -Wall -Wextra -Werror -pthread -o "$bin/test_topo_persistent" \
+        "$here/test_topo_persistent.c" -lm 2>"$bin/cc.log"; then
+        # shellcheck disable=SC2086
+        run "topo_persistent np=3 ob1+zip, coll/zip" topo_persistent -np 3 --oversubscribe \
+            $coll_on --mca pml ob1,zip "$bin/test_topo_persistent"
+        # shellcheck disable=SC2086
+        run "topo_persistent np=4 ucx+zip, coll/zip" topo_persistent -np 4 --oversubscribe \
+            $coll_on --mca pml ucx,zip $ucx_opts "$bin/test_topo_persistent"
+    else
+        report "build test_topo_persistent" 1 "$bin/cc.log"
+    fi
 else
     echo "SKIP: coll/zip's agreed link (no mca_coll_zip.so in $colldir)"
 fi

@@ -1,0 +1,355 @@
+/*
+ * What zip hands on, and what it takes on communicators it did not see created by a dup or
+ * split: neighbourhood collectives on a Cartesian and on a distributed-graph communicator
+ * (blocking and non-blocking), Open MPI's persistent collectives (MPIX_*_init + MPI_Start,
+ * several starts with new data each time), and zip's own compressed calls on those
+ * communicators, also while a persistent or non-blocking collective is in flight on the same
+ * communicator. Every result is checked bit for bit against data each rank computes itself,
+ * the same with zip on or off.
+ */
+#include "zt_common.h"
+
+#include <mpi-ext.h>
+
+#define NB_BLOCK 20000 /* doubles per neighbour block: above zip's threshold */
+
+/* What `sender` puts in its block `block` in round `round` (the salt names all three). */
+static uint64_t block_salt(int round, int block)
+{
+    return (uint64_t)round * 64 + block;
+}
+
+/* Uneven block sizes of Neighbor_alltoallv: some zero, some below zip's threshold. */
+static int nbv_count(int sender, int block, int round)
+{
+    return (3 == (sender + block + round) % 5) ? 0 : 900 + 4100 * ((sender * 7 + block * 3) % 6);
+}
+
+/* Sends `out` blocks from `sbuf` (block k: this rank's data for round/k), receives `in` blocks,
+ * and checks block k of rbuf against what sources[k] sent as its block src_block[k]. A source of
+ * MPI_PROC_NULL leaves its block as it was (-9.0). */
+static void check_neighbour_blocks(const double *rbuf, const int *counts, const int *displs, int in,
+                                   const int *sources, const int *src_block, int kind, int round,
+                                   int rank, const char *what)
+{
+    for (int k = 0; k < in; ++k) {
+        int ok;
+        if (MPI_PROC_NULL == sources[k]) {
+            ok = rbuf[displs[k]] == -9.0;
+        } else {
+            ok = zt_block_matches(&rbuf[displs[k]], 1, counts[k], kind, sources[k],
+                                  block_salt(round, src_block[k]));
+        }
+        zt_checkf(ok, rank, "%s round %d %s block %d from %d", what, round, zt_kind_name[kind], k,
+                  sources[k]);
+    }
+}
+
+typedef struct {
+    MPI_Comm comm;
+    int rank, in, out;
+    int *sources, *dests, *src_block; /* src_block[k]: the sender's block index that is mine */
+} topo_t;
+
+/* Neighbor_alltoall, Neighbor_allgather, Neighbor_alltoallv and their non-blocking forms. */
+static void neighbour_collectives(const topo_t *t, int kind, int round)
+{
+    const int n = NB_BLOCK, in = t->in, out = t->out;
+    const int slots = (in > out ? in : out) + 1;
+    double *sbuf = malloc((size_t)slots * n * sizeof(double));
+    double *rbuf = malloc((size_t)slots * n * sizeof(double));
+    int *sc = malloc(slots * sizeof(int)), *sd = malloc(slots * sizeof(int));
+    int *rc = malloc(slots * sizeof(int)), *rd = malloc(slots * sizeof(int));
+    int *same = malloc(slots * sizeof(int));
+
+    for (int k = 0; k < out; ++k)
+        zt_fill(sbuf + (size_t)k * n, n, kind, t->rank, block_salt(round, k));
+    for (int k = 0; k < slots; ++k) {
+        rc[k] = n;
+        rd[k] = k * n;
+        same[k] = 0;
+    }
+    for (int nonblocking = 0; nonblocking < 2; ++nonblocking) {
+        for (size_t i = 0; i < (size_t)slots * n; ++i)
+            rbuf[i] = -9.0;
+        if (nonblocking) {
+            MPI_Request req;
+            zt_call(MPI_Ineighbor_alltoall(sbuf, n, MPI_DOUBLE, rbuf, n, MPI_DOUBLE, t->comm, &req),
+                    "MPI_Ineighbor_alltoall", t->rank);
+            zt_call(MPI_Wait(&req, MPI_STATUS_IGNORE), "MPI_Wait", t->rank);
+        } else {
+            zt_call(MPI_Neighbor_alltoall(sbuf, n, MPI_DOUBLE, rbuf, n, MPI_DOUBLE, t->comm),
+                    "MPI_Neighbor_alltoall", t->rank);
+        }
+        check_neighbour_blocks(rbuf, rc, rd, in, t->sources, t->src_block, kind, round, t->rank,
+                               nonblocking ? "ineighbor_alltoall" : "neighbor_alltoall");
+
+        /* allgather: every destination gets block 0 */
+        for (size_t i = 0; i < (size_t)slots * n; ++i)
+            rbuf[i] = -9.0;
+        if (nonblocking) {
+            MPI_Request req;
+            zt_call(
+                MPI_Ineighbor_allgather(sbuf, n, MPI_DOUBLE, rbuf, n, MPI_DOUBLE, t->comm, &req),
+                "MPI_Ineighbor_allgather", t->rank);
+            zt_call(MPI_Wait(&req, MPI_STATUS_IGNORE), "MPI_Wait", t->rank);
+        } else {
+            zt_call(MPI_Neighbor_allgather(sbuf, n, MPI_DOUBLE, rbuf, n, MPI_DOUBLE, t->comm),
+                    "MPI_Neighbor_allgather", t->rank);
+        }
+        check_neighbour_blocks(rbuf, rc, rd, in, t->sources, same, kind, round, t->rank,
+                               nonblocking ? "ineighbor_allgather" : "neighbor_allgather");
+    }
+
+    /* alltoallv with uneven and zero blocks, placed in reverse order in rbuf */
+    int sofs = 0, rofs = 0;
+    for (int k = 0; k < out; ++k) {
+        sc[k] = nbv_count(t->rank, k, round);
+        sd[k] = sofs;
+        sofs += sc[k];
+    }
+    for (int k = in - 1; k >= 0; --k) {
+        rc[k] =
+            MPI_PROC_NULL == t->sources[k] ? 0 : nbv_count(t->sources[k], t->src_block[k], round);
+        rd[k] = rofs + 1; /* a gap of one double before each block stays -9.0 */
+        rofs += rc[k] + 1;
+    }
+    free(sbuf);
+    free(rbuf);
+    sbuf = malloc(((size_t)sofs + 1) * sizeof(double));
+    rbuf = malloc(((size_t)rofs + 1) * sizeof(double));
+    for (int k = 0; k < out; ++k)
+        zt_fill(sbuf + sd[k], sc[k], kind, t->rank, block_salt(round, k));
+    for (int i = 0; i <= rofs; ++i)
+        rbuf[i] = -9.0;
+    zt_call(MPI_Neighbor_alltoallv(sbuf, sc, sd, MPI_DOUBLE, rbuf, rc, rd, MPI_DOUBLE, t->comm),
+            "MPI_Neighbor_alltoallv", t->rank);
+    for (int k = 0; k < in; ++k) {
+        int ok = rbuf[rd[k] - 1] == -9.0;
+        if (MPI_PROC_NULL != t->sources[k] && rc[k] > 0)
+            ok &= zt_block_matches(&rbuf[rd[k]], 1, rc[k], kind, t->sources[k],
+                                   block_salt(round, t->src_block[k]));
+        zt_checkf(ok, t->rank, "neighbor_alltoallv round %d %s block %d from %d", round,
+                  zt_kind_name[kind], k, t->sources[k]);
+    }
+    free(sbuf);
+    free(rbuf);
+    free(sc);
+    free(sd);
+    free(rc);
+    free(rd);
+    free(same);
+}
+
+/* zip's own collectives on the topology communicator: a bcast from every root, a gatherv to
+ * the last rank and an alltoallv (compressed by zip where it is on). */
+static void zip_collectives(MPI_Comm comm, int kind, int round)
+{
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    const int n = 30000;
+    double *buf = malloc((size_t)n * size * sizeof(double));
+    double *rbuf = malloc((size_t)n * size * sizeof(double));
+    for (int root = 0; root < size; ++root) {
+        if (rank == root)
+            zt_fill(buf, n, kind, root, round);
+        else
+            for (int i = 0; i < n; ++i)
+                buf[i] = -9.0;
+        zt_call(MPI_Bcast(buf, n, MPI_DOUBLE, root, comm), "MPI_Bcast", rank);
+        zt_checkf(zt_block_matches(buf, 1, n, kind, root, round), rank, "bcast round %d %s root %d",
+                  round, zt_kind_name[kind], root);
+    }
+    int *c = malloc(size * sizeof(int)), *d = malloc(size * sizeof(int));
+    for (int p = 0; p < size; ++p) {
+        c[p] = n / 2 + 97 * p;
+        d[p] = p * n;
+    }
+    zt_fill(buf, c[rank], kind, rank, round);
+    for (size_t i = 0; i < (size_t)n * size; ++i)
+        rbuf[i] = -9.0;
+    zt_call(MPI_Gatherv(buf, c[rank], MPI_DOUBLE, rbuf, c, d, MPI_DOUBLE, size - 1, comm),
+            "MPI_Gatherv", rank);
+    if (rank == size - 1)
+        for (int p = 0; p < size; ++p)
+            zt_checkf(zt_block_matches(rbuf + d[p], 1, c[p], kind, p, round) &&
+                          rbuf[d[p] + c[p]] == -9.0,
+                      rank, "gatherv round %d %s from %d", round, zt_kind_name[kind], p);
+
+    int *sc = malloc(size * sizeof(int)), *sd = malloc(size * sizeof(int));
+    for (int p = 0; p < size; ++p) {
+        sc[p] = n / size;
+        sd[p] = p * (n / size);
+        zt_fill(buf + sd[p], sc[p], kind, rank, block_salt(round, p));
+    }
+    for (size_t i = 0; i < (size_t)n * size; ++i)
+        rbuf[i] = -9.0;
+    zt_call(MPI_Alltoallv(buf, sc, sd, MPI_DOUBLE, rbuf, sc, sd, MPI_DOUBLE, comm), "MPI_Alltoallv",
+            rank);
+    for (int p = 0; p < size; ++p)
+        zt_checkf(zt_block_matches(rbuf + sd[p], 1, sc[p], kind, p, block_salt(round, rank)), rank,
+                  "alltoallv round %d %s from %d", round, zt_kind_name[kind], p);
+    free(buf);
+    free(rbuf);
+    free(c);
+    free(d);
+    free(sc);
+    free(sd);
+}
+
+/* A 2-D Cartesian communicator, ranks reordered as Open MPI likes, periodic in every dimension
+ * of 3 or more ranks. Neighbour k = 2 d + 0 is the source of a shift by +1 in dimension d,
+ * 2 d + 1 its destination; what I receive from my -1 neighbour is its block for its +1
+ * neighbour. (A periodic dimension of 2 ranks makes both neighbours one rank, and which of its
+ * two blocks arrives where is then Open MPI's choice: its blocking and non-blocking
+ * Neighbor_alltoall disagree there, with or without zip.) */
+static void on_cartesian(int kind, int round)
+{
+    int wsize;
+    MPI_Comm_size(MPI_COMM_WORLD, &wsize);
+    int dims[2] = {0, 0}, periods[2];
+    MPI_Dims_create(wsize, 2, dims);
+    for (int d = 0; d < 2; ++d)
+        periods[d] = dims[d] >= 3;
+    topo_t t = {.in = 4, .out = 4};
+    MPI_Cart_create(MPI_COMM_WORLD, 2, dims, periods, 1, &t.comm);
+    MPI_Comm_set_errhandler(t.comm, MPI_ERRORS_RETURN);
+    MPI_Comm_rank(t.comm, &t.rank);
+    int sources[4], dests[4], src_block[4] = {1, 0, 3, 2};
+    for (int d = 0; d < 2; ++d) {
+        MPI_Cart_shift(t.comm, d, 1, &sources[2 * d], &sources[2 * d + 1]);
+        dests[2 * d] = sources[2 * d];
+        dests[2 * d + 1] = sources[2 * d + 1];
+    }
+    t.sources = sources;
+    t.dests = dests;
+    t.src_block = src_block;
+    neighbour_collectives(&t, kind, round);
+    zip_collectives(t.comm, kind, round);
+    MPI_Comm_free(&t.comm);
+}
+
+/* A distributed graph: rank r sends to r + 1 and r + 2 (one neighbour on 2 ranks) and receives
+ * from r - 1 and r - 2, in that order, so block k from source r - 1 - k is its block k. */
+static void on_dist_graph(int kind, int round)
+{
+    int wrank, wsize;
+    MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
+    MPI_Comm_size(MPI_COMM_WORLD, &wsize);
+    const int degree = wsize >= 3 ? 2 : 1;
+    int sources[2], dests[2], src_block[2] = {0, 1};
+    for (int k = 0; k < degree; ++k) {
+        dests[k] = (wrank + 1 + k) % wsize;
+        sources[k] = (wrank - 1 - k + 2 * wsize) % wsize;
+    }
+    topo_t t = {
+        .in = degree, .out = degree, .sources = sources, .dests = dests, .src_block = src_block};
+    /* weights given: GCC takes MPI_UNWEIGHTED ((int *) 2) for an empty array that is read */
+    int weights[2] = {1, 1};
+    MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, degree, sources, weights, degree, dests, weights,
+                                   MPI_INFO_NULL, 0, &t.comm);
+    MPI_Comm_set_errhandler(t.comm, MPI_ERRORS_RETURN);
+    MPI_Comm_rank(t.comm, &t.rank);
+    neighbour_collectives(&t, kind, round);
+    zip_collectives(t.comm, kind, round);
+    MPI_Comm_free(&t.comm);
+}
+
+/* Persistent collectives (Open MPI's MPIX_*_init): three starts each, new data before every
+ * start, and one of zip's compressed bcasts in flight beside each persistent alltoallv. */
+static void persistent_collectives(MPI_Comm comm, int kind)
+{
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    const int n = 24000;
+    double *bbuf = malloc(n * sizeof(double)), *side = malloc(n * sizeof(double));
+    double *sbuf = malloc((size_t)n * size * sizeof(double));
+    double *rbuf = malloc((size_t)n * size * sizeof(double));
+    long long *isum = malloc(n * sizeof(long long)), *iin = malloc(n * sizeof(long long));
+    int *c = malloc(size * sizeof(int)), *d = malloc(size * sizeof(int));
+    for (int p = 0; p < size; ++p) {
+        c[p] = n / size;
+        d[p] = p * (n / size);
+    }
+    MPI_Request bcast, a2av, sum;
+    const int root = size - 1;
+    zt_call(MPIX_Bcast_init(bbuf, n, MPI_DOUBLE, root, comm, MPI_INFO_NULL, &bcast),
+            "MPIX_Bcast_init", rank);
+    zt_call(MPIX_Alltoallv_init(sbuf, c, d, MPI_DOUBLE, rbuf, c, d, MPI_DOUBLE, comm, MPI_INFO_NULL,
+                                &a2av),
+            "MPIX_Alltoallv_init", rank);
+    zt_call(MPIX_Allreduce_init(iin, isum, n, MPI_LONG_LONG, MPI_SUM, comm, MPI_INFO_NULL, &sum),
+            "MPIX_Allreduce_init", rank);
+    for (int start = 0; start < 3; ++start) {
+        const int round = 100 + start;
+        if (rank == root)
+            zt_fill(bbuf, n, kind, root, round);
+        else
+            for (int i = 0; i < n; ++i)
+                bbuf[i] = -9.0;
+        zt_call(MPI_Start(&bcast), "MPI_Start (bcast)", rank);
+        zt_call(MPI_Wait(&bcast, MPI_STATUS_IGNORE), "MPI_Wait (bcast)", rank);
+        zt_checkf(zt_block_matches(bbuf, 1, n, kind, root, round), rank,
+                  "persistent bcast start %d %s", start, zt_kind_name[kind]);
+
+        for (int p = 0; p < size; ++p)
+            zt_fill(sbuf + d[p], c[p], kind, rank, block_salt(round, p));
+        for (size_t i = 0; i < (size_t)n * size; ++i)
+            rbuf[i] = -9.0;
+        const int side_root = start % size;
+        if (rank == side_root)
+            zt_fill(side, n, kind, side_root, round + 50);
+        zt_call(MPI_Start(&a2av), "MPI_Start (alltoallv)", rank);
+        zt_call(MPI_Bcast(side, n, MPI_DOUBLE, side_root, comm), "MPI_Bcast beside", rank);
+        zt_call(MPI_Wait(&a2av, MPI_STATUS_IGNORE), "MPI_Wait (alltoallv)", rank);
+        for (int p = 0; p < size; ++p)
+            zt_checkf(zt_block_matches(rbuf + d[p], 1, c[p], kind, p, block_salt(round, rank)),
+                      rank, "persistent alltoallv start %d %s from %d", start, zt_kind_name[kind],
+                      p);
+        zt_checkf(zt_block_matches(side, 1, n, kind, side_root, round + 50), rank,
+                  "bcast beside a persistent alltoallv, start %d %s", start, zt_kind_name[kind]);
+
+        for (int i = 0; i < n; ++i)
+            iin[i] = (long long)(rank + 1) * (i + start);
+        zt_call(MPI_Start(&sum), "MPI_Start (allreduce)", rank);
+        zt_call(MPI_Wait(&sum, MPI_STATUS_IGNORE), "MPI_Wait (allreduce)", rank);
+        int ok = 1;
+        const long long ranks_sum = (long long)size * (size + 1) / 2;
+        for (int i = 0; i < n; ++i)
+            ok &= isum[i] == ranks_sum * (i + start);
+        zt_checkf(ok, rank, "persistent allreduce start %d", start);
+    }
+    MPI_Request_free(&bcast);
+    MPI_Request_free(&a2av);
+    MPI_Request_free(&sum);
+    free(bbuf);
+    free(side);
+    free(sbuf);
+    free(rbuf);
+    free(isum);
+    free(iin);
+    free(c);
+    free(d);
+}
+
+static int kind_now = ZT_SMOOTH;
+static void persistent_on(MPI_Comm comm)
+{
+    persistent_collectives(comm, kind_now);
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    for (int kind = 0; kind < ZT_KINDS; ++kind) {
+        for (int round = 0; round < 2; ++round) {
+            on_cartesian(kind, round);
+            on_dist_graph(kind, round);
+        }
+        kind_now = kind;
+        zt_on_world_dup_split(persistent_on);
+    }
+    return zt_finish("topo_persistent");
+}
