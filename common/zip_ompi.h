@@ -9,6 +9,7 @@
 #ifndef ZIP_OMPI_H
 #define ZIP_OMPI_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <string.h>
 #include <strings.h>
@@ -20,6 +21,15 @@ extern "C" {
 #endif
 
 struct ompi_datatype_t;
+
+/* ---- zip_ompi_release.c: the Open MPI release ---- */
+
+/* Whether the component may run: true under the Open MPI release it was built against
+ * (major.minor.release, ompi_release.h), or with its check off (check false). Otherwise false,
+ * after a message naming both releases and check_param (e.g. "coll_zip_version_check"), printed
+ * once per job where loud (the component would have been on). Call it from the component's
+ * register function, before anything reads Open MPI's internal structures. */
+bool zip_ompi_release_ok(const char *component, const char *check_param, bool check, bool loud);
 
 /* ---- zip_ompi_datatype.c: datatypes ---- */
 

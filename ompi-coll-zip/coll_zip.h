@@ -62,6 +62,8 @@ typedef struct mca_coll_zip_component_t {
      * it where it has no rate of its own (pml_zip_policy.c). */
     double agreed_link_remote_mbps;
     int inject_corruption; /* testing: corrupt every Nth frame this process sends (0: never) */
+    bool version_check;    /* stay out under another Open MPI release than the one built for */
+    bool release_ok;       /* built for this Open MPI release, or version_check off */
 
     int output;       /* opal_output stream, verbosity from `verbose` */
     char *codec_spec; /* in effect (init_query: zip_ompi_codec_resolve); NULL while zip is off */

@@ -197,6 +197,11 @@ static const zip_ompi_param_t params[] = {
      "faster than any codec there; meant for testing)"},
     /* The error path (a frame that fails its checks at a receiver) cannot be reached from an
      * application otherwise; the MPI tests use this to check it ends in MPI's error handler. */
+    {"version_check", OPAL_INFO_LVL_3, MCA_BASE_VAR_SCOPE_READONLY,
+     ZIP_OMPI_PARAM_BOOL(&mca_coll_zip_component.version_check, true),
+     "1 (default): coll/zip stays out of a run under an Open MPI release (major.minor.release) "
+     "other than the one it was built against, after saying so, since it reads Open MPI's "
+     "internal structures; 0: load it anyway, at your own risk"},
     {"inject_corruption", OPAL_INFO_LVL_9, MCA_BASE_VAR_SCOPE_LOCAL,
      ZIP_OMPI_PARAM_INT(&mca_coll_zip_component.inject_corruption, 0),
      "Testing only: corrupt one byte of every Nth compressed frame this process "
@@ -208,6 +213,11 @@ static int zip_register(void)
 {
     zip_ompi_params_register(&mca_coll_zip_component.super.collm_version, params,
                              sizeof(params) / sizeof(params[0]));
+    /* Before anything reads Open MPI's structures. Declining here would make Open MPI fail
+     * MPI_Init where the coll framework is given as a list naming zip; init_query declines. */
+    mca_coll_zip_component.release_ok = zip_ompi_release_ok("coll/zip", "coll_zip_version_check",
+                                                            mca_coll_zip_component.version_check,
+                                                            mca_coll_zip_component.priority > 0);
     /* Not a setting: what the ranks measured, for pml/zip to read (mca_base_var_find); users
      * cannot set it. */
     mca_coll_zip_component.agreed_link_remote_mbps = 0.0;
@@ -238,7 +248,8 @@ static int zip_close(void)
 {
     mca_coll_zip_component_t *z = &mca_coll_zip_component;
 
-    mca_coll_zip_stats_report();
+    if (z->release_ok)
+        mca_coll_zip_stats_report();
     mca_coll_zip_policy_fini();
     mca_coll_zip_nb_fini();
     zip_algo_release_buffers();

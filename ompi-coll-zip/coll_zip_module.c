@@ -142,6 +142,8 @@ int mca_coll_zip_init_query(bool enable_progress_threads, bool enable_mpi_thread
     mca_coll_zip_component_t *z = &mca_coll_zip_component;
     (void)enable_progress_threads;
     (void)enable_mpi_threads;
+    if (!z->release_ok)
+        return OMPI_ERR_NOT_AVAILABLE; /* said so at registration; nothing read yet */
 
     /* Every process reaches the same verdict on the settings below; one of them says it. */
     const bool speaker = 0 == OMPI_PROC_MY_NAME->vpid;

@@ -56,6 +56,8 @@ typedef struct mca_pml_zip_component_t {
     int verbose;
     int stats;
     bool force_local;        /* compress to peers on the same node too */
+    bool version_check;      /* stay out under another Open MPI release than the one built for */
+    bool release_ok;         /* built for this Open MPI release, or version_check off */
     bool direct_recv;        /* pml_zip_direct_recv (pml_zip_direct.c) */
     char *policy_name;       /* pml_zip_policy */
     int policy;              /* its zip_policy_mode_t */

@@ -142,17 +142,30 @@ static const zip_ompi_param_t params[] = {
     {"stats", OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_LOCAL,
      ZIP_OMPI_PARAM_INT(&mca_pml_zip_component.stats, 0),
      "1: every rank prints its point-to-point compression counters at MPI_Finalize"},
+    {"version_check", OPAL_INFO_LVL_3, MCA_BASE_VAR_SCOPE_READONLY,
+     ZIP_OMPI_PARAM_BOOL(&mca_pml_zip_component.version_check, true),
+     "1 (default): pml/zip stays out of a run under an Open MPI release (major.minor.release) "
+     "other than the one it was built against, after saying so, since it reads Open MPI's "
+     "internal structures; 0: load it anyway, at your own risk"},
 };
 
 static int zip_register(void)
 {
     zip_ompi_params_register(&mca_pml_zip_component.super.pmlm_version, params,
                              sizeof(params) / sizeof(params[0]));
+    /* Before anything reads Open MPI's structures. Declining here would make MPI_Init fail
+     * under "--mca pml X,zip" (a PML named but not found); instead pml/zip opens without
+     * joining the selection, and X runs alone. */
+    mca_pml_zip_component.release_ok =
+        zip_ompi_release_ok("pml/zip", "pml_zip_version_check", mca_pml_zip_component.version_check,
+                            0 != mca_pml_zip_component.enable);
     return OMPI_SUCCESS;
 }
 
 static int zip_open(void)
 {
+    if (!mca_pml_zip_component.release_ok)
+        return OMPI_SUCCESS;
     mca_pml_zip_component.output = opal_output_open(NULL);
     opal_output_set_verbosity(mca_pml_zip_component.output, mca_pml_zip_component.verbose);
     /* The base only initializes the PMLs named in its include list. Add ourselves, as
@@ -165,6 +178,8 @@ static mca_pml_base_module_t *zip_init(int *priority, bool progress_threads, boo
 {
     (void)progress_threads;
     (void)mpi_threads;
+    if (!mca_pml_zip_component.release_ok)
+        return NULL;
     /* The base matches a PML against each list entry by prefix, so the real PML must lead
      * the list ("ob1,zip"); with "zip" or "zip,ob1" nothing but us could be selected. */
     bool real_pml = false;
@@ -223,7 +238,8 @@ static int zip_close(void)
 {
     mca_pml_zip_component_t *z = &mca_pml_zip_component;
 
-    if (z->active || NULL == mca_pml.pml_send || mca_pml.pml_send == mca_pml_zip_module.pml_send) {
+    if (!z->release_ok || z->active || NULL == mca_pml.pml_send ||
+        mca_pml.pml_send == mca_pml_zip_module.pml_send) {
         return OMPI_SUCCESS;
     }
     /* Stay loaded after the base unloads the losers. */

@@ -534,6 +534,34 @@ if [ -e "$colldir/mca_coll_zip.so" ]; then
 else
     echo "SKIP: coll/zip's agreed link (no mca_coll_zip.so in $colldir)"
 fi
+# Under another Open MPI release than the one it was built against (release_shim.c answers
+# MPI_Get_library_version for one that does not exist), pml/zip stays out after one line from
+# rank 0 and the PML named first runs alone (no pml/zip statistics); MPI_Init must not fail
+# although "--mca pml X,zip" names it. With pml_zip_version_check 0 it interposes again.
+if mpicc -shared -fPIC -O2 -Wall -Wextra -o "$bin/release_shim.so" "$here/release_shim.c" \
+    2>"$bin/cc.log"; then
+    shim="-x LD_PRELOAD=$bin/release_shim.so"
+    for c in ob1+zip ucx+zip; do
+        # shellcheck disable=SC2086
+        run "p2p_basic np=2 pml=$c under another release: the PML alone" p2p_basic -np 2 \
+            ${cfg[$c]} --mca pml_zip_stats 1 $shim "$bin/p2p_basic"
+        said=$(grep -c "pml/zip: built against Open MPI .*, but this is Open MPI v4.1.99" \
+            "$bin/out.log")
+        [ "$said" = 1 ] && ! grep -q "pml:zip stats" "$bin/out.log"
+        report "pml=$c under another release: pml/zip says so once ($said) and stays out" $? \
+            "$bin/out.log"
+    done
+    # shellcheck disable=SC2086
+    run "p2p_basic np=2 pml=ob1+zip under another release, version_check 0" p2p_basic -np 2 \
+        ${cfg[ob1+zip]} --mca pml_zip_stats 1 --mca pml_zip_version_check 0 $shim \
+        "$bin/p2p_basic"
+    [ "$(grep -c "pml:zip stats (rank [01]): sent [1-9][0-9]* zip messages ([1-9]" \
+        "$bin/out.log")" = 2 ]
+    report "version_check 0: pml/zip interposes and compresses under another release" $? \
+        "$bin/out.log"
+else
+    report "build release_shim.so" 1 "$bin/cc.log"
+fi
 # The Info key zip_policy overrides pml_zip_policy per communicator (p2p_info sets never on one).
 mpirun_logged -np 2 ${cfg[ob1+zip]} --mca pml_zip_stats 1 -x P2P_INFO_POLICY_KEY=1 "$bin/p2p_info"
 [ "$(grep -c "sent 4 zip messages (2 compressed)" "$bin/out.log")" = 2 ] &&
