@@ -198,6 +198,16 @@ static void zip_collectives(MPI_Comm comm, int kind, int round)
     free(sd);
 }
 
+/* Both kinds of calls on the topology communicator t->comm, which it then frees. */
+static void exercise(topo_t *t, int kind, int round)
+{
+    MPI_Comm_set_errhandler(t->comm, MPI_ERRORS_RETURN);
+    MPI_Comm_rank(t->comm, &t->rank);
+    neighbour_collectives(t, kind, round);
+    zip_collectives(t->comm, kind, round);
+    MPI_Comm_free(&t->comm);
+}
+
 /* A 2-D Cartesian communicator, ranks reordered as Open MPI likes, periodic in every dimension
  * of 3 or more ranks. Neighbour k = 2 d + 0 is the source of a shift by +1 in dimension d,
  * 2 d + 1 its destination; what I receive from my -1 neighbour is its block for its +1
@@ -214,8 +224,6 @@ static void on_cartesian(int kind, int round)
         periods[d] = dims[d] >= 3;
     topo_t t = {.in = 4, .out = 4};
     MPI_Cart_create(MPI_COMM_WORLD, 2, dims, periods, 1, &t.comm);
-    MPI_Comm_set_errhandler(t.comm, MPI_ERRORS_RETURN);
-    MPI_Comm_rank(t.comm, &t.rank);
     int sources[4], dests[4], src_block[4] = {1, 0, 3, 2};
     for (int d = 0; d < 2; ++d) {
         MPI_Cart_shift(t.comm, d, 1, &sources[2 * d], &sources[2 * d + 1]);
@@ -225,9 +233,7 @@ static void on_cartesian(int kind, int round)
     t.sources = sources;
     t.dests = dests;
     t.src_block = src_block;
-    neighbour_collectives(&t, kind, round);
-    zip_collectives(t.comm, kind, round);
-    MPI_Comm_free(&t.comm);
+    exercise(&t, kind, round);
 }
 
 /* A distributed graph: rank r sends to r + 1 and r + 2 (one neighbour on 2 ranks) and receives
@@ -249,11 +255,7 @@ static void on_dist_graph(int kind, int round)
     int weights[2] = {1, 1};
     MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, degree, sources, weights, degree, dests, weights,
                                    MPI_INFO_NULL, 0, &t.comm);
-    MPI_Comm_set_errhandler(t.comm, MPI_ERRORS_RETURN);
-    MPI_Comm_rank(t.comm, &t.rank);
-    neighbour_collectives(&t, kind, round);
-    zip_collectives(t.comm, kind, round);
-    MPI_Comm_free(&t.comm);
+    exercise(&t, kind, round);
 }
 
 /* Persistent collectives (Open MPI's MPIX_*_init): three starts each, new data before every
