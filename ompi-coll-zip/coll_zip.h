@@ -81,6 +81,11 @@ typedef struct mca_coll_zip_route_t {
     zip_algo_policy_t policy;
 } mca_coll_zip_route_t;
 
+/* Open MPI 4.1 types its neighbourhood alltoall(v) slots as alltoall(v) functions; the names the
+ * collectives' list (COLL_ZIP_COLLECTIVES) builds from "neighbor_alltoall(v)": */
+typedef mca_coll_base_module_alltoall_fn_t mca_coll_base_module_neighbor_alltoall_fn_t;
+typedef mca_coll_base_module_alltoallv_fn_t mca_coll_base_module_neighbor_alltoallv_fn_t;
+
 typedef struct mca_coll_zip_module_t {
     mca_coll_base_module_t super;
 
@@ -202,6 +207,10 @@ bool mca_coll_zip_policy_takes(mca_coll_zip_module_t *m, struct ompi_communicato
  * m->call_policy set), counting nothing: for calls zip runs either way. */
 bool mca_coll_zip_policy_route_takes(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm,
                                      int op);
+/* Whether the communicator's route for `op` takes the call, as mca_coll_zip_policy_route_takes;
+ * a call it hands on is counted so (neighbourhood collectives, which never sample). */
+bool mca_coll_zip_policy_route_takes_counted(mca_coll_zip_module_t *m,
+                                             struct ompi_communicator_t *comm, int op);
 /* For a call whose largest block, `block`, every rank knows (MPI makes the type signatures
  * match: alltoall, gather, scatter, allgather(v)): empty or below the threshold, it is counted as
  * a fallback and goes to the previous component, like a small bcast; otherwise

@@ -21,7 +21,10 @@ static int blocking_tag(int op)
     case COLL_ZIP_OP_ALLTOALL:
         return MCA_COLL_BASE_TAG_ALLTOALL;
     case COLL_ZIP_OP_ALLTOALLV:
+    case COLL_ZIP_OP_NEIGHBOR_ALLTOALLV:
         return MCA_COLL_BASE_TAG_ALLTOALLV;
+    case COLL_ZIP_OP_NEIGHBOR_ALLTOALL:
+        return MCA_COLL_BASE_TAG_ALLTOALL;
     case COLL_ZIP_OP_GATHER:
         return MCA_COLL_BASE_TAG_GATHER;
     case COLL_ZIP_OP_GATHERV:

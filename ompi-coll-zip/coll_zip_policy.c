@@ -416,6 +416,18 @@ bool mca_coll_zip_policy_route_takes(mca_coll_zip_module_t *m, struct ompi_commu
     return false;
 }
 
+bool mca_coll_zip_policy_route_takes_counted(mca_coll_zip_module_t *m,
+                                             struct ompi_communicator_t *comm, int op)
+{
+    const mca_coll_zip_route_t *r = route(m, comm, op);
+    if (route_takes(r)) {
+        m->call_policy = r->policy;
+        return true;
+    }
+    mca_coll_zip_stats_handed_on(op, r->verdict, 0.0, 0);
+    return false;
+}
+
 bool mca_coll_zip_policy_takes_known(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm,
                                      int op, size_t block, const void *sample, int sample_count,
                                      struct ompi_datatype_t *dtype, size_t my_bytes)

@@ -40,7 +40,9 @@ extern "C" {
     X(IALLGATHER, iallgather, Iallgather)                                                          \
     X(IALLGATHERV, iallgatherv, Iallgatherv)                                                       \
     X(ISCATTER, iscatter, Iscatter)                                                                \
-    X(ISCATTERV, iscatterv, Iscatterv)
+    X(ISCATTERV, iscatterv, Iscatterv)                                                             \
+    X(NEIGHBOR_ALLTOALL, neighbor_alltoall, Neighbor_alltoall)                                     \
+    X(NEIGHBOR_ALLTOALLV, neighbor_alltoallv, Neighbor_alltoallv)
 /* clang-format on */
 
 enum {

@@ -306,6 +306,10 @@ typedef struct zip_exchange_args {
     size_t root_window_bytes; /* gatherv's root only: keeps receives of about this many bytes
                                  posted, at least two, each next one posted as one completes
                                  (0: every receive at once); ZIP_GATHERV_ROOT_WINDOW_BYTES */
+    /* Neighbourhood alltoall(v) only: send[k] goes to send_peers[k] (k < out_degree), recv[k]
+     * comes from recv_peers[k] (k < in_degree); a negative peer (MPI_PROC_NULL) moves nothing. */
+    int out_degree, in_degree;
+    const int *send_peers, *recv_peers;
 } zip_exchange_args_t;
 
 /* A gatherv root's receives in flight (zip_exchange_args_t.root_window_bytes): with every
@@ -322,6 +326,12 @@ enum { ZIP_GATHERV_ROOT_WINDOW_BYTES = 1 << 20 };
  * the glue copies the local block itself); compressed blocks in pairwise steps. */
 int zip_algo_alltoallv(const zip_transport_t *t, const zip_codec_ops_t *codec,
                        const zip_exchange_args_t *args, zip_algo_result_t *result);
+
+/* Neighbourhood alltoall(v): send[k] to send_peers[k], recv[k] from recv_peers[k], every block
+ * compressed once by its sender where that pays (a rank may be a neighbour more than once: both
+ * ends post in neighbour order, which MPI's matching keeps). */
+int zip_algo_neighbor_alltoallv(const zip_transport_t *t, const zip_codec_ops_t *codec,
+                                const zip_exchange_args_t *args, zip_algo_result_t *result);
 
 /* Gatherv: non-roots send send[0] to the root; the root receives recv[p] from every other p
  * (the root's own block is the glue's business, like MPI_IN_PLACE). */

@@ -74,7 +74,7 @@ int World::isend(void *ctx, const void *buf, size_t len, int peer, int tag, zip_
 {
     auto *ep = static_cast<Endpoint *>(ctx);
     World *w = ep->world;
-    if (peer < 0 || peer >= w->size_ || peer == ep->rank)
+    if (peer < 0 || peer >= w->size_ || (peer == ep->rank && !w->self_messages_))
         return 1;
     w->messages++;
     if (w->rendezvous) {
@@ -108,7 +108,7 @@ int World::irecv(void *ctx, void *buf, size_t cap, int peer, int tag, zip_req_t 
 {
     auto *ep = static_cast<Endpoint *>(ctx);
     World *w = ep->world;
-    if (peer < 0 || peer >= w->size_ || peer == ep->rank)
+    if (peer < 0 || peer >= w->size_ || (peer == ep->rank && !w->self_messages_))
         return 1;
     std::lock_guard<std::mutex> lock(w->mu_);
     auto *r = new Request{};

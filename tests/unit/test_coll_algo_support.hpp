@@ -26,10 +26,13 @@ struct Typed {
 };
 
 struct WorldOptions {
-    bool testing = false;    // the transports have `test` (see World)
-    bool typed = false;      // the transport has the typed operations
-    size_t max_message = 0;  // its limit on byte messages (0: none)
-    bool rendezvous = false; // see World::rendezvous
+    bool testing = false;       // the transports have `test` (see World)
+    bool typed = false;         // the transport has the typed operations
+    size_t max_message = 0;     // its limit on byte messages (0: none)
+    bool rendezvous = false;    // see World::rendezvous
+    bool self_messages = false; // a rank may message itself (as the PML allows); off, that is
+                                // refused: no collective algorithm but the neighbourhood ones sends
+                                // to itself
 };
 
 class World
@@ -38,6 +41,7 @@ class World
     World(int size, const WorldOptions &o) : World(size, o.typed, o.max_message, o.testing)
     {
         rendezvous = rendezvous || o.rendezvous;
+        self_messages_ = o.self_messages;
     }
     // typed: the transport has the typed operations (isend_plain, irecv_plain, byte_view);
     // max_message: its limit on byte messages (0: none); testing: it has `test`, so the
@@ -122,6 +126,7 @@ class World
     bool typed_;
     size_t max_message_;
     bool testing_;
+    bool self_messages_ = false;
     mutable std::mutex mu_;
     std::condition_variable cv_;
     std::map<Key, std::vector<std::vector<char>>> sent_; // in send order

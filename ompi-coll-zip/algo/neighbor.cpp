@@ -1,0 +1,68 @@
+// Compressed neighbourhood alltoall(v): every rank sends block k to its k-th out-neighbour and
+// receives block k from its k-th in-neighbour (MPI_Cart_shift's pairs, a graph's edges), each
+// block compressed once by its sender where the sample says it pays, decoded once by its
+// receiver (see exchange.cpp); plain blocks all at once beside them.
+//
+// A neighbour may appear more than once (a periodic dimension of two ranks, a graph with several
+// edges between two ranks). Messages between two ranks on one tag match in the order they were
+// posted, so both ends post in neighbour order and the k-th block for a rank meets that rank's
+// k-th receive from this one, as coll/basic's blocking neighbourhood collectives do. Both ends
+// sort a block into plain or coded alike (its length and the pair's locality), and each class is
+// posted in neighbour order, plain ones first.
+#include "exchange.hpp"
+#include "zip_algo.h"
+
+namespace zipcoll
+{
+
+namespace
+{
+
+// Sorts the blocks of one side into plain and coded, in neighbour order; a block to or from
+// MPI_PROC_NULL (a negative peer) moves nowhere.
+int place_side(const zip_transport_t *t, ExchangePlan &plan, int n, const int *peers,
+               const zip_block_t *blocks, bool sending)
+{
+    for (int k = 0; k < n; ++k) {
+        if (peers[k] < 0 || peers[k] >= t->size)
+            continue;
+        Transfer coded;
+        const int rc = plan.plain.place(t, plan.policy, blocks[k], peers[k], sending, &coded);
+        if (rc != ZIP_ALGO_OK)
+            return rc;
+        if (coded.bytes > 0)
+            (sending ? plan.sends : plan.recvs).push_back(coded);
+    }
+    return ZIP_ALGO_OK;
+}
+
+Task neighbor_alltoallv(const zip_transport_t *t, const zip_codec_ops_t *codec,
+                        const zip_exchange_args_t *a, zip_algo_result_t *res)
+{
+    *res = zip_algo_result_t{};
+    res->verdict = -1;
+    if ((a->out_degree > 0 && (a->send == nullptr || a->send_peers == nullptr)) ||
+        (a->in_degree > 0 && (a->recv == nullptr || a->recv_peers == nullptr)) ||
+        a->out_degree < 0 || a->in_degree < 0)
+        co_return ZIP_ALGO_ERR_ARG;
+    // std::bad_alloc ends the task with ZIP_ALGO_ERR_NOMEM.
+    ExchangePlan plan;
+    plan.tag = a->tag;
+    plan.policy = BlockPolicy::of(*a, *t);
+    int rc = place_side(t, plan, a->out_degree, a->send_peers, a->send, true);
+    if (rc == ZIP_ALGO_OK)
+        rc = place_side(t, plan, a->in_degree, a->recv_peers, a->recv, false);
+    if (rc != ZIP_ALGO_OK)
+        co_return rc;
+    co_return co_await run_exchange(t, codec, plan, res);
+}
+
+} // namespace
+
+} // namespace zipcoll
+
+extern "C" int zip_algo_neighbor_alltoallv(const zip_transport_t *t, const zip_codec_ops_t *codec,
+                                           const zip_exchange_args_t *a, zip_algo_result_t *res)
+{
+    return zipcoll::run_to_end(zipcoll::neighbor_alltoallv(t, codec, a, res));
+}

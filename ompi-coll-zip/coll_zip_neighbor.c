@@ -1,0 +1,219 @@
+/*
+ * MPI_Neighbor_alltoall and MPI_Neighbor_alltoallv on Cartesian, graph and distributed-graph
+ * communicators: the halo exchanges of stencil codes written as collectives. Each block is
+ * compressed once by its sender where the sample says it pays and decoded once by its receiver
+ * (algo/neighbor.cpp); below the threshold and between ranks of one node blocks move plainly.
+ * The route is alltoall(v)'s (every rank sends at once), agreed per communicator, so every rank
+ * takes zip's path or hands the call on alike. Handed on: a communicator without a topology, and
+ * a call the route hands on (a link faster than the codec, policy never or observe).
+ * Not taken: the non-blocking and persistent forms and neighbourhood allgather(v) and
+ * alltoallw, which stay with the previous component.
+ */
+#include "ompi_config.h"
+
+#include <stdlib.h>
+
+#include "mpi.h"
+#include "ompi/constants.h"
+
+#include "coll_zip.h"
+#include "coll_zip_nb.h"
+#include "coll_zip_view.h"
+#include "algo/zip_algo.h"
+
+/* This rank's neighbours in the order of MPI's neighbourhood collectives: for a Cartesian
+ * topology the source, then the destination, of a shift by +1 in each dimension (both lists
+ * alike); a graph's neighbours (both lists alike); a distributed graph's sources and
+ * destinations. MPI_PROC_NULL stays in its place. */
+typedef struct neighbours {
+    int in, out;
+    int *sources, *dests;
+    bool cart;
+} neighbours_t;
+
+static void neighbours_free(neighbours_t *nb)
+{
+    free(nb->sources);
+    free(nb->dests);
+    nb->sources = nb->dests = NULL;
+}
+
+static bool neighbours_alloc(neighbours_t *nb, int in, int out)
+{
+    nb->in = in;
+    nb->out = out;
+    nb->sources = malloc((size_t)(in > 0 ? in : 1) * sizeof(int));
+    nb->dests = malloc((size_t)(out > 0 ? out : 1) * sizeof(int));
+    return NULL != nb->sources && NULL != nb->dests;
+}
+
+/* Local queries of the communicator's topology; false without one (or out of memory). */
+static bool neighbours_get(struct ompi_communicator_t *comm, neighbours_t *nb)
+{
+    *nb = (neighbours_t){0};
+    int kind = MPI_UNDEFINED, rank = 0, n = 0, weighted = 0;
+    if (MPI_SUCCESS != PMPI_Topo_test(comm, &kind)) {
+        return false;
+    }
+    switch (kind) {
+    case MPI_CART:
+        if (MPI_SUCCESS != PMPI_Cartdim_get(comm, &n) || !neighbours_alloc(nb, 2 * n, 2 * n)) {
+            break;
+        }
+        for (int d = 0; d < n; ++d) {
+            if (MPI_SUCCESS !=
+                PMPI_Cart_shift(comm, d, 1, &nb->sources[2 * d], &nb->sources[2 * d + 1])) {
+                neighbours_free(nb);
+                return false;
+            }
+            nb->dests[2 * d] = nb->sources[2 * d];
+            nb->dests[2 * d + 1] = nb->sources[2 * d + 1];
+        }
+        nb->cart = true;
+        return true;
+    case MPI_GRAPH:
+        if (MPI_SUCCESS != PMPI_Comm_rank(comm, &rank) ||
+            MPI_SUCCESS != PMPI_Graph_neighbors_count(comm, rank, &n) ||
+            !neighbours_alloc(nb, n, n) ||
+            MPI_SUCCESS != PMPI_Graph_neighbors(comm, rank, n, nb->sources)) {
+            break;
+        }
+        for (int k = 0; k < n; ++k) {
+            nb->dests[k] = nb->sources[k];
+        }
+        return true;
+    case MPI_DIST_GRAPH: {
+        int in = 0, out = 0;
+        if (MPI_SUCCESS != PMPI_Dist_graph_neighbors_count(comm, &in, &out, &weighted) ||
+            !neighbours_alloc(nb, in, out)) {
+            break;
+        }
+        /* Weights are read into arrays of their own: Open MPI skips them for an unweighted
+         * graph, and GCC takes MPI_UNWEIGHTED ((int *) 2) for an array too short to write. */
+        int *win = malloc((size_t)(in > 0 ? in : 1) * sizeof(int));
+        int *wout = malloc((size_t)(out > 0 ? out : 1) * sizeof(int));
+        const bool ok = NULL != win && NULL != wout &&
+                        MPI_SUCCESS == PMPI_Dist_graph_neighbors(comm, in, nb->sources, win, out,
+                                                                 nb->dests, wout);
+        free(win);
+        free(wout);
+        if (ok) {
+            return true;
+        }
+        break;
+    }
+    default:
+        return false;
+    }
+    neighbours_free(nb);
+    return false;
+}
+
+/* Blocks k < n of layout l (the neighbour's index for its counts and displacements), block k
+ * at b's index k ^ flip. */
+static void neighbour_blocks(mca_coll_zip_blocks_t *b, const mca_coll_zip_layout_t *l, int n,
+                             int flip)
+{
+    for (int k = 0; k < n; ++k) {
+        int count = 0;
+        const char *block = mca_coll_zip_layout_block(l, k, &count);
+        mca_coll_zip_blocks_set(b, k ^ flip, block, count, l->dtype);
+    }
+}
+
+/* The order of the sends. Messages between two ranks on one tag match in the order they were
+ * posted, and the algorithm posts in the order of its lists. On a graph that is the order of the
+ * edges, as coll/basic has it. On a Cartesian topology a rank may be both neighbours in one
+ * dimension (a periodic dimension of two ranks, or of one: itself), and coll/basic then pairs
+ * by direction, with a tag per direction: what a rank sends towards +1 arrives in its
+ * neighbour's block from -1. Sending each dimension's +1 block before its -1 block, while the
+ * receives stay in MPI's order (-1 first), pairs them the same way with one tag. */
+static void send_order(neighbours_t *nb)
+{
+    for (int k = 0; nb->cart && k + 1 < nb->out; k += 2) {
+        const int minus = nb->dests[k];
+        nb->dests[k] = nb->dests[k + 1];
+        nb->dests[k + 1] = minus;
+    }
+}
+
+static int neighbor_run(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm, int op,
+                        const mca_coll_zip_layout_t *snd, const mca_coll_zip_layout_t *rcv,
+                        const neighbours_t *nb)
+{
+    mca_coll_zip_exchange_t x = {.root = -1};
+    if (OMPI_SUCCESS != mca_coll_zip_blocks_init(&x.sent, nb->out > 0 ? nb->out : 1) ||
+        OMPI_SUCCESS != mca_coll_zip_blocks_init(&x.received, nb->in > 0 ? nb->in : 1)) {
+        const int rc = mca_coll_zip_algo_error(ZIP_ALGO_ERR_NOMEM, zip_coll_op_calls[op], comm);
+        return mca_coll_zip_exchange(m, comm, op, &x, rc, NULL);
+    }
+    neighbour_blocks(&x.sent, snd, nb->out, nb->cart ? 1 : 0);
+    neighbour_blocks(&x.received, rcv, nb->in, 0);
+    x.args = (zip_exchange_args_t){
+        .send = x.sent.blocks,
+        .recv = x.received.blocks,
+        .elem_type = mca_coll_zip_elem_type(snd->dtype),
+        .try_compress = 1,
+        .threshold = mca_coll_zip_component.threshold,
+        .peer_on_node = m->peer_on_node,
+        .out_degree = nb->out,
+        .in_degree = nb->in,
+        .send_peers = nb->dests,
+        .recv_peers = nb->sources,
+    };
+    return mca_coll_zip_exchange(m, comm, op, &x, OMPI_SUCCESS, NULL);
+}
+
+/* Runs the call if zip takes it (true, *rc its result); false: the caller hands it on. */
+static bool neighbor_takes(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm, int op,
+                           const mca_coll_zip_layout_t *snd, const mca_coll_zip_layout_t *rcv,
+                           int *rc)
+{
+    mca_coll_zip_stats_arm_finalize_summary(comm);
+    mca_coll_zip_policy_count_call(m, comm, op);
+    neighbours_t nb;
+    if (MPI_IN_PLACE == snd->buf || !neighbours_get(comm, &nb)) {
+        mca_coll_zip_stats_handed_on(op, ZIP_VERDICT_TOO_SMALL, 0.0, 0);
+        return false;
+    }
+    if (!mca_coll_zip_policy_route_takes_counted(m, comm, op)) {
+        neighbours_free(&nb);
+        return false;
+    }
+    send_order(&nb);
+    *rc = neighbor_run(m, comm, op, snd, rcv, &nb);
+    neighbours_free(&nb);
+    return true;
+}
+
+int mca_coll_zip_neighbor_alltoallv(const void *sbuf, const int *scounts, const int *sdisps,
+                                    struct ompi_datatype_t *sdtype, void *rbuf, const int *rcounts,
+                                    const int *rdisps, struct ompi_datatype_t *rdtype,
+                                    struct ompi_communicator_t *comm,
+                                    mca_coll_base_module_t *module)
+{
+    mca_coll_zip_module_t *m = (mca_coll_zip_module_t *)module;
+    const mca_coll_zip_layout_t snd = {sbuf, scounts, sdisps, 0, sdtype};
+    const mca_coll_zip_layout_t rcv = {rbuf, rcounts, rdisps, 0, rdtype};
+    int rc = OMPI_SUCCESS;
+    if (neighbor_takes(m, comm, COLL_ZIP_OP_NEIGHBOR_ALLTOALLV, &snd, &rcv, &rc)) {
+        return rc;
+    }
+    return m->previous_neighbor_alltoallv(sbuf, scounts, sdisps, sdtype, rbuf, rcounts, rdisps,
+                                          rdtype, comm, m->previous_neighbor_alltoallv_module);
+}
+
+int mca_coll_zip_neighbor_alltoall(const void *sbuf, int scount, struct ompi_datatype_t *sdtype,
+                                   void *rbuf, int rcount, struct ompi_datatype_t *rdtype,
+                                   struct ompi_communicator_t *comm, mca_coll_base_module_t *module)
+{
+    mca_coll_zip_module_t *m = (mca_coll_zip_module_t *)module;
+    const mca_coll_zip_layout_t snd = {sbuf, NULL, NULL, scount, sdtype};
+    const mca_coll_zip_layout_t rcv = {rbuf, NULL, NULL, rcount, rdtype};
+    int rc = OMPI_SUCCESS;
+    if (neighbor_takes(m, comm, COLL_ZIP_OP_NEIGHBOR_ALLTOALL, &snd, &rcv, &rc)) {
+        return rc;
+    }
+    return m->previous_neighbor_alltoall(sbuf, scount, sdtype, rbuf, rcount, rdtype, comm,
+                                         m->previous_neighbor_alltoall_module);
+}

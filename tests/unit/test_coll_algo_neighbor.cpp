@@ -1,0 +1,169 @@
+// The compressed neighbourhood alltoall(v) on the in-process transport: a ring whose two
+// neighbours are one rank (two ranks), a rank that is its own neighbour, MPI_PROC_NULL, uneven,
+// empty and plain blocks; every block arrives where its edge says, compressed where it shrinks.
+#include <gtest/gtest.h>
+
+#include "test_coll_algo_support.hpp"
+#include "zip_algo.h"
+
+using algotest::ToyCodec;
+using algotest::World;
+
+namespace
+{
+
+// The block rank `from` sends on its k-th out-edge in round `round`: some empty, some below the
+// threshold (plain), the rest compressible or not.
+size_t bytes_of(int from, int k, int round)
+{
+    static const size_t menu[] = {50000, 700, 0, 3000, 65536, 20000, 1};
+    return menu[(from * 3 + k + round) % 7];
+}
+
+std::vector<char> data_of(int from, int k, int round)
+{
+    return algotest::make_data(bytes_of(from, k, round), (from + k + round) % 3 != 0,
+                               uint64_t(from * 131 + k * 7 + round));
+}
+
+// Each rank's edges: out-edge k goes to dests[k], in-edge k comes from sources[k]; the
+// in-edge k of `to` from `from` is the out-edge src_edge[k] of `from` (-1 for MPI_PROC_NULL).
+struct Edges {
+    std::vector<int> dests, sources, src_edge;
+};
+
+// A ring of `size` ranks with the edge order of a periodic Cartesian dimension as coll/zip's glue
+// passes it: sends towards +1 first, then -1; receives from -1 first, then +1. On two ranks both
+// neighbours are the other rank, on one rank itself; messages pair by order. With open ends (not
+// periodic) rank 0 has no -1 neighbour and the last rank no +1 neighbour.
+Edges ring(int rank, int size, bool periodic)
+{
+    const int minus = periodic || rank > 0 ? (rank - 1 + size) % size : -2;
+    const int plus = periodic || rank < size - 1 ? (rank + 1) % size : -2;
+    // Out-edge 0 (towards +1) arrives as the receiver's in-edge 0 (from its -1 side).
+    return {{plus, minus}, {minus, plus}, {minus >= 0 ? 0 : -1, plus >= 0 ? 1 : -1}};
+}
+
+} // namespace
+
+class CollAlgoNeighbor : public ::testing::TestWithParam<std::tuple<int, bool, bool>>
+{
+};
+
+TEST_P(CollAlgoNeighbor, EveryBlockArrivesOnItsEdgeExactly)
+{
+    const auto [size, periodic, typed] = GetParam();
+    for (int round = 0; round < 7; ++round) {
+        ToyCodec codec;
+        const zip_codec_ops_t ops = codec.ops();
+        World w(size, algotest::WorldOptions{.typed = typed, .self_messages = true});
+        std::vector<std::vector<std::vector<char>>> got(size);
+        std::vector<Edges> edges(size);
+        std::vector<int> rc(size, -100);
+        std::mutex m;
+        w.run([&](int rank, const zip_transport_t &t) {
+            const Edges e = ring(rank, size, periodic);
+            std::vector<std::vector<char>> out(2), in(2);
+            std::vector<algotest::Typed> handles(4);
+            std::vector<zip_block_t> send(2), recv(2);
+            auto block = [&](int i, std::vector<char> &v) {
+                handles[i] = {v.data(), v.size()};
+                return typed ? zip_block_t{nullptr, v.size(), &handles[i]}
+                             : zip_block_t{v.data(), v.size(), nullptr};
+            };
+            for (int k = 0; k < 2; ++k) {
+                out[k] = data_of(rank, k, round);
+                send[k] = block(k, out[k]);
+                const int from = e.sources[k];
+                in[k].assign(from >= 0 ? bytes_of(from, e.src_edge[k], round) : 5, '\x55');
+                recv[k] = block(2 + k, in[k]);
+            }
+            zip_exchange_args_t a{};
+            a.tag = 9;
+            a.elem_type = ZIP_ALGO_BYTES;
+            a.try_compress = 1;
+            a.threshold = 1024;
+            a.send = send.data();
+            a.recv = recv.data();
+            a.out_degree = a.in_degree = 2;
+            a.send_peers = e.dests.data();
+            a.recv_peers = e.sources.data();
+            zip_algo_result_t res;
+            rc[rank] = zip_algo_neighbor_alltoallv(&t, &ops, &a, &res);
+            std::lock_guard<std::mutex> lock(m);
+            got[rank] = in;
+            edges[rank] = e;
+        });
+        EXPECT_EQ(w.unreceived(), 0u);
+        for (int r = 0; r < size; ++r) {
+            EXPECT_EQ(rc[r], ZIP_ALGO_OK);
+            for (int k = 0; k < 2; ++k) {
+                const int from = edges[r].sources[k];
+                const std::vector<char> want =
+                    from >= 0 ? data_of(from, edges[r].src_edge[k], round)
+                              : std::vector<char>(5, '\x55'); // MPI_PROC_NULL: untouched
+                EXPECT_EQ(got[r][k], want) << "rank " << r << " edge " << k << " round " << round;
+            }
+        }
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(RingsOpenAndPeriodic, CollAlgoNeighbor,
+                         ::testing::Combine(::testing::Values(1, 2, 3, 5), ::testing::Bool(),
+                                            ::testing::Bool()));
+
+TEST(CollAlgoNeighborFrames, CompressibleBlocksTravelAsFramesAndDecodeOnce)
+{
+    const int size = 3;
+    ToyCodec codec;
+    const zip_codec_ops_t ops = codec.ops();
+    World w(size);
+    std::vector<zip_algo_result_t> res(size);
+    std::vector<int> ok(size, 0);
+    w.run([&](int rank, const zip_transport_t &t) {
+        const Edges e = ring(rank, size, true);
+        std::vector<std::vector<char>> out(2), in(2, std::vector<char>(50000));
+        std::vector<zip_block_t> send(2), recv(2);
+        for (int k = 0; k < 2; ++k) {
+            out[k] = algotest::make_data(50000, true, uint64_t(rank * 2 + k));
+            send[k] = {out[k].data(), out[k].size(), nullptr};
+            recv[k] = {in[k].data(), in[k].size(), nullptr};
+        }
+        zip_exchange_args_t a{};
+        a.tag = 3;
+        a.elem_type = ZIP_ALGO_BYTES;
+        a.try_compress = 1;
+        a.threshold = 1024;
+        a.send = send.data();
+        a.recv = recv.data();
+        a.out_degree = a.in_degree = 2;
+        a.send_peers = e.dests.data();
+        a.recv_peers = e.sources.data();
+        EXPECT_EQ(zip_algo_neighbor_alltoallv(&t, &ops, &a, &res[rank]), ZIP_ALGO_OK);
+        const int from_minus = e.sources[0], from_plus = e.sources[1];
+        ok[rank] = in[0] == algotest::make_data(50000, true, uint64_t(from_minus * 2 + 0)) &&
+                   in[1] == algotest::make_data(50000, true, uint64_t(from_plus * 2 + 1));
+    });
+    EXPECT_EQ(w.unreceived(), 0u);
+    for (int r = 0; r < size; ++r) {
+        EXPECT_TRUE(ok[r]) << "rank " << r;
+        EXPECT_EQ(res[r].bytes_in, 100000u);
+        EXPECT_LT(res[r].bytes_out, res[r].bytes_in / 2) << "rank " << r;
+        EXPECT_TRUE(res[r].compressed);
+    }
+    EXPECT_EQ(codec.compressions.load(), size_t(2 * size)); // each block coded once
+}
+
+TEST(CollAlgoNeighborArgs, RefusesMissingEdgeLists)
+{
+    World w(2);
+    w.run([&](int, const zip_transport_t &t) {
+        ToyCodec codec;
+        const zip_codec_ops_t ops = codec.ops();
+        zip_exchange_args_t a{};
+        a.out_degree = 1; // no send blocks or peers
+        zip_algo_result_t res;
+        EXPECT_EQ(zip_algo_neighbor_alltoallv(&t, &ops, &a, &res), ZIP_ALGO_ERR_ARG);
+    });
+    EXPECT_EQ(w.unreceived(), 0u);
+}
