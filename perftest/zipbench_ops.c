@@ -11,7 +11,7 @@
 const char *const zb_op_names =
     "bcast,alltoallv,gatherv,allreduce,reduce,alltoall,gather,scatter,scatterv,allgather,"
     "allgatherv,ibcast,iallreduce,ialltoall,ialltoallv,igather,igatherv,iscatter,iscatterv,"
-    "iallgather,iallgatherv,pingpong,bandwidth,compute";
+    "iallgather,iallgatherv,neighbor_alltoall,pingpong,bandwidth,compute";
 
 enum kind {
     BCAST,
@@ -25,6 +25,7 @@ enum kind {
     SCATTERV,
     ALLGATHER,
     ALLGATHERV,
+    NEIGHBOR_ALLTOALL, /* a halo exchange on a periodic ring: half of the n doubles each way */
     PINGPONG,
     BANDWIDTH,
     COMPUTE /* no communication: the overlap benchmark's computation alone */
@@ -36,14 +37,31 @@ static const struct {
     enum kind kind;
     int nb;
 } op_table[] = {
-    {"bcast", BCAST, 0},          {"alltoallv", ALLTOALLV, 0},   {"gatherv", GATHERV, 0},
-    {"allreduce", ALLREDUCE, 0},  {"reduce", REDUCE, 0},         {"alltoall", ALLTOALL, 0},
-    {"gather", GATHER, 0},        {"scatter", SCATTER, 0},       {"scatterv", SCATTERV, 0},
-    {"allgather", ALLGATHER, 0},  {"allgatherv", ALLGATHERV, 0}, {"ibcast", BCAST, 1},
-    {"iallreduce", ALLREDUCE, 1}, {"ialltoall", ALLTOALL, 1},    {"ialltoallv", ALLTOALLV, 1},
-    {"igather", GATHER, 1},       {"igatherv", GATHERV, 1},      {"iscatter", SCATTER, 1},
-    {"iscatterv", SCATTERV, 1},   {"iallgather", ALLGATHER, 1},  {"iallgatherv", ALLGATHERV, 1},
-    {"pingpong", PINGPONG, 0},    {"bandwidth", BANDWIDTH, 0},   {"compute", COMPUTE, 0},
+    {"bcast", BCAST, 0},
+    {"alltoallv", ALLTOALLV, 0},
+    {"gatherv", GATHERV, 0},
+    {"allreduce", ALLREDUCE, 0},
+    {"reduce", REDUCE, 0},
+    {"alltoall", ALLTOALL, 0},
+    {"gather", GATHER, 0},
+    {"scatter", SCATTER, 0},
+    {"scatterv", SCATTERV, 0},
+    {"allgather", ALLGATHER, 0},
+    {"allgatherv", ALLGATHERV, 0},
+    {"ibcast", BCAST, 1},
+    {"iallreduce", ALLREDUCE, 1},
+    {"ialltoall", ALLTOALL, 1},
+    {"ialltoallv", ALLTOALLV, 1},
+    {"igather", GATHER, 1},
+    {"igatherv", GATHERV, 1},
+    {"iscatter", SCATTER, 1},
+    {"iscatterv", SCATTERV, 1},
+    {"iallgather", ALLGATHER, 1},
+    {"iallgatherv", ALLGATHERV, 1},
+    {"pingpong", PINGPONG, 0},
+    {"bandwidth", BANDWIDTH, 0},
+    {"compute", COMPUTE, 0},
+    {"neighbor_alltoall", NEIGHBOR_ALLTOALL, 0},
 };
 
 /* Messages in flight in a bandwidth run: enough to keep a 1 Gbit/s pipe busy at 64 KiB, and
@@ -53,6 +71,7 @@ static const struct {
 struct zb_op {
     enum kind kind;
     MPI_Comm comm;
+    MPI_Comm ring; /* neighbor_alltoall: a periodic 1-D Cartesian communicator of comm's ranks */
     int rank, size;
     int nb;                    /* the non-blocking call */
     const zb_compute *compute; /* "+compute": computation after the call / before the wait */
@@ -195,6 +214,13 @@ zb_op *zb_op_create(const char *name, const double *F, size_t n, const zb_comput
         op->sbuf = xmalloc(n * sizeof(double));
         op->rbuf = xmalloc(n * sizeof(double));
         break;
+    case NEIGHBOR_ALLTOALL: {
+        const int periodic = 1;
+        MPI_Cart_create(comm, 1, &p, &periodic, 0, &op->ring);
+        op->sbuf = xmalloc(n * sizeof(double));
+        op->rbuf = xmalloc(n * sizeof(double));
+        break;
+    }
     case GATHER:
     case ALLGATHER:
         op->sbuf = xmalloc(n * sizeof(double));
@@ -228,6 +254,8 @@ void zb_op_destroy(zb_op *op)
 {
     if (!op)
         return;
+    if (op->kind == NEIGHBOR_ALLTOALL)
+        MPI_Comm_free(&op->ring);
     free(op->sbuf);
     free(op->rbuf);
     free(op->scount);
@@ -237,6 +265,8 @@ void zb_op_destroy(zb_op *op)
 size_t zb_op_message_bytes(const zb_op *op)
 {
     const int split = op->kind == ALLTOALLV || op->kind == ALLTOALL;
+    if (op->kind == NEIGHBOR_ALLTOALL)
+        return op->n / 2 * sizeof(double);
     return (split ? op->n / (size_t)op->size : op->n) * sizeof(double);
 }
 
@@ -262,7 +292,7 @@ void zb_op_stats_name(const char *name, char *out, size_t len)
 
 MPI_Comm zb_op_comm(const zb_op *op)
 {
-    return op->comm;
+    return op->kind == NEIGHBOR_ALLTOALL ? op->ring : op->comm;
 }
 
 int zb_op_rooted(const zb_op *op)
@@ -305,6 +335,7 @@ void zb_op_prepare(zb_op *op, int root)
     case ALLREDUCE:
     case REDUCE:
     case ALLTOALL:
+    case NEIGHBOR_ALLTOALL:
         rot_copy(op->sbuf, op->F, n, shift_of(op, op->rank), 0, n);
         memset(op->rbuf, POISON, n * sizeof(double));
         break;
@@ -344,6 +375,9 @@ static void run_blocking(zb_op *op, int root)
     int n = (int)op->n;
     switch (op->kind) {
     case COMPUTE:
+        break;
+    case NEIGHBOR_ALLTOALL:
+        MPI_Neighbor_alltoall(op->sbuf, n / 2, MPI_DOUBLE, op->rbuf, n / 2, MPI_DOUBLE, op->ring);
         break;
     case REDUCE:
         MPI_Reduce(op->sbuf, op->rbuf, n, MPI_DOUBLE, MPI_SUM, root, op->comm);
@@ -538,6 +572,13 @@ size_t zb_op_verify(const zb_op *op, int root)
             bad += rot_mismatch(op->rbuf + (size_t)i * q, op->F, n, shift_of(op, i),
                                 (size_t)op->rank * q, q);
         return bad;
+    }
+    case NEIGHBOR_ALLTOALL: {
+        /* From -1: its block towards +1 (its second half); from +1: its first half. */
+        const size_t q = n / 2;
+        const int left = (op->rank + op->size - 1) % op->size, right = (op->rank + 1) % op->size;
+        return rot_mismatch(op->rbuf, op->F, n, shift_of(op, left), q, q) +
+               rot_mismatch(op->rbuf + q, op->F, n, shift_of(op, right), 0, q);
     }
     case SCATTER:
         return rot_mismatch(op->rbuf, op->F, n, shift_of(op, op->rank), 0, n);
