@@ -26,7 +26,7 @@ start_runner zipbench-tests
 path="--mca mca_base_component_path $zipdir:$ompidir"
 zip_on="$path --mca coll_zip_priority 40 --mca coll_zip_force_local 1 --mca coll_zip_policy always"
 quick="--min-reps 2 --max-reps 2 --warmup 1"
-ops=$("$zipbench" --help 2>/dev/null | sed -n 's/^    \(bcast,[a-z,]*\)$/\1/p')
+ops=$("$zipbench" --help 2>/dev/null | sed -n 's/^    \(bcast,[a-z_,]*\)$/\1/p')
 coll_ops=$(tr , '\n' <<<"$ops" | grep -vxE 'pingpong|bandwidth|compute' | paste -sd,)
 [ -n "$coll_ops" ] || { echo "FAIL: zipbench --help lists no operations"; exit 1; }
 
