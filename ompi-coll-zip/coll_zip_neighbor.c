@@ -47,13 +47,15 @@ static bool neighbours_alloc(neighbours_t *nb, int in, int out)
     return NULL != nb->sources && NULL != nb->dests;
 }
 
-/* Local queries of the communicator's topology; false without one (or out of memory). */
-static bool neighbours_get(struct ompi_communicator_t *comm, neighbours_t *nb)
+/* Local queries of the communicator's topology: 1 with the neighbours in *nb, 0 where the
+ * communicator has no topology (the same on every rank), -1 where a query or an allocation
+ * failed (this rank's alone: the call fails rather than take another path than the others). */
+static int neighbours_get(struct ompi_communicator_t *comm, neighbours_t *nb)
 {
     *nb = (neighbours_t){0};
     int kind = MPI_UNDEFINED, rank = 0, n = 0, weighted = 0;
     if (MPI_SUCCESS != PMPI_Topo_test(comm, &kind)) {
-        return false;
+        return -1;
     }
     switch (kind) {
     case MPI_CART:
@@ -64,13 +66,13 @@ static bool neighbours_get(struct ompi_communicator_t *comm, neighbours_t *nb)
             if (MPI_SUCCESS !=
                 PMPI_Cart_shift(comm, d, 1, &nb->sources[2 * d], &nb->sources[2 * d + 1])) {
                 neighbours_free(nb);
-                return false;
+                return -1;
             }
             nb->dests[2 * d] = nb->sources[2 * d];
             nb->dests[2 * d + 1] = nb->sources[2 * d + 1];
         }
         nb->cart = true;
-        return true;
+        return 1;
     case MPI_GRAPH:
         if (MPI_SUCCESS != PMPI_Comm_rank(comm, &rank) ||
             MPI_SUCCESS != PMPI_Graph_neighbors_count(comm, rank, &n) ||
@@ -81,7 +83,7 @@ static bool neighbours_get(struct ompi_communicator_t *comm, neighbours_t *nb)
         for (int k = 0; k < n; ++k) {
             nb->dests[k] = nb->sources[k];
         }
-        return true;
+        return 1;
     case MPI_DIST_GRAPH: {
         int in = 0, out = 0;
         if (MPI_SUCCESS != PMPI_Dist_graph_neighbors_count(comm, &in, &out, &weighted) ||
@@ -98,15 +100,15 @@ static bool neighbours_get(struct ompi_communicator_t *comm, neighbours_t *nb)
         free(win);
         free(wout);
         if (ok) {
-            return true;
+            return 1;
         }
         break;
     }
     default:
-        return false;
+        return 0;
     }
     neighbours_free(nb);
-    return false;
+    return -1;
 }
 
 /* Blocks k < n of layout l (the neighbour's index for its counts and displacements), block k
@@ -172,7 +174,12 @@ static bool neighbor_takes(mca_coll_zip_module_t *m, struct ompi_communicator_t 
     mca_coll_zip_stats_arm_finalize_summary(comm);
     mca_coll_zip_policy_count_call(m, comm, op);
     neighbours_t nb;
-    if (MPI_IN_PLACE == snd->buf || !neighbours_get(comm, &nb)) {
+    const int found = MPI_IN_PLACE == snd->buf ? 0 : neighbours_get(comm, &nb);
+    if (found < 0) {
+        *rc = mca_coll_zip_algo_error(ZIP_ALGO_ERR_NOMEM, zip_coll_op_calls[op], comm);
+        return true;
+    }
+    if (0 == found) {
         mca_coll_zip_stats_handed_on(op, ZIP_VERDICT_TOO_SMALL, 0.0, 0);
         return false;
     }
