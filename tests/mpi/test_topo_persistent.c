@@ -1,10 +1,11 @@
 /*
  * What zip hands on, and what it takes on communicators it did not see created by a dup or
- * split: neighbourhood collectives on a Cartesian and on a distributed-graph communicator
- * (blocking and non-blocking), Open MPI's persistent collectives (MPIX_*_init + MPI_Start,
- * several starts with new data each time), and zip's own compressed calls on those
- * communicators, also while a persistent or non-blocking collective is in flight on the same
- * communicator. Every result is checked bit for bit against data each rank computes itself,
+ * split: neighbourhood collectives on Cartesian, graph and distributed-graph communicators
+ * (blocking and non-blocking; zip compresses the blocking alltoall(v), also where a rank is
+ * both neighbours of another or its own, and hands the rest on), Open MPI's persistent collectives
+ * (MPIX_*_init + MPI_Start, several starts with new data each time), and zip's own compressed calls
+ * on those communicators, also while a persistent or non-blocking collective is in flight on the
+ * same communicator. Every result is checked bit for bit against data each rank computes itself,
  * the same with zip on or off.
  */
 #include "zt_common.h"
@@ -261,6 +262,33 @@ static void on_cartesian(int kind, int round)
     on_cart(3, line, self_periodic, kind, round);
 }
 
+/* A graph (MPI_Graph_create) of a ring of all ranks, from 3 ranks on: each rank's neighbours
+ * are r - 1 and r + 1 in that order, for sending and receiving alike; r - 1 lists r second. */
+static void on_graph(int kind, int round)
+{
+    int wsize;
+    MPI_Comm_size(MPI_COMM_WORLD, &wsize);
+    if (wsize < 3)
+        return;
+    int *index = malloc(wsize * sizeof(int)), *edges = malloc(2 * wsize * sizeof(int));
+    for (int r = 0; r < wsize; ++r) {
+        index[r] = 2 * (r + 1);
+        edges[2 * r] = (r - 1 + wsize) % wsize;
+        edges[2 * r + 1] = (r + 1) % wsize;
+    }
+    topo_t t = {.in = 2, .out = 2};
+    MPI_Graph_create(MPI_COMM_WORLD, wsize, index, edges, 0, &t.comm);
+    int wrank;
+    MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
+    int neighbours[2] = {edges[2 * wrank], edges[2 * wrank + 1]}, src_block[2] = {1, 0};
+    t.sources = neighbours;
+    t.dests = neighbours;
+    t.src_block = src_block;
+    exercise(&t, kind, round);
+    free(index);
+    free(edges);
+}
+
 /* A distributed graph: rank r sends to r + 1 and r + 2 (one neighbour on 2 ranks) and receives
  * from r - 1 and r - 2, in that order, so block k from source r - 1 - k is its block k. */
 static void on_dist_graph(int kind, int round)
@@ -373,6 +401,7 @@ int main(int argc, char **argv)
     for (int kind = 0; kind < ZT_KINDS; ++kind) {
         for (int round = 0; round < 2; ++round) {
             on_cartesian(kind, round);
+            on_graph(kind, round);
             on_dist_graph(kind, round);
         }
         kind_now = kind;
