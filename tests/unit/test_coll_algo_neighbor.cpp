@@ -44,6 +44,23 @@ Edges ring(int rank, int size, bool periodic)
     return {{plus, minus}, {minus, plus}, {minus >= 0 ? 0 : -1, plus >= 0 ? 1 : -1}};
 }
 
+// The arguments of a call over edges e: bytes, compressed from 1 KiB, two edges each way.
+zip_exchange_args_t args_of(const Edges &e, const std::vector<zip_block_t> &send,
+                            const std::vector<zip_block_t> &recv)
+{
+    zip_exchange_args_t a{};
+    a.tag = 9;
+    a.elem_type = ZIP_ALGO_BYTES;
+    a.try_compress = 1;
+    a.threshold = 1024;
+    a.send = send.data();
+    a.recv = recv.data();
+    a.out_degree = a.in_degree = 2;
+    a.send_peers = e.dests.data();
+    a.recv_peers = e.sources.data();
+    return a;
+}
+
 } // namespace
 
 class CollAlgoNeighbor : public ::testing::TestWithParam<std::tuple<int, bool, bool>>
@@ -78,16 +95,7 @@ TEST_P(CollAlgoNeighbor, EveryBlockArrivesOnItsEdgeExactly)
                 in[k].assign(from >= 0 ? bytes_of(from, e.src_edge[k], round) : 5, '\x55');
                 recv[k] = block(2 + k, in[k]);
             }
-            zip_exchange_args_t a{};
-            a.tag = 9;
-            a.elem_type = ZIP_ALGO_BYTES;
-            a.try_compress = 1;
-            a.threshold = 1024;
-            a.send = send.data();
-            a.recv = recv.data();
-            a.out_degree = a.in_degree = 2;
-            a.send_peers = e.dests.data();
-            a.recv_peers = e.sources.data();
+            const zip_exchange_args_t a = args_of(e, send, recv);
             zip_algo_result_t res;
             rc[rank] = zip_algo_neighbor_alltoallv(&t, &ops, &a, &res);
             std::lock_guard<std::mutex> lock(m);
@@ -129,16 +137,7 @@ TEST(CollAlgoNeighborFrames, CompressibleBlocksTravelAsFramesAndDecodeOnce)
             send[k] = {out[k].data(), out[k].size(), nullptr};
             recv[k] = {in[k].data(), in[k].size(), nullptr};
         }
-        zip_exchange_args_t a{};
-        a.tag = 3;
-        a.elem_type = ZIP_ALGO_BYTES;
-        a.try_compress = 1;
-        a.threshold = 1024;
-        a.send = send.data();
-        a.recv = recv.data();
-        a.out_degree = a.in_degree = 2;
-        a.send_peers = e.dests.data();
-        a.recv_peers = e.sources.data();
+        const zip_exchange_args_t a = args_of(e, send, recv);
         EXPECT_EQ(zip_algo_neighbor_alltoallv(&t, &ops, &a, &res[rank]), ZIP_ALGO_OK);
         const int from_minus = e.sources[0], from_plus = e.sources[1];
         ok[rank] = in[0] == algotest::make_data(50000, true, uint64_t(from_minus * 2 + 0)) &&
