@@ -144,6 +144,60 @@ static void neighbour_collectives(const topo_t *t, int kind, int round)
     free(same);
 }
 
+/* Neighbor_alltoall into a derived receive type (a double and a hole, zt_strided_double), so
+ * that zip unpacks each decoded block into the user's layout, the holes untouched; then from
+ * that type as the send type. */
+static void neighbour_strided(const topo_t *t, int kind, int round)
+{
+    const int n = NB_BLOCK, in = t->in, out = t->out;
+    double *sbuf = malloc(((size_t)out + 1) * n * sizeof(double));
+    double *rbuf = malloc(2 * ((size_t)in + 1) * n * sizeof(double));
+    for (int k = 0; k < out; ++k)
+        zt_fill(sbuf + (size_t)k * n, n, kind, t->rank, block_salt(round + 50, k));
+    for (size_t i = 0; i < 2 * ((size_t)in + 1) * n; ++i)
+        rbuf[i] = -9.0;
+    MPI_Datatype strided = zt_strided_double();
+    zt_call(MPI_Neighbor_alltoall(sbuf, n, MPI_DOUBLE, rbuf, n, strided, t->comm),
+            "MPI_Neighbor_alltoall (strided)", t->rank);
+    for (int k = 0; k < in; ++k) {
+        const double *block = rbuf + 2 * (size_t)k * n;
+        int ok = 1;
+        for (int i = 0; i < n; ++i)
+            ok &= block[2 * i + 1] == -9.0;
+        if (MPI_PROC_NULL == t->sources[k])
+            ok &= block[0] == -9.0;
+        else
+            ok &= zt_block_matches(block, 2, n, kind, t->sources[k],
+                                   block_salt(round + 50, t->src_block[k]));
+        zt_checkf(ok, t->rank, "neighbor_alltoall strided round %d %s block %d from %d", round,
+                  zt_kind_name[kind], k, t->sources[k]);
+    }
+    /* And from a derived send type into plain doubles: zip packs each block before coding. */
+    double *spread = malloc(2 * ((size_t)out + 1) * n * sizeof(double));
+    for (int k = 0; k < out; ++k)
+        for (int i = 0; i < n; ++i) {
+            spread[2 * ((size_t)k * n + i)] = sbuf[(size_t)k * n + i];
+            spread[2 * ((size_t)k * n + i) + 1] = -7.0;
+        }
+    for (size_t i = 0; i < ((size_t)in + 1) * n; ++i)
+        rbuf[i] = -9.0;
+    zt_call(MPI_Neighbor_alltoall(spread, n, strided, rbuf, n, MPI_DOUBLE, t->comm),
+            "MPI_Neighbor_alltoall (strided send)", t->rank);
+    for (int k = 0; k < in; ++k) {
+        const double *block = rbuf + (size_t)k * n;
+        const int ok = MPI_PROC_NULL == t->sources[k]
+                           ? block[0] == -9.0
+                           : zt_block_matches(block, 1, n, kind, t->sources[k],
+                                              block_salt(round + 50, t->src_block[k]));
+        zt_checkf(ok, t->rank, "neighbor_alltoall strided send round %d %s block %d from %d", round,
+                  zt_kind_name[kind], k, t->sources[k]);
+    }
+    free(spread);
+    MPI_Type_free(&strided);
+    free(sbuf);
+    free(rbuf);
+}
+
 /* zip's own collectives on the topology communicator: a bcast from every root, a gatherv to
  * the last rank and an alltoallv (compressed by zip where it is on). */
 static void zip_collectives(MPI_Comm comm, int kind, int round)
@@ -207,6 +261,7 @@ static void exercise(topo_t *t, int kind, int round)
     MPI_Comm_set_errhandler(t->comm, MPI_ERRORS_RETURN);
     MPI_Comm_rank(t->comm, &t->rank);
     neighbour_collectives(t, kind, round);
+    neighbour_strided(t, kind, round);
     zip_collectives(t->comm, kind, round);
     MPI_Comm_free(&t->comm);
 }
