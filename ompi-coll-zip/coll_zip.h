@@ -81,10 +81,11 @@ typedef struct mca_coll_zip_route_t {
     zip_algo_policy_t policy;
 } mca_coll_zip_route_t;
 
-/* Open MPI 4.1 types its neighbourhood alltoall(v) slots as alltoall(v) functions; the names the
- * collectives' list (COLL_ZIP_COLLECTIVES) builds from "neighbor_alltoall(v)": */
+/* Open MPI 4.1 types its neighbourhood slots as alltoall(v) and allgather functions; the names
+ * the collectives' list (COLL_ZIP_COLLECTIVES) builds from "neighbor_<name>": */
 typedef mca_coll_base_module_alltoall_fn_t mca_coll_base_module_neighbor_alltoall_fn_t;
 typedef mca_coll_base_module_alltoallv_fn_t mca_coll_base_module_neighbor_alltoallv_fn_t;
+typedef mca_coll_base_module_allgather_fn_t mca_coll_base_module_neighbor_allgather_fn_t;
 
 typedef struct mca_coll_zip_module_t {
     mca_coll_base_module_t super;

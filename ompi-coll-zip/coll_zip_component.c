@@ -47,7 +47,8 @@ static const zip_ompi_param_t params[] = {
      "Priority of the zip coll component. 0 (default) turns zip off; any value above the "
      "priority of coll/tuned (30), e.g. 40, turns it on: zip then compresses the payloads of "
      "MPI_Bcast, Alltoall(v), Gather(v), Scatter(v), Allgather(v), Allreduce, Reduce, "
-     "Neighbor_alltoall(v) and their non-blocking forms (not the neighbourhood ones) and passes "
+     "Neighbor_alltoall(v), Neighbor_allgather and their non-blocking forms (not the "
+     "neighbourhood ones) and passes "
      "everything else to tuned/basic. A communicator created with the "
      "MPI_Info key zip_coll=false gets no zip"},
     {"codec", OPAL_INFO_LVL_3, MCA_BASE_VAR_SCOPE_READONLY,

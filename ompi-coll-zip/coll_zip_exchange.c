@@ -25,6 +25,8 @@ static int blocking_tag(int op)
         return MCA_COLL_BASE_TAG_ALLTOALLV;
     case COLL_ZIP_OP_NEIGHBOR_ALLTOALL:
         return MCA_COLL_BASE_TAG_ALLTOALL;
+    case COLL_ZIP_OP_NEIGHBOR_ALLGATHER:
+        return MCA_COLL_BASE_TAG_ALLGATHER;
     case COLL_ZIP_OP_GATHER:
         return MCA_COLL_BASE_TAG_GATHER;
     case COLL_ZIP_OP_GATHERV:

@@ -1,13 +1,14 @@
 /*
- * MPI_Neighbor_alltoall and MPI_Neighbor_alltoallv on Cartesian, graph and distributed-graph
+ * MPI_Neighbor_alltoall(v) and MPI_Neighbor_allgather on Cartesian, graph and distributed-graph
  * communicators: the halo exchanges of stencil codes written as collectives. Each block is
- * compressed once by its sender where the sample says it pays and decoded once by its receiver
- * (algo/neighbor.cpp); below the threshold and between ranks of one node blocks move plainly.
+ * compressed once by its sender where the sample says it pays (allgather's one block once for
+ * all neighbours) and decoded once by its receiver (algo/neighbor.cpp); below the threshold and
+ * between ranks of one node blocks move plainly.
  * The route is alltoall(v)'s (every rank sends at once), agreed per communicator, so every rank
  * takes zip's path or hands the call on alike. Handed on: a communicator without a topology, and
  * a call the route hands on (a link faster than the codec, policy never or observe).
- * Not taken: the non-blocking and persistent forms and neighbourhood allgather(v) and
- * alltoallw, which stay with the previous component.
+ * Not taken: the non-blocking and persistent forms, neighbourhood allgatherv and alltoallw,
+ * which stay with the previous component.
  */
 #include "ompi_config.h"
 
@@ -139,20 +140,29 @@ static void send_order(neighbours_t *nb)
     }
 }
 
+/* The exchange: the blocks of snd to nb->dests, or with `one_block` (allgather) snd's block 0
+ * to every one of them, which the algorithm then codes once (one view, one byte view). */
 static int neighbor_run(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm, int op,
                         const mca_coll_zip_layout_t *snd, const mca_coll_zip_layout_t *rcv,
-                        const neighbours_t *nb)
+                        const neighbours_t *nb, bool one_block)
 {
     mca_coll_zip_exchange_t x = {.root = -1};
-    if (OMPI_SUCCESS != mca_coll_zip_blocks_init(&x.sent, nb->out > 0 ? nb->out : 1) ||
+    const int views = one_block ? 1 : (nb->out > 0 ? nb->out : 1);
+    zip_block_t *same =
+        one_block ? calloc((size_t)(nb->out > 0 ? nb->out : 1), sizeof(*same)) : NULL;
+    if ((one_block && NULL == same) || OMPI_SUCCESS != mca_coll_zip_blocks_init(&x.sent, views) ||
         OMPI_SUCCESS != mca_coll_zip_blocks_init(&x.received, nb->in > 0 ? nb->in : 1)) {
+        free(same);
         const int rc = mca_coll_zip_algo_error(ZIP_ALGO_ERR_NOMEM, zip_coll_op_calls[op], comm);
         return mca_coll_zip_exchange(m, comm, op, &x, rc, NULL);
     }
-    neighbour_blocks(&x.sent, snd, nb->out, nb->cart ? 1 : 0);
+    neighbour_blocks(&x.sent, snd, one_block ? 1 : nb->out, one_block || !nb->cart ? 0 : 1);
+    for (int k = 0; one_block && k < nb->out; ++k) {
+        same[k] = x.sent.blocks[0];
+    }
     neighbour_blocks(&x.received, rcv, nb->in, 0);
     x.args = (zip_exchange_args_t){
-        .send = x.sent.blocks,
+        .send = one_block ? same : x.sent.blocks,
         .recv = x.received.blocks,
         .elem_type = mca_coll_zip_elem_type(snd->dtype),
         .try_compress = 1,
@@ -163,7 +173,9 @@ static int neighbor_run(mca_coll_zip_module_t *m, struct ompi_communicator_t *co
         .send_peers = nb->dests,
         .recv_peers = nb->sources,
     };
-    return mca_coll_zip_exchange(m, comm, op, &x, OMPI_SUCCESS, NULL);
+    const int rc = mca_coll_zip_exchange(m, comm, op, &x, OMPI_SUCCESS, NULL);
+    free(same);
+    return rc;
 }
 
 /* Runs the call if zip takes it (true, *rc its result); false: the caller hands it on. */
@@ -171,6 +183,7 @@ static bool neighbor_takes(mca_coll_zip_module_t *m, struct ompi_communicator_t 
                            const mca_coll_zip_layout_t *snd, const mca_coll_zip_layout_t *rcv,
                            int *rc)
 {
+    const bool one_block = COLL_ZIP_OP_NEIGHBOR_ALLGATHER == op;
     mca_coll_zip_stats_arm_finalize_summary(comm);
     mca_coll_zip_policy_count_call(m, comm, op);
     neighbours_t nb;
@@ -188,7 +201,7 @@ static bool neighbor_takes(mca_coll_zip_module_t *m, struct ompi_communicator_t 
         return false;
     }
     send_order(&nb);
-    *rc = neighbor_run(m, comm, op, snd, rcv, &nb);
+    *rc = neighbor_run(m, comm, op, snd, rcv, &nb, one_block);
     neighbours_free(&nb);
     return true;
 }
@@ -223,4 +236,20 @@ int mca_coll_zip_neighbor_alltoall(const void *sbuf, int scount, struct ompi_dat
     }
     return m->previous_neighbor_alltoall(sbuf, scount, sdtype, rbuf, rcount, rdtype, comm,
                                          m->previous_neighbor_alltoall_module);
+}
+
+int mca_coll_zip_neighbor_allgather(const void *sbuf, int scount, struct ompi_datatype_t *sdtype,
+                                    void *rbuf, int rcount, struct ompi_datatype_t *rdtype,
+                                    struct ompi_communicator_t *comm,
+                                    mca_coll_base_module_t *module)
+{
+    mca_coll_zip_module_t *m = (mca_coll_zip_module_t *)module;
+    const mca_coll_zip_layout_t snd = {sbuf, NULL, NULL, scount, sdtype};
+    const mca_coll_zip_layout_t rcv = {rbuf, NULL, NULL, rcount, rdtype};
+    int rc = OMPI_SUCCESS;
+    if (neighbor_takes(m, comm, COLL_ZIP_OP_NEIGHBOR_ALLGATHER, &snd, &rcv, &rc)) {
+        return rc;
+    }
+    return m->previous_neighbor_allgather(sbuf, scount, sdtype, rbuf, rcount, rdtype, comm,
+                                          m->previous_neighbor_allgather_module);
 }

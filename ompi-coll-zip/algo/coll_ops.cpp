@@ -48,6 +48,7 @@ zip_algo_flow_t zip_coll_op_flow(int op)
     case COLL_ZIP_OP_ALLTOALL:
     case COLL_ZIP_OP_NEIGHBOR_ALLTOALL:
     case COLL_ZIP_OP_NEIGHBOR_ALLTOALLV:
+    case COLL_ZIP_OP_NEIGHBOR_ALLGATHER:
         return ZIP_FLOW_ALL_SEND;
     case COLL_ZIP_OP_ALLGATHERV:
     case COLL_ZIP_OP_ALLGATHER:
@@ -90,6 +91,7 @@ int zip_coll_op_run(int op, const zip_transport_t *t, const zip_codec_ops_t *cod
         return zip_algo_reduce(t, codec, root, reduce, result);
     case COLL_ZIP_OP_NEIGHBOR_ALLTOALL:
     case COLL_ZIP_OP_NEIGHBOR_ALLTOALLV:
+    case COLL_ZIP_OP_NEIGHBOR_ALLGATHER:
         return zip_algo_neighbor_alltoallv(t, codec, exchange, result);
     default:
         return ZIP_ALGO_ERR_ARG;

@@ -42,7 +42,8 @@ extern "C" {
     X(ISCATTER, iscatter, Iscatter)                                                                \
     X(ISCATTERV, iscatterv, Iscatterv)                                                             \
     X(NEIGHBOR_ALLTOALL, neighbor_alltoall, Neighbor_alltoall)                                     \
-    X(NEIGHBOR_ALLTOALLV, neighbor_alltoallv, Neighbor_alltoallv)
+    X(NEIGHBOR_ALLTOALLV, neighbor_alltoallv, Neighbor_alltoallv)                                  \
+    X(NEIGHBOR_ALLGATHER, neighbor_allgather, Neighbor_allgather)
 /* clang-format on */
 
 enum {

@@ -46,14 +46,26 @@ Task run_exchange(const zip_transport_t *t, const zip_codec_ops_t *codec, Exchan
         }
 
     char *slot = staging.get();
+    const Transfer *coded = nullptr; // the last block encoded, and what it became
+    const char *coded_out = nullptr;
+    size_t coded_len = 0;
     for (size_t k = 0; k < plan.sends.size() && err == ZIP_ALGO_OK; ++k) {
         const Transfer &s = plan.sends[k];
-        const bool has_slot = slot != nullptr && plan.policy.may_compress(s.bytes);
         const char *out = s.ptr;
         size_t out_len = s.bytes;
-        blocks.encode(s, has_slot ? slot : nullptr, &out, &out_len);
-        if (has_slot)
-            slot += s.bytes;
+        // The same block to several peers (a neighbourhood allgather) is coded once.
+        if (coded != nullptr && coded->ptr == s.ptr && coded->bytes == s.bytes) {
+            out = coded_out;
+            out_len = coded_len;
+        } else {
+            const bool has_slot = slot != nullptr && plan.policy.may_compress(s.bytes);
+            blocks.encode(s, has_slot ? slot : nullptr, &out, &out_len);
+            if (has_slot)
+                slot += s.bytes;
+            coded = &s;
+            coded_out = out;
+            coded_len = out_len;
+        }
         zip_req_t req = nullptr;
         if (t->isend(t->ctx, out, out_len, s.peer, plan.tag, &req) != 0) {
             err = ZIP_ALGO_ERR_TRANSPORT;

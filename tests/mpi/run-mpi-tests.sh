@@ -127,9 +127,9 @@ for spec in $families; do
             --oversubscribe $zip_on "$bin/test_$t"
     done
 done
-# Topology communicators (test_topo_persistent.c): neighbourhood alltoall(v), which zip
-# compresses, on Cartesian communicators (also where a rank is both neighbours of another, or
-# its own) and a distributed graph; the neighbourhood calls zip hands on (allgather, the
+# Topology communicators (test_topo_persistent.c): neighbourhood alltoall(v) and allgather,
+# which zip compresses, on Cartesian communicators (also where a rank is both neighbours of another, or
+# its own), a graph and a distributed graph; the neighbourhood calls zip hands on (the
 # non-blocking forms); Open MPI's persistent collectives with zip's compressed bcast beside them;
 # zip's bcast, alltoallv and gatherv on the topology communicators. The compressed ones must
 # show compressed data.
@@ -137,7 +137,8 @@ run "topo_persistent np=4 zip=off" topo_persistent -np 4 --oversubscribe $zip_of
     "$bin/test_topo_persistent"
 for np in 2 3 8; do
     run_stats "topo_persistent np=$np zip=on, compressed" topo_persistent \
-        "bcast alltoallv gatherv neighbor_alltoall neighbor_alltoallv" compressed -np "$np" \
+        "bcast alltoallv gatherv neighbor_alltoall neighbor_alltoallv neighbor_allgather" \
+        compressed -np "$np" \
         --oversubscribe $zip_on "$bin/test_topo_persistent"
 done
 run "topo_persistent np=4 zip=auto" topo_persistent -np 4 --oversubscribe $zip_auto \

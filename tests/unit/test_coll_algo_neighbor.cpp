@@ -153,6 +153,36 @@ TEST(CollAlgoNeighborFrames, CompressibleBlocksTravelAsFramesAndDecodeOnce)
     EXPECT_EQ(codec.compressions.load(), size_t(2 * size)); // each block coded once
 }
 
+TEST(CollAlgoNeighborFrames, OneBlockForEveryNeighbourIsCodedOnce)
+{
+    // A neighbourhood allgather: both sends are the same block, so one frame goes to both.
+    const int size = 3;
+    ToyCodec codec;
+    const zip_codec_ops_t ops = codec.ops();
+    World w(size);
+    std::vector<int> ok(size, 0);
+    std::vector<zip_algo_result_t> res(size);
+    w.run([&](int rank, const zip_transport_t &t) {
+        const Edges e = ring(rank, size, true);
+        std::vector<char> mine = algotest::make_data(50000, true, uint64_t(rank));
+        std::vector<std::vector<char>> in(2, std::vector<char>(50000));
+        const std::vector<zip_block_t> send(2, zip_block_t{mine.data(), mine.size(), nullptr});
+        const std::vector<zip_block_t> recv = {{in[0].data(), in[0].size(), nullptr},
+                                               {in[1].data(), in[1].size(), nullptr}};
+        const zip_exchange_args_t a = args_of(e, send, recv);
+        EXPECT_EQ(zip_algo_neighbor_alltoallv(&t, &ops, &a, &res[rank]), ZIP_ALGO_OK);
+        ok[rank] = in[0] == algotest::make_data(50000, true, uint64_t(e.sources[0])) &&
+                   in[1] == algotest::make_data(50000, true, uint64_t(e.sources[1]));
+    });
+    EXPECT_EQ(w.unreceived(), 0u);
+    for (int r = 0; r < size; ++r) {
+        EXPECT_TRUE(ok[r]) << "rank " << r;
+        EXPECT_EQ(res[r].bytes_in, 100000u); // both sends count on the wire
+        EXPECT_LT(res[r].bytes_out, res[r].bytes_in / 2);
+    }
+    EXPECT_EQ(codec.compressions.load(), size_t(size)); // one per rank, not one per neighbour
+}
+
 TEST(CollAlgoNeighborArgs, RefusesMissingEdgeLists)
 {
     World w(2);
