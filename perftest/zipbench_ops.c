@@ -11,7 +11,7 @@
 const char *const zb_op_names =
     "bcast,alltoallv,gatherv,allreduce,reduce,alltoall,gather,scatter,scatterv,allgather,"
     "allgatherv,ibcast,iallreduce,ialltoall,ialltoallv,igather,igatherv,iscatter,iscatterv,"
-    "iallgather,iallgatherv,neighbor_alltoall,pingpong,bandwidth,compute";
+    "iallgather,iallgatherv,neighbor_alltoall,neighbor_allgather,pingpong,bandwidth,compute";
 
 enum kind {
     BCAST,
@@ -25,7 +25,8 @@ enum kind {
     SCATTERV,
     ALLGATHER,
     ALLGATHERV,
-    NEIGHBOR_ALLTOALL, /* a halo exchange on a periodic ring: half of the n doubles each way */
+    NEIGHBOR_ALLTOALL,  /* a halo exchange on a periodic ring: half of the n doubles each way */
+    NEIGHBOR_ALLGATHER, /* the same ring: all n doubles to both neighbours */
     PINGPONG,
     BANDWIDTH,
     COMPUTE /* no communication: the overlap benchmark's computation alone */
@@ -62,6 +63,7 @@ static const struct {
     {"bandwidth", BANDWIDTH, 0},
     {"compute", COMPUTE, 0},
     {"neighbor_alltoall", NEIGHBOR_ALLTOALL, 0},
+    {"neighbor_allgather", NEIGHBOR_ALLGATHER, 0},
 };
 
 /* Messages in flight in a bandwidth run: enough to keep a 1 Gbit/s pipe busy at 64 KiB, and
@@ -214,11 +216,12 @@ zb_op *zb_op_create(const char *name, const double *F, size_t n, const zb_comput
         op->sbuf = xmalloc(n * sizeof(double));
         op->rbuf = xmalloc(n * sizeof(double));
         break;
-    case NEIGHBOR_ALLTOALL: {
+    case NEIGHBOR_ALLTOALL:
+    case NEIGHBOR_ALLGATHER: {
         const int periodic = 1;
         MPI_Cart_create(comm, 1, &p, &periodic, 0, &op->ring);
         op->sbuf = xmalloc(n * sizeof(double));
-        op->rbuf = xmalloc(n * sizeof(double));
+        op->rbuf = xmalloc((op->kind == NEIGHBOR_ALLGATHER ? 2 : 1) * n * sizeof(double));
         break;
     }
     case GATHER:
@@ -254,7 +257,7 @@ void zb_op_destroy(zb_op *op)
 {
     if (!op)
         return;
-    if (op->kind == NEIGHBOR_ALLTOALL)
+    if (op->kind == NEIGHBOR_ALLTOALL || op->kind == NEIGHBOR_ALLGATHER)
         MPI_Comm_free(&op->ring);
     free(op->sbuf);
     free(op->rbuf);
@@ -292,7 +295,7 @@ void zb_op_stats_name(const char *name, char *out, size_t len)
 
 MPI_Comm zb_op_comm(const zb_op *op)
 {
-    return op->kind == NEIGHBOR_ALLTOALL ? op->ring : op->comm;
+    return op->kind == NEIGHBOR_ALLTOALL || op->kind == NEIGHBOR_ALLGATHER ? op->ring : op->comm;
 }
 
 int zb_op_rooted(const zb_op *op)
@@ -339,6 +342,10 @@ void zb_op_prepare(zb_op *op, int root)
         rot_copy(op->sbuf, op->F, n, shift_of(op, op->rank), 0, n);
         memset(op->rbuf, POISON, n * sizeof(double));
         break;
+    case NEIGHBOR_ALLGATHER:
+        rot_copy(op->sbuf, op->F, n, shift_of(op, op->rank), 0, n);
+        memset(op->rbuf, POISON, 2 * n * sizeof(double));
+        break;
     case COMPUTE:
         break;
     case GATHER:
@@ -378,6 +385,9 @@ static void run_blocking(zb_op *op, int root)
         break;
     case NEIGHBOR_ALLTOALL:
         MPI_Neighbor_alltoall(op->sbuf, n / 2, MPI_DOUBLE, op->rbuf, n / 2, MPI_DOUBLE, op->ring);
+        break;
+    case NEIGHBOR_ALLGATHER:
+        MPI_Neighbor_allgather(op->sbuf, n, MPI_DOUBLE, op->rbuf, n, MPI_DOUBLE, op->ring);
         break;
     case REDUCE:
         MPI_Reduce(op->sbuf, op->rbuf, n, MPI_DOUBLE, MPI_SUM, root, op->comm);
@@ -579,6 +589,11 @@ size_t zb_op_verify(const zb_op *op, int root)
         const int left = (op->rank + op->size - 1) % op->size, right = (op->rank + 1) % op->size;
         return rot_mismatch(op->rbuf, op->F, n, shift_of(op, left), q, q) +
                rot_mismatch(op->rbuf + q, op->F, n, shift_of(op, right), 0, q);
+    }
+    case NEIGHBOR_ALLGATHER: {
+        const int left = (op->rank + op->size - 1) % op->size, right = (op->rank + 1) % op->size;
+        return rot_mismatch(op->rbuf, op->F, n, shift_of(op, left), 0, n) +
+               rot_mismatch(op->rbuf + n, op->F, n, shift_of(op, right), 0, n);
     }
     case SCATTER:
         return rot_mismatch(op->rbuf, op->F, n, shift_of(op, op->rank), 0, n);

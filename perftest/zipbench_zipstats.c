@@ -7,11 +7,29 @@
 
 /* Every collective zip may take; a build of the component that lacks some of them (an older one,
  * or one without the non-blocking ones) still gives counters for the rest. */
-static const char *const ops[] = {
-    "bcast",      "alltoallv",  "gatherv",     "allreduce",        "reduce",    "alltoall",
-    "gather",     "scatterv",   "scatter",     "allgatherv",       "allgather", "ibcast",
-    "iallreduce", "ialltoall",  "ialltoallv",  "igather",          "igatherv",  "iscatter",
-    "iscatterv",  "iallgather", "iallgatherv", "neighbor_alltoall"};
+static const char *const ops[] = {"bcast",
+                                  "alltoallv",
+                                  "gatherv",
+                                  "allreduce",
+                                  "reduce",
+                                  "alltoall",
+                                  "gather",
+                                  "scatterv",
+                                  "scatter",
+                                  "allgatherv",
+                                  "allgather",
+                                  "ibcast",
+                                  "iallreduce",
+                                  "ialltoall",
+                                  "ialltoallv",
+                                  "igather",
+                                  "igatherv",
+                                  "iscatter",
+                                  "iscatterv",
+                                  "iallgather",
+                                  "iallgatherv",
+                                  "neighbor_alltoall",
+                                  "neighbor_allgather"};
 enum { NOPS = sizeof ops / sizeof ops[0] };
 
 struct zb_zipstats {
