@@ -19,7 +19,9 @@ TEST(CollOps, NamesAndCallsFollowTheList)
     EXPECT_STREQ("MPI_Bcast", zip_coll_op_calls[COLL_ZIP_OP_BCAST]);
     EXPECT_STREQ("iallgatherv", zip_coll_op_names[COLL_ZIP_OP_IALLGATHERV]);
     EXPECT_STREQ("MPI_Iscatterv", zip_coll_op_calls[COLL_ZIP_OP_ISCATTERV]);
-    EXPECT_EQ(21, COLL_ZIP_OP_COUNT);
+    EXPECT_STREQ("neighbor_alltoallv", zip_coll_op_names[COLL_ZIP_OP_NEIGHBOR_ALLTOALLV]);
+    EXPECT_STREQ("MPI_Neighbor_allgather", zip_coll_op_calls[COLL_ZIP_OP_NEIGHBOR_ALLGATHER]);
+    EXPECT_EQ(24, COLL_ZIP_OP_COUNT);
 }
 
 TEST(CollOps, NonBlockingOpsShareTheirBlockingTwin)
@@ -46,13 +48,18 @@ TEST(CollOps, FlowsByCollective)
     EXPECT_EQ(ZIP_FLOW_REDUCE, zip_coll_op_flow(COLL_ZIP_OP_REDUCE));
     EXPECT_EQ(ZIP_FLOW_ALLREDUCE, zip_coll_op_flow(COLL_ZIP_OP_IALLREDUCE));
     EXPECT_EQ(ZIP_FLOW_INTO_ROOT, zip_coll_op_flow(COLL_ZIP_OP_IGATHERV));
+    // A halo exchange: every rank sends at once, as in alltoall(v).
+    EXPECT_EQ(ZIP_FLOW_ALL_SEND, zip_coll_op_flow(COLL_ZIP_OP_NEIGHBOR_ALLTOALL));
+    EXPECT_EQ(ZIP_FLOW_ALL_SEND, zip_coll_op_flow(COLL_ZIP_OP_NEIGHBOR_ALLGATHER));
 }
 
-TEST(CollOps, ReduceHasNoNonBlockingAlgorithm)
+TEST(CollOps, ReduceAndTheNeighbourhoodCallsHaveNoNonBlockingAlgorithm)
 {
     zip_algo_result_t result{};
     EXPECT_EQ(nullptr,
               zip_coll_op_start(COLL_ZIP_OP_REDUCE, nullptr, nullptr, 0, nullptr, &result));
+    EXPECT_EQ(nullptr, zip_coll_op_start(COLL_ZIP_OP_NEIGHBOR_ALLTOALLV, nullptr, nullptr, 0,
+                                         nullptr, &result));
     EXPECT_EQ(ZIP_ALGO_ERR_ARG,
               zip_coll_op_run(COLL_ZIP_OP_COUNT, nullptr, nullptr, 0, nullptr, &result));
 }
