@@ -81,11 +81,16 @@ typedef struct mca_coll_zip_route_t {
     zip_algo_policy_t policy;
 } mca_coll_zip_route_t;
 
-/* Open MPI 4.1 types its neighbourhood slots as alltoall(v) and allgather functions; the names
- * the collectives' list (COLL_ZIP_COLLECTIVES) builds from "neighbor_<name>": */
+/* Open MPI 4.1 types its neighbourhood slots as alltoall(v) and allgather(v) functions; the
+ * names the collectives' list (COLL_ZIP_COLLECTIVES) builds from "[i]neighbor_<name>": */
 typedef mca_coll_base_module_alltoall_fn_t mca_coll_base_module_neighbor_alltoall_fn_t;
 typedef mca_coll_base_module_alltoallv_fn_t mca_coll_base_module_neighbor_alltoallv_fn_t;
 typedef mca_coll_base_module_allgather_fn_t mca_coll_base_module_neighbor_allgather_fn_t;
+typedef mca_coll_base_module_allgatherv_fn_t mca_coll_base_module_neighbor_allgatherv_fn_t;
+typedef mca_coll_base_module_ialltoall_fn_t mca_coll_base_module_ineighbor_alltoall_fn_t;
+typedef mca_coll_base_module_ialltoallv_fn_t mca_coll_base_module_ineighbor_alltoallv_fn_t;
+typedef mca_coll_base_module_iallgather_fn_t mca_coll_base_module_ineighbor_allgather_fn_t;
+typedef mca_coll_base_module_iallgatherv_fn_t mca_coll_base_module_ineighbor_allgatherv_fn_t;
 
 typedef struct mca_coll_zip_module_t {
     mca_coll_base_module_t super;

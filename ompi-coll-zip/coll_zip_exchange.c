@@ -27,6 +27,8 @@ static int blocking_tag(int op)
         return MCA_COLL_BASE_TAG_ALLTOALL;
     case COLL_ZIP_OP_NEIGHBOR_ALLGATHER:
         return MCA_COLL_BASE_TAG_ALLGATHER;
+    case COLL_ZIP_OP_NEIGHBOR_ALLGATHERV:
+        return MCA_COLL_BASE_TAG_ALLGATHERV;
     case COLL_ZIP_OP_GATHER:
         return MCA_COLL_BASE_TAG_GATHER;
     case COLL_ZIP_OP_GATHERV:
@@ -44,6 +46,10 @@ static int blocking_tag(int op)
 
 static int release(mca_coll_zip_exchange_t *x, bool deliver, int rc)
 {
+    for (size_t i = 0; i < sizeof(x->owned) / sizeof(x->owned[0]); ++i) {
+        free(x->owned[i]);
+        x->owned[i] = NULL;
+    }
     mca_coll_zip_blocks_finish(&x->sent, false, OMPI_SUCCESS);
     return mca_coll_zip_blocks_finish(&x->received, deliver, rc);
 }

@@ -57,6 +57,9 @@ typedef struct mca_coll_zip_exchange_t {
      * collectives), and for a blocking one whether the ranks share that after it. */
     zip_algo_uncoded_t *uncoded;
     bool share;
+    /* Arrays args points into (a neighbourhood call's peers, its shared send block), freed with
+     * the blocks: a non-blocking call keeps them until it completes. */
+    void *owned[3];
 } mca_coll_zip_exchange_t;
 
 /* After a blocking alltoall(v) due to share (zip_algo_uncoded_shares): whether any rank coded

@@ -1,14 +1,17 @@
 /*
- * MPI_Neighbor_alltoall(v) and MPI_Neighbor_allgather on Cartesian, graph and distributed-graph
- * communicators: the halo exchanges of stencil codes written as collectives. Each block is
- * compressed once by its sender where the sample says it pays (allgather's one block once for
- * all neighbours) and decoded once by its receiver (algo/neighbor.cpp); below the threshold and
- * between ranks of one node blocks move plainly.
+ * The neighbourhood collectives on Cartesian, graph and distributed-graph communicators, the
+ * halo exchanges of stencil codes written as collectives: MPI_Neighbor_alltoall(v) and
+ * MPI_Neighbor_allgather(v), blocking and non-blocking. Each block is compressed once by its
+ * sender where the sample says it pays (allgather(v)'s one block once for all neighbours) and
+ * decoded once by its receiver (algo/neighbor.cpp); below the threshold and between ranks of one
+ * node blocks move plainly.
  * The route is alltoall(v)'s (every rank sends at once), agreed per communicator, so every rank
- * takes zip's path or hands the call on alike. Handed on: a communicator without a topology, and
- * a call the route hands on (a link faster than the codec, policy never or observe).
- * Not taken: the non-blocking and persistent forms, neighbourhood allgatherv and alltoallw,
- * which stay with the previous component.
+ * takes zip's path or hands the call on alike (a non-blocking call before the communicator has
+ * agreed is handed on: its start must not wait for the other ranks). Handed on: a communicator
+ * without a topology, and a call the route hands on (a link faster than the codec, policy never
+ * or observe).
+ * Not taken: the persistent forms and neighbourhood alltoallw, which stay with the previous
+ * component.
  */
 #include "ompi_config.h"
 
@@ -126,11 +129,15 @@ static void neighbour_blocks(mca_coll_zip_blocks_t *b, const mca_coll_zip_layout
 
 /* The order of the sends. Messages between two ranks on one tag match in the order they were
  * posted, and the algorithm posts in the order of its lists. On a graph that is the order of the
- * edges, as coll/basic has it. On a Cartesian topology a rank may be both neighbours in one
- * dimension (a periodic dimension of two ranks, or of one: itself), and coll/basic then pairs
- * by direction, with a tag per direction: what a rank sends towards +1 arrives in its
- * neighbour's block from -1. Sending each dimension's +1 block before its -1 block, while the
- * receives stay in MPI's order (-1 first), pairs them the same way with one tag. */
+ * edges, as in Open MPI's own components. On a Cartesian topology a rank may be both neighbours
+ * in one dimension (a periodic dimension of two ranks, or of one: itself), and there Open MPI's
+ * two components differ: coll/basic's blocking calls pair by direction, with a tag per
+ * direction (what a rank sends towards +1 arrives in its neighbour's block from -1); libnbc's
+ * non-blocking ones post every receive and then every send in neighbour order on one tag, and so
+ * pair the k-th send with the k-th receive. zip gives what the component it stands in front of
+ * gives: for a blocking call it sends each dimension's +1 block before its -1 block, while the
+ * receives stay in MPI's order (-1 first), which pairs them by direction with one tag; a
+ * non-blocking call keeps MPI's order on both sides. */
 static void send_order(neighbours_t *nb)
 {
     for (int k = 0; nb->cart && k + 1 < nb->out; k += 2) {
@@ -140,23 +147,25 @@ static void send_order(neighbours_t *nb)
     }
 }
 
-/* The exchange: the blocks of snd to nb->dests, or with `one_block` (allgather) snd's block 0
- * to every one of them, which the algorithm then codes once (one view, one byte view). */
+/* The exchange: the blocks of snd to nb->dests, or with `one_block` (allgather(v)) snd's block
+ * 0 to every one of them, which the algorithm then codes once (one view, one byte view); now, or
+ * started as a non-blocking call with request. The call owns nb's lists from here on. */
 static int neighbor_run(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm, int op,
                         const mca_coll_zip_layout_t *snd, const mca_coll_zip_layout_t *rcv,
-                        const neighbours_t *nb, bool one_block)
+                        neighbours_t *nb, bool one_block, struct ompi_request_t **request)
 {
-    mca_coll_zip_exchange_t x = {.root = -1};
+    mca_coll_zip_exchange_t x = {.root = -1, .owned = {nb->sources, nb->dests}};
     const int views = one_block ? 1 : (nb->out > 0 ? nb->out : 1);
     zip_block_t *same =
         one_block ? calloc((size_t)(nb->out > 0 ? nb->out : 1), sizeof(*same)) : NULL;
+    x.owned[2] = same;
     if ((one_block && NULL == same) || OMPI_SUCCESS != mca_coll_zip_blocks_init(&x.sent, views) ||
         OMPI_SUCCESS != mca_coll_zip_blocks_init(&x.received, nb->in > 0 ? nb->in : 1)) {
-        free(same);
         const int rc = mca_coll_zip_algo_error(ZIP_ALGO_ERR_NOMEM, zip_coll_op_calls[op], comm);
-        return mca_coll_zip_exchange(m, comm, op, &x, rc, NULL);
+        return mca_coll_zip_exchange(m, comm, op, &x, rc, request);
     }
-    neighbour_blocks(&x.sent, snd, one_block ? 1 : nb->out, one_block || !nb->cart ? 0 : 1);
+    const int flip = one_block || !nb->cart || NULL != request ? 0 : 1;
+    neighbour_blocks(&x.sent, snd, one_block ? 1 : nb->out, flip);
     for (int k = 0; one_block && k < nb->out; ++k) {
         same[k] = x.sent.blocks[0];
     }
@@ -173,17 +182,18 @@ static int neighbor_run(mca_coll_zip_module_t *m, struct ompi_communicator_t *co
         .send_peers = nb->dests,
         .recv_peers = nb->sources,
     };
-    const int rc = mca_coll_zip_exchange(m, comm, op, &x, OMPI_SUCCESS, NULL);
-    free(same);
-    return rc;
+    return mca_coll_zip_exchange(m, comm, op, &x, OMPI_SUCCESS, request);
 }
 
-/* Runs the call if zip takes it (true, *rc its result); false: the caller hands it on. */
+/* Runs the call of `op` (blocking or not) if zip takes it (true, *rc its result); false: the
+ * caller hands it on. */
 static bool neighbor_takes(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm, int op,
                            const mca_coll_zip_layout_t *snd, const mca_coll_zip_layout_t *rcv,
-                           int *rc)
+                           struct ompi_request_t **request, int *rc)
 {
-    const bool one_block = COLL_ZIP_OP_NEIGHBOR_ALLGATHER == op;
+    const int twin = zip_coll_op_blocking(op);
+    const bool one_block =
+        COLL_ZIP_OP_NEIGHBOR_ALLGATHER == twin || COLL_ZIP_OP_NEIGHBOR_ALLGATHERV == twin;
     mca_coll_zip_stats_arm_finalize_summary(comm);
     mca_coll_zip_policy_count_call(m, comm, op);
     neighbours_t nb;
@@ -200,9 +210,10 @@ static bool neighbor_takes(mca_coll_zip_module_t *m, struct ompi_communicator_t 
         neighbours_free(&nb);
         return false;
     }
-    send_order(&nb);
-    *rc = neighbor_run(m, comm, op, snd, rcv, &nb, one_block);
-    neighbours_free(&nb);
+    if (NULL == request) {
+        send_order(&nb);
+    }
+    *rc = neighbor_run(m, comm, op, snd, rcv, &nb, one_block, request);
     return true;
 }
 
@@ -212,30 +223,53 @@ int mca_coll_zip_neighbor_alltoallv(const void *sbuf, const int *scounts, const 
                                     struct ompi_communicator_t *comm,
                                     mca_coll_base_module_t *module)
 {
+    return mca_coll_zip_ineighbor_alltoallv(sbuf, scounts, sdisps, sdtype, rbuf, rcounts, rdisps,
+                                            rdtype, comm, NULL, module);
+}
+
+int mca_coll_zip_ineighbor_alltoallv(const void *sbuf, const int *scounts, const int *sdisps,
+                                     struct ompi_datatype_t *sdtype, void *rbuf, const int *rcounts,
+                                     const int *rdisps, struct ompi_datatype_t *rdtype,
+                                     struct ompi_communicator_t *comm,
+                                     struct ompi_request_t **request,
+                                     mca_coll_base_module_t *module)
+{
     mca_coll_zip_module_t *m = (mca_coll_zip_module_t *)module;
+    const int op =
+        NULL == request ? COLL_ZIP_OP_NEIGHBOR_ALLTOALLV : COLL_ZIP_OP_INEIGHBOR_ALLTOALLV;
     const mca_coll_zip_layout_t snd = {sbuf, scounts, sdisps, 0, sdtype};
     const mca_coll_zip_layout_t rcv = {rbuf, rcounts, rdisps, 0, rdtype};
     int rc = OMPI_SUCCESS;
-    if (neighbor_takes(m, comm, COLL_ZIP_OP_NEIGHBOR_ALLTOALLV, &snd, &rcv, &rc)) {
+    if (neighbor_takes(m, comm, op, &snd, &rcv, request, &rc)) {
         return rc;
     }
-    return m->previous_neighbor_alltoallv(sbuf, scounts, sdisps, sdtype, rbuf, rcounts, rdisps,
-                                          rdtype, comm, m->previous_neighbor_alltoallv_module);
+    return COLL_ZIP_HAND_ON(m, request, neighbor_alltoallv, sbuf, scounts, sdisps, sdtype, rbuf,
+                            rcounts, rdisps, rdtype, comm);
 }
 
 int mca_coll_zip_neighbor_alltoall(const void *sbuf, int scount, struct ompi_datatype_t *sdtype,
                                    void *rbuf, int rcount, struct ompi_datatype_t *rdtype,
                                    struct ompi_communicator_t *comm, mca_coll_base_module_t *module)
 {
+    return mca_coll_zip_ineighbor_alltoall(sbuf, scount, sdtype, rbuf, rcount, rdtype, comm, NULL,
+                                           module);
+}
+
+int mca_coll_zip_ineighbor_alltoall(const void *sbuf, int scount, struct ompi_datatype_t *sdtype,
+                                    void *rbuf, int rcount, struct ompi_datatype_t *rdtype,
+                                    struct ompi_communicator_t *comm,
+                                    struct ompi_request_t **request, mca_coll_base_module_t *module)
+{
     mca_coll_zip_module_t *m = (mca_coll_zip_module_t *)module;
+    const int op = NULL == request ? COLL_ZIP_OP_NEIGHBOR_ALLTOALL : COLL_ZIP_OP_INEIGHBOR_ALLTOALL;
     const mca_coll_zip_layout_t snd = {sbuf, NULL, NULL, scount, sdtype};
     const mca_coll_zip_layout_t rcv = {rbuf, NULL, NULL, rcount, rdtype};
     int rc = OMPI_SUCCESS;
-    if (neighbor_takes(m, comm, COLL_ZIP_OP_NEIGHBOR_ALLTOALL, &snd, &rcv, &rc)) {
+    if (neighbor_takes(m, comm, op, &snd, &rcv, request, &rc)) {
         return rc;
     }
-    return m->previous_neighbor_alltoall(sbuf, scount, sdtype, rbuf, rcount, rdtype, comm,
-                                         m->previous_neighbor_alltoall_module);
+    return COLL_ZIP_HAND_ON(m, request, neighbor_alltoall, sbuf, scount, sdtype, rbuf, rcount,
+                            rdtype, comm);
 }
 
 int mca_coll_zip_neighbor_allgather(const void *sbuf, int scount, struct ompi_datatype_t *sdtype,
@@ -243,13 +277,55 @@ int mca_coll_zip_neighbor_allgather(const void *sbuf, int scount, struct ompi_da
                                     struct ompi_communicator_t *comm,
                                     mca_coll_base_module_t *module)
 {
+    return mca_coll_zip_ineighbor_allgather(sbuf, scount, sdtype, rbuf, rcount, rdtype, comm, NULL,
+                                            module);
+}
+
+int mca_coll_zip_ineighbor_allgather(const void *sbuf, int scount, struct ompi_datatype_t *sdtype,
+                                     void *rbuf, int rcount, struct ompi_datatype_t *rdtype,
+                                     struct ompi_communicator_t *comm,
+                                     struct ompi_request_t **request,
+                                     mca_coll_base_module_t *module)
+{
     mca_coll_zip_module_t *m = (mca_coll_zip_module_t *)module;
+    const int op =
+        NULL == request ? COLL_ZIP_OP_NEIGHBOR_ALLGATHER : COLL_ZIP_OP_INEIGHBOR_ALLGATHER;
     const mca_coll_zip_layout_t snd = {sbuf, NULL, NULL, scount, sdtype};
     const mca_coll_zip_layout_t rcv = {rbuf, NULL, NULL, rcount, rdtype};
     int rc = OMPI_SUCCESS;
-    if (neighbor_takes(m, comm, COLL_ZIP_OP_NEIGHBOR_ALLGATHER, &snd, &rcv, &rc)) {
+    if (neighbor_takes(m, comm, op, &snd, &rcv, request, &rc)) {
         return rc;
     }
-    return m->previous_neighbor_allgather(sbuf, scount, sdtype, rbuf, rcount, rdtype, comm,
-                                          m->previous_neighbor_allgather_module);
+    return COLL_ZIP_HAND_ON(m, request, neighbor_allgather, sbuf, scount, sdtype, rbuf, rcount,
+                            rdtype, comm);
+}
+
+int mca_coll_zip_neighbor_allgatherv(const void *sbuf, int scount, struct ompi_datatype_t *sdtype,
+                                     void *rbuf, const int *rcounts, const int *displs,
+                                     struct ompi_datatype_t *rdtype,
+                                     struct ompi_communicator_t *comm,
+                                     mca_coll_base_module_t *module)
+{
+    return mca_coll_zip_ineighbor_allgatherv(sbuf, scount, sdtype, rbuf, rcounts, displs, rdtype,
+                                             comm, NULL, module);
+}
+
+int mca_coll_zip_ineighbor_allgatherv(const void *sbuf, int scount, struct ompi_datatype_t *sdtype,
+                                      void *rbuf, const int *rcounts, const int *displs,
+                                      struct ompi_datatype_t *rdtype,
+                                      struct ompi_communicator_t *comm,
+                                      struct ompi_request_t **request,
+                                      mca_coll_base_module_t *module)
+{
+    mca_coll_zip_module_t *m = (mca_coll_zip_module_t *)module;
+    const int op =
+        NULL == request ? COLL_ZIP_OP_NEIGHBOR_ALLGATHERV : COLL_ZIP_OP_INEIGHBOR_ALLGATHERV;
+    const mca_coll_zip_layout_t snd = {sbuf, NULL, NULL, scount, sdtype};
+    const mca_coll_zip_layout_t rcv = {rbuf, rcounts, displs, 0, rdtype};
+    int rc = OMPI_SUCCESS;
+    if (neighbor_takes(m, comm, op, &snd, &rcv, request, &rc)) {
+        return rc;
+    }
+    return COLL_ZIP_HAND_ON(m, request, neighbor_allgatherv, sbuf, scount, sdtype, rbuf, rcounts,
+                            displs, rdtype, comm);
 }

@@ -34,6 +34,14 @@ int zip_coll_op_blocking(int op)
         return COLL_ZIP_OP_ALLGATHER;
     case COLL_ZIP_OP_IALLGATHERV:
         return COLL_ZIP_OP_ALLGATHERV;
+    case COLL_ZIP_OP_INEIGHBOR_ALLTOALL:
+        return COLL_ZIP_OP_NEIGHBOR_ALLTOALL;
+    case COLL_ZIP_OP_INEIGHBOR_ALLTOALLV:
+        return COLL_ZIP_OP_NEIGHBOR_ALLTOALLV;
+    case COLL_ZIP_OP_INEIGHBOR_ALLGATHER:
+        return COLL_ZIP_OP_NEIGHBOR_ALLGATHER;
+    case COLL_ZIP_OP_INEIGHBOR_ALLGATHERV:
+        return COLL_ZIP_OP_NEIGHBOR_ALLGATHERV;
     default:
         return op;
     }
@@ -49,6 +57,7 @@ zip_algo_flow_t zip_coll_op_flow(int op)
     case COLL_ZIP_OP_NEIGHBOR_ALLTOALL:
     case COLL_ZIP_OP_NEIGHBOR_ALLTOALLV:
     case COLL_ZIP_OP_NEIGHBOR_ALLGATHER:
+    case COLL_ZIP_OP_NEIGHBOR_ALLGATHERV:
         return ZIP_FLOW_ALL_SEND;
     case COLL_ZIP_OP_ALLGATHERV:
     case COLL_ZIP_OP_ALLGATHER:
@@ -92,6 +101,7 @@ int zip_coll_op_run(int op, const zip_transport_t *t, const zip_codec_ops_t *cod
     case COLL_ZIP_OP_NEIGHBOR_ALLTOALL:
     case COLL_ZIP_OP_NEIGHBOR_ALLTOALLV:
     case COLL_ZIP_OP_NEIGHBOR_ALLGATHER:
+    case COLL_ZIP_OP_NEIGHBOR_ALLGATHERV:
         return zip_algo_neighbor_alltoallv(t, codec, exchange, result);
     default:
         return ZIP_ALGO_ERR_ARG;
@@ -120,6 +130,11 @@ zip_algo_call_t *zip_coll_op_start(int op, const zip_transport_t *t, const zip_c
     case COLL_ZIP_OP_ALLGATHER:
     case COLL_ZIP_OP_ALLGATHERV:
         return zip_algo_iallgatherv(t, codec, exchange, result);
+    case COLL_ZIP_OP_NEIGHBOR_ALLTOALL:
+    case COLL_ZIP_OP_NEIGHBOR_ALLTOALLV:
+    case COLL_ZIP_OP_NEIGHBOR_ALLGATHER:
+    case COLL_ZIP_OP_NEIGHBOR_ALLGATHERV:
+        return zip_algo_ineighbor_alltoallv(t, codec, exchange, result);
     default:
         return nullptr;
     }

@@ -43,7 +43,12 @@ extern "C" {
     X(ISCATTERV, iscatterv, Iscatterv)                                                             \
     X(NEIGHBOR_ALLTOALL, neighbor_alltoall, Neighbor_alltoall)                                     \
     X(NEIGHBOR_ALLTOALLV, neighbor_alltoallv, Neighbor_alltoallv)                                  \
-    X(NEIGHBOR_ALLGATHER, neighbor_allgather, Neighbor_allgather)
+    X(NEIGHBOR_ALLGATHER, neighbor_allgather, Neighbor_allgather)                                  \
+    X(NEIGHBOR_ALLGATHERV, neighbor_allgatherv, Neighbor_allgatherv)                               \
+    X(INEIGHBOR_ALLTOALL, ineighbor_alltoall, Ineighbor_alltoall)                                  \
+    X(INEIGHBOR_ALLTOALLV, ineighbor_alltoallv, Ineighbor_alltoallv)                               \
+    X(INEIGHBOR_ALLGATHER, ineighbor_allgather, Ineighbor_allgather)                               \
+    X(INEIGHBOR_ALLGATHERV, ineighbor_allgatherv, Ineighbor_allgatherv)
 /* clang-format on */
 
 enum {

@@ -140,12 +140,12 @@ void zip_coll_stats_print(const zip_coll_stats_t *t, const char *const *names, s
 {
     emit(line, ctx, "coll:zip stats (%s, codec %s, threshold %zu bytes):", h->whose, h->codec,
          h->threshold);
-    emit(line, ctx, "coll:zip   %-11s %10s %10s %10s %14s %14s %7s %10s", "op", "calls", "fallback",
+    emit(line, ctx, "coll:zip   %-20s %10s %10s %10s %14s %14s %7s %10s", "op", "calls", "fallback",
          "compressed", "bytes_in", "bytes_out", "ratio", "codec_s");
     for (size_t op = 0; op < n; ++op) {
         const zip_coll_stats_t &s = t[op];
         const double ratio = s.bytes_out > 0 ? double(s.bytes_in) / double(s.bytes_out) : 1.0;
-        emit(line, ctx, "coll:zip   %-11s %10llu %10llu %10llu %14llu %14llu %7.3f %10.6f",
+        emit(line, ctx, "coll:zip   %-20s %10llu %10llu %10llu %14llu %14llu %7.3f %10.6f",
              names[op], (unsigned long long)s.calls, (unsigned long long)s.calls_fallback,
              (unsigned long long)s.calls_compressed, (unsigned long long)s.bytes_in,
              (unsigned long long)s.bytes_out, ratio, double(s.codec_ns) * 1e-9);
@@ -154,11 +154,11 @@ void zip_coll_stats_print(const zip_coll_stats_t *t, const char *const *names, s
          "coll:zip policy %s (link %.0f MB/s, codec %.0f / %.0f MB/s as last agreed):", h->policy,
          h->speeds.link_Bps / 1e6, h->speeds.compress_Bps / 1e6, h->speeds.decompress_Bps / 1e6);
     // unagreed last, so that scripts reading the columns before it by number read them still.
-    emit(line, ctx, "coll:zip:policy %-11s %12s %10s %15s %14s %16s %9s", "op", "link_faster",
+    emit(line, ctx, "coll:zip:policy %-20s %12s %10s %15s %14s %16s %9s", "op", "link_faster",
          "never", "incompressible", "observe_calls", "observe_saved_s", "unagreed");
     for (size_t op = 0; op < n; ++op) {
         const zip_coll_stats_t &s = t[op];
-        emit(line, ctx, "coll:zip:policy %-11s %12llu %10llu %15llu %14llu %16.6f %9llu", names[op],
+        emit(line, ctx, "coll:zip:policy %-20s %12llu %10llu %15llu %14llu %16.6f %9llu", names[op],
              (unsigned long long)s.calls_link_faster, (unsigned long long)s.calls_never,
              (unsigned long long)s.calls_incompressible, (unsigned long long)s.observe_compressible,
              double(s.observe_saving_ns) * 1e-9, (unsigned long long)s.calls_unagreed);

@@ -10,6 +10,7 @@
 // sort a block into plain or coded alike (its length and the pair's locality), and each class is
 // posted in neighbour order, plain ones first.
 #include "exchange.hpp"
+#include "task.hpp"
 #include "zip_algo.h"
 
 namespace zipcoll
@@ -65,4 +66,12 @@ extern "C" int zip_algo_neighbor_alltoallv(const zip_transport_t *t, const zip_c
                                            const zip_exchange_args_t *a, zip_algo_result_t *res)
 {
     return zipcoll::run_to_end(zipcoll::neighbor_alltoallv(t, codec, a, res));
+}
+
+extern "C" zip_algo_call_t *zip_algo_ineighbor_alltoallv(const zip_transport_t *t,
+                                                         const zip_codec_ops_t *codec,
+                                                         const zip_exchange_args_t *a,
+                                                         zip_algo_result_t *res)
+{
+    return zip_algo_call_new(zipcoll::neighbor_alltoallv(t, codec, a, res));
 }

@@ -604,6 +604,11 @@ zip_algo_call_t *zip_algo_ibcast(const zip_transport_t *t, const zip_codec_ops_t
  * (one code path), suspended while their transfers are in flight. */
 zip_algo_call_t *zip_algo_ialltoallv(const zip_transport_t *t, const zip_codec_ops_t *codec,
                                      const zip_exchange_args_t *args, zip_algo_result_t *result);
+/* Starts a neighbourhood alltoall(v) likewise (allgather(v): the same block in every send). */
+zip_algo_call_t *zip_algo_ineighbor_alltoallv(const zip_transport_t *t,
+                                              const zip_codec_ops_t *codec,
+                                              const zip_exchange_args_t *args,
+                                              zip_algo_result_t *result);
 zip_algo_call_t *zip_algo_igatherv(const zip_transport_t *t, const zip_codec_ops_t *codec, int root,
                                    const zip_exchange_args_t *args, zip_algo_result_t *result);
 zip_algo_call_t *zip_algo_iscatterv(const zip_transport_t *t, const zip_codec_ops_t *codec,

@@ -127,17 +127,19 @@ for spec in $families; do
             --oversubscribe $zip_on "$bin/test_$t"
     done
 done
-# Topology communicators (test_topo_persistent.c): neighbourhood alltoall(v) and allgather,
-# which zip compresses, on Cartesian communicators (also where a rank is both neighbours of another, or
-# its own), a graph and a distributed graph; the neighbourhood calls zip hands on (the
-# non-blocking forms); Open MPI's persistent collectives with zip's compressed bcast beside them;
-# zip's bcast, alltoallv and gatherv on the topology communicators. The compressed ones must
-# show compressed data.
+# Topology communicators (test_topo_persistent.c): neighbourhood alltoall(v) and allgather(v),
+# blocking and non-blocking, which zip compresses, on Cartesian communicators (also where a rank
+# is both neighbours of another, or its own: blocking calls pair blocks by direction, non-blocking
+# ones in posting order, as Open MPI's own components do), a graph and a distributed graph; Open
+# MPI's persistent collectives with zip's compressed bcast beside them; zip's bcast, alltoallv and
+# gatherv on the topology communicators. The compressed ones must show compressed data.
 run "topo_persistent np=4 zip=off" topo_persistent -np 4 --oversubscribe $zip_off \
     "$bin/test_topo_persistent"
 for np in 2 3 8; do
     run_stats "topo_persistent np=$np zip=on, compressed" topo_persistent \
-        "bcast alltoallv gatherv neighbor_alltoall neighbor_alltoallv neighbor_allgather" \
+        "bcast alltoallv gatherv neighbor_alltoall neighbor_alltoallv neighbor_allgather
+         neighbor_allgatherv ineighbor_alltoall ineighbor_alltoallv ineighbor_allgather
+         ineighbor_allgatherv" \
         compressed -np "$np" \
         --oversubscribe $zip_on "$bin/test_topo_persistent"
 done

@@ -1,8 +1,8 @@
 /*
  * What zip hands on, and what it takes on communicators it did not see created by a dup or
  * split: neighbourhood collectives on Cartesian, graph and distributed-graph communicators
- * (blocking and non-blocking; zip compresses the blocking alltoall(v), also where a rank is
- * both neighbours of another or its own, and hands the rest on), Open MPI's persistent collectives
+ * (alltoall(v) and allgather(v), blocking and non-blocking, which zip compresses, also where a
+ * rank is both neighbours of another or its own), Open MPI's persistent collectives
  * (MPIX_*_init + MPI_Start, several starts with new data each time), and zip's own compressed calls
  * on those communicators, also while a persistent or non-blocking collective is in flight on the
  * same communicator. Every result is checked bit for bit against data each rank computes itself,
@@ -50,18 +50,29 @@ static void check_neighbour_blocks(const double *rbuf, const int *counts, const 
 typedef struct {
     MPI_Comm comm;
     int rank, in, out;
-    int *sources, *dests, *src_block; /* src_block[k]: the sender's block index that is mine */
-    bool coinciding; /* a rank is more than one neighbour: the non-blocking forms are left out */
+    int *sources, *dests;
+    /* src_block[k]: the sender's block index that is mine in a blocking call; nb_src_block[k]
+     * in a non-blocking one. They differ only where a rank is more than one neighbour of another
+     * (see on_cart). */
+    int *src_block, *nb_src_block;
 } topo_t;
 
-/* Neighbor_alltoall, Neighbor_allgather, Neighbor_alltoallv and their non-blocking forms. */
+/* Resets n doubles to -9.0, the mark of a place no block was meant to fill. */
+static void unfilled(double *buf, size_t n)
+{
+    for (size_t i = 0; i < n; ++i)
+        buf[i] = -9.0;
+}
+
+/* Neighbor_alltoall and Neighbor_allgather, then their non-blocking forms, both in flight at
+ * once. */
 static void neighbour_collectives(const topo_t *t, int kind, int round)
 {
     const int n = NB_BLOCK, in = t->in, out = t->out;
     const int slots = (in > out ? in : out) + 1;
     double *sbuf = malloc((size_t)slots * n * sizeof(double));
     double *rbuf = malloc((size_t)slots * n * sizeof(double));
-    int *sc = malloc(slots * sizeof(int)), *sd = malloc(slots * sizeof(int));
+    double *gbuf = malloc((size_t)slots * n * sizeof(double));
     int *rc = malloc(slots * sizeof(int)), *rd = malloc(slots * sizeof(int));
     int *same = malloc(slots * sizeof(int));
 
@@ -72,76 +83,146 @@ static void neighbour_collectives(const topo_t *t, int kind, int round)
         rd[k] = k * n;
         same[k] = 0;
     }
-    for (int nonblocking = 0; nonblocking < (t->coinciding ? 1 : 2); ++nonblocking) {
-        for (size_t i = 0; i < (size_t)slots * n; ++i)
-            rbuf[i] = -9.0;
-        if (nonblocking) {
-            MPI_Request req;
-            zt_call(MPI_Ineighbor_alltoall(sbuf, n, MPI_DOUBLE, rbuf, n, MPI_DOUBLE, t->comm, &req),
-                    "MPI_Ineighbor_alltoall", t->rank);
-            zt_call(MPI_Wait(&req, MPI_STATUS_IGNORE), "MPI_Wait", t->rank);
-        } else {
-            zt_call(MPI_Neighbor_alltoall(sbuf, n, MPI_DOUBLE, rbuf, n, MPI_DOUBLE, t->comm),
-                    "MPI_Neighbor_alltoall", t->rank);
-        }
-        check_neighbour_blocks(rbuf, rc, rd, in, t->sources, t->src_block, kind, round, t->rank,
-                               nonblocking ? "ineighbor_alltoall" : "neighbor_alltoall");
+    unfilled(rbuf, (size_t)slots * n);
+    unfilled(gbuf, (size_t)slots * n);
+    zt_call(MPI_Neighbor_alltoall(sbuf, n, MPI_DOUBLE, rbuf, n, MPI_DOUBLE, t->comm),
+            "MPI_Neighbor_alltoall", t->rank);
+    /* allgather: every destination gets block 0 */
+    zt_call(MPI_Neighbor_allgather(sbuf, n, MPI_DOUBLE, gbuf, n, MPI_DOUBLE, t->comm),
+            "MPI_Neighbor_allgather", t->rank);
+    check_neighbour_blocks(rbuf, rc, rd, in, t->sources, t->src_block, kind, round, t->rank,
+                           "neighbor_alltoall");
+    check_neighbour_blocks(gbuf, rc, rd, in, t->sources, same, kind, round, t->rank,
+                           "neighbor_allgather");
 
-        /* allgather: every destination gets block 0 */
-        for (size_t i = 0; i < (size_t)slots * n; ++i)
-            rbuf[i] = -9.0;
-        if (nonblocking) {
-            MPI_Request req;
-            zt_call(
-                MPI_Ineighbor_allgather(sbuf, n, MPI_DOUBLE, rbuf, n, MPI_DOUBLE, t->comm, &req),
-                "MPI_Ineighbor_allgather", t->rank);
-            zt_call(MPI_Wait(&req, MPI_STATUS_IGNORE), "MPI_Wait", t->rank);
-        } else {
-            zt_call(MPI_Neighbor_allgather(sbuf, n, MPI_DOUBLE, rbuf, n, MPI_DOUBLE, t->comm),
-                    "MPI_Neighbor_allgather", t->rank);
-        }
-        check_neighbour_blocks(rbuf, rc, rd, in, t->sources, same, kind, round, t->rank,
-                               nonblocking ? "ineighbor_allgather" : "neighbor_allgather");
+    unfilled(rbuf, (size_t)slots * n);
+    unfilled(gbuf, (size_t)slots * n);
+    MPI_Request req[2];
+    zt_call(MPI_Ineighbor_alltoall(sbuf, n, MPI_DOUBLE, rbuf, n, MPI_DOUBLE, t->comm, &req[0]),
+            "MPI_Ineighbor_alltoall", t->rank);
+    zt_call(MPI_Ineighbor_allgather(sbuf, n, MPI_DOUBLE, gbuf, n, MPI_DOUBLE, t->comm, &req[1]),
+            "MPI_Ineighbor_allgather", t->rank);
+    zt_call(MPI_Waitall(2, req, MPI_STATUSES_IGNORE), "MPI_Waitall", t->rank);
+    check_neighbour_blocks(rbuf, rc, rd, in, t->sources, t->nb_src_block, kind, round, t->rank,
+                           "ineighbor_alltoall");
+    check_neighbour_blocks(gbuf, rc, rd, in, t->sources, same, kind, round, t->rank,
+                           "ineighbor_allgather");
+    free(sbuf);
+    free(rbuf);
+    free(gbuf);
+    free(rc);
+    free(rd);
+    free(same);
+}
+
+/* Blocks k of a v-call's receive side, placed in reverse order with a gap of one double before
+ * each (which stays -9.0): counts rc[k] from count(source, k), displacements into rd; returns
+ * the doubles the layout spans. */
+static int reversed_layout(const topo_t *t, int *rc, int *rd,
+                           int (*count)(const topo_t *, int, int), int round)
+{
+    int rofs = 0;
+    for (int k = t->in - 1; k >= 0; --k) {
+        rc[k] = MPI_PROC_NULL == t->sources[k] ? 0 : count(t, k, round);
+        rd[k] = rofs + 1;
+        rofs += rc[k] + 1;
     }
+    return rofs + 1;
+}
 
-    /* alltoallv with uneven and zero blocks, placed in reverse order in rbuf */
-    int sofs = 0, rofs = 0;
+static int alltoallv_count(const topo_t *t, int k, int round)
+{
+    return nbv_count(t->sources[k], t->src_block[k], round);
+}
+
+static int nb_alltoallv_count(const topo_t *t, int k, int round)
+{
+    return nbv_count(t->sources[k], t->nb_src_block[k], round);
+}
+
+/* Neighbor_allgatherv's block of rank r: block 7 of the menu. */
+static int allgatherv_count(const topo_t *t, int k, int round)
+{
+    return nbv_count(t->sources[k], 7, round);
+}
+
+/* Whether block k of a v-call's receive side holds what its source sent as its block `blk`
+ * (data salted with salt_block), the gap before it untouched. */
+static void check_v_blocks(const topo_t *t, const double *rbuf, const int *rc, const int *rd,
+                           const int *blk, int salt_block, int kind, int round, const char *what)
+{
+    for (int k = 0; k < t->in; ++k) {
+        int ok = rbuf[rd[k] - 1] == -9.0;
+        if (MPI_PROC_NULL != t->sources[k] && rc[k] > 0)
+            ok &= zt_block_matches(&rbuf[rd[k]], 1, rc[k], kind, t->sources[k],
+                                   block_salt(round, salt_block >= 0 ? salt_block : blk[k]));
+        zt_checkf(ok, t->rank, "%s round %d %s block %d from %d", what, round, zt_kind_name[kind],
+                  k, t->sources[k]);
+    }
+}
+
+/* Neighbor_alltoallv (uneven and zero blocks) and Neighbor_allgatherv (each rank's block of its
+ * own size, some zero), blocking, then non-blocking both in flight at once. */
+static void neighbour_v_collectives(const topo_t *t, int kind, int round)
+{
+    const int in = t->in, out = t->out, slots = (in > out ? in : out) + 1;
+    int *sc = malloc(slots * sizeof(int)), *sd = malloc(slots * sizeof(int));
+    int *rc = malloc(slots * sizeof(int)), *rd = malloc(slots * sizeof(int));
+    int *gc = malloc(slots * sizeof(int)), *gd = malloc(slots * sizeof(int));
+    int sofs = 0;
     for (int k = 0; k < out; ++k) {
         sc[k] = nbv_count(t->rank, k, round);
         sd[k] = sofs;
         sofs += sc[k];
     }
-    for (int k = in - 1; k >= 0; --k) {
-        rc[k] =
-            MPI_PROC_NULL == t->sources[k] ? 0 : nbv_count(t->sources[k], t->src_block[k], round);
-        rd[k] = rofs + 1; /* a gap of one double before each block stays -9.0 */
-        rofs += rc[k] + 1;
-    }
-    free(sbuf);
-    free(rbuf);
-    sbuf = malloc(((size_t)sofs + 1) * sizeof(double));
-    rbuf = malloc(((size_t)rofs + 1) * sizeof(double));
+    const int mine = nbv_count(t->rank, 7, round);
+    double *sbuf = malloc(((size_t)sofs + 1) * sizeof(double));
+    double *own = malloc(((size_t)mine + 1) * sizeof(double));
     for (int k = 0; k < out; ++k)
         zt_fill(sbuf + sd[k], sc[k], kind, t->rank, block_salt(round, k));
-    for (int i = 0; i <= rofs; ++i)
-        rbuf[i] = -9.0;
-    zt_call(MPI_Neighbor_alltoallv(sbuf, sc, sd, MPI_DOUBLE, rbuf, rc, rd, MPI_DOUBLE, t->comm),
-            "MPI_Neighbor_alltoallv", t->rank);
-    for (int k = 0; k < in; ++k) {
-        int ok = rbuf[rd[k] - 1] == -9.0;
-        if (MPI_PROC_NULL != t->sources[k] && rc[k] > 0)
-            ok &= zt_block_matches(&rbuf[rd[k]], 1, rc[k], kind, t->sources[k],
-                                   block_salt(round, t->src_block[k]));
-        zt_checkf(ok, t->rank, "neighbor_alltoallv round %d %s block %d from %d", round,
-                  zt_kind_name[kind], k, t->sources[k]);
+    zt_fill(own, mine, kind, t->rank, block_salt(round, 7));
+
+    for (int nonblocking = 0; nonblocking < 2; ++nonblocking) {
+        const int *blk = nonblocking ? t->nb_src_block : t->src_block;
+        const int rlen =
+            reversed_layout(t, rc, rd, nonblocking ? nb_alltoallv_count : alltoallv_count, round);
+        const int glen = reversed_layout(t, gc, gd, allgatherv_count, round);
+        double *rbuf = malloc((size_t)rlen * sizeof(double));
+        double *gbuf = malloc((size_t)glen * sizeof(double));
+        unfilled(rbuf, (size_t)rlen);
+        unfilled(gbuf, (size_t)glen);
+        if (nonblocking) {
+            MPI_Request req[2];
+            zt_call(MPI_Ineighbor_alltoallv(sbuf, sc, sd, MPI_DOUBLE, rbuf, rc, rd, MPI_DOUBLE,
+                                            t->comm, &req[0]),
+                    "MPI_Ineighbor_alltoallv", t->rank);
+            zt_call(MPI_Ineighbor_allgatherv(own, mine, MPI_DOUBLE, gbuf, gc, gd, MPI_DOUBLE,
+                                             t->comm, &req[1]),
+                    "MPI_Ineighbor_allgatherv", t->rank);
+            zt_call(MPI_Waitall(2, req, MPI_STATUSES_IGNORE), "MPI_Waitall", t->rank);
+        } else {
+            zt_call(
+                MPI_Neighbor_alltoallv(sbuf, sc, sd, MPI_DOUBLE, rbuf, rc, rd, MPI_DOUBLE, t->comm),
+                "MPI_Neighbor_alltoallv", t->rank);
+            zt_call(
+                MPI_Neighbor_allgatherv(own, mine, MPI_DOUBLE, gbuf, gc, gd, MPI_DOUBLE, t->comm),
+                "MPI_Neighbor_allgatherv", t->rank);
+        }
+        check_v_blocks(t, rbuf, rc, rd, blk, -1, kind, round,
+                       nonblocking ? "ineighbor_alltoallv" : "neighbor_alltoallv");
+        check_v_blocks(t, gbuf, gc, gd, blk, 7, kind, round,
+                       nonblocking ? "ineighbor_allgatherv" : "neighbor_allgatherv");
+        free(rbuf);
+        free(gbuf);
     }
     free(sbuf);
-    free(rbuf);
+    free(own);
     free(sc);
     free(sd);
     free(rc);
     free(rd);
-    free(same);
+    free(gc);
+    free(gd);
 }
 
 /* Neighbor_alltoall into a derived receive type (a double and a hole, zt_strided_double), so
@@ -261,6 +342,7 @@ static void exercise(topo_t *t, int kind, int round)
     MPI_Comm_set_errhandler(t->comm, MPI_ERRORS_RETURN);
     MPI_Comm_rank(t->comm, &t->rank);
     neighbour_collectives(t, kind, round);
+    neighbour_v_collectives(t, kind, round);
     neighbour_strided(t, kind, round);
     zip_collectives(t->comm, kind, round);
     MPI_Comm_free(&t->comm);
@@ -268,19 +350,19 @@ static void exercise(topo_t *t, int kind, int round)
 
 /* A Cartesian communicator of ndims dimensions (ranks reordered as Open MPI likes; ranks left
  * out get none). Neighbour k = 2 d + 0 is the source of a shift by +1 in dimension d, 2 d + 1
- * its destination; what I receive from my -1 neighbour is its block for its +1 neighbour, also
- * where both neighbours are one rank (a periodic dimension of two ranks) or this rank itself
- * (a periodic dimension of one): Open MPI's blocking neighbourhood collectives pair the blocks by
- * direction (coll/basic tags each), and zip must too. Its non-blocking ones (libnbc) pair such
- * blocks in the order they were posted instead, with or without zip, so they are left out
- * there. */
+ * its destination; what I receive from my -1 neighbour is its block for its +1 neighbour. Where
+ * both neighbours in a dimension are one rank (a periodic dimension of two ranks) or this rank
+ * itself (a periodic dimension of one), Open MPI's two components differ, and zip must give
+ * what each gives: the blocking calls (coll/basic: a tag per direction) still pair the blocks by
+ * direction; the non-blocking ones (libnbc: one tag) pair them in the order they were posted,
+ * so my block 2 d comes from the other's block 2 d. */
 static void on_cart(int ndims, const int *dims, const int *periods, int kind, int round)
 {
     MPI_Comm comm;
     MPI_Cart_create(MPI_COMM_WORLD, ndims, dims, periods, 1, &comm);
     if (MPI_COMM_NULL == comm)
         return;
-    int sources[6], dests[6], src_block[6];
+    int sources[6], dests[6], src_block[6], nb_src_block[6];
     topo_t t = {.comm = comm, .in = 2 * ndims, .out = 2 * ndims};
     for (int d = 0; d < ndims; ++d) {
         MPI_Cart_shift(comm, d, 1, &sources[2 * d], &sources[2 * d + 1]);
@@ -288,11 +370,14 @@ static void on_cart(int ndims, const int *dims, const int *periods, int kind, in
         dests[2 * d + 1] = sources[2 * d + 1];
         src_block[2 * d] = 2 * d + 1;
         src_block[2 * d + 1] = 2 * d;
-        t.coinciding |= periods[d] && dims[d] <= 2;
+        const bool coinciding = periods[d] && dims[d] <= 2;
+        nb_src_block[2 * d] = coinciding ? 2 * d : 2 * d + 1;
+        nb_src_block[2 * d + 1] = coinciding ? 2 * d + 1 : 2 * d;
     }
     t.sources = sources;
     t.dests = dests;
     t.src_block = src_block;
+    t.nb_src_block = nb_src_block;
     exercise(&t, kind, round);
 }
 
@@ -339,6 +424,7 @@ static void on_graph(int kind, int round)
     t.sources = neighbours;
     t.dests = neighbours;
     t.src_block = src_block;
+    t.nb_src_block = src_block;
     exercise(&t, kind, round);
     free(index);
     free(edges);
@@ -357,8 +443,12 @@ static void on_dist_graph(int kind, int round)
         dests[k] = (wrank + 1 + k) % wsize;
         sources[k] = (wrank - 1 - k + 2 * wsize) % wsize;
     }
-    topo_t t = {
-        .in = degree, .out = degree, .sources = sources, .dests = dests, .src_block = src_block};
+    topo_t t = {.in = degree,
+                .out = degree,
+                .sources = sources,
+                .dests = dests,
+                .src_block = src_block,
+                .nb_src_block = src_block};
     /* weights given: GCC takes MPI_UNWEIGHTED ((int *) 2) for an empty array that is read */
     int weights[2] = {1, 1};
     MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, degree, sources, weights, degree, dests, weights,

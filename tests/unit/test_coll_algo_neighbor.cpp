@@ -1,6 +1,9 @@
 // The compressed neighbourhood alltoall(v) on the in-process transport: a ring whose two
 // neighbours are one rank (two ranks), a rank that is its own neighbour, MPI_PROC_NULL, uneven,
 // empty and plain blocks; every block arrives where its edge says, compressed where it shrinks.
+#include <algorithm>
+#include <mutex>
+
 #include <gtest/gtest.h>
 
 #include "test_coll_algo_support.hpp"
@@ -196,3 +199,85 @@ TEST(CollAlgoNeighborArgs, RefusesMissingEdgeLists)
     });
     EXPECT_EQ(w.unreceived(), 0u);
 }
+
+// The non-blocking form (zip_algo_ineighbor_alltoallv): two calls in flight at once on their own
+// tags, each rank advancing them in turn as a rank that tests its requests now and then; every
+// block arrives on its edge, as in the blocking call.
+class CollAlgoNeighborNonBlocking : public ::testing::TestWithParam<std::tuple<int, bool>>
+{
+};
+
+TEST_P(CollAlgoNeighborNonBlocking, TwoCallsInFlightArriveOnTheirEdges)
+{
+    const auto [size, periodic] = GetParam();
+    ToyCodec codec;
+    const zip_codec_ops_t ops = codec.ops();
+    World w(size, algotest::WorldOptions{.testing = true, .self_messages = true});
+    const int calls = 2;
+    std::vector<std::vector<std::vector<std::vector<char>>>> got(size);
+    std::vector<Edges> edges(size);
+    std::vector<std::vector<int>> rc(size, std::vector<int>(calls, -100));
+    std::vector<int> suspended(size, 0);
+    std::mutex m;
+    w.run([&](int rank, const zip_transport_t &t) {
+        const Edges e = ring(rank, size, periodic);
+        std::vector<std::vector<std::vector<char>>> out(calls), in(calls);
+        std::vector<std::vector<zip_block_t>> send(calls), recv(calls);
+        std::vector<zip_exchange_args_t> a(calls);
+        std::vector<zip_algo_result_t> res(calls);
+        std::vector<zip_algo_call_t *> started(calls);
+        for (int c = 0; c < calls; ++c) {
+            out[c].resize(2);
+            in[c].resize(2);
+            send[c].resize(2);
+            recv[c].resize(2);
+            for (int k = 0; k < 2; ++k) {
+                out[c][k] = data_of(rank, k, c);
+                send[c][k] = {out[c][k].data(), out[c][k].size(), nullptr};
+                const int from = e.sources[k];
+                in[c][k].assign(from >= 0 ? bytes_of(from, e.src_edge[k], c) : 5, '\x55');
+                recv[c][k] = {in[c][k].data(), in[c][k].size(), nullptr};
+            }
+            a[c] = args_of(e, send[c], recv[c]);
+            a[c].tag = 20 + c;
+            started[c] = zip_algo_ineighbor_alltoallv(&t, &ops, &a[c], &res[c]);
+            ASSERT_NE(started[c], nullptr);
+        }
+        std::vector<bool> done(calls, false);
+        for (int left = calls; left > 0;) {
+            for (int c = calls - 1; c >= 0; --c) {
+                if (done[c])
+                    continue;
+                if (zip_algo_call_advance(started[c]) == 0) {
+                    suspended[rank] = 1;
+                    continue;
+                }
+                done[c] = true;
+                rc[rank][c] = zip_algo_call_finish(started[c]);
+                --left;
+            }
+        }
+        std::lock_guard<std::mutex> lock(m);
+        got[rank] = in;
+        edges[rank] = e;
+    });
+    EXPECT_EQ(w.unreceived(), 0u);
+    for (int r = 0; r < size; ++r) {
+        for (int c = 0; c < calls; ++c) {
+            EXPECT_EQ(rc[r][c], ZIP_ALGO_OK) << "rank " << r << " call " << c;
+            for (int k = 0; k < 2; ++k) {
+                const int from = edges[r].sources[k];
+                const std::vector<char> want = from >= 0 ? data_of(from, edges[r].src_edge[k], c)
+                                                         : std::vector<char>(5, '\x55');
+                EXPECT_EQ(got[r][c][k], want) << "rank " << r << " call " << c << " edge " << k;
+            }
+        }
+    }
+    if (size > 1) {
+        EXPECT_NE(0, *std::max_element(suspended.begin(), suspended.end()))
+            << "no call ever waited for a transfer: the test did not run them as non-blocking";
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(RingsOpenAndPeriodic, CollAlgoNeighborNonBlocking,
+                         ::testing::Combine(::testing::Values(1, 2, 3, 5), ::testing::Bool()));
