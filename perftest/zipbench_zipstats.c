@@ -29,7 +29,12 @@ static const char *const ops[] = {"bcast",
                                   "iallgather",
                                   "iallgatherv",
                                   "neighbor_alltoall",
-                                  "neighbor_allgather"};
+                                  "neighbor_allgather",
+                                  "neighbor_allgatherv",
+                                  "ineighbor_alltoall",
+                                  "ineighbor_alltoallv",
+                                  "ineighbor_allgather",
+                                  "ineighbor_allgatherv"};
 enum { NOPS = sizeof ops / sizeof ops[0] };
 
 struct zb_zipstats {
