@@ -36,7 +36,7 @@
 #include "zipbench_zipstats.h"
 
 typedef struct options {
-    char ops[256], datasets[512], sizes[1024];
+    char ops[1024], datasets[512], sizes[1024];
     const char *mode, *link, *csv, *codec;
     long min_bytes, max_bytes, step;
     int require_zip, ab, ab_blocks, evolve;
@@ -129,13 +129,18 @@ static int parse(int argc, char **argv, options *o)
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 #define ARG(name) (!strcmp(a, name) && v && ++i)
-        if (ARG("--ops"))
-            snprintf(o->ops, sizeof o->ops, "%s", v);
-        else if (ARG("--datasets"))
-            snprintf(o->datasets, sizeof o->datasets, "%s", v);
-        else if (ARG("--sizes"))
-            snprintf(o->sizes, sizeof o->sizes, "%s", v);
-        else if (ARG("--min"))
+/* A list longer than its buffer is refused, not cut: a cut name would be run as another. */
+#define LIST(field) ((size_t)snprintf(o->field, sizeof o->field, "%s", v) < sizeof o->field)
+        if (ARG("--ops")) {
+            if (!LIST(ops))
+                return -1;
+        } else if (ARG("--datasets")) {
+            if (!LIST(datasets))
+                return -1;
+        } else if (ARG("--sizes")) {
+            if (!LIST(sizes))
+                return -1;
+        } else if (ARG("--min"))
             o->min_bytes = atol(v);
         else if (ARG("--max"))
             o->max_bytes = atol(v);
@@ -177,6 +182,7 @@ static int parse(int argc, char **argv, options *o)
             o->evolve = 1;
         else
             return -1;
+#undef LIST
 #undef ARG
     }
     if (o->min_bytes < 8 || o->max_bytes < o->min_bytes || o->step < 2 || o->t.min_reps < 1 ||
@@ -281,7 +287,7 @@ static void zip_codec_spec(int p2p, char *spec, size_t len)
 /* How many ops of the comma-separated list satisfy pred; *total: how many there are. */
 static int ops_where(const char *ops, int (*pred)(const char *), int *total)
 {
-    char l[256], *save = NULL;
+    char l[sizeof((options *)0)->ops], *save = NULL;
     int n = 0;
     snprintf(l, sizeof l, "%s", ops);
     *total = 0;

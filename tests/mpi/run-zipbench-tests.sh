@@ -104,6 +104,12 @@ report "--ab: without coll/zip on the zip communicator no row is written" $? "$b
 mpirun_logged -np 2 $zip_on "$zipbench" --ops bcast,pingpong $ab_quick
 [ $? != 0 ] && grep -q "zipbench: --ab: collectives only" "$bin/out.log"
 report "--ab: point-to-point is refused" $? "$bin/out.log"
+# A list longer than zipbench's buffer is refused, not cut into another operation's name.
+long_ops=$(printf 'bcast,%.0s' $(seq 300))bcast
+# shellcheck disable=SC2086
+mpirun_logged -np 1 $path "$zipbench" --ops "$long_ops" --sizes 65536 --budget 0.05
+[ $? != 0 ] && grep -q "usage: zipbench" "$bin/out.log"
+report "a too long --ops list is refused" $? "$bin/out.log"
 
 # zipbench-fastlink --in-job: one job per rank count gives its summary (2 ranks, one point).
 "$top/perftest/zipbench-fastlink" --in-job --rounds 1 --ranks 2 --sizes 65536 --ops bcast \
