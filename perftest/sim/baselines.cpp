@@ -344,6 +344,25 @@ void linear_alltoallv(const RankEnv &env)
         net.wait(r);
 }
 
+// coll/basic's neighbourhood alltoall, Open MPI 4.1's only blocking one (libnbc's non-blocking
+// one posts the same): every receive from the neighbours, then every send, then wait for all.
+void basic_neighbor_alltoall(const RankEnv &env)
+{
+    Network &net = *env.net;
+    const Workload &w = *env.work;
+    const size_t block = w.neighbour_block();
+    const std::vector<int> peers = w.neighbours(env.rank);
+    std::vector<Request *> reqs;
+    for (int p : peers)
+        if (block > 0)
+            reqs.push_back(net.irecv(env.rank, p, block));
+    for (int p : peers)
+        if (block > 0)
+            reqs.push_back(net.isend(env.rank, p, block));
+    for (auto *r : reqs)
+        net.wait(r);
+}
+
 // Step k: send to rank + k and receive from rank - k, one sendrecv at a time.
 void pairwise_alltoallv(const RankEnv &env)
 {
@@ -582,6 +601,10 @@ std::vector<Baseline> baselines_for(const Workload &w, const HopModel &hop, int 
         break;
     case Op::Gatherv:
         out.push_back({"linear", linear_gatherv});
+        break;
+    case Op::NeighborAlltoall:
+    case Op::NeighborAlltoall3d:
+        out.push_back({"basic", basic_neighbor_alltoall});
         break;
     case Op::Scatterv:
         // coll/basic's linear, scatterv's only algorithm in Open MPI 4.1.

@@ -28,6 +28,10 @@ const char *op_name(Op op)
         return "scatterv";
     case Op::Scatter:
         return "scatter";
+    case Op::NeighborAlltoall:
+        return "neighbor_alltoall";
+    case Op::NeighborAlltoall3d:
+        return "neighbor_alltoall3d";
     }
     return "?";
 }
@@ -35,12 +39,66 @@ const char *op_name(Op op)
 bool parse_op(const std::string &name, Op *op)
 {
     for (Op o : {Op::Bcast, Op::Alltoallv, Op::Gatherv, Op::Reduce, Op::Allreduce, Op::Allgatherv,
-                 Op::Alltoall, Op::Allgather, Op::Scatterv, Op::Scatter})
+                 Op::Alltoall, Op::Allgather, Op::Scatterv, Op::Scatter, Op::NeighborAlltoall,
+                 Op::NeighborAlltoall3d})
         if (name == op_name(o)) {
             *op = o;
             return true;
         }
     return false;
+}
+
+namespace
+{
+
+// MPI_Dims_create's balance: the prime factors of n, largest first, each onto the dimension
+// with the smallest product so far; the extents sorted largest first.
+std::vector<int> balanced_dims(int n, int dims)
+{
+    std::vector<int> primes;
+    for (int f = 2; n > 1;) {
+        if (n % f == 0) {
+            primes.push_back(f);
+            n /= f;
+        } else {
+            ++f;
+        }
+    }
+    std::vector<int> out(size_t(dims), 1);
+    for (auto it = primes.rbegin(); it != primes.rend(); ++it)
+        *std::min_element(out.begin(), out.end()) *= *it;
+    std::sort(out.rbegin(), out.rend());
+    return out;
+}
+
+} // namespace
+
+Workload::Workload(Op op, int ranks, size_t bytes) : op_(op), ranks_(ranks), bytes_(bytes)
+{
+    if (op == Op::NeighborAlltoall)
+        grid_ = {ranks};
+    else if (op == Op::NeighborAlltoall3d)
+        grid_ = balanced_dims(ranks, 3);
+}
+
+std::vector<int> Workload::neighbours(int rank) const
+{
+    std::vector<int> out;
+    int stride = ranks_;
+    for (const int extent : grid_) {
+        stride /= extent; // row-major: the last dimension varies fastest
+        const int c = rank / stride % extent;
+        const int minus = rank + ((c + extent - 1) % extent - c) * stride;
+        const int plus = rank + ((c + 1) % extent - c) * stride;
+        out.push_back(minus);
+        out.push_back(plus);
+    }
+    return out;
+}
+
+size_t Workload::neighbour_block() const
+{
+    return grid_.empty() ? 0 : 8 * (bytes_ / 8 / (2 * grid_.size()));
 }
 
 size_t Workload::block(int from, int to) const
@@ -93,6 +151,9 @@ size_t Workload::largest() const
         return std::max(contribution(0), contribution(std::min(1, ranks_ - 1)));
     case Op::Scatter:
         return contribution(0);
+    case Op::NeighborAlltoall:
+    case Op::NeighborAlltoall3d:
+        return neighbour_block();
     }
     return 0;
 }

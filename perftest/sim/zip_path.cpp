@@ -152,6 +152,42 @@ ZipRankResult alltoallv(const RankEnv &env, const ZipSettings &s, const Route &r
     return out;
 }
 
+// MPI_Neighbor_alltoall as coll_zip_neighbor.c runs it (blocking): every block to or from a
+// neighbour, compressed once by its sender where it pays, plain on one node; a rank that is
+// its own neighbour messages itself. Each dimension's +1 block is sent first (the glue's
+// pairing by direction; the same bytes either way here).
+ZipRankResult neighbor(const RankEnv &env, const ZipSettings &s, const Route &route,
+                       bool try_compress, char *dummy)
+{
+    ZipRankResult out;
+    const Workload &w = *env.work;
+    const std::vector<int> sources = w.neighbours(env.rank);
+    std::vector<int> dests = sources;
+    for (size_t k = 0; k + 1 < dests.size(); k += 2)
+        std::swap(dests[k], dests[k + 1]);
+    const size_t block = w.neighbour_block();
+    std::vector<zip_block_t> send(sources.size(), zip_block_t{dummy, block, nullptr});
+    std::vector<zip_block_t> recv(sources.size(), zip_block_t{dummy, block, nullptr});
+    const std::unique_ptr<bool[]> on_node = peers_on_node(env);
+    ZipTransport t(env.net, env.rank, env.codec, dummy, w.largest() + 1);
+    zip_exchange_args_t args{};
+    args.send = send.data();
+    args.recv = recv.data();
+    args.tag = 0;
+    args.elem_type = ZIP_ALGO_F64;
+    args.try_compress = try_compress ? 1 : 0;
+    args.threshold = s.threshold;
+    args.policy = &route.policy;
+    args.peer_on_node = on_node.get();
+    args.out_degree = args.in_degree = int(sources.size());
+    args.send_peers = dests.data();
+    args.recv_peers = sources.data();
+    out.error = zip_algo_neighbor_alltoallv(t.get(), env.codec->ops(), &args, &out.algo);
+    env.codec->pay();
+    out.ran_algorithm = true;
+    return out;
+}
+
 // MPI_Gatherv (to_root) and MPI_Scatter(v) as coll_zip_gatherv.c, coll_zip_scatterv.c and
 // coll_zip_scatter.c run them: the root copies its own block; every other rank's block travels
 // between it and the root, compressed once by its sender (a scatter's root codes each block
@@ -423,8 +459,9 @@ Route route_call(const Workload &w, int nodes, const Agreed &agreed, const ZipSe
     zip_algo_flow_t flow = ZIP_FLOW_OUT_OF_ROOT;
     if (w.op() == Op::Bcast)
         flow = ZIP_FLOW_PIPELINE;
-    else if (w.op() == Op::Alltoallv || w.op() == Op::Alltoall)
-        flow = ZIP_FLOW_ALL_SEND;
+    else if (w.op() == Op::Alltoallv || w.op() == Op::Alltoall || w.op() == Op::NeighborAlltoall ||
+             w.op() == Op::NeighborAlltoall3d)
+        flow = ZIP_FLOW_ALL_SEND; // as coll_ops.cpp: the neighbourhood calls take alltoall's route
     else if (w.op() == Op::Gatherv)
         flow = ZIP_FLOW_INTO_ROOT;
     route_flow(flow, w.ranks(), agreed, s, &r);
@@ -467,6 +504,9 @@ ZipRankResult run_zip_call(const RankEnv &env, const ZipSettings &s, const Route
     case Op::Scatterv:
     case Op::Scatter: // scatterv's algorithm with equal blocks, as coll_zip_scatter.c
         return rooted(env, s, route, try_compress, dummy, false);
+    case Op::NeighborAlltoall:
+    case Op::NeighborAlltoall3d:
+        return neighbor(env, s, route, try_compress, dummy);
     }
     return {};
 }
