@@ -71,7 +71,8 @@ report "raw bcast of 4 MiB between 2 nodes at 1 Gbit/s takes B/125e6 s plus the 
 # 2. Data that does not shrink: zip is never faster than zip's own algorithms without
 # compression (it only adds the sample's codec time), for every operation. An allgather(v)'s
 # first call is the one that compresses (a later one weighs the ratio it saw: test 3g).
-for op in bcast alltoallv gatherv reduce allreduce allgatherv alltoall allgather scatterv scatter; do
+for op in bcast alltoallv gatherv reduce allreduce allgatherv alltoall allgather scatterv scatter \
+    neighbor_alltoall neighbor_alltoall3d; do
     log=$work/noise-$op.log csv=$work/noise-$op.csv
     simulate "$log" "$csv" --op $op --ranks 8 --bytes $B --link 1gbit --latency 10us \
         --dataset noise
@@ -232,6 +233,16 @@ sim64 scatter-64 scatter 1048576
 [ $rc = 0 ] && grep -q "route compressed" "$log" &&
     holds "1.8 < best / zip < 2.05" zip="${zip:-1}" best="${best:-0}"
 report "scatter of 1 MiB blocks of 2x data on 64 ranks: about half tuned's best time" $? "$log"
+
+# 3h. A halo exchange on a 4 x 4 x 4 periodic grid (neighbor_alltoall3d): each rank sends a
+# sixth of 1 MiB to each face neighbour, all at once as coll/basic does; on 2x data zip's
+# exchange moves half the bytes through every NIC: about half coll/basic's time.
+sim64 neighbor-64 neighbor_alltoall3d 1048576
+[ $rc = 0 ] && grep -q "route compressed" "$log" && grep -q "baseline:basic" "$log" &&
+    holds "1.6 < best / zip < 2.05 and 0.97 < best / raw < 1.03" zip="${zip:-1}" \
+        best="${best:-0}" raw="${raw:-1}"
+report "halo exchange of 2x data on a 4x4x4 grid at 1 Gbit/s: about half coll/basic's time" $? \
+    "$log"
 
 # 3g. Allgatherv of incompressible blocks of unequal sizes (n -/+ n/8) on 8 ranks at 1 Gbit/s:
 # each of the ring's steps waits for a large block, where tuned's recursive doubling sends sums

@@ -60,6 +60,42 @@ TEST(SimscaleWorkload, EachRankSendsItsWholeAlltoallvBuffer)
     }
 }
 
+// The halo exchange's grid is MPI's: balanced as MPI_Dims_create (largest first), row-major,
+// periodic, each rank's neighbours the sources and destinations of MPI_Cart_shift by +1 per
+// dimension; every edge has its reverse (what r sends towards +1 arrives from -1).
+TEST(SimscaleWorkload, NeighbourGridsAreMPIs)
+{
+    EXPECT_EQ(std::vector<int>({8}), Workload(Op::NeighborAlltoall, 8, 1 << 20).grid());
+    EXPECT_EQ(std::vector<int>({4, 4, 4}), Workload(Op::NeighborAlltoall3d, 64, 1 << 20).grid());
+    EXPECT_EQ(std::vector<int>({3, 2, 2}), Workload(Op::NeighborAlltoall3d, 12, 1 << 20).grid());
+    EXPECT_EQ(std::vector<int>({2, 1, 1}), Workload(Op::NeighborAlltoall3d, 2, 1 << 20).grid());
+    // A ring: r - 1 then r + 1, periodic.
+    EXPECT_EQ(std::vector<int>({7, 1}), Workload(Op::NeighborAlltoall, 8, 1 << 20).neighbours(0));
+    // 4 x 4 x 4: rank 0 is (0, 0, 0); its -1 / +1 neighbours by dimension, strides 16, 4, 1.
+    EXPECT_EQ(std::vector<int>({48, 16, 12, 4, 3, 1}),
+              Workload(Op::NeighborAlltoall3d, 64, 1 << 20).neighbours(0));
+    // Dimensions of one: the rank is its own neighbour.
+    EXPECT_EQ(std::vector<int>({1, 1, 0, 0, 0, 0}),
+              Workload(Op::NeighborAlltoall3d, 2, 1 << 20).neighbours(0));
+    for (int p : {8, 12, 64, 1000}) {
+        const Workload w(Op::NeighborAlltoall3d, p, 1 << 20);
+        for (int r = 0; r < p; ++r) {
+            const std::vector<int> n = w.neighbours(r);
+            ASSERT_EQ(n.size(), 6u);
+            for (size_t k = 0; k < n.size(); ++k) {
+                ASSERT_GE(n[k], 0);
+                ASSERT_LT(n[k], p);
+                // My -1 neighbour has me as its +1 neighbour in the same dimension.
+                EXPECT_EQ(r, w.neighbours(n[k])[k ^ 1]) << p << " ranks, rank " << r << " k " << k;
+            }
+        }
+    }
+    // The send buffer split among the 2 D neighbours in whole doubles.
+    EXPECT_EQ(size_t(524288), Workload(Op::NeighborAlltoall, 8, 1 << 20).neighbour_block());
+    EXPECT_EQ(size_t(174760), Workload(Op::NeighborAlltoall3d, 64, 1 << 20).neighbour_block());
+    EXPECT_EQ(size_t(174760), Workload(Op::NeighborAlltoall3d, 64, 1 << 20).largest());
+}
+
 TEST(SimscaleWorkload, GathervContributionsAverageToBytes)
 {
     const size_t bytes = 1 << 20;
