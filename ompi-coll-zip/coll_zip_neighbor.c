@@ -196,19 +196,23 @@ static bool neighbor_takes(mca_coll_zip_module_t *m, struct ompi_communicator_t 
         COLL_ZIP_OP_NEIGHBOR_ALLGATHER == twin || COLL_ZIP_OP_NEIGHBOR_ALLGATHERV == twin;
     mca_coll_zip_stats_arm_finalize_summary(comm);
     mca_coll_zip_policy_count_call(m, comm, op);
-    neighbours_t nb;
-    const int found = MPI_IN_PLACE == snd->buf ? 0 : neighbours_get(comm, &nb);
-    if (found < 0) {
-        *rc = mca_coll_zip_algo_error(ZIP_ALGO_ERR_NOMEM, zip_coll_op_calls[op], comm);
-        return true;
-    }
-    if (0 == found) {
+    /* The neighbour lists are looked up only for a call zip takes: a halo exchange handed on
+     * (a link faster than the codec) costs the route's lookup and nothing more. */
+    int kind = MPI_UNDEFINED;
+    if (MPI_IN_PLACE == snd->buf ||
+        (MPI_SUCCESS == PMPI_Topo_test(comm, &kind) && MPI_UNDEFINED == kind)) {
         mca_coll_zip_stats_handed_on(op, ZIP_VERDICT_TOO_SMALL, 0.0, 0);
         return false;
     }
     if (!mca_coll_zip_policy_route_takes_counted(m, comm, op)) {
-        neighbours_free(&nb);
         return false;
+    }
+    neighbours_t nb;
+    if (neighbours_get(comm, &nb) <= 0) {
+        /* A failed query or allocation is this rank's alone: the call fails rather than take
+         * another path than the other ranks. */
+        *rc = mca_coll_zip_algo_error(ZIP_ALGO_ERR_NOMEM, zip_coll_op_calls[op], comm);
+        return true;
     }
     if (NULL == request) {
         send_order(&nb);
