@@ -223,6 +223,10 @@ zb_op *zb_op_create(const char *name, const double *F, size_t n, const zb_comput
     case NEIGHBOR_ALLGATHER: {
         const int periodic = 1;
         MPI_Cart_create(comm, 1, &p, &periodic, 0, &op->ring);
+        /* The timing's barriers are on comm, and a communicator that sees only non-blocking
+         * collectives never lets coll/zip's ranks agree on speeds (policy auto): one barrier
+         * after creating it does, as docs/user-guide.md tells such codes. */
+        MPI_Barrier(op->ring);
         op->sbuf = xmalloc(n * sizeof(double));
         op->rbuf = xmalloc((op->kind == NEIGHBOR_ALLGATHER ? 2 : 1) * n * sizeof(double));
         break;
