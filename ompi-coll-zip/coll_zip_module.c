@@ -45,6 +45,7 @@ static void zip_module_construct(mca_coll_zip_module_t *m)
     m->probe_pending = false;
     memset(m->allgather_seen, 0, sizeof(m->allgather_seen));
     memset(m->bcast_seen, 0, sizeof(m->bcast_seen));
+    memset(m->neighbor_memo, 0, sizeof(m->neighbor_memo));
     memset(m->uncoded, 0, sizeof(m->uncoded));
     memset(&m->call_policy, 0, sizeof(m->call_policy));
     for (int op = 0; op < COLL_ZIP_OP_COUNT; ++op) {

@@ -147,6 +147,23 @@ static void send_order(neighbours_t *nb)
     }
 }
 
+/* This rank's memo of its last sample in blocking calls of `op`. */
+static zip_algo_sender_memo_t *memo_of(mca_coll_zip_module_t *m, int op)
+{
+    switch (op) {
+    case COLL_ZIP_OP_NEIGHBOR_ALLTOALL:
+        return &m->neighbor_memo[0];
+    case COLL_ZIP_OP_NEIGHBOR_ALLTOALLV:
+        return &m->neighbor_memo[1];
+    case COLL_ZIP_OP_NEIGHBOR_ALLGATHER:
+        return &m->neighbor_memo[2];
+    case COLL_ZIP_OP_NEIGHBOR_ALLGATHERV:
+        return &m->neighbor_memo[3];
+    default:
+        return NULL;
+    }
+}
+
 /* The exchange: the blocks of snd to nb->dests, or with `one_block` (allgather(v)) snd's block
  * 0 to every one of them, which the algorithm then codes once (one view, one byte view); now, or
  * started as a non-blocking call with request. The call owns nb's lists from here on. */
@@ -181,6 +198,9 @@ static int neighbor_run(mca_coll_zip_module_t *m, struct ompi_communicator_t *co
         .in_degree = nb->in,
         .send_peers = nb->dests,
         .recv_peers = nb->sources,
+        /* Not for the non-blocking calls: they may advance in another thread's progress while
+         * a blocking call runs. */
+        .memo = NULL == request ? memo_of(m, op) : NULL,
     };
     return mca_coll_zip_exchange(m, comm, op, &x, OMPI_SUCCESS, request);
 }

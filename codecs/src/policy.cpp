@@ -110,6 +110,11 @@ double zip_policy_time_compressed(const zip_speeds_t *s, size_t bytes, double ra
     case ZIP_TRANSFER_PIPELINED:
         return std::max({c, w, d});
     case ZIP_TRANSFER_EXCHANGE:
+        // Many blocks: the codec stages of one block overlap the others' wire. k blocks: the
+        // first block's coding fills the pipe and the last one's decoding drains it (k = 1:
+        // one-shot; a halo exchange's one or two remote neighbours).
+        if (s->ends > 0)
+            return c / k + std::max(c + d - (c + d) / k, w) + d / k;
         return std::max(c + d, w);
     case ZIP_TRANSFER_FAN_IN:
         return c / k + std::max(w, d - d / k) + d / k;

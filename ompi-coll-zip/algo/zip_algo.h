@@ -272,6 +272,17 @@ size_t zip_algo_temporal_bytes(const zip_algo_temporal_t *t);
 void zip_algo_temporal_counts(const zip_algo_temporal_t *t, uint64_t *delta_frames,
                               uint64_t *plain_frames);
 
+/* What a sender's last sample in a blocking neighbourhood call of one kind said
+ * (algo/neighbor.cpp): after a sample that said raw, the sender's next calls skip the codec
+ * and its sample until the 16th, which samples again (a halo exchange repeats every time step
+ * with data of the same kind; at 400 Gbit/s in nodes of 32 the 64 KiB sample alone cost a tenth
+ * of a call). The choice is this sender's alone, as every sample's is: its frames, or their
+ * absence, tell the receivers. Zeroed: sample at the next call. */
+typedef struct zip_algo_sender_memo {
+    unsigned raw_calls_left;
+} zip_algo_sender_memo_t;
+#define ZIP_ALGO_RAW_CALLS_AFTER_SAMPLE 15
+
 /*
  * Alltoallv and gatherv split the blocks of a call: a block is plain, never compressed and moved
  * as is (in the caller's layout when the transport can), when it is
@@ -310,6 +321,9 @@ typedef struct zip_exchange_args {
      * comes from recv_peers[k] (k < in_degree); a negative peer (MPI_PROC_NULL) moves nothing. */
     int out_degree, in_degree;
     const int *send_peers, *recv_peers;
+    /* Blocking neighbourhood calls under policy auto (NULL: none): this sender's memo of its
+     * last sample for calls of this kind on this communicator. */
+    zip_algo_sender_memo_t *memo;
 } zip_exchange_args_t;
 
 /* A gatherv root's receives in flight (zip_exchange_args_t.root_window_bytes): with every

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "network.hpp"
+#include "zip_algo.h"
 #include "sim_codec.hpp"
 #include "workload.hpp"
 
@@ -14,6 +15,9 @@ struct RankEnv {
     int rank;
     const Workload *work;
     SimCodec *codec;
+    // This rank's memo of its last neighbourhood sample (coll/zip keeps one per communicator
+    // and kind of call), carried from the first call to the timed one.
+    zip_algo_sender_memo_t *memo = nullptr;
 
     int size() const { return net->ranks(); }
 };

@@ -68,10 +68,11 @@ bool predict(const Options &o, const CodecTable &table, Prediction *out)
     }
     std::vector<std::unique_ptr<SimCodec>> codecs;
     std::vector<RankEnv> env;
+    std::vector<zip_algo_sender_memo_t> memos(static_cast<size_t>(ranks));
     for (int r = 0; r < ranks; ++r) {
         codecs.push_back(std::make_unique<SimCodec>(&table, o.codec, out->dataset,
                                                     Cpu(&net, r, platform.cpu_of(r / rpn))));
-        env.push_back({&net, r, &work, codecs.back().get()});
+        env.push_back({&net, r, &work, codecs.back().get(), &memos[size_t(r)]});
     }
     // Read-only stand-in for every buffer: calloc'd pages that are never written stay unbacked.
     std::unique_ptr<char, decltype(&std::free)> dummy(
@@ -150,16 +151,20 @@ bool predict(const Options &o, const CodecTable &table, Prediction *out)
     const size_t raw_step = runner.add("zip-raw", [&](int r) {
         if (!o.zip_raw)
             return;
+        RankEnv raw_env = env[size_t(r)];
+        raw_env.memo = nullptr; // zip-raw leaves the memo to zip's calls
         if (out->zip_raw.route.takes())
-            tally(&out->zip_raw, run_zip_call(env[size_t(r)], raw_settings, out->zip_raw.route,
-                                              false, dummy.get()));
+            tally(&out->zip_raw,
+                  run_zip_call(raw_env, raw_settings, out->zip_raw.route, false, dummy.get()));
     });
 
-    // An allgather(v) and a bcast weigh what the communicator's last one achieved: the first
-    // call runs without, and the call timed as zip's is the next one on the same data (coll/zip
-    // records only blocking calls; an application's time steps make many).
+    // An allgather(v) and a bcast weigh what the communicator's last one achieved, a
+    // neighbourhood call's sender what its last sample said: the first call runs without, and
+    // the call timed as zip's is the next one on the same data (coll/zip records only blocking
+    // calls; an application's time steps make many).
     out->has_zip_first =
-        (work.op() == Op::Allgatherv || work.op() == Op::Allgather || work.op() == Op::Bcast) &&
+        (work.op() == Op::Allgatherv || work.op() == Op::Allgather || work.op() == Op::Bcast ||
+         work.op() == Op::NeighborAlltoall || work.op() == Op::NeighborAlltoall3d) &&
         o.zip.mode == ZIP_POLICY_AUTO;
     const size_t first_step = runner.add(
         "zip-first",

@@ -182,6 +182,7 @@ ZipRankResult neighbor(const RankEnv &env, const ZipSettings &s, const Route &ro
     args.out_degree = args.in_degree = int(sources.size());
     args.send_peers = dests.data();
     args.recv_peers = sources.data();
+    args.memo = env.memo;
     out.error = zip_algo_neighbor_alltoallv(t.get(), env.codec->ops(), &args, &out.algo);
     env.codec->pay();
     out.ran_algorithm = true;

@@ -281,3 +281,59 @@ TEST_P(CollAlgoNeighborNonBlocking, TwoCallsInFlightArriveOnTheirEdges)
 
 INSTANTIATE_TEST_SUITE_P(RingsOpenAndPeriodic, CollAlgoNeighborNonBlocking,
                          ::testing::Combine(::testing::Values(1, 2, 3, 5), ::testing::Bool()));
+
+// Under policy auto a sender remembers what its last sample said (zip_algo_sender_memo_t): after
+// a sample of incompressible data it sends its next ZIP_ALGO_RAW_CALLS_AFTER_SAMPLE calls raw
+// without running the codec, then samples again; after a sample that compressed it samples
+// every call. Every block arrives exactly either way.
+TEST(CollAlgoNeighborMemo, ARawSampleSparesTheNextCallsTheCodec)
+{
+    const int size = 3;
+    for (const bool compressible : {false, true}) {
+        ToyCodec codec;
+        const zip_codec_ops_t ops = codec.ops();
+        std::vector<zip_algo_sender_memo_t> memo(size);
+        zip_algo_policy_t policy{};
+        policy.mode = ZIP_POLICY_AUTO;
+        policy.speeds = {1e9, 2e9, 1.25e8, 0}; // a slow link: smooth data pay
+        policy.shape = ZIP_TRANSFER_EXCHANGE;
+        std::vector<size_t> codec_calls;
+        for (int call = 0; call <= ZIP_ALGO_RAW_CALLS_AFTER_SAMPLE + 1; ++call) {
+            const size_t before = codec.compressions.load();
+            World w(size);
+            std::vector<int> ok(size, 0);
+            w.run([&](int rank, const zip_transport_t &t) {
+                const Edges e = ring(rank, size, true);
+                std::vector<std::vector<char>> out(2), in(2, std::vector<char>(50000));
+                std::vector<zip_block_t> send(2), recv(2);
+                for (int k = 0; k < 2; ++k) {
+                    out[k] = algotest::make_data(50000, compressible, uint64_t(rank * 2 + k));
+                    send[k] = {out[k].data(), out[k].size(), nullptr};
+                    recv[k] = {in[k].data(), in[k].size(), nullptr};
+                }
+                zip_exchange_args_t a = args_of(e, send, recv);
+                a.policy = &policy;
+                a.memo = &memo[size_t(rank)];
+                zip_algo_result_t res;
+                EXPECT_EQ(zip_algo_neighbor_alltoallv(&t, &ops, &a, &res), ZIP_ALGO_OK);
+                ok[rank] =
+                    in[0] == algotest::make_data(50000, compressible, uint64_t(e.sources[0] * 2)) &&
+                    in[1] ==
+                        algotest::make_data(50000, compressible, uint64_t(e.sources[1] * 2 + 1));
+            });
+            EXPECT_EQ(w.unreceived(), 0u);
+            for (int r = 0; r < size; ++r)
+                EXPECT_TRUE(ok[r]) << "call " << call << " rank " << r;
+            codec_calls.push_back(codec.compressions.load() - before);
+        }
+        if (compressible) {
+            for (size_t c : codec_calls) // every call codes both blocks of every rank
+                EXPECT_GE(c, size_t(2 * size));
+        } else {
+            EXPECT_GT(codec_calls.front(), 0u); // the sample
+            for (int call = 1; call <= ZIP_ALGO_RAW_CALLS_AFTER_SAMPLE; ++call)
+                EXPECT_EQ(codec_calls[size_t(call)], 0u) << "call " << call;
+            EXPECT_GT(codec_calls.back(), 0u); // sampled again
+        }
+    }
+}

@@ -238,7 +238,9 @@ typedef struct zip_speeds {
     double decompress_Bps; /* raw bytes per second out of the decompressor */
     double link_Bps;       /* bytes per second this transfer gets on the wire; 0: unknown */
     int ends; /* fan-in, fan-out: the ranks at the other end of the root's link, each coding
-                 its own block at once (a gather's senders, a scatter's receivers); else 0 */
+                 its own block at once (a gather's senders, a scatter's receivers); exchange:
+                 the blocks a rank codes in turn where they are few (a halo's remote
+                 neighbours), 0: many (alltoall(v)); else 0 */
 } zip_speeds_t;
 
 /* Predicted seconds. An unknown link (0) is taken as infinitely fast. */
