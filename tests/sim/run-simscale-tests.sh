@@ -420,7 +420,7 @@ report "skipping hopeless baseline configurations keeps the best one" $ok "$work
 "$sim" --op scater --ranks 8 --bytes 1024 --link 1gbit --latency 1us \
     --codec-csv "$work/codecs.csv" --dataset smooth > "$work/bad.log" 2>&1
 rc=$?
-[ $rc = 2 ] && grep -q "op is bcast, alltoallv, gatherv, .* or scatter, not .scater." "$work/bad.log"
+[ $rc = 2 ] && grep -q "op is bcast, alltoallv, gatherv, .* or neighbor_alltoall3d, not .scater." "$work/bad.log"
 report "an unknown --op is refused with a message" $? "$work/bad.log"
 
 # 9. simscale-corpus: two recorded messages of one application become one data set whose ratio
