@@ -1,7 +1,8 @@
 /*
  * The neighbourhood collectives on Cartesian, graph and distributed-graph communicators, the
- * halo exchanges of stencil codes written as collectives: MPI_Neighbor_alltoall(v) and
- * MPI_Neighbor_allgather(v), blocking and non-blocking. Each block is compressed once by its
+ * halo exchanges of stencil codes written as collectives: MPI_Neighbor_alltoall(v/w) and
+ * MPI_Neighbor_allgather(v), blocking and non-blocking (alltoallw: a datatype per block, such as
+ * a subarray per face of a 3-D grid). Each block is compressed once by its
  * sender where the sample says it pays (allgather(v)'s one block once for all neighbours) and
  * decoded once by its receiver (algo/neighbor.cpp); below the threshold and between ranks of one
  * node blocks move plainly.
@@ -10,8 +11,7 @@
  * agreed is handed on: its start must not wait for the other ranks). Handed on: a communicator
  * without a topology, and a call the route hands on (a link faster than the codec, policy never
  * or observe).
- * Not taken: the persistent forms and neighbourhood alltoallw, which stay with the previous
- * component.
+ * Not taken: the persistent forms, which stay with the previous component.
  */
 #include "ompi_config.h"
 
@@ -115,16 +115,50 @@ static int neighbours_get(struct ompi_communicator_t *comm, neighbours_t *nb)
     return -1;
 }
 
-/* Blocks k < n of layout l (the neighbour's index for its counts and displacements), block k
- * at b's index k ^ flip. */
-static void neighbour_blocks(mca_coll_zip_blocks_t *b, const mca_coll_zip_layout_t *l, int n,
-                             int flip)
+/* One side of a call: a layout (alltoall(v), allgather(v)), or alltoallw's per-block counts,
+ * byte displacements and datatypes. */
+typedef struct side {
+    const mca_coll_zip_layout_t *layout; /* NULL: the w arrays */
+    const void *buf;
+    const int *counts;
+    const MPI_Aint *disps;
+    struct ompi_datatype_t *const *types;
+} side_t;
+
+/* Blocks k < n of side s (the neighbour's index for its counts and displacements), block k at
+ * b's index k ^ flip. */
+static void neighbour_blocks(mca_coll_zip_blocks_t *b, const side_t *s, int n, int flip)
 {
     for (int k = 0; k < n; ++k) {
-        int count = 0;
-        const char *block = mca_coll_zip_layout_block(l, k, &count);
-        mca_coll_zip_blocks_set(b, k ^ flip, block, count, l->dtype);
+        if (NULL != s->layout) {
+            int count = 0;
+            const char *block = mca_coll_zip_layout_block(s->layout, k, &count);
+            mca_coll_zip_blocks_set(b, k ^ flip, block, count, s->layout->dtype);
+        } else {
+            mca_coll_zip_blocks_set(b, k ^ flip, (const char *)s->buf + s->disps[k], s->counts[k],
+                                    s->types[k]);
+        }
     }
+}
+
+/* The element type the codec is told of the n blocks of side s: their datatypes' where all
+ * blocks that carry data agree (alltoallw), else bytes. */
+static int side_elem_type(const side_t *s, int n)
+{
+    if (NULL != s->layout) {
+        return mca_coll_zip_elem_type(s->layout->dtype);
+    }
+    int elem = -1;
+    for (int k = 0; k < n; ++k) {
+        if (s->counts[k] > 0) {
+            const int e = mca_coll_zip_elem_type(s->types[k]);
+            if (elem >= 0 && e != elem) {
+                return ZIP_ALGO_BYTES;
+            }
+            elem = e;
+        }
+    }
+    return elem >= 0 ? elem : ZIP_ALGO_BYTES;
 }
 
 /* The order of the sends. Messages between two ranks on one tag match in the order they were
@@ -159,6 +193,8 @@ static zip_algo_sender_memo_t *memo_of(mca_coll_zip_module_t *m, int op)
         return &m->neighbor_memo[2];
     case COLL_ZIP_OP_NEIGHBOR_ALLGATHERV:
         return &m->neighbor_memo[3];
+    case COLL_ZIP_OP_NEIGHBOR_ALLTOALLW:
+        return &m->neighbor_memo[4];
     default:
         return NULL;
     }
@@ -168,8 +204,8 @@ static zip_algo_sender_memo_t *memo_of(mca_coll_zip_module_t *m, int op)
  * 0 to every one of them, which the algorithm then codes once (one view, one byte view); now, or
  * started as a non-blocking call with request. The call owns nb's lists from here on. */
 static int neighbor_run(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm, int op,
-                        const mca_coll_zip_layout_t *snd, const mca_coll_zip_layout_t *rcv,
-                        neighbours_t *nb, bool one_block, struct ompi_request_t **request)
+                        const side_t *snd, const side_t *rcv, neighbours_t *nb, bool one_block,
+                        struct ompi_request_t **request)
 {
     mca_coll_zip_exchange_t x = {.root = -1, .owned = {nb->sources, nb->dests}};
     const int views = one_block ? 1 : (nb->out > 0 ? nb->out : 1);
@@ -190,7 +226,7 @@ static int neighbor_run(mca_coll_zip_module_t *m, struct ompi_communicator_t *co
     x.args = (zip_exchange_args_t){
         .send = one_block ? same : x.sent.blocks,
         .recv = x.received.blocks,
-        .elem_type = mca_coll_zip_elem_type(snd->dtype),
+        .elem_type = side_elem_type(snd, one_block ? 1 : nb->out),
         .try_compress = 1,
         .threshold = mca_coll_zip_component.threshold,
         .peer_on_node = m->peer_on_node,
@@ -208,8 +244,8 @@ static int neighbor_run(mca_coll_zip_module_t *m, struct ompi_communicator_t *co
 /* Runs the call of `op` (blocking or not) if zip takes it (true, *rc its result); false: the
  * caller hands it on. */
 static bool neighbor_takes(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm, int op,
-                           const mca_coll_zip_layout_t *snd, const mca_coll_zip_layout_t *rcv,
-                           struct ompi_request_t **request, int *rc)
+                           const side_t *snd, const side_t *rcv, struct ompi_request_t **request,
+                           int *rc)
 {
     const int twin = zip_coll_op_blocking(op);
     const bool one_block =
@@ -219,7 +255,7 @@ static bool neighbor_takes(mca_coll_zip_module_t *m, struct ompi_communicator_t 
     /* The neighbour lists are looked up only for a call zip takes: a halo exchange handed on
      * (a link faster than the codec) costs the route's lookup and nothing more. */
     int kind = MPI_UNDEFINED;
-    if (MPI_IN_PLACE == snd->buf ||
+    if (MPI_IN_PLACE == (NULL != snd->layout ? snd->layout->buf : snd->buf) ||
         (MPI_SUCCESS == PMPI_Topo_test(comm, &kind) && MPI_UNDEFINED == kind)) {
         mca_coll_zip_stats_handed_on(op, ZIP_VERDICT_TOO_SMALL, 0.0, 0);
         return false;
@@ -263,8 +299,9 @@ int mca_coll_zip_ineighbor_alltoallv(const void *sbuf, const int *scounts, const
         NULL == request ? COLL_ZIP_OP_NEIGHBOR_ALLTOALLV : COLL_ZIP_OP_INEIGHBOR_ALLTOALLV;
     const mca_coll_zip_layout_t snd = {sbuf, scounts, sdisps, 0, sdtype};
     const mca_coll_zip_layout_t rcv = {rbuf, rcounts, rdisps, 0, rdtype};
+    const side_t ssnd = {.layout = &snd}, srcv = {.layout = &rcv};
     int rc = OMPI_SUCCESS;
-    if (neighbor_takes(m, comm, op, &snd, &rcv, request, &rc)) {
+    if (neighbor_takes(m, comm, op, &ssnd, &srcv, request, &rc)) {
         return rc;
     }
     return COLL_ZIP_HAND_ON(m, request, neighbor_alltoallv, sbuf, scounts, sdisps, sdtype, rbuf,
@@ -288,8 +325,9 @@ int mca_coll_zip_ineighbor_alltoall(const void *sbuf, int scount, struct ompi_da
     const int op = NULL == request ? COLL_ZIP_OP_NEIGHBOR_ALLTOALL : COLL_ZIP_OP_INEIGHBOR_ALLTOALL;
     const mca_coll_zip_layout_t snd = {sbuf, NULL, NULL, scount, sdtype};
     const mca_coll_zip_layout_t rcv = {rbuf, NULL, NULL, rcount, rdtype};
+    const side_t ssnd = {.layout = &snd}, srcv = {.layout = &rcv};
     int rc = OMPI_SUCCESS;
-    if (neighbor_takes(m, comm, op, &snd, &rcv, request, &rc)) {
+    if (neighbor_takes(m, comm, op, &ssnd, &srcv, request, &rc)) {
         return rc;
     }
     return COLL_ZIP_HAND_ON(m, request, neighbor_alltoall, sbuf, scount, sdtype, rbuf, rcount,
@@ -316,8 +354,9 @@ int mca_coll_zip_ineighbor_allgather(const void *sbuf, int scount, struct ompi_d
         NULL == request ? COLL_ZIP_OP_NEIGHBOR_ALLGATHER : COLL_ZIP_OP_INEIGHBOR_ALLGATHER;
     const mca_coll_zip_layout_t snd = {sbuf, NULL, NULL, scount, sdtype};
     const mca_coll_zip_layout_t rcv = {rbuf, NULL, NULL, rcount, rdtype};
+    const side_t ssnd = {.layout = &snd}, srcv = {.layout = &rcv};
     int rc = OMPI_SUCCESS;
-    if (neighbor_takes(m, comm, op, &snd, &rcv, request, &rc)) {
+    if (neighbor_takes(m, comm, op, &ssnd, &srcv, request, &rc)) {
         return rc;
     }
     return COLL_ZIP_HAND_ON(m, request, neighbor_allgather, sbuf, scount, sdtype, rbuf, rcount,
@@ -346,10 +385,43 @@ int mca_coll_zip_ineighbor_allgatherv(const void *sbuf, int scount, struct ompi_
         NULL == request ? COLL_ZIP_OP_NEIGHBOR_ALLGATHERV : COLL_ZIP_OP_INEIGHBOR_ALLGATHERV;
     const mca_coll_zip_layout_t snd = {sbuf, NULL, NULL, scount, sdtype};
     const mca_coll_zip_layout_t rcv = {rbuf, rcounts, displs, 0, rdtype};
+    const side_t ssnd = {.layout = &snd}, srcv = {.layout = &rcv};
     int rc = OMPI_SUCCESS;
-    if (neighbor_takes(m, comm, op, &snd, &rcv, request, &rc)) {
+    if (neighbor_takes(m, comm, op, &ssnd, &srcv, request, &rc)) {
         return rc;
     }
     return COLL_ZIP_HAND_ON(m, request, neighbor_allgatherv, sbuf, scount, sdtype, rbuf, rcounts,
                             displs, rdtype, comm);
+}
+
+int mca_coll_zip_neighbor_alltoallw(const void *sbuf, const int *scounts, const MPI_Aint *sdisps,
+                                    struct ompi_datatype_t *const *sdtypes, void *rbuf,
+                                    const int *rcounts, const MPI_Aint *rdisps,
+                                    struct ompi_datatype_t *const *rdtypes,
+                                    struct ompi_communicator_t *comm,
+                                    mca_coll_base_module_t *module)
+{
+    return mca_coll_zip_ineighbor_alltoallw(sbuf, scounts, sdisps, sdtypes, rbuf, rcounts, rdisps,
+                                            rdtypes, comm, NULL, module);
+}
+
+int mca_coll_zip_ineighbor_alltoallw(const void *sbuf, const int *scounts, const MPI_Aint *sdisps,
+                                     struct ompi_datatype_t *const *sdtypes, void *rbuf,
+                                     const int *rcounts, const MPI_Aint *rdisps,
+                                     struct ompi_datatype_t *const *rdtypes,
+                                     struct ompi_communicator_t *comm,
+                                     struct ompi_request_t **request,
+                                     mca_coll_base_module_t *module)
+{
+    mca_coll_zip_module_t *m = (mca_coll_zip_module_t *)module;
+    const int op =
+        NULL == request ? COLL_ZIP_OP_NEIGHBOR_ALLTOALLW : COLL_ZIP_OP_INEIGHBOR_ALLTOALLW;
+    const side_t snd = {.buf = sbuf, .counts = scounts, .disps = sdisps, .types = sdtypes};
+    const side_t rcv = {.buf = rbuf, .counts = rcounts, .disps = rdisps, .types = rdtypes};
+    int rc = OMPI_SUCCESS;
+    if (neighbor_takes(m, comm, op, &snd, &rcv, request, &rc)) {
+        return rc;
+    }
+    return COLL_ZIP_HAND_ON(m, request, neighbor_alltoallw, sbuf, scounts, sdisps, sdtypes, rbuf,
+                            rcounts, rdisps, rdtypes, comm);
 }

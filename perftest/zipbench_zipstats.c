@@ -34,7 +34,9 @@ static const char *const ops[] = {"bcast",
                                   "ineighbor_alltoall",
                                   "ineighbor_alltoallv",
                                   "ineighbor_allgather",
-                                  "ineighbor_allgatherv"};
+                                  "ineighbor_allgatherv",
+                                  "neighbor_alltoallw",
+                                  "ineighbor_alltoallw"};
 enum { NOPS = sizeof ops / sizeof ops[0] };
 
 struct zb_zipstats {

@@ -42,6 +42,8 @@ int zip_coll_op_blocking(int op)
         return COLL_ZIP_OP_NEIGHBOR_ALLGATHER;
     case COLL_ZIP_OP_INEIGHBOR_ALLGATHERV:
         return COLL_ZIP_OP_NEIGHBOR_ALLGATHERV;
+    case COLL_ZIP_OP_INEIGHBOR_ALLTOALLW:
+        return COLL_ZIP_OP_NEIGHBOR_ALLTOALLW;
     default:
         return op;
     }
@@ -58,6 +60,7 @@ zip_algo_flow_t zip_coll_op_flow(int op)
     case COLL_ZIP_OP_NEIGHBOR_ALLTOALLV:
     case COLL_ZIP_OP_NEIGHBOR_ALLGATHER:
     case COLL_ZIP_OP_NEIGHBOR_ALLGATHERV:
+    case COLL_ZIP_OP_NEIGHBOR_ALLTOALLW:
         return ZIP_FLOW_ALL_SEND;
     case COLL_ZIP_OP_ALLGATHERV:
     case COLL_ZIP_OP_ALLGATHER:
@@ -102,6 +105,7 @@ int zip_coll_op_run(int op, const zip_transport_t *t, const zip_codec_ops_t *cod
     case COLL_ZIP_OP_NEIGHBOR_ALLTOALLV:
     case COLL_ZIP_OP_NEIGHBOR_ALLGATHER:
     case COLL_ZIP_OP_NEIGHBOR_ALLGATHERV:
+    case COLL_ZIP_OP_NEIGHBOR_ALLTOALLW:
         return zip_algo_neighbor_alltoallv(t, codec, exchange, result);
     default:
         return ZIP_ALGO_ERR_ARG;
@@ -134,6 +138,7 @@ zip_algo_call_t *zip_coll_op_start(int op, const zip_transport_t *t, const zip_c
     case COLL_ZIP_OP_NEIGHBOR_ALLTOALLV:
     case COLL_ZIP_OP_NEIGHBOR_ALLGATHER:
     case COLL_ZIP_OP_NEIGHBOR_ALLGATHERV:
+    case COLL_ZIP_OP_NEIGHBOR_ALLTOALLW:
         return zip_algo_ineighbor_alltoallv(t, codec, exchange, result);
     default:
         return nullptr;

@@ -48,7 +48,9 @@ extern "C" {
     X(INEIGHBOR_ALLTOALL, ineighbor_alltoall, Ineighbor_alltoall)                                  \
     X(INEIGHBOR_ALLTOALLV, ineighbor_alltoallv, Ineighbor_alltoallv)                               \
     X(INEIGHBOR_ALLGATHER, ineighbor_allgather, Ineighbor_allgather)                               \
-    X(INEIGHBOR_ALLGATHERV, ineighbor_allgatherv, Ineighbor_allgatherv)
+    X(INEIGHBOR_ALLGATHERV, ineighbor_allgatherv, Ineighbor_allgatherv)                            \
+    X(NEIGHBOR_ALLTOALLW, neighbor_alltoallw, Neighbor_alltoallw)                                  \
+    X(INEIGHBOR_ALLTOALLW, ineighbor_alltoallw, Ineighbor_alltoallw)
 /* clang-format on */
 
 enum {

@@ -127,7 +127,7 @@ for spec in $families; do
             --oversubscribe $zip_on "$bin/test_$t"
     done
 done
-# Topology communicators (test_topo_persistent.c): neighbourhood alltoall(v) and allgather(v),
+# Topology communicators (test_topo_persistent.c): neighbourhood alltoall(v/w) and allgather(v),
 # blocking and non-blocking, which zip compresses, on Cartesian communicators (also where a rank
 # is both neighbours of another, or its own: blocking calls pair blocks by direction, non-blocking
 # ones in posting order, as Open MPI's own components do), a graph and a distributed graph; Open
@@ -138,8 +138,8 @@ run "topo_persistent np=4 zip=off" topo_persistent -np 4 --oversubscribe $zip_of
 for np in 2 3 8; do
     run_stats "topo_persistent np=$np zip=on, compressed" topo_persistent \
         "bcast alltoallv gatherv neighbor_alltoall neighbor_alltoallv neighbor_allgather
-         neighbor_allgatherv ineighbor_alltoall ineighbor_alltoallv ineighbor_allgather
-         ineighbor_allgatherv" \
+         neighbor_allgatherv neighbor_alltoallw ineighbor_alltoall ineighbor_alltoallv
+         ineighbor_allgather ineighbor_allgatherv ineighbor_alltoallw" \
         compressed -np "$np" \
         --oversubscribe $zip_on "$bin/test_topo_persistent"
 done

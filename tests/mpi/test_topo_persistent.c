@@ -1,7 +1,7 @@
 /*
  * What zip hands on, and what it takes on communicators it did not see created by a dup or
  * split: neighbourhood collectives on Cartesian, graph and distributed-graph communicators
- * (alltoall(v) and allgather(v), blocking and non-blocking, which zip compresses, also where a
+ * (alltoall(v/w) and allgather(v), blocking and non-blocking, which zip compresses, also where a
  * rank is both neighbours of another or its own), Open MPI's persistent collectives
  * (MPIX_*_init + MPI_Start, several starts with new data each time), and zip's own compressed calls
  * on those communicators, also while a persistent or non-blocking collective is in flight on the
@@ -225,6 +225,80 @@ static void neighbour_v_collectives(const topo_t *t, int kind, int round)
     free(gd);
 }
 
+/* Neighbor_alltoallw, a datatype per block as a 3-D code's faces have: odd blocks sent from
+ * every other double (zt_strided_double), even ones contiguous; received the other way round,
+ * each block at its own byte displacement with a gap of two doubles before it that stays -9.0.
+ * Uneven and zero blocks (nbv_count). Blocking, then non-blocking. */
+static void neighbour_w_collectives(const topo_t *t, int kind, int round)
+{
+    const int in = t->in, out = t->out, slots = (in > out ? in : out) + 1;
+    MPI_Datatype strided = zt_strided_double();
+    int *sc = malloc(slots * sizeof(int)), *rc = malloc(slots * sizeof(int));
+    MPI_Aint *sd = malloc(slots * sizeof(MPI_Aint)), *rd = malloc(slots * sizeof(MPI_Aint));
+    MPI_Datatype *st = malloc(slots * sizeof(MPI_Datatype));
+    MPI_Datatype *rt = malloc(slots * sizeof(MPI_Datatype));
+    size_t sdoubles = 0;
+    for (int k = 0; k < out; ++k) {
+        sc[k] = nbv_count(t->rank, k, round + 3);
+        st[k] = k % 2 ? strided : MPI_DOUBLE;
+        sd[k] = (MPI_Aint)(sdoubles * sizeof(double));
+        sdoubles += (size_t)sc[k] * (k % 2 ? 2 : 1);
+    }
+    double *sbuf = malloc((sdoubles + 1) * sizeof(double));
+    unfilled(sbuf, sdoubles + 1);
+    for (int k = 0; k < out; ++k) {
+        double *block = sbuf + sd[k] / (MPI_Aint)sizeof(double);
+        const size_t stride = k % 2 ? 2 : 1;
+        for (int i = 0; i < sc[k]; ++i)
+            block[(size_t)i * stride] = zt_value(kind, t->rank, block_salt(round + 3, k), i);
+    }
+    for (int nonblocking = 0; nonblocking < 2; ++nonblocking) {
+        const int *blk = nonblocking ? t->nb_src_block : t->src_block;
+        size_t rdoubles = 0;
+        for (int k = 0; k < in; ++k) {
+            rc[k] =
+                MPI_PROC_NULL == t->sources[k] ? 0 : nbv_count(t->sources[k], blk[k], round + 3);
+            rt[k] = k % 2 ? MPI_DOUBLE : strided;
+            rdoubles += 2; /* the gap */
+            rd[k] = (MPI_Aint)(rdoubles * sizeof(double));
+            rdoubles += (size_t)rc[k] * (k % 2 ? 1 : 2);
+        }
+        double *rbuf = malloc((rdoubles + 1) * sizeof(double));
+        unfilled(rbuf, rdoubles + 1);
+        if (nonblocking) {
+            MPI_Request req;
+            zt_call(MPI_Ineighbor_alltoallw(sbuf, sc, sd, st, rbuf, rc, rd, rt, t->comm, &req),
+                    "MPI_Ineighbor_alltoallw", t->rank);
+            zt_call(MPI_Wait(&req, MPI_STATUS_IGNORE), "MPI_Wait", t->rank);
+        } else {
+            zt_call(MPI_Neighbor_alltoallw(sbuf, sc, sd, st, rbuf, rc, rd, rt, t->comm),
+                    "MPI_Neighbor_alltoallw", t->rank);
+        }
+        for (int k = 0; k < in; ++k) {
+            const double *block = rbuf + rd[k] / (MPI_Aint)sizeof(double);
+            const size_t stride = k % 2 ? 1 : 2;
+            int ok = block[-1] == -9.0 && block[-2] == -9.0;
+            for (int i = 0; stride == 2 && i < rc[k]; ++i)
+                ok &= block[2 * (size_t)i + 1] == -9.0;
+            if (rc[k] > 0)
+                ok &= zt_block_matches(block, stride, (size_t)rc[k], kind, t->sources[k],
+                                       block_salt(round + 3, blk[k]));
+            zt_checkf(ok, t->rank, "%s round %d %s block %d from %d",
+                      nonblocking ? "ineighbor_alltoallw" : "neighbor_alltoallw", round,
+                      zt_kind_name[kind], k, t->sources[k]);
+        }
+        free(rbuf);
+    }
+    MPI_Type_free(&strided);
+    free(sbuf);
+    free(sc);
+    free(rc);
+    free(sd);
+    free(rd);
+    free(st);
+    free(rt);
+}
+
 /* Neighbor_alltoall into a derived receive type (a double and a hole, zt_strided_double), so
  * that zip unpacks each decoded block into the user's layout, the holes untouched; then from
  * that type as the send type. */
@@ -343,6 +417,7 @@ static void exercise(topo_t *t, int kind, int round)
     MPI_Comm_rank(t->comm, &t->rank);
     neighbour_collectives(t, kind, round);
     neighbour_v_collectives(t, kind, round);
+    neighbour_w_collectives(t, kind, round);
     neighbour_strided(t, kind, round);
     zip_collectives(t->comm, kind, round);
     MPI_Comm_free(&t->comm);

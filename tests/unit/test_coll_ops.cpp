@@ -24,7 +24,8 @@ TEST(CollOps, NamesAndCallsFollowTheList)
     EXPECT_STREQ("neighbor_allgatherv", zip_coll_op_names[COLL_ZIP_OP_NEIGHBOR_ALLGATHERV]);
     EXPECT_STREQ("MPI_Ineighbor_alltoallv", zip_coll_op_calls[COLL_ZIP_OP_INEIGHBOR_ALLTOALLV]);
     EXPECT_STREQ("ineighbor_allgatherv", zip_coll_op_names[COLL_ZIP_OP_INEIGHBOR_ALLGATHERV]);
-    EXPECT_EQ(29, COLL_ZIP_OP_COUNT);
+    EXPECT_EQ(31, COLL_ZIP_OP_COUNT);
+    EXPECT_STREQ("MPI_Ineighbor_alltoallw", zip_coll_op_calls[COLL_ZIP_OP_INEIGHBOR_ALLTOALLW]);
 }
 
 TEST(CollOps, NonBlockingOpsShareTheirBlockingTwin)
