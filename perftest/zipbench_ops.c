@@ -12,7 +12,7 @@ const char *const zb_op_names =
     "bcast,alltoallv,gatherv,allreduce,reduce,alltoall,gather,scatter,scatterv,allgather,"
     "allgatherv,ibcast,iallreduce,ialltoall,ialltoallv,igather,igatherv,iscatter,iscatterv,"
     "iallgather,iallgatherv,neighbor_alltoall,neighbor_allgather,ineighbor_alltoall,"
-    "ineighbor_allgather,pingpong,bandwidth,compute";
+    "ineighbor_allgather,neighbor_alltoallw,ineighbor_alltoallw,pingpong,bandwidth,compute";
 
 enum kind {
     BCAST,
@@ -28,6 +28,10 @@ enum kind {
     ALLGATHERV,
     NEIGHBOR_ALLTOALL,  /* a halo exchange on a periodic ring: half of the n doubles each way */
     NEIGHBOR_ALLGATHER, /* the same ring: all n doubles to both neighbours */
+    /* A 3-D halo: a periodic grid of the ranks (MPI_Dims_create), each holding a cube of L^3 <= n
+     * doubles, whose six faces (subarray types) go to the six neighbours, received into
+     * contiguous halos: MPI_Neighbor_alltoallw. */
+    NEIGHBOR_ALLTOALLW,
     PINGPONG,
     BANDWIDTH,
     COMPUTE /* no communication: the overlap benchmark's computation alone */
@@ -67,6 +71,8 @@ static const struct {
     {"neighbor_allgather", NEIGHBOR_ALLGATHER, 0},
     {"ineighbor_alltoall", NEIGHBOR_ALLTOALL, 1},
     {"ineighbor_allgather", NEIGHBOR_ALLGATHER, 1},
+    {"neighbor_alltoallw", NEIGHBOR_ALLTOALLW, 0},
+    {"ineighbor_alltoallw", NEIGHBOR_ALLTOALLW, 1},
 };
 
 /* Messages in flight in a bandwidth run: enough to keep a 1 Gbit/s pipe busy at 64 KiB, and
@@ -85,6 +91,14 @@ struct zb_op {
     double *sbuf, *rbuf;
     int *scount, *sdispl, *rcount, *rdispl; /* per peer, in doubles */
     MPI_Request req[BW_WINDOW];
+    /* neighbor_alltoallw: the cube's edge, the grid, the neighbours (MPI's order: per dimension
+     * the source and the destination of a shift by +1), the faces sent to them and the
+     * arguments of the call. */
+    int L, dims[3], nbr[6];
+    MPI_Datatype face[6];
+    int wcount[6], rcount_w[6];
+    MPI_Aint sdisp_w[6], rdisp_w[6];
+    MPI_Datatype rtype_w[6];
 };
 
 /* 0xFF bytes are a NaN pattern that no data set produces, so stale buffers cannot pass. */
@@ -231,6 +245,40 @@ zb_op *zb_op_create(const char *name, const double *F, size_t n, const zb_comput
         op->rbuf = xmalloc((op->kind == NEIGHBOR_ALLGATHER ? 2 : 1) * n * sizeof(double));
         break;
     }
+    case NEIGHBOR_ALLTOALLW: {
+        int periods[3] = {1, 1, 1};
+        MPI_Dims_create(p, 3, op->dims);
+        MPI_Cart_create(comm, 3, op->dims, periods, 0, &op->ring);
+        MPI_Barrier(op->ring); /* as for the ring above */
+        op->L = (int)cbrt((double)n);
+        while ((size_t)(op->L + 1) * (op->L + 1) * (op->L + 1) <= n)
+            ++op->L;
+        while (op->L > 1 && (size_t)op->L * op->L * op->L > n)
+            --op->L;
+        const int L = op->L, sizes[3] = {L, L, L};
+        for (int d = 0; d < 3; ++d) {
+            MPI_Cart_shift(op->ring, d, 1, &op->nbr[2 * d], &op->nbr[2 * d + 1]);
+            for (int side = 0; side < 2; ++side) {
+                /* Block 2d goes to the -1 neighbour: the low face; 2d + 1 the high one. */
+                int sub[3] = {L, L, L}, start[3] = {0, 0, 0};
+                sub[d] = 1;
+                start[d] = side ? L - 1 : 0;
+                MPI_Type_create_subarray(3, sizes, sub, start, MPI_ORDER_C, MPI_DOUBLE,
+                                         &op->face[2 * d + side]);
+                MPI_Type_commit(&op->face[2 * d + side]);
+            }
+        }
+        for (int k = 0; k < 6; ++k) {
+            op->wcount[k] = 1;
+            op->rcount_w[k] = L * L;
+            op->sdisp_w[k] = 0;
+            op->rdisp_w[k] = (MPI_Aint)k * L * L * (MPI_Aint)sizeof(double);
+            op->rtype_w[k] = MPI_DOUBLE;
+        }
+        op->sbuf = xmalloc((size_t)L * L * L * sizeof(double));
+        op->rbuf = xmalloc(6 * (size_t)L * L * sizeof(double));
+        break;
+    }
     case GATHER:
     case ALLGATHER:
         op->sbuf = xmalloc(n * sizeof(double));
@@ -264,8 +312,11 @@ void zb_op_destroy(zb_op *op)
 {
     if (!op)
         return;
-    if (op->kind == NEIGHBOR_ALLTOALL || op->kind == NEIGHBOR_ALLGATHER)
+    if (op->kind == NEIGHBOR_ALLTOALL || op->kind == NEIGHBOR_ALLGATHER ||
+        op->kind == NEIGHBOR_ALLTOALLW)
         MPI_Comm_free(&op->ring);
+    for (int k = 0; op->kind == NEIGHBOR_ALLTOALLW && k < 6; ++k)
+        MPI_Type_free(&op->face[k]);
     free(op->sbuf);
     free(op->rbuf);
     free(op->scount);
@@ -277,6 +328,8 @@ size_t zb_op_message_bytes(const zb_op *op)
     const int split = op->kind == ALLTOALLV || op->kind == ALLTOALL;
     if (op->kind == NEIGHBOR_ALLTOALL)
         return op->n / 2 * sizeof(double);
+    if (op->kind == NEIGHBOR_ALLTOALLW) /* a face */
+        return (size_t)op->L * op->L * sizeof(double);
     return (split ? op->n / (size_t)op->size : op->n) * sizeof(double);
 }
 
@@ -302,7 +355,10 @@ void zb_op_stats_name(const char *name, char *out, size_t len)
 
 MPI_Comm zb_op_comm(const zb_op *op)
 {
-    return op->kind == NEIGHBOR_ALLTOALL || op->kind == NEIGHBOR_ALLGATHER ? op->ring : op->comm;
+    return op->kind == NEIGHBOR_ALLTOALL || op->kind == NEIGHBOR_ALLGATHER ||
+                   op->kind == NEIGHBOR_ALLTOALLW
+               ? op->ring
+               : op->comm;
 }
 
 int zb_op_rooted(const zb_op *op)
@@ -353,6 +409,12 @@ void zb_op_prepare(zb_op *op, int root)
         rot_copy(op->sbuf, op->F, n, shift_of(op, op->rank), 0, n);
         memset(op->rbuf, POISON, 2 * n * sizeof(double));
         break;
+    case NEIGHBOR_ALLTOALLW: {
+        const size_t cube = (size_t)op->L * op->L * op->L;
+        rot_copy(op->sbuf, op->F, n, shift_of(op, op->rank), 0, cube);
+        memset(op->rbuf, POISON, 6 * (size_t)op->L * op->L * sizeof(double));
+        break;
+    }
     case COMPUTE:
         break;
     case GATHER:
@@ -395,6 +457,10 @@ static void run_blocking(zb_op *op, int root)
         break;
     case NEIGHBOR_ALLGATHER:
         MPI_Neighbor_allgather(op->sbuf, n, MPI_DOUBLE, op->rbuf, n, MPI_DOUBLE, op->ring);
+        break;
+    case NEIGHBOR_ALLTOALLW:
+        MPI_Neighbor_alltoallw(op->sbuf, op->wcount, op->sdisp_w, op->face, op->rbuf, op->rcount_w,
+                               op->rdisp_w, op->rtype_w, op->ring);
         break;
     case REDUCE:
         MPI_Reduce(op->sbuf, op->rbuf, n, MPI_DOUBLE, MPI_SUM, root, op->comm);
@@ -515,6 +581,10 @@ static void start_nb(zb_op *op, int root, MPI_Request *req)
     case NEIGHBOR_ALLGATHER:
         MPI_Ineighbor_allgather(op->sbuf, n, MPI_DOUBLE, op->rbuf, n, MPI_DOUBLE, op->ring, req);
         break;
+    case NEIGHBOR_ALLTOALLW:
+        MPI_Ineighbor_alltoallw(op->sbuf, op->wcount, op->sdisp_w, op->face, op->rbuf, op->rcount_w,
+                                op->rdisp_w, op->rtype_w, op->ring, req);
+        break;
     default: /* op_table pairs no other kind with nb */
         *req = MPI_REQUEST_NULL;
         break;
@@ -606,6 +676,29 @@ size_t zb_op_verify(const zb_op *op, int root)
         const int posted = op->nb && left == right;
         return rot_mismatch(op->rbuf, op->F, n, shift_of(op, left), posted ? 0 : q, q) +
                rot_mismatch(op->rbuf + q, op->F, n, shift_of(op, right), posted ? q : 0, q);
+    }
+    case NEIGHBOR_ALLTOALLW: {
+        /* Halo k comes from nbr[k]: from the -1 neighbour (k = 2d) its high face, from the +1
+         * neighbour its low face. Where both neighbours in a dimension are one rank (a
+         * dimension of one or two ranks), the non-blocking call pairs blocks in the order they
+         * were posted (libnbc's, and so zip's): halo 2d gets that rank's low face. */
+        const size_t L = (size_t)op->L;
+        for (int k = 0; k < 6; ++k) {
+            const int d = k / 2, src = op->nbr[k];
+            const int posted = op->nb && op->nbr[2 * d] == op->nbr[2 * d + 1];
+            const int high = posted ? k % 2 : !(k % 2);
+            const double *halo = op->rbuf + (size_t)k * L * L;
+            for (size_t a = 0; a < L; ++a)
+                for (size_t b = 0; b < L; ++b) {
+                    size_t idx[3], j = 0;
+                    for (int e = 0; e < 3; ++e)
+                        idx[e] = e == d ? (high ? L - 1 : 0) : (j++ == 0 ? a : b);
+                    const size_t at = (idx[0] * L + idx[1]) * L + idx[2];
+                    const double want = op->F[(at + shift_of(op, src)) % n];
+                    bad += memcmp(&halo[a * L + b], &want, sizeof want) != 0;
+                }
+        }
+        return bad;
     }
     case NEIGHBOR_ALLGATHER: {
         const int left = (op->rank + op->size - 1) % op->size, right = (op->rank + 1) % op->size;

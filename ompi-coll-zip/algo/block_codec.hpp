@@ -17,6 +17,10 @@ struct Transfer {
     int peer = -1;
     char *ptr = nullptr;
     size_t bytes = 0;
+    // A send that goes raw in the caller's own layout (ptr null: never packed into bytes; the
+    // PML packs it as it sends, and the receiver's byte receive of its length gets the same
+    // bytes): the transport's typed handle. Neighbourhood calls whose sender will not compress.
+    void *typed = nullptr;
 };
 
 // A first block larger than this is judged on its first kSampleBytes alone, so that

@@ -53,6 +53,17 @@ Task run_exchange(const zip_transport_t *t, const zip_codec_ops_t *codec, Exchan
         const Transfer &s = plan.sends[k];
         const char *out = s.ptr;
         size_t out_len = s.bytes;
+        if (s.ptr == nullptr && s.typed != nullptr) {
+            zip_req_t req = nullptr;
+            if (t->isend_plain(t->ctx, s.typed, s.peer, plan.tag, &req) != 0) {
+                err = ZIP_ALGO_ERR_TRANSPORT;
+                break;
+            }
+            sreqs.push_back(req);
+            res->bytes_in += s.bytes;
+            res->bytes_out += s.bytes;
+            continue;
+        }
         // The same block to several peers (a neighbourhood allgather) is coded once.
         if (coded != nullptr && coded->ptr == s.ptr && coded->bytes == s.bytes) {
             out = coded_out;

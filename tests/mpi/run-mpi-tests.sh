@@ -145,6 +145,11 @@ for np in 2 3 8; do
 done
 run "topo_persistent np=4 zip=auto" topo_persistent -np 4 --oversubscribe $zip_auto \
     "$bin/test_topo_persistent"
+# Under auto with a slow link given: smooth blocks compress, and after a random block's sample
+# said raw a sender's next calls send raw in the user's layout, unpacked (algo/neighbor.cpp).
+run_stats "topo_persistent np=4 zip=auto at 1 Gbit/s, compressed" topo_persistent \
+    "neighbor_alltoall neighbor_alltoallw" compressed -np 4 --oversubscribe $zip_auto \
+    --mca coll_zip_link_gbps_remote 1 "$bin/test_topo_persistent"
 # The non-blocking collectives of issue 12 (test_nonblocking.c: every root, uneven and zero
 # blocks, computing ranks polling MPI_Test, calls overlapping on one and several communicators):
 # zip off and on at 2-4 ranks, where every one of them must show compressed data in the stats;

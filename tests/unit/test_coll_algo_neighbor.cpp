@@ -337,3 +337,41 @@ TEST(CollAlgoNeighborMemo, ARawSampleSparesTheNextCallsTheCodec)
         }
     }
 }
+
+// A sender that will not compress (here: compression off) sends its coded-class blocks in their
+// own layout, never packed into bytes; the receivers' byte receives of their length get them
+// whole, on rings with and without self and double neighbours.
+TEST(CollAlgoNeighborUnpacked, RawSendsInTheirOwnLayoutArriveExactly)
+{
+    for (int size : {1, 2, 3, 5}) {
+        ToyCodec codec;
+        const zip_codec_ops_t ops = codec.ops();
+        World w(size, algotest::WorldOptions{.typed = true, .self_messages = true});
+        std::vector<int> ok(size, 0);
+        w.run([&](int rank, const zip_transport_t &t) {
+            const Edges e = ring(rank, size, true);
+            std::vector<std::vector<char>> out(2), in(2);
+            std::vector<algotest::Typed> handles(4);
+            std::vector<zip_block_t> send(2), recv(2);
+            for (int k = 0; k < 2; ++k) {
+                out[k] = data_of(rank, k, 0);
+                handles[k] = {out[k].data(), out[k].size()};
+                send[k] = zip_block_t{nullptr, out[k].size(), &handles[k]};
+                in[k].assign(bytes_of(e.sources[k], e.src_edge[k], 0), '\x55');
+                handles[2 + k] = {in[k].data(), in[k].size()};
+                recv[k] = zip_block_t{nullptr, in[k].size(), &handles[2 + k]};
+            }
+            zip_exchange_args_t a = args_of(e, send, recv);
+            a.try_compress = 0;
+            zip_algo_result_t res;
+            const int rc = zip_algo_neighbor_alltoallv(&t, &ops, &a, &res);
+            ok[rank] = rc == ZIP_ALGO_OK && in[0] == data_of(e.sources[0], e.src_edge[0], 0) &&
+                       in[1] == data_of(e.sources[1], e.src_edge[1], 0) &&
+                       res.bytes_in == res.bytes_out;
+        });
+        EXPECT_EQ(w.unreceived(), 0u);
+        for (int r = 0; r < size; ++r)
+            EXPECT_TRUE(ok[r]) << size << " ranks, rank " << r;
+        EXPECT_EQ(codec.compressions.load(), 0u);
+    }
+}
