@@ -140,9 +140,10 @@ typedef struct mca_coll_zip_module_t {
     zip_algo_seen_t allgather_seen[ZIP_ALGO_I64 + 1];
     /* The same for the last blocking bcasts: their ratio shapes the plan (zip_bcast_route_seen). */
     zip_algo_seen_t bcast_seen[ZIP_ALGO_I64 + 1];
-    /* This rank's memo of its last sample in the blocking neighbourhood alltoall, alltoallv,
-     * allgather, allgatherv and alltoallw calls (zip_algo_sender_memo_t; this rank's alone). */
-    zip_algo_sender_memo_t neighbor_memo[5];
+    /* This rank's memo of its last sample in the neighbourhood alltoall, alltoallv, allgather,
+     * allgatherv and alltoallw calls, blocking and non-blocking apart (zip_algo_sender_memo_t;
+     * this rank's alone). */
+    zip_algo_sender_memo_t neighbor_memo[10];
     /* Alltoall, alltoallv, gather, gatherv, scatter and scatterv calls on data no rank coded
      * (in that order; mca_coll_zip_uncoded): handed on for a while (zip_algo_uncoded_t). Not
      * per element type as the ratios above: a rank whose blocks are all empty may pass any

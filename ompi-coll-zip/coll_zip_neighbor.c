@@ -181,7 +181,8 @@ static void send_order(neighbours_t *nb)
     }
 }
 
-/* This rank's memo of its last sample in blocking calls of `op`. */
+/* This rank's memo of its last sample in calls of `op` (non-blocking ones have their own: both
+ * may be in flight at once, and the memo holds one kind of call's history). */
 static zip_algo_sender_memo_t *memo_of(mca_coll_zip_module_t *m, int op)
 {
     switch (op) {
@@ -195,6 +196,16 @@ static zip_algo_sender_memo_t *memo_of(mca_coll_zip_module_t *m, int op)
         return &m->neighbor_memo[3];
     case COLL_ZIP_OP_NEIGHBOR_ALLTOALLW:
         return &m->neighbor_memo[4];
+    case COLL_ZIP_OP_INEIGHBOR_ALLTOALL:
+        return &m->neighbor_memo[5];
+    case COLL_ZIP_OP_INEIGHBOR_ALLTOALLV:
+        return &m->neighbor_memo[6];
+    case COLL_ZIP_OP_INEIGHBOR_ALLGATHER:
+        return &m->neighbor_memo[7];
+    case COLL_ZIP_OP_INEIGHBOR_ALLGATHERV:
+        return &m->neighbor_memo[8];
+    case COLL_ZIP_OP_INEIGHBOR_ALLTOALLW:
+        return &m->neighbor_memo[9];
     default:
         return NULL;
     }
@@ -234,9 +245,7 @@ static int neighbor_run(mca_coll_zip_module_t *m, struct ompi_communicator_t *co
         .in_degree = nb->in,
         .send_peers = nb->dests,
         .recv_peers = nb->sources,
-        /* Not for the non-blocking calls: they may advance in another thread's progress while
-         * a blocking call runs. */
-        .memo = NULL == request ? memo_of(m, op) : NULL,
+        .memo = memo_of(m, op),
     };
     return mca_coll_zip_exchange(m, comm, op, &x, OMPI_SUCCESS, request);
 }

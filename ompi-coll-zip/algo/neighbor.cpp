@@ -65,9 +65,16 @@ Task neighbor_alltoallv(const zip_transport_t *t, const zip_codec_ops_t *codec,
                                            plan.policy.try_compress
                                        ? a->memo
                                        : nullptr;
-    if (memo != nullptr && memo->raw_calls_left > 0 && a->out_degree > 0) {
-        --memo->raw_calls_left;
-        plan.policy.try_compress = false;
+    // Non-blocking calls of one kind may be in flight at once and advance in any thread's
+    // progress: the memo is read and written atomically (a lost update costs a sample or skips
+    // one, never a wrong block: each call's frames tell its receivers).
+    if (memo != nullptr && a->out_degree > 0) {
+        unsigned left = __atomic_load_n(&memo->raw_calls_left, __ATOMIC_RELAXED);
+        while (left > 0 && !__atomic_compare_exchange_n(&memo->raw_calls_left, &left, left - 1,
+                                                        false, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+            ;
+        if (left > 0)
+            plan.policy.try_compress = false;
     }
     int rc = place_side(t, plan, a->out_degree, a->send_peers, a->send, true);
     if (rc == ZIP_ALGO_OK)
@@ -88,8 +95,10 @@ Task neighbor_alltoallv(const zip_transport_t *t, const zip_codec_ops_t *codec,
     }
     rc = co_await run_exchange(t, codec, plan, res);
     if (memo != nullptr && rc == ZIP_ALGO_OK && res->verdict >= 0)
-        memo->raw_calls_left =
-            res->verdict == ZIP_VERDICT_COMPRESS ? 0 : ZIP_ALGO_RAW_CALLS_AFTER_SAMPLE;
+        __atomic_store_n(
+            &memo->raw_calls_left,
+            res->verdict == ZIP_VERDICT_COMPRESS ? 0u : unsigned(ZIP_ALGO_RAW_CALLS_AFTER_SAMPLE),
+            __ATOMIC_RELAXED);
     co_return rc;
 }
 

@@ -321,8 +321,8 @@ typedef struct zip_exchange_args {
      * comes from recv_peers[k] (k < in_degree); a negative peer (MPI_PROC_NULL) moves nothing. */
     int out_degree, in_degree;
     const int *send_peers, *recv_peers;
-    /* Blocking neighbourhood calls under policy auto (NULL: none): this sender's memo of its
-     * last sample for calls of this kind on this communicator. */
+    /* Neighbourhood calls under policy auto (NULL: none): this sender's memo of its last sample
+     * for calls of this kind on this communicator (read and written atomically). */
     zip_algo_sender_memo_t *memo;
 } zip_exchange_args_t;
 
