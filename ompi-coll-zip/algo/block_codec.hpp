@@ -17,9 +17,10 @@ struct Transfer {
     int peer = -1;
     char *ptr = nullptr;
     size_t bytes = 0;
-    // A send that goes raw in the caller's own layout (ptr null: never packed into bytes; the
-    // PML packs it as it sends, and the receiver's byte receive of its length gets the same
-    // bytes): the transport's typed handle. Neighbourhood calls whose sender will not compress.
+    // A send not yet in bytes (ptr null): the transport's typed handle. Packed into bytes just
+    // before its coding, so that packing the next block overlaps this one's wire; sent as it
+    // is once the sender does not compress (the PML packs it as it sends, and the receiver's
+    // byte receive of its length gets the same bytes). Neighbourhood calls only.
     void *typed = nullptr;
 };
 

@@ -53,7 +53,7 @@ Task run_exchange(const zip_transport_t *t, const zip_codec_ops_t *codec, Exchan
         const Transfer &s = plan.sends[k];
         const char *out = s.ptr;
         size_t out_len = s.bytes;
-        if (s.ptr == nullptr && s.typed != nullptr) {
+        if (s.ptr == nullptr && s.typed != nullptr && !blocks.compressing()) {
             zip_req_t req = nullptr;
             if (t->isend_plain(t->ctx, s.typed, s.peer, plan.tag, &req) != 0) {
                 err = ZIP_ALGO_ERR_TRANSPORT;
@@ -64,8 +64,19 @@ Task run_exchange(const zip_transport_t *t, const zip_codec_ops_t *codec, Exchan
             res->bytes_out += s.bytes;
             continue;
         }
+        if (s.ptr == nullptr && s.typed != nullptr) {
+            // Packed now, while the blocks sent before travel (the same block as the one
+            // before, a neighbourhood allgather's, is packed already).
+            char *bytes = coded != nullptr && coded->typed == s.typed ? coded->ptr : nullptr;
+            if (bytes == nullptr)
+                err = byte_view(t, zip_block_t{nullptr, s.bytes, s.typed}, true, &bytes);
+            if (err != ZIP_ALGO_OK)
+                break;
+            plan.sends[k].ptr = bytes;
+        }
         // The same block to several peers (a neighbourhood allgather) is coded once.
-        if (coded != nullptr && coded->ptr == s.ptr && coded->bytes == s.bytes) {
+        if (coded != nullptr && coded->ptr != nullptr && coded->ptr == s.ptr &&
+            coded->bytes == s.bytes) {
             out = coded_out;
             out_len = coded_len;
         } else {

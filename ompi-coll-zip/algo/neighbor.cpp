@@ -20,19 +20,20 @@ namespace
 {
 
 // Sorts the blocks of one side into plain and coded, in neighbour order; a block to or from
-// MPI_PROC_NULL (a negative peer) moves nowhere. A send of the coded class from a sender that
-// will not compress goes raw in its own layout, unpacked (Transfer::typed): packing a face of a
-// 3-D grid into bytes first cost more than it sent (netemu, 2x2x2 grid, random data, 330 KiB
-// faces as subarrays: 0.80x of coll/basic, whose PML packs as it sends).
+// MPI_PROC_NULL (a negative peer) moves nowhere. A send of the coded class in the caller's own
+// layout stays unpacked until the exchange codes it (Transfer::typed), and goes raw as it is
+// once its sender does not compress: packing every face of a 3-D grid into bytes before the
+// first send cost more than compression saved (netemu, 2x2x2 grid, 330 KiB faces as subarrays:
+// 0.90x of coll/basic on smooth data, 0.80x on random, whose PML packs as it sends).
 int place_side(const zip_transport_t *t, ExchangePlan &plan, int n, const int *peers,
                const zip_block_t *blocks, bool sending)
 {
-    const bool unpacked = sending && !plan.policy.try_compress && t->isend_plain != nullptr;
+    const bool lazy = sending && t->isend_plain != nullptr;
     for (int k = 0; k < n; ++k) {
         if (peers[k] < 0 || peers[k] >= t->size)
             continue;
         const zip_block_t &b = blocks[k];
-        if (unpacked && b.ptr == nullptr && b.typed != nullptr && b.bytes > 0 &&
+        if (lazy && b.ptr == nullptr && b.typed != nullptr && b.bytes > 0 &&
             !plan.policy.plain(b.bytes, peers[k])) {
             plan.sends.push_back(Transfer{peers[k], nullptr, b.bytes, b.typed});
             continue;
