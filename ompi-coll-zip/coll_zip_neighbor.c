@@ -182,33 +182,16 @@ static void send_order(neighbours_t *nb)
 }
 
 /* This rank's memo of its last sample in calls of `op` (non-blocking ones have their own: both
- * may be in flight at once, and the memo holds one kind of call's history). */
+ * may be in flight at once, and the memo holds one kind of call's history). The neighbourhood
+ * calls end the collectives' list, one memo each. */
 static zip_algo_sender_memo_t *memo_of(mca_coll_zip_module_t *m, int op)
 {
-    switch (op) {
-    case COLL_ZIP_OP_NEIGHBOR_ALLTOALL:
-        return &m->neighbor_memo[0];
-    case COLL_ZIP_OP_NEIGHBOR_ALLTOALLV:
-        return &m->neighbor_memo[1];
-    case COLL_ZIP_OP_NEIGHBOR_ALLGATHER:
-        return &m->neighbor_memo[2];
-    case COLL_ZIP_OP_NEIGHBOR_ALLGATHERV:
-        return &m->neighbor_memo[3];
-    case COLL_ZIP_OP_NEIGHBOR_ALLTOALLW:
-        return &m->neighbor_memo[4];
-    case COLL_ZIP_OP_INEIGHBOR_ALLTOALL:
-        return &m->neighbor_memo[5];
-    case COLL_ZIP_OP_INEIGHBOR_ALLTOALLV:
-        return &m->neighbor_memo[6];
-    case COLL_ZIP_OP_INEIGHBOR_ALLGATHER:
-        return &m->neighbor_memo[7];
-    case COLL_ZIP_OP_INEIGHBOR_ALLGATHERV:
-        return &m->neighbor_memo[8];
-    case COLL_ZIP_OP_INEIGHBOR_ALLTOALLW:
-        return &m->neighbor_memo[9];
-    default:
-        return NULL;
-    }
+    _Static_assert(COLL_ZIP_OP_COUNT - COLL_ZIP_OP_NEIGHBOR_ALLTOALL ==
+                       sizeof(m->neighbor_memo) / sizeof(m->neighbor_memo[0]),
+                   "a memo per neighbourhood call");
+    return op >= COLL_ZIP_OP_NEIGHBOR_ALLTOALL
+               ? &m->neighbor_memo[op - COLL_ZIP_OP_NEIGHBOR_ALLTOALL]
+               : NULL;
 }
 
 /* The exchange: the blocks of snd to nb->dests, or with `one_block` (allgather(v)) snd's block
