@@ -144,11 +144,11 @@ typedef struct mca_coll_zip_module_t {
      * allgatherv and alltoallw calls, blocking and non-blocking apart (zip_algo_sender_memo_t;
      * this rank's alone). */
     zip_algo_sender_memo_t neighbor_memo[10];
-    /* Alltoall, alltoallv, gather, gatherv, scatter and scatterv calls on data no rank coded
-     * (in that order; mca_coll_zip_uncoded): handed on for a while (zip_algo_uncoded_t). Not
-     * per element type as the ratios above: a rank whose blocks are all empty may pass any
-     * datatype, so only the call itself is the same on every rank. */
-    zip_algo_uncoded_t uncoded[6];
+    /* Alltoall, alltoallv, gather, gatherv, scatter, scatterv and alltoallw calls on data no
+     * rank coded (in that order; mca_coll_zip_uncoded): handed on for a while
+     * (zip_algo_uncoded_t). Not per element type as the ratios above: a rank whose blocks are all
+     * empty may pass any datatype, so only the call itself is the same on every rank. */
+    zip_algo_uncoded_t uncoded[7];
     /* The policy of the call in progress (one collective at a time per communicator). */
     zip_algo_policy_t call_policy;
 } mca_coll_zip_module_t;
@@ -251,7 +251,7 @@ void mca_coll_zip_stats_policy(int op, zip_verdict_t verdict);
 void mca_coll_zip_stats_handed_on(int op, zip_verdict_t verdict, double observe_saving,
                                   size_t bytes);
 
-/* The record of op's calls (blocking or not: alltoall(v), gather(v), scatter(v)) on data no
+/* The record of op's calls (blocking or not: alltoall(v/w), gather(v), scatter(v)) on data no
  * rank coded (zip_algo_uncoded_t). */
 static inline zip_algo_uncoded_t *mca_coll_zip_uncoded(mca_coll_zip_module_t *m, int op)
 {
@@ -266,6 +266,8 @@ static inline zip_algo_uncoded_t *mca_coll_zip_uncoded(mca_coll_zip_module_t *m,
         return &m->uncoded[4];
     case COLL_ZIP_OP_SCATTERV:
         return &m->uncoded[5];
+    case COLL_ZIP_OP_ALLTOALLW:
+        return &m->uncoded[6];
     default:
         return &m->uncoded[0];
     }
@@ -288,7 +290,8 @@ static inline zip_algo_uncoded_t *mca_coll_zip_uncoded_of(mca_coll_zip_module_t 
                                                           struct ompi_communicator_t *comm, int op)
 {
     const int base = zip_coll_op_blocking(op);
-    const bool exchange = COLL_ZIP_OP_ALLTOALL == base || COLL_ZIP_OP_ALLTOALLV == base;
+    const bool exchange = COLL_ZIP_OP_ALLTOALL == base || COLL_ZIP_OP_ALLTOALLV == base ||
+                          COLL_ZIP_OP_ALLTOALLW == base;
     if (!mca_coll_zip_uncoded_kept(m) || (!exchange && 2 != ompi_comm_size(comm))) {
         return NULL;
     }
@@ -328,7 +331,7 @@ int mca_coll_zip_barrier(struct ompi_communicator_t *comm, mca_coll_base_module_
 /* The *_run functions below run their algorithm for a call of `op` that the policy took:
  * blocking with request NULL, else started as a non-blocking call whose *request completes
  * when Open MPI's progress engine has finished it (mca_coll_zip_exchange). */
-/* Alltoallv's algorithm for alltoall(v) and ialltoall(v). */
+/* Alltoallv's algorithm for alltoall(v/w) and ialltoall(v/w). */
 int mca_coll_zip_alltoallv_run(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm, int op,
                                const struct mca_coll_zip_layout_t *snd,
                                const struct mca_coll_zip_layout_t *rcv,

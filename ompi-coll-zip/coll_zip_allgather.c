@@ -24,8 +24,8 @@ int mca_coll_zip_iallgather(const void *sbuf, int scount, struct ompi_datatype_t
 {
     mca_coll_zip_module_t *m = (mca_coll_zip_module_t *)module;
     const int op = NULL == request ? COLL_ZIP_OP_ALLGATHER : COLL_ZIP_OP_IALLGATHER;
-    const mca_coll_zip_layout_t mine = {sbuf, NULL, NULL, scount, sdtype};
-    const mca_coll_zip_layout_t rcv = {rbuf, NULL, NULL, rcount, rdtype};
+    const mca_coll_zip_layout_t mine = {.buf = sbuf, .count = scount, .dtype = sdtype};
+    const mca_coll_zip_layout_t rcv = {.buf = rbuf, .count = rcount, .dtype = rdtype};
     int algorithm = ZIP_ALLGATHERV_RING;
     if (mca_coll_zip_allgather_takes(m, comm, op, &mine, &rcv, mca_coll_zip_layout_bytes(&rcv, 0),
                                      &algorithm)) {

@@ -144,8 +144,9 @@ int mca_coll_zip_iallgatherv(const void *sbuf, int scount, struct ompi_datatype_
 {
     mca_coll_zip_module_t *m = (mca_coll_zip_module_t *)module;
     const int op = NULL == request ? COLL_ZIP_OP_ALLGATHERV : COLL_ZIP_OP_IALLGATHERV;
-    const mca_coll_zip_layout_t mine = {sbuf, NULL, NULL, scount, sdtype};
-    const mca_coll_zip_layout_t rcv = {rbuf, rcounts, disps, 0, rdtype};
+    const mca_coll_zip_layout_t mine = {.buf = sbuf, .count = scount, .dtype = sdtype};
+    const mca_coll_zip_layout_t rcv = {
+        .buf = rbuf, .counts = rcounts, .disps = disps, .dtype = rdtype};
     int algorithm = ZIP_ALLGATHERV_RING;
     if (mca_coll_zip_allgather_takes(m, comm, op, &mine, &rcv,
                                      largest_block(&rcv, ompi_comm_size(comm)), &algorithm)) {

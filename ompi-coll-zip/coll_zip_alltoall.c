@@ -46,8 +46,8 @@ int mca_coll_zip_ialltoall(const void *sbuf, int scount, struct ompi_datatype_t 
 {
     mca_coll_zip_module_t *m = (mca_coll_zip_module_t *)module;
     const int op = NULL == request ? COLL_ZIP_OP_ALLTOALL : COLL_ZIP_OP_IALLTOALL;
-    const mca_coll_zip_layout_t snd = {sbuf, NULL, NULL, scount, sdtype};
-    const mca_coll_zip_layout_t rcv = {rbuf, NULL, NULL, rcount, rdtype};
+    const mca_coll_zip_layout_t snd = {.buf = sbuf, .count = scount, .dtype = sdtype};
+    const mca_coll_zip_layout_t rcv = {.buf = rbuf, .count = rcount, .dtype = rdtype};
     if (alltoall_takes(m, comm, op, &snd, &rcv)) {
         return mca_coll_zip_alltoallv_run(m, comm, op, &snd, &rcv, request);
     }

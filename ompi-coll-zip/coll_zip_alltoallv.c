@@ -3,12 +3,17 @@
  * block of at least `threshold` bytes for its destination, in pairwise steps, and moves the
  * others plainly, all posted at once; with coll_zip_alltoallv_temporal the blocking calls may
  * code a block against the previous one to the same peer (algo/temporal_streams.hpp).
+ * MPI_Alltoallw and MPI_Ialltoallw (a datatype and byte displacement per block: the transposes
+ * of FFT codes written with subarray types) take the same algorithm, its blocks packed only
+ * where they are coded; their in-place form goes to the previous component.
  * MPI_IN_PLACE is used by all ranks or none; blocking calls with it go to the previous component,
  * non-blocking ones zip runs itself (ialltoallv_in_place says why). Under policy
  * auto on a fast link the calls go to the previous component for a while where the ranks found
  * that none of them coded anything in the last ones (zip_algo_uncoded_t).
  */
 #include "ompi_config.h"
+
+#include <stdlib.h>
 
 #include "mpi.h"
 #include "ompi/constants.h"
@@ -52,7 +57,7 @@ static int exchange(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm, 
     x.args = (zip_exchange_args_t){
         .send = x.sent.blocks,
         .recv = x.received.blocks,
-        .elem_type = mca_coll_zip_elem_type(snd->dtype),
+        .elem_type = mca_coll_zip_layout_elem_type(snd, size),
         .try_compress = compress,
         .threshold = mca_coll_zip_component.threshold,
         .window = mca_coll_zip_component.alltoallv_window,
@@ -121,8 +126,10 @@ int mca_coll_zip_ialltoallv(const void *sbuf, const int *scounts, const int *sdi
 {
     mca_coll_zip_module_t *m = (mca_coll_zip_module_t *)module;
     const int op = NULL == request ? COLL_ZIP_OP_ALLTOALLV : COLL_ZIP_OP_IALLTOALLV;
-    const mca_coll_zip_layout_t snd = {sbuf, scounts, sdisps, 0, sdtype};
-    const mca_coll_zip_layout_t rcv = {rbuf, rcounts, rdisps, 0, rdtype};
+    const mca_coll_zip_layout_t snd = {
+        .buf = sbuf, .counts = scounts, .disps = sdisps, .dtype = sdtype};
+    const mca_coll_zip_layout_t rcv = {
+        .buf = rbuf, .counts = rcounts, .disps = rdisps, .dtype = rdtype};
     if (MPI_IN_PLACE == sbuf && NULL != request) {
         return ialltoallv_in_place(m, comm, &rcv, request);
     }
@@ -131,4 +138,52 @@ int mca_coll_zip_ialltoallv(const void *sbuf, const int *scounts, const int *sdi
     }
     return COLL_ZIP_HAND_ON(m, request, alltoallv, sbuf, scounts, sdisps, sdtype, rbuf, rcounts,
                             rdisps, rdtype, comm);
+}
+
+int mca_coll_zip_alltoallw(const void *sbuf, const int *scounts, const int *sdisps,
+                           struct ompi_datatype_t *const *sdtypes, void *rbuf, const int *rcounts,
+                           const int *rdisps, struct ompi_datatype_t *const *rdtypes,
+                           struct ompi_communicator_t *comm, mca_coll_base_module_t *module)
+{
+    return mca_coll_zip_ialltoallw(sbuf, scounts, sdisps, sdtypes, rbuf, rcounts, rdisps, rdtypes,
+                                   comm, NULL, module);
+}
+
+int mca_coll_zip_ialltoallw(const void *sbuf, const int *scounts, const int *sdisps,
+                            struct ompi_datatype_t *const *sdtypes, void *rbuf, const int *rcounts,
+                            const int *rdisps, struct ompi_datatype_t *const *rdtypes,
+                            struct ompi_communicator_t *comm, struct ompi_request_t **request,
+                            mca_coll_base_module_t *module)
+{
+    mca_coll_zip_module_t *m = (mca_coll_zip_module_t *)module;
+    const int op = NULL == request ? COLL_ZIP_OP_ALLTOALLW : COLL_ZIP_OP_IALLTOALLW;
+    /* Open MPI 4.1 declares alltoallw's displacements as int (bytes, as MPI says). */
+    const int size = ompi_comm_size(comm);
+    MPI_Aint stack_disps[2][16];
+    MPI_Aint *sd = stack_disps[0], *rd = stack_disps[1], *heap = NULL;
+    if (size > 16) {
+        heap = malloc(2 * (size_t)size * sizeof(*heap));
+        if (NULL == heap) {
+            return mca_coll_zip_algo_error(ZIP_ALGO_ERR_NOMEM, zip_coll_op_calls[op], comm);
+        }
+        sd = heap;
+        rd = heap + size;
+    }
+    for (int p = 0; p < size; ++p) {
+        sd[p] = MPI_IN_PLACE == sbuf ? 0 : sdisps[p];
+        rd[p] = rdisps[p];
+    }
+    const mca_coll_zip_layout_t snd = {
+        .buf = sbuf, .counts = scounts, .byte_disps = sd, .types = sdtypes};
+    const mca_coll_zip_layout_t rcv = {
+        .buf = rbuf, .counts = rcounts, .byte_disps = rd, .types = rdtypes};
+    int rc;
+    if (alltoallv_takes(m, comm, op, &snd)) {
+        rc = mca_coll_zip_alltoallv_run(m, comm, op, &snd, &rcv, request);
+    } else {
+        rc = COLL_ZIP_HAND_ON(m, request, alltoallw, sbuf, scounts, sdisps, sdtypes, rbuf, rcounts,
+                              rdisps, rdtypes, comm);
+    }
+    free(heap);
+    return rc;
 }

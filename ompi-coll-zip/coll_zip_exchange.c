@@ -23,6 +23,7 @@ static int blocking_tag(int op)
     case COLL_ZIP_OP_ALLTOALLV:
     case COLL_ZIP_OP_NEIGHBOR_ALLTOALLV:
         return MCA_COLL_BASE_TAG_ALLTOALLV;
+    case COLL_ZIP_OP_ALLTOALLW:
     case COLL_ZIP_OP_NEIGHBOR_ALLTOALLW:
         return MCA_COLL_BASE_TAG_ALLTOALLW;
     case COLL_ZIP_OP_NEIGHBOR_ALLTOALL:

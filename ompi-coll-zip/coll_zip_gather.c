@@ -39,8 +39,8 @@ int mca_coll_zip_igather(const void *sbuf, int scount, struct ompi_datatype_t *s
 {
     mca_coll_zip_module_t *m = (mca_coll_zip_module_t *)module;
     const int op = NULL == request ? COLL_ZIP_OP_GATHER : COLL_ZIP_OP_IGATHER;
-    const mca_coll_zip_layout_t many = {rbuf, NULL, NULL, rcount, rdtype};
-    const mca_coll_zip_layout_t one = {sbuf, NULL, NULL, scount, sdtype};
+    const mca_coll_zip_layout_t many = {.buf = rbuf, .count = rcount, .dtype = rdtype};
+    const mca_coll_zip_layout_t one = {.buf = sbuf, .count = scount, .dtype = sdtype};
     if (gather_takes(m, comm, op, &many, &one, root)) {
         return mca_coll_zip_rooted_run(m, comm, op, &many, &one, root, request);
     }

@@ -40,8 +40,9 @@ int mca_coll_zip_igatherv(const void *sbuf, int scount, struct ompi_datatype_t *
 {
     mca_coll_zip_module_t *m = (mca_coll_zip_module_t *)module;
     const int op = NULL == request ? COLL_ZIP_OP_GATHERV : COLL_ZIP_OP_IGATHERV;
-    const mca_coll_zip_layout_t many = {rbuf, rcounts, disps, 0, rdtype};
-    const mca_coll_zip_layout_t one = {sbuf, NULL, NULL, scount, sdtype};
+    const mca_coll_zip_layout_t many = {
+        .buf = rbuf, .counts = rcounts, .disps = disps, .dtype = rdtype};
+    const mca_coll_zip_layout_t one = {.buf = sbuf, .count = scount, .dtype = sdtype};
     if (gatherv_takes(m, comm, op, &one, root)) {
         return mca_coll_zip_rooted_run(m, comm, op, &many, &one, root, request);
     }

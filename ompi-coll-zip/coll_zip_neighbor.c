@@ -115,50 +115,16 @@ static int neighbours_get(struct ompi_communicator_t *comm, neighbours_t *nb)
     return -1;
 }
 
-/* One side of a call: a layout (alltoall(v), allgather(v)), or alltoallw's per-block counts,
- * byte displacements and datatypes. */
-typedef struct side {
-    const mca_coll_zip_layout_t *layout; /* NULL: the w arrays */
-    const void *buf;
-    const int *counts;
-    const MPI_Aint *disps;
-    struct ompi_datatype_t *const *types;
-} side_t;
-
-/* Blocks k < n of side s (the neighbour's index for its counts and displacements), block k at
- * b's index k ^ flip. */
-static void neighbour_blocks(mca_coll_zip_blocks_t *b, const side_t *s, int n, int flip)
+/* Blocks k < n of l (the neighbour's index for its counts and displacements), block k at b's
+ * index k ^ flip. */
+static void neighbour_blocks(mca_coll_zip_blocks_t *b, const mca_coll_zip_layout_t *l, int n,
+                             int flip)
 {
     for (int k = 0; k < n; ++k) {
-        if (NULL != s->layout) {
-            int count = 0;
-            const char *block = mca_coll_zip_layout_block(s->layout, k, &count);
-            mca_coll_zip_blocks_set(b, k ^ flip, block, count, s->layout->dtype);
-        } else {
-            mca_coll_zip_blocks_set(b, k ^ flip, (const char *)s->buf + s->disps[k], s->counts[k],
-                                    s->types[k]);
-        }
+        int count = 0;
+        const char *block = mca_coll_zip_layout_block(l, k, &count);
+        mca_coll_zip_blocks_set(b, k ^ flip, block, count, mca_coll_zip_layout_type(l, k));
     }
-}
-
-/* The element type the codec is told of the n blocks of side s: their datatypes' where all
- * blocks that carry data agree (alltoallw), else bytes. */
-static int side_elem_type(const side_t *s, int n)
-{
-    if (NULL != s->layout) {
-        return mca_coll_zip_elem_type(s->layout->dtype);
-    }
-    int elem = -1;
-    for (int k = 0; k < n; ++k) {
-        if (s->counts[k] > 0) {
-            const int e = mca_coll_zip_elem_type(s->types[k]);
-            if (elem >= 0 && e != elem) {
-                return ZIP_ALGO_BYTES;
-            }
-            elem = e;
-        }
-    }
-    return elem >= 0 ? elem : ZIP_ALGO_BYTES;
 }
 
 /* The order of the sends. Messages between two ranks on one tag match in the order they were
@@ -198,8 +164,8 @@ static zip_algo_sender_memo_t *memo_of(mca_coll_zip_module_t *m, int op)
  * 0 to every one of them, which the algorithm then codes once (one view, one byte view); now, or
  * started as a non-blocking call with request. The call owns nb's lists from here on. */
 static int neighbor_run(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm, int op,
-                        const side_t *snd, const side_t *rcv, neighbours_t *nb, bool one_block,
-                        struct ompi_request_t **request)
+                        const mca_coll_zip_layout_t *snd, const mca_coll_zip_layout_t *rcv,
+                        neighbours_t *nb, bool one_block, struct ompi_request_t **request)
 {
     mca_coll_zip_exchange_t x = {.root = -1, .owned = {nb->sources, nb->dests}};
     const int views = one_block ? 1 : (nb->out > 0 ? nb->out : 1);
@@ -220,7 +186,7 @@ static int neighbor_run(mca_coll_zip_module_t *m, struct ompi_communicator_t *co
     x.args = (zip_exchange_args_t){
         .send = one_block ? same : x.sent.blocks,
         .recv = x.received.blocks,
-        .elem_type = side_elem_type(snd, one_block ? 1 : nb->out),
+        .elem_type = mca_coll_zip_layout_elem_type(snd, one_block ? 1 : nb->out),
         .try_compress = 1,
         .threshold = mca_coll_zip_component.threshold,
         .peer_on_node = m->peer_on_node,
@@ -236,8 +202,8 @@ static int neighbor_run(mca_coll_zip_module_t *m, struct ompi_communicator_t *co
 /* Runs the call of `op` (blocking or not) if zip takes it (true, *rc its result); false: the
  * caller hands it on. */
 static bool neighbor_takes(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm, int op,
-                           const side_t *snd, const side_t *rcv, struct ompi_request_t **request,
-                           int *rc)
+                           const mca_coll_zip_layout_t *snd, const mca_coll_zip_layout_t *rcv,
+                           struct ompi_request_t **request, int *rc)
 {
     const int twin = zip_coll_op_blocking(op);
     const bool one_block =
@@ -247,7 +213,7 @@ static bool neighbor_takes(mca_coll_zip_module_t *m, struct ompi_communicator_t 
     /* The neighbour lists are looked up only for a call zip takes: a halo exchange handed on
      * (a link faster than the codec) costs the route's lookup and nothing more. */
     int kind = MPI_UNDEFINED;
-    if (MPI_IN_PLACE == (NULL != snd->layout ? snd->layout->buf : snd->buf) ||
+    if (MPI_IN_PLACE == snd->buf ||
         (MPI_SUCCESS == PMPI_Topo_test(comm, &kind) && MPI_UNDEFINED == kind)) {
         mca_coll_zip_stats_handed_on(op, ZIP_VERDICT_TOO_SMALL, 0.0, 0);
         return false;
@@ -289,11 +255,12 @@ int mca_coll_zip_ineighbor_alltoallv(const void *sbuf, const int *scounts, const
     mca_coll_zip_module_t *m = (mca_coll_zip_module_t *)module;
     const int op =
         NULL == request ? COLL_ZIP_OP_NEIGHBOR_ALLTOALLV : COLL_ZIP_OP_INEIGHBOR_ALLTOALLV;
-    const mca_coll_zip_layout_t snd = {sbuf, scounts, sdisps, 0, sdtype};
-    const mca_coll_zip_layout_t rcv = {rbuf, rcounts, rdisps, 0, rdtype};
-    const side_t ssnd = {.layout = &snd}, srcv = {.layout = &rcv};
+    const mca_coll_zip_layout_t snd = {
+        .buf = sbuf, .counts = scounts, .disps = sdisps, .dtype = sdtype};
+    const mca_coll_zip_layout_t rcv = {
+        .buf = rbuf, .counts = rcounts, .disps = rdisps, .dtype = rdtype};
     int rc = OMPI_SUCCESS;
-    if (neighbor_takes(m, comm, op, &ssnd, &srcv, request, &rc)) {
+    if (neighbor_takes(m, comm, op, &snd, &rcv, request, &rc)) {
         return rc;
     }
     return COLL_ZIP_HAND_ON(m, request, neighbor_alltoallv, sbuf, scounts, sdisps, sdtype, rbuf,
@@ -315,11 +282,10 @@ int mca_coll_zip_ineighbor_alltoall(const void *sbuf, int scount, struct ompi_da
 {
     mca_coll_zip_module_t *m = (mca_coll_zip_module_t *)module;
     const int op = NULL == request ? COLL_ZIP_OP_NEIGHBOR_ALLTOALL : COLL_ZIP_OP_INEIGHBOR_ALLTOALL;
-    const mca_coll_zip_layout_t snd = {sbuf, NULL, NULL, scount, sdtype};
-    const mca_coll_zip_layout_t rcv = {rbuf, NULL, NULL, rcount, rdtype};
-    const side_t ssnd = {.layout = &snd}, srcv = {.layout = &rcv};
+    const mca_coll_zip_layout_t snd = {.buf = sbuf, .count = scount, .dtype = sdtype};
+    const mca_coll_zip_layout_t rcv = {.buf = rbuf, .count = rcount, .dtype = rdtype};
     int rc = OMPI_SUCCESS;
-    if (neighbor_takes(m, comm, op, &ssnd, &srcv, request, &rc)) {
+    if (neighbor_takes(m, comm, op, &snd, &rcv, request, &rc)) {
         return rc;
     }
     return COLL_ZIP_HAND_ON(m, request, neighbor_alltoall, sbuf, scount, sdtype, rbuf, rcount,
@@ -344,11 +310,10 @@ int mca_coll_zip_ineighbor_allgather(const void *sbuf, int scount, struct ompi_d
     mca_coll_zip_module_t *m = (mca_coll_zip_module_t *)module;
     const int op =
         NULL == request ? COLL_ZIP_OP_NEIGHBOR_ALLGATHER : COLL_ZIP_OP_INEIGHBOR_ALLGATHER;
-    const mca_coll_zip_layout_t snd = {sbuf, NULL, NULL, scount, sdtype};
-    const mca_coll_zip_layout_t rcv = {rbuf, NULL, NULL, rcount, rdtype};
-    const side_t ssnd = {.layout = &snd}, srcv = {.layout = &rcv};
+    const mca_coll_zip_layout_t snd = {.buf = sbuf, .count = scount, .dtype = sdtype};
+    const mca_coll_zip_layout_t rcv = {.buf = rbuf, .count = rcount, .dtype = rdtype};
     int rc = OMPI_SUCCESS;
-    if (neighbor_takes(m, comm, op, &ssnd, &srcv, request, &rc)) {
+    if (neighbor_takes(m, comm, op, &snd, &rcv, request, &rc)) {
         return rc;
     }
     return COLL_ZIP_HAND_ON(m, request, neighbor_allgather, sbuf, scount, sdtype, rbuf, rcount,
@@ -375,11 +340,11 @@ int mca_coll_zip_ineighbor_allgatherv(const void *sbuf, int scount, struct ompi_
     mca_coll_zip_module_t *m = (mca_coll_zip_module_t *)module;
     const int op =
         NULL == request ? COLL_ZIP_OP_NEIGHBOR_ALLGATHERV : COLL_ZIP_OP_INEIGHBOR_ALLGATHERV;
-    const mca_coll_zip_layout_t snd = {sbuf, NULL, NULL, scount, sdtype};
-    const mca_coll_zip_layout_t rcv = {rbuf, rcounts, displs, 0, rdtype};
-    const side_t ssnd = {.layout = &snd}, srcv = {.layout = &rcv};
+    const mca_coll_zip_layout_t snd = {.buf = sbuf, .count = scount, .dtype = sdtype};
+    const mca_coll_zip_layout_t rcv = {
+        .buf = rbuf, .counts = rcounts, .disps = displs, .dtype = rdtype};
     int rc = OMPI_SUCCESS;
-    if (neighbor_takes(m, comm, op, &ssnd, &srcv, request, &rc)) {
+    if (neighbor_takes(m, comm, op, &snd, &rcv, request, &rc)) {
         return rc;
     }
     return COLL_ZIP_HAND_ON(m, request, neighbor_allgatherv, sbuf, scount, sdtype, rbuf, rcounts,
@@ -408,8 +373,10 @@ int mca_coll_zip_ineighbor_alltoallw(const void *sbuf, const int *scounts, const
     mca_coll_zip_module_t *m = (mca_coll_zip_module_t *)module;
     const int op =
         NULL == request ? COLL_ZIP_OP_NEIGHBOR_ALLTOALLW : COLL_ZIP_OP_INEIGHBOR_ALLTOALLW;
-    const side_t snd = {.buf = sbuf, .counts = scounts, .disps = sdisps, .types = sdtypes};
-    const side_t rcv = {.buf = rbuf, .counts = rcounts, .disps = rdisps, .types = rdtypes};
+    const mca_coll_zip_layout_t snd = {
+        .buf = sbuf, .counts = scounts, .byte_disps = sdisps, .types = sdtypes};
+    const mca_coll_zip_layout_t rcv = {
+        .buf = rbuf, .counts = rcounts, .byte_disps = rdisps, .types = rdtypes};
     int rc = OMPI_SUCCESS;
     if (neighbor_takes(m, comm, op, &snd, &rcv, request, &rc)) {
         return rc;

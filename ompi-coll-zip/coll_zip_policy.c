@@ -469,6 +469,7 @@ bool mca_coll_zip_policy_takes_blocks(mca_coll_zip_module_t *m, struct ompi_comm
     }
     int count = 0;
     const char *at = sample >= 0 ? mca_coll_zip_layout_block(mine, sample, &count) : NULL;
-    hand_on(m, comm, op, r, probes, at, count, mine->dtype, total);
+    hand_on(m, comm, op, r, probes, at, count,
+            sample >= 0 ? mca_coll_zip_layout_type(mine, sample) : NULL, total);
     return false;
 }

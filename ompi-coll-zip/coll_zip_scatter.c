@@ -45,8 +45,8 @@ int mca_coll_zip_iscatter(const void *sbuf, int scount, struct ompi_datatype_t *
 {
     mca_coll_zip_module_t *m = (mca_coll_zip_module_t *)module;
     const int op = NULL == request ? COLL_ZIP_OP_SCATTER : COLL_ZIP_OP_ISCATTER;
-    const mca_coll_zip_layout_t many = {sbuf, NULL, NULL, scount, sdtype};
-    const mca_coll_zip_layout_t one = {rbuf, NULL, NULL, rcount, rdtype};
+    const mca_coll_zip_layout_t many = {.buf = sbuf, .count = scount, .dtype = sdtype};
+    const mca_coll_zip_layout_t one = {.buf = rbuf, .count = rcount, .dtype = rdtype};
     if (scatter_takes(m, comm, op, &many, &one, root)) {
         return mca_coll_zip_rooted_run(m, comm, op, &many, &one, root, request);
     }

@@ -41,8 +41,9 @@ int mca_coll_zip_iscatterv(const void *sbuf, const int *scounts, const int *disp
 {
     mca_coll_zip_module_t *m = (mca_coll_zip_module_t *)module;
     const int op = NULL == request ? COLL_ZIP_OP_SCATTERV : COLL_ZIP_OP_ISCATTERV;
-    const mca_coll_zip_layout_t many = {sbuf, scounts, disps, 0, sdtype};
-    const mca_coll_zip_layout_t one = {rbuf, NULL, NULL, rcount, rdtype};
+    const mca_coll_zip_layout_t many = {
+        .buf = sbuf, .counts = scounts, .disps = disps, .dtype = sdtype};
+    const mca_coll_zip_layout_t one = {.buf = rbuf, .count = rcount, .dtype = rdtype};
     if (scatterv_takes(m, comm, op, &many, root)) {
         return mca_coll_zip_rooted_run(m, comm, op, &many, &one, root, request);
     }

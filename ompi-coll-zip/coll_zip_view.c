@@ -113,6 +113,10 @@ void mca_coll_zip_blocks_set(mca_coll_zip_blocks_t *b, int i, const void *buf, i
 
 char *mca_coll_zip_layout_block(const mca_coll_zip_layout_t *l, int p, int *count)
 {
+    if (NULL != l->types) {
+        *count = l->counts[p];
+        return (char *)l->buf + l->byte_disps[p];
+    }
     ptrdiff_t lb = 0, extent = 0;
     ompi_datatype_get_extent(l->dtype, &lb, &extent);
     const ptrdiff_t at = NULL != l->counts ? (ptrdiff_t)l->disps[p] : (ptrdiff_t)p * l->count;
@@ -120,10 +124,33 @@ char *mca_coll_zip_layout_block(const mca_coll_zip_layout_t *l, int p, int *coun
     return (char *)l->buf + at * extent;
 }
 
+struct ompi_datatype_t *mca_coll_zip_layout_type(const mca_coll_zip_layout_t *l, int p)
+{
+    return NULL != l->types ? l->types[p] : l->dtype;
+}
+
 size_t mca_coll_zip_layout_bytes(const mca_coll_zip_layout_t *l, int p)
 {
     const int count = NULL != l->counts ? l->counts[p] : l->count;
-    return l->dtype->super.size * (size_t)(count > 0 ? count : 0);
+    return mca_coll_zip_layout_type(l, p)->super.size * (size_t)(count > 0 ? count : 0);
+}
+
+int mca_coll_zip_layout_elem_type(const mca_coll_zip_layout_t *l, int n)
+{
+    if (NULL == l->types) {
+        return (int)zip_ompi_elem_type(l->dtype);
+    }
+    int elem = -1;
+    for (int p = 0; p < n; ++p) {
+        if (mca_coll_zip_layout_bytes(l, p) > 0) {
+            const int e = (int)zip_ompi_elem_type(l->types[p]);
+            if (elem >= 0 && e != elem) {
+                return ZIP_ALGO_BYTES;
+            }
+            elem = e;
+        }
+    }
+    return elem >= 0 ? elem : ZIP_ALGO_BYTES;
 }
 
 int mca_coll_zip_layout_copy(const mca_coll_zip_layout_t *from, int p,
@@ -132,7 +159,8 @@ int mca_coll_zip_layout_copy(const mca_coll_zip_layout_t *from, int p,
     int from_count = 0, to_count = 0;
     const char *src = mca_coll_zip_layout_block(from, p, &from_count);
     char *dst = mca_coll_zip_layout_block(to, q, &to_count);
-    return ompi_datatype_sndrcv(src, from_count, from->dtype, dst, to_count, to->dtype);
+    return ompi_datatype_sndrcv(src, from_count, mca_coll_zip_layout_type(from, p), dst, to_count,
+                                mca_coll_zip_layout_type(to, q));
 }
 
 void mca_coll_zip_blocks_layout(mca_coll_zip_blocks_t *b, const mca_coll_zip_layout_t *l, int skip)
@@ -141,7 +169,7 @@ void mca_coll_zip_blocks_layout(mca_coll_zip_blocks_t *b, const mca_coll_zip_lay
         if (p != skip) {
             int count = 0;
             const char *block = mca_coll_zip_layout_block(l, p, &count);
-            mca_coll_zip_blocks_set(b, p, block, count, l->dtype);
+            mca_coll_zip_blocks_set(b, p, block, count, mca_coll_zip_layout_type(l, p));
         }
     }
 }

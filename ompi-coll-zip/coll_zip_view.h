@@ -10,6 +10,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "mpi.h"
+
 #include "algo/zip_algo.h"
 
 struct ompi_datatype_t;
@@ -49,17 +51,25 @@ int mca_coll_zip_blocks_init(mca_coll_zip_blocks_t *b, int n);
 void mca_coll_zip_blocks_set(mca_coll_zip_blocks_t *b, int i, const void *buf, int count,
                              struct ompi_datatype_t *dtype);
 /* One side of a call, as MPI describes it: block p is counts[p] elements of dtype at buf +
- * disps[p] extents, or, with counts NULL, `count` elements at buf + p * count extents. */
+ * disps[p] extents, or, with counts NULL, `count` elements at buf + p * count extents; with
+ * `types` (alltoallw) counts[p] elements of types[p] at buf + byte_disps[p] bytes, and dtype and
+ * disps unused. */
 typedef struct mca_coll_zip_layout_t {
     const void *buf;
     const int *counts, *disps;
     int count;
     struct ompi_datatype_t *dtype;
+    const MPI_Aint *byte_disps;
+    struct ompi_datatype_t *const *types;
 } mca_coll_zip_layout_t;
 
-/* Where block p of l starts, and its element count; its size in bytes. */
+/* Where block p of l starts, and its element count; its size in bytes; its datatype. */
 char *mca_coll_zip_layout_block(const mca_coll_zip_layout_t *l, int p, int *count);
 size_t mca_coll_zip_layout_bytes(const mca_coll_zip_layout_t *l, int p);
+struct ompi_datatype_t *mca_coll_zip_layout_type(const mca_coll_zip_layout_t *l, int p);
+/* The element type (ZIP_ALGO_*) the codec is told of blocks 0..n-1 of l: its datatype's, or with
+ * a datatype per block that of the blocks that carry data where they all agree, else bytes. */
+int mca_coll_zip_layout_elem_type(const mca_coll_zip_layout_t *l, int n);
 /* Copies block p of `from` into block q of `to` (the local block of a call). */
 int mca_coll_zip_layout_copy(const mca_coll_zip_layout_t *from, int p,
                              const mca_coll_zip_layout_t *to, int q);

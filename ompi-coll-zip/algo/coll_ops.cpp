@@ -22,6 +22,8 @@ int zip_coll_op_blocking(int op)
         return COLL_ZIP_OP_ALLTOALL;
     case COLL_ZIP_OP_IALLTOALLV:
         return COLL_ZIP_OP_ALLTOALLV;
+    case COLL_ZIP_OP_IALLTOALLW:
+        return COLL_ZIP_OP_ALLTOALLW;
     case COLL_ZIP_OP_IGATHER:
         return COLL_ZIP_OP_GATHER;
     case COLL_ZIP_OP_IGATHERV:
@@ -56,6 +58,7 @@ zip_algo_flow_t zip_coll_op_flow(int op)
         return ZIP_FLOW_PIPELINE;
     case COLL_ZIP_OP_ALLTOALLV:
     case COLL_ZIP_OP_ALLTOALL:
+    case COLL_ZIP_OP_ALLTOALLW:
     case COLL_ZIP_OP_NEIGHBOR_ALLTOALL:
     case COLL_ZIP_OP_NEIGHBOR_ALLTOALLV:
     case COLL_ZIP_OP_NEIGHBOR_ALLGATHER:
@@ -87,6 +90,7 @@ int zip_coll_op_run(int op, const zip_transport_t *t, const zip_codec_ops_t *cod
         return zip_algo_bcast(t, codec, static_cast<const zip_bcast_args_t *>(args), result);
     case COLL_ZIP_OP_ALLTOALLV:
     case COLL_ZIP_OP_ALLTOALL:
+    case COLL_ZIP_OP_ALLTOALLW:
         return zip_algo_alltoallv(t, codec, exchange, result);
     case COLL_ZIP_OP_GATHERV:
     case COLL_ZIP_OP_GATHER:
@@ -124,6 +128,7 @@ zip_algo_call_t *zip_coll_op_start(int op, const zip_transport_t *t, const zip_c
                                    result);
     case COLL_ZIP_OP_ALLTOALL:
     case COLL_ZIP_OP_ALLTOALLV:
+    case COLL_ZIP_OP_ALLTOALLW:
         return zip_algo_ialltoallv(t, codec, exchange, result);
     case COLL_ZIP_OP_GATHER:
     case COLL_ZIP_OP_GATHERV:

@@ -41,6 +41,8 @@ extern "C" {
     X(IALLGATHERV, iallgatherv, Iallgatherv)                                                       \
     X(ISCATTER, iscatter, Iscatter)                                                                \
     X(ISCATTERV, iscatterv, Iscatterv)                                                             \
+    X(ALLTOALLW, alltoallw, Alltoallw)                                                             \
+    X(IALLTOALLW, ialltoallw, Ialltoallw)                                                          \
     X(NEIGHBOR_ALLTOALL, neighbor_alltoall, Neighbor_alltoall)                                     \
     X(NEIGHBOR_ALLTOALLV, neighbor_alltoallv, Neighbor_alltoallv)                                  \
     X(NEIGHBOR_ALLGATHER, neighbor_allgather, Neighbor_allgather)                                  \

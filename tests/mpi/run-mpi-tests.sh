@@ -25,7 +25,8 @@ start_runner mpi-tests
 
 tests="bcast alltoallv gatherv allreduce comm_cycles threads"
 # Issue 12's collectives, one program per family: program:op,op...
-families="alltoall:alltoall gather_scatter:gather,scatter,scatterv allgather:allgather,allgatherv"
+families="alltoall:alltoall gather_scatter:gather,scatter,scatterv allgather:allgather,allgatherv
+    alltoallw:alltoallw,ialltoallw"
 for t in $tests $(for f in $families; do echo "${f%%:*}"; done) nonblocking lossy pvars stats buffer_cache \
     large_block corruption alltoallv_int alltoallv_temporal coll_info nb_start intercomm \
     allgather_seen nb_metered agree_known uncoded nb_agree soak topo_persistent; do

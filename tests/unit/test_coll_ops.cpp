@@ -24,7 +24,9 @@ TEST(CollOps, NamesAndCallsFollowTheList)
     EXPECT_STREQ("neighbor_allgatherv", zip_coll_op_names[COLL_ZIP_OP_NEIGHBOR_ALLGATHERV]);
     EXPECT_STREQ("MPI_Ineighbor_alltoallv", zip_coll_op_calls[COLL_ZIP_OP_INEIGHBOR_ALLTOALLV]);
     EXPECT_STREQ("ineighbor_allgatherv", zip_coll_op_names[COLL_ZIP_OP_INEIGHBOR_ALLGATHERV]);
-    EXPECT_EQ(31, COLL_ZIP_OP_COUNT);
+    EXPECT_STREQ("alltoallw", zip_coll_op_names[COLL_ZIP_OP_ALLTOALLW]);
+    EXPECT_STREQ("MPI_Ialltoallw", zip_coll_op_calls[COLL_ZIP_OP_IALLTOALLW]);
+    EXPECT_EQ(33, COLL_ZIP_OP_COUNT);
     EXPECT_STREQ("MPI_Ineighbor_alltoallw", zip_coll_op_calls[COLL_ZIP_OP_INEIGHBOR_ALLTOALLW]);
 }
 
@@ -45,6 +47,7 @@ TEST(CollOps, FlowsByCollective)
 {
     EXPECT_EQ(ZIP_FLOW_PIPELINE, zip_coll_op_flow(COLL_ZIP_OP_IBCAST));
     EXPECT_EQ(ZIP_FLOW_ALL_SEND, zip_coll_op_flow(COLL_ZIP_OP_ALLTOALL));
+    EXPECT_EQ(ZIP_FLOW_ALL_SEND, zip_coll_op_flow(COLL_ZIP_OP_IALLTOALLW));
     EXPECT_EQ(ZIP_FLOW_RING, zip_coll_op_flow(COLL_ZIP_OP_IALLGATHER));
     EXPECT_EQ(ZIP_FLOW_OUT_OF_ROOT, zip_coll_op_flow(COLL_ZIP_OP_SCATTERV));
     EXPECT_EQ(ZIP_FLOW_OUT_OF_ROOT, zip_coll_op_flow(COLL_ZIP_OP_ISCATTER));
