@@ -12,7 +12,8 @@ const char *const zb_op_names =
     "bcast,alltoallv,gatherv,allreduce,reduce,alltoall,gather,scatter,scatterv,allgather,"
     "allgatherv,ibcast,iallreduce,ialltoall,ialltoallv,igather,igatherv,iscatter,iscatterv,"
     "iallgather,iallgatherv,neighbor_alltoall,neighbor_allgather,ineighbor_alltoall,"
-    "ineighbor_allgather,neighbor_alltoallw,ineighbor_alltoallw,pingpong,bandwidth,compute";
+    "ineighbor_allgather,neighbor_alltoallw,ineighbor_alltoallw,alltoallw,ialltoallw,pingpong,"
+    "bandwidth,compute";
 
 enum kind {
     BCAST,
@@ -32,6 +33,10 @@ enum kind {
      * doubles, whose six faces (subarray types) go to the six neighbours, received into
      * contiguous halos: MPI_Neighbor_alltoallw. */
     NEIGHBOR_ALLTOALLW,
+    /* A transpose, as FFT codes write it with MPI_Alltoallw: each rank's slab of R rows by C
+     * columns per rank goes to rank j as the subarray of j's C columns (a row's C doubles, then
+     * the next row's), received as contiguous R x C blocks. */
+    ALLTOALLW,
     PINGPONG,
     BANDWIDTH,
     COMPUTE /* no communication: the overlap benchmark's computation alone */
@@ -73,6 +78,8 @@ static const struct {
     {"ineighbor_allgather", NEIGHBOR_ALLGATHER, 1},
     {"neighbor_alltoallw", NEIGHBOR_ALLTOALLW, 0},
     {"ineighbor_alltoallw", NEIGHBOR_ALLTOALLW, 1},
+    {"alltoallw", ALLTOALLW, 0},
+    {"ialltoallw", ALLTOALLW, 1},
 };
 
 /* Messages in flight in a bandwidth run: enough to keep a 1 Gbit/s pipe busy at 64 KiB, and
@@ -99,6 +106,10 @@ struct zb_op {
     int wcount[6], rcount_w[6];
     MPI_Aint sdisp_w[6], rdisp_w[6];
     MPI_Datatype rtype_w[6];
+    /* alltoallw: the slab's rows and columns per rank, and per peer the subarray sent and the
+     * type received (scount, sdispl, rcount, rdispl hold its counts and byte displacements). */
+    int R, C;
+    MPI_Datatype *cols, *rtypes;
 };
 
 /* 0xFF bytes are a NaN pattern that no data set produces, so stale buffers cannot pass. */
@@ -279,6 +290,26 @@ zb_op *zb_op_create(const char *name, const double *F, size_t n, const zb_comput
         op->rbuf = xmalloc(6 * (size_t)L * L * sizeof(double));
         break;
     }
+    case ALLTOALLW: {
+        op->C = n / (size_t)p >= 128 ? 128 : (int)(n / (size_t)p > 0 ? n / (size_t)p : 1);
+        op->R = (int)(n / ((size_t)op->C * p)) > 0 ? (int)(n / ((size_t)op->C * p)) : 1;
+        const int R = op->R, C = op->C, sizes[2] = {R, C * p}, sub[2] = {R, C};
+        op->cols = xmalloc(2 * (size_t)p * sizeof(MPI_Datatype));
+        op->rtypes = op->cols + p;
+        for (int j = 0; j < p; j++) {
+            const int start[2] = {0, j * C};
+            MPI_Type_create_subarray(2, sizes, sub, start, MPI_ORDER_C, MPI_DOUBLE, &op->cols[j]);
+            MPI_Type_commit(&op->cols[j]);
+            op->rtypes[j] = MPI_DOUBLE;
+            op->scount[j] = 1;
+            op->sdispl[j] = 0;
+            op->rcount[j] = R * C;
+            op->rdispl[j] = j * R * C * (int)sizeof(double);
+        }
+        op->sbuf = xmalloc((size_t)R * C * p * sizeof(double));
+        op->rbuf = xmalloc((size_t)R * C * p * sizeof(double));
+        break;
+    }
     case GATHER:
     case ALLGATHER:
         op->sbuf = xmalloc(n * sizeof(double));
@@ -317,6 +348,9 @@ void zb_op_destroy(zb_op *op)
         MPI_Comm_free(&op->ring);
     for (int k = 0; op->kind == NEIGHBOR_ALLTOALLW && k < 6; ++k)
         MPI_Type_free(&op->face[k]);
+    for (int j = 0; op->kind == ALLTOALLW && j < op->size; ++j)
+        MPI_Type_free(&op->cols[j]);
+    free(op->cols);
     free(op->sbuf);
     free(op->rbuf);
     free(op->scount);
@@ -330,6 +364,8 @@ size_t zb_op_message_bytes(const zb_op *op)
         return op->n / 2 * sizeof(double);
     if (op->kind == NEIGHBOR_ALLTOALLW) /* a face */
         return (size_t)op->L * op->L * sizeof(double);
+    if (op->kind == ALLTOALLW)
+        return (size_t)op->R * op->C * sizeof(double);
     return (split ? op->n / (size_t)op->size : op->n) * sizeof(double);
 }
 
@@ -417,6 +453,12 @@ void zb_op_prepare(zb_op *op, int root)
     }
     case COMPUTE:
         break;
+    case ALLTOALLW: {
+        const size_t slab = (size_t)op->R * op->C * op->size;
+        rot_copy(op->sbuf, op->F, n, shift_of(op, op->rank), 0, slab);
+        memset(op->rbuf, POISON, slab * sizeof(double));
+        break;
+    }
     case GATHER:
     case ALLGATHER:
         rot_copy(op->sbuf, op->F, n, shift_of(op, op->rank), 0, n);
@@ -461,6 +503,10 @@ static void run_blocking(zb_op *op, int root)
     case NEIGHBOR_ALLTOALLW:
         MPI_Neighbor_alltoallw(op->sbuf, op->wcount, op->sdisp_w, op->face, op->rbuf, op->rcount_w,
                                op->rdisp_w, op->rtype_w, op->ring);
+        break;
+    case ALLTOALLW:
+        MPI_Alltoallw(op->sbuf, op->scount, op->sdispl, op->cols, op->rbuf, op->rcount, op->rdispl,
+                      op->rtypes, op->comm);
         break;
     case REDUCE:
         MPI_Reduce(op->sbuf, op->rbuf, n, MPI_DOUBLE, MPI_SUM, root, op->comm);
@@ -585,6 +631,10 @@ static void start_nb(zb_op *op, int root, MPI_Request *req)
         MPI_Ineighbor_alltoallw(op->sbuf, op->wcount, op->sdisp_w, op->face, op->rbuf, op->rcount_w,
                                 op->rdisp_w, op->rtype_w, op->ring, req);
         break;
+    case ALLTOALLW:
+        MPI_Ialltoallw(op->sbuf, op->scount, op->sdispl, op->cols, op->rbuf, op->rcount, op->rdispl,
+                       op->rtypes, op->comm, req);
+        break;
     default: /* op_table pairs no other kind with nb */
         *req = MPI_REQUEST_NULL;
         break;
@@ -704,6 +754,15 @@ size_t zb_op_verify(const zb_op *op, int root)
         const int left = (op->rank + op->size - 1) % op->size, right = (op->rank + 1) % op->size;
         return rot_mismatch(op->rbuf, op->F, n, shift_of(op, left), 0, n) +
                rot_mismatch(op->rbuf + n, op->F, n, shift_of(op, right), 0, n);
+    }
+    case ALLTOALLW: {
+        /* Block j holds rows 0..R-1 of rank j's slab, this rank's C columns of each. */
+        const size_t R = (size_t)op->R, C = (size_t)op->C, P = (size_t)op->size;
+        for (size_t j = 0; j < P; j++)
+            for (size_t r = 0; r < R; r++)
+                bad += rot_mismatch(op->rbuf + (j * R + r) * C, op->F, n, shift_of(op, (int)j),
+                                    r * C * P + (size_t)op->rank * C, C);
+        return bad;
     }
     case SCATTER:
         return rot_mismatch(op->rbuf, op->F, n, shift_of(op, op->rank), 0, n);
