@@ -1,6 +1,7 @@
 // Compressed allreduce: a ring reduce-scatter whose partial chunks travel as frames, then a ring
 // allgather of the finished chunks, each compressed once by its owner and forwarded unchanged.
-// (Reduce is a pipelined chain of its own, reduce_chain.cpp.)
+// Reduce-scatter is the first half alone, its chunks the callers' blocks. (Reduce is a
+// pipelined chain of its own, reduce_chain.cpp.)
 //
 // The phases are coroutines (task.hpp): the same code runs the blocking call and, over a
 // transport that can test requests, the non-blocking one.
@@ -9,7 +10,8 @@
 // x_c op x_{c+1}, rank c + 2 adds its own on the right, and so on, so that
 //     result_c = (...((x_c op x_{c+1}) op x_{c+2}) ... ) op x_{c+p-1}     (ranks mod p)
 // and rank c - 1 (mod p) owns the finished chunk. Every rank of an allreduce receives the
-// owner's bits, so all ranks hold identical results.
+// owner's bits, so all ranks hold identical results. A reduce-scatter, whose block b must end on
+// rank b, runs the same ring with ring chunk c standing for block c - 1.
 #include <algorithm>
 #include <cstring>
 #include <vector>
@@ -41,28 +43,27 @@ class Ring
   public:
     Ring(const zip_transport_t *t, const zip_codec_ops_t *codec, const zip_allreduce_args_t *a,
          zip_algo_result_t *res)
-        : t_(t), a_(a), res_(res),
-          buf_(static_cast<char *>(a->buf)), chunks_{a->bytes / a->reduce->elem_bytes,
-                                                     a->reduce->elem_bytes, t->size},
-          next_((t->rank + 1) % t->size), prev_(mod(t->rank - 1, t->size)),
-          hop_policy_(hop_policy(a, t->rank, t->size)),
+        : t_(t), a_(a), res_(res), buf_(static_cast<char *>(a->buf)),
+          chunks_(chunk_table(a, t->size)), next_((t->rank + 1) % t->size),
+          prev_(mod(t->rank - 1, t->size)), hop_policy_(hop_policy(a, t->rank, t->size)),
           policy_(make_policy(a, &hop_policy_, (t->rank + 1) % t->size)),
           blocks_(codec, policy_, res),
-          segment_(zipcoll::ring_segment_bytes(chunks_.largest(), a->threshold))
+          segment_(zipcoll::ring_segment_bytes(largest(), a->threshold))
     {
     }
 
     bool allocate()
     {
-        const size_t n = chunks_.largest();
+        const size_t n = largest();
         incoming_ = zipcoll::raw_buffer(n);
         scratch_ = zipcoll::raw_buffer(std::min(n, segment_));
         for (auto &s : slots_)
             s = zipcoll::raw_buffer(n);
+        const size_t most = (n + segment_ - 1) / segment_; // the largest chunk's segments
         try {
             for (auto &r : sends_)
-                r.assign(segments(0), nullptr);
-            receives_.assign(segments(0), nullptr);
+                r.assign(most, nullptr);
+            receives_.assign(most, nullptr);
         } catch (const std::bad_alloc &) {
             return false;
         }
@@ -95,7 +96,7 @@ class Ring
             }
             for (size_t j = 0; j < m; ++j) {
                 const Transfer dst{prev_, incoming_.get() + j * segment_, segment_bytes(in, j)};
-                char *mine = buf_ + chunks_.offset(in) + j * segment_;
+                char *mine = buf_ + offset(in) + j * segment_;
                 size_t got = 0;
                 if (receives_[j] == nullptr ||
                     co_await zipcoll::wait(t_, &receives_[j], &got) != 0) {
@@ -124,7 +125,7 @@ class Ring
     {
         std::vector<zip_block_t> chunks(size_t(t_->size));
         for (int c = 0; c < t_->size; ++c)
-            chunks[size_t(c)] = {buf_ + chunks_.offset(c), chunks_.bytes(c), nullptr};
+            chunks[size_t(c)] = {buf_ + offset(c), bytes(c), nullptr};
         char *const slots[2] = {slots_[0].get(), slots_[1].get()};
         return gather_ring_.prepare(t_, policy_, chunks.data(), mod(t_->rank + 1, t_->size),
                                     a_->tag, slots);
@@ -158,16 +159,47 @@ class Ring
         return p;
     }
 
-    size_t segments(int c) const { return (chunks_.bytes(c) + segment_ - 1) / segment_; }
+    // Where ring chunk c begins in buf: allreduce's equal chunks (entry p: their end), or a
+    // reduce-scatter's blocks with chunk c standing for block c - 1.
+    static std::vector<size_t> chunk_table(const zip_allreduce_args_t *a, int p)
+    {
+        std::vector<size_t> begin(size_t(p) + 1, 0);
+        if (a->block_bytes == nullptr) {
+            const Chunks equal{a->bytes / a->reduce->elem_bytes, a->reduce->elem_bytes, p};
+            for (int c = 0; c <= p; ++c)
+                begin[size_t(c)] = equal.offset(c);
+            return begin;
+        }
+        std::vector<size_t> at(size_t(p) + 1, 0); // block b begins at at[b]
+        for (int b = 0; b < p; ++b)
+            at[size_t(b) + 1] = at[size_t(b)] + a->block_bytes[b];
+        for (int c = 0; c < p; ++c)
+            begin[size_t(c)] = at[size_t(mod(c - 1, p))];
+        return begin;
+    }
+    size_t offset(int c) const { return chunks_[size_t(c)]; }
+    size_t bytes(int c) const
+    {
+        return a_->block_bytes != nullptr ? a_->block_bytes[mod(c - 1, t_->size)]
+                                          : chunks_[size_t(c) + 1] - chunks_[size_t(c)];
+    }
+    size_t largest() const
+    {
+        size_t most = 0;
+        for (int c = 0; c < t_->size; ++c)
+            most = std::max(most, bytes(c));
+        return most;
+    }
+    size_t segments(int c) const { return (bytes(c) + segment_ - 1) / segment_; }
     size_t segment_bytes(int c, size_t j) const
     {
-        return std::min(segment_, chunks_.bytes(c) - j * segment_);
+        return std::min(segment_, bytes(c) - j * segment_);
     }
 
     // Segment j of chunk c to the next rank, a frame in slots_[round] where it shrinks.
     int send_segment(int c, size_t j, int round)
     {
-        const Transfer block{next_, buf_ + chunks_.offset(c) + j * segment_, segment_bytes(c, j)};
+        const Transfer block{next_, buf_ + offset(c) + j * segment_, segment_bytes(c, j)};
         const char *out = nullptr;
         size_t out_len = 0;
         blocks_.encode(block, slots_[round].get() + j * segment_, &out, &out_len);
@@ -192,7 +224,7 @@ class Ring
     const zip_allreduce_args_t *a_;
     zip_algo_result_t *res_;
     char *buf_;
-    Chunks chunks_;
+    std::vector<size_t> chunks_; // chunk_table's; bytes() reads it, so after t_, a_
     int next_, prev_;
     zip_algo_policy_t hop_policy_; // before policy_, which points to it
     BlockPolicy policy_;
@@ -237,7 +269,44 @@ Task ring_allreduce(const zip_transport_t *t, const zip_codec_ops_t *codec,
     co_return keep_first(err, co_await ring.allgather());
 }
 
+// The ring's first half alone: block c ends on rank c.
+Task ring_reduce_scatter(const zip_transport_t *t, const zip_codec_ops_t *codec,
+                         const zip_allreduce_args_t *a, zip_algo_result_t *res)
+{
+    if (a == nullptr || a->block_bytes == nullptr)
+        co_return ZIP_ALGO_ERR_ARG;
+    const int rc = check(t, a, res);
+    if (rc != ZIP_ALGO_OK)
+        co_return rc > 0 ? ZIP_ALGO_OK : rc;
+    size_t total = 0;
+    for (int b = 0; b < t->size; ++b) {
+        if (a->block_bytes[b] % a->reduce->elem_bytes != 0)
+            co_return ZIP_ALGO_ERR_ARG;
+        total += a->block_bytes[b];
+    }
+    if (total != a->bytes)
+        co_return ZIP_ALGO_ERR_ARG;
+    Ring ring(t, codec, a, res);
+    if (!ring.allocate())
+        co_return ZIP_ALGO_ERR_NOMEM;
+    co_return co_await ring.reduce_scatter();
+}
+
 } // namespace
+
+extern "C" int zip_algo_reduce_scatter(const zip_transport_t *t, const zip_codec_ops_t *codec,
+                                       const zip_allreduce_args_t *a, zip_algo_result_t *res)
+{
+    return zipcoll::run_to_end(ring_reduce_scatter(t, codec, a, res));
+}
+
+extern "C" zip_algo_call_t *zip_algo_ireduce_scatter(const zip_transport_t *t,
+                                                     const zip_codec_ops_t *codec,
+                                                     const zip_allreduce_args_t *a,
+                                                     zip_algo_result_t *res)
+{
+    return zip_algo_call_new(ring_reduce_scatter(t, codec, a, res));
+}
 
 extern "C" int zip_algo_allreduce(const zip_transport_t *t, const zip_codec_ops_t *codec,
                                   const zip_allreduce_args_t *a, zip_algo_result_t *res)

@@ -511,6 +511,9 @@ typedef struct zip_allreduce_args {
      * buf then receives the result at the root and may be NULL elsewhere. NULL: buf holds it
      * (and is clobbered off the root). */
     const void *contribution;
+    /* reduce-scatter only: block c's bytes (rank c's result), block c following block c - 1 in
+     * buf; identical on every rank. */
+    const size_t *block_bytes;
 } zip_allreduce_args_t;
 
 /* coll_zip_allreduce_algorithm: auto (zip_algo_allreduce_choose), ring or halving; HAND_ON:
@@ -562,6 +565,14 @@ bool zip_algo_ring_suits(size_t wire_bytes, int steps, double link_Bps, double l
 int zip_algo_allreduce_choose(size_t bytes, int size, double link_Bps, double latency_s,
                               int pairs_serialise, const zip_algo_agreed_t *agreed);
 
+/* Reduce-scatter (allreduce_algo.cpp): the allreduce ring's first half on the blocks of
+ * args->block_bytes, after which block c is rank c's, in buf at its place (the other blocks of
+ * buf are clobbered); block c is reduced from rank c + 1 onwards,
+ * (...((x_{c+1} op x_{c+2}) op x_{c+3}) ...) op x_{c+p}, ranks mod p, ending with rank c's own.
+ * args->algorithm is not read. The non-blocking form: zip_algo_ireduce_scatter. */
+int zip_algo_reduce_scatter(const zip_transport_t *t, const zip_codec_ops_t *codec,
+                            const zip_allreduce_args_t *args, zip_algo_result_t *result);
+
 /* Reduce: a pipelined chain from rank root - 1 down to the root (reduce_chain.cpp), each
  * segment's partial result travelling as a frame where it shrinks; every element is
  * x_root op (x_root+1 op (... op x_root+p-1)). args->buf is every rank's contribution and,
@@ -611,6 +622,9 @@ typedef struct zip_algo_call zip_algo_call_t;
  * t, codec, args (and what they point to) and result must outlive the call. */
 zip_algo_call_t *zip_algo_iallreduce(const zip_transport_t *t, const zip_codec_ops_t *codec,
                                      const zip_allreduce_args_t *args, zip_algo_result_t *result);
+zip_algo_call_t *zip_algo_ireduce_scatter(const zip_transport_t *t, const zip_codec_ops_t *codec,
+                                          const zip_allreduce_args_t *args,
+                                          zip_algo_result_t *result);
 /* Starts a broadcast, likewise. */
 zip_algo_call_t *zip_algo_ibcast(const zip_transport_t *t, const zip_codec_ops_t *codec,
                                  const zip_bcast_args_t *args, zip_algo_result_t *result);
