@@ -18,10 +18,42 @@ void mca_coll_zip_view_describe(mca_coll_zip_view_t *v, const void *buf, int cou
     v->count = count > 0 ? (size_t)count : 0;
     v->len = dtype->super.size * v->count;
     v->packed = NULL;
+    v->packed_cap = 0;
+    v->in_arena = false;
+    v->owner = NULL;
     v->copy = NULL;
     v->bytes = NULL;
     v->user = (void *)buf;
     v->dtype = dtype;
+}
+
+/* Slices of the arena start on cache lines. */
+static size_t arena_slice(size_t len)
+{
+    return (len + 63) & ~(size_t)63;
+}
+
+/* len bytes of arena a for a view to pack, or NULL: the arena, taken at the first call, holds
+ * every view of its blocks whose datatype is not contiguous. */
+static char *arena_take(mca_coll_zip_arena_t *a, size_t len)
+{
+    if (!a->taken) {
+        a->taken = true;
+        size_t need = 0;
+        for (int i = 0; i < a->n; ++i) {
+            const mca_coll_zip_view_t *w = &a->views[i];
+            if (w->len > 0 && NULL == zip_ompi_contiguous_base(w->user, w->count, w->dtype)) {
+                need += arena_slice(w->len);
+            }
+        }
+        a->base = need > 0 ? zip_algo_buffer_take(need, &a->cap) : NULL;
+    }
+    if (NULL == a->base || a->used + arena_slice(len) > a->cap) {
+        return NULL;
+    }
+    char *at = a->base + a->used;
+    a->used += arena_slice(len);
+    return at;
 }
 
 int mca_coll_zip_view_bytes(mca_coll_zip_view_t *v, bool sending)
@@ -33,7 +65,13 @@ int mca_coll_zip_view_bytes(mca_coll_zip_view_t *v, bool sending)
     if (NULL != v->bytes) {
         return OMPI_SUCCESS;
     }
-    v->packed = malloc(v->len);
+    v->packed = NULL != v->owner ? arena_take(v->owner, v->len) : NULL;
+    v->in_arena = NULL != v->packed;
+    if (NULL == v->packed) {
+        /* A bcast's one view, or the arena short: the cache serves large ones, which glibc
+         * would map afresh on every call. */
+        v->packed = zip_algo_buffer_take(v->len, &v->packed_cap);
+    }
     if (NULL == v->packed) {
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
@@ -77,30 +115,39 @@ int mca_coll_zip_view_detach(mca_coll_zip_view_t *v)
 
 void mca_coll_zip_view_free(mca_coll_zip_view_t *v)
 {
-    free(v->packed);
+    if (NULL != v->packed && !v->in_arena) {
+        zip_algo_buffer_give(v->packed, v->packed_cap);
+    }
     free(v->copy);
     v->packed = NULL;
+    v->in_arena = false;
     v->copy = NULL;
 }
 
 static void blocks_release(mca_coll_zip_blocks_t *b)
 {
+    if (NULL != b->arena && NULL != b->arena->base) {
+        zip_algo_buffer_give(b->arena->base, b->arena->cap);
+    }
+    free(b->arena);
     free(b->views);
     free(b->blocks);
-    b->views = NULL;
-    b->blocks = NULL;
-    b->n = 0;
+    *b = (mca_coll_zip_blocks_t){0};
 }
 
 int mca_coll_zip_blocks_init(mca_coll_zip_blocks_t *b, int n)
 {
+    *b = (mca_coll_zip_blocks_t){0};
     b->n = n;
     b->views = calloc((size_t)n, sizeof(*b->views));
     b->blocks = calloc((size_t)n, sizeof(*b->blocks));
-    if (NULL == b->views || NULL == b->blocks) {
+    b->arena = calloc(1, sizeof(*b->arena));
+    if (NULL == b->views || NULL == b->blocks || NULL == b->arena) {
         blocks_release(b);
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
+    b->arena->n = n;
+    b->arena->views = b->views;
     return OMPI_SUCCESS;
 }
 
@@ -108,6 +155,7 @@ void mca_coll_zip_blocks_set(mca_coll_zip_blocks_t *b, int i, const void *buf, i
                              struct ompi_datatype_t *dtype)
 {
     mca_coll_zip_view_describe(&b->views[i], buf, count, dtype);
+    b->views[i].owner = b->arena;
     b->blocks[i] = (zip_block_t){NULL, b->views[i].len, &b->views[i]};
 }
 

@@ -154,3 +154,15 @@ extern "C" size_t zip_algo_buffer_cache_held(void)
 {
     return zipcoll::cached_raw_buffer_bytes();
 }
+
+extern "C" void *zip_algo_buffer_take(size_t n, size_t *capacity)
+{
+    zipcoll::RawBuffer b = zipcoll::raw_buffer(n);
+    *capacity = b != nullptr ? b.get_deleter().bytes : 0;
+    return b.release();
+}
+
+extern "C" void zip_algo_buffer_give(void *p, size_t capacity)
+{
+    zipcoll::RawBufferFree{capacity}(static_cast<char *>(p));
+}

@@ -711,6 +711,11 @@ void zip_algo_release_buffers(void);
  * is kept beyond it is freed now. */
 void zip_algo_set_buffer_cache(size_t bytes);
 
+/* At least n bytes of that memory (kept or new), for the glue's packed blocks: *capacity gets
+ * its size, which zip_algo_buffer_give takes back with it. NULL (n 0, or memory short). */
+void *zip_algo_buffer_take(size_t n, size_t *capacity);
+void zip_algo_buffer_give(void *p, size_t capacity);
+
 /* Bytes of that memory kept now (MPI_T coll_zip_buffer_cache_bytes). */
 size_t zip_algo_buffer_cache_held(void);
 

@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "raw_buffer.hpp"
+#include "zip_algo.h"
 
 namespace
 {
@@ -37,6 +38,26 @@ TEST_F(RawBufferCache, AFreedLargeBufferServesTheNextCallThatFits)
     auto larger = zipcoll::raw_buffer(2 << 20); // nothing cached fits: a new one
     ASSERT_NE(larger, nullptr);
     EXPECT_NE(larger.get(), first);
+}
+
+// The glue's packed blocks (coll_zip_view.c) take and give the same memory through the C API.
+TEST_F(RawBufferCache, TheGlueTakesAndGivesTheSameBuffersThroughTheCApi)
+{
+    size_t cap = 0;
+    void *p = zip_algo_buffer_take(600 << 10, &cap);
+    ASSERT_NE(p, nullptr);
+    EXPECT_GE(cap, size_t(600) << 10);
+    std::memset(p, 7, cap);
+    zip_algo_buffer_give(p, cap);
+    EXPECT_EQ(zipcoll::cached_raw_buffer_bytes(), cap);
+    size_t again_cap = 0;
+    void *again = zip_algo_buffer_take(512 << 10, &again_cap);
+    EXPECT_EQ(again, p);
+    EXPECT_EQ(again_cap, cap);
+    zip_algo_buffer_give(again, again_cap);
+    size_t none = 1;
+    EXPECT_EQ(zip_algo_buffer_take(0, &none), nullptr);
+    EXPECT_EQ(none, 0u);
 }
 
 TEST_F(RawBufferCache, SmallBuffersGoBackToTheHeap)
