@@ -354,6 +354,29 @@ bool mca_coll_zip_allgather_takes(mca_coll_zip_module_t *m, struct ompi_communic
                                   int op, const struct mca_coll_zip_layout_t *mine,
                                   const struct mca_coll_zip_layout_t *rcv, size_t largest,
                                   int *algorithm);
+/* coll_zip_allreduce.c, for the reducing collectives (allreduce, reduce, reduce_scatter(_block)):
+ * the MPI operation and datatype a reduction's zip_reduce_ops_t applies; */
+typedef struct mca_coll_zip_reduce_binding_t {
+    struct ompi_op_t *op;
+    struct ompi_datatype_t *dtype;
+} mca_coll_zip_reduce_binding_t;
+/* the bytes of count elements where zip can reduce them (a predefined float or double type with
+ * MPI_SUM, MPI_PROD, MPI_MIN or MPI_MAX), else 0; */
+size_t mca_coll_zip_reduce_bytes(int count, struct ompi_datatype_t *dtype, struct ompi_op_t *op);
+/* whether zip takes a call of op_index moving `bytes` (each of the p chunks at least the
+ * threshold, and the policy's route: otherwise counted as handed on); */
+bool mca_coll_zip_reduce_takes(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm,
+                               int op_index, size_t bytes, const void *sample, int count,
+                               struct ompi_datatype_t *dtype);
+/* the arguments for reducing `bytes` of buf with op (allreduce: by `algorithm`, a
+ * ZIP_ALLREDUCE_*); policy and tag are the call's; */
+void mca_coll_zip_reduce_args(zip_allreduce_args_t *args, zip_reduce_ops_t *reduce,
+                              mca_coll_zip_reduce_binding_t *binding, mca_coll_zip_module_t *m,
+                              void *buf, size_t bytes, struct ompi_datatype_t *dtype,
+                              struct ompi_op_t *op, int algorithm);
+/* the link rate the schedules' cost models take (agreed, else configured; 0: unknown). */
+double mca_coll_zip_schedule_link_Bps(const mca_coll_zip_module_t *m);
+
 /* Whether ob1 moves this communicator's messages between nodes over the TCP BTL, which
  * serialises a pair's exchanges both ways (coll_zip_allreduce.c). */
 bool mca_coll_zip_pairs_serialise(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm);

@@ -29,17 +29,12 @@
 #include "coll_zip_nb.h"
 #include "algo/zip_algo.h"
 
-typedef struct reduce_binding {
-    struct ompi_op_t *op;
-    struct ompi_datatype_t *dtype;
-} reduce_binding_t;
-
 /* inout = in op inout. Through PMPI_ (ompi/op/op.h needs Fortran headers Debian does not
  * ship), so that a profiling tool does not see zip's own calls; chunks hold at most INT_MAX
  * elements (the call's count is an int). */
 static void reduce_with_op(void *ctx, const void *in, void *inout, size_t bytes)
 {
-    const reduce_binding_t *b = ctx;
+    const mca_coll_zip_reduce_binding_t *b = ctx;
     (void)PMPI_Reduce_local(in, inout, (int)(bytes / b->dtype->super.size), b->dtype, b->op);
 }
 
@@ -47,7 +42,7 @@ static void reduce_with_op(void *ctx, const void *in, void *inout, size_t bytes)
  * MPI_REAL8, ...: one element per type, no padding) with an arithmetic predefined op; else 0.
  * Complex types and MINLOC/MAXLOC pairs are not elementwise on one float, so they go on;
  * integer types (I32/I64 to the codecs since issue 11) go on as before: not measured here. */
-static size_t zip_bytes(int count, struct ompi_datatype_t *dtype, struct ompi_op_t *op)
+size_t mca_coll_zip_reduce_bytes(int count, struct ompi_datatype_t *dtype, struct ompi_op_t *op)
 {
     const zip_elem_type_t elem = zip_ompi_elem_type(dtype);
     if (count <= 0 || !ompi_datatype_is_predefined(dtype) ||
@@ -108,10 +103,10 @@ bool mca_coll_zip_pairs_serialise(mca_coll_zip_module_t *m, struct ompi_communic
     return tcp;
 }
 
-/* Whether zip runs this call: each of the p chunks reaches the threshold, and the policy
- * finds that compressing can pay. Otherwise the call is counted as handed on. */
-static bool takes(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm, int op_index,
-                  size_t bytes, const void *sample, int count, struct ompi_datatype_t *dtype)
+/* Each of the p chunks reaches the threshold, and the policy finds that compressing can pay. */
+bool mca_coll_zip_reduce_takes(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm,
+                               int op_index, size_t bytes, const void *sample, int count,
+                               struct ompi_datatype_t *dtype)
 {
     const int size = ompi_comm_size(comm);
     if (0 == bytes || size < 2 || bytes / (size_t)size < mca_coll_zip_component.threshold) {
@@ -128,23 +123,21 @@ static bool takes(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm, in
     return mca_coll_zip_policy_takes(m, comm, op_index, sample, count, dtype, bytes);
 }
 
-/* The link rate the schedules' cost models take: the agreed one, or where policy always agreed
- * none the configured rate (0: unknown), as bcast's plan does. The same on every rank. */
-static double schedule_link_Bps(const mca_coll_zip_module_t *m)
+/* The agreed rate, or where policy always agreed none the configured rate, as bcast's plan
+ * does. The same on every rank. */
+double mca_coll_zip_schedule_link_Bps(const mca_coll_zip_module_t *m)
 {
     return m->call_policy.speeds.link_Bps > 0.0
                ? m->call_policy.speeds.link_Bps
                : mca_coll_zip_component.link_gbps_remote * 1e9 / 8.0;
 }
 
-/* The arguments for reducing `bytes` of buf with op (allreduce: by `algorithm`, a
- * ZIP_ALLREDUCE_*); policy and tag are the call's. */
-static void schedule_args(zip_allreduce_args_t *args, zip_reduce_ops_t *reduce,
-                          reduce_binding_t *binding, mca_coll_zip_module_t *m, void *buf,
-                          size_t bytes, struct ompi_datatype_t *dtype, struct ompi_op_t *op,
-                          int algorithm)
+void mca_coll_zip_reduce_args(zip_allreduce_args_t *args, zip_reduce_ops_t *reduce,
+                              mca_coll_zip_reduce_binding_t *binding, mca_coll_zip_module_t *m,
+                              void *buf, size_t bytes, struct ompi_datatype_t *dtype,
+                              struct ompi_op_t *op, int algorithm)
 {
-    *binding = (reduce_binding_t){op, dtype};
+    *binding = (mca_coll_zip_reduce_binding_t){op, dtype};
     *reduce = (zip_reduce_ops_t){binding, dtype->super.size, reduce_with_op, NULL};
     *args = (zip_allreduce_args_t){
         .buf = buf,
@@ -164,10 +157,10 @@ static int run_schedule(mca_coll_zip_module_t *m, struct ompi_communicator_t *co
                         struct ompi_datatype_t *dtype, struct ompi_op_t *op, int algorithm,
                         size_t segment)
 {
-    reduce_binding_t binding;
+    mca_coll_zip_reduce_binding_t binding;
     zip_reduce_ops_t reduce;
     zip_allreduce_args_t args;
-    schedule_args(&args, &reduce, &binding, m, buf, bytes, dtype, op, algorithm);
+    mca_coll_zip_reduce_args(&args, &reduce, &binding, m, buf, bytes, dtype, op, algorithm);
     args.contribution = mine;
     args.segment = segment;
     args.tag =
@@ -191,23 +184,24 @@ int mca_coll_zip_reduce(const void *sbuf, void *rbuf, int count, struct ompi_dat
     mca_coll_zip_policy_count_call(m, comm, COLL_ZIP_OP_REDUCE);
     const bool is_root = ompi_comm_rank(comm) == root;
     const void *mine = (is_root && MPI_IN_PLACE == sbuf) ? rbuf : sbuf;
-    const size_t bytes = zip_bytes(count, dtype, op);
-    if (!takes(m, comm, COLL_ZIP_OP_REDUCE, bytes, mine, count, dtype)) {
+    const size_t bytes = mca_coll_zip_reduce_bytes(count, dtype, op);
+    if (!mca_coll_zip_reduce_takes(m, comm, COLL_ZIP_OP_REDUCE, bytes, mine, count, dtype)) {
         return m->previous_reduce(sbuf, rbuf, count, dtype, op, root, comm,
                                   m->previous_reduce_module);
     }
     /* Too few segments for the chain's hops: tuned's trees are faster (zip_algo_reduce_suits). */
     const size_t segment_floor = zip_algo_reduce_segment_floor(
-        schedule_link_Bps(m), mca_coll_zip_component.bcast_latency_us * 1e-6,
+        mca_coll_zip_schedule_link_Bps(m), mca_coll_zip_component.bcast_latency_us * 1e-6,
         m->agreed ? m->speeds.ranks_per_core : 0.0);
     if (!zip_algo_reduce_suits(bytes, ompi_comm_size(comm), dtype->super.size, segment_floor)) {
         mca_coll_zip_stats_handed_on(COLL_ZIP_OP_REDUCE, ZIP_VERDICT_TOO_SMALL, 0.0, 0);
         return m->previous_reduce(sbuf, rbuf, count, dtype, op, root, comm,
                                   m->previous_reduce_module);
     }
-    const size_t segment = zip_algo_reduce_segment(
-        bytes, ompi_comm_size(comm), dtype->super.size, segment_floor, schedule_link_Bps(m),
-        mca_coll_zip_component.bcast_latency_us * 1e-6, m->agreed ? &m->speeds : NULL);
+    const size_t segment = zip_algo_reduce_segment(bytes, ompi_comm_size(comm), dtype->super.size,
+                                                   segment_floor, mca_coll_zip_schedule_link_Bps(m),
+                                                   mca_coll_zip_component.bcast_latency_us * 1e-6,
+                                                   m->agreed ? &m->speeds : NULL);
     /* Segments whose coding and messages outlast their raw wire never pay compressed. */
     if (!zip_algo_reduce_may_compress(&m->call_policy, segment)) {
         mca_coll_zip_stats_handed_on(COLL_ZIP_OP_REDUCE, ZIP_VERDICT_LINK_FASTER, 0.0, 0);
@@ -226,7 +220,7 @@ int mca_coll_zip_reduce(const void *sbuf, void *rbuf, int count, struct ompi_dat
 /* MPI_Iallreduce: the same ring, advanced by Open MPI's progress engine (coll_zip_nb.h). */
 typedef struct iallreduce {
     mca_coll_zip_nb_t nb; /* first: released as a whole */
-    reduce_binding_t binding;
+    mca_coll_zip_reduce_binding_t binding;
     zip_reduce_ops_t reduce;
     zip_allreduce_args_t args;
 } iallreduce_t;
@@ -249,7 +243,8 @@ static int start_schedule(mca_coll_zip_module_t *m, struct ompi_communicator_t *
         mca_coll_zip_nb_release(&c->nb);
         return mca_coll_zip_algo_error(ZIP_ALGO_ERR_NOMEM, "MPI_Iallreduce", comm);
     }
-    schedule_args(&c->args, &c->reduce, &c->binding, m, buf, bytes, dtype, op, algorithm);
+    mca_coll_zip_reduce_args(&c->args, &c->reduce, &c->binding, m, buf, bytes, dtype, op,
+                             algorithm);
     c->args.tag = c->nb.tag;
     c->args.policy = &c->nb.policy;
     zip_algo_call_t *call =
@@ -268,8 +263,9 @@ int mca_coll_zip_iallreduce(const void *sbuf, void *rbuf, int count, struct ompi
     const int op_index = NULL == request ? COLL_ZIP_OP_ALLREDUCE : COLL_ZIP_OP_IALLREDUCE;
     mca_coll_zip_stats_arm_finalize_summary(comm);
     mca_coll_zip_policy_count_call(m, comm, op_index);
-    const size_t bytes = zip_bytes(count, dtype, op);
-    if (!takes(m, comm, op_index, bytes, MPI_IN_PLACE == sbuf ? rbuf : sbuf, count, dtype)) {
+    const size_t bytes = mca_coll_zip_reduce_bytes(count, dtype, op);
+    if (!mca_coll_zip_reduce_takes(m, comm, op_index, bytes, MPI_IN_PLACE == sbuf ? rbuf : sbuf,
+                                   count, dtype)) {
         return COLL_ZIP_HAND_ON(m, request, allreduce, sbuf, rbuf, count, dtype, op, comm);
     }
     /* Many ranks over a link with latency: the ring pays p latencies where recursive halving
@@ -277,10 +273,10 @@ int mca_coll_zip_iallreduce(const void *sbuf, void *rbuf, int count, struct ompi
      * (zip_algo_allreduce_choose; the latency is the cost models' parameter). */
     int algorithm = mca_coll_zip_component.allreduce_algorithm;
     if (ZIP_ALLREDUCE_AUTO == algorithm) {
-        algorithm = zip_algo_allreduce_choose(bytes, ompi_comm_size(comm), schedule_link_Bps(m),
-                                              mca_coll_zip_component.bcast_latency_us * 1e-6,
-                                              mca_coll_zip_pairs_serialise(m, comm),
-                                              m->agreed ? &m->speeds : NULL);
+        algorithm = zip_algo_allreduce_choose(
+            bytes, ompi_comm_size(comm), mca_coll_zip_schedule_link_Bps(m),
+            mca_coll_zip_component.bcast_latency_us * 1e-6, mca_coll_zip_pairs_serialise(m, comm),
+            m->agreed ? &m->speeds : NULL);
     }
     opal_output_verbose(10, mca_coll_zip_component.output,
                         "coll:zip: allreduce of %zu bytes on %d ranks: %s (pairs serialise: %d)",

@@ -24,6 +24,10 @@ int zip_coll_op_blocking(int op)
         return COLL_ZIP_OP_ALLTOALLV;
     case COLL_ZIP_OP_IALLTOALLW:
         return COLL_ZIP_OP_ALLTOALLW;
+    case COLL_ZIP_OP_IREDUCE_SCATTER_BLOCK:
+        return COLL_ZIP_OP_REDUCE_SCATTER_BLOCK;
+    case COLL_ZIP_OP_IREDUCE_SCATTER:
+        return COLL_ZIP_OP_REDUCE_SCATTER;
     case COLL_ZIP_OP_IGATHER:
         return COLL_ZIP_OP_GATHER;
     case COLL_ZIP_OP_IGATHERV:
@@ -69,6 +73,8 @@ zip_algo_flow_t zip_coll_op_flow(int op)
     case COLL_ZIP_OP_ALLGATHER:
         return ZIP_FLOW_RING;
     case COLL_ZIP_OP_REDUCE:
+    case COLL_ZIP_OP_REDUCE_SCATTER_BLOCK: // the ring's hops decode, reduce and encode in turn
+    case COLL_ZIP_OP_REDUCE_SCATTER:
         return ZIP_FLOW_REDUCE;
     case COLL_ZIP_OP_ALLREDUCE:
         return ZIP_FLOW_ALLREDUCE;
@@ -105,6 +111,9 @@ int zip_coll_op_run(int op, const zip_transport_t *t, const zip_codec_ops_t *cod
         return zip_algo_allreduce(t, codec, reduce, result);
     case COLL_ZIP_OP_REDUCE:
         return zip_algo_reduce(t, codec, root, reduce, result);
+    case COLL_ZIP_OP_REDUCE_SCATTER_BLOCK:
+    case COLL_ZIP_OP_REDUCE_SCATTER:
+        return zip_algo_reduce_scatter(t, codec, reduce, result);
     case COLL_ZIP_OP_NEIGHBOR_ALLTOALL:
     case COLL_ZIP_OP_NEIGHBOR_ALLTOALLV:
     case COLL_ZIP_OP_NEIGHBOR_ALLGATHER:
@@ -126,6 +135,10 @@ zip_algo_call_t *zip_coll_op_start(int op, const zip_transport_t *t, const zip_c
     case COLL_ZIP_OP_ALLREDUCE:
         return zip_algo_iallreduce(t, codec, static_cast<const zip_allreduce_args_t *>(args),
                                    result);
+    case COLL_ZIP_OP_REDUCE_SCATTER_BLOCK:
+    case COLL_ZIP_OP_REDUCE_SCATTER:
+        return zip_algo_ireduce_scatter(t, codec, static_cast<const zip_allreduce_args_t *>(args),
+                                        result);
     case COLL_ZIP_OP_ALLTOALL:
     case COLL_ZIP_OP_ALLTOALLV:
     case COLL_ZIP_OP_ALLTOALLW:

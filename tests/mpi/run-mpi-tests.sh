@@ -29,7 +29,7 @@ families="alltoall:alltoall gather_scatter:gather,scatter,scatterv allgather:all
     alltoallw:alltoallw,ialltoallw"
 for t in $tests $(for f in $families; do echo "${f%%:*}"; done) nonblocking lossy pvars stats buffer_cache \
     large_block corruption alltoallv_int alltoallv_temporal coll_info nb_start intercomm \
-    allgather_seen nb_metered agree_known uncoded nb_agree soak topo_persistent; do
+    allgather_seen nb_metered agree_known uncoded nb_agree soak topo_persistent reduce_scatter; do
     if ! mpicc -O2 -Wall -Wextra -pthread -o "$bin/test_$t" "$here/test_$t.c" -lm 2>"$bin/cc.log"; then
         report "build test_$t" 1 "$bin/cc.log"
     fi
@@ -192,7 +192,16 @@ for np in 3 4 8; do
         -np "$np" --oversubscribe $zip_on --mca coll_zip_allreduce_algorithm halving \
         -x ZT_ZIP_RING=16384 -x ZT_ZIP_HALVING=1 "$bin/test_allreduce"
 done
-for t in bcast alltoallv gatherv allreduce; do
+# Reduce-scatter and reduce_scatter_block, blocking and non-blocking: zip's ring order bit for
+# bit (ZT_ZIP_RING) where zip runs, stock within rounding of it.
+run "reduce_scatter np=4 zip=off" reduce_scatter -np 4 --oversubscribe $zip_off \
+    "$bin/test_reduce_scatter"
+for np in 2 3 4 8; do
+    run_stats "reduce_scatter np=$np zip=on, compressed" reduce_scatter \
+        "reduce_scatter_block reduce_scatter ireduce_scatter_block ireduce_scatter" compressed \
+        -np "$np" --oversubscribe $zip_on -x ZT_ZIP_RING=16384 "$bin/test_reduce_scatter"
+done
+for t in bcast alltoallv gatherv allreduce reduce_scatter; do
     run "$t np=3 zip=auto" "$t" -np 3 --oversubscribe $zip_auto "$bin/test_$t"
 done
 # The randomized soak (test_soak.c): every collective zip takes, blocking and in flight

@@ -26,7 +26,8 @@ TEST(CollOps, NamesAndCallsFollowTheList)
     EXPECT_STREQ("ineighbor_allgatherv", zip_coll_op_names[COLL_ZIP_OP_INEIGHBOR_ALLGATHERV]);
     EXPECT_STREQ("alltoallw", zip_coll_op_names[COLL_ZIP_OP_ALLTOALLW]);
     EXPECT_STREQ("MPI_Ialltoallw", zip_coll_op_calls[COLL_ZIP_OP_IALLTOALLW]);
-    EXPECT_EQ(33, COLL_ZIP_OP_COUNT);
+    EXPECT_STREQ("MPI_Ireduce_scatter_block", zip_coll_op_calls[COLL_ZIP_OP_IREDUCE_SCATTER_BLOCK]);
+    EXPECT_EQ(37, COLL_ZIP_OP_COUNT);
     EXPECT_STREQ("MPI_Ineighbor_alltoallw", zip_coll_op_calls[COLL_ZIP_OP_INEIGHBOR_ALLTOALLW]);
 }
 
@@ -53,6 +54,8 @@ TEST(CollOps, FlowsByCollective)
     EXPECT_EQ(ZIP_FLOW_OUT_OF_ROOT, zip_coll_op_flow(COLL_ZIP_OP_ISCATTER));
     EXPECT_EQ(ZIP_FLOW_INTO_ROOT, zip_coll_op_flow(COLL_ZIP_OP_GATHER));
     EXPECT_EQ(ZIP_FLOW_REDUCE, zip_coll_op_flow(COLL_ZIP_OP_REDUCE));
+    // The reduce-scatter ring's hops decode, reduce and encode in turn, as the reduce chain's.
+    EXPECT_EQ(ZIP_FLOW_REDUCE, zip_coll_op_flow(COLL_ZIP_OP_IREDUCE_SCATTER));
     EXPECT_EQ(ZIP_FLOW_ALLREDUCE, zip_coll_op_flow(COLL_ZIP_OP_IALLREDUCE));
     EXPECT_EQ(ZIP_FLOW_INTO_ROOT, zip_coll_op_flow(COLL_ZIP_OP_IGATHERV));
     // A halo exchange: every rank sends at once, as in alltoall(v).
