@@ -12,7 +12,8 @@ const char *const zb_op_names =
     "bcast,alltoallv,gatherv,allreduce,reduce,alltoall,gather,scatter,scatterv,allgather,"
     "allgatherv,ibcast,iallreduce,ialltoall,ialltoallv,igather,igatherv,iscatter,iscatterv,"
     "iallgather,iallgatherv,neighbor_alltoall,neighbor_allgather,ineighbor_alltoall,"
-    "ineighbor_allgather,neighbor_alltoallw,ineighbor_alltoallw,alltoallw,ialltoallw,pingpong,"
+    "ineighbor_allgather,neighbor_alltoallw,ineighbor_alltoallw,alltoallw,ialltoallw,"
+    "reduce_scatter_block,ireduce_scatter_block,reduce_scatter,ireduce_scatter,pingpong,"
     "bandwidth,compute";
 
 enum kind {
@@ -37,6 +38,10 @@ enum kind {
      * columns per rank goes to rank j as the subarray of j's C columns (a row's C doubles, then
      * the next row's), received as contiguous R x C blocks. */
     ALLTOALLW,
+    /* MPI_SUM of each rank's n doubles, rank j getting block j: n / size doubles each
+     * (reduce_scatter_block), or alltoallv's uneven sizes (reduce_scatter). */
+    REDUCE_SCATTER_BLOCK,
+    REDUCE_SCATTER,
     PINGPONG,
     BANDWIDTH,
     COMPUTE /* no communication: the overlap benchmark's computation alone */
@@ -80,6 +85,10 @@ static const struct {
     {"ineighbor_alltoallw", NEIGHBOR_ALLTOALLW, 1},
     {"alltoallw", ALLTOALLW, 0},
     {"ialltoallw", ALLTOALLW, 1},
+    {"reduce_scatter_block", REDUCE_SCATTER_BLOCK, 0},
+    {"ireduce_scatter_block", REDUCE_SCATTER_BLOCK, 1},
+    {"reduce_scatter", REDUCE_SCATTER, 0},
+    {"ireduce_scatter", REDUCE_SCATTER, 1},
 };
 
 /* Messages in flight in a bandwidth run: enough to keep a 1 Gbit/s pipe busy at 64 KiB, and
@@ -214,9 +223,22 @@ zb_op *zb_op_create(const char *name, const double *F, size_t n, const zb_comput
         break;
     case ALLREDUCE:
     case REDUCE:
+    case REDUCE_SCATTER_BLOCK:
         op->sbuf = xmalloc(n * sizeof(double));
         op->rbuf = xmalloc(n * sizeof(double));
         break;
+    case REDUCE_SCATTER: {
+        /* The same on every rank, as MPI requires: rank 0's alltoallv sends. */
+        int at = 0;
+        for (int j = 0; j < p; j++) {
+            op->rcount[j] = a2a_count(n, p, 0, j);
+            op->rdispl[j] = at;
+            at += op->rcount[j];
+        }
+        op->sbuf = xmalloc(n * sizeof(double));
+        op->rbuf = xmalloc(n * sizeof(double));
+        break;
+    }
     case BANDWIDTH:
         /* One buffer per message in flight, each with its own data (a rotation of F), so a
          * message delivered into the wrong slot is caught. Only ranks 0 and 1 take part. */
@@ -359,7 +381,8 @@ void zb_op_destroy(zb_op *op)
 
 size_t zb_op_message_bytes(const zb_op *op)
 {
-    const int split = op->kind == ALLTOALLV || op->kind == ALLTOALL;
+    const int split = op->kind == ALLTOALLV || op->kind == ALLTOALL ||
+                      op->kind == REDUCE_SCATTER_BLOCK || op->kind == REDUCE_SCATTER;
     if (op->kind == NEIGHBOR_ALLTOALL)
         return op->n / 2 * sizeof(double);
     if (op->kind == NEIGHBOR_ALLTOALLW) /* a face */
@@ -436,6 +459,8 @@ void zb_op_prepare(zb_op *op, int root)
         break;
     case ALLREDUCE:
     case REDUCE:
+    case REDUCE_SCATTER_BLOCK:
+    case REDUCE_SCATTER:
     case ALLTOALL:
     case NEIGHBOR_ALLTOALL:
         rot_copy(op->sbuf, op->F, n, shift_of(op, op->rank), 0, n);
@@ -510,6 +535,12 @@ static void run_blocking(zb_op *op, int root)
         break;
     case REDUCE:
         MPI_Reduce(op->sbuf, op->rbuf, n, MPI_DOUBLE, MPI_SUM, root, op->comm);
+        break;
+    case REDUCE_SCATTER_BLOCK:
+        MPI_Reduce_scatter_block(op->sbuf, op->rbuf, n / op->size, MPI_DOUBLE, MPI_SUM, op->comm);
+        break;
+    case REDUCE_SCATTER:
+        MPI_Reduce_scatter(op->sbuf, op->rbuf, op->rcount, MPI_DOUBLE, MPI_SUM, op->comm);
         break;
     case BCAST:
         MPI_Bcast(op->sbuf, n, MPI_DOUBLE, root, op->comm);
@@ -631,6 +662,13 @@ static void start_nb(zb_op *op, int root, MPI_Request *req)
         MPI_Ineighbor_alltoallw(op->sbuf, op->wcount, op->sdisp_w, op->face, op->rbuf, op->rcount_w,
                                 op->rdisp_w, op->rtype_w, op->ring, req);
         break;
+    case REDUCE_SCATTER_BLOCK:
+        MPI_Ireduce_scatter_block(op->sbuf, op->rbuf, n / op->size, MPI_DOUBLE, MPI_SUM, op->comm,
+                                  req);
+        break;
+    case REDUCE_SCATTER:
+        MPI_Ireduce_scatter(op->sbuf, op->rbuf, op->rcount, MPI_DOUBLE, MPI_SUM, op->comm, req);
+        break;
     case ALLTOALLW:
         MPI_Ialltoallw(op->sbuf, op->scount, op->sdispl, op->cols, op->rbuf, op->rcount, op->rdispl,
                        op->rtypes, op->comm, req);
@@ -659,23 +697,29 @@ void zb_op_run(zb_op *op, int root)
 /* Elements of an allreduce sum that are wrong: the sum over ranks of their rotations of F, in
  * rank order, against what came back, within rounding (algorithms add in different orders); NaN
  * must meet NaN, and a sum that overflows in some order may come back as any infinity. */
-static size_t sum_mismatch(const zb_op *op)
+static size_t sum_mismatch_of(const zb_op *op, size_t first, size_t len)
 {
     size_t bad = 0;
-    for (size_t i = 0; i < op->n; i++) {
+    for (size_t i = first; i < first + len; i++) {
         double sum = 0.0, mag = 0.0;
         for (int r = 0; r < op->size; r++) {
             const double x = op->F[(i + shift_of(op, r)) % op->n];
             sum += x;
             mag += fabs(x);
         }
-        const double got = op->rbuf[i];
+        const double got = op->rbuf[i - first];
         if (isnan(sum) || isnan(got))
             bad += !(isnan(sum) && isnan(got));
         else if (isfinite(mag))
             bad += !(fabs(got - sum) <= 1e-12 * mag);
     }
     return bad;
+}
+
+/* The whole vector (allreduce, reduce). */
+static size_t sum_mismatch(const zb_op *op)
+{
+    return sum_mismatch_of(op, 0, op->n);
 }
 
 /* Where sender i's block for this rank starts in i's send buffer. */
@@ -708,6 +752,12 @@ size_t zb_op_verify(const zb_op *op, int root)
         return sum_mismatch(op);
     case REDUCE:
         return op->rank == root ? sum_mismatch(op) : 0;
+    case REDUCE_SCATTER_BLOCK: {
+        const size_t q = n / (size_t)op->size;
+        return sum_mismatch_of(op, (size_t)op->rank * q, q);
+    }
+    case REDUCE_SCATTER:
+        return sum_mismatch_of(op, (size_t)op->rdispl[op->rank], (size_t)op->rcount[op->rank]);
     case COMPUTE:
         return 0;
     case ALLTOALL: {
