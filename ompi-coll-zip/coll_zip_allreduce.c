@@ -179,24 +179,36 @@ int mca_coll_zip_reduce(const void *sbuf, void *rbuf, int count, struct ompi_dat
                         struct ompi_op_t *op, int root, struct ompi_communicator_t *comm,
                         mca_coll_base_module_t *module)
 {
+    return mca_coll_zip_ireduce(sbuf, rbuf, count, dtype, op, root, comm, NULL, module);
+}
+
+static int start_schedule(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm, int op_index,
+                          int root, void *buf, const void *mine, size_t bytes,
+                          struct ompi_datatype_t *dtype, struct ompi_op_t *op, int algorithm,
+                          size_t segment, struct ompi_request_t **request);
+
+/* MPI_Reduce too, with request NULL. */
+int mca_coll_zip_ireduce(const void *sbuf, void *rbuf, int count, struct ompi_datatype_t *dtype,
+                         struct ompi_op_t *op, int root, struct ompi_communicator_t *comm,
+                         struct ompi_request_t **request, mca_coll_base_module_t *module)
+{
     mca_coll_zip_module_t *m = (mca_coll_zip_module_t *)module;
+    const int op_index = NULL == request ? COLL_ZIP_OP_REDUCE : COLL_ZIP_OP_IREDUCE;
     mca_coll_zip_stats_arm_finalize_summary(comm);
-    mca_coll_zip_policy_count_call(m, comm, COLL_ZIP_OP_REDUCE);
+    mca_coll_zip_policy_count_call(m, comm, op_index);
     const bool is_root = ompi_comm_rank(comm) == root;
     const void *mine = (is_root && MPI_IN_PLACE == sbuf) ? rbuf : sbuf;
     const size_t bytes = mca_coll_zip_reduce_bytes(count, dtype, op);
-    if (!mca_coll_zip_reduce_takes(m, comm, COLL_ZIP_OP_REDUCE, bytes, mine, count, dtype)) {
-        return m->previous_reduce(sbuf, rbuf, count, dtype, op, root, comm,
-                                  m->previous_reduce_module);
+    if (!mca_coll_zip_reduce_takes(m, comm, op_index, bytes, mine, count, dtype)) {
+        return COLL_ZIP_HAND_ON(m, request, reduce, sbuf, rbuf, count, dtype, op, root, comm);
     }
     /* Too few segments for the chain's hops: tuned's trees are faster (zip_algo_reduce_suits). */
     const size_t segment_floor = zip_algo_reduce_segment_floor(
         mca_coll_zip_schedule_link_Bps(m), mca_coll_zip_component.bcast_latency_us * 1e-6,
         m->agreed ? m->speeds.ranks_per_core : 0.0);
     if (!zip_algo_reduce_suits(bytes, ompi_comm_size(comm), dtype->super.size, segment_floor)) {
-        mca_coll_zip_stats_handed_on(COLL_ZIP_OP_REDUCE, ZIP_VERDICT_TOO_SMALL, 0.0, 0);
-        return m->previous_reduce(sbuf, rbuf, count, dtype, op, root, comm,
-                                  m->previous_reduce_module);
+        mca_coll_zip_stats_handed_on(op_index, ZIP_VERDICT_TOO_SMALL, 0.0, 0);
+        return COLL_ZIP_HAND_ON(m, request, reduce, sbuf, rbuf, count, dtype, op, root, comm);
     }
     const size_t segment = zip_algo_reduce_segment(bytes, ompi_comm_size(comm), dtype->super.size,
                                                    segment_floor, mca_coll_zip_schedule_link_Bps(m),
@@ -204,20 +216,24 @@ int mca_coll_zip_reduce(const void *sbuf, void *rbuf, int count, struct ompi_dat
                                                    m->agreed ? &m->speeds : NULL);
     /* Segments whose coding and messages outlast their raw wire never pay compressed. */
     if (!zip_algo_reduce_may_compress(&m->call_policy, segment)) {
-        mca_coll_zip_stats_handed_on(COLL_ZIP_OP_REDUCE, ZIP_VERDICT_LINK_FASTER, 0.0, 0);
-        return m->previous_reduce(sbuf, rbuf, count, dtype, op, root, comm,
-                                  m->previous_reduce_module);
+        mca_coll_zip_stats_handed_on(op_index, ZIP_VERDICT_LINK_FASTER, 0.0, 0);
+        return COLL_ZIP_HAND_ON(m, request, reduce, sbuf, rbuf, count, dtype, op, root, comm);
     }
     opal_output_verbose(10, mca_coll_zip_component.output,
                         "coll:zip: reduce of %zu bytes on %d ranks: chain of %zu-byte segments",
                         bytes, ompi_comm_size(comm), segment);
     /* The chain reads each rank's contribution where it is and writes the result into the
      * root's receive buffer only (MPI leaves the others' undefined, and it may be NULL). */
+    if (NULL != request) {
+        return start_schedule(m, comm, op_index, root, is_root ? rbuf : NULL, mine, bytes, dtype,
+                              op, ZIP_ALLREDUCE_RING, segment, request);
+    }
     return run_schedule(m, comm, COLL_ZIP_OP_REDUCE, root, is_root ? rbuf : NULL, mine, bytes,
                         dtype, op, ZIP_ALLREDUCE_RING, segment);
 }
 
-/* MPI_Iallreduce: the same ring, advanced by Open MPI's progress engine (coll_zip_nb.h). */
+/* MPI_Iallreduce and MPI_Ireduce: the same ring and chain, advanced by Open MPI's progress
+ * engine (coll_zip_nb.h). */
 typedef struct iallreduce {
     mca_coll_zip_nb_t nb; /* first: released as a whole */
     mca_coll_zip_reduce_binding_t binding;
@@ -230,28 +246,34 @@ static void iallreduce_release(mca_coll_zip_nb_t *nb)
     free(nb);
 }
 
-static int start_schedule(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm, void *buf,
-                          size_t bytes, struct ompi_datatype_t *dtype, struct ompi_op_t *op,
-                          int algorithm, struct ompi_request_t **request)
+/* Starts the reduction of `op_index` (IALLREDUCE or IREDUCE; the arguments are run_schedule's). */
+static int start_schedule(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm, int op_index,
+                          int root, void *buf, const void *mine, size_t bytes,
+                          struct ompi_datatype_t *dtype, struct ompi_op_t *op, int algorithm,
+                          size_t segment, struct ompi_request_t **request)
 {
+    const char *call_name = zip_coll_op_calls[op_index];
     iallreduce_t *c = calloc(1, sizeof(*c));
     if (NULL == c) {
-        return mca_coll_zip_algo_error(ZIP_ALGO_ERR_NOMEM, "MPI_Iallreduce", comm);
+        return mca_coll_zip_algo_error(ZIP_ALGO_ERR_NOMEM, call_name, comm);
     }
     c->nb.release = iallreduce_release;
-    if (OMPI_SUCCESS != mca_coll_zip_nb_begin(&c->nb, m, comm, COLL_ZIP_OP_IALLREDUCE)) {
+    if (OMPI_SUCCESS != mca_coll_zip_nb_begin(&c->nb, m, comm, op_index)) {
         mca_coll_zip_nb_release(&c->nb);
-        return mca_coll_zip_algo_error(ZIP_ALGO_ERR_NOMEM, "MPI_Iallreduce", comm);
+        return mca_coll_zip_algo_error(ZIP_ALGO_ERR_NOMEM, call_name, comm);
     }
     mca_coll_zip_reduce_args(&c->args, &c->reduce, &c->binding, m, buf, bytes, dtype, op,
                              algorithm);
+    c->args.contribution = mine;
+    c->args.segment = segment;
     c->args.tag = c->nb.tag;
     c->args.policy = &c->nb.policy;
     zip_algo_call_t *call =
-        zip_algo_iallreduce(&c->nb.transport, &c->nb.codec, &c->args, &c->nb.result);
+        COLL_ZIP_OP_IREDUCE == op_index
+            ? zip_algo_ireduce(&c->nb.transport, &c->nb.codec, root, &c->args, &c->nb.result)
+            : zip_algo_iallreduce(&c->nb.transport, &c->nb.codec, &c->args, &c->nb.result);
     const int rc = mca_coll_zip_nb_start(&c->nb, call, request);
-    return OMPI_SUCCESS == rc ? rc
-                              : mca_coll_zip_algo_error(ZIP_ALGO_ERR_NOMEM, "MPI_Iallreduce", comm);
+    return OMPI_SUCCESS == rc ? rc : mca_coll_zip_algo_error(ZIP_ALGO_ERR_NOMEM, call_name, comm);
 }
 
 /* MPI_Allreduce too, with request NULL. */
@@ -297,5 +319,6 @@ int mca_coll_zip_iallreduce(const void *sbuf, void *rbuf, int count, struct ompi
     }
     return NULL == request ? run_schedule(m, comm, COLL_ZIP_OP_ALLREDUCE, -1, rbuf, NULL, bytes,
                                           dtype, op, algorithm, 0)
-                           : start_schedule(m, comm, rbuf, bytes, dtype, op, algorithm, request);
+                           : start_schedule(m, comm, COLL_ZIP_OP_IALLREDUCE, -1, rbuf, NULL, bytes,
+                                            dtype, op, algorithm, 0, request);
 }

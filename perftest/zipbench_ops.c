@@ -13,7 +13,7 @@ const char *const zb_op_names =
     "allgatherv,ibcast,iallreduce,ialltoall,ialltoallv,igather,igatherv,iscatter,iscatterv,"
     "iallgather,iallgatherv,neighbor_alltoall,neighbor_allgather,ineighbor_alltoall,"
     "ineighbor_allgather,neighbor_alltoallw,ineighbor_alltoallw,alltoallw,ialltoallw,"
-    "reduce_scatter_block,ireduce_scatter_block,reduce_scatter,ireduce_scatter,pingpong,"
+    "reduce_scatter_block,ireduce_scatter_block,reduce_scatter,ireduce_scatter,ireduce,pingpong,"
     "bandwidth,compute";
 
 enum kind {
@@ -66,6 +66,7 @@ static const struct {
     {"allgatherv", ALLGATHERV, 0},
     {"ibcast", BCAST, 1},
     {"iallreduce", ALLREDUCE, 1},
+    {"ireduce", REDUCE, 1},
     {"ialltoall", ALLTOALL, 1},
     {"ialltoallv", ALLTOALLV, 1},
     {"igather", GATHER, 1},
@@ -629,6 +630,9 @@ static void start_nb(zb_op *op, int root, MPI_Request *req)
         break;
     case ALLREDUCE:
         MPI_Iallreduce(op->sbuf, op->rbuf, n, MPI_DOUBLE, MPI_SUM, op->comm, req);
+        break;
+    case REDUCE:
+        MPI_Ireduce(op->sbuf, op->rbuf, n, MPI_DOUBLE, MPI_SUM, root, op->comm, req);
         break;
     case GATHER:
         MPI_Igather(op->sbuf, n, MPI_DOUBLE, op->rbuf, n, MPI_DOUBLE, root, op->comm, req);

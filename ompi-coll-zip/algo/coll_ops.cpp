@@ -28,6 +28,8 @@ int zip_coll_op_blocking(int op)
         return COLL_ZIP_OP_REDUCE_SCATTER_BLOCK;
     case COLL_ZIP_OP_IREDUCE_SCATTER:
         return COLL_ZIP_OP_REDUCE_SCATTER;
+    case COLL_ZIP_OP_IREDUCE:
+        return COLL_ZIP_OP_REDUCE;
     case COLL_ZIP_OP_IGATHER:
         return COLL_ZIP_OP_GATHER;
     case COLL_ZIP_OP_IGATHERV:
@@ -135,6 +137,9 @@ zip_algo_call_t *zip_coll_op_start(int op, const zip_transport_t *t, const zip_c
     case COLL_ZIP_OP_ALLREDUCE:
         return zip_algo_iallreduce(t, codec, static_cast<const zip_allreduce_args_t *>(args),
                                    result);
+    case COLL_ZIP_OP_REDUCE:
+        return zip_algo_ireduce(t, codec, root, static_cast<const zip_allreduce_args_t *>(args),
+                                result);
     case COLL_ZIP_OP_REDUCE_SCATTER_BLOCK:
     case COLL_ZIP_OP_REDUCE_SCATTER:
         return zip_algo_ireduce_scatter(t, codec, static_cast<const zip_allreduce_args_t *>(args),

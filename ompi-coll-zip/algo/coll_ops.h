@@ -47,6 +47,7 @@ extern "C" {
     X(REDUCE_SCATTER, reduce_scatter, Reduce_scatter)                                              \
     X(IREDUCE_SCATTER_BLOCK, ireduce_scatter_block, Ireduce_scatter_block)                         \
     X(IREDUCE_SCATTER, ireduce_scatter, Ireduce_scatter)                                           \
+    X(IREDUCE, ireduce, Ireduce)                                                                   \
     X(NEIGHBOR_ALLTOALL, neighbor_alltoall, Neighbor_alltoall)                                     \
     X(NEIGHBOR_ALLTOALLV, neighbor_alltoallv, Neighbor_alltoallv)                                  \
     X(NEIGHBOR_ALLGATHER, neighbor_allgather, Neighbor_allgather)                                  \

@@ -261,6 +261,13 @@ extern "C" int zip_algo_reduce(const zip_transport_t *t, const zip_codec_ops_t *
     return zipcoll::run_to_end(chain_reduce(t, codec, a, root, res));
 }
 
+extern "C" zip_algo_call_t *zip_algo_ireduce(const zip_transport_t *t, const zip_codec_ops_t *codec,
+                                             int root, const zip_allreduce_args_t *a,
+                                             zip_algo_result_t *res)
+{
+    return zip_algo_call_new(chain_reduce(t, codec, a, root, res));
+}
+
 // The chain's last rank starts a segment p - 2 hops before the root can finish its first, so the
 // call takes about S + p - 2 segment times for S segments, plus p - 1 latencies. With fewer than
 // 2.5 segments per hop, tuned's rabenseifner (log p steps) or its pipeline of smaller segments

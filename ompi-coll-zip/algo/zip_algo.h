@@ -622,6 +622,8 @@ typedef struct zip_algo_call zip_algo_call_t;
  * t, codec, args (and what they point to) and result must outlive the call. */
 zip_algo_call_t *zip_algo_iallreduce(const zip_transport_t *t, const zip_codec_ops_t *codec,
                                      const zip_allreduce_args_t *args, zip_algo_result_t *result);
+zip_algo_call_t *zip_algo_ireduce(const zip_transport_t *t, const zip_codec_ops_t *codec, int root,
+                                  const zip_allreduce_args_t *args, zip_algo_result_t *result);
 zip_algo_call_t *zip_algo_ireduce_scatter(const zip_transport_t *t, const zip_codec_ops_t *codec,
                                           const zip_allreduce_args_t *args,
                                           zip_algo_result_t *result);

@@ -111,8 +111,8 @@ for np in $ranks; do
         bcast | alltoallv | gatherv)
             run_stats "$t np=$np zip=on, compressed" "$t" "$t" compressed -np "$np" \
                 --oversubscribe $zip_on "$bin/test_$t" ;;
-        allreduce) # ZT_ZIP_RING: results must be zip's ring order, bit for bit
-            run_stats "$t np=$np zip=on, compressed" "$t" "$t" compressed -np "$np" \
+        allreduce) # ZT_ZIP_RING: results must be zip's ring (chain) order, bit for bit
+            run_stats "$t np=$np zip=on, compressed" "$t" "allreduce ireduce" compressed -np "$np" \
                 --oversubscribe $zip_on -x ZT_ZIP_RING=16384 "$bin/test_$t" ;;
         *) run "$t np=$np zip=on" "$t" -np "$np" --oversubscribe $zip_on "$bin/test_$t" ;;
         esac

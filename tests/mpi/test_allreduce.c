@@ -1,9 +1,9 @@
 /*
- * MPI_Allreduce, MPI_Reduce and MPI_Iallreduce through coll/zip: doubles and floats with SUM, PROD,
- * MIN and MAX, every root, MPI_IN_PLACE, counts from 0 to 2 MiB, ints next to them, dup/split
- * communicators. Integer-valued data must come out exact whoever reduces it; for other data,
- * a run that sets ZT_ZIP_RING=<coll_zip_threshold> (zip on, policy always) expects bit for bit
- * the order zip documents (allreduce: its ring's, or with ZT_ZIP_HALVING=1 (and
+ * MPI_Allreduce, MPI_Reduce, MPI_Iallreduce and MPI_Ireduce through coll/zip: doubles and floats
+ * with SUM, PROD, MIN and MAX, every root, MPI_IN_PLACE, counts from 0 to 2 MiB, ints next to them,
+ * dup/split communicators. Integer-valued data must come out exact whoever reduces it; for other
+ * data, a run that sets ZT_ZIP_RING=<coll_zip_threshold> (zip on, policy always) expects bit for
+ * bit the order zip documents (allreduce: its ring's, or with ZT_ZIP_HALVING=1 (and
  * coll_zip_allreduce_algorithm halving) recursive halving's; reduce: its chain's) wherever each
  * of the p chunks reaches the threshold, and any other run a result within rounding of it.
  */
@@ -244,6 +244,44 @@ static void nonblocking(MPI_Comm comm)
     free(rb);
 }
 
+/* MPI_Ireduce: two calls in flight to different roots, a blocking reduce between them, driven
+ * by MPI_Test while the rank computes; the roots' results as the blocking call's. */
+static void nonblocking_reduce(MPI_Comm comm)
+{
+    int rank, p;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &p);
+    const size_t n = 70001;
+    const int ra_root = 0, rb_root = p - 1;
+    double *a = malloc(n * sizeof(double)), *ra = malloc(n * sizeof(double));
+    double *b = malloc(n * sizeof(double)), *rb = malloc(n * sizeof(double));
+    fill(a, 0, SMOOTH, rank, 111, n);
+    fill(b, 0, NOISY, rank, 112, n);
+    MPI_Request req[2];
+    zt_call(MPI_Ireduce(a, ra, (int)n, MPI_DOUBLE, MPI_SUM, ra_root, comm, &req[0]), "MPI_Ireduce",
+            rank);
+    zt_call(MPI_Ireduce(b, rb, (int)n, MPI_DOUBLE, MPI_SUM, rb_root, comm, &req[1]), "MPI_Ireduce",
+            rank);
+    one(comm, 0, INTEGRAL, MPI_SUM, 70001, p / 2, 0, 113);
+    int done = 0;
+    volatile double work = 0.0;
+    while (!done) {
+        for (int i = 0; i < 20000; ++i)
+            work += 1e-9 * i;
+        zt_call(MPI_Testall(2, req, &done, MPI_STATUSES_IGNORE), "MPI_Testall", rank);
+    }
+    int ok = 1;
+    for (size_t i = 0; i < n; ++i) {
+        ok &= rank != ra_root || element_ok(ra[i], SMOOTH, MPI_SUM, 111, p, ra_root, n, i, 0);
+        ok &= rank != rb_root || element_ok(rb[i], NOISY, MPI_SUM, 112, p, rb_root, n, i, 0);
+    }
+    zt_check(ok, "ireduce", rank);
+    free(a);
+    free(ra);
+    free(b);
+    free(rb);
+}
+
 static void run_all(MPI_Comm comm)
 {
     int p;
@@ -262,6 +300,7 @@ static void run_all(MPI_Comm comm)
     one(comm, 1, INTEGRAL, MPI_MAX, 140001, p - 1, 0, ++salt);
     ints(comm);
     nonblocking(comm);
+    nonblocking_reduce(comm);
 }
 
 int main(int argc, char **argv)
