@@ -74,13 +74,25 @@ Task alltoallv(const zip_transport_t *t, const zip_codec_ops_t *codec, const zip
     plan.policy = BlockPolicy::of(*a, *t);
     plan.temporal = a->temporal;
     // Step k: send to rank + k while receiving from rank - k, so every port carries one peer's
-    // block at a time and every rank is busy at every step.
+    // block at a time and every rank is busy at every step. A send of the coded class in the
+    // caller's own layout (a derived datatype) stays unpacked until its step codes it, and goes
+    // as it is once the sender does not compress, as in the neighbourhood exchange
+    // (Transfer::typed): packing every block up front cost alltoallw of 512 KiB subarrays
+    // 0.83x of coll/basic's linear algorithm on random data (netemu, 8 ranks at 1 Gbit/s).
+    // Not with temporal streams, whose reference is the packed block.
+    const bool lazy = t->isend_plain != nullptr && plan.temporal == nullptr;
     plan.steps.resize(size_t(t->size - 1));
     for (int k = 1; k < t->size; ++k) {
         const int to = (t->rank + k) % t->size;
         const int from = (t->rank - k + t->size) % t->size;
         auto &st = plan.steps[size_t(k - 1)];
-        int rc = plan.plain.place(t, plan.policy, a->send[to], to, true, &st.send);
+        const zip_block_t &b = a->send[to];
+        int rc = ZIP_ALGO_OK;
+        if (lazy && b.ptr == nullptr && b.typed != nullptr && b.bytes > 0 &&
+            !plan.policy.plain(b.bytes, to))
+            st.send = Transfer{to, nullptr, b.bytes, b.typed};
+        else
+            rc = plan.plain.place(t, plan.policy, b, to, true, &st.send);
         if (rc == ZIP_ALGO_OK)
             rc = plan.plain.place(t, plan.policy, a->recv[from], from, false, &st.recv);
         if (rc != ZIP_ALGO_OK)

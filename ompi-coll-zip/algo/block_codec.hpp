@@ -20,7 +20,7 @@ struct Transfer {
     // A send not yet in bytes (ptr null): the transport's typed handle. Packed into bytes just
     // before its coding, so that packing the next block overlaps this one's wire; sent as it
     // is once the sender does not compress (the PML packs it as it sends, and the receiver's
-    // byte receive of its length gets the same bytes). Neighbourhood calls only.
+    // byte receive of its length gets the same bytes). Neighbourhood calls and alltoall(v/w).
     void *typed = nullptr;
 };
 

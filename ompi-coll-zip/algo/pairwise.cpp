@@ -70,13 +70,29 @@ Task run_pairwise(const zip_transport_t *t, const zip_codec_ops_t *codec, Pairwi
     // A rank with nothing to compress either way takes no steps: no peer expects a frame of it.
     const size_t steps = err == ZIP_ALGO_OK && !res->all_plain ? plan.steps.size() : 0;
 
-    auto start = [&](size_t k) {
-        const Step &st = plan.steps[k];
+    auto start = [&](size_t k) -> int {
+        Step &st = plan.steps[k];
         InFlight &f = flight[k];
         if (st.recv.bytes > 0) {
             if (t->irecv(t->ctx, st.recv.ptr, st.recv.bytes, st.recv.peer, plan.tag, &f.recv) != 0)
                 return ZIP_ALGO_ERR_TRANSPORT;
             f.receiving = true;
+        }
+        if (st.send.bytes > 0 && st.send.ptr == nullptr && st.send.typed != nullptr) {
+            // A block in the caller's layout (Transfer::typed): as it is where the sender no
+            // longer compresses, else packed now, while the steps before it travel.
+            if (!blocks.compressing()) {
+                if (t->isend_plain(t->ctx, st.send.typed, st.send.peer, plan.tag, &f.send) != 0)
+                    return ZIP_ALGO_ERR_TRANSPORT;
+                f.sending = true;
+                res->bytes_in += st.send.bytes;
+                res->bytes_out += st.send.bytes;
+                return ZIP_ALGO_OK;
+            }
+            const int rc = byte_view(t, zip_block_t{nullptr, st.send.bytes, st.send.typed}, true,
+                                     &st.send.ptr);
+            if (rc != ZIP_ALGO_OK)
+                return rc;
         }
         if (st.send.bytes > 0) {
             char *slot = slot_bytes ? slots.get() + (k % window) * slot_bytes : nullptr;

@@ -287,22 +287,29 @@ TEST(CollAlgoAlltoallvPlain, PlainBlocksMoveTypedAndNeverTouchTheCodec)
     }
 }
 
-// One call with both kinds: small blocks by handle, the others through their byte views (one
-// at each end) and the codec, and every block exact.
+// One call with both kinds: small blocks by handle, the others received through their byte
+// views and sent through theirs and the codec, or, once their sender's sample said raw, by
+// handle unpacked (Transfer::typed); every block exact.
 TEST(CollAlgoAlltoallvPlain, MixedPlainAndCompressedBlocksInOneCall)
 {
     const int size = 5;
-    bool compressed = false;
+    bool compressed = false, unpacked = false;
     for (int round = 0; round < 8; ++round) {
         ToyCodec codec;
         const ExchangeRun r = typed_run(size, round, codec, Options{});
-        EXPECT_EQ(r.plain_sends, blocks_of_round(size, round, below_1024));
-        EXPECT_EQ(r.plain_recvs, r.plain_sends);
-        EXPECT_EQ(r.byte_views, 2 * blocks_of_round(size, round, at_least_1024));
+        const size_t small = blocks_of_round(size, round, below_1024);
+        const size_t coded = blocks_of_round(size, round, at_least_1024);
+        EXPECT_EQ(r.plain_recvs, small);
+        ASSERT_GE(r.plain_sends, small);
+        // Each coded-class block: a byte view where it is received, and one where it is sent
+        // or a send by handle.
+        EXPECT_EQ(r.byte_views + (r.plain_sends - small), 2 * coded);
+        unpacked |= r.plain_sends > small;
         for (int k = 0; k < size; ++k)
             compressed |= r.res[k].compressed != 0;
     }
     EXPECT_TRUE(compressed);
+    EXPECT_TRUE(unpacked);
 }
 
 // Blocks between ranks of one node move plainly whatever their size; between nodes the large
@@ -327,8 +334,10 @@ TEST(CollAlgoAlltoallvPlain, PeersOnTheSameNodeMovePlainly)
                     continue;
                 (b < 1024 || from / 2 == to / 2 ? plain : coded) += 1;
             }
-        EXPECT_EQ(r.plain_sends, plain) << "round " << round;
-        EXPECT_EQ(r.byte_views, 2 * coded) << "round " << round;
+        // Sends of the coded class go by handle too once their sender's sample said raw.
+        EXPECT_EQ(r.plain_recvs, plain) << "round " << round;
+        ASSERT_GE(r.plain_sends, plain) << "round " << round;
+        EXPECT_EQ(r.byte_views + (r.plain_sends - plain), 2 * coded) << "round " << round;
     }
 }
 
@@ -341,7 +350,7 @@ TEST(CollAlgoAlltoallvPlain, BlocksLongerThanAMessageMovePlainly)
         Options o;
         o.max_message = 5000; // the menu's 70000-byte blocks are longer
         const ExchangeRun r = typed_run(size, round, codec, o);
-        EXPECT_EQ(r.plain_sends,
+        EXPECT_EQ(r.plain_recvs,
                   blocks_of_round(size, round, [](size_t b) { return b < 1024 || b > 5000; }));
     }
 }
