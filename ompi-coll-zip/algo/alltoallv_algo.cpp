@@ -9,12 +9,16 @@
 namespace zipcoll
 {
 
-// Steps in flight on a slow link: one more per 32 KiB of the mean block, up to about 512 KiB in
+// Steps in flight on a slow link: one more per 32 KiB of the mean block, up to about 2 MiB in
 // flight, 2 to 4 (netemu, 8 ranks at 1 Gbit/s against tuned's pairwise, random data: 128 KiB
 // blocks 0.86-0.91x with 2 steps, 1.02-1.09x with 4; 32 KiB blocks 0.94x with 2, 0.86-0.87x with
 // 4; 16 KiB blocks 1.12-1.13x with 2, 0.93-0.98x with 4; 64 and 256 KiB blocks the same with 2 or
 // 4). A step of small blocks is short, and more of them at once only crowd each port with more
-// peers, whose TCP flows then lose packets at the shaped queue.
+// peers, whose TCP flows then lose packets at the shaped queue. Blocks of 512 KiB (4 MiB per
+// rank on 8 ranks) gain from 4 (the same netemu, in one job against stock, 2 rounds: alltoallv
+// random 50.8-51.8 ms with 2 steps, 44.3-45.1 with 4; gauss 34.3-35.7, 31.8-33.3; alltoallw of
+// subarrays random 49.8-50.2, 41.8-42.0; gauss 36.4-38.4, 34.2-34.3), hence 2 MiB, not the
+// 512 KiB of before.
 //
 // On a fast link a step is short next to the latency and to the codec's time per block, and a
 // few steps leave the link idle between them: up to 16 steps, about 8 MiB in flight (simscale,
@@ -52,7 +56,7 @@ size_t alltoallv_auto_window(int rank, int size, const zip_block_t *send, const 
     const size_t per_step = 32 * 1024;
     const size_t most = size > 3 ? std::min<size_t>(size_t(size - 2), 4) : size_t(size - 1);
     const size_t w =
-        mean == 0 ? most : std::min((mean + per_step - 1) / per_step, up_to(512 * 1024));
+        mean == 0 ? most : std::min((mean + per_step - 1) / per_step, up_to(2 * 1024 * 1024));
     return std::clamp<size_t>(w, 2, most);
 }
 

@@ -155,7 +155,7 @@ inline constexpr double kFastLinkBps = 375e6;
 // Alltoallv's window when the caller gives none, from the mean block (per peer the larger
 // direction, self excluded) and the link rate each rank's sends get (link_Bps: the call's
 // policy speeds, NIC shared among a node's ranks; 0: unknown). Below kFastLinkBps: 2 to
-// 4 steps, about one per 32 KiB of the mean block and at most about 512 KiB in flight (on a
+// 4 steps, about one per 32 KiB of the mean block and at most about 2 MiB in flight (on a
 // slow TCP link more steps only crowd the ports); from it, up to 16 steps and about 8 MiB in
 // flight, of the mean block and of the largest send block, which sizes the frame slots (a step
 // there is short next to the latency and the codec's time). 1 on two ranks. Ranks may differ: each

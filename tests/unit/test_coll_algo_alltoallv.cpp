@@ -403,8 +403,8 @@ constexpr double kGbit = 125e6;
 } // namespace
 
 // On a slow link (or one of unknown rate): a step per 32 KiB of the mean block, at most about
-// 512 KiB in flight, 2 to 4 steps and, from 4 ranks on, never all of them; one on two ranks.
-TEST(CollAlgoAlltoallvWindow, AutoWindowGrowsWithTheBlockUpToHalfAMebibyteInFlight)
+// 2 MiB in flight, 2 to 4 steps and, from 4 ranks on, never all of them; one on two ranks.
+TEST(CollAlgoAlltoallvWindow, AutoWindowGrowsWithTheBlockUpToTwoMebibytesInFlight)
 {
     expect_auto_windows({0.0, 1 * kGbit, 2.9 * kGbit}, {{2, 1 << 20, 1},
                                                         {8, 16 << 10, 2},
@@ -412,7 +412,10 @@ TEST(CollAlgoAlltoallvWindow, AutoWindowGrowsWithTheBlockUpToHalfAMebibyteInFlig
                                                         {8, 64 << 10, 2},
                                                         {8, 96 << 10, 3},
                                                         {8, 128 << 10, 4},
-                                                        {8, 256 << 10, 2},
+                                                        {8, 256 << 10, 4},
+                                                        {8, 512 << 10, 4},
+                                                        {8, 768 << 10, 3},
+                                                        {8, 1 << 20, 2},
                                                         {8, 4 << 20, 2},
                                                         {8, 0, 4},
                                                         {3, 1024, 2},
