@@ -7,41 +7,7 @@
  * coll_zip_allreduce_algorithm halving) recursive halving's; reduce: its chain's) wherever each
  * of the p chunks reaches the threshold, and any other run a result within rounding of it.
  */
-#include "zt_common.h"
-
-enum { INTEGRAL = 0, SMOOTH = 1, NOISY = 2, FAMILIES = 3 };
-static const char *const family_name[FAMILIES] = {"integral", "smooth", "noisy"};
-
-/* Element i of `owner`'s contribution: integer-valued (sums exact in any order), smooth
- * non-integer (compresses), or finite noise (does not). Positive, so MIN/MAX see no -0.0. */
-static double value(int family, int owner, int salt, size_t i)
-{
-    const double smooth = zt_value(ZT_SMOOTH, owner, (uint64_t)salt, i);
-    switch (family) {
-    case INTEGRAL:
-        return floor(fabs(smooth)) + 1.0;
-    case SMOOTH:
-        return fabs(smooth) + 1.0;
-    default: {
-        const uint64_t bits = (zt_mix(((uint64_t)owner << 40) ^ ((uint64_t)salt << 32) ^ i) >> 12) |
-                              0x3ff0000000000000ull; /* [1, 2) */
-        double d;
-        memcpy(&d, &bits, sizeof d);
-        return d;
-    }
-    }
-}
-
-static double apply(MPI_Op op, double a, double b)
-{
-    if (op == MPI_SUM)
-        return a + b;
-    if (op == MPI_PROD)
-        return a * b;
-    if (op == MPI_MIN)
-        return a < b ? a : b;
-    return a > b ? a : b;
-}
+#include "zt_reduce.h"
 
 /* Chunk c of n elements over p ranks reduced from rank c onwards:
  * (...((x_c op x_{c+1}) op x_{c+2}) ...) op x_{c+p-1}, the order of zip's ring. */
@@ -137,22 +103,6 @@ static int element_ok(double got, int family, MPI_Op op, int salt, int p, int ro
     if (exact)
         return flt ? (float)got == (float)want : 0 == memcmp(&got, &want, sizeof got);
     return fabs(got - want) <= 1e-5 * fabs(want);
-}
-
-static void fill(void *buf, int flt, int family, int owner, int salt, size_t n)
-{
-    for (size_t i = 0; i < n; ++i) {
-        const double v = value(family, owner, salt, i);
-        if (flt)
-            ((float *)buf)[i] = (float)v;
-        else
-            ((double *)buf)[i] = v;
-    }
-}
-
-static double element(const void *buf, int flt, size_t i)
-{
-    return flt ? ((const float *)buf)[i] : ((const double *)buf)[i];
 }
 
 /* One call: allreduce (root < 0) or reduce to root; in_place uses MPI_IN_PLACE. */

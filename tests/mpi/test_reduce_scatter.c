@@ -8,37 +8,7 @@
  * (...((x_{b+1} op x_{b+2}) op ...) op x_b), wherever the blocks reach the threshold on average,
  * and any other run a result within rounding of it.
  */
-#include "zt_common.h"
-
-enum { INTEGRAL = 0, SMOOTH = 1, NOISY = 2, FAMILIES = 3 };
-static const char *const family_name[FAMILIES] = {"integral", "smooth", "noisy"};
-
-/* Element i of `owner`'s contribution: integer-valued, smooth non-integer, or noise in [1, 2).
- */
-static double value(int family, int owner, int salt, size_t i)
-{
-    const double smooth = zt_value(ZT_SMOOTH, owner, (uint64_t)salt, i);
-    if (INTEGRAL == family)
-        return floor(fabs(smooth)) + 1.0;
-    if (SMOOTH == family)
-        return fabs(smooth) + 1.0;
-    const uint64_t bits = (zt_mix(((uint64_t)owner << 40) ^ ((uint64_t)salt << 32) ^ i) >> 12) |
-                          0x3ff0000000000000ull;
-    double d;
-    memcpy(&d, &bits, sizeof d);
-    return d;
-}
-
-static double apply(MPI_Op op, double a, double b)
-{
-    if (op == MPI_SUM)
-        return a + b;
-    if (op == MPI_PROD)
-        return a * b;
-    if (op == MPI_MIN)
-        return a < b ? a : b;
-    return a > b ? a : b;
-}
+#include "zt_reduce.h"
 
 /* Element i (of the whole vector) of block b, reduced from rank b + 1 onwards. */
 static double ring_reference(int family, MPI_Op op, int salt, int p, int b, size_t i, int flt)
@@ -76,22 +46,6 @@ static int count_of(int b, int base, int uneven)
     if (!uneven)
         return base;
     return 1 == b % 3 ? 0 : base + 997 * b;
-}
-
-static void fill(void *buf, int flt, int family, int owner, int salt, size_t n)
-{
-    for (size_t i = 0; i < n; ++i) {
-        const double v = value(family, owner, salt, i);
-        if (flt)
-            ((float *)buf)[i] = (float)v;
-        else
-            ((double *)buf)[i] = v;
-    }
-}
-
-static double element(const void *buf, int flt, size_t i)
-{
-    return flt ? ((const float *)buf)[i] : ((const double *)buf)[i];
 }
 
 typedef struct call {

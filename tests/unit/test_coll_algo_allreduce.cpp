@@ -11,37 +11,18 @@
 #include <string>
 #include <thread>
 
+#include "test_coll_algo_sums.hpp"
 #include "test_coll_algo_support.hpp"
 #include "zip_algo.h"
 
+using algotest::contribution;
+using algotest::kSum;
+using algotest::sum_doubles;
 using algotest::ToyCodec;
 using algotest::World;
 
 namespace
 {
-
-// inout = in + inout, the operand order the algorithm documents.
-void sum_doubles(void *, const void *in, void *inout, size_t bytes)
-{
-    const auto *a = static_cast<const double *>(in);
-    auto *b = static_cast<double *>(inout);
-    for (size_t i = 0; i < bytes / sizeof(double); ++i)
-        b[i] = a[i] + b[i];
-}
-
-const zip_reduce_ops_t kSum = {nullptr, sizeof(double), sum_doubles, nullptr};
-
-// A rank's contribution: runs of zeros (which the toy codec shrinks) between stretches of
-// random non-integer doubles (whose sum depends on the order of the additions).
-std::vector<double> contribution(int rank, size_t n, bool compressible)
-{
-    std::mt19937_64 gen(uint64_t(rank) * 1000003u + n);
-    std::uniform_real_distribution<double> dist(-1.0, 1.0);
-    std::vector<double> v(n);
-    for (size_t i = 0; i < n; ++i)
-        v[i] = (compressible && (i / 64) % 4 != 0) ? 0.0 : dist(gen) / 3.0;
-    return v;
-}
 
 // Chunk c of p, reduced from rank c onwards: ((x_c + x_{c+1}) + ...) + x_{c+p-1}.
 std::vector<double> ring_order_reference(const std::vector<std::vector<double>> &x)

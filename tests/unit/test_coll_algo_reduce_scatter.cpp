@@ -10,36 +10,17 @@
 #include <random>
 #include <vector>
 
+#include "test_coll_algo_sums.hpp"
 #include "test_coll_algo_support.hpp"
 #include "zip_algo.h"
 
+using algotest::contribution;
+using algotest::kSum;
 using algotest::ToyCodec;
 using algotest::World;
 
 namespace
 {
-
-void sum_doubles(void *, const void *in, void *inout, size_t bytes)
-{
-    const auto *a = static_cast<const double *>(in);
-    auto *b = static_cast<double *>(inout);
-    for (size_t i = 0; i < bytes / sizeof(double); ++i)
-        b[i] = a[i] + b[i];
-}
-
-const zip_reduce_ops_t kSum = {nullptr, sizeof(double), sum_doubles, nullptr};
-
-// Runs of zeros (which the toy codec shrinks) between random non-integer doubles, whose sum
-// depends on the order of the additions.
-std::vector<double> contribution(int rank, size_t n, bool compressible)
-{
-    std::mt19937_64 gen(uint64_t(rank) * 7919u + n);
-    std::uniform_real_distribution<double> dist(-1.0, 1.0);
-    std::vector<double> v(n);
-    for (size_t i = 0; i < n; ++i)
-        v[i] = (compressible && (i / 64) % 4 != 0) ? 0.0 : dist(gen) / 3.0;
-    return v;
-}
 
 // Doubles in block b of p: some empty, the others uneven.
 std::vector<size_t> block_counts(int p, size_t base)
