@@ -50,30 +50,24 @@ Task run_exchange(const zip_transport_t *t, const zip_codec_ops_t *codec, Exchan
     const char *coded_out = nullptr;
     size_t coded_len = 0;
     for (size_t k = 0; k < plan.sends.size() && err == ZIP_ALGO_OK; ++k) {
-        const Transfer &s = plan.sends[k];
-        const char *out = s.ptr;
-        size_t out_len = s.bytes;
-        if (s.ptr == nullptr && s.typed != nullptr && !blocks.compressing()) {
-            zip_req_t req = nullptr;
-            if (t->isend_plain(t->ctx, s.typed, s.peer, plan.tag, &req) != 0) {
-                err = ZIP_ALGO_ERR_TRANSPORT;
-                break;
-            }
-            sreqs.push_back(req);
-            res->bytes_in += s.bytes;
-            res->bytes_out += s.bytes;
-            continue;
-        }
+        Transfer &s = plan.sends[k];
         if (s.ptr == nullptr && s.typed != nullptr) {
-            // Packed now, while the blocks sent before travel (the same block as the one
-            // before, a neighbourhood allgather's, is packed already).
-            char *bytes = coded != nullptr && coded->typed == s.typed ? coded->ptr : nullptr;
-            if (bytes == nullptr)
-                err = byte_view(t, zip_block_t{nullptr, s.bytes, s.typed}, true, &bytes);
+            // The same block as the one before (a neighbourhood allgather's) is packed already.
+            zip_req_t req = nullptr;
+            bool posted = false;
+            err = send_or_pack_typed(t, blocks.compressing(), s, plan.tag,
+                                     coded != nullptr && coded->typed == s.typed ? coded->ptr
+                                                                                 : nullptr,
+                                     &req, res, &posted);
             if (err != ZIP_ALGO_OK)
                 break;
-            plan.sends[k].ptr = bytes;
+            if (posted) {
+                sreqs.push_back(req);
+                continue;
+            }
         }
+        const char *out = s.ptr;
+        size_t out_len = s.bytes;
         // The same block to several peers (a neighbourhood allgather) is coded once.
         if (coded != nullptr && coded->ptr != nullptr && coded->ptr == s.ptr &&
             coded->bytes == s.bytes) {

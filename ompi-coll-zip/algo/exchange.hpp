@@ -82,6 +82,13 @@ struct GatherBlock {
 int place_gather_block(const zip_transport_t *t, const BlockPolicy &policy,
                        const zip_block_t &block, bool own, GatherBlock *x);
 
+// A send still in the caller's layout (Transfer::typed), at its turn: posted as it is where the
+// sender no longer compresses (*posted set, its bytes counted in res; the PML packs it as it
+// sends), else given its bytes in s.ptr for coding: `packed` where the same block was packed
+// already, else its byte view made now, while the sends before it travel. ZIP_ALGO_ codes.
+int send_or_pack_typed(const zip_transport_t *t, bool compressing, Transfer &s, int tag,
+                       char *packed, zip_req_t *req, zip_algo_result_t *res, bool *posted);
+
 // Posts a block as it is: in the caller's layout when the transport can, else as its bytes.
 int post_as_is(const zip_transport_t *t, const zip_block_t &block, int peer, int tag, bool sending,
                zip_req_t *req);

@@ -79,20 +79,15 @@ Task run_pairwise(const zip_transport_t *t, const zip_codec_ops_t *codec, Pairwi
             f.receiving = true;
         }
         if (st.send.bytes > 0 && st.send.ptr == nullptr && st.send.typed != nullptr) {
-            // A block in the caller's layout (Transfer::typed): as it is where the sender no
-            // longer compresses, else packed now, while the steps before it travel.
-            if (!blocks.compressing()) {
-                if (t->isend_plain(t->ctx, st.send.typed, st.send.peer, plan.tag, &f.send) != 0)
-                    return ZIP_ALGO_ERR_TRANSPORT;
-                f.sending = true;
-                res->bytes_in += st.send.bytes;
-                res->bytes_out += st.send.bytes;
-                return ZIP_ALGO_OK;
-            }
-            const int rc = byte_view(t, zip_block_t{nullptr, st.send.bytes, st.send.typed}, true,
-                                     &st.send.ptr);
+            bool posted = false;
+            const int rc = send_or_pack_typed(t, blocks.compressing(), st.send, plan.tag, nullptr,
+                                              &f.send, res, &posted);
             if (rc != ZIP_ALGO_OK)
                 return rc;
+            if (posted) {
+                f.sending = true;
+                return ZIP_ALGO_OK;
+            }
         }
         if (st.send.bytes > 0) {
             char *slot = slot_bytes ? slots.get() + (k % window) * slot_bytes : nullptr;

@@ -134,4 +134,23 @@ Task PlainBlocks::finish(const zip_transport_t *t, zip_algo_result_t *res)
     co_return err;
 }
 
+int send_or_pack_typed(const zip_transport_t *t, bool compressing, Transfer &s, int tag,
+                       char *packed, zip_req_t *req, zip_algo_result_t *res, bool *posted)
+{
+    *posted = false;
+    if (!compressing) {
+        if (t->isend_plain(t->ctx, s.typed, s.peer, tag, req) != 0)
+            return ZIP_ALGO_ERR_TRANSPORT;
+        res->bytes_in += s.bytes;
+        res->bytes_out += s.bytes;
+        *posted = true;
+        return ZIP_ALGO_OK;
+    }
+    if (packed != nullptr) {
+        s.ptr = packed;
+        return ZIP_ALGO_OK;
+    }
+    return byte_view(t, zip_block_t{nullptr, s.bytes, s.typed}, true, &s.ptr);
+}
+
 } // namespace zipcoll
