@@ -64,14 +64,14 @@ build() {  # build <dir> <configure args...>
         make -j"$jobs" > make.log 2>&1 && make -j"$jobs" check TESTS= > make-check.log 2>&1)
 }
 
-# The sanitized build makes only what runs sanitized (the unit tests and pml/zip), at -O1 as
+# The sanitized build makes only what runs sanitized (the unit tests, coll/zip and pml/zip), at -O1 as
 # ASan's authors advise: it builds in two thirds of the -O2 time and still finds the same errors.
 build_sanitized() {  # build_sanitized <dir>
     local dir=$1 opt=(CFLAGS="-g -O1" CXXFLAGS="-g -O1")
     mkdir -p "$dir"
     (cd "$dir" && { [ -f Makefile ] || "$top/configure" --enable-sanitizers > configure.log 2>&1; } &&
         { make -j"$jobs" -C codecs "${opt[@]}" && make -j"$jobs" -C common "${opt[@]}" &&
-            make -j"$jobs" -C ompi-coll-zip libzipcollalgo.la "${opt[@]}" &&
+            make -j"$jobs" -C ompi-coll-zip "${opt[@]}" &&
             make -j"$jobs" -C ucx-hooks "${opt[@]}" &&
             make -j"$jobs" -C perftest data/libzipdata.la sim/libsimcore.la msgrec/libmsgcorpus.la \
                 "${opt[@]}" &&
@@ -119,6 +119,9 @@ if build_sanitized "$top/build-asan"; then
     echo "== pml/zip under ASan+UBSan (MPI)"
     count_lines "$logdir/mpi-p2p-asan.log" "MPI pml/zip under ASan+UBSan" \
         env BUILD_DIR="$top/build" "$top/tests/mpi/run-p2p-asan.sh" "$top/build-asan/ucx-hooks/.libs"
+    echo "== coll/zip under ASan+UBSan (MPI)"
+    count_lines "$logdir/mpi-coll-asan.log" "MPI coll/zip under ASan+UBSan" \
+        "$top/tests/mpi/run-coll-asan.sh" "$top/build-asan/ompi-coll-zip/.libs"
     echo "== unit tests under ASan+UBSan, and fuzzing (${FUZZ_SECONDS:-15} s per decoder) beside them"
     run_fuzz &
     fuzz_pid=$!
