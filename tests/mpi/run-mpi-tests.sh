@@ -219,8 +219,9 @@ run "soak np=8 zip=on seed=6" soak -np 8 --oversubscribe $zip_on --mca coll_zip_
     "$bin/test_soak" --seed 6 --steps 60 --inplace-ialltoallv 1
 # More ranks than the other tests: the shapes that only larger communicators take (Bruck's
 # steps, bcast's scatter-allgather and tree, alltoall(v)'s windows of up to 16 steps, the
-# reduce chain handed on below 2.5 segments per hop), 17 and 32 not powers of two... but 32 is;
-# 17 under auto with a link given, so that the agreement and the routes' cost model run too.
+# reduce chain handed on below 2.5 segments per hop): 17 ranks (not a power of two) under auto
+# with a link given, so that the agreement and the routes' cost model run too, and 32 under
+# policy always.
 limit=240 run "soak np=17 zip=auto link=1gbit seed=31" soak -np 17 --oversubscribe $zip_auto \
     --mca coll_zip_threshold 1024 --mca coll_zip_link_gbps_remote 1 "$bin/test_soak" --seed 31 \
     --steps 40 --inplace-ialltoallv 1
