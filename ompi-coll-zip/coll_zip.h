@@ -354,7 +354,8 @@ bool mca_coll_zip_allgather_takes(mca_coll_zip_module_t *m, struct ompi_communic
                                   int op, const struct mca_coll_zip_layout_t *mine,
                                   const struct mca_coll_zip_layout_t *rcv, size_t largest,
                                   int *algorithm);
-/* coll_zip_allreduce.c, for the reducing collectives (allreduce, reduce, reduce_scatter(_block)):
+/* coll_zip_allreduce.c, for the reducing collectives (allreduce, reduce, reduce_scatter(_block),
+ * scan, exscan):
  * the MPI operation and datatype a reduction's zip_reduce_ops_t applies; */
 typedef struct mca_coll_zip_reduce_binding_t {
     struct ompi_op_t *op;
@@ -374,8 +375,15 @@ void mca_coll_zip_reduce_args(zip_allreduce_args_t *args, zip_reduce_ops_t *redu
                               mca_coll_zip_reduce_binding_t *binding, mca_coll_zip_module_t *m,
                               void *buf, size_t bytes, struct ompi_datatype_t *dtype,
                               struct ompi_op_t *op, int algorithm);
-/* the link rate the schedules' cost models take (agreed, else configured; 0: unknown). */
+/* the link rate the schedules' cost models take (agreed, else configured; 0: unknown); */
 double mca_coll_zip_schedule_link_Bps(const mca_coll_zip_module_t *m);
+/* a reduction of op_index's (allreduce, reduce, scans: blocking or not) with those arguments,
+ * `mine` the contribution where it is not in buf and `segment` a chain's (0: the rule's), run
+ * now when request is NULL, else started as a non-blocking call. */
+int mca_coll_zip_reduce_schedule(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm,
+                                 int op_index, int root, void *buf, const void *mine, size_t bytes,
+                                 struct ompi_datatype_t *dtype, struct ompi_op_t *op, int algorithm,
+                                 size_t segment, struct ompi_request_t **request);
 
 /* Whether ob1 moves this communicator's messages between nodes over the TCP BTL, which
  * serialises a pair's exchanges both ways (coll_zip_allreduce.c). */

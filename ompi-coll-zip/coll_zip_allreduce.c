@@ -151,7 +151,23 @@ void mca_coll_zip_reduce_args(zip_allreduce_args_t *args, zip_reduce_ops_t *redu
     };
 }
 
-/* Runs the reduction now, on buf (allreduce: root -1; reduce: of mine, into buf at the root). */
+/* The tag of a blocking reduction's messages: its own collective's in Open MPI's range. */
+static int blocking_tag(int op_index)
+{
+    switch (op_index) {
+    case COLL_ZIP_OP_ALLREDUCE:
+        return MCA_COLL_BASE_TAG_ALLREDUCE;
+    case COLL_ZIP_OP_SCAN:
+        return MCA_COLL_BASE_TAG_SCAN;
+    case COLL_ZIP_OP_EXSCAN:
+        return MCA_COLL_BASE_TAG_EXSCAN;
+    default:
+        return MCA_COLL_BASE_TAG_REDUCE;
+    }
+}
+
+/* Runs a blocking reduction now, on buf (allreduce: root -1; reduce: of mine, into buf at the
+ * root; scans: of mine, into buf everywhere). */
 static int run_schedule(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm, int op_index,
                         int root, void *buf, const void *mine, size_t bytes,
                         struct ompi_datatype_t *dtype, struct ompi_op_t *op, int algorithm,
@@ -163,9 +179,62 @@ static int run_schedule(mca_coll_zip_module_t *m, struct ompi_communicator_t *co
     mca_coll_zip_reduce_args(&args, &reduce, &binding, m, buf, bytes, dtype, op, algorithm);
     args.contribution = mine;
     args.segment = segment;
-    args.tag =
-        COLL_ZIP_OP_ALLREDUCE == op_index ? MCA_COLL_BASE_TAG_ALLREDUCE : MCA_COLL_BASE_TAG_REDUCE;
+    args.tag = blocking_tag(op_index);
     return mca_coll_zip_run(m, comm, op_index, root, &args, NULL);
+}
+
+/* MPI_Iallreduce and MPI_Ireduce: the same ring and chain, advanced by Open MPI's progress
+ * engine (coll_zip_nb.h). */
+typedef struct iallreduce {
+    mca_coll_zip_nb_t nb; /* first: released as a whole */
+    mca_coll_zip_reduce_binding_t binding;
+    zip_reduce_ops_t reduce;
+    zip_allreduce_args_t args;
+} iallreduce_t;
+
+static void iallreduce_release(mca_coll_zip_nb_t *nb)
+{
+    free(nb);
+}
+
+/* Starts the non-blocking reduction of `op_index` (the arguments are run_schedule's). */
+static int start_schedule(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm, int op_index,
+                          int root, void *buf, const void *mine, size_t bytes,
+                          struct ompi_datatype_t *dtype, struct ompi_op_t *op, int algorithm,
+                          size_t segment, struct ompi_request_t **request)
+{
+    const char *call_name = zip_coll_op_calls[op_index];
+    iallreduce_t *c = calloc(1, sizeof(*c));
+    if (NULL == c) {
+        return mca_coll_zip_algo_error(ZIP_ALGO_ERR_NOMEM, call_name, comm);
+    }
+    c->nb.release = iallreduce_release;
+    if (OMPI_SUCCESS != mca_coll_zip_nb_begin(&c->nb, m, comm, op_index)) {
+        mca_coll_zip_nb_release(&c->nb);
+        return mca_coll_zip_algo_error(ZIP_ALGO_ERR_NOMEM, call_name, comm);
+    }
+    mca_coll_zip_reduce_args(&c->args, &c->reduce, &c->binding, m, buf, bytes, dtype, op,
+                             algorithm);
+    c->args.contribution = mine;
+    c->args.segment = segment;
+    c->args.tag = c->nb.tag;
+    c->args.policy = &c->nb.policy;
+    zip_algo_call_t *call =
+        zip_coll_op_start(op_index, &c->nb.transport, &c->nb.codec, root, &c->args, &c->nb.result);
+    const int rc = mca_coll_zip_nb_start(&c->nb, call, request);
+    return OMPI_SUCCESS == rc ? rc : mca_coll_zip_algo_error(ZIP_ALGO_ERR_NOMEM, call_name, comm);
+}
+
+/* A reduction of op_index's now (request NULL) or started as a non-blocking call. */
+int mca_coll_zip_reduce_schedule(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm,
+                                 int op_index, int root, void *buf, const void *mine, size_t bytes,
+                                 struct ompi_datatype_t *dtype, struct ompi_op_t *op, int algorithm,
+                                 size_t segment, struct ompi_request_t **request)
+{
+    return NULL == request ? run_schedule(m, comm, op_index, root, buf, mine, bytes, dtype, op,
+                                          algorithm, segment)
+                           : start_schedule(m, comm, op_index, root, buf, mine, bytes, dtype, op,
+                                            algorithm, segment, request);
 }
 
 int mca_coll_zip_allreduce(const void *sbuf, void *rbuf, int count, struct ompi_datatype_t *dtype,
@@ -181,11 +250,6 @@ int mca_coll_zip_reduce(const void *sbuf, void *rbuf, int count, struct ompi_dat
 {
     return mca_coll_zip_ireduce(sbuf, rbuf, count, dtype, op, root, comm, NULL, module);
 }
-
-static int start_schedule(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm, int op_index,
-                          int root, void *buf, const void *mine, size_t bytes,
-                          struct ompi_datatype_t *dtype, struct ompi_op_t *op, int algorithm,
-                          size_t segment, struct ompi_request_t **request);
 
 /* MPI_Reduce too, with request NULL. */
 int mca_coll_zip_ireduce(const void *sbuf, void *rbuf, int count, struct ompi_datatype_t *dtype,
@@ -224,56 +288,8 @@ int mca_coll_zip_ireduce(const void *sbuf, void *rbuf, int count, struct ompi_da
                         bytes, ompi_comm_size(comm), segment);
     /* The chain reads each rank's contribution where it is and writes the result into the
      * root's receive buffer only (MPI leaves the others' undefined, and it may be NULL). */
-    if (NULL != request) {
-        return start_schedule(m, comm, op_index, root, is_root ? rbuf : NULL, mine, bytes, dtype,
-                              op, ZIP_ALLREDUCE_RING, segment, request);
-    }
-    return run_schedule(m, comm, COLL_ZIP_OP_REDUCE, root, is_root ? rbuf : NULL, mine, bytes,
-                        dtype, op, ZIP_ALLREDUCE_RING, segment);
-}
-
-/* MPI_Iallreduce and MPI_Ireduce: the same ring and chain, advanced by Open MPI's progress
- * engine (coll_zip_nb.h). */
-typedef struct iallreduce {
-    mca_coll_zip_nb_t nb; /* first: released as a whole */
-    mca_coll_zip_reduce_binding_t binding;
-    zip_reduce_ops_t reduce;
-    zip_allreduce_args_t args;
-} iallreduce_t;
-
-static void iallreduce_release(mca_coll_zip_nb_t *nb)
-{
-    free(nb);
-}
-
-/* Starts the reduction of `op_index` (IALLREDUCE or IREDUCE; the arguments are run_schedule's). */
-static int start_schedule(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm, int op_index,
-                          int root, void *buf, const void *mine, size_t bytes,
-                          struct ompi_datatype_t *dtype, struct ompi_op_t *op, int algorithm,
-                          size_t segment, struct ompi_request_t **request)
-{
-    const char *call_name = zip_coll_op_calls[op_index];
-    iallreduce_t *c = calloc(1, sizeof(*c));
-    if (NULL == c) {
-        return mca_coll_zip_algo_error(ZIP_ALGO_ERR_NOMEM, call_name, comm);
-    }
-    c->nb.release = iallreduce_release;
-    if (OMPI_SUCCESS != mca_coll_zip_nb_begin(&c->nb, m, comm, op_index)) {
-        mca_coll_zip_nb_release(&c->nb);
-        return mca_coll_zip_algo_error(ZIP_ALGO_ERR_NOMEM, call_name, comm);
-    }
-    mca_coll_zip_reduce_args(&c->args, &c->reduce, &c->binding, m, buf, bytes, dtype, op,
-                             algorithm);
-    c->args.contribution = mine;
-    c->args.segment = segment;
-    c->args.tag = c->nb.tag;
-    c->args.policy = &c->nb.policy;
-    zip_algo_call_t *call =
-        COLL_ZIP_OP_IREDUCE == op_index
-            ? zip_algo_ireduce(&c->nb.transport, &c->nb.codec, root, &c->args, &c->nb.result)
-            : zip_algo_iallreduce(&c->nb.transport, &c->nb.codec, &c->args, &c->nb.result);
-    const int rc = mca_coll_zip_nb_start(&c->nb, call, request);
-    return OMPI_SUCCESS == rc ? rc : mca_coll_zip_algo_error(ZIP_ALGO_ERR_NOMEM, call_name, comm);
+    return mca_coll_zip_reduce_schedule(m, comm, op_index, root, is_root ? rbuf : NULL, mine, bytes,
+                                        dtype, op, ZIP_ALLREDUCE_RING, segment, request);
 }
 
 /* MPI_Allreduce too, with request NULL. */
@@ -317,8 +333,6 @@ int mca_coll_zip_iallreduce(const void *sbuf, void *rbuf, int count, struct ompi
             return rc;
         }
     }
-    return NULL == request ? run_schedule(m, comm, COLL_ZIP_OP_ALLREDUCE, -1, rbuf, NULL, bytes,
-                                          dtype, op, algorithm, 0)
-                           : start_schedule(m, comm, COLL_ZIP_OP_IALLREDUCE, -1, rbuf, NULL, bytes,
-                                            dtype, op, algorithm, 0, request);
+    return mca_coll_zip_reduce_schedule(m, comm, op_index, -1, rbuf, NULL, bytes, dtype, op,
+                                        algorithm, 0, request);
 }

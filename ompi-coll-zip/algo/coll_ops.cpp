@@ -30,6 +30,10 @@ int zip_coll_op_blocking(int op)
         return COLL_ZIP_OP_REDUCE_SCATTER;
     case COLL_ZIP_OP_IREDUCE:
         return COLL_ZIP_OP_REDUCE;
+    case COLL_ZIP_OP_ISCAN:
+        return COLL_ZIP_OP_SCAN;
+    case COLL_ZIP_OP_IEXSCAN:
+        return COLL_ZIP_OP_EXSCAN;
     case COLL_ZIP_OP_IGATHER:
         return COLL_ZIP_OP_GATHER;
     case COLL_ZIP_OP_IGATHERV:
@@ -75,6 +79,8 @@ zip_algo_flow_t zip_coll_op_flow(int op)
     case COLL_ZIP_OP_ALLGATHER:
         return ZIP_FLOW_RING;
     case COLL_ZIP_OP_REDUCE:
+    case COLL_ZIP_OP_SCAN: // the reduce's chain
+    case COLL_ZIP_OP_EXSCAN:
     case COLL_ZIP_OP_REDUCE_SCATTER_BLOCK: // the ring's hops decode, reduce and encode in turn
     case COLL_ZIP_OP_REDUCE_SCATTER:
         return ZIP_FLOW_REDUCE;
@@ -113,6 +119,10 @@ int zip_coll_op_run(int op, const zip_transport_t *t, const zip_codec_ops_t *cod
         return zip_algo_allreduce(t, codec, reduce, result);
     case COLL_ZIP_OP_REDUCE:
         return zip_algo_reduce(t, codec, root, reduce, result);
+    case COLL_ZIP_OP_SCAN:
+    case COLL_ZIP_OP_EXSCAN:
+        return zip_algo_scan(t, codec, zip_coll_op_blocking(op) == COLL_ZIP_OP_EXSCAN, reduce,
+                             result);
     case COLL_ZIP_OP_REDUCE_SCATTER_BLOCK:
     case COLL_ZIP_OP_REDUCE_SCATTER:
         return zip_algo_reduce_scatter(t, codec, reduce, result);
@@ -140,6 +150,10 @@ zip_algo_call_t *zip_coll_op_start(int op, const zip_transport_t *t, const zip_c
     case COLL_ZIP_OP_REDUCE:
         return zip_algo_ireduce(t, codec, root, static_cast<const zip_allreduce_args_t *>(args),
                                 result);
+    case COLL_ZIP_OP_SCAN:
+    case COLL_ZIP_OP_EXSCAN:
+        return zip_algo_iscan(t, codec, zip_coll_op_blocking(op) == COLL_ZIP_OP_EXSCAN,
+                              static_cast<const zip_allreduce_args_t *>(args), result);
     case COLL_ZIP_OP_REDUCE_SCATTER_BLOCK:
     case COLL_ZIP_OP_REDUCE_SCATTER:
         return zip_algo_ireduce_scatter(t, codec, static_cast<const zip_allreduce_args_t *>(args),

@@ -48,6 +48,10 @@ extern "C" {
     X(IREDUCE_SCATTER_BLOCK, ireduce_scatter_block, Ireduce_scatter_block)                         \
     X(IREDUCE_SCATTER, ireduce_scatter, Ireduce_scatter)                                           \
     X(IREDUCE, ireduce, Ireduce)                                                                   \
+    X(SCAN, scan, Scan)                                                                            \
+    X(EXSCAN, exscan, Exscan)                                                                      \
+    X(ISCAN, iscan, Iscan)                                                                         \
+    X(IEXSCAN, iexscan, Iexscan)                                                                   \
     X(NEIGHBOR_ALLTOALL, neighbor_alltoall, Neighbor_alltoall)                                     \
     X(NEIGHBOR_ALLTOALLV, neighbor_alltoallv, Neighbor_alltoallv)                                  \
     X(NEIGHBOR_ALLGATHER, neighbor_allgather, Neighbor_allgather)                                  \

@@ -1,8 +1,13 @@
-// Compressed reduce to a root as a pipelined chain. Virtual ranks count from the root
-// (v = rank - root mod p); rank v = p - 1 starts, every other rank receives the partial result
-// of each segment from v + 1, reduces its own segment into it on the left and passes it on to
-// v - 1; the root (v = 0) keeps it. So every element is
+// Compressed reduce to a root, and scans, as a pipelined chain. Reduce: virtual ranks count
+// from the root (v = rank - root mod p); rank v = p - 1 starts, every other rank receives the
+// partial result of each segment from v + 1, reduces its own segment into it on the left and
+// passes it on to v - 1; the root (v = 0) keeps it. So every element is
 //     result = x_root op (x_root+1 op (... op x_root+p-1))          (ranks mod p)
+// Scan and exscan: the chain runs from rank 0 up, and every rank keeps what it computes; rank i
+// receives the prefix of ranks 0 .. i - 1 and sends on the prefix of 0 .. i:
+//     scan(i)   = (...((x_0 op x_1) op x_2) ...) op x_i
+//     exscan(i) = (...((x_0 op x_1) op x_2) ...) op x_i-1     (rank 0's is not written)
+// which is Open MPI's linear scan and exscan (coll/base), element for element.
 // Each hop sends a segment as a frame where it shrinks and decodes, reduces and encodes one
 // segment while the next ones arrive, so the message crosses each link about once, as in
 // coll/tuned's pipelined reduce, but compressed. (The ring reduce-scatter and gather before it
@@ -75,16 +80,22 @@ int mod(int a, int p)
     return ((a % p) + p) % p;
 }
 
+// What a chain leaves where: a reduce's result at its root; a scan's at every rank.
+enum class ChainKind { Reduce, Scan, Exscan };
+
 class Chain
 {
   public:
     Chain(const zip_transport_t *t, const zip_codec_ops_t *codec, const zip_allreduce_args_t *a,
-          int root, zip_algo_result_t *res)
-        : t_(t), a_(a), res_(res), out_(static_cast<char *>(a->buf)),
+          ChainKind kind, int root, zip_algo_result_t *res)
+        : t_(t), a_(a), res_(res), kind_(kind), out_(static_cast<char *>(a->buf)),
           mine_(a->contribution != nullptr ? static_cast<const char *>(a->contribution) : out_),
-          v_(mod(t->rank - root, t->size)),
-          from_(v_ + 1 < t->size ? mod(t->rank + 1, t->size) : -1),
-          to_(v_ > 0 ? mod(t->rank - 1, t->size) : -1),
+          from_(kind == ChainKind::Reduce
+                    ? (mod(t->rank - root, t->size) + 1 < t->size ? mod(t->rank + 1, t->size) : -1)
+                    : t->rank - 1),
+          to_(kind == ChainKind::Reduce ? (t->rank != root ? mod(t->rank - 1, t->size) : -1)
+              : t->rank + 1 < t->size   ? t->rank + 1
+                                        : -1),
           seg_(a->segment != 0 ? std::max(a->reduce->elem_bytes,
                                           a->segment - a->segment % a->reduce->elem_bytes)
                                : segment_bytes(a->bytes, t->size, a->reduce->elem_bytes, 0)),
@@ -104,8 +115,10 @@ class Chain
         partial_ = zipcoll::raw_buffer(from_ >= 0 ? seg_ : 0);
         // A middle rank without a buffer of its own reduces each segment into a slot that stays
         // with its send (the glue's whole-message copy of the contribution cost a pass over
-        // memory and an allocation as large as the message in every call).
-        const bool slots = from_ >= 0 && to_ >= 0 && out_ == nullptr;
+        // memory and an allocation as large as the message in every call); so does an exscan's,
+        // whose buffer receives what arrived.
+        const bool slots =
+            from_ >= 0 && to_ >= 0 && (out_ == nullptr || kind_ == ChainKind::Exscan);
         if (slots)
             sums_ = zipcoll::raw_buffer(kSumSlots * seg_);
         return (recv_slots == 0 || (recv_ && partial_)) && (send_slots == 0 || send_) &&
@@ -129,26 +142,38 @@ class Chain
                     co_await zipcoll::wait(t_, &recvs_[i % kWindow], &got) != 0) {
                     err = keep_first(err, ZIP_ALGO_ERR_TRANSPORT);
                 } else {
-                    // A raw segment is reduced from where it arrived; a frame is decoded first.
+                    // A raw segment is reduced from where it arrived; a frame is decoded first
+                    // (an exscan's straight into its result where that does not hold mine).
                     const char *values = recv_slot(i);
+                    char *decoded = kind_ == ChainKind::Exscan && out_ != nullptr && out_ != mine_
+                                        ? out_ + off
+                                        : partial_.get();
                     int rc = ZIP_ALGO_OK;
                     if (got != len) {
-                        rc = blocks_.decode_into(recv_slot(i), got, {from_, partial_.get(), len});
-                        values = partial_.get();
+                        rc = blocks_.decode_into(recv_slot(i), got, {from_, decoded, len});
+                        values = decoded;
                     }
                     err = keep_first(err, rc);
-                    // With Open MPI's inout = inout op in: mine op (what arrived), into the
-                    // result's place (the root's buffer, else the segment's sum slot or this
-                    // rank's own buffer) holding a copy of mine.
-                    char *sum = out_ != nullptr ? out_ + off : sum_slot(i);
-                    if (sum != segment)
-                        copy_mine(sum, segment, len);
-                    if (rc == ZIP_ALGO_OK)
-                        a_->reduce->reduce(a_->reduce->ctx, values, sum, len);
-                    segment = sum;
+                    if (kind_ == ChainKind::Exscan) {
+                        segment = exscan_step(i, off, len, values, segment, rc);
+                    } else {
+                        // The operator's inout = in op inout with what arrived as in (a
+                        // reduce's partial of the ranks after this one, a scan's prefix before
+                        // it), into the result's place (the root's or a scanning rank's buffer,
+                        // else the segment's sum slot or this rank's own buffer) holding a copy
+                        // of mine.
+                        char *sum = out_ != nullptr ? out_ + off : sum_slot(i);
+                        if (sum != segment)
+                            copy_mine(sum, segment, len);
+                        if (rc == ZIP_ALGO_OK)
+                            a_->reduce->reduce(a_->reduce->ctx, values, sum, len);
+                        segment = sum;
+                    }
                 }
                 if (i + kWindow < count_)
                     err = keep_first(err, post_recv(i + kWindow));
+            } else if (kind_ == ChainKind::Scan && out_ + off != segment) {
+                copy_mine(out_ + off, segment, len); // rank 0's prefix is its own contribution
             }
             if (to_ >= 0) {
                 if (sends_[i % kWindow] != nullptr &&
@@ -175,6 +200,25 @@ class Chain
         p.threshold = std::min(a->threshold, seg);
         p.policy = hop;
         return p;
+    }
+
+    // An exscan's rank: what arrived (the prefix before it) is its result, and that op mine
+    // goes on; the sum is taken first, since in place mine is where the result goes. Returns
+    // the segment to send (nullptr at the last rank, which sends none).
+    const char *exscan_step(size_t i, size_t off, size_t len, const char *prefix,
+                            const char *segment, int rc)
+    {
+        const char *next = nullptr;
+        if (to_ >= 0) {
+            char *sum = sum_slot(i);
+            copy_mine(sum, segment, len);
+            if (rc == ZIP_ALGO_OK)
+                a_->reduce->reduce(a_->reduce->ctx, prefix, sum, len);
+            next = sum;
+        }
+        if (rc == ZIP_ALGO_OK && out_ + off != prefix)
+            std::memcpy(out_ + off, prefix, len);
+        return next;
     }
 
     void copy_mine(char *to, const char *from, size_t len) const
@@ -219,15 +263,25 @@ class Chain
     const zip_transport_t *t_;
     const zip_allreduce_args_t *a_;
     zip_algo_result_t *res_;
-    char *out_;        // the result's place; nullptr off the root with a contribution apart
+    ChainKind kind_;
+    char *out_;        // the result's place; nullptr off a reduce's root with a contribution apart
     const char *mine_; // this rank's contribution
-    int v_, from_, to_;
+    int from_, to_;
     size_t seg_, count_;
     zip_algo_policy_t hop_policy_; // before blocks_, which points to it
     zipcoll::BlockCodec blocks_;
     zipcoll::RawBuffer recv_, send_, partial_, sums_;
     zip_req_t recvs_[kWindow] = {}, sends_[kWindow] = {};
 };
+
+Task run_chain(const zip_transport_t *t, const zip_codec_ops_t *codec,
+               const zip_allreduce_args_t *a, ChainKind kind, int root, zip_algo_result_t *res)
+{
+    Chain chain(t, codec, a, kind, root, res);
+    if (!chain.allocate())
+        co_return ZIP_ALGO_ERR_NOMEM;
+    co_return co_await chain.run();
+}
 
 Task chain_reduce(const zip_transport_t *t, const zip_codec_ops_t *codec,
                   const zip_allreduce_args_t *a, int root, zip_algo_result_t *res)
@@ -247,10 +301,30 @@ Task chain_reduce(const zip_transport_t *t, const zip_codec_ops_t *codec,
             std::memcpy(a->buf, a->contribution, a->bytes);
         co_return ZIP_ALGO_OK;
     }
-    Chain chain(t, codec, a, root, res);
-    if (!chain.allocate())
-        co_return ZIP_ALGO_ERR_NOMEM;
-    co_return co_await chain.run();
+    co_return co_await run_chain(t, codec, a, ChainKind::Reduce, root, res);
+}
+
+// An exscan's rank 0 writes no result and may pass no buffer; every other rank needs one.
+Task chain_scan(const zip_transport_t *t, const zip_codec_ops_t *codec,
+                const zip_allreduce_args_t *a, bool exclusive, zip_algo_result_t *res)
+{
+    *res = zip_algo_result_t{};
+    res->verdict = -1;
+    const bool writes = !exclusive || t->rank > 0;
+    if (a == nullptr || a->reduce == nullptr || a->reduce->reduce == nullptr ||
+        a->reduce->elem_bytes == 0 || a->bytes % a->reduce->elem_bytes != 0 ||
+        (a->bytes > 0 &&
+         ((writes && a->buf == nullptr) || (a->buf == nullptr && a->contribution == nullptr))))
+        co_return ZIP_ALGO_ERR_ARG;
+    if (a->bytes == 0)
+        co_return ZIP_ALGO_OK;
+    if (t->size == 1) { // a scan's only prefix is the rank's own; an exscan has none
+        if (!exclusive && a->contribution != nullptr && a->contribution != a->buf)
+            std::memcpy(a->buf, a->contribution, a->bytes);
+        co_return ZIP_ALGO_OK;
+    }
+    co_return co_await run_chain(t, codec, a, exclusive ? ChainKind::Exscan : ChainKind::Scan, 0,
+                                 res);
 }
 
 } // namespace
@@ -266,6 +340,19 @@ extern "C" zip_algo_call_t *zip_algo_ireduce(const zip_transport_t *t, const zip
                                              zip_algo_result_t *res)
 {
     return zip_algo_call_new(chain_reduce(t, codec, a, root, res));
+}
+
+extern "C" int zip_algo_scan(const zip_transport_t *t, const zip_codec_ops_t *codec, bool exclusive,
+                             const zip_allreduce_args_t *a, zip_algo_result_t *res)
+{
+    return zipcoll::run_to_end(chain_scan(t, codec, a, exclusive, res));
+}
+
+extern "C" zip_algo_call_t *zip_algo_iscan(const zip_transport_t *t, const zip_codec_ops_t *codec,
+                                           bool exclusive, const zip_allreduce_args_t *a,
+                                           zip_algo_result_t *res)
+{
+    return zip_algo_call_new(chain_scan(t, codec, a, exclusive, res));
 }
 
 // The chain's last rank starts a segment p - 2 hops before the root can finish its first, so the

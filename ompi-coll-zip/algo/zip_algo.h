@@ -498,7 +498,7 @@ typedef struct zip_allreduce_args {
     int tag;
     int elem_type;
     size_t threshold; /* chunks below this many bytes travel raw; identical on every rank */
-    size_t segment;   /* reduce only: the chain's segment, identical on every rank
+    size_t segment;   /* reduce and scans: the chain's segment, identical on every rank
                          (zip_algo_reduce_segment; 0: the rule's with a 16 KiB floor) */
     const zip_algo_policy_t *policy;
     const zip_reduce_ops_t *reduce;
@@ -507,9 +507,9 @@ typedef struct zip_allreduce_args {
     const bool *peer_on_node;
     int algorithm; /* allreduce only: ZIP_ALLREDUCE_RING (0) or ZIP_ALLREDUCE_HALVING; the same
                       on every rank */
-    /* reduce only: this rank's contribution, read and never written, when it is not in buf;
-     * buf then receives the result at the root and may be NULL elsewhere. NULL: buf holds it
-     * (and is clobbered off the root). */
+    /* reduce and scans: this rank's contribution, read and never written, when it is not in
+     * buf; buf then receives the result (reduce: at the root, and may be NULL elsewhere). NULL:
+     * buf holds it (and a reduce clobbers it off the root). */
     const void *contribution;
     /* reduce-scatter only: block c's bytes (rank c's result), block c following block c - 1 in
      * buf; identical on every rank. */
@@ -579,6 +579,14 @@ int zip_algo_reduce_scatter(const zip_transport_t *t, const zip_codec_ops_t *cod
  * on return, the root's result; the other ranks' buffers are overwritten. */
 int zip_algo_reduce(const zip_transport_t *t, const zip_codec_ops_t *codec, int root,
                     const zip_allreduce_args_t *args, zip_algo_result_t *result);
+/* Scan (exclusive false) and exscan (true): the same chain from rank 0 up, every rank keeping
+ * its prefix in args->buf: scan(i) = (...((x_0 op x_1) op x_2) ...) op x_i, exscan(i) the same
+ * up to x_i-1 (rank 0's buffer is not written and may be NULL), as Open MPI's linear scan and
+ * exscan. args->contribution: this rank's x_i where it is not in buf (NULL: buf holds it, in
+ * place); args->segment: the chain's segment, as reduce's. The non-blocking form:
+ * zip_algo_iscan. */
+int zip_algo_scan(const zip_transport_t *t, const zip_codec_ops_t *codec, bool exclusive,
+                  const zip_allreduce_args_t *args, zip_algo_result_t *result);
 /* The reduce chain's smallest segment on a link of link_Bps bytes/s with latency_s between
  * nodes, ranks_per_core ranks per core (the agreed most; 0: unknown, a core each): 8 KiB where
  * each rank has a core and the segments a hop keeps in flight cover a latency, else (or with
@@ -624,6 +632,9 @@ zip_algo_call_t *zip_algo_iallreduce(const zip_transport_t *t, const zip_codec_o
                                      const zip_allreduce_args_t *args, zip_algo_result_t *result);
 zip_algo_call_t *zip_algo_ireduce(const zip_transport_t *t, const zip_codec_ops_t *codec, int root,
                                   const zip_allreduce_args_t *args, zip_algo_result_t *result);
+zip_algo_call_t *zip_algo_iscan(const zip_transport_t *t, const zip_codec_ops_t *codec,
+                                bool exclusive, const zip_allreduce_args_t *args,
+                                zip_algo_result_t *result);
 zip_algo_call_t *zip_algo_ireduce_scatter(const zip_transport_t *t, const zip_codec_ops_t *codec,
                                           const zip_allreduce_args_t *args,
                                           zip_algo_result_t *result);

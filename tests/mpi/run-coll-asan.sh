@@ -3,9 +3,9 @@
 # build) with the sanitizer runtimes preloaded into the MPI processes, running the programs that
 # reach most of its C glue and algorithms: the randomized soak (every collective zip takes,
 # blocking and in flight together, derived datatypes, MPI_IN_PLACE, splits; also threaded and
-# under auto), alltoallw's subarray and strided blocks, reduce-scatter, the neighbourhood calls,
-# corrupted frames, the buffer cache off, inter-communicators. A sanitizer report fails the run
-# even when the program itself passes.
+# under auto), alltoallw's subarray and strided blocks, reduce-scatter, scans, the neighbourhood
+# calls, corrupted frames, the buffer cache off, inter-communicators. A sanitizer report fails
+# the run even when the program itself passes.
 #
 # Usage: run-coll-asan.sh <dir of the sanitized mca_coll_zip.so>
 set -u
@@ -18,7 +18,7 @@ limit=${ZIP_TEST_TIMEOUT:-180}
 require_component "$zipdir/mca_coll_zip.so" "no sanitized mca_coll_zip.so in $zipdir"
 start_runner coll-asan
 
-for t in soak alltoallw reduce_scatter topo_persistent corruption buffer_cache intercomm; do
+for t in soak alltoallw reduce_scatter scan topo_persistent corruption buffer_cache intercomm; do
     if ! mpicc -O1 -g -Wall -Wextra -pthread -o "$bin/test_$t" "$here/test_$t.c" -lm \
         2>"$bin/cc.log"; then
         report "build test_$t" 1 "$bin/cc.log"
@@ -75,6 +75,7 @@ run_clean() {
             "$bin/test_alltoallw"
         run_clean "asan: reduce_scatter np=$np zip=on" reduce_scatter -np "$np" $san $always \
             -x ZT_ZIP_RING=16384 "$bin/test_reduce_scatter"
+        run_clean "asan: scan np=$np zip=on" scan -np "$np" $san $always "$bin/test_scan"
         run_clean "asan: topo_persistent np=$np zip=on" topo_persistent -np "$np" $san $always \
             "$bin/test_topo_persistent"
     done

@@ -26,7 +26,7 @@ start_runner mpi-tests
 tests="bcast alltoallv gatherv allreduce comm_cycles threads"
 # Issue 12's collectives, one program per family: program:op,op...
 families="alltoall:alltoall gather_scatter:gather,scatter,scatterv allgather:allgather,allgatherv
-    alltoallw:alltoallw,ialltoallw"
+    alltoallw:alltoallw,ialltoallw scan:scan,exscan,iscan,iexscan"
 for t in $tests $(for f in $families; do echo "${f%%:*}"; done) nonblocking lossy pvars stats buffer_cache \
     large_block corruption alltoallv_int alltoallv_temporal coll_info nb_start intercomm \
     allgather_seen nb_metered agree_known uncoded nb_agree soak topo_persistent reduce_scatter; do
@@ -201,7 +201,7 @@ for np in 2 3 4 8; do
         "reduce_scatter_block reduce_scatter ireduce_scatter_block ireduce_scatter" compressed \
         -np "$np" --oversubscribe $zip_on -x ZT_ZIP_RING=16384 "$bin/test_reduce_scatter"
 done
-for t in bcast alltoallv gatherv allreduce reduce_scatter; do
+for t in bcast alltoallv gatherv allreduce reduce_scatter scan; do
     run "$t np=3 zip=auto" "$t" -np 3 --oversubscribe $zip_auto "$bin/test_$t"
 done
 # The randomized soak (test_soak.c): every collective zip takes, blocking and in flight

@@ -28,7 +28,9 @@ TEST(CollOps, NamesAndCallsFollowTheList)
     EXPECT_STREQ("MPI_Ialltoallw", zip_coll_op_calls[COLL_ZIP_OP_IALLTOALLW]);
     EXPECT_STREQ("MPI_Ireduce_scatter_block", zip_coll_op_calls[COLL_ZIP_OP_IREDUCE_SCATTER_BLOCK]);
     EXPECT_STREQ("MPI_Ireduce", zip_coll_op_calls[COLL_ZIP_OP_IREDUCE]);
-    EXPECT_EQ(38, COLL_ZIP_OP_COUNT);
+    EXPECT_STREQ("exscan", zip_coll_op_names[COLL_ZIP_OP_EXSCAN]);
+    EXPECT_STREQ("MPI_Iexscan", zip_coll_op_calls[COLL_ZIP_OP_IEXSCAN]);
+    EXPECT_EQ(42, COLL_ZIP_OP_COUNT);
     EXPECT_STREQ("MPI_Ineighbor_alltoallw", zip_coll_op_calls[COLL_ZIP_OP_INEIGHBOR_ALLTOALLW]);
 }
 
@@ -58,6 +60,9 @@ TEST(CollOps, FlowsByCollective)
     // The reduce-scatter ring's hops decode, reduce and encode in turn, as the reduce chain's.
     EXPECT_EQ(ZIP_FLOW_REDUCE, zip_coll_op_flow(COLL_ZIP_OP_IREDUCE_SCATTER));
     EXPECT_EQ(ZIP_FLOW_ALLREDUCE, zip_coll_op_flow(COLL_ZIP_OP_IALLREDUCE));
+    // Scans run the reduce's chain.
+    EXPECT_EQ(ZIP_FLOW_REDUCE, zip_coll_op_flow(COLL_ZIP_OP_ISCAN));
+    EXPECT_EQ(ZIP_FLOW_REDUCE, zip_coll_op_flow(COLL_ZIP_OP_EXSCAN));
     EXPECT_EQ(ZIP_FLOW_INTO_ROOT, zip_coll_op_flow(COLL_ZIP_OP_IGATHERV));
     // A halo exchange: every rank sends at once, as in alltoall(v).
     EXPECT_EQ(ZIP_FLOW_ALL_SEND, zip_coll_op_flow(COLL_ZIP_OP_NEIGHBOR_ALLTOALL));

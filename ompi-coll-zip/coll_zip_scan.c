@@ -1,0 +1,105 @@
+/*
+ * MPI_Scan, MPI_Exscan, MPI_Iscan and MPI_Iexscan of doubles or floats with MPI_SUM, MPI_PROD,
+ * MPI_MIN or MPI_MAX: the reduce's pipelined chain run from rank 0 up (algo/reduce_chain.cpp),
+ * every rank keeping its prefix and passing the next one on in segments that travel compressed.
+ * Open MPI's own scans (coll/basic's linear and tuned's recursive doubling, libnbc's likewise)
+ * move the whole message in each of p - 1 (or log2 p) steps one after the other; the chain
+ * moves it about once over every link. Each element is summed in Open MPI's linear order
+ * (algo/zip_algo.h, zip_algo_scan). Every other call goes to the previous component; count,
+ * datatype, op and the policy's agreed speeds are the same on every rank, so every rank takes
+ * the same branch.
+ */
+#include "ompi_config.h"
+
+#include "mpi.h"
+#include "ompi/constants.h"
+#include "ompi/datatype/ompi_datatype.h"
+
+#include "coll_zip.h"
+#include "algo/zip_algo.h"
+
+/* Whether zip takes the call (otherwise counted as handed on), and then the chain's segment. */
+static bool takes(const void *mine, int count, struct ompi_datatype_t *dtype, struct ompi_op_t *op,
+                  struct ompi_communicator_t *comm, mca_coll_zip_module_t *m, int op_index,
+                  size_t *segment)
+{
+    mca_coll_zip_stats_arm_finalize_summary(comm);
+    mca_coll_zip_policy_count_call(m, comm, op_index);
+    const size_t bytes = mca_coll_zip_reduce_bytes(count, dtype, op);
+    const int size = ompi_comm_size(comm);
+    /* Every rank sends its whole prefix once: the threshold applies to the message. */
+    if (0 == bytes || size < 2 || bytes < mca_coll_zip_component.threshold) {
+        mca_coll_zip_stats_handed_on(op_index, ZIP_VERDICT_TOO_SMALL, 0.0, 0);
+        return false;
+    }
+    if (!mca_coll_zip_policy_takes(m, comm, op_index, mine, count, dtype, bytes)) {
+        return false;
+    }
+    /* The chain's segment, and where it hands on, as for a reduce (coll_zip_allreduce.c). */
+    const double link_Bps = mca_coll_zip_schedule_link_Bps(m);
+    const double latency_s = mca_coll_zip_component.bcast_latency_us * 1e-6;
+    const size_t floor = zip_algo_reduce_segment_floor(link_Bps, latency_s,
+                                                       m->agreed ? m->speeds.ranks_per_core : 0.0);
+    if (!zip_algo_reduce_suits(bytes, size, dtype->super.size, floor)) {
+        mca_coll_zip_stats_handed_on(op_index, ZIP_VERDICT_TOO_SMALL, 0.0, 0);
+        return false;
+    }
+    *segment = zip_algo_reduce_segment(bytes, size, dtype->super.size, floor, link_Bps, latency_s,
+                                       m->agreed ? &m->speeds : NULL);
+    if (!zip_algo_reduce_may_compress(&m->call_policy, *segment)) {
+        mca_coll_zip_stats_handed_on(op_index, ZIP_VERDICT_LINK_FASTER, 0.0, 0);
+        return false;
+    }
+    return true;
+}
+
+/* In place, the contribution is in rbuf and the result replaces it: the chain reads it there. */
+#define ZIP_SCAN_MINE(sbuf) (MPI_IN_PLACE == (sbuf) ? NULL : (sbuf))
+
+int mca_coll_zip_scan(const void *sbuf, void *rbuf, int count, struct ompi_datatype_t *dtype,
+                      struct ompi_op_t *op, struct ompi_communicator_t *comm,
+                      mca_coll_base_module_t *module)
+{
+    return mca_coll_zip_iscan(sbuf, rbuf, count, dtype, op, comm, NULL, module);
+}
+
+int mca_coll_zip_exscan(const void *sbuf, void *rbuf, int count, struct ompi_datatype_t *dtype,
+                        struct ompi_op_t *op, struct ompi_communicator_t *comm,
+                        mca_coll_base_module_t *module)
+{
+    return mca_coll_zip_iexscan(sbuf, rbuf, count, dtype, op, comm, NULL, module);
+}
+
+/* MPI_Scan too, with request NULL. */
+int mca_coll_zip_iscan(const void *sbuf, void *rbuf, int count, struct ompi_datatype_t *dtype,
+                       struct ompi_op_t *op, struct ompi_communicator_t *comm,
+                       struct ompi_request_t **request, mca_coll_base_module_t *module)
+{
+    mca_coll_zip_module_t *m = (mca_coll_zip_module_t *)module;
+    const int op_index = NULL == request ? COLL_ZIP_OP_SCAN : COLL_ZIP_OP_ISCAN;
+    const void *mine = ZIP_SCAN_MINE(sbuf);
+    size_t segment = 0;
+    if (!takes(NULL != mine ? mine : rbuf, count, dtype, op, comm, m, op_index, &segment)) {
+        return COLL_ZIP_HAND_ON(m, request, scan, sbuf, rbuf, count, dtype, op, comm);
+    }
+    return mca_coll_zip_reduce_schedule(m, comm, op_index, 0, rbuf, mine,
+                                        (size_t)count * dtype->super.size, dtype, op,
+                                        ZIP_ALLREDUCE_RING, segment, request);
+}
+
+/* MPI_Exscan too, with request NULL. Rank 0's receive buffer is left as it is. */
+int mca_coll_zip_iexscan(const void *sbuf, void *rbuf, int count, struct ompi_datatype_t *dtype,
+                         struct ompi_op_t *op, struct ompi_communicator_t *comm,
+                         struct ompi_request_t **request, mca_coll_base_module_t *module)
+{
+    mca_coll_zip_module_t *m = (mca_coll_zip_module_t *)module;
+    const int op_index = NULL == request ? COLL_ZIP_OP_EXSCAN : COLL_ZIP_OP_IEXSCAN;
+    const void *mine = ZIP_SCAN_MINE(sbuf);
+    size_t segment = 0;
+    if (!takes(NULL != mine ? mine : rbuf, count, dtype, op, comm, m, op_index, &segment)) {
+        return COLL_ZIP_HAND_ON(m, request, exscan, sbuf, rbuf, count, dtype, op, comm);
+    }
+    return mca_coll_zip_reduce_schedule(m, comm, op_index, 0, rbuf, mine,
+                                        (size_t)count * dtype->super.size, dtype, op,
+                                        ZIP_ALLREDUCE_RING, segment, request);
+}
