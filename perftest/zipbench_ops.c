@@ -13,8 +13,8 @@ const char *const zb_op_names =
     "allgatherv,ibcast,iallreduce,ialltoall,ialltoallv,igather,igatherv,iscatter,iscatterv,"
     "iallgather,iallgatherv,neighbor_alltoall,neighbor_allgather,ineighbor_alltoall,"
     "ineighbor_allgather,neighbor_alltoallw,ineighbor_alltoallw,alltoallw,ialltoallw,"
-    "reduce_scatter_block,ireduce_scatter_block,reduce_scatter,ireduce_scatter,ireduce,pingpong,"
-    "bandwidth,compute";
+    "reduce_scatter_block,ireduce_scatter_block,reduce_scatter,ireduce_scatter,ireduce,scan,"
+    "exscan,iscan,iexscan,pingpong,bandwidth,compute";
 
 enum kind {
     BCAST,
@@ -42,6 +42,8 @@ enum kind {
      * (reduce_scatter_block), or alltoallv's uneven sizes (reduce_scatter). */
     REDUCE_SCATTER_BLOCK,
     REDUCE_SCATTER,
+    SCAN, /* MPI_SUM of the n doubles of ranks 0 .. rank (exscan: .. rank - 1) */
+    EXSCAN,
     PINGPONG,
     BANDWIDTH,
     COMPUTE /* no communication: the overlap benchmark's computation alone */
@@ -90,6 +92,10 @@ static const struct {
     {"ireduce_scatter_block", REDUCE_SCATTER_BLOCK, 1},
     {"reduce_scatter", REDUCE_SCATTER, 0},
     {"ireduce_scatter", REDUCE_SCATTER, 1},
+    {"scan", SCAN, 0},
+    {"exscan", EXSCAN, 0},
+    {"iscan", SCAN, 1},
+    {"iexscan", EXSCAN, 1},
 };
 
 /* Messages in flight in a bandwidth run: enough to keep a 1 Gbit/s pipe busy at 64 KiB, and
@@ -225,6 +231,8 @@ zb_op *zb_op_create(const char *name, const double *F, size_t n, const zb_comput
     case ALLREDUCE:
     case REDUCE:
     case REDUCE_SCATTER_BLOCK:
+    case SCAN:
+    case EXSCAN:
         op->sbuf = xmalloc(n * sizeof(double));
         op->rbuf = xmalloc(n * sizeof(double));
         break;
@@ -462,6 +470,8 @@ void zb_op_prepare(zb_op *op, int root)
     case REDUCE:
     case REDUCE_SCATTER_BLOCK:
     case REDUCE_SCATTER:
+    case SCAN:
+    case EXSCAN:
     case ALLTOALL:
     case NEIGHBOR_ALLTOALL:
         rot_copy(op->sbuf, op->F, n, shift_of(op, op->rank), 0, n);
@@ -542,6 +552,12 @@ static void run_blocking(zb_op *op, int root)
         break;
     case REDUCE_SCATTER:
         MPI_Reduce_scatter(op->sbuf, op->rbuf, op->rcount, MPI_DOUBLE, MPI_SUM, op->comm);
+        break;
+    case SCAN:
+        MPI_Scan(op->sbuf, op->rbuf, n, MPI_DOUBLE, MPI_SUM, op->comm);
+        break;
+    case EXSCAN:
+        MPI_Exscan(op->sbuf, op->rbuf, n, MPI_DOUBLE, MPI_SUM, op->comm);
         break;
     case BCAST:
         MPI_Bcast(op->sbuf, n, MPI_DOUBLE, root, op->comm);
@@ -673,6 +689,12 @@ static void start_nb(zb_op *op, int root, MPI_Request *req)
     case REDUCE_SCATTER:
         MPI_Ireduce_scatter(op->sbuf, op->rbuf, op->rcount, MPI_DOUBLE, MPI_SUM, op->comm, req);
         break;
+    case SCAN:
+        MPI_Iscan(op->sbuf, op->rbuf, n, MPI_DOUBLE, MPI_SUM, op->comm, req);
+        break;
+    case EXSCAN:
+        MPI_Iexscan(op->sbuf, op->rbuf, n, MPI_DOUBLE, MPI_SUM, op->comm, req);
+        break;
     case ALLTOALLW:
         MPI_Ialltoallw(op->sbuf, op->scount, op->sdispl, op->cols, op->rbuf, op->rcount, op->rdispl,
                        op->rtypes, op->comm, req);
@@ -701,12 +723,13 @@ void zb_op_run(zb_op *op, int root)
 /* Elements of an allreduce sum that are wrong: the sum over ranks of their rotations of F, in
  * rank order, against what came back, within rounding (algorithms add in different orders); NaN
  * must meet NaN, and a sum that overflows in some order may come back as any infinity. */
-static size_t sum_mismatch_of(const zb_op *op, size_t first, size_t len)
+/* Elements [first, first + len) of the sum of ranks 0 .. ranks - 1, in rbuf from its start. */
+static size_t sum_mismatch_over(const zb_op *op, int ranks, size_t first, size_t len)
 {
     size_t bad = 0;
     for (size_t i = first; i < first + len; i++) {
         double sum = 0.0, mag = 0.0;
-        for (int r = 0; r < op->size; r++) {
+        for (int r = 0; r < ranks; r++) {
             const double x = op->F[(i + shift_of(op, r)) % op->n];
             sum += x;
             mag += fabs(x);
@@ -718,6 +741,11 @@ static size_t sum_mismatch_of(const zb_op *op, size_t first, size_t len)
             bad += !(fabs(got - sum) <= 1e-12 * mag);
     }
     return bad;
+}
+
+static size_t sum_mismatch_of(const zb_op *op, size_t first, size_t len)
+{
+    return sum_mismatch_over(op, op->size, first, len);
 }
 
 /* The whole vector (allreduce, reduce). */
@@ -762,6 +790,10 @@ size_t zb_op_verify(const zb_op *op, int root)
     }
     case REDUCE_SCATTER:
         return sum_mismatch_of(op, (size_t)op->rdispl[op->rank], (size_t)op->rcount[op->rank]);
+    case SCAN:
+        return sum_mismatch_over(op, op->rank + 1, 0, n);
+    case EXSCAN: /* rank 0's buffer is undefined */
+        return op->rank > 0 ? sum_mismatch_over(op, op->rank, 0, n) : 0;
     case COMPUTE:
         return 0;
     case ALLTOALL: {
