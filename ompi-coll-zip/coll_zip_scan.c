@@ -53,53 +53,52 @@ static bool takes(const void *mine, int count, struct ompi_datatype_t *dtype, st
     return true;
 }
 
-/* In place, the contribution is in rbuf and the result replaces it: the chain reads it there. */
-#define ZIP_SCAN_MINE(sbuf) (MPI_IN_PLACE == (sbuf) ? NULL : (sbuf))
+/* A scan (exclusive false) or exscan, blocking with request NULL: zip's chain, or the previous
+ * component's call. In place the contribution is in rbuf and the result replaces it: the chain
+ * reads it there. An exscan leaves rank 0's receive buffer as it is. */
+static int scan_or_hand_on(const void *sbuf, void *rbuf, int count, struct ompi_datatype_t *dtype,
+                           struct ompi_op_t *op, struct ompi_communicator_t *comm,
+                           struct ompi_request_t **request, mca_coll_base_module_t *module,
+                           bool exclusive)
+{
+    mca_coll_zip_module_t *m = (mca_coll_zip_module_t *)module;
+    const int op_index = exclusive ? (NULL == request ? COLL_ZIP_OP_EXSCAN : COLL_ZIP_OP_IEXSCAN)
+                                   : (NULL == request ? COLL_ZIP_OP_SCAN : COLL_ZIP_OP_ISCAN);
+    const void *mine = MPI_IN_PLACE == sbuf ? NULL : sbuf;
+    size_t segment = 0;
+    if (!takes(NULL != mine ? mine : rbuf, count, dtype, op, comm, m, op_index, &segment)) {
+        return exclusive ? COLL_ZIP_HAND_ON(m, request, exscan, sbuf, rbuf, count, dtype, op, comm)
+                         : COLL_ZIP_HAND_ON(m, request, scan, sbuf, rbuf, count, dtype, op, comm);
+    }
+    return mca_coll_zip_reduce_schedule(m, comm, op_index, 0, rbuf, mine,
+                                        (size_t)count * dtype->super.size, dtype, op,
+                                        ZIP_ALLREDUCE_RING, segment, request);
+}
 
 int mca_coll_zip_scan(const void *sbuf, void *rbuf, int count, struct ompi_datatype_t *dtype,
                       struct ompi_op_t *op, struct ompi_communicator_t *comm,
                       mca_coll_base_module_t *module)
 {
-    return mca_coll_zip_iscan(sbuf, rbuf, count, dtype, op, comm, NULL, module);
+    return scan_or_hand_on(sbuf, rbuf, count, dtype, op, comm, NULL, module, false);
 }
 
 int mca_coll_zip_exscan(const void *sbuf, void *rbuf, int count, struct ompi_datatype_t *dtype,
                         struct ompi_op_t *op, struct ompi_communicator_t *comm,
                         mca_coll_base_module_t *module)
 {
-    return mca_coll_zip_iexscan(sbuf, rbuf, count, dtype, op, comm, NULL, module);
+    return scan_or_hand_on(sbuf, rbuf, count, dtype, op, comm, NULL, module, true);
 }
 
-/* MPI_Scan too, with request NULL. */
 int mca_coll_zip_iscan(const void *sbuf, void *rbuf, int count, struct ompi_datatype_t *dtype,
                        struct ompi_op_t *op, struct ompi_communicator_t *comm,
                        struct ompi_request_t **request, mca_coll_base_module_t *module)
 {
-    mca_coll_zip_module_t *m = (mca_coll_zip_module_t *)module;
-    const int op_index = NULL == request ? COLL_ZIP_OP_SCAN : COLL_ZIP_OP_ISCAN;
-    const void *mine = ZIP_SCAN_MINE(sbuf);
-    size_t segment = 0;
-    if (!takes(NULL != mine ? mine : rbuf, count, dtype, op, comm, m, op_index, &segment)) {
-        return COLL_ZIP_HAND_ON(m, request, scan, sbuf, rbuf, count, dtype, op, comm);
-    }
-    return mca_coll_zip_reduce_schedule(m, comm, op_index, 0, rbuf, mine,
-                                        (size_t)count * dtype->super.size, dtype, op,
-                                        ZIP_ALLREDUCE_RING, segment, request);
+    return scan_or_hand_on(sbuf, rbuf, count, dtype, op, comm, request, module, false);
 }
 
-/* MPI_Exscan too, with request NULL. Rank 0's receive buffer is left as it is. */
 int mca_coll_zip_iexscan(const void *sbuf, void *rbuf, int count, struct ompi_datatype_t *dtype,
                          struct ompi_op_t *op, struct ompi_communicator_t *comm,
                          struct ompi_request_t **request, mca_coll_base_module_t *module)
 {
-    mca_coll_zip_module_t *m = (mca_coll_zip_module_t *)module;
-    const int op_index = NULL == request ? COLL_ZIP_OP_EXSCAN : COLL_ZIP_OP_IEXSCAN;
-    const void *mine = ZIP_SCAN_MINE(sbuf);
-    size_t segment = 0;
-    if (!takes(NULL != mine ? mine : rbuf, count, dtype, op, comm, m, op_index, &segment)) {
-        return COLL_ZIP_HAND_ON(m, request, exscan, sbuf, rbuf, count, dtype, op, comm);
-    }
-    return mca_coll_zip_reduce_schedule(m, comm, op_index, 0, rbuf, mine,
-                                        (size_t)count * dtype->super.size, dtype, op,
-                                        ZIP_ALLREDUCE_RING, segment, request);
+    return scan_or_hand_on(sbuf, rbuf, count, dtype, op, comm, request, module, true);
 }

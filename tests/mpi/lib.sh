@@ -125,3 +125,19 @@ finish_runner() {
     [ $failures -gt 100 ] && failures=100
     exit $failures
 }
+
+# run_clean <name> <expected line> <mpirun args...>: run (the sanitizer runs), and fail on any
+# sanitizer report even where the program passed.
+run_clean() {
+    local name=$1 expect=$2
+    shift 2
+    mpirun_logged "$@"
+    local rc=$?
+    if [ $rc = 0 ] && grep -q "PASS: $expect" "$bin/out.log" &&
+        ! grep -q -E 'ERROR: AddressSanitizer|runtime error:' "$bin/out.log"; then
+        report "$name" 0
+    else
+        echo "    (exit $rc)" >>"$bin/out.log"
+        report "$name" 1 "$bin/out.log"
+    fi
+}

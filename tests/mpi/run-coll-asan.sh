@@ -33,20 +33,6 @@ san="-x LD_PRELOAD=$preload -x ASAN_OPTIONS=detect_leaks=0:abort_on_error=0
     --mca coll_zip_force_local 1"
 always="--mca coll_zip_policy always --mca coll_zip_threshold 1024"
 
-# run_clean <name> <expected line> <mpirun args...>: run, and fail on any sanitizer report.
-run_clean() {
-    local name=$1 expect=$2
-    shift 2
-    mpirun_logged "$@"
-    local rc=$?
-    if [ $rc = 0 ] && grep -q "PASS: $expect" "$bin/out.log" &&
-        ! grep -q -E 'ERROR: AddressSanitizer|runtime error:' "$bin/out.log"; then
-        report "$name" 0
-    else
-        echo "    (exit $rc)" >>"$bin/out.log"
-        report "$name" 1 "$bin/out.log"
-    fi
-}
 
 # shellcheck disable=SC2086
 {

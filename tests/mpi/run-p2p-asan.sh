@@ -32,20 +32,6 @@ ucx_opts="--mca pml_ucx_tls any --mca pml_ucx_devices any -x UCX_TLS=tcp,self,sm
 common="-np 2 -x LD_PRELOAD=$preload -x ASAN_OPTIONS=detect_leaks=0:abort_on_error=0
     -x UBSAN_OPTIONS=print_stacktrace=1 --mca mca_base_component_path $pmldir:$ompidir
     --mca pml_zip_enable 1 --mca pml_zip_force_local 1 --mca pml_zip_policy always"
-# run_clean <name> <expected line> <mpirun args...>: run, and fail on any sanitizer report.
-run_clean() {
-    local name=$1 expect=$2
-    shift 2
-    mpirun_logged "$@"
-    local rc=$?
-    if [ $rc = 0 ] && grep -q "PASS: $expect" "$bin/out.log" &&
-        ! grep -q -E 'ERROR: AddressSanitizer|runtime error:' "$bin/out.log"; then
-        report "$name" 0
-    else
-        echo "    (exit $rc)" >>"$bin/out.log"
-        report "$name" 1 "$bin/out.log"
-    fi
-}
 for pml in ob1 ucx; do
     opts="--mca pml $pml,zip"
     [ $pml = ucx ] && opts="$opts $ucx_opts"

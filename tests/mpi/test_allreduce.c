@@ -175,13 +175,7 @@ static void nonblocking(MPI_Comm comm)
     zt_call(MPI_Iallreduce(b, rb, (int)n, MPI_DOUBLE, MPI_SUM, comm, &req[1]), "MPI_Iallreduce",
             rank);
     one(comm, 0, INTEGRAL, MPI_SUM, 70001, -1, 0, 103);
-    int done = 0;
-    volatile double work = 0.0;
-    while (!done) {
-        for (int i = 0; i < 20000; ++i)
-            work += 1e-9 * i;
-        zt_call(MPI_Testall(2, req, &done, MPI_STATUSES_IGNORE), "MPI_Testall", rank);
-    }
+    zt_compute_until_done(2, req, rank);
     int ok = 1;
     for (size_t i = 0; i < n; ++i) {
         ok &= element_ok(ra[i], SMOOTH, MPI_SUM, 101, p, -1, n, i, 0);
@@ -213,13 +207,7 @@ static void nonblocking_reduce(MPI_Comm comm)
     zt_call(MPI_Ireduce(b, rb, (int)n, MPI_DOUBLE, MPI_SUM, rb_root, comm, &req[1]), "MPI_Ireduce",
             rank);
     one(comm, 0, INTEGRAL, MPI_SUM, 70001, p / 2, 0, 113);
-    int done = 0;
-    volatile double work = 0.0;
-    while (!done) {
-        for (int i = 0; i < 20000; ++i)
-            work += 1e-9 * i;
-        zt_call(MPI_Testall(2, req, &done, MPI_STATUSES_IGNORE), "MPI_Testall", rank);
-    }
+    zt_compute_until_done(2, req, rank);
     int ok = 1;
     for (size_t i = 0; i < n; ++i) {
         ok &= rank != ra_root || element_ok(ra[i], SMOOTH, MPI_SUM, 111, p, ra_root, n, i, 0);

@@ -140,13 +140,7 @@ static void ibcast(MPI_Comm comm)
     if (rank == 0)
         zt_fill(d, m, ZT_SMOOTH, 0, 24);
     zt_call(MPI_Bcast(d, m, MPI_DOUBLE, 0, comm), "MPI_Bcast between", rank);
-    int done = 0;
-    volatile double work = 0.0;
-    while (!done) {
-        for (int i = 0; i < 20000; ++i)
-            work += 1e-9 * i;
-        zt_call(MPI_Testall(3, req, &done, MPI_STATUSES_IGNORE), "MPI_Testall", rank);
-    }
+    zt_compute_until_done(3, req, rank);
     int ok = zt_block_matches(a, 1, n, ZT_SMOOTH, 0, 21) &&
              zt_block_matches(b, 1, n, ZT_RANDOM, size - 1, 22) &&
              zt_block_matches(c, 2, m, ZT_SMOOTH, 0, 23) &&

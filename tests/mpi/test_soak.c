@@ -89,6 +89,8 @@ enum op {
     OP_ALLTOALLW,
     OP_REDUCE_SCATTER_BLOCK,
     OP_REDUCE_SCATTER,
+    OP_SCAN,
+    OP_EXSCAN,
     OPS
 };
 static const char *const op_name[OPS] = {"bcast",
@@ -104,7 +106,9 @@ static const char *const op_name[OPS] = {"bcast",
                                          "reduce",
                                          "alltoallw",
                                          "reduce_scatter_block",
-                                         "reduce_scatter"};
+                                         "reduce_scatter",
+                                         "scan",
+                                         "exscan"};
 
 enum { COMMS = 7, MAX_THREADS = 8 };
 static const char *const comm_name[COMMS] = {"world",         "dup auto",    "dup always",
@@ -212,7 +216,8 @@ static void plan(call_t *k, int step)
     if (OP_ALLTOALLW == k->op && 1 == k->size)
         k->op = OP_ALLTOALLV;
     const int reduces = OP_ALLREDUCE == k->op || OP_REDUCE == k->op ||
-                        OP_REDUCE_SCATTER_BLOCK == k->op || OP_REDUCE_SCATTER == k->op;
+                        OP_REDUCE_SCATTER_BLOCK == k->op || OP_REDUCE_SCATTER == k->op ||
+                        OP_SCAN == k->op || OP_EXSCAN == k->op;
     do {
         k->type = (int)(draw() % TYPES);
     } while (reduces && !types[k->type].reducible);
@@ -395,6 +400,23 @@ static void prepare(call_t *k)
             memcpy(k->rbuf, k->sbuf, k->sbytes);
         break;
     }
+    case OP_SCAN:
+    case OP_EXSCAN: {
+        /* The prefix of ranks 0 .. me (exscan: .. me - 1); an exscan leaves rank 0's buffer as
+         * it was (MPI: undefined; Open MPI's and zip's do not write it). */
+        const int upto = OP_SCAN == k->op ? me + 1 : me;
+        own_block(k, c);
+        k->rbytes = blk;
+        k->rbuf = alloc_bytes(blk, SENTINEL);
+        k->want = alloc_bytes(blk, SENTINEL);
+        if (k->in_place)
+            memcpy(k->rbuf, k->sbuf, blk);
+        if (upto > 0)
+            put_reduced(k->want, t, c, k->kind, upto, k->redop, k->salt);
+        else
+            memcpy(k->want, k->rbuf, blk);
+        break;
+    }
     case OP_ALLREDUCE:
     case OP_REDUCE: {
         const int all = OP_ALLREDUCE == k->op;
@@ -508,6 +530,16 @@ static int issue(call_t *k)
             s = MPI_IN_PLACE;
         return nb ? MPI_Iallreduce(s, rb, c, T, k->redop, k->c, r)
                   : MPI_Allreduce(s, rb, c, T, k->redop, k->c);
+    case OP_SCAN:
+        if (k->in_place)
+            s = MPI_IN_PLACE;
+        return nb ? MPI_Iscan(s, rb, c, T, k->redop, k->c, r)
+                  : MPI_Scan(s, rb, c, T, k->redop, k->c);
+    case OP_EXSCAN:
+        if (k->in_place)
+            s = MPI_IN_PLACE;
+        return nb ? MPI_Iexscan(s, rb, c, T, k->redop, k->c, r)
+                  : MPI_Exscan(s, rb, c, T, k->redop, k->c);
     default:
         if (root && k->in_place)
             s = MPI_IN_PLACE;

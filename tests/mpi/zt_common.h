@@ -237,4 +237,17 @@ static inline void zt_call(int rc, const char *what, int rank)
     }
 }
 
+/* Computes in short stretches and calls MPI_Testall between them until the n requests are
+ * complete, as an application overlapping non-blocking collectives with its work does. */
+static inline void zt_compute_until_done(int n, MPI_Request *req, int rank)
+{
+    int done = 0;
+    volatile double work = 0.0;
+    while (!done) {
+        for (int i = 0; i < 20000; ++i)
+            work += 1e-9 * i;
+        zt_call(MPI_Testall(n, req, &done, MPI_STATUSES_IGNORE), "MPI_Testall", rank);
+    }
+}
+
 #endif
