@@ -213,6 +213,11 @@ void mca_coll_zip_policy_fini(void);
 bool mca_coll_zip_policy_takes(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm, int op,
                                const void *sample, int sample_count, struct ompi_datatype_t *dtype,
                                size_t my_bytes);
+/* Whether, under policy auto, the route of a call of `op` finds the link faster than the codec;
+ * then m->call_policy is the route's (its agreed speeds), and nothing is counted: for a call zip
+ * may still run raw where its schedule alone pays (scans). */
+bool mca_coll_zip_policy_link_faster(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm,
+                                     int op);
 /* Only whether the route takes a call of `op` (as mca_coll_zip_policy_takes, then with
  * m->call_policy set), counting nothing: for calls zip runs either way. */
 bool mca_coll_zip_policy_route_takes(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm,

@@ -405,6 +405,17 @@ bool mca_coll_zip_policy_takes(mca_coll_zip_module_t *m, struct ompi_communicato
     return false;
 }
 
+bool mca_coll_zip_policy_link_faster(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm,
+                                     int op)
+{
+    const mca_coll_zip_route_t *r = route(m, comm, op);
+    if (ZIP_VERDICT_LINK_FASTER != r->verdict || ZIP_POLICY_AUTO != r->policy.mode) {
+        return false;
+    }
+    m->call_policy = r->policy;
+    return true;
+}
+
 bool mca_coll_zip_policy_route_takes(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm,
                                      int op)
 {

@@ -18,7 +18,11 @@
 #include "coll_zip.h"
 #include "algo/zip_algo.h"
 
-/* Whether zip takes the call (otherwise counted as handed on), and then the chain's segment. */
+/* Whether zip takes the call (otherwise counted as handed on), and then the chain's segment.
+ * Where the chain's hops cannot compress (a link faster than the codec), zip still runs it raw
+ * if its pipeline alone takes at most ZIP_SCAN_RAW_SHARE of Open MPI's whole-message steps and
+ * every rank has a core (ranks sharing cores gain nothing from a pipeline's overlap: netemu's 4
+ * ranks on 2 cores ran zip's raw chain at 0.82-0.90x of coll/basic's linear scan). */
 static bool takes(const void *mine, int count, struct ompi_datatype_t *dtype, struct ompi_op_t *op,
                   struct ompi_communicator_t *comm, mca_coll_zip_module_t *m, int op_index,
                   size_t *segment)
@@ -32,25 +36,36 @@ static bool takes(const void *mine, int count, struct ompi_datatype_t *dtype, st
         mca_coll_zip_stats_handed_on(op_index, ZIP_VERDICT_TOO_SMALL, 0.0, 0);
         return false;
     }
-    if (!mca_coll_zip_policy_takes(m, comm, op_index, mine, count, dtype, bytes)) {
+    const bool link_faster = mca_coll_zip_policy_link_faster(m, comm, op_index);
+    if (!link_faster && !mca_coll_zip_policy_takes(m, comm, op_index, mine, count, dtype, bytes)) {
         return false;
     }
-    /* The chain's segment, and where it hands on, as for a reduce (coll_zip_allreduce.c). */
+    /* The chain's segment as a reduce's (coll_zip_allreduce.c), from the route's speeds. */
     const double link_Bps = mca_coll_zip_schedule_link_Bps(m);
     const double latency_s = mca_coll_zip_component.bcast_latency_us * 1e-6;
     const size_t floor = zip_algo_reduce_segment_floor(link_Bps, latency_s,
                                                        m->agreed ? m->speeds.ranks_per_core : 0.0);
-    if (!zip_algo_reduce_suits(bytes, size, dtype->super.size, floor)) {
+    *segment = zip_algo_reduce_segment(bytes, size, dtype->super.size, floor, link_Bps, latency_s,
+                                       m->agreed ? &m->speeds : NULL);
+    if (!link_faster && zip_algo_reduce_may_compress(&m->call_policy, *segment)) {
+        /* Handed on where recursive doubling would be faster. */
+        if (zip_algo_scan_suits(bytes, size, dtype->super.size, floor, link_Bps, latency_s, 1.0)) {
+            return true;
+        }
         mca_coll_zip_stats_handed_on(op_index, ZIP_VERDICT_TOO_SMALL, 0.0, 0);
         return false;
     }
-    *segment = zip_algo_reduce_segment(bytes, size, dtype->super.size, floor, link_Bps, latency_s,
-                                       m->agreed ? &m->speeds : NULL);
-    if (!zip_algo_reduce_may_compress(&m->call_policy, *segment)) {
-        mca_coll_zip_stats_handed_on(op_index, ZIP_VERDICT_LINK_FASTER, 0.0, 0);
-        return false;
+    /* The hops judge the link faster themselves and send raw, without codec work. */
+    if (size >= 3 && m->agreed && m->speeds.ranks_per_core <= 1.0 &&
+        zip_algo_scan_suits(bytes, size, dtype->super.size, floor, link_Bps, latency_s,
+                            ZIP_SCAN_RAW_SHARE)) {
+        return true;
     }
-    return true;
+    if (link_faster) { /* hands on, counted (and the meter's probe taken) as the route says */
+        return mca_coll_zip_policy_takes(m, comm, op_index, mine, count, dtype, bytes);
+    }
+    mca_coll_zip_stats_handed_on(op_index, ZIP_VERDICT_LINK_FASTER, 0.0, 0);
+    return false;
 }
 
 /* A scan (exclusive false) or exscan, blocking with request NULL: zip's chain, or the previous

@@ -407,6 +407,31 @@ extern "C" bool zip_algo_reduce_suits(size_t bytes, int size, size_t elem_bytes,
     return 2 * segments >= 5 * size_t(size - 2);
 }
 
+// Open MPI's scans move the whole message per step: the linear one p - 1 times in turn, recursive
+// doubling ceil(log2 p) times (each step an exchange both ways, which a full-duplex link moves in
+// the time of one way), so against the better of them the chain's fill of p - 2 segments and its
+// p - 1 latencies may be far longer than a reduce's rule allows (simscale, 4 MiB of gauss at
+// 10 Gbit/s and 2 us, one rank per node: 8.2x tuned's recursive doubling at 64 ranks, 3.1x at
+// 1024, where a reduce's rule would have handed the call on from 128 ranks; docs/scale.md,
+// "Scan"). The model leaves out the reductions, which the chain overlaps and doubling does not.
+extern "C" bool zip_algo_scan_suits(size_t bytes, int size, size_t elem_bytes, size_t segment_floor,
+                                    double link_Bps, double latency_s, double share)
+{
+    if (size <= 2)
+        return true;
+    if (!(link_Bps > 0.0) || !(latency_s > 0.0))
+        return zip_algo_reduce_suits(bytes, size, elem_bytes, segment_floor);
+    const size_t seg = segment_bytes(bytes, size, std::max<size_t>(1, elem_bytes), segment_floor);
+    const double segments = double((bytes + seg - 1) / seg);
+    const double chain =
+        (segments + double(size - 2)) * double(seg) / link_Bps + double(size - 1) * latency_s;
+    int steps = 0;
+    while ((1 << steps) < size)
+        ++steps;
+    const double doubling = double(steps) * (double(bytes) / link_Bps + latency_s);
+    return chain < share * doubling;
+}
+
 // Each hop of the chain receives a segment, decodes it where it came as a frame, reduces it,
 // encodes it and sends it, all in turn on its one core: the codings and the reduction add up
 // (the reduction reads two segments and writes one, about what a copy on the node costs).

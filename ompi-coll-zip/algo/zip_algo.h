@@ -598,6 +598,18 @@ size_t zip_algo_reduce_segment_floor(double link_Bps, double latency_s, double r
  * every rank given the same arguments; a reduce it does not suit goes to the previous
  * component. */
 bool zip_algo_reduce_suits(size_t bytes, int size, size_t elem_bytes, size_t segment_floor);
+/* Whether the chain suits a scan (or exscan) of `bytes` on `size` ranks: Open MPI's scans move
+ * the whole message per step, so the chain's fill matters less than a reduce's. With the link
+ * rate (bytes/s) and latency known, the chain's S + size - 2 segment times and size - 1
+ * latencies against `share` of recursive doubling's ceil(log2 size) steps of the whole message
+ * and a latency each; without them zip_algo_reduce_suits' rule. The same on every rank given
+ * the same arguments. */
+bool zip_algo_scan_suits(size_t bytes, int size, size_t elem_bytes, size_t segment_floor,
+                         double link_Bps, double latency_s, double share);
+/* The share of Open MPI's time (zip_algo_scan_suits) within which a scan whose hops cannot
+ * compress (a link faster than the codec) runs zip's chain raw instead of going to the previous
+ * component: its pipeline alone is then the gain, which only the model has measured here. */
+#define ZIP_SCAN_RAW_SHARE 0.5
 /* The reduce chain's segment for `bytes` on `size` ranks, given the floor above: the rule's
  * (bytes / (8 (size - 1)) between the floor and 48 KiB) or, where the link rate, the latency
  * between nodes and the agreed speeds are known (agreed not NULL) and every rank has a core,

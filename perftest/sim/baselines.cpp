@@ -197,6 +197,39 @@ void ring_allreduce(const RankEnv &env, size_t bytes)
     }
 }
 
+// coll/base's linear scan (coll/basic's, the default; tuned's scan 1): rank i receives the whole
+// prefix of ranks 0 .. i - 1 from i - 1, reduces its own into it and sends the result on whole.
+void linear_scan(const RankEnv &env, size_t bytes)
+{
+    Network &net = *env.net;
+    const int me = env.rank;
+    env.codec->copy(bytes);
+    if (me > 0) {
+        net.recv(me, me - 1, bytes);
+        env.codec->copy(bytes);
+    }
+    if (me + 1 < env.size())
+        net.send(me, me + 1, bytes);
+}
+
+// Recursive doubling (tuned's scan 2, coll/base's scan_intra_recursivedoubling): log p steps,
+// each exchanging the partial result so far with rank ^ mask where it exists, both ways, and
+// reducing it in (twice on the higher rank: into the result and into what goes on).
+void recursive_doubling_scan(const RankEnv &env, size_t bytes)
+{
+    Network &net = *env.net;
+    env.codec->copy(bytes);
+    for (int mask = 1; mask < env.size(); mask <<= 1) {
+        const int peer = env.rank ^ mask;
+        if (peer >= env.size())
+            continue;
+        net.sendrecv(env.rank, peer, bytes, peer, bytes);
+        env.codec->copy(bytes);
+        if (env.rank > peer)
+            env.codec->copy(bytes);
+    }
+}
+
 // Recursive doubling (tuned 3; a power-of-two size): log p exchanges of the whole vector with
 // rank ^ mask, each reduced.
 void recursive_doubling_allreduce(const RankEnv &env, size_t bytes)
@@ -624,6 +657,13 @@ std::vector<Baseline> baselines_for(const Workload &w, const HopModel &hop, int 
             out.push_back(
                 {"rabenseifner", [bytes](const RankEnv &env) { rabenseifner_reduce(env, bytes); }});
         add_tree_baselines(out, size, root, bytes, hop, false, tree_reduce);
+        break;
+    }
+    case Op::Scan: {
+        const size_t bytes = w.bytes();
+        out.push_back({"linear", [bytes](const RankEnv &env) { linear_scan(env, bytes); }});
+        out.push_back({"recursive-doubling",
+                       [bytes](const RankEnv &env) { recursive_doubling_scan(env, bytes); }});
         break;
     }
     case Op::Allgatherv:

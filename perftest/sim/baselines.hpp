@@ -10,7 +10,7 @@
 //   Gatherv    linear (basic's: the root receives from each rank in rank order; tuned has no
 //              gatherv algorithm of its own); Scatterv the same from the root;
 //   Scatter    linear (tuned 1), binomial (2), linear_nb (3, every send posted at once);
-//   Reduce, Allreduce, Allgather(v), Alltoall: see baselines_for.
+//   Reduce, Allreduce, Allgather(v), Alltoall, Scan: see baselines_for.
 //
 // The best of them at a point is the best a user could get from coll/tuned by tuning, the
 // baseline perftest/zipbench-sweep measures on netemu.

@@ -19,7 +19,7 @@ void usage(FILE *to)
         "cluster (SimGrid): zip's own algorithms (coll/zip's algo/, the speed-aware policy as in\n"
         "production) against coll/tuned's algorithms on the same platform.\n"
         "  --op bcast|alltoallv|gatherv|reduce|allreduce|allgatherv|alltoall|allgather|\n"
-        "       scatterv|scatter|neighbor_alltoall|neighbor_alltoall3d\n"
+        "       scatterv|scatter|neighbor_alltoall|neighbor_alltoall3d|scan\n"
         "  --ranks N             ranks in the communicator\n"
         "  --ranks-per-node K    ranks per node, sharing its NIC (default 1)\n"
         "  --bytes B             zipbench's size: bcast buffer, alltoallv send buffer, mean\n"
@@ -123,7 +123,8 @@ bool parse_options(int argc, char **argv, Options *o, int *exit_code)
             if (!parse_op(v, &o->op))
                 return fail(
                     "--op is bcast, alltoallv, gatherv, reduce, allreduce, allgatherv, alltoall, "
-                    "allgather, scatterv, scatter, neighbor_alltoall or neighbor_alltoall3d, not "
+                    "allgather, scatterv, scatter, neighbor_alltoall, neighbor_alltoall3d or scan, "
+                    "not "
                     "'" +
                     v + "'");
         } else if (a == "--ranks") {

@@ -143,7 +143,7 @@ bool predict(const Options &o, const CodecTable &table, Prediction *out)
             out->zip_first.route = out->zip.route;
             // A reduce chain's segment is the one the agreed speeds chose for zip's call, so that
             // zip-raw differs from zip only in what it compresses.
-            if (out->zip.route.takes() && work.op() == Op::Reduce)
+            if (out->zip.route.takes() && (work.op() == Op::Reduce || work.op() == Op::Scan))
                 out->zip_raw.route.reduce_segment = out->zip.route.reduce_segment;
         });
     // zip-raw: zip's path forced, nothing compressed (a control for the algorithms alone). Its

@@ -32,6 +32,8 @@ const char *op_name(Op op)
         return "neighbor_alltoall";
     case Op::NeighborAlltoall3d:
         return "neighbor_alltoall3d";
+    case Op::Scan:
+        return "scan";
     }
     return "?";
 }
@@ -40,7 +42,7 @@ bool parse_op(const std::string &name, Op *op)
 {
     for (Op o : {Op::Bcast, Op::Alltoallv, Op::Gatherv, Op::Reduce, Op::Allreduce, Op::Allgatherv,
                  Op::Alltoall, Op::Allgather, Op::Scatterv, Op::Scatter, Op::NeighborAlltoall,
-                 Op::NeighborAlltoall3d})
+                 Op::NeighborAlltoall3d, Op::Scan})
         if (name == op_name(o)) {
             *op = o;
             return true;
@@ -132,6 +134,7 @@ size_t Workload::largest() const
     case Op::Bcast:
     case Op::Reduce:
     case Op::Allreduce:
+    case Op::Scan:
         return bytes_;
     case Op::Alltoall:
         return block(0, 0);

@@ -32,7 +32,8 @@ enum class Op {
     Scatterv,
     Scatter,
     NeighborAlltoall,
-    NeighborAlltoall3d
+    NeighborAlltoall3d,
+    Scan // each rank's bytes, the prefix of ranks 0 .. i at rank i
 };
 
 const char *op_name(Op op);

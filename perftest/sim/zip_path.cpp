@@ -282,9 +282,9 @@ void copy_mine(void *ctx, void *, const void *, size_t bytes)
     charge_copy(ctx, bytes);
 }
 
-// MPI_Reduce (root >= 0) and MPI_Allreduce (root < 0).
+// MPI_Reduce (root >= 0), MPI_Allreduce (root < 0) and MPI_Scan (scan).
 ZipRankResult reduce(const RankEnv &env, const ZipSettings &s, const Route &route,
-                     bool try_compress, char *dummy, int root)
+                     bool try_compress, char *dummy, int root, bool scan = false)
 {
     ZipRankResult out;
     const std::unique_ptr<bool[]> on_node = peers_on_node(env);
@@ -306,10 +306,11 @@ ZipRankResult reduce(const RankEnv &env, const ZipSettings &s, const Route &rout
     args.segment = route.reduce_segment;
     // Allreduce's glue copies the send buffer into the receive buffer first; reduce's chain
     // reads each contribution where it is and copies a segment at a time (copy_mine).
-    if (root < 0)
+    if (root < 0 && !scan)
         env.codec->copy(args.bytes);
-    out.error = root >= 0 ? zip_algo_reduce(t.get(), env.codec->ops(), root, &args, &out.algo)
-                          : zip_algo_allreduce(t.get(), env.codec->ops(), &args, &out.algo);
+    out.error = scan        ? zip_algo_scan(t.get(), env.codec->ops(), false, &args, &out.algo)
+                : root >= 0 ? zip_algo_reduce(t.get(), env.codec->ops(), root, &args, &out.algo)
+                            : zip_algo_allreduce(t.get(), env.codec->ops(), &args, &out.algo);
     env.codec->pay();
     out.ran_algorithm = true;
     return out;
@@ -388,17 +389,51 @@ Route route_call(const Workload &w, int nodes, const Agreed &agreed, const ZipSe
     // the threshold, then zip_algo_route for their flows (coll_ops.cpp); a reduce's chain must
     // have segments enough for its hops (else handed on); an allreduce's schedule is the one
     // zip_algo_allreduce_choose predicts faster.
-    if (w.op() == Op::Reduce || w.op() == Op::Allreduce) {
-        if (w.bytes() == 0 || w.bytes() / size_t(w.ranks()) < s.threshold) {
+    // A scan as coll_zip_scan.c routes it: its whole message must reach the threshold, then the
+    // reduce's chain rules.
+    if (w.op() == Op::Reduce || w.op() == Op::Allreduce || w.op() == Op::Scan) {
+        const size_t share = w.op() == Op::Scan ? w.bytes() : w.bytes() / size_t(w.ranks());
+        if (w.bytes() == 0 || share < s.threshold) {
             r.verdict = ZIP_VERDICT_TOO_SMALL;
             return r;
         }
-        route_flow(w.op() == Op::Reduce ? ZIP_FLOW_REDUCE : ZIP_FLOW_ALLREDUCE, w.ranks(), agreed,
-                   s, &r);
+        route_flow(w.op() == Op::Allreduce ? ZIP_FLOW_ALLREDUCE : ZIP_FLOW_REDUCE, w.ranks(),
+                   agreed, s, &r);
+        // A scan's chain may run raw where the link is faster than the codec (below).
+        const bool link_faster =
+            w.op() == Op::Scan && s.mode == ZIP_POLICY_AUTO && r.verdict == ZIP_VERDICT_LINK_FASTER;
+        if (link_faster)
+            r.verdict = ZIP_VERDICT_COMPRESS;
         // The cost models' latency: here the platform's, as bcast's.
         // Policy always agrees no speeds: the configured rate (as coll_zip_allreduce.c).
         const double link_Bps =
             r.policy.speeds.link_Bps > 0.0 ? r.policy.speeds.link_Bps : s.link_Bps;
+        if (w.op() == Op::Scan) {
+            // As coll_zip_scan.c: the chain compressed where it suits, else raw where its
+            // pipeline alone pays and every rank has a core, else handed on.
+            r.reduce_segment_floor = zip_algo_reduce_segment_floor(
+                link_Bps, s.bcast_latency_s,
+                s.mode == ZIP_POLICY_ALWAYS ? 0.0 : agreed.ranks_per_core);
+            r.reduce_segment = zip_algo_reduce_segment(
+                w.bytes(), w.ranks(), sizeof(double), r.reduce_segment_floor, link_Bps,
+                s.bcast_latency_s, s.mode == ZIP_POLICY_ALWAYS ? nullptr : &agreed);
+            if (!r.takes())
+                return r;
+            const auto suits = [&](double share) {
+                return zip_algo_scan_suits(w.bytes(), w.ranks(), sizeof(double),
+                                           r.reduce_segment_floor, link_Bps, s.bcast_latency_s,
+                                           share);
+            };
+            if (!link_faster && zip_algo_reduce_may_compress(&r.policy, r.reduce_segment)) {
+                if (!suits(1.0))
+                    r.verdict = ZIP_VERDICT_TOO_SMALL;
+                return r;
+            }
+            const bool own_core = s.mode == ZIP_POLICY_AUTO && agreed.ranks_per_core <= 1.0;
+            if (!(w.ranks() >= 3 && own_core && suits(ZIP_SCAN_RAW_SHARE)))
+                r.verdict = ZIP_VERDICT_LINK_FASTER;
+            return r;
+        }
         if (w.op() == Op::Reduce) {
             r.reduce_segment_floor = zip_algo_reduce_segment_floor(
                 link_Bps, s.bcast_latency_s,
@@ -499,6 +534,8 @@ ZipRankResult run_zip_call(const RankEnv &env, const ZipSettings &s, const Route
         return reduce(env, s, route, try_compress, dummy, env.work->root());
     case Op::Allreduce:
         return reduce(env, s, route, try_compress, dummy, -1);
+    case Op::Scan:
+        return reduce(env, s, route, try_compress, dummy, -1, true);
     case Op::Allgatherv:
     case Op::Allgather: // allgatherv's ring with equal blocks, as coll_zip_allgather.c
         return allgatherv(env, s, route, try_compress, dummy);
