@@ -108,13 +108,9 @@ static void check(MPI_Comm comm, call_t *c)
                         c->first + i, c->flt, c->total * c->elem);
     if (!c->in_place) /* MPI leaves the rest of an in-place buffer undefined */
         ok &= (unsigned char)c->rbuf[c->mine * c->elem] == 0x5a || 0 == c->total;
-    zt_checkf(ok, rank, "%sreduce_scatter%s %s %s base %d in_place %d op %d",
+    zt_checkf(ok, rank, "%sreduce_scatter%s %s %s base %d in_place %d op %s",
               c->nonblocking ? "i" : "", c->uneven ? "" : "_block", c->flt ? "float" : "double",
-              family_name[c->family], c->base, c->in_place,
-              c->op == MPI_SUM    ? 0
-              : c->op == MPI_PROD ? 1
-              : c->op == MPI_MIN  ? 2
-                                  : 3);
+              family_name[c->family], c->base, c->in_place, op_name(c->op));
     free(c->counts);
     free(c->sbuf);
     free(c->rbuf);

@@ -84,13 +84,9 @@ static void check(MPI_Comm comm, call_t *c)
         }
     }
     ok &= (unsigned char)c->rbuf[bytes] == kUntouched;
-    zt_checkf(ok, rank, "%s%sscan %s %s count %d in_place %d op %d", c->nonblocking ? "i" : "",
+    zt_checkf(ok, rank, "%s%sscan %s %s count %d in_place %d op %s", c->nonblocking ? "i" : "",
               c->exclusive ? "ex" : "", c->flt ? "float" : "double", family_name[c->family],
-              c->count, c->in_place,
-              c->op == MPI_SUM    ? 0
-              : c->op == MPI_PROD ? 1
-              : c->op == MPI_MIN  ? 2
-                                  : 3);
+              c->count, c->in_place, op_name(c->op));
     free(c->sbuf);
     free(c->rbuf);
 }

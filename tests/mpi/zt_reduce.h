@@ -41,6 +41,11 @@ static inline double apply(MPI_Op op, double a, double b)
     return a > b ? a : b;
 }
 
+static inline const char *op_name(MPI_Op op)
+{
+    return op == MPI_SUM ? "sum" : op == MPI_PROD ? "prod" : op == MPI_MIN ? "min" : "max";
+}
+
 /* count elements of family's data from `owner` at buf, as floats (flt) or doubles. */
 static inline void fill(void *buf, int flt, int family, int owner, int salt, size_t n)
 {
