@@ -21,8 +21,9 @@
 /* Whether zip takes the call (otherwise counted as handed on), and then the chain's segment.
  * Where the chain's hops cannot compress (a link faster than the codec), zip still runs it raw
  * if its pipeline alone takes at most ZIP_SCAN_RAW_SHARE of Open MPI's whole-message steps and
- * every rank has a core (ranks sharing cores gain nothing from a pipeline's overlap: netemu's 4
- * ranks on 2 cores ran zip's raw chain at 0.82-0.90x of coll/basic's linear scan). */
+ * every rank has a core (ranks sharing cores gain nothing from a pipeline's overlap: 4 ranks on
+ * this host's 2 cores, shared memory, ran zip's raw chain at 0.82-0.90x of coll/basic's linear
+ * scan). */
 static bool takes(const void *mine, int count, struct ompi_datatype_t *dtype, struct ompi_op_t *op,
                   struct ompi_communicator_t *comm, mca_coll_zip_module_t *m, int op_index,
                   size_t *segment)
