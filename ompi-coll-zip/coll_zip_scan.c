@@ -48,25 +48,24 @@ static bool takes(const void *mine, int count, struct ompi_datatype_t *dtype, st
                                                        m->agreed ? m->speeds.ranks_per_core : 0.0);
     *segment = zip_algo_reduce_segment(bytes, size, dtype->super.size, floor, link_Bps, latency_s,
                                        m->agreed ? &m->speeds : NULL);
-    if (!link_faster && zip_algo_reduce_may_compress(&m->call_policy, *segment)) {
-        /* Handed on where recursive doubling would be faster. */
-        if (zip_algo_scan_suits(bytes, size, dtype->super.size, floor, link_Bps, latency_s, 1.0)) {
-            return true;
-        }
+    const bool may_compress =
+        !link_faster && zip_algo_reduce_may_compress(&m->call_policy, *segment);
+    switch (zip_algo_scan_route(link_faster, may_compress,
+                                m->agreed && m->speeds.ranks_per_core <= 1.0, bytes, size,
+                                dtype->super.size, floor, link_Bps, latency_s)) {
+    case ZIP_SCAN_CHAIN:
+    case ZIP_SCAN_CHAIN_RAW: /* raw: the hops judge the link faster themselves, no codec work */
+        return true;
+    case ZIP_SCAN_HAND_ON_SLOWER: /* recursive doubling would be faster */
         mca_coll_zip_stats_handed_on(op_index, ZIP_VERDICT_TOO_SMALL, 0.0, 0);
         return false;
+    default:
+        if (link_faster) { /* hands on, counted (and the meter's probe taken) as the route says */
+            return mca_coll_zip_policy_takes(m, comm, op_index, mine, count, dtype, bytes);
+        }
+        mca_coll_zip_stats_handed_on(op_index, ZIP_VERDICT_LINK_FASTER, 0.0, 0);
+        return false;
     }
-    /* The hops judge the link faster themselves and send raw, without codec work. */
-    if (size >= 3 && m->agreed && m->speeds.ranks_per_core <= 1.0 &&
-        zip_algo_scan_suits(bytes, size, dtype->super.size, floor, link_Bps, latency_s,
-                            ZIP_SCAN_RAW_SHARE)) {
-        return true;
-    }
-    if (link_faster) { /* hands on, counted (and the meter's probe taken) as the route says */
-        return mca_coll_zip_policy_takes(m, comm, op_index, mine, count, dtype, bytes);
-    }
-    mca_coll_zip_stats_handed_on(op_index, ZIP_VERDICT_LINK_FASTER, 0.0, 0);
-    return false;
 }
 
 /* A scan (exclusive false) or exscan, blocking with request NULL: zip's chain, or the previous

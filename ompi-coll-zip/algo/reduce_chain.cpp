@@ -432,6 +432,21 @@ extern "C" bool zip_algo_scan_suits(size_t bytes, int size, size_t elem_bytes, s
     return chain < share * doubling;
 }
 
+extern "C" zip_scan_route_t zip_algo_scan_route(bool link_faster, bool may_compress, bool own_core,
+                                                size_t bytes, int size, size_t elem_bytes,
+                                                size_t segment_floor, double link_Bps,
+                                                double latency_s)
+{
+    const auto suits = [&](double share) {
+        return zip_algo_scan_suits(bytes, size, elem_bytes, segment_floor, link_Bps, latency_s,
+                                   share);
+    };
+    if (!link_faster && may_compress)
+        return suits(1.0) ? ZIP_SCAN_CHAIN : ZIP_SCAN_HAND_ON_SLOWER;
+    return size >= 3 && own_core && suits(ZIP_SCAN_RAW_SHARE) ? ZIP_SCAN_CHAIN_RAW
+                                                              : ZIP_SCAN_HAND_ON_LINK_FASTER;
+}
+
 // Each hop of the chain receives a segment, decodes it where it came as a frame, reduces it,
 // encodes it and sends it, all in turn on its one core: the codings and the reduction add up
 // (the reduction reads two segments and writes one, about what a copy on the node costs).

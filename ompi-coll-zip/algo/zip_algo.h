@@ -610,6 +610,21 @@ bool zip_algo_scan_suits(size_t bytes, int size, size_t elem_bytes, size_t segme
  * compress (a link faster than the codec) runs zip's chain raw instead of going to the previous
  * component: its pipeline alone is then the gain, which only the model has measured here. */
 #define ZIP_SCAN_RAW_SHARE 0.5
+/* Where a scan goes, for coll/zip and perftest/simscale alike: the chain compressed where its
+ * hops may compress (the route took the call and zip_algo_reduce_may_compress) and it suits;
+ * else raw where the route found the link faster than the codec (link_faster) or the hops
+ * cannot compress, if there are 3 ranks or more, every rank has a core (own_core: the agreed
+ * ranks per core at most 1) and it suits within ZIP_SCAN_RAW_SHARE; else the previous
+ * component's, slower_than_doubling or link_faster. */
+typedef enum {
+    ZIP_SCAN_CHAIN,
+    ZIP_SCAN_CHAIN_RAW,
+    ZIP_SCAN_HAND_ON_SLOWER,
+    ZIP_SCAN_HAND_ON_LINK_FASTER
+} zip_scan_route_t;
+zip_scan_route_t zip_algo_scan_route(bool link_faster, bool may_compress, bool own_core,
+                                     size_t bytes, int size, size_t elem_bytes,
+                                     size_t segment_floor, double link_Bps, double latency_s);
 /* The reduce chain's segment for `bytes` on `size` ranks, given the floor above: the rule's
  * (bytes / (8 (size - 1)) between the floor and 48 KiB) or, where the link rate, the latency
  * between nodes and the agreed speeds are known (agreed not NULL) and every rank has a core,

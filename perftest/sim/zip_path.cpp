@@ -419,18 +419,15 @@ Route route_call(const Workload &w, int nodes, const Agreed &agreed, const ZipSe
                 s.bcast_latency_s, s.mode == ZIP_POLICY_ALWAYS ? nullptr : &agreed);
             if (!r.takes())
                 return r;
-            const auto suits = [&](double share) {
-                return zip_algo_scan_suits(w.bytes(), w.ranks(), sizeof(double),
-                                           r.reduce_segment_floor, link_Bps, s.bcast_latency_s,
-                                           share);
-            };
-            if (!link_faster && zip_algo_reduce_may_compress(&r.policy, r.reduce_segment)) {
-                if (!suits(1.0))
-                    r.verdict = ZIP_VERDICT_TOO_SMALL;
-                return r;
-            }
-            const bool own_core = s.mode == ZIP_POLICY_AUTO && agreed.ranks_per_core <= 1.0;
-            if (!(w.ranks() >= 3 && own_core && suits(ZIP_SCAN_RAW_SHARE)))
+            const bool may_compress =
+                !link_faster && zip_algo_reduce_may_compress(&r.policy, r.reduce_segment);
+            const zip_scan_route_t where = zip_algo_scan_route(
+                link_faster, may_compress,
+                s.mode == ZIP_POLICY_AUTO && agreed.ranks_per_core <= 1.0, w.bytes(), w.ranks(),
+                sizeof(double), r.reduce_segment_floor, link_Bps, s.bcast_latency_s);
+            if (where == ZIP_SCAN_HAND_ON_SLOWER)
+                r.verdict = ZIP_VERDICT_TOO_SMALL;
+            else if (where == ZIP_SCAN_HAND_ON_LINK_FASTER)
                 r.verdict = ZIP_VERDICT_LINK_FASTER;
             return r;
         }
