@@ -54,6 +54,7 @@ typedef struct mca_coll_zip_component_t {
     double link_gbps_remote;      /* 0: measured */
     double codec_gbps_compress;   /* the codec speed the first agreement takes; 0: measured */
     double codec_gbps_decompress; /* (zip_calibrate) */
+    bool agree_early;         /* coll_zip_agree_early: new communicators agree as they are made */
     int codec_agree_period;   /* coll_zip_codec_agree_period: blocking calls between agreements on
                                  the data's codec speed (algo/codec_meter.h); 0: the first only */
     zip_speeds_t last_speeds; /* the last agreed speeds (remote link), for the summary */
@@ -126,6 +127,9 @@ typedef struct mca_coll_zip_module_t {
      * the other ranks): the next blocking call of any size agrees first. Set and cleared at
      * calls every rank makes in the same order, so the same on every rank. */
     bool agreement_wanted;
+    /* The agreement every rank started as comm was made (coll_zip_agree.c), until the first call
+     * that needs speeds takes it; NULL: none, or taken. */
+    struct mca_coll_zip_early_agreement_t *early_agreement;
     zip_algo_agreed_t speeds;
     zip_codec_meter_t meter;
     uint64_t blocking_calls;    /* blocking calls zip intercepted, the same count on every rank */
@@ -187,6 +191,22 @@ static inline int mca_coll_zip_elem_type(struct ompi_datatype_t *dtype)
 {
     return (int)zip_ompi_elem_type(dtype);
 }
+
+/* ---- coll_zip_agree.c ---- */
+typedef struct mca_coll_zip_early_agreement_t mca_coll_zip_early_agreement_t;
+/* Measures what is needed and agrees on comm's speeds with every rank (blocking: for calls every
+ * rank makes and that may wait for the others). */
+int mca_coll_zip_agree(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm);
+/* The ranks agree anew on the slowest codec their meters saw; the routes are then found anew. */
+void mca_coll_zip_agree_on_codec(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm);
+/* At enable, on every rank of a new communicator (but MPI_COMM_WORLD) alike: starts the
+ * non-blocking agreement on the rates this process knows. Fails only for want of memory. */
+int mca_coll_zip_agree_start_early(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm);
+/* At the communicator's first call that needs agreed speeds, blocking or not: completes the early
+ * agreement and settles on its speeds if every rank knew its links (m->agreed). */
+void mca_coll_zip_agree_take_early(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm);
+/* At the module's end: completes an early agreement no call took. */
+void mca_coll_zip_agree_drop_early(mca_coll_zip_module_t *m);
 
 /* ---- coll_zip_policy.c ---- */
 /* The Info key zip_policy of comm, else coll_zip_policy. */

@@ -175,6 +175,14 @@ static const zip_ompi_param_t params[] = {
      ZIP_OMPI_PARAM_DOUBLE(&mca_coll_zip_component.codec_gbps_decompress, 0.0),
      "Decompression speed in Gbit/s of raw data the policy starts from; 0 (default): "
      "measured, as coll_zip_codec_gbps_compress"},
+    {"agree_early", OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY,
+     ZIP_OMPI_PARAM_BOOL(&mca_coll_zip_component.agree_early, true),
+     "Under policy auto and observe, the ranks of every communicator but MPI_COMM_WORLD start a "
+     "small non-blocking agreement on the link rates their processes already know as the "
+     "communicator is made, and its first collective takes it: a communicator made after "
+     "some collective agreed (on MPI_COMM_WORLD, say) compresses from its first call, "
+     "non-blocking ones included. 0: only a blocking collective agrees. Must be the same on "
+     "every rank"},
     /* Real application messages code 1.4-3.7x faster than the synthetic field (docs/scale.md):
      * the first agreement alone hands on calls that compressing would speed up. */
     {"codec_agree_period", OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY,

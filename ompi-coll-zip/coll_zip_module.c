@@ -38,6 +38,7 @@ static void zip_module_construct(mca_coll_zip_module_t *m)
     m->pairs_serialise = -1;
     m->agreed = false;
     m->agreement_wanted = false;
+    m->early_agreement = NULL;
     m->speeds = (zip_algo_agreed_t){.ranks_per_node = 1};
     m->meter = (zip_codec_meter_t){0};
     m->blocking_calls = 0;
@@ -55,6 +56,7 @@ static void zip_module_construct(mca_coll_zip_module_t *m)
 
 static void zip_module_destruct(mca_coll_zip_module_t *m)
 {
+    mca_coll_zip_agree_drop_early(m); /* through the previous modules released below */
 #define ZIP_RELEASE_PREVIOUS(OP, name, Call)                                                       \
     if (NULL != m->previous_##name##_module)                                                       \
         OBJ_RELEASE(m->previous_##name##_module);
@@ -416,6 +418,9 @@ static int zip_module_enable(mca_coll_base_module_t *module, struct ompi_communi
     }
     enable_temporal(m, comm);
     mca_coll_zip_policy_subscribe(comm);
+    if (OMPI_SUCCESS != mca_coll_zip_agree_start_early(m, comm)) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
     opal_output_verbose(10, z->output, "coll:zip: enabled on %s (cid %d), codec %s%s",
                         mca_coll_zip_comm_name(comm), comm->c_contextid, zip_ctx_spec(m->codec),
                         NULL != m->temporal ? ", alltoall(v) temporal" : "");

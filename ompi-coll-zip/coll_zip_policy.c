@@ -3,30 +3,22 @@
  *
  * Whether a call takes zip's path or goes to the previous component must be the same on every
  * rank, or the ranks would run different algorithms. So that answer uses only values all ranks
- * agreed on: at the first call that needs them, every rank measures its codec (zip_calibrate)
- * and the link to one or two partners (a short ping-pong, zip_algo_probe_links), and one
- * allreduce (through the previous component) gives everyone the fastest link and the slowest
- * codec seen, and the largest number of ranks sharing a node. Calls are then handed back when, with
- * those speeds, no plausible ratio could pay ("link faster than codec"). Inside zip's path the
- * sender's sample decides locally with the same speeds; receivers learn the outcome from lengths.
- * The links are probed only where some rank knows no rate yet for a link it would time: what
- * earlier agreements on other communicators settled on is the same machine's.
- * The codec's speed is agreed again at fixed blocking call counts, from what each rank's codec
- * did on the communicator's own data (algo/codec_meter.h), and the routes are found anew.
+ * agreed on (coll_zip_agree.c: the fastest link and the slowest codec seen, the largest number of
+ * ranks sharing a node). Calls are then handed back when, with those speeds, no plausible ratio
+ * could pay ("link faster than codec"). Inside zip's path the sender's sample decides locally
+ * with the same speeds; receivers learn the outcome from lengths. After the codec's speed is
+ * agreed again (at fixed blocking call counts), the routes are found anew.
  */
 #include "ompi_config.h"
 
 #include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "opal/util/info_subscriber.h"
 #include "opal/util/output.h"
 #include "ompi/constants.h"
 #include "ompi/datatype/ompi_datatype.h"
-#include "ompi/mca/coll/base/coll_tags.h"
 
 #include "coll_zip.h"
 #include "coll_zip_view.h"
@@ -61,195 +53,11 @@ void mca_coll_zip_policy_fini(void)
     zip_coll_policy_clear();
 }
 
-/* ---- agreeing on the speeds ---- */
-
-/* This process's codec, measured once (or as coll_zip_codec_gbps_* say: with both set, never). */
-static void codec_speeds(mca_coll_zip_module_t *m, double *c, double *d)
-{
-    static double cached_c, cached_d;
-    static opal_mutex_t lock = OPAL_MUTEX_STATIC_INIT;
-    const mca_coll_zip_component_t *z = &mca_coll_zip_component;
-    const bool given = z->codec_gbps_compress > 0.0 && z->codec_gbps_decompress > 0.0;
-    opal_mutex_lock(&lock);
-    if (!given && 0.0 == cached_c && ZIP_OK != zip_calibrate(m->codec, &cached_c, &cached_d)) {
-        cached_c = cached_d = 0.0;
-    }
-    *c = z->codec_gbps_compress > 0.0 ? z->codec_gbps_compress * 1e9 / 8.0 : cached_c;
-    *d = z->codec_gbps_decompress > 0.0 ? z->codec_gbps_decompress * 1e9 / 8.0 : cached_d;
-    opal_mutex_unlock(&lock);
-}
-
-/* This process's machine: a name (FNV-1a of the kernel's boot id: ranks that share a kernel share
- * its cores, whatever host names they carry, as in containers or netemu's namespaces; 0 where it
- * cannot be read) and its online cores (0: unknown). */
-static void my_machine(uint64_t machine[2])
-{
-    char id[64];
-    size_t n = 0;
-    FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
-    if (NULL != f) {
-        n = fread(id, 1, sizeof id, f);
-        fclose(f);
-    }
-    uint64_t h = 14695981039346656037ull;
-    for (size_t i = 0; i < n; ++i) {
-        h = (h ^ (unsigned char)id[i]) * 1099511628211ull;
-    }
-    const long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    machine[0] = n > 0 ? h : 0;
-    machine[1] = cores > 0 ? (uint64_t)cores : 0;
-}
-
-/* The most ranks per core any of comm's machines runs (zip_coll_ranks_per_core), from every
- * rank's machine through the previous component's allgather. `exchange` must be the same on
- * every rank (agreed: every rank has the buffer); otherwise, or should the allgather fail, 0. */
-static double ranks_per_core(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm,
-                             uint64_t *machines, bool exchange)
-{
-    if (!exchange) {
-        return 0.0;
-    }
-    uint64_t mine[2];
-    my_machine(mine);
-    const int size = ompi_comm_size(comm);
-    int rc = m->previous_allgather(mine, 2, MPI_UINT64_T, machines, 2, MPI_UINT64_T, comm,
-                                   m->previous_allgather_module);
-    return OMPI_SUCCESS == rc ? zip_coll_ranks_per_core(machines, size) : 0.0;
-}
-
-/* The link rates this process's earlier agreements settled on, on any communicator (0: none
- * yet): shared memory's rate and a node's NIC (the probe reports the NIC, not a rank's share of
- * it) belong to the machine, so a communicator whose ranks all know both need not probe again. */
-static double known_link[2];
-static opal_mutex_t known_link_lock = OPAL_MUTEX_STATIC_INIT;
-
-static void known_links(double link[2])
-{
-    opal_mutex_lock(&known_link_lock);
-    link[0] = known_link[0];
-    link[1] = known_link[1];
-    opal_mutex_unlock(&known_link_lock);
-}
-
-static void learn_links(const double link[2])
-{
-    opal_mutex_lock(&known_link_lock);
-    for (int cls = 0; cls < 2; ++cls) {
-        if (link[cls] > 0.0) {
-            known_link[cls] = link[cls];
-        }
-    }
-    opal_mutex_unlock(&known_link_lock);
-}
-
-/* Slots after the agreed values: whether a rank lacks the buffer for the machines' exchange, and
- * whether a rank lacks a rate its probe would time (so that all of them take each or none). */
-enum { AGREE_NO_BUFFER = ZIP_COLL_AGREE_VALUES, AGREE_MUST_PROBE, AGREE_SLOTS };
-
-/* The links this rank agrees with (the given rate, else what `from` says, else the known rate)
- * and its share of the agreement's values. */
-static void agree_values(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm,
-                         const double given[2], const double from[2], double c, double d,
-                         double mine[AGREE_SLOTS])
-{
-    double known[2], link[2];
-    known_links(known);
-    for (int cls = 0; cls < 2; ++cls) {
-        link[cls] = given[cls] > 0.0 ? given[cls] : from[cls] > 0.0 ? from[cls] : known[cls];
-    }
-    const int size = ompi_comm_size(comm), rank = ompi_comm_rank(comm);
-    zip_coll_agree_mine(link, c, d, zip_coll_ranks_on_node(m->peer_on_node, size),
-                        zip_coll_chain_local_share(m->peer_on_node, rank, size), mine);
-    bool times[2];
-    zip_algo_probe_times(rank, size, m->peer_on_node, times);
-    mine[AGREE_MUST_PROBE] = 0.0;
-    for (int cls = 0; cls < 2; ++cls) {
-        if (times[cls] && link[cls] <= 0.0) {
-            mine[AGREE_MUST_PROBE] = 1.0;
-        }
-    }
-}
-
-static int agree(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm)
-{
-    mca_coll_zip_component_t *z = &mca_coll_zip_component;
-    const double given[2] = {z->link_gbps_local * 1e9 / 8.0, z->link_gbps_remote * 1e9 / 8.0};
-    const double none[2] = {0.0, 0.0};
-    double c = 0.0, d = 0.0;
-    codec_speeds(m, &c, &d);
-    const int size = ompi_comm_size(comm);
-    double mine[AGREE_SLOTS], all[AGREE_SLOTS];
-    agree_values(m, comm, given, none, c, d, mine);
-    uint64_t *machines = malloc(2 * (size_t)size * sizeof *machines);
-    mine[AGREE_NO_BUFFER] = NULL == machines ? 1.0 : 0.0;
-    /* The previous component's allreduce: comm's own is zip's, which routes through here again
-     * (with coll_zip_threshold at or below these 64 bytes it recursed until the stack ran out). */
-    int rc = m->previous_allreduce(mine, all, AGREE_SLOTS, MPI_DOUBLE, MPI_MAX, comm,
-                                   m->previous_allreduce_module);
-    const bool probed = OMPI_SUCCESS == rc && all[AGREE_MUST_PROBE] > 0.0;
-    if (probed) {
-        /* Some rank knows no rate for a link it times: every rank probes, and agrees again. */
-        double measured[2] = {0.0, 0.0};
-        zip_transport_t t;
-        mca_coll_zip_transport_init(&t, comm);
-        (void)zip_algo_probe_links(&t, MCA_COLL_BASE_TAG_BCAST, m->peer_on_node, measured);
-        agree_values(m, comm, given, measured, c, d, mine);
-        mine[AGREE_NO_BUFFER] = NULL == machines ? 1.0 : 0.0;
-        rc = m->previous_allreduce(mine, all, AGREE_SLOTS, MPI_DOUBLE, MPI_MAX, comm,
-                                   m->previous_allreduce_module);
-    }
-    if (OMPI_SUCCESS != rc) {
-        free(machines);
-        return rc;
-    }
-    const zip_algo_agreed_t *s = &m->speeds;
-    m->speeds = zip_coll_agree_result(all);
-    m->speeds.ranks_per_core = ranks_per_core(m, comm, machines, 0.0 == all[AGREE_NO_BUFFER]);
-    free(machines);
-    m->agreed = true;
-    learn_links(s->link_Bps);
-    opal_output_verbose(1, z->output,
-                        "coll:zip: %s: link MB/s local %.0f remote %.0f (%s), codec MB/s %.0f / "
-                        "%.0f, up to %d ranks per node, at least %.0f %% of the chain's hops on a "
-                        "node, up to %.2f ranks per core",
-                        mca_coll_zip_comm_name(comm), s->link_Bps[0] / 1e6, s->link_Bps[1] / 1e6,
-                        probed ? "probed" : "not probed", s->compress_Bps / 1e6,
-                        s->decompress_Bps / 1e6, s->ranks_per_node, 100.0 * s->chain_local_share,
-                        s->ranks_per_core);
-    z->last_speeds.link_Bps = s->link_Bps[ZIP_PEER_REMOTE];
-    if (s->link_Bps[ZIP_PEER_REMOTE] > 0.0) {
-        z->agreed_link_remote_mbps = s->link_Bps[ZIP_PEER_REMOTE] / 1e6;
-    }
-    z->last_speeds.compress_Bps = s->compress_Bps;
-    z->last_speeds.decompress_Bps = s->decompress_Bps;
-    return OMPI_SUCCESS;
-}
+/* ---- routing ---- */
 
 static inline bool needs_agreement(zip_policy_mode_t mode)
 {
     return ZIP_POLICY_AUTO == mode || ZIP_POLICY_OBSERVE == mode;
-}
-
-/* The ranks agree on the slowest codec their meters saw; the routes are then found anew (a
- * plan made from the speeds, bcast's or allreduce's, reads them at its next call). */
-static void agree_on_codec(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm)
-{
-    double mine[2], all[2];
-    zip_codec_meter_mine(&m->meter, mine);
-    const int rc = m->previous_allreduce(mine, all, 2, MPI_DOUBLE, MPI_MAX, comm,
-                                         m->previous_allreduce_module);
-    if (OMPI_SUCCESS != rc || !zip_codec_meter_agreed(&m->meter, all, &m->speeds)) {
-        return;
-    }
-    for (int op = 0; op < COLL_ZIP_OP_COUNT; ++op) {
-        m->routes[op].mode = -1;
-    }
-    mca_coll_zip_component.last_speeds.compress_Bps = m->speeds.compress_Bps;
-    mca_coll_zip_component.last_speeds.decompress_Bps = m->speeds.decompress_Bps;
-    opal_output_verbose(1, mca_coll_zip_component.output,
-                        "coll:zip: %s: codec MB/s %.0f / %.0f on its data, agreed at call %llu",
-                        mca_coll_zip_comm_name(comm), m->speeds.compress_Bps / 1e6,
-                        m->speeds.decompress_Bps / 1e6, (unsigned long long)m->blocking_calls);
 }
 
 void mca_coll_zip_policy_count_call(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm,
@@ -269,7 +77,7 @@ void mca_coll_zip_policy_count_call(mca_coll_zip_module_t *m, struct ompi_commun
     /* m->agreed and the mode are the same on every rank: both change only at calls all make. */
     if (period > 0 && m->agreed && needs_agreement(mca_coll_zip_policy_mode(comm)) &&
         zip_codec_meter_agree_at(m->blocking_calls, (uint64_t)period)) {
-        agree_on_codec(m, comm);
+        mca_coll_zip_agree_on_codec(m, comm);
     }
 }
 
@@ -278,7 +86,11 @@ void mca_coll_zip_policy_agree_now(mca_coll_zip_module_t *m, struct ompi_communi
     if (m->agreed || !needs_agreement(mca_coll_zip_policy_mode(comm))) {
         return;
     }
-    const int rc = agree(m, comm);
+    mca_coll_zip_agree_take_early(m, comm);
+    if (m->agreed) {
+        return;
+    }
+    const int rc = mca_coll_zip_agree(m, comm);
     if (OMPI_SUCCESS != rc) {
         opal_output_verbose(1, mca_coll_zip_component.output,
                             "coll:zip: %s: could not agree on speeds (%d): handing calls on",
@@ -299,14 +111,19 @@ static const mca_coll_zip_route_t *find_route(mca_coll_zip_module_t *m,
     if (needs_speeds && !m->agreed) {
         /* The agreement waits for every rank. A non-blocking start must not: a correct program
          * may start one and then block on a message that another rank sends before its own
-         * start (tests/mpi/test_nb_start.c hung here). Such a call is handed on until a
+         * start (tests/mpi/test_nb_start.c hung here). It may only complete the agreement every
+         * rank started as comm was made; without that, such a call is handed on until a
          * blocking call has agreed: MPI_Barrier, and since this call, any other. */
-        if (zip_coll_op_blocking(op) != op) {
-            m->agreement_wanted = true;
-            return &unknown;
+        const bool blocking = zip_coll_op_blocking(op) == op;
+        if (blocking) {
+            mca_coll_zip_policy_agree_now(m, comm);
+        } else {
+            mca_coll_zip_agree_take_early(m, comm);
         }
-        mca_coll_zip_policy_agree_now(m, comm);
         if (!m->agreed) {
+            if (!blocking) {
+                m->agreement_wanted = true;
+            }
             return &unknown;
         }
     }

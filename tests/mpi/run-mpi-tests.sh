@@ -29,7 +29,7 @@ families="alltoall:alltoall gather_scatter:gather,scatter,scatterv allgather:all
     alltoallw:alltoallw,ialltoallw scan:scan,exscan,iscan,iexscan"
 for t in $tests $(for f in $families; do echo "${f%%:*}"; done) nonblocking lossy pvars stats buffer_cache \
     large_block corruption alltoallv_int alltoallv_temporal coll_info nb_start intercomm \
-    allgather_seen nb_metered agree_known uncoded nb_agree soak topo_persistent reduce_scatter; do
+    allgather_seen nb_metered agree_known uncoded nb_agree nb_created soak topo_persistent reduce_scatter; do
     if ! mpicc -O2 -Wall -Wextra -pthread -o "$bin/test_$t" "$here/test_$t.c" -lm 2>"$bin/cc.log"; then
         report "build test_$t" 1 "$bin/cc.log"
     fi
@@ -654,14 +654,44 @@ for np in 2 3; do
 done
 # A communicator whose large calls are all non-blocking agrees at its first blocking call of any
 # size (test_nb_agree: two MPI_Ialltoall handed on, a one-int MPI_Bcast, two that compress; on
-# world, a duplicate and a split {0, 2}): 3 ranks x 2 + 3 x 2 + 2 x 2 compressed calls, none before.
-# The calls handed on before the agreement count as unagreed, not as link_faster.
+# world, a duplicate and a split {0, 2}). On MPI_COMM_WORLD: 3 ranks x 2 handed on, then 3 x 2
+# compressed. The duplicate and the split are made after that agreement, whose rates their ranks
+# keep: they agree as they are made (coll_zip_agree_early) and compress all four calls,
+# 3 x 4 + 2 x 4. The calls handed on before an agreement count as unagreed, not as link_faster.
 mpirun_logged -np 3 --oversubscribe $zip_auto $slow "$bin/test_nb_agree"
 compressed=$(main_col ialltoall 6) unagreed=$(policy_col ialltoall 9) faster=$(policy_col ialltoall 4)
-echo "    ialltoall calls compressed: $compressed, unagreed $unagreed, link_faster $faster (want 16, 16, 0)" >>"$bin/out.log"
-[ "$compressed" = 16 ] && [ "$unagreed" = 16 ] && [ "$faster" = 0 ] &&
+echo "    ialltoall calls compressed: $compressed, unagreed $unagreed, link_faster $faster (want 26, 6, 0)" >>"$bin/out.log"
+[ "$compressed" = 26 ] && [ "$unagreed" = 6 ] && [ "$faster" = 0 ] &&
     grep -q "PASS: nb_agree" "$bin/out.log"
 report "policy auto: non-blocking calls compress after any blocking call has agreed" $? "$bin/out.log"
+# Without the early agreement, only the blocking call agrees on each: 3 x 2 + 3 x 2 + 2 x 2.
+mpirun_logged -np 3 --oversubscribe $zip_auto $slow --mca coll_zip_agree_early 0 "$bin/test_nb_agree"
+compressed=$(main_col ialltoall 6) unagreed=$(policy_col ialltoall 9)
+echo "    ialltoall calls compressed: $compressed, unagreed $unagreed (want 16, 16)" >>"$bin/out.log"
+[ "$compressed" = 16 ] && [ "$unagreed" = 16 ] && grep -q "PASS: nb_agree" "$bin/out.log"
+report "coll_zip_agree_early 0: a new communicator agrees at its first blocking call" $? "$bin/out.log"
+# A communicator made after its ranks know the rates routes its first non-blocking call as
+# agreed (test_nb_created: its ranks started the agreement as it was made; made by
+# MPI_Comm_dup, MPI_Comm_idup, MPI_Comm_idup while a call runs on the parent; twenty made and
+# freed unused; an MPI_Ibcast started before rank 1 receives rank 0's token). Rates given: every
+# call compressed (3 ibcast, 4 x 3 ialltoall), none unagreed. Rates measured (shared memory):
+# the duplicate made before any agreement hands its call on unagreed (3), the later calls are
+# routed as agreed (9 ialltoall link_faster, or compressed where a loaded host read shared
+# memory slow; none unagreed).
+for np in 2 3; do
+    mpirun_logged -np $np --oversubscribe $zip_auto $slow "$bin/test_nb_created"
+    [ "$(main_col ibcast 6)" = "$np" ] && [ "$(main_col ialltoall 6)" = $((4 * np)) ] &&
+        [ "$(policy_col ialltoall 9)" = 0 ] && [ "$(policy_col ibcast 9)" = 0 ] &&
+        grep -q "PASS: nb_created" "$bin/out.log"
+    report "policy auto, rates given: a new communicator's first non-blocking call compresses, np=$np" \
+        $? "$bin/out.log"
+done
+mpirun_logged -np 3 --oversubscribe $zip_auto --mca coll_zip_stats 1 "$bin/test_nb_created"
+[ "$(policy_col ialltoall 9)" = 3 ] && [ "$(policy_col ibcast 9)" = 0 ] &&
+    [ $(($(policy_col ialltoall 4) + $(main_col ialltoall 6))) = 9 ] &&
+    grep -q "PASS: nb_created" "$bin/out.log"
+report "policy auto, rates measured: communicators made after an agreement route as agreed" \
+    $? "$bin/out.log"
 mpirun_logged -np 3 --oversubscribe $zip_on "$bin/test_nb_start"
 grep -q "PASS: nb_start" "$bin/out.log"
 report "policy always: a non-blocking start does not wait for the other ranks" $? "$bin/out.log"
