@@ -4,7 +4,8 @@
 # reach most of its C glue and algorithms: the randomized soak (every collective zip takes,
 # blocking and in flight together, derived datatypes, MPI_IN_PLACE, splits; also threaded and
 # under auto), alltoallw's subarray and strided blocks, reduce-scatter, scans, the neighbourhood
-# calls, corrupted frames, the buffer cache off, inter-communicators. A sanitizer report fails
+# calls, corrupted frames, the buffer cache off, inter-communicators, the agreement started as a
+# communicator is made. A sanitizer report fails
 # the run even when the program itself passes.
 #
 # Usage: run-coll-asan.sh <dir of the sanitized mca_coll_zip.so>
@@ -18,7 +19,8 @@ limit=${ZIP_TEST_TIMEOUT:-180}
 require_component "$zipdir/mca_coll_zip.so" "no sanitized mca_coll_zip.so in $zipdir"
 start_runner coll-asan
 
-for t in soak alltoallw reduce_scatter scan topo_persistent corruption buffer_cache intercomm; do
+for t in soak alltoallw reduce_scatter scan topo_persistent corruption buffer_cache intercomm \
+    nb_created; do
     if ! mpicc -O1 -g -Wall -Wextra -pthread -o "$bin/test_$t" "$here/test_$t.c" -lm \
         2>"$bin/cc.log"; then
         report "build test_$t" 1 "$bin/cc.log"
@@ -72,5 +74,9 @@ always="--mca coll_zip_policy always --mca coll_zip_threshold 1024"
     run_clean "asan: buffer_cache np=3 zip=on buffer_cache=0" buffer_cache -np 3 $san $always \
         --mca coll_zip_buffer_cache 0 "$bin/test_buffer_cache" --limit 0 --require-zip
     run_clean "asan: intercomm np=4 zip=on" intercomm -np 4 $san $always "$bin/test_intercomm"
+    # The agreement started as each communicator is made: taken by a first call, completed in
+    # MPI_Comm_free, and at MPI_Finalize.
+    run_clean "asan: nb_created np=3 zip=auto link=1gbit" nb_created -np 3 $san \
+        --mca coll_zip_link_gbps_remote 1 "$bin/test_nb_created"
 }
 finish_runner
