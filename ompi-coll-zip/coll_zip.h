@@ -107,10 +107,6 @@ typedef struct mca_coll_zip_module_t {
     mca_coll_base_module_barrier_fn_t previous_barrier;
     mca_coll_base_module_t *previous_barrier_module;
 
-    /* One codec context per communicator: MPI forbids concurrent collectives on one
-     * communicator, so the context is never used by two threads at once. */
-    zip_ctx_t *codec;
-
     /* Blocking Alltoall(v)'s temporal streams (coll_zip_alltoallv_temporal), NULL: off.
      * Freed with the communicator, so a new one that reuses its context id starts afresh. */
     zip_algo_temporal_t *temporal;
@@ -191,6 +187,15 @@ static inline int mca_coll_zip_elem_type(struct ompi_datatype_t *dtype)
 {
     return (int)zip_ompi_elem_type(dtype);
 }
+
+/* ---- coll_zip_codec_pool.c ---- */
+/* A codec context made as the component's parameters say, for one call while it codes: from the
+ * process's idle ones, else new (NULL: no memory, said). */
+zip_ctx_t *mca_coll_zip_codec_take(void);
+/* Back to the idle ones when the call is done with it (or freed, beyond what they keep). */
+void mca_coll_zip_codec_give(zip_ctx_t *ctx);
+/* At component close. */
+void mca_coll_zip_codec_pool_fini(void);
 
 /* ---- coll_zip_agree.c ---- */
 typedef struct mca_coll_zip_early_agreement_t mca_coll_zip_early_agreement_t;

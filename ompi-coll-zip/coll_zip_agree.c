@@ -34,15 +34,19 @@
 #include "algo/zip_algo.h"
 
 /* This process's codec, measured once (or as coll_zip_codec_gbps_* say: with both set, never). */
-static void codec_speeds(mca_coll_zip_module_t *m, double *c, double *d)
+static void codec_speeds(double *c, double *d)
 {
     static double cached_c, cached_d;
     static opal_mutex_t lock = OPAL_MUTEX_STATIC_INIT;
     const mca_coll_zip_component_t *z = &mca_coll_zip_component;
     const bool given = z->codec_gbps_compress > 0.0 && z->codec_gbps_decompress > 0.0;
     opal_mutex_lock(&lock);
-    if (!given && 0.0 == cached_c && ZIP_OK != zip_calibrate(m->codec, &cached_c, &cached_d)) {
-        cached_c = cached_d = 0.0;
+    if (!given && 0.0 == cached_c) {
+        zip_ctx_t *ctx = mca_coll_zip_codec_take();
+        if (NULL == ctx || ZIP_OK != zip_calibrate(ctx, &cached_c, &cached_d)) {
+            cached_c = cached_d = 0.0;
+        }
+        mca_coll_zip_codec_give(ctx);
     }
     *c = z->codec_gbps_compress > 0.0 ? z->codec_gbps_compress * 1e9 / 8.0 : cached_c;
     *d = z->codec_gbps_decompress > 0.0 ? z->codec_gbps_decompress * 1e9 / 8.0 : cached_d;
@@ -171,7 +175,7 @@ int mca_coll_zip_agree(mca_coll_zip_module_t *m, struct ompi_communicator_t *com
     const double given[2] = {z->link_gbps_local * 1e9 / 8.0, z->link_gbps_remote * 1e9 / 8.0};
     const double none[2] = {0.0, 0.0};
     double c = 0.0, d = 0.0;
-    codec_speeds(m, &c, &d);
+    codec_speeds(&c, &d);
     const int size = ompi_comm_size(comm);
     double mine[AGREE_SLOTS], all[AGREE_SLOTS];
     agree_values(m, comm, given, none, c, d, mine);
@@ -378,7 +382,7 @@ int mca_coll_zip_agree_start_early(mca_coll_zip_module_t *m, struct ompi_communi
         /* Only a rank that knows its links measures its codec here (once per process): where one
          * does not, the first blocking call agrees and measures anyway. */
         double c = 0.0, d = 0.0;
-        codec_speeds(m, &c, &d);
+        codec_speeds(&c, &d);
         agree_values(m, comm, given, none, c, d, e->mine);
     }
     e->mine[AGREE_NO_BUFFER] = 0.0;

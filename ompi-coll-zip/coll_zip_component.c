@@ -262,6 +262,7 @@ static int zip_close(void)
         mca_coll_zip_stats_report();
     mca_coll_zip_policy_fini();
     mca_coll_zip_nb_fini();
+    mca_coll_zip_codec_pool_fini();
     zip_algo_release_buffers();
     free(z->codec_spec);
     z->codec_spec = NULL;

@@ -32,7 +32,6 @@ static void zip_module_construct(mca_coll_zip_module_t *m)
     COLL_ZIP_COLLECTIVES(ZIP_CLEAR_PREVIOUS)
     ZIP_CLEAR_PREVIOUS(BARRIER, barrier, Barrier)
 #undef ZIP_CLEAR_PREVIOUS
-    m->codec = NULL;
     m->temporal = NULL;
     m->peer_on_node = NULL;
     m->pairs_serialise = -1;
@@ -65,10 +64,6 @@ static void zip_module_destruct(mca_coll_zip_module_t *m)
 #undef ZIP_RELEASE_PREVIOUS
     free(m->peer_on_node);
     zip_algo_temporal_destroy(m->temporal);
-    if (NULL != m->codec) {
-        zip_ctx_destroy(m->codec);
-        opal_output_verbose(10, mca_coll_zip_component.output, "coll:zip: module released");
-    }
 }
 
 OBJ_CLASS_INSTANCE(mca_coll_zip_module_t, mca_coll_base_module_t, zip_module_construct,
@@ -334,9 +329,10 @@ static bool temporal_wanted(struct ompi_communicator_t *comm)
     return 1 == mode;
 }
 
-/* The temporal streams of comm, if wanted and the codec can code deltas (only a lossless one
- * can: a receiver keeps what it decoded). */
-static void enable_temporal(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm)
+/* The temporal streams of comm, if wanted and the codec (as ctx) can code deltas (only a
+ * lossless one can: a receiver keeps what it decoded). */
+static void enable_temporal(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm,
+                            zip_ctx_t *ctx)
 {
     if (!temporal_wanted(comm)) {
         return;
@@ -344,8 +340,8 @@ static void enable_temporal(mca_coll_zip_module_t *m, struct ompi_communicator_t
     const double probe[2] = {1.0, 2.0};
     unsigned char frame[256];
     size_t frame_len = 0;
-    if (ZIP_OK != zip_compress_delta(m->codec, ZIP_TYPE_F64, probe, 2, probe, frame, sizeof(frame),
-                                     &frame_len)) {
+    if (ZIP_OK !=
+        zip_compress_delta(ctx, ZIP_TYPE_F64, probe, 2, probe, frame, sizeof(frame), &frame_len)) {
         static bool told = false; /* the codec is the same on every communicator: say it once */
         if (told) {
             return;
@@ -354,8 +350,7 @@ static void enable_temporal(mca_coll_zip_module_t *m, struct ompi_communicator_t
         opal_output(0,
                     "coll:zip: coll_zip_alltoallv_temporal is off on %s: codec \"%s\" cannot "
                     "code deltas (%s)",
-                    mca_coll_zip_comm_name(comm), zip_ctx_spec(m->codec),
-                    zip_ctx_last_error(m->codec));
+                    mca_coll_zip_comm_name(comm), zip_ctx_spec(ctx), zip_ctx_last_error(ctx));
         return;
     }
     m->temporal = zip_algo_temporal_create(ompi_comm_size(comm),
@@ -396,33 +391,20 @@ static int zip_module_enable(mca_coll_base_module_t *module, struct ompi_communi
     if (!z->force_local && OMPI_SUCCESS != find_peers_on_node(m, comm)) {
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
-    zip_status_t status = ZIP_OK;
-    m->codec = zip_ctx_create(z->codec_spec, &status);
-    if (NULL == m->codec) {
-        opal_output(0, "coll:zip: cannot create codec \"%s\" for %s: %s", z->codec_spec,
-                    mca_coll_zip_comm_name(comm), zip_spec_error());
+    /* A context from the process's pool (made now if it has none): zip stays out of comm if
+     * none can be made, before any rank could rely on it. */
+    zip_ctx_t *ctx = mca_coll_zip_codec_take();
+    if (NULL == ctx) {
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
-    if (0 != z->block_size && ZIP_OK != zip_ctx_set_block_size(m->codec, z->block_size)) {
-        /* Reported, not ignored: the codec keeps its default. */
-        opal_output(0,
-                    "coll:zip: coll_zip_block_size %zu is not usable (%s); using the codec's "
-                    "default",
-                    z->block_size, zip_ctx_last_error(m->codec));
-    }
-    const unsigned threads =
-        zip_ompi_codec_threads("coll:zip: coll_zip_codec_threads", z->codec_threads);
-    if (1 != threads && ZIP_OK != zip_ctx_set_threads(m->codec, threads)) {
-        opal_output(0, "coll:zip: coll_zip_codec_threads %d is not usable (%s); using one thread",
-                    z->codec_threads, zip_ctx_last_error(m->codec));
-    }
-    enable_temporal(m, comm);
+    enable_temporal(m, comm, ctx);
+    opal_output_verbose(10, z->output, "coll:zip: enabled on %s (cid %d), codec %s%s",
+                        mca_coll_zip_comm_name(comm), comm->c_contextid, zip_ctx_spec(ctx),
+                        NULL != m->temporal ? ", alltoall(v) temporal" : "");
+    mca_coll_zip_codec_give(ctx);
     mca_coll_zip_policy_subscribe(comm);
     if (OMPI_SUCCESS != mca_coll_zip_agree_start_early(m, comm)) {
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
-    opal_output_verbose(10, z->output, "coll:zip: enabled on %s (cid %d), codec %s%s",
-                        mca_coll_zip_comm_name(comm), comm->c_contextid, zip_ctx_spec(m->codec),
-                        NULL != m->temporal ? ", alltoall(v) temporal" : "");
     return OMPI_SUCCESS;
 }

@@ -172,8 +172,7 @@ int mca_coll_zip_nb_begin(mca_coll_zip_nb_t *nb, mca_coll_zip_module_t *m,
     nb->comm = comm;
     nb->op = op;
     nb->policy = m->call_policy;
-    zip_status_t status = ZIP_OK;
-    nb->codec_ctx = zip_ctx_create(zip_ctx_spec(m->codec), &status);
+    nb->codec_ctx = mca_coll_zip_codec_take();
     nb->request = request_new();
     if (NULL == nb->codec_ctx || NULL == nb->request) {
         return OMPI_ERR_OUT_OF_RESOURCE;
@@ -229,9 +228,7 @@ void mca_coll_zip_nb_release(mca_coll_zip_nb_t *nb)
     if (NULL != nb->call) {
         (void)zip_algo_call_finish(nb->call);
     }
-    if (NULL != nb->codec_ctx) {
-        zip_ctx_destroy(nb->codec_ctx);
-    }
+    mca_coll_zip_codec_give(nb->codec_ctx);
     if (NULL != nb->release) {
         nb->release(nb); /* frees nb itself */
     }

@@ -183,11 +183,12 @@ static void hand_on(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm, 
     double saving = 0.0;
     size_t tsize = 0;
     const bool observes = route_observes(r);
+    zip_ctx_t *ctx = NULL;
     if ((observes || probes) && NULL != sample && sample_count > 0 && NULL != dtype &&
         OMPI_SUCCESS == ompi_datatype_type_size(dtype, &tsize) &&
         ompi_datatype_is_contiguous_memory_layout(dtype, sample_count) &&
-        my_bytes >= mca_coll_zip_component.threshold) {
-        zip_algo_codec_binding_t binding = {.codec = m->codec, .meter = &m->meter};
+        my_bytes >= mca_coll_zip_component.threshold && NULL != (ctx = mca_coll_zip_codec_take())) {
+        zip_algo_codec_binding_t binding = {.codec = ctx, .meter = &m->meter};
         zip_codec_ops_t codec;
         zip_algo_codec_bind(&codec, &binding);
         const char *at = (const char *)sample + dtype->super.true_lb;
@@ -198,13 +199,14 @@ static void hand_on(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm, 
             saving *= zip_algo_observe_share(zip_coll_op_flow(op), ompi_comm_size(comm));
         }
         if (probes) {
-            zip_algo_codec_binding_t unmetered = {.codec = m->codec};
+            zip_algo_codec_binding_t unmetered = {.codec = ctx};
             zip_codec_ops_t plain;
             zip_algo_codec_bind(&plain, &unmetered);
             (void)zip_codec_meter_probe(&m->meter, &plain, elem_type, at,
                                         tsize * (size_t)sample_count, my_bytes);
             m->probe_pending = false;
         }
+        mca_coll_zip_codec_give(ctx);
     }
     mca_coll_zip_stats_handed_on(op, r->verdict, saving, my_bytes);
 }

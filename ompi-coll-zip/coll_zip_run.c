@@ -16,10 +16,14 @@
 int mca_coll_zip_run(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm, int op, int root,
                      const void *args, zip_algo_result_t *out)
 {
+    zip_ctx_t *ctx = mca_coll_zip_codec_take();
+    if (NULL == ctx) {
+        return OMPI_ERR_OUT_OF_RESOURCE;
+    }
     zip_transport_t transport;
     zip_codec_ops_t codec;
     zip_algo_codec_binding_t binding = {
-        .codec = m->codec,
+        .codec = ctx,
         .corrupt_every = mca_coll_zip_component.inject_corruption,
         .meter = &m->meter,
     };
@@ -31,7 +35,9 @@ int mca_coll_zip_run(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm,
     if (NULL != out) {
         *out = result;
     }
-    return mca_coll_zip_account(op, comm, root, algo_rc, &result, &binding);
+    const int rc = mca_coll_zip_account(op, comm, root, algo_rc, &result, &binding);
+    mca_coll_zip_codec_give(ctx);
+    return rc;
 }
 
 int mca_coll_zip_account(int op, struct ompi_communicator_t *comm, int root, int algo_rc,
