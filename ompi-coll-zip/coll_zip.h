@@ -111,6 +111,8 @@ typedef struct mca_coll_zip_module_t {
      * Freed with the communicator, so a new one that reuses its context id starts afresh. */
     zip_algo_temporal_t *temporal;
 
+    bool enabled; /* enable succeeded (the destructor says so at verbose 10) */
+
     /* peer_on_node[p]: rank p shares this rank's node (blocks to and from it move plainly);
      * NULL with force_local. Fixed at enable time so that every call decides alike. */
     bool *peer_on_node;

@@ -75,7 +75,8 @@ static const zip_ompi_param_t params[] = {
     {"codec_threads", OPAL_INFO_LVL_4, MCA_BASE_VAR_SCOPE_READONLY,
      ZIP_OMPI_PARAM_INT(&mca_coll_zip_component.codec_threads, 1),
      "Threads that compress and decompress the blocks of one frame of 128 KiB or more (1..64; "
-     "each communicator's codec keeps codec_threads - 1 threads; below 2 MiB they help only "
+     "each codec context, one per call in flight and up to 8 kept idle, keeps codec_threads - 1 "
+     "threads; below 2 MiB they help only "
      "with calls that follow each other within 50 us). For ranks with idle cores"},
     /* 48 KiB: a raw segment and its frame header stay below the TCP BTL's 64 KiB eager limit
      * (a 64 KiB segment of incompressible data takes the rendezvous protocol: 8 ranks at

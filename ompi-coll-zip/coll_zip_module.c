@@ -37,6 +37,7 @@ static void zip_module_construct(mca_coll_zip_module_t *m)
     m->pairs_serialise = -1;
     m->agreed = false;
     m->agreement_wanted = false;
+    m->enabled = false;
     m->early_agreement = NULL;
     m->speeds = (zip_algo_agreed_t){.ranks_per_node = 1};
     m->meter = (zip_codec_meter_t){0};
@@ -64,6 +65,9 @@ static void zip_module_destruct(mca_coll_zip_module_t *m)
 #undef ZIP_RELEASE_PREVIOUS
     free(m->peer_on_node);
     zip_algo_temporal_destroy(m->temporal);
+    if (m->enabled) {
+        opal_output_verbose(10, mca_coll_zip_component.output, "coll:zip: module released");
+    }
 }
 
 OBJ_CLASS_INSTANCE(mca_coll_zip_module_t, mca_coll_base_module_t, zip_module_construct,
@@ -406,5 +410,6 @@ static int zip_module_enable(mca_coll_base_module_t *module, struct ompi_communi
     if (OMPI_SUCCESS != mca_coll_zip_agree_start_early(m, comm)) {
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
+    m->enabled = true;
     return OMPI_SUCCESS;
 }
