@@ -74,6 +74,67 @@ static void my_machine(uint64_t machine[2])
     machine[1] = cores > 0 ? (uint64_t)cores : 0;
 }
 
+/* The machine (my_machine) of each process of this job that an agreement's exchange named, by
+ * its rank in MPI_COMM_WORLD: a process's machine never changes, so a communicator whose ranks'
+ * machines are all known here needs no exchange to count its ranks per core. */
+static uint64_t *known_machine; /* two per rank of MPI_COMM_WORLD */
+static bool *machine_known;
+static opal_mutex_t known_machine_lock = OPAL_MUTEX_STATIC_INIT;
+
+/* Rank p of comm's rank in MPI_COMM_WORLD (-1: not of this job, as after MPI_Comm_spawn). */
+static int world_rank_of(struct ompi_communicator_t *comm, int p)
+{
+    const ompi_proc_t *proc = ompi_group_peer_lookup(comm->c_remote_group, p);
+    if (NULL == proc || proc->super.proc_name.jobid != OMPI_PROC_MY_NAME->jobid) {
+        return -1;
+    }
+    const uint32_t vpid = proc->super.proc_name.vpid;
+    return vpid < (uint32_t)ompi_comm_size(&ompi_mpi_comm_world.comm) ? (int)vpid : -1;
+}
+
+static void learn_machines(struct ompi_communicator_t *comm, const uint64_t *machines)
+{
+    const int world = ompi_comm_size(&ompi_mpi_comm_world.comm);
+    opal_mutex_lock(&known_machine_lock);
+    if (NULL == known_machine) {
+        known_machine = calloc(2 * (size_t)world, sizeof *known_machine);
+        machine_known = calloc((size_t)world, sizeof *machine_known);
+        if (NULL == known_machine || NULL == machine_known) {
+            free(known_machine);
+            free(machine_known);
+            known_machine = NULL;
+            machine_known = NULL;
+        }
+    }
+    for (int p = 0; NULL != known_machine && p < ompi_comm_size(comm); ++p) {
+        const int w = world_rank_of(comm, p);
+        if (w >= 0) {
+            known_machine[2 * w] = machines[2 * p];
+            known_machine[2 * w + 1] = machines[2 * p + 1];
+            machine_known[w] = true;
+        }
+    }
+    opal_mutex_unlock(&known_machine_lock);
+}
+
+/* Fills machines (two per rank of comm) from what this process has learnt; false where it
+ * lacks one. */
+static bool machines_known(struct ompi_communicator_t *comm, uint64_t *machines)
+{
+    bool all = true;
+    opal_mutex_lock(&known_machine_lock);
+    for (int p = 0; all && p < ompi_comm_size(comm); ++p) {
+        const int w = world_rank_of(comm, p);
+        all = w >= 0 && NULL != machine_known && machine_known[w];
+        if (all) {
+            machines[2 * p] = known_machine[2 * w];
+            machines[2 * p + 1] = known_machine[2 * w + 1];
+        }
+    }
+    opal_mutex_unlock(&known_machine_lock);
+    return all;
+}
+
 /* The most ranks per core any of comm's machines runs (zip_coll_ranks_per_core), from every
  * rank's machine through the previous component's allgather. `exchange` must be the same on
  * every rank (agreed: every rank has the buffer); otherwise, or should the allgather fail, 0. */
@@ -88,7 +149,11 @@ static double ranks_per_core(mca_coll_zip_module_t *m, struct ompi_communicator_
     const int size = ompi_comm_size(comm);
     int rc = m->previous_allgather(mine, 2, MPI_UINT64_T, machines, 2, MPI_UINT64_T, comm,
                                    m->previous_allgather_module);
-    return OMPI_SUCCESS == rc ? zip_coll_ranks_per_core(machines, size) : 0.0;
+    if (OMPI_SUCCESS != rc) {
+        return 0.0;
+    }
+    learn_machines(comm, machines);
+    return zip_coll_ranks_per_core(machines, size);
 }
 
 /* The link rates this process's earlier agreements settled on, on any communicator (0: none
@@ -234,13 +299,12 @@ void mca_coll_zip_agree_on_codec(mca_coll_zip_module_t *m, struct ompi_communica
 /* The values of an agreement every rank started inside the call that made the communicator, and
  * every rank's machine (for ranks_per_core), until the communicator's first call takes them. */
 struct mca_coll_zip_early_agreement_t {
-    ompi_request_t *requests[2]; /* the allreduce of the values, the allgather of the machines */
+    ompi_request_t *request; /* the allreduce of the values */
     double mine[AGREE_SLOTS];
     double all[AGREE_SLOTS];
     mca_coll_zip_module_t *module;
     mca_coll_zip_early_agreement_t *prev, *next; /* in `pending` */
-    uint64_t machine[2];
-    uint64_t machines[]; /* two per rank */
+    uint64_t machines[];                         /* two per rank, from learn_machines */
 };
 
 /* Every early agreement no call has taken yet: MPI_Finalize completes them (early_finalize). */
@@ -273,7 +337,7 @@ static void complete_untaken(mca_coll_zip_module_t *m)
     }
     m->early_agreement = NULL;
     unlink_pending(e);
-    (void)ompi_request_wait_all(2, e->requests, MPI_STATUSES_IGNORE);
+    (void)ompi_request_wait(&e->request, MPI_STATUS_IGNORE);
     free(e);
 }
 
@@ -366,14 +430,14 @@ int mca_coll_zip_agree_start_early(mca_coll_zip_module_t *m, struct ompi_communi
         return OMPI_ERR_OUT_OF_RESOURCE; /* zip stays out of comm on this rank, as for any enable */
     }
     opal_mutex_lock(&pending_lock);
-    int rc = make_hooks();
+    int hooked = make_hooks();
     opal_mutex_unlock(&pending_lock);
-    if (OMPI_SUCCESS == rc) {
-        rc = ompi_attr_set_c(COMM_ATTR, comm, &comm->c_keyhash, freed_keyval, m, false);
+    if (OMPI_SUCCESS == hooked) {
+        hooked = ompi_attr_set_c(COMM_ATTR, comm, &comm->c_keyhash, freed_keyval, m, false);
     }
-    if (OMPI_SUCCESS != rc) {
+    if (OMPI_SUCCESS != hooked) {
         free(e);
-        return rc;
+        return hooked;
     }
     const double given[2] = {z->link_gbps_local * 1e9 / 8.0, z->link_gbps_remote * 1e9 / 8.0};
     const double none[2] = {0.0, 0.0};
@@ -385,20 +449,18 @@ int mca_coll_zip_agree_start_early(mca_coll_zip_module_t *m, struct ompi_communi
         codec_speeds(&c, &d);
         agree_values(m, comm, given, none, c, d, e->mine);
     }
-    e->mine[AGREE_NO_BUFFER] = 0.0;
-    my_machine(e->machine);
-    e->requests[0] = e->requests[1] = MPI_REQUEST_NULL;
-    /* The first two non-blocking collectives on comm on every rank, so they match; started
-     * inside the call that makes comm, so every rank has started them (or goes on to, needing
-     * nothing more from the others) before any rank's first collective on comm waits for them. */
-    rc = m->previous_iallreduce(e->mine, e->all, AGREE_SLOTS, MPI_DOUBLE, MPI_MAX, comm,
-                                &e->requests[0], m->previous_iallreduce_module);
-    if (OMPI_SUCCESS == rc) {
-        rc = m->previous_iallgather(e->machine, 2, MPI_UINT64_T, e->machines, 2, MPI_UINT64_T, comm,
-                                    &e->requests[1], m->previous_iallgather_module);
-    }
+    /* Ranks per core from the machines earlier agreements named: an allgather here would post
+     * p - 1 sends and receives on every rank (libnbc's linear iallgather) for each communicator
+     * made. A rank that lacks one says so, and the first blocking call agrees instead. */
+    e->mine[AGREE_NO_BUFFER] = machines_known(comm, e->machines) ? 0.0 : 1.0;
+    e->request = MPI_REQUEST_NULL;
+    /* The first non-blocking collective on comm on every rank, so they match; started inside the
+     * call that makes comm, so every rank has started it (or goes on to, needing nothing more
+     * from the others) before any rank's first collective on comm waits for it. */
+    const int rc = m->previous_iallreduce(e->mine, e->all, AGREE_SLOTS, MPI_DOUBLE, MPI_MAX, comm,
+                                          &e->request, m->previous_iallreduce_module);
     if (OMPI_SUCCESS != rc) {
-        /* The other ranks' operations cannot complete without this rank's: said, not hidden. */
+        /* The other ranks' operation cannot complete without this rank's: said, not hidden. */
         opal_output(0, "coll:zip: %s: could not start the agreement on speeds (%d)",
                     mca_coll_zip_comm_name(comm), rc);
         e->all[AGREE_MUST_PROBE] = 1.0;
@@ -423,7 +485,7 @@ void mca_coll_zip_agree_take_early(mca_coll_zip_module_t *m, struct ompi_communi
     }
     m->early_agreement = NULL;
     unlink_pending(e);
-    const int rc = ompi_request_wait_all(2, e->requests, MPI_STATUSES_IGNORE);
+    const int rc = ompi_request_wait(&e->request, MPI_STATUS_IGNORE);
     /* all[] is the same on every rank: all settle here, or none (and a blocking call agrees). */
     if (OMPI_SUCCESS == rc && !m->agreed && 0.0 == e->all[AGREE_MUST_PROBE] &&
         0.0 == e->all[AGREE_NO_BUFFER]) {
@@ -444,8 +506,8 @@ void mca_coll_zip_agree_drop_early(mca_coll_zip_module_t *m)
      * agreement is left to run, its memory kept. */
     m->early_agreement = NULL;
     unlink_pending(e);
-    if (REQUEST_COMPLETE(e->requests[0]) && REQUEST_COMPLETE(e->requests[1])) {
-        (void)ompi_request_wait_all(2, e->requests, MPI_STATUSES_IGNORE);
+    if (REQUEST_COMPLETE(e->request)) {
+        (void)ompi_request_wait(&e->request, MPI_STATUS_IGNORE);
         free(e);
     }
 }

@@ -11,8 +11,9 @@
  *     for a rank that has not made the communicator: all have);
  *   - `idup`, made by MPI_Comm_idup: one MPI_Ialltoall, then MPI_Comm_idup of it while an
  *     MPI_Ialltoall runs on it.
- * The run script reads the statistics: with rates given, every call is routed as agreed; with
- * rates measured, the call on `early` is handed on unagreed and the later ones are not.
+ * The run script reads the statistics: the call on `early` is handed on unagreed (its ranks knew
+ * neither the rates nor each other's machines when it was made, even with the rates given), the
+ * later ones are routed as agreed.
  */
 #include "zt_common.h"
 
