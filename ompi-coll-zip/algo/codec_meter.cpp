@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <cstring>
 
 #include <sys/resource.h>
 
@@ -160,6 +161,12 @@ int zip_codec_meter_probe(zip_codec_meter_t *m, const zip_codec_ops_t *codec, in
     auto back = zipcoll::raw_buffer(n);
     if (!frame || !back)
         return int(ZIP_E_NOMEM);
+    // Written once before the timed calls, whose first writes would otherwise fault them in and
+    // so go uncounted (zip_codec_meter_time_unfaulted): a sample whose buffers came fresh from
+    // the heap on every call left the meter blind (2026-12-07: a communicator's bcasts never
+    // learnt their codec speed once an unrelated allocation had moved the heap's top).
+    std::memset(frame.get(), 0, cap);
+    std::memset(back.get(), 0, n);
     // Each round stands for half the call: the meter's bytes are those of the calls it judges.
     const double scale = double(std::max(call_bytes / 2, n)) / double(n);
     const uint64_t stands_for = uint64_t(double(n) * scale);
