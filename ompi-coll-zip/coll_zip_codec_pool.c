@@ -1,5 +1,6 @@
 /*
- * The codec contexts of the calls in flight, kept warm between calls for the process.
+ * The codec contexts of coll/zip's calls in flight, kept warm between calls for the process (a
+ * pool of common/zip_ompi_ctx_pool.h; pml/zip has its own, made by its own parameters).
  *
  * A call takes a context for as long as it codes and gives it back. Every context is made alike
  * (coll_zip_codec, coll_zip_block_size, coll_zip_codec_threads; no temporal spec, which
@@ -13,18 +14,10 @@
 
 #include <stdbool.h>
 
-#include "opal/threads/mutex.h"
 #include "opal/util/output.h"
 
 #include "coll_zip.h"
-
-/* Idle contexts kept: a process runs one call per communicator at a time, plus its non-blocking
- * calls in flight; more than this many idle at once are freed. */
-enum { POOL_KEPT = 8 };
-
-static zip_ctx_t *idle[POOL_KEPT];
-static int idle_count = 0;
-static opal_mutex_t pool_lock = OPAL_MUTEX_STATIC_INIT;
+#include "zip_ompi_ctx_pool.h"
 
 /* A new context as the component's parameters say; what cannot be set is said once. */
 static zip_ctx_t *make_context(void)
@@ -54,38 +47,21 @@ static zip_ctx_t *make_context(void)
     return ctx;
 }
 
+/* Idle contexts kept: a process runs one call per communicator at a time, plus its non-blocking
+ * calls in flight; more than this many idle at once are freed. */
+static zip_ompi_ctx_pool_t pool = ZIP_OMPI_CTX_POOL_INIT(make_context, 8);
+
 zip_ctx_t *mca_coll_zip_codec_take(void)
 {
-    zip_ctx_t *ctx = NULL;
-    opal_mutex_lock(&pool_lock);
-    if (idle_count > 0) {
-        ctx = idle[--idle_count];
-    }
-    opal_mutex_unlock(&pool_lock);
-    return NULL != ctx ? ctx : make_context();
+    return zip_ompi_ctx_take(&pool);
 }
 
 void mca_coll_zip_codec_give(zip_ctx_t *ctx)
 {
-    if (NULL == ctx) {
-        return;
-    }
-    opal_mutex_lock(&pool_lock);
-    const bool kept = idle_count < POOL_KEPT;
-    if (kept) {
-        idle[idle_count++] = ctx;
-    }
-    opal_mutex_unlock(&pool_lock);
-    if (!kept) {
-        zip_ctx_destroy(ctx);
-    }
+    zip_ompi_ctx_give(&pool, ctx);
 }
 
 void mca_coll_zip_codec_pool_fini(void)
 {
-    opal_mutex_lock(&pool_lock);
-    while (idle_count > 0) {
-        zip_ctx_destroy(idle[--idle_count]);
-    }
-    opal_mutex_unlock(&pool_lock);
+    zip_ompi_ctx_pool_fini(&pool);
 }

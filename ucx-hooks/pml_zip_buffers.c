@@ -1,8 +1,9 @@
 /*
  * Staging buffers and codec contexts, reused across messages. A fresh malloc of a large
  * message buffer is an mmap and a page fault per page: on a 1 MiB message that costs as much
- * as the codec. Both pools are shared by all threads under one lock; a context is used by one
- * thread at a time, which is all the codec engine asks.
+ * as the codec. The buffers are shared by all threads under one lock; the contexts are a pool
+ * of common/zip_ompi_ctx_pool.h (a context is used by one thread at a time, which is all the
+ * codec engine asks).
  */
 #include "ompi_config.h"
 
@@ -13,6 +14,7 @@
 
 #include "buffer_fit.h"
 #include "pml_zip.h"
+#include "zip_ompi_ctx_pool.h"
 
 #define ZIP_POOL_SLOTS 16
 
@@ -23,8 +25,6 @@ static opal_mutex_t pool_lock = OPAL_MUTEX_STATIC_INIT;
 static void *free_bufs[ZIP_POOL_SLOTS];
 static size_t free_caps[ZIP_POOL_SLOTS]; /* capacity of free_bufs[i] */
 static int n_free_bufs;
-static zip_ctx_t *free_ctxs[ZIP_POOL_SLOTS];
-static int n_free_ctxs;
 static bool ctx_failed_reported;
 static bool threads_failed_reported;
 
@@ -111,22 +111,13 @@ void mca_pml_zip_buf_put(void *buf)
     }
 }
 
-zip_ctx_t *mca_pml_zip_ctx_get(void)
+/* A new context as pml/zip's parameters say (its codec was checked by the engine when we
+ * installed ourselves, pml_zip_component.c); what cannot be set is said once. */
+static zip_ctx_t *make_context(void)
 {
-    zip_ctx_t *ctx = NULL;
-
-    OPAL_THREAD_LOCK(&pool_lock);
-    if (n_free_ctxs > 0) {
-        ctx = free_ctxs[--n_free_ctxs];
-    }
-    OPAL_THREAD_UNLOCK(&pool_lock);
-    if (NULL != ctx) {
-        return ctx;
-    }
-    /* Checked by the engine when we installed ourselves (pml_zip_component.c). */
     const char *spec = NULL != mca_pml_zip_component.codec ? mca_pml_zip_component.codec : "fast";
     zip_status_t st = ZIP_OK;
-    ctx = zip_ctx_create(spec, &st);
+    zip_ctx_t *ctx = zip_ctx_create(spec, &st);
     const unsigned threads = NULL != ctx
                                  ? zip_ompi_codec_threads("pml:zip: pml_zip_codec_threads",
                                                           mca_pml_zip_component.codec_threads)
@@ -145,20 +136,16 @@ zip_ctx_t *mca_pml_zip_ctx_get(void)
     return ctx;
 }
 
+static zip_ompi_ctx_pool_t ctx_pool = ZIP_OMPI_CTX_POOL_INIT(make_context, ZIP_POOL_SLOTS);
+
+zip_ctx_t *mca_pml_zip_ctx_get(void)
+{
+    return zip_ompi_ctx_take(&ctx_pool);
+}
+
 void mca_pml_zip_ctx_put(zip_ctx_t *ctx)
 {
-    if (NULL == ctx) {
-        return;
-    }
-    OPAL_THREAD_LOCK(&pool_lock);
-    if (n_free_ctxs < ZIP_POOL_SLOTS) {
-        free_ctxs[n_free_ctxs++] = ctx;
-        ctx = NULL;
-    }
-    OPAL_THREAD_UNLOCK(&pool_lock);
-    if (NULL != ctx) {
-        zip_ctx_destroy(ctx);
-    }
+    zip_ompi_ctx_give(&ctx_pool, ctx);
 }
 
 void mca_pml_zip_buffers_fini(void)
@@ -168,9 +155,6 @@ void mca_pml_zip_buffers_fini(void)
         buf_release(free_bufs[i]);
     }
     n_free_bufs = 0;
-    for (int i = 0; i < n_free_ctxs; ++i) {
-        zip_ctx_destroy(free_ctxs[i]);
-    }
-    n_free_ctxs = 0;
     OPAL_THREAD_UNLOCK(&pool_lock);
+    zip_ompi_ctx_pool_fini(&ctx_pool);
 }
