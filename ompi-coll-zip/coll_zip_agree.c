@@ -181,9 +181,35 @@ static void learn_links(const double link[2])
     opal_mutex_unlock(&known_link_lock);
 }
 
-/* Slots after the agreed values: whether a rank lacks the buffer for the machines' exchange, and
- * whether a rank lacks a rate its probe would time (so that all of them take each or none). */
-enum { AGREE_NO_BUFFER = ZIP_COLL_AGREE_VALUES, AGREE_MUST_PROBE, AGREE_SLOTS };
+/* Slots after the agreed values: whether a rank lacks the buffer for the machines' exchange (the
+ * early agreement: a machine in the table), whether a rank lacks a rate its probe would time (so
+ * that all of them take each or none), and the ranks per core Open MPI's locality gives. */
+enum {
+    AGREE_NO_BUFFER = ZIP_COLL_AGREE_VALUES,
+    AGREE_MUST_PROBE,
+    AGREE_LOCAL_PER_CORE,
+    AGREE_SLOTS
+};
+
+/* comm's ranks on this rank's node (Open MPI's locality, whatever coll_zip_force_local says) per
+ * online core of this machine (0: unknown). Reduced to the most, it stands in for
+ * zip_coll_ranks_per_core where the early agreement finds a machine missing from the table: on a
+ * cluster Open MPI's node is the kernel's; where ranks of one kernel carry host names of their
+ * own (containers, netemu's namespaces) it counts fewer ranks than share the cores. */
+static double local_ranks_per_core(struct ompi_communicator_t *comm)
+{
+    uint64_t mine[2];
+    my_machine(mine);
+    if (0 == mine[1]) {
+        return 0.0;
+    }
+    int on_node = 0;
+    for (int p = 0; p < ompi_comm_size(comm); ++p) {
+        const ompi_proc_t *proc = ompi_group_peer_lookup(comm->c_remote_group, p);
+        on_node += NULL != proc && OPAL_PROC_ON_LOCAL_NODE(proc->super.proc_flags) ? 1 : 0;
+    }
+    return (double)(on_node > 0 ? on_node : 1) / (double)mine[1];
+}
 
 /* The links this rank agrees with (the given rate, else what `from` says, else the known rate)
  * and its share of the agreement's values. */
@@ -207,6 +233,7 @@ static void agree_values(mca_coll_zip_module_t *m, struct ompi_communicator_t *c
             mine[AGREE_MUST_PROBE] = 1.0;
         }
     }
+    mine[AGREE_LOCAL_PER_CORE] = local_ranks_per_core(comm);
 }
 
 /* Takes the reduced values `all` (and the most ranks per core) as comm's agreed speeds. */
@@ -451,7 +478,7 @@ int mca_coll_zip_agree_start_early(mca_coll_zip_module_t *m, struct ompi_communi
     }
     /* Ranks per core from the machines earlier agreements named: an allgather here would post
      * p - 1 sends and receives on every rank (libnbc's linear iallgather) for each communicator
-     * made. A rank that lacks one says so, and the first blocking call agrees instead. */
+     * made. A rank that lacks one says so, and then Open MPI's locality counts them. */
     e->mine[AGREE_NO_BUFFER] = machines_known(comm, e->machines) ? 0.0 : 1.0;
     e->request = MPI_REQUEST_NULL;
     /* The first non-blocking collective on comm on every rank, so they match; started inside the
@@ -487,10 +514,14 @@ void mca_coll_zip_agree_take_early(mca_coll_zip_module_t *m, struct ompi_communi
     unlink_pending(e);
     const int rc = ompi_request_wait(&e->request, MPI_STATUS_IGNORE);
     /* all[] is the same on every rank: all settle here, or none (and a blocking call agrees). */
-    if (OMPI_SUCCESS == rc && !m->agreed && 0.0 == e->all[AGREE_MUST_PROBE] &&
-        0.0 == e->all[AGREE_NO_BUFFER]) {
-        settle(m, comm, e->all, zip_coll_ranks_per_core(e->machines, ompi_comm_size(comm)),
-               "known as the communicator was made");
+    if (OMPI_SUCCESS == rc && !m->agreed && 0.0 == e->all[AGREE_MUST_PROBE]) {
+        if (0.0 == e->all[AGREE_NO_BUFFER]) {
+            settle(m, comm, e->all, zip_coll_ranks_per_core(e->machines, ompi_comm_size(comm)),
+                   "known as the communicator was made");
+        } else {
+            settle(m, comm, e->all, e->all[AGREE_LOCAL_PER_CORE],
+                   "known as the communicator was made, ranks per core by Open MPI's nodes");
+        }
     }
     free(e);
 }

@@ -11,9 +11,10 @@
  *     for a rank that has not made the communicator: all have);
  *   - `idup`, made by MPI_Comm_idup: one MPI_Ialltoall, then MPI_Comm_idup of it while an
  *     MPI_Ialltoall runs on it.
- * The run script reads the statistics: the call on `early` is handed on unagreed (its ranks knew
- * neither the rates nor each other's machines when it was made, even with the rates given), the
- * later ones are routed as agreed.
+ * The run script reads the statistics: the call on `early` is handed on unagreed where the rates
+ * are measured (its ranks knew none when it was made) and routed as agreed where they are given
+ * (its ranks count each other per core by Open MPI's nodes: no earlier agreement named their
+ * machines); the later ones are routed as agreed.
  */
 #include "zt_common.h"
 
