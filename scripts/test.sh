@@ -16,6 +16,15 @@ failures=()
 
 note_fail() { failed=$((failed + 1)); failures+=("$1"); echo "FAIL: $1"; }
 
+# Names a stage and says how long the one before it took (CI must stay well under 30 minutes:
+# these lines say where its time goes).
+stage_name="" stage_start=$SECONDS
+stage() {
+    [ -z "$stage_name" ] || echo "   ($stage_name: $((SECONDS - stage_start)) s)"
+    stage_name=$1 stage_start=$SECONDS
+    [ -z "$1" ] || echo "== $1"
+}
+
 # Counts GoogleTest results from a log: one per test case.
 count_gtest() {
     local log=$1 name=$2 ok bad
@@ -48,12 +57,14 @@ count_log() {  # count_log <log> <name>
 
 # Runs a script that prints such lines and counts them.
 count_lines() {  # count_lines <log> <name> <command...>
-    local log=$1 name=$2
+    local log=$1 name=$2 start=$SECONDS
     shift 2
     "$@" > "$log" 2>&1
     count_log "$log" "$name"
+    echo "   ($name: $((SECONDS - start)) s)"
 }
 
+stage "set-up (packages, autogen)"
 "$top/scripts/install-deps.sh" || { echo "0 passed, 1 failed"; exit 1; }
 [ -x configure ] || ./autogen.sh > /dev/null 2>&1 || { echo "autogen failed"; echo "0 passed, 1 failed"; exit 1; }
 
@@ -79,21 +90,21 @@ build_sanitized() {  # build_sanitized <dir>
 }
 
 mkdir -p "$logdir"
-echo "== source format"
+stage "source format"
 count_lines "$logdir/format.log" "clang-format" "$top/scripts/check-format.sh"
 
-echo "== build (optimised)"
+stage "build (optimised)"
 if build "$top/build"; then
-    echo "== unit tests"
+    stage "unit tests"
     "$top/build/tests/unit/zip_unit_tests" > "$logdir/unit.log" 2>&1
     count_gtest "$logdir/unit.log" "unit tests"
     # The collective algorithms again over sends that are read only when their receive is
     # there (MPI's rendezvous protocol): a buffer reused while its send is in flight shows.
-    echo "== collective algorithms over rendezvous sends"
+    stage "collective algorithms over rendezvous sends"
     ZIP_TEST_RENDEZVOUS=1 "$top/build/tests/unit/zip_unit_tests" --gtest_filter='*CollAlgo*' \
         > "$logdir/unit-rendezvous.log" 2>&1
     count_gtest "$logdir/unit-rendezvous.log" "collective algorithms, rendezvous sends"
-    echo "== MPI integration tests (coll/zip, pml/zip, the message recorder, zipbench)"
+    stage "MPI integration tests (coll/zip, pml/zip, the message recorder, zipbench)"
     count_lines "$logdir/mpi-coll.log" "MPI coll/zip tests" \
         env BUILD_DIR="$top/build" "$top/tests/mpi/run-mpi-tests.sh"
     count_lines "$logdir/mpi-p2p.log" "MPI pml/zip tests" \
@@ -102,7 +113,7 @@ if build "$top/build"; then
         env BUILD_DIR="$top/build" "$top/tests/mpi/run-msgrec-tests.sh"
     count_lines "$logdir/mpi-zipbench.log" "MPI zipbench tests" \
         env BUILD_DIR="$top/build" "$top/tests/mpi/run-zipbench-tests.sh"
-    echo "== simulated clusters (perftest/simscale, SimGrid)"
+    stage "simulated clusters (perftest/simscale, SimGrid)"
     count_lines "$logdir/simscale.log" "simscale tests" \
         env BUILD_DIR="$top/build" "$top/tests/sim/run-simscale-tests.sh"
 else
@@ -114,15 +125,15 @@ fi
 # sanitized MPI runs, which are timed.
 fuzz_log="$logdir/fuzz.log"
 run_fuzz() { env FUZZ_SECONDS="${FUZZ_SECONDS:-15}" "$top/tests/fuzz/run-fuzz.sh" > "$fuzz_log" 2>&1; }
-echo "== sanitized build (ASan+UBSan)"
+stage "sanitized build (ASan+UBSan)"
 if build_sanitized "$top/build-asan"; then
-    echo "== pml/zip under ASan+UBSan (MPI)"
+    stage "pml/zip under ASan+UBSan (MPI)"
     count_lines "$logdir/mpi-p2p-asan.log" "MPI pml/zip under ASan+UBSan" \
         env BUILD_DIR="$top/build" "$top/tests/mpi/run-p2p-asan.sh" "$top/build-asan/ucx-hooks/.libs"
-    echo "== coll/zip under ASan+UBSan (MPI)"
+    stage "coll/zip under ASan+UBSan (MPI)"
     count_lines "$logdir/mpi-coll-asan.log" "MPI coll/zip under ASan+UBSan" \
         "$top/tests/mpi/run-coll-asan.sh" "$top/build-asan/ompi-coll-zip/.libs"
-    echo "== unit tests under ASan+UBSan, and fuzzing (${FUZZ_SECONDS:-15} s per decoder) beside them"
+    stage "unit tests under ASan+UBSan, and fuzzing (${FUZZ_SECONDS:-15} s per decoder) beside them"
     run_fuzz &
     fuzz_pid=$!
     ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
@@ -138,11 +149,13 @@ if build_sanitized "$top/build-asan"; then
 else
     note_fail "sanitizer build (see $top/build-asan/*.log)"
     tail -30 "$top"/build-asan/make*.log 2>/dev/null
-    echo "== fuzzing (${FUZZ_SECONDS:-15} s per decoder)"
+    stage "fuzzing (${FUZZ_SECONDS:-15} s per decoder)"
     run_fuzz
 fi
 count_log "$fuzz_log" "fuzz targets"
 
+stage ""
+echo "   (all: $SECONDS s)"
 for f in "${failures[@]}"; do echo "  failed: $f"; done
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
