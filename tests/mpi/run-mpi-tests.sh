@@ -750,7 +750,8 @@ if ls $libs >/dev/null 2>&1; then
         >"$bin/cc.log" 2>&1 || report "build test_zip_ompi" 1 "$bin/cc.log"
     mpirun_logged -np 1 "$bin/test_zip_ompi"
     [ $? = 0 ] && grep -q "PASS: zip_ompi" "$bin/out.log" && ! grep -q "FAIL: " "$bin/out.log"
-    report "common/zip_ompi: datatype rule, contiguous views, packing, codec spec" $? "$bin/out.log"
+    report "common/zip_ompi: datatype rule, contiguous views, packing, codec spec, context pool" $? \
+        "$bin/out.log"
 else
     echo "SKIP: common/zip_ompi (needs the built libzipompi.a and libzipcodec.a)"
 fi

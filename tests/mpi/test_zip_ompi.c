@@ -1,8 +1,8 @@
 /*
  * The helpers coll/zip and pml/zip share (common/zip_ompi.h), on one rank: which datatypes the
  * codecs see as doubles or floats, contiguous views, packing and unpacking (truncation
- * included), the codec spec for MPI traffic, and the values of the on/off Info keys. Prints "PASS:
- * zip_ompi" when every check holds.
+ * included), the codec spec for MPI traffic, the values of the on/off Info keys, and the pool of
+ * idle codec contexts (zip_ompi_ctx_pool.h). Prints "PASS: zip_ompi" when every check holds.
  *
  * Build (white box: it links the shared helpers and the engine, not a component):
  *   mpicc -I common -I codecs/include tests/mpi/test_zip_ompi.c build/common/.libs/libzipompi.a \
@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "zip_ompi.h"
+#include "zip_ompi_ctx_pool.h"
 
 static int failures = 0;
 
@@ -317,6 +318,61 @@ static void check_info_switch(void)
     CHECK(-1 == zip_ompi_info_switch(NULL), "NULL is neither");
 }
 
+/* The pool's make function for check_ctx_pool: counts the contexts it made; fails while
+ * make_fails is set. */
+static int made = 0, make_fails = 0;
+
+static zip_ctx_t *counted_make(void)
+{
+    if (make_fails) {
+        return NULL;
+    }
+    zip_status_t status = ZIP_OK;
+    zip_ctx_t *ctx = zip_ctx_create("fast", &status);
+    made += NULL != ctx;
+    return ctx;
+}
+
+static void check_ctx_pool(void)
+{
+    static zip_ompi_ctx_pool_t pool = ZIP_OMPI_CTX_POOL_INIT(counted_make, 2);
+    zip_ctx_t *a = zip_ompi_ctx_take(&pool);
+    CHECK(NULL != a && 1 == made, "an empty pool makes a context (made %d)", made);
+    zip_ompi_ctx_give(&pool, a);
+    CHECK(a == zip_ompi_ctx_take(&pool) && 1 == made, "a context given back is taken again");
+    zip_ctx_t *b = zip_ompi_ctx_take(&pool), *c = zip_ompi_ctx_take(&pool);
+    CHECK(NULL != b && NULL != c && a != b && b != c && 3 == made,
+          "contexts in use are not handed out twice (made %d)", made);
+    zip_ompi_ctx_give(&pool, a);
+    zip_ompi_ctx_give(&pool, b);
+    zip_ompi_ctx_give(&pool, c); /* beyond the 2 kept: freed */
+    zip_ompi_ctx_give(&pool, NULL);
+    CHECK(2 == pool.idle_count, "the pool keeps 2 idle contexts, not %d", pool.idle_count);
+    zip_ctx_t *d = zip_ompi_ctx_take(&pool), *e = zip_ompi_ctx_take(&pool);
+    CHECK(NULL != d && NULL != e && 3 == made, "the kept contexts are taken before any is made");
+    /* A taken context still codes: round trip of a few doubles. */
+    double x[512], y[512];
+    for (int i = 0; i < 512; ++i)
+        x[i] = 0.5 * i;
+    unsigned char frame[8192];
+    size_t len = 0, raw = 0;
+    CHECK(ZIP_OK == zip_compress(d, 0, ZIP_TYPE_F64, x, 512, frame, sizeof frame, &len) &&
+              ZIP_OK == zip_decompress(d, 0, frame, len, y, sizeof y, &raw) && sizeof y == raw &&
+              0 == memcmp(x, y, sizeof x),
+          "a pooled context codes a round trip");
+    make_fails = 1;
+    CHECK(NULL == zip_ompi_ctx_take(&pool), "an empty pool whose make fails gives NULL");
+    make_fails = 0;
+    zip_ompi_ctx_give(&pool, d);
+    zip_ompi_ctx_give(&pool, e);
+    zip_ompi_ctx_pool_fini(&pool);
+    CHECK(0 == pool.idle_count, "fini frees every idle context (%d left)", pool.idle_count);
+    zip_ctx_t *f = zip_ompi_ctx_take(&pool);
+    CHECK(NULL != f && 4 == made, "after fini a context is made anew (made %d)", made);
+    zip_ompi_ctx_give(&pool, f);
+    zip_ompi_ctx_pool_fini(&pool);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -326,6 +382,7 @@ int main(int argc, char **argv)
     check_pack_unpack();
     check_codec();
     check_info_switch();
+    check_ctx_pool();
     if (0 == failures) {
         printf("PASS: zip_ompi\n");
     } else {
