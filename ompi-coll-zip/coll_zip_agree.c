@@ -196,7 +196,7 @@ enum {
  * zip_coll_ranks_per_core where the early agreement finds a machine missing from the table: on a
  * cluster Open MPI's node is the kernel's; where ranks of one kernel carry host names of their
  * own (containers, netemu's namespaces) it counts fewer ranks than share the cores. */
-static double local_ranks_per_core(struct ompi_communicator_t *comm)
+static double local_ranks_per_core(const mca_coll_zip_module_t *m, struct ompi_communicator_t *comm)
 {
     uint64_t mine[2];
     my_machine(mine);
@@ -205,6 +205,10 @@ static double local_ranks_per_core(struct ompi_communicator_t *comm)
     }
     int on_node = 0;
     for (int p = 0; p < ompi_comm_size(comm); ++p) {
+        if (NULL != m->peer_on_node) { /* looked up at enable (not under force_local) */
+            on_node += m->peer_on_node[p] ? 1 : 0;
+            continue;
+        }
         const ompi_proc_t *proc = ompi_group_peer_lookup(comm->c_remote_group, p);
         on_node += NULL != proc && OPAL_PROC_ON_LOCAL_NODE(proc->super.proc_flags) ? 1 : 0;
     }
@@ -233,7 +237,7 @@ static void agree_values(mca_coll_zip_module_t *m, struct ompi_communicator_t *c
             mine[AGREE_MUST_PROBE] = 1.0;
         }
     }
-    mine[AGREE_LOCAL_PER_CORE] = local_ranks_per_core(comm);
+    mine[AGREE_LOCAL_PER_CORE] = local_ranks_per_core(m, comm);
 }
 
 /* Takes the reduced values `all` (and the most ranks per core) as comm's agreed speeds. */
