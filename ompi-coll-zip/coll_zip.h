@@ -214,6 +214,9 @@ int mca_coll_zip_agree_start_early(mca_coll_zip_module_t *m, struct ompi_communi
 void mca_coll_zip_agree_take_early(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm);
 /* At the module's end: completes an early agreement no call took. */
 void mca_coll_zip_agree_drop_early(mca_coll_zip_module_t *m);
+/* At MPI_COMM_WORLD's enable, inside MPI_Init on every rank alike: whether its ranks agree there
+ * (with the link rates given, no rank would time a link). */
+bool mca_coll_zip_agrees_at_init(struct ompi_communicator_t *comm);
 
 /* ---- coll_zip_policy.c ---- */
 /* The Info key zip_policy of comm, else coll_zip_policy. */

@@ -440,6 +440,21 @@ static int make_hooks(void)
     return rc;
 }
 
+/* MPI_COMM_WORLD's enable runs inside MPI_Init on every rank, called directly (not from a
+ * request's completion, as a later communicator's is), after the PML knows every process: the
+ * ranks may wait for each other there. Where the link rates are given for every class a rank
+ * could time (with coll_zip_force_local every peer is remote), the blocking agreement there
+ * needs no probe: each rank measures its codec once (5-20 ms), and one allreduce and one
+ * allgather of the machines follow. Then MPI_COMM_WORLD's non-blocking calls compress from the
+ * first, and every communicator made later finds its ranks' machines in the table. The answer
+ * depends only on parameters that are the same on every rank. */
+bool mca_coll_zip_agrees_at_init(struct ompi_communicator_t *comm)
+{
+    const mca_coll_zip_component_t *z = &mca_coll_zip_component;
+    return z->agree_early && &ompi_mpi_comm_world.comm == comm && ompi_comm_size(comm) > 1 &&
+           z->link_gbps_remote > 0.0 && (z->force_local || z->link_gbps_local > 0.0);
+}
+
 /* Whether comm gets an early agreement: the same answer on every rank of comm, since all of them
  * must start it or none. MPI_COMM_WORLD is made before any agreement could have settled a rate. */
 static bool agrees_early(struct ompi_communicator_t *comm)

@@ -181,9 +181,10 @@ static const zip_ompi_param_t params[] = {
      "Under policy auto and observe, the ranks of every communicator but MPI_COMM_WORLD start a "
      "small non-blocking agreement on the link rates their processes already know as the "
      "communicator is made, and its first collective takes it: a communicator made after "
-     "some collective agreed (on MPI_COMM_WORLD, say) compresses from its first call, "
-     "non-blocking ones included. 0: only a blocking collective agrees. Must be the same on "
-     "every rank"},
+     "some collective agreed (on MPI_COMM_WORLD, say), or with the link rates given, "
+     "compresses from its first call, non-blocking ones included. With the link rates given "
+     "(coll_zip_link_gbps_remote, and _local unless force_local), MPI_COMM_WORLD agrees inside "
+     "MPI_Init. 0: only a blocking collective agrees. Must be the same on every rank"},
     /* Real application messages code 1.4-3.7x faster than the synthetic field (docs/scale.md):
      * the first agreement alone hands on calls that compressing would speed up. */
     {"codec_agree_period", OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY,

@@ -410,6 +410,9 @@ static int zip_module_enable(mca_coll_base_module_t *module, struct ompi_communi
     if (OMPI_SUCCESS != mca_coll_zip_agree_start_early(m, comm)) {
         return OMPI_ERR_OUT_OF_RESOURCE;
     }
+    if (mca_coll_zip_agrees_at_init(comm)) {
+        mca_coll_zip_policy_agree_now(m, comm); /* a failure is said there; calls agree later */
+    }
     m->enabled = true;
     return OMPI_SUCCESS;
 }

@@ -1,19 +1,25 @@
 /*
  * Non-blocking collectives on a communicator made before any collective ran: MPI_Comm_dup of
- * MPI_COMM_WORLD right after MPI_Init, then `rounds` MPI_Ialltoall of smooth doubles on it, each
- * waited for at once, and no collective on MPI_COMM_WORLD until all are timed. Under coll/zip's
- * policy auto such a communicator compresses only if its ranks agreed as it was made (the link
- * rates given, coll_zip_link_gbps_*); otherwise every call is handed on. Prints the slowest
- * rank's median and its first call, in ms. Built and run by hand (docs/performance.md,
+ * MPI_COMM_WORLD right after MPI_Init (or, with `world`, MPI_COMM_WORLD itself), then `rounds`
+ * MPI_Ialltoall of smooth doubles on it, each waited for at once, and no other collective until
+ * all are timed. Under coll/zip's policy auto such a communicator compresses only if its ranks
+ * agreed before its first call (the link rates given, coll_zip_link_gbps_*: MPI_COMM_WORLD
+ * inside MPI_Init, the duplicate as it was made); otherwise every call is handed on. Prints the
+ * slowest rank's MPI_Init, first call and median call, in ms. With `barrier` after `world` or
+ * `dup`, an MPI_Barrier on MPI_COMM_WORLD right after MPI_Init is timed too (where the ranks of a
+ * job that did not agree inside MPI_Init agree). Built and run by hand (docs/performance.md,
  * "Communicators that agree as they are made"):
  *
  *   mpicc -O2 -o early_comm perftest/early_comm.c -lm
  *   mpirun -np 8 [zip's options] ./early_comm [doubles per rank (131072)] [rounds (10)]
+ *          [world|dup] [barrier]
  */
 #include <math.h>
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <time.h>
 
 static int by_value(const void *a, const void *b)
 {
@@ -23,9 +29,22 @@ static int by_value(const void *a, const void *b)
 
 int main(int argc, char **argv)
 {
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
     MPI_Init(&argc, &argv);
-    MPI_Comm comm;
-    MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double init_s = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+    const int on_world = argc > 3 && 0 == strcmp(argv[3], "world");
+    double barrier_s = 0.0;
+    if (argc > 4 && 0 == strcmp(argv[4], "barrier")) {
+        const double b0 = MPI_Wtime();
+        MPI_Barrier(MPI_COMM_WORLD);
+        barrier_s = MPI_Wtime() - b0;
+    }
+    MPI_Comm comm = MPI_COMM_WORLD;
+    if (!on_world) {
+        MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+    }
     int rank, size;
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &size);
@@ -49,17 +68,23 @@ int main(int argc, char **argv)
         t[r] = MPI_Wtime() - t0;
     }
     MPI_Allreduce(MPI_IN_PLACE, t, rounds, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    MPI_Allreduce(MPI_IN_PLACE, &init_s, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    MPI_Allreduce(MPI_IN_PLACE, &barrier_s, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     const double first = t[0];
     qsort(t, (size_t)rounds, sizeof *t, by_value);
     if (0 == rank) {
-        printf("early_comm: %d ranks, %zu bytes per rank, first %.2f ms, median of %d %.2f ms\n",
-               size, sizeof(double) * (size_t)block * (size_t)size, 1e3 * first, rounds,
-               1e3 * t[rounds / 2]);
+        printf("early_comm: %d ranks, %s, %zu bytes per rank, MPI_Init %.1f ms, first barrier "
+               "%.1f ms, first %.2f ms, median of %d %.2f ms\n",
+               size, on_world ? "MPI_COMM_WORLD" : "a duplicate",
+               sizeof(double) * (size_t)block * (size_t)size, 1e3 * init_s, 1e3 * barrier_s,
+               1e3 * first, rounds, 1e3 * t[rounds / 2]);
     }
     free(send);
     free(recv);
     free(t);
-    MPI_Comm_free(&comm);
+    if (!on_world) {
+        MPI_Comm_free(&comm);
+    }
     MPI_Finalize();
     return 0;
 }

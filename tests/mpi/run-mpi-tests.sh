@@ -424,6 +424,18 @@ run "intercomm spawn np=2 zip=off" "intercomm (spawn)" -np 2 --oversubscribe $zi
     "$bin/test_intercomm" spawn
 run_stats "intercomm spawn np=2 zip=on, merged with children compressed" "intercomm (spawn)" \
     "bcast alltoallv gatherv" compressed -np 2 --oversubscribe $zip_on "$bin/test_intercomm" spawn
+# Under auto with the rates given: each job's MPI_COMM_WORLD agrees in MPI_Init; no agreement
+# of either named the other job's machines, so the merged communicator's 4 ranks count each
+# other per core by Open MPI's nodes as it is made, and its calls are routed at once.
+mpirun_logged -np 2 --oversubscribe $zip_auto --mca coll_zip_link_gbps_remote 1 \
+    --mca coll_zip_verbose 1 "$bin/test_intercomm" spawn
+nodes=$(grep -c "(known as the communicator was made, ranks per core by Open MPI's nodes)" \
+    "$bin/out.log")
+echo "    agreements by Open MPI's nodes: $nodes (want 4)" >>"$bin/out.log"
+[ "$nodes" = 4 ] && [ "$(grep -c "MPI_COMM_WORLD: link MB/s .* (not probed)" "$bin/out.log")" = 4 ] &&
+    grep -q "PASS: intercomm (spawn)" "$bin/out.log"
+report "intercomm spawn np=2 auto, rates given: the merged communicator agrees as it is made" $? \
+    "$bin/out.log"
 # Under another Open MPI release than the one it was built against (release_shim.c answers
 # MPI_Get_library_version for one that does not exist), coll/zip stays out after one line from
 # rank 0: the results are stock Open MPI's and there is no zip statistics table; also where the
@@ -644,27 +656,37 @@ echo "    allgatherv calls judged incompressible: $judged (want 68)" >>"$bin/out
 report "policy auto: allgatherv hands on after a call whose data did not shrink, and sees again" \
     $? "$bin/out.log"
 # A non-blocking start must not wait for the other ranks (rank 0 starts, then sends to rank 1,
-# which starts after receiving): under auto, the calls before any blocking one are handed on,
-# and after a barrier (where the ranks agree on speeds) they compress. Hung before.
+# which starts after receiving): under auto without agreeing in MPI_Init (coll_zip_agree_early
+# 0), the calls before any blocking one are handed on, and after a barrier (where the ranks
+# agree on speeds) they compress. Hung before. With the rates given and agree_early on,
+# MPI_COMM_WORLD agreed inside MPI_Init: every call compresses, none unagreed.
 for np in 2 3; do
-    mpirun_logged -np $np --oversubscribe $zip_auto $slow "$bin/test_nb_start"
+    mpirun_logged -np $np --oversubscribe $zip_auto $slow --mca coll_zip_agree_early 0 \
+        "$bin/test_nb_start"
     [ "$(policy_col ibcast 9)" -gt 0 ] && [ "$(main_col ibcast 6)" -gt 0 ] &&
         [ "$(main_col ialltoall 6)" -gt 0 ] && grep -q "PASS: nb_start" "$bin/out.log"
     report "policy auto: a non-blocking start does not wait for the other ranks, np=$np" $? "$bin/out.log"
 done
+mpirun_logged -np 3 --oversubscribe $zip_auto $slow --mca coll_zip_verbose 1 "$bin/test_nb_start"
+[ "$(policy_col ibcast 9)" = 0 ] && [ "$(policy_col ialltoall 9)" = 0 ] &&
+    [ "$(main_col ibcast 6)" -gt 0 ] && [ "$(main_col ialltoall 6)" -gt 0 ] &&
+    [ "$(grep -c "coll:zip: MPI_COMM_WORLD: link MB/s local 0 remote 125 (not probed)" \
+        "$bin/out.log")" = 3 ] && grep -q "PASS: nb_start" "$bin/out.log"
+report "policy auto, rates given: MPI_COMM_WORLD agrees in MPI_Init, its first non-blocking calls compress" \
+    $? "$bin/out.log"
 # A communicator whose large calls are all non-blocking agrees at its first blocking call of any
-# size (test_nb_agree: two MPI_Ialltoall handed on, a one-int MPI_Bcast, two that compress; on
-# world, a duplicate and a split {0, 2}). On MPI_COMM_WORLD: 3 ranks x 2 handed on, then 3 x 2
-# compressed. The duplicate and the split are made after that agreement, whose rates their ranks
-# keep: they agree as they are made (coll_zip_agree_early) and compress all four calls,
-# 3 x 4 + 2 x 4. The calls handed on before an agreement count as unagreed, not as link_faster.
+# size (test_nb_agree: two MPI_Ialltoall, a one-int MPI_Bcast, two more; on world, a duplicate
+# and a split {0, 2}). With the rates given, MPI_COMM_WORLD agreed in MPI_Init and the
+# duplicate and the split as they were made (coll_zip_agree_early): all four calls compress on
+# each, 3 x 4 + 3 x 4 + 2 x 4, none handed on (unagreed) and none as link_faster.
 mpirun_logged -np 3 --oversubscribe $zip_auto $slow "$bin/test_nb_agree"
 compressed=$(main_col ialltoall 6) unagreed=$(policy_col ialltoall 9) faster=$(policy_col ialltoall 4)
-echo "    ialltoall calls compressed: $compressed, unagreed $unagreed, link_faster $faster (want 26, 6, 0)" >>"$bin/out.log"
-[ "$compressed" = 26 ] && [ "$unagreed" = 6 ] && [ "$faster" = 0 ] &&
+echo "    ialltoall calls compressed: $compressed, unagreed $unagreed, link_faster $faster (want 32, 0, 0)" >>"$bin/out.log"
+[ "$compressed" = 32 ] && [ "$unagreed" = 0 ] && [ "$faster" = 0 ] &&
     grep -q "PASS: nb_agree" "$bin/out.log"
-report "policy auto: non-blocking calls compress after any blocking call has agreed" $? "$bin/out.log"
-# Without the early agreement, only the blocking call agrees on each: 3 x 2 + 3 x 2 + 2 x 2.
+report "policy auto, rates given: every communicator agrees before its first call" $? "$bin/out.log"
+# Without the early agreement, only the blocking call agrees on each: the two calls before it
+# are handed on (unagreed), the two after it compress: 3 x 2 + 3 x 2 + 2 x 2 of each.
 mpirun_logged -np 3 --oversubscribe $zip_auto $slow --mca coll_zip_agree_early 0 "$bin/test_nb_agree"
 compressed=$(main_col ialltoall 6) unagreed=$(policy_col ialltoall 9)
 echo "    ialltoall calls compressed: $compressed, unagreed $unagreed (want 16, 16)" >>"$bin/out.log"
@@ -674,9 +696,8 @@ report "coll_zip_agree_early 0: a new communicator agrees at its first blocking 
 # agreed (test_nb_created: its ranks started the agreement as it was made; made by
 # MPI_Comm_dup, MPI_Comm_idup, MPI_Comm_idup while a call runs on the parent; twenty made and
 # freed unused; an MPI_Ibcast started before rank 1 receives rank 0's token). Rates given:
-# every call compressed (ibcast np, ialltoall 4 x np), the duplicate made before any agreement
-# too (its ranks count each other per core by Open MPI's nodes, having no earlier agreement's
-# machines), none unagreed.
+# every call compressed (ibcast np, ialltoall 4 x np), the duplicate made before any collective
+# too (MPI_COMM_WORLD agreed inside MPI_Init), none unagreed.
 for np in 2 3; do
     mpirun_logged -np $np --oversubscribe $zip_auto $slow "$bin/test_nb_created"
     [ "$(main_col ibcast 6)" = "$np" ] && [ "$(main_col ialltoall 6)" = $((4 * np)) ] &&
@@ -695,6 +716,28 @@ mpirun_logged -np 3 --oversubscribe $zip_auto --mca coll_zip_stats 1 "$bin/test_
     grep -q "PASS: nb_created" "$bin/out.log"
 report "policy auto, rates measured: communicators made after an agreement route as agreed" \
     $? "$bin/out.log"
+if netemu_up zc 10.198.0 4 2 1gbit; then
+    # Both link rates given, on nodes of two ranks (test_nb_created): MPI_COMM_WORLD agrees in
+    # MPI_Init without probing (2 ranks per node; the machines' exchange finds all 4 ranks on
+    # this host's 2 cores), a communicator made right after it as it is made, from the machines
+    # that exchange named (2 ranks per core, where Open MPI's nodes would say 1), and every call
+    # compresses (ialltoall 4 x 4, none unagreed).
+    mpirun_logged -np 4 $path --mca coll_zip_priority 40 --mca coll_zip_link_gbps_remote 1 \
+        --mca coll_zip_link_gbps_local 1 --mca coll_zip_stats 1 --mca coll_zip_verbose 1 \
+        "$bin/test_nb_created"
+    cores=$(getconf _NPROCESSORS_ONLN)
+    [ "$(main_col ialltoall 6)" = 16 ] && [ "$(policy_col ialltoall 9)" = 0 ] &&
+        grep -q "MPI_COMM_WORLD: link MB/s local 125 remote 125 (not probed).*up to 2 ranks per node" \
+            "$bin/out.log" &&
+        grep "DUP FROM 0: .*(known as the communicator was made)" "$bin/out.log" |
+        grep -q "up to $(awk -v c="$cores" 'BEGIN { printf "%.2f", 4 / c }') ranks per core" &&
+        grep -q "PASS: nb_created" "$bin/out.log"
+    report "netemu 2x2 ranks, rates given: agreed in MPI_Init and as communicators are made" \
+        $? "$bin/out.log"
+    netemu_down
+else
+    echo "SKIP: rates given over netemu 2x2 ranks (no emulated network here)"
+fi
 mpirun_logged -np 3 --oversubscribe $zip_on "$bin/test_nb_start"
 grep -q "PASS: nb_start" "$bin/out.log"
 report "policy always: a non-blocking start does not wait for the other ranks" $? "$bin/out.log"

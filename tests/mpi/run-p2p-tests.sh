@@ -494,6 +494,22 @@ if [ -e "$colldir/mca_coll_zip.so" ]; then
         grep -o 'compressed [0-9]*' | awk '{ print $2 }')" = 24 ] && grep -q "PASS: " "$bin/out.log"
     report "coll/zip's agreed link: a small allreduce on MPI_COMM_WORLD is enough" $? \
         "$bin/out.log"
+    # No collective at all: with the rates given coll/zip's ranks agreed inside MPI_Init, and
+    # the halos compress at that rate; without that (coll_zip_agree_early 0) they have none.
+    # shellcheck disable=SC2086
+    mpirun_logged -np 3 --oversubscribe $coll_slow --mca coll_zip_priority 40 \
+        "$bin/p2p_coll_link" none
+    rank0_policy | grep -q 'remote 1[23] (coll/zip);' && [ "$(rank0_policy |
+        grep -o 'compressed [0-9]*' | awk '{ print $2 }')" = 24 ] && grep -q "PASS: " "$bin/out.log"
+    report "coll/zip's agreed link: agreed inside MPI_Init, no collective needed" $? \
+        "$bin/out.log"
+    # shellcheck disable=SC2086
+    mpirun_logged -np 3 --oversubscribe $coll_slow --mca coll_zip_priority 40 \
+        --mca coll_zip_agree_early 0 "$bin/p2p_coll_link" none
+    rank0_policy | grep -q 'remote 0 (none);' && rank0_policy | grep -q 'compressed 0,' &&
+        grep -q "PASS: " "$bin/out.log"
+    report "coll/zip's agreed link: with coll_zip_agree_early 0 and no collective, none" $? \
+        "$bin/out.log"
     # shellcheck disable=SC2086
     mpirun_logged -np 3 --oversubscribe $coll_slow --mca coll_zip_priority 0 "$bin/p2p_coll_link"
     rank0_policy | grep -q 'remote 0 (none);' && rank0_policy | grep -q 'compressed 0,' &&

@@ -13,8 +13,7 @@
  *     MPI_Ialltoall runs on it.
  * The run script reads the statistics: the call on `early` is handed on unagreed where the rates
  * are measured (its ranks knew none when it was made) and routed as agreed where they are given
- * (its ranks count each other per core by Open MPI's nodes: no earlier agreement named their
- * machines); the later ones are routed as agreed.
+ * (MPI_COMM_WORLD's ranks agreed inside MPI_Init then); the later ones are routed as agreed.
  */
 #include "zt_common.h"
 
