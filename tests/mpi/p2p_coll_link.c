@@ -1,8 +1,8 @@
 /*
  * A halo exchange as stencil codes write it (MPI_Irecv, MPI_Isend, MPI_Waitall of 32 KiB smooth
- * messages, below the size pml/zip times arrivals at) after one MPI_Barrier, or with the
- * argument "allreduce" after one 4-byte MPI_Allreduce instead, or with "none" after no
- * collective at all: pml/zip never learns the link from these messages, but coll/zip's ranks
+ * messages, below the size pml/zip times arrivals at) after one MPI_Barrier (no argument, or
+ * "barrier"), or with "allreduce" after one 4-byte MPI_Allreduce instead, or with "none" after
+ * no collective at all: pml/zip never learns the link from these messages, but coll/zip's ranks
  * agree on it at either call (or inside MPI_Init, with the rates given), and pml/zip takes that
  * rate (docs/p2p.md, "Where the link rate comes from"). The run script reads rank 0's
  * statistics: with coll/zip on and told of a slow link, the halos are compressed at coll/zip's

@@ -480,40 +480,35 @@ if [ -e "$colldir/mca_coll_zip.so" ]; then
         --mca pml_zip_enable 1 --mca pml_zip_force_local 1 --mca pml_zip_stats 1
         --mca coll_zip_force_local 1 --mca coll_zip_link_gbps_remote 0.1
         --mca coll_zip_link_gbps_local 0.1"
-    # shellcheck disable=SC2086
-    mpirun_logged -np 3 --oversubscribe $coll_slow --mca coll_zip_priority 40 \
-        "$bin/p2p_coll_link"
-    rank0_policy | grep -q 'remote 1[23] (coll/zip);' && [ "$(rank0_policy |
-        grep -o 'compressed [0-9]*' | awk '{ print $2 }')" = 24 ] && grep -q "PASS: " "$bin/out.log"
-    report "coll/zip's agreed link: halos below the timed size compress at its rate" $? \
-        "$bin/out.log"
-    # shellcheck disable=SC2086
-    mpirun_logged -np 3 --oversubscribe $coll_slow --mca coll_zip_priority 40 \
-        "$bin/p2p_coll_link" allreduce
-    rank0_policy | grep -q 'remote 1[23] (coll/zip);' && [ "$(rank0_policy |
-        grep -o 'compressed [0-9]*' | awk '{ print $2 }')" = 24 ] && grep -q "PASS: " "$bin/out.log"
-    report "coll/zip's agreed link: a small allreduce on MPI_COMM_WORLD is enough" $? \
-        "$bin/out.log"
-    # No collective at all: with the rates given coll/zip's ranks agreed inside MPI_Init, and
-    # the halos compress at that rate; without that (coll_zip_agree_early 0) they have none.
-    # shellcheck disable=SC2086
-    mpirun_logged -np 3 --oversubscribe $coll_slow --mca coll_zip_priority 40 \
-        "$bin/p2p_coll_link" none
-    rank0_policy | grep -q 'remote 1[23] (coll/zip);' && [ "$(rank0_policy |
-        grep -o 'compressed [0-9]*' | awk '{ print $2 }')" = 24 ] && grep -q "PASS: " "$bin/out.log"
-    report "coll/zip's agreed link: agreed inside MPI_Init, no collective needed" $? \
-        "$bin/out.log"
+    # Rank 0 compressed its 24 halos at coll/zip's rate, or had no rate and sent them raw.
+    at_coll_rate() {
+        rank0_policy | grep -q 'remote 1[23] (coll/zip);' && [ "$(rank0_policy |
+            grep -o 'compressed [0-9]*' | awk '{ print $2 }')" = 24 ] && grep -q "PASS: " "$bin/out.log"
+    }
+    without_rate() {
+        rank0_policy | grep -q 'remote 0 (none);' && rank0_policy | grep -q 'compressed 0,' &&
+            grep -q "PASS: " "$bin/out.log"
+    }
+    # After a barrier, after a small allreduce, and with no collective at all (the rates given:
+    # coll/zip's ranks agreed inside MPI_Init).
+    for before in "barrier:halos below the timed size compress at its rate" \
+        "allreduce:a small allreduce on MPI_COMM_WORLD is enough" \
+        "none:agreed inside MPI_Init, no collective needed"; do
+        # shellcheck disable=SC2086
+        mpirun_logged -np 3 --oversubscribe $coll_slow --mca coll_zip_priority 40 \
+            "$bin/p2p_coll_link" "${before%%:*}"
+        at_coll_rate
+        report "coll/zip's agreed link: ${before#*:}" $? "$bin/out.log"
+    done
     # shellcheck disable=SC2086
     mpirun_logged -np 3 --oversubscribe $coll_slow --mca coll_zip_priority 40 \
         --mca coll_zip_agree_early 0 "$bin/p2p_coll_link" none
-    rank0_policy | grep -q 'remote 0 (none);' && rank0_policy | grep -q 'compressed 0,' &&
-        grep -q "PASS: " "$bin/out.log"
+    without_rate
     report "coll/zip's agreed link: with coll_zip_agree_early 0 and no collective, none" $? \
         "$bin/out.log"
     # shellcheck disable=SC2086
     mpirun_logged -np 3 --oversubscribe $coll_slow --mca coll_zip_priority 0 "$bin/p2p_coll_link"
-    rank0_policy | grep -q 'remote 0 (none);' && rank0_policy | grep -q 'compressed 0,' &&
-        grep -q "PASS: " "$bin/out.log"
+    without_rate
     report "coll/zip's agreed link: without coll/zip the halos have no rate and go raw" $? \
         "$bin/out.log"
     # The randomized soak of the collectives (test_soak.c) with pml/zip under them: every
