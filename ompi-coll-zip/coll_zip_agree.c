@@ -203,14 +203,16 @@ static double local_ranks_per_core(const mca_coll_zip_module_t *m, struct ompi_c
     if (0 == mine[1]) {
         return 0.0;
     }
+    const int size = ompi_comm_size(comm);
+    /* Looked up at enable, except under force_local, which leaves peer_on_node NULL. */
     int on_node = 0;
-    for (int p = 0; p < ompi_comm_size(comm); ++p) {
-        if (NULL != m->peer_on_node) { /* looked up at enable (not under force_local) */
-            on_node += m->peer_on_node[p] ? 1 : 0;
-            continue;
+    if (NULL != m->peer_on_node) {
+        on_node = zip_coll_ranks_on_node(m->peer_on_node, size);
+    } else {
+        for (int p = 0; p < size; ++p) {
+            const ompi_proc_t *proc = ompi_group_peer_lookup(comm->c_remote_group, p);
+            on_node += NULL != proc && OPAL_PROC_ON_LOCAL_NODE(proc->super.proc_flags) ? 1 : 0;
         }
-        const ompi_proc_t *proc = ompi_group_peer_lookup(comm->c_remote_group, p);
-        on_node += NULL != proc && OPAL_PROC_ON_LOCAL_NODE(proc->super.proc_flags) ? 1 : 0;
     }
     return (double)(on_node > 0 ? on_node : 1) / (double)mine[1];
 }
@@ -237,7 +239,8 @@ static void agree_values(mca_coll_zip_module_t *m, struct ompi_communicator_t *c
             mine[AGREE_MUST_PROBE] = 1.0;
         }
     }
-    mine[AGREE_LOCAL_PER_CORE] = local_ranks_per_core(m, comm);
+    mine[AGREE_LOCAL_PER_CORE] =
+        0.0; /* the early agreement's alone: mca_coll_zip_agree_start_early */
 }
 
 /* Takes the reduced values `all` (and the most ranks per core) as comm's agreed speeds. */
@@ -499,6 +502,7 @@ int mca_coll_zip_agree_start_early(mca_coll_zip_module_t *m, struct ompi_communi
      * p - 1 sends and receives on every rank (libnbc's linear iallgather) for each communicator
      * made. A rank that lacks one says so, and then Open MPI's locality counts them. */
     e->mine[AGREE_NO_BUFFER] = machines_known(comm, e->machines) ? 0.0 : 1.0;
+    e->mine[AGREE_LOCAL_PER_CORE] = local_ranks_per_core(m, comm);
     e->request = MPI_REQUEST_NULL;
     /* The first non-blocking collective on comm on every rank, so they match; started inside the
      * call that makes comm, so every rank has started it (or goes on to, needing nothing more
