@@ -2,9 +2,11 @@
  * Page faults inside the codec's own calls: for each size, a fresh context-free buffer set is
  * written once (so that its first writes fault outside the timed calls), then one context
  * compresses and decompresses it `rounds` times; prints the process's minor faults during each
- * compression and decompression. Separates what the codec faults (its working memory, on a
- * context's first calls) from what its callers' fresh buffers fault (docs/design.md, "Huge
- * pages, and faults that are not the codec's").
+ * compression and decompression and the context's memory after them. Separates what the codec
+ * faults (its working memory, on a context's first calls) from what its callers' fresh buffers
+ * fault (docs/design.md, "Huge pages, and faults that are not the codec's"). Last, three timed
+ * zip_calibrate calls on a fresh context (what coll/zip's agreement spends on the codec, once per
+ * process).
  *
  * Build and run from the top of a built tree:
  *   cc -O2 -Icodecs/include -o codec_faults perftest/codec_faults.c \
@@ -16,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <time.h>
 
 #include "zip/zip.h"
 
@@ -48,7 +51,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "codec_faults: %s: %s\n", spec, zip_spec_error());
         return 1;
     }
-    printf("codec,bytes,round,compress_faults,decompress_faults,ratio\n");
+    printf("codec,bytes,round,compress_faults,decompress_faults,ratio,context_bytes\n");
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; ++s) {
         const size_t n = sizes[s] / sizeof(double), cap = zip_compress_bound(sizes[s]);
         double *x = written(sizes[s]), *back = written(sizes[s]);
@@ -74,13 +77,25 @@ int main(int argc, char **argv)
                 return 1;
             }
             const long f2 = minor_faults();
-            printf("%s,%zu,%d,%ld,%ld,%.3f\n", spec, sizes[s], r, f1 - f0, f2 - f1,
-                   (double)sizes[s] / (double)frame_len);
+            printf("%s,%zu,%d,%ld,%ld,%.3f,%zu\n", spec, sizes[s], r, f1 - f0, f2 - f1,
+                   (double)sizes[s] / (double)frame_len, zip_ctx_memory_used(ctx));
         }
         free(x);
         free(back);
         free(frame);
     }
     zip_ctx_destroy(ctx);
+    zip_ctx_t *fresh = zip_ctx_create(spec, &status);
+    for (int i = 0; NULL != fresh && i < 3; ++i) {
+        struct timespec t0, t1;
+        double c = 0.0, d = 0.0;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        const zip_status_t st = zip_calibrate(fresh, &c, &d);
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        printf("# zip_calibrate %d: %.2f ms, %s, %.0f / %.0f MB/s\n", i,
+               1e3 * (double)(t1.tv_sec - t0.tv_sec) + 1e-6 * (double)(t1.tv_nsec - t0.tv_nsec),
+               zip_status_str(st), c / 1e6, d / 1e6);
+    }
+    zip_ctx_destroy(fresh);
     return 0;
 }
