@@ -51,6 +51,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "codec_faults: %s: %s\n", spec, zip_spec_error());
         return 1;
     }
+    printf("# a new context: %zu bytes\n", zip_ctx_memory_used(ctx));
     printf("codec,bytes,round,compress_faults,decompress_faults,ratio,context_bytes\n");
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; ++s) {
         const size_t n = sizes[s] / sizeof(double), cap = zip_compress_bound(sizes[s]);
