@@ -16,11 +16,16 @@
 namespace
 {
 
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool kOwnMalloc = false; // ASan's malloc keeps no glibc statistics
-#else
-constexpr bool kOwnMalloc = true;
-#endif
+} // namespace
+
+// Defined where the program is linked with ASan's runtime, whether or not this file was compiled
+// with it (the sanitized build leaves the tests' own files uninstrumented: tests/Makefile.am).
+extern "C" void __asan_init() __attribute__((weak));
+
+namespace
+{
+
+const bool kOwnMalloc = &__asan_init == nullptr; // ASan's malloc keeps no glibc statistics
 
 // What malloc holds: mapped chunks and bytes in use from the heap.
 struct HeapUse {
