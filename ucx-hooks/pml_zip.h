@@ -65,6 +65,8 @@ typedef struct mca_pml_zip_component_t {
     char *temporal_name;     /* pml_zip_temporal */
     int temporal;            /* 1: auto, 0: off */
     size_t temporal_memory;  /* pml_zip_temporal_memory */
+    bool gpu_guard;          /* pml_zip_gpu_guard */
+    const char *gpu_runtime; /* the GPU driver runtime loaded in this process, or NULL */
 
     int output;
     bool active; /* our table is installed in mca_pml */
@@ -614,6 +616,26 @@ void mca_pml_zip_temporal_report(int rank);
 void mca_pml_zip_temporal_drop_comm(ompi_communicator_t *comm);
 /* pml_zip_temporal "off"/"auto" (0/1), -1 for anything else. */
 int mca_pml_zip_temporal_mode_parse(const char *name);
+
+/* ---- pml_zip_gpu.c ---- */
+
+/* By context id: nonzero where a process of the communicator has a GPU driver runtime loaded,
+ * whose messages then go to the wrapped PML untouched; NULL until such a communicator is made. */
+extern volatile int8_t *mca_pml_zip_untouched_comms;
+extern uint32_t mca_pml_zip_untouched_len;
+/* Says in the modex whether this process has a GPU runtime loaded (at installation, after the
+ * wrapped PML's initialisation, before MPI_Init's modex fence). */
+void mca_pml_zip_gpu_publish(void);
+/* Notes whether comm has a member with a GPU runtime (its context ids are below max_contexts). */
+void mca_pml_zip_gpu_add_comm(ompi_communicator_t *comm, uint32_t max_contexts);
+void mca_pml_zip_gpu_fini(void);
+
+static inline bool mca_pml_zip_comm_untouched(const ompi_communicator_t *comm)
+{
+    const volatile int8_t *table = mca_pml_zip_untouched_comms;
+    return NULL != table && comm->c_contextid < mca_pml_zip_untouched_len &&
+           0 != table[comm->c_contextid];
+}
 
 /* ---- pml_zip_send.c ---- */
 

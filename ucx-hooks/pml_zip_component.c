@@ -104,6 +104,14 @@ static const zip_ompi_param_t params[] = {
     {"verbose", OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_LOCAL,
      ZIP_OMPI_PARAM_INT(&mca_pml_zip_component.verbose, 0),
      "Verbosity: 1 reports installation and decode failures"},
+    {"gpu_guard", OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY,
+     ZIP_OMPI_PARAM_BOOL(&mca_pml_zip_component.gpu_guard, true),
+     "On a communicator with a process that has a GPU driver runtime loaded by MPI_Init "
+     "(libcuda, ROCm's HSA runtime, Level Zero: a CUDA-, ROCm- or Level Zero-aware MPI, which "
+     "accepts device pointers), pass every message to the wrapped PML untouched: zip reads "
+     "message data with the CPU, which would fault on device memory. 0: zip treats such "
+     "communicators as any other (only for jobs that never hand MPI device memory). *Same on "
+     "all ranks*"},
     {"force_local", OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY,
      ZIP_OMPI_PARAM_BOOL(&mca_pml_zip_component.force_local, false),
      "Compress messages to peers on the same node too (shared memory is faster than any "
@@ -289,6 +297,7 @@ static int zip_close(void)
     mca_pml_zip_temporal_init();
     mca_pml_zip_landing_init();
     mca_pml_zip_direct_init();
+    mca_pml_zip_gpu_publish();
     z->active = true;
     memset(&z->counters, 0, sizeof(z->counters));
     opal_output_verbose(
@@ -314,6 +323,7 @@ static int zip_finalize(void)
     mca_pml_zip_buffers_fini();
     mca_pml_zip_request_cache_fini();
     mca_pml_zip_policy_fini(); /* after the report: it prints the estimates */
+    mca_pml_zip_gpu_fini();
     free(z->codec);
     z->codec = NULL;
     /* Put the original table back, then let the original PML finalize itself. */

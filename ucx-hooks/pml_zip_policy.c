@@ -143,6 +143,7 @@ int mca_pml_zip_add_comm(ompi_communicator_t *comm)
                                            zip_policy_changed);
         (void)opal_infosubscribe_subscribe(&comm->super, MCA_PML_ZIP_TEMPORAL_KEY, "default",
                                            zip_temporal_changed);
+        mca_pml_zip_gpu_add_comm(comm, comm_setting_len);
     }
     return rc;
 }

@@ -13,15 +13,15 @@
 
 #include "pml_zip.h"
 
-static bool zip_probe_applies(int src, int tag)
+static bool zip_probe_applies(const ompi_communicator_t *comm, int src, int tag)
 {
-    return MPI_PROC_NULL != src && mca_pml_zip_app_tag(tag);
+    return MPI_PROC_NULL != src && mca_pml_zip_app_tag(tag) && !mca_pml_zip_comm_untouched(comm);
 }
 
 int mca_pml_zip_iprobe(int src, int tag, ompi_communicator_t *comm, int *matched,
                        ompi_status_public_t *status)
 {
-    if (!zip_probe_applies(src, tag)) {
+    if (!zip_probe_applies(comm, src, tag)) {
         return mca_pml_zip_wrapped.pml_iprobe(src, tag, comm, matched, status);
     }
     int msrc, mtag;
@@ -37,7 +37,7 @@ int mca_pml_zip_iprobe(int src, int tag, ompi_communicator_t *comm, int *matched
 
 int mca_pml_zip_probe(int src, int tag, ompi_communicator_t *comm, ompi_status_public_t *status)
 {
-    if (!zip_probe_applies(src, tag)) {
+    if (!zip_probe_applies(comm, src, tag)) {
         return mca_pml_zip_wrapped.pml_probe(src, tag, comm, status);
     }
     for (;;) {
@@ -70,7 +70,7 @@ static int zip_message_for(mca_pml_zip_stash_entry_t *e, ompi_communicator_t *co
 int mca_pml_zip_improbe(int src, int tag, ompi_communicator_t *comm, int *matched,
                         ompi_message_t **message, ompi_status_public_t *status)
 {
-    if (!zip_probe_applies(src, tag)) {
+    if (!zip_probe_applies(comm, src, tag)) {
         return mca_pml_zip_wrapped.pml_improbe(src, tag, comm, matched, message, status);
     }
     mca_pml_zip_stash_entry_t *e = NULL;
@@ -95,7 +95,7 @@ int mca_pml_zip_improbe(int src, int tag, ompi_communicator_t *comm, int *matche
 int mca_pml_zip_mprobe(int src, int tag, ompi_communicator_t *comm, ompi_message_t **message,
                        ompi_status_public_t *status)
 {
-    if (!zip_probe_applies(src, tag)) {
+    if (!zip_probe_applies(comm, src, tag)) {
         return mca_pml_zip_wrapped.pml_mprobe(src, tag, comm, message, status);
     }
     for (;;) {

@@ -16,9 +16,9 @@
 
 #include "pml_zip.h"
 
-static bool zip_recv_applies(int src, int tag)
+static bool zip_recv_applies(const ompi_communicator_t *comm, int src, int tag)
 {
-    return MPI_PROC_NULL != src && mca_pml_zip_app_tag(tag);
+    return MPI_PROC_NULL != src && mca_pml_zip_app_tag(tag) && !mca_pml_zip_comm_untouched(comm);
 }
 
 static size_t recv_capacity(const mca_pml_zip_request_t *req)
@@ -333,7 +333,7 @@ mca_pml_zip_request_t *mca_pml_zip_recv_request(void *buf, size_t count, ompi_da
 int mca_pml_zip_irecv(void *buf, size_t count, ompi_datatype_t *dtype, int src, int tag,
                       ompi_communicator_t *comm, ompi_request_t **request)
 {
-    if (!zip_recv_applies(src, tag)) {
+    if (!zip_recv_applies(comm, src, tag)) {
         return mca_pml_zip_wrapped.pml_irecv(buf, count, dtype, src, tag, comm, request);
     }
     const int direct = mca_pml_zip_direct_irecv(buf, count, dtype, src, tag, comm, request);
@@ -357,7 +357,7 @@ int mca_pml_zip_irecv(void *buf, size_t count, ompi_datatype_t *dtype, int src, 
 int mca_pml_zip_recv(void *buf, size_t count, ompi_datatype_t *dtype, int src, int tag,
                      ompi_communicator_t *comm, ompi_status_public_t *status)
 {
-    if (!zip_recv_applies(src, tag)) {
+    if (!zip_recv_applies(comm, src, tag)) {
         return mca_pml_zip_wrapped.pml_recv(buf, count, dtype, src, tag, comm, status);
     }
     char *base = mca_pml_zip_landing_base(buf, count, dtype);
@@ -459,7 +459,7 @@ int mca_pml_zip_recv(void *buf, size_t count, ompi_datatype_t *dtype, int src, i
 int mca_pml_zip_irecv_init(void *buf, size_t count, ompi_datatype_t *dtype, int src, int tag,
                            ompi_communicator_t *comm, ompi_request_t **request)
 {
-    if (!zip_recv_applies(src, tag)) {
+    if (!zip_recv_applies(comm, src, tag)) {
         return mca_pml_zip_wrapped.pml_irecv_init(buf, count, dtype, src, tag, comm, request);
     }
     const int direct = mca_pml_zip_direct_irecv_init(buf, count, dtype, src, tag, comm, request);

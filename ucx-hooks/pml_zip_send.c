@@ -10,9 +10,9 @@
 
 #include "pml_zip.h"
 
-static bool zip_send_applies(int dst, int tag)
+static bool zip_send_applies(const ompi_communicator_t *comm, int dst, int tag)
 {
-    return MPI_PROC_NULL != dst && tag >= 0;
+    return MPI_PROC_NULL != dst && tag >= 0 && !mca_pml_zip_comm_untouched(comm);
 }
 
 /* What a bare message sends: the application's data, or buffered mode's copy in out->buf. */
@@ -127,7 +127,7 @@ static int zip_send_detached(const void *buf, size_t count, ompi_datatype_t *dty
 int mca_pml_zip_send(const void *buf, size_t count, ompi_datatype_t *dtype, int dst, int tag,
                      mca_pml_base_send_mode_t mode, ompi_communicator_t *comm)
 {
-    if (!zip_send_applies(dst, tag)) {
+    if (!zip_send_applies(comm, dst, tag)) {
         return mca_pml_zip_wrapped.pml_send(buf, count, dtype, dst, tag, mode, comm);
     }
     if (mca_pml_zip_sends_small_bare(count, dtype, mode, comm, dst)) {
@@ -231,7 +231,7 @@ int mca_pml_zip_isend(const void *buf, size_t count, ompi_datatype_t *dtype, int
                       mca_pml_base_send_mode_t mode, ompi_communicator_t *comm,
                       ompi_request_t **request)
 {
-    if (!zip_send_applies(dst, tag)) {
+    if (!zip_send_applies(comm, dst, tag)) {
         return mca_pml_zip_wrapped.pml_isend(buf, count, dtype, dst, tag, mode, comm, request);
     }
     if (mca_pml_zip_sends_small_bare(count, dtype, mode, comm, dst)) {
@@ -300,7 +300,7 @@ int mca_pml_zip_isend_init(const void *buf, size_t count, ompi_datatype_t *dtype
                            mca_pml_base_send_mode_t mode, ompi_communicator_t *comm,
                            ompi_request_t **request)
 {
-    if (!zip_send_applies(dst, tag)) {
+    if (!zip_send_applies(comm, dst, tag)) {
         return mca_pml_zip_wrapped.pml_isend_init(buf, count, dtype, dst, tag, mode, comm, request);
     }
     const int direct =

@@ -66,7 +66,7 @@ fi
 
 tests="basic nonblocking probe persistent cancel threads info records"
 # Programs of named cases (one mpirun per case below) and the finalize check.
-case_tests="semantics osc probe_finalize link_hint irecv_link temporal coll_link intercomm small_frames soak"
+case_tests="semantics osc probe_finalize link_hint irecv_link temporal coll_link intercomm small_frames soak gpu"
 for t in $tests $case_tests; do
     if ! mpicc -O2 -Wall -Wextra -Werror -pthread -I"$top/perftest/data" -o "$bin/p2p_$t" \
         "$here/p2p_$t.c" "$datalib" -lstdc++ -lm 2>"$bin/cc.log"; then
@@ -749,7 +749,41 @@ if [ -x "$bin/p2p_temporal" ]; then
     report "pml_zip_temporal bogus: a message, and off" $? "$bin/out.log"
 fi
 
+# --- a process with a GPU runtime ------------------------------------------------------------------
+# The last rank gets a stand-in libcuda.so.1 preloaded (fake_gpu_runtime.c): MPI_COMM_WORLD then
+# has a GPU process and goes untouched on every rank; ranks 0 and 1 alone still compress
+# (p2p_gpu's 3 messages from rank 0). Without the stand-in, or with pml_zip_gpu_guard 0,
+# MPI_COMM_WORLD's smooth messages are compressed too.
+gpu_lib=$bin/gpu/libcuda.so.1
+mkdir -p "$bin/gpu"
+if gcc -shared -fPIC -Wl,-soname,libcuda.so.1 -o "$gpu_lib" "$here/fake_gpu_runtime.c" \
+    2>"$bin/cc.log"; then
+    sent_by_rank() { # the "sent N zip messages" of every rank's stats line, in rank order
+        sed -n 's/.*pml:zip stats (rank \([0-9]*\)): sent \([0-9]*\) zip messages.*/\1 \2/p' \
+            "$bin/out.log" | sort -n | awk '{ printf "%s%s", sep, $2; sep = " " }'
+    }
+    for c in ob1 ucx; do
+        mpirun_logged --oversubscribe ${cfg[$c+zip]} --mca pml_zip_stats 1 -np 2 "$bin/p2p_gpu" : \
+            -np 1 env LD_PRELOAD="$gpu_lib" "$bin/p2p_gpu"
+        [ "$(sent_by_rank)" = "3 0 0" ] && grep -q "PASS: p2p_gpu" "$bin/out.log"
+        report "pml=$c+zip: a communicator with a GPU process goes untouched, one without compresses" \
+            $? "$bin/out.log"
+    done
+    mpirun_logged --oversubscribe ${cfg[ob1+zip]} --mca pml_zip_stats 1 -np 3 "$bin/p2p_gpu"
+    sent=$(sent_by_rank)
+    [ "${sent%% *}" -gt 3 ] && [ "${sent##* }" -gt 0 ] && grep -q "PASS: p2p_gpu" "$bin/out.log"
+    report "pml=ob1+zip: without a GPU process MPI_COMM_WORLD compresses too ($sent)" $? \
+        "$bin/out.log"
+    mpirun_logged --oversubscribe ${cfg[ob1+zip]} --mca pml_zip_stats 1 --mca pml_zip_gpu_guard 0 \
+        -np 2 "$bin/p2p_gpu" : -np 1 env LD_PRELOAD="$gpu_lib" "$bin/p2p_gpu"
+    sent=$(sent_by_rank)
+    [ "${sent##* }" -gt 0 ] && grep -q "PASS: p2p_gpu" "$bin/out.log"
+    report "pml_zip_gpu_guard 0: a GPU process's communicators compress ($sent)" $? "$bin/out.log"
+else
+    report "build the stand-in GPU runtime" 1 "$bin/cc.log"
+fi
+
 check_params_listed pml zip "$pmldir:$ompidir" enable codec threshold codec_threads verbose stats force_local \
-    policy link_gbps_remote temporal temporal_memory
+    policy link_gbps_remote temporal temporal_memory gpu_guard
 
 finish_runner
