@@ -54,7 +54,9 @@ typedef struct mca_coll_zip_component_t {
     double link_gbps_remote;      /* 0: measured */
     double codec_gbps_compress;   /* the codec speed the first agreement takes; 0: measured */
     double codec_gbps_decompress; /* (zip_calibrate) */
-    bool agree_early;         /* coll_zip_agree_early: new communicators agree as they are made */
+    bool agree_early; /* coll_zip_agree_early: new communicators agree as they are made */
+    bool gpu_guard;   /* coll_zip_gpu_guard */
+    int job_gpu;      /* a process of this job has a GPU runtime: 1; none: 0; not asked yet: -1 */
     int codec_agree_period;   /* coll_zip_codec_agree_period: blocking calls between agreements on
                                  the data's codec speed (algo/codec_meter.h); 0: the first only */
     zip_speeds_t last_speeds; /* the last agreed speeds (remote link), for the summary */

@@ -39,6 +39,7 @@ mca_coll_zip_component_t mca_coll_zip_component = {
             .collm_comm_query = mca_coll_zip_comm_query,
         },
     .output = -1,
+    .job_gpu = -1,
 };
 
 static const zip_ompi_param_t params[] = {
@@ -203,6 +204,14 @@ static const zip_ompi_param_t params[] = {
      "1: print a compression summary (calls, calls compressed, bytes in/out, ratio, codec "
      "seconds per collective) from rank 0 at MPI_Finalize; with verbose >= 1 every rank "
      "prints its own"},
+    {"gpu_guard", OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY,
+     ZIP_OMPI_PARAM_BOOL(&mca_coll_zip_component.gpu_guard, true),
+     "Where a process of the job has a GPU driver runtime loaded by MPI_Init (libcuda, ROCm's "
+     "HSA runtime, Level Zero: a CUDA-, ROCm- or Level Zero-aware MPI, which accepts device "
+     "pointers), leave every communicator to the other coll components: zip reads message data "
+     "with the CPU, which would fault on device memory. The ranks learn it together in "
+     "MPI_Init (one allreduce). 0: zip runs as in any job (only for jobs that never hand MPI "
+     "device memory). *Same on all ranks*"},
     {"force_local", OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY,
      ZIP_OMPI_PARAM_BOOL(&mca_coll_zip_component.force_local, false),
      "Compress even on communicators whose ranks all share one node (shared memory is "

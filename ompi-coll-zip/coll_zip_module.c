@@ -20,6 +20,7 @@
 #include "ompi/mca/rte/rte.h"
 
 #include "coll_zip.h"
+#include "gpu_runtime.h"
 #include "coll_zip_help.h"
 
 static int zip_module_enable(mca_coll_base_module_t *module, struct ompi_communicator_t *comm);
@@ -365,6 +366,32 @@ static void enable_temporal(mca_coll_zip_module_t *m, struct ompi_communicator_t
     }
 }
 
+/* Whether a process of the job has a GPU driver runtime loaded (common/gpu_runtime.h): its MPI
+ * may then be handed device memory, which zip would read with the CPU. Asked once, by
+ * MPI_COMM_WORLD's enable inside MPI_Init (after the PML's initialisation, which loads the
+ * driver where the MPI can take device pointers), through one allreduce, so that every rank
+ * leaves every communicator of the job to the other components alike. */
+static int gpu_in_job(mca_coll_zip_module_t *m, struct ompi_communicator_t *comm)
+{
+    const char *runtime = zip_gpu_runtime_loaded();
+    int mine = NULL != runtime, any = mine;
+    const int rc =
+        m->previous_allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, comm, m->previous_allreduce_module);
+    if (OMPI_SUCCESS != rc) {
+        /* The other ranks' answers are unknown: staying out is right whatever they are. */
+        opal_output(0,
+                    "coll:zip: could not learn whether a process of the job has a GPU runtime "
+                    "(%d): zip is not used",
+                    rc);
+        return 1;
+    }
+    if (NULL != runtime) {
+        opal_output_verbose(1, mca_coll_zip_component.output,
+                            "coll:zip: %s is loaded in this process (coll_zip_gpu_guard)", runtime);
+    }
+    return any;
+}
+
 static int zip_module_enable(mca_coll_base_module_t *module, struct ompi_communicator_t *comm)
 {
     mca_coll_zip_component_t *z = &mca_coll_zip_component;
@@ -392,6 +419,17 @@ static int zip_module_enable(mca_coll_base_module_t *module, struct ompi_communi
         return OMPI_ERR_NOT_FOUND; /* the destructor releases what was retained */
     }
 
+    if (&ompi_mpi_comm_world.comm == comm) {
+        z->job_gpu = z->gpu_guard ? gpu_in_job(m, comm) : 0;
+    }
+    if (1 == z->job_gpu) {
+        /* Every rank returns here for every communicator: the previous components keep them. */
+        opal_output_verbose(1, z->output,
+                            "coll:zip: not used on %s (cid %d): a process of the job has a GPU "
+                            "runtime loaded (coll_zip_gpu_guard)",
+                            mca_coll_zip_comm_name(comm), comm->c_contextid);
+        return OMPI_ERR_NOT_SUPPORTED;
+    }
     if (!z->force_local && OMPI_SUCCESS != find_peers_on_node(m, comm)) {
         return OMPI_ERR_OUT_OF_RESOURCE;
     }

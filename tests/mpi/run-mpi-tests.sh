@@ -841,9 +841,33 @@ else
     echo "SKIP: modulefile (needs modulecmd from environment-modules, and mca_pml_zip.so)"
 fi
 
+# A job with a GPU process: the last rank gets a stand-in libcuda.so.1 preloaded
+# (fake_gpu_runtime.c). Every rank then leaves every communicator to tuned, as MPI_Init's
+# allreduce told them all; without it (the row before) or with coll_zip_gpu_guard 0, zip
+# compresses the same bcasts.
+mkdir -p "$bin/gpu"
+if gcc -shared -fPIC -Wl,-soname,libcuda.so.1 -o "$bin/gpu/libcuda.so.1" \
+    "$here/fake_gpu_runtime.c" 2>"$bin/cc.log"; then
+    gpu_run() { # coll_zip_gpu_guard value: 3 ranks of test_bcast, the last a GPU process
+        mpirun_logged --oversubscribe $zip_on --mca coll_zip_stats 1 --mca coll_zip_verbose 1 \
+            --mca coll_zip_gpu_guard "$1" -np 2 "$bin/test_bcast" : \
+            -np 1 env LD_PRELOAD="$bin/gpu/libcuda.so.1" "$bin/test_bcast"
+    }
+    gpu_run 1
+    [ "$(grep -c "coll:zip: not used on MPI_COMM_WORLD (cid 0): a process of the job has a GPU" \
+        "$bin/out.log")" = 3 ] && [ "$(main_col bcast 6)" = 0 ] && grep -q "PASS: bcast" "$bin/out.log"
+    report "bcast np=3, one rank with a GPU runtime: zip stays out on every rank" $? "$bin/out.log"
+    gpu_run 0
+    [ "$(main_col bcast 6)" -gt 0 ] && grep -q "PASS: bcast" "$bin/out.log"
+    report "bcast np=3, one rank with a GPU runtime, coll_zip_gpu_guard 0: compressed" $? \
+        "$bin/out.log"
+else
+    report "build the stand-in GPU runtime" 1 "$bin/cc.log"
+fi
+
 check_params_listed coll zip "$zipdir:$ompidir" priority codec threshold codec_threads lossy verbose stats \
     force_local block_size segment_size alltoallv_window alltoallv_temporal alltoallv_temporal_memory \
     buffer_cache inject_corruption policy link_gbps_local \
-    link_gbps_remote codec_gbps_compress codec_gbps_decompress codec_agree_period
+    link_gbps_remote codec_gbps_compress codec_gbps_decompress codec_agree_period gpu_guard
 
 finish_runner
