@@ -636,8 +636,14 @@ TEST(CollAlgoBcastSagTree, DeliversExactBytesFromEveryRoot)
         ToyCodec codec;
         const size_t q = size_t(size - 1);
         for (size_t bytes :
-             {size_t(1), size_t(5), 8 * q - 3, 1000 * q + 3, 33000 * q - 5, 70001 * q + 3})
+             {size_t(1), size_t(5), 8 * q - 3, 1000 * q + 3, 33000 * q - 5, 70001 * q + 3}) {
+            // Blocks over 64 KiB down trees of up to 9 ranks (three levels); at 14 and 17 ranks
+            // they were half of CI's sanitized unit run's longest test (33 s), and the 33 KB
+            // blocks take those trees' paths already.
+            if (bytes > 65536 * q && size > 9)
+                continue;
             expect_every_root_delivers(w, codec, bytes, bytes + 11, nullptr, 1);
+        }
     }
 }
 
