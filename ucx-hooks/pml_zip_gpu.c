@@ -123,8 +123,9 @@ void mca_pml_zip_gpu_add_comm(ompi_communicator_t *comm, uint32_t max_contexts)
         table[comm->c_contextid] = gpu; /* a reused context id gets its own answer */
     } else if (gpu) {
         /* No table: zip cannot keep this communicator's messages from reading device memory. */
-        opal_output(0, "pml:zip: %s has a process with a GPU runtime, and no memory is left to "
-                       "note it: its messages may be read by the CPU",
+        opal_output(0,
+                    "pml:zip: %s has a process with a GPU runtime, and no memory is left to "
+                    "note it: its messages may be read by the CPU",
                     comm->c_name);
     }
     opal_mutex_unlock(&answers_lock);
