@@ -239,8 +239,8 @@ static void agree_values(mca_coll_zip_module_t *m, struct ompi_communicator_t *c
             mine[AGREE_MUST_PROBE] = 1.0;
         }
     }
-    mine[AGREE_LOCAL_PER_CORE] =
-        0.0; /* the early agreement's alone: mca_coll_zip_agree_start_early */
+    /* The early agreement's alone: mca_coll_zip_agree_start_early. */
+    mine[AGREE_LOCAL_PER_CORE] = 0.0;
 }
 
 /* Takes the reduced values `all` (and the most ranks per core) as comm's agreed speeds. */

@@ -92,6 +92,20 @@ extern mca_pml_base_module_t mca_pml_zip_module;
 /* Whether the sender may compress on comm (MCA parameter, or the communicator's Info key).
  * Only the sender asks: the framing itself never depends on it. */
 bool mca_pml_zip_comm_enabled(ompi_communicator_t *comm);
+/* Per-communicator settings, indexed by context id (pml_zip_policy.c): from the Info keys, -1
+ * unset (the MCA parameter decides), else the value (zip_p2p: 0 off, 1 on; zip_policy: a
+ * zip_policy_mode_t; zip_p2p_temporal: 0 off, 1 auto), and `untouched`, 1 where a member has a
+ * GPU runtime (pml_zip_gpu.c). Written when a communicator is made or a key changes (rare),
+ * read on every message, so the hot path never searches an MPI_Info. */
+typedef struct {
+    int8_t enable;
+    int8_t policy;
+    int8_t temporal;
+    int8_t untouched;
+} mca_pml_zip_comm_setting_t;
+extern mca_pml_zip_comm_setting_t *mca_pml_zip_comm_settings;
+extern uint32_t mca_pml_zip_comm_settings_len;
+
 /* ZIP_PEER_LOCAL or ZIP_PEER_REMOTE (force_local makes every peer remote). */
 int mca_pml_zip_peer_class(ompi_communicator_t *comm, int dst);
 /* The policy on comm: the Info key zip_policy, else pml_zip_policy. */
@@ -619,22 +633,19 @@ int mca_pml_zip_temporal_mode_parse(const char *name);
 
 /* ---- pml_zip_gpu.c ---- */
 
-/* By context id: nonzero where a process of the communicator has a GPU driver runtime loaded,
- * whose messages then go to the wrapped PML untouched; NULL until such a communicator is made. */
-extern volatile int8_t *mca_pml_zip_untouched_comms;
-extern uint32_t mca_pml_zip_untouched_len;
 /* Says in the modex whether this process has a GPU runtime loaded (at installation, after the
  * wrapped PML's initialisation, before MPI_Init's modex fence). */
 void mca_pml_zip_gpu_publish(void);
-/* Notes whether comm has a member with a GPU runtime (its context ids are below max_contexts). */
-void mca_pml_zip_gpu_add_comm(ompi_communicator_t *comm, uint32_t max_contexts);
+/* Whether a process of comm (either group) has a GPU driver runtime loaded, as each said in the
+ * modex: then its messages go to the wrapped PML untouched (pml_zip_gpu_guard). */
+bool mca_pml_zip_gpu_in_comm(ompi_communicator_t *comm);
 void mca_pml_zip_gpu_fini(void);
 
+/* Whether comm's messages go to the wrapped PML untouched (its settings' `untouched`). */
 static inline bool mca_pml_zip_comm_untouched(const ompi_communicator_t *comm)
 {
-    const volatile int8_t *table = mca_pml_zip_untouched_comms;
-    return NULL != table && comm->c_contextid < mca_pml_zip_untouched_len &&
-           0 != table[comm->c_contextid];
+    return NULL != mca_pml_zip_comm_settings && comm->c_contextid < mca_pml_zip_comm_settings_len &&
+           1 == mca_pml_zip_comm_settings[comm->c_contextid].untouched;
 }
 
 /* ---- pml_zip_send.c ---- */

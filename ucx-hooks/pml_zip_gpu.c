@@ -13,7 +13,6 @@
 #include "ompi_config.h"
 
 #include <stdint.h>
-#include <string.h>
 
 #include "opal/class/opal_hash_table.h"
 #include "opal/mca/pmix/pmix.h"
@@ -27,9 +26,6 @@
 #include "pml_zip.h"
 
 #define ZIP_GPU_MODEX_KEY "pml.zip.gpu"
-
-volatile int8_t *mca_pml_zip_untouched_comms = NULL;
-uint32_t mca_pml_zip_untouched_len = 0;
 
 /* Processes' answers, by (jobid << 32 | vpid): the answer + 1. */
 static opal_hash_table_t answers;
@@ -102,32 +98,14 @@ static bool group_has_gpu(ompi_group_t *group)
     return false;
 }
 
-void mca_pml_zip_gpu_add_comm(ompi_communicator_t *comm, uint32_t max_contexts)
+bool mca_pml_zip_gpu_in_comm(ompi_communicator_t *comm)
 {
     if (!mca_pml_zip_component.gpu_guard) {
-        return;
+        return false;
     }
     opal_mutex_lock(&answers_lock);
     const bool gpu = group_has_gpu(comm->c_local_group) ||
                      (OMPI_COMM_IS_INTER(comm) && group_has_gpu(comm->c_remote_group));
-    if (gpu && NULL == mca_pml_zip_untouched_comms) {
-        int8_t *table = zip_mem_alloc(max_contexts);
-        if (NULL != table) {
-            memset(table, 0, max_contexts);
-            mca_pml_zip_untouched_len = max_contexts;
-            mca_pml_zip_untouched_comms = table;
-        }
-    }
-    volatile int8_t *table = mca_pml_zip_untouched_comms;
-    if (NULL != table && comm->c_contextid < mca_pml_zip_untouched_len) {
-        table[comm->c_contextid] = gpu; /* a reused context id gets its own answer */
-    } else if (gpu) {
-        /* No table: zip cannot keep this communicator's messages from reading device memory. */
-        opal_output(0,
-                    "pml:zip: %s has a process with a GPU runtime, and no memory is left to "
-                    "note it: its messages may be read by the CPU",
-                    comm->c_name);
-    }
     opal_mutex_unlock(&answers_lock);
     if (gpu) {
         opal_output_verbose(1, mca_pml_zip_component.output,
@@ -136,6 +114,7 @@ void mca_pml_zip_gpu_add_comm(ompi_communicator_t *comm, uint32_t max_contexts)
                             comm->c_name,
                             mca_pml_zip_wrapped_component.pmlm_version.mca_component_name);
     }
+    return gpu;
 }
 
 void mca_pml_zip_gpu_fini(void)
@@ -146,10 +125,4 @@ void mca_pml_zip_gpu_fini(void)
         answers_made = false;
     }
     opal_mutex_unlock(&answers_lock);
-    volatile int8_t *table = mca_pml_zip_untouched_comms;
-    if (NULL != table) {
-        mca_pml_zip_untouched_comms = NULL;
-        zip_mem_free((void *)table, mca_pml_zip_untouched_len);
-        mca_pml_zip_untouched_len = 0;
-    }
 }

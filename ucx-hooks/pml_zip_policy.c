@@ -13,27 +13,19 @@
 
 #include "opal/mca/hwloc/hwloc-internal.h"
 #include "opal/util/info_subscriber.h"
+#include "opal/util/output.h"
 #include "ompi/proc/proc.h"
 #include "ompi/runtime/mpiruntime.h"
 
 #include "pml_zip.h"
 
-/* Per-communicator settings from the Info keys, indexed by context id: -1 unset (the MCA
- * parameter decides), else the value (zip_p2p: 0 off, 1 on; zip_policy: a zip_policy_mode_t).
- * Written when a key changes (rare), read on every large float/double message, so the hot path
- * never searches an MPI_Info. */
-typedef struct {
-    int8_t enable;
-    int8_t policy;
-    int8_t temporal; /* zip_p2p_temporal: 0 off, 1 auto */
-} comm_setting_t;
-static comm_setting_t *comm_setting;
-static uint32_t comm_setting_len;
+mca_pml_zip_comm_setting_t *mca_pml_zip_comm_settings;
+uint32_t mca_pml_zip_comm_settings_len;
 
-static comm_setting_t *setting_of(ompi_communicator_t *comm)
+static mca_pml_zip_comm_setting_t *setting_of(ompi_communicator_t *comm)
 {
-    if (NULL != comm_setting && comm->c_contextid < comm_setting_len) {
-        return &comm_setting[comm->c_contextid];
+    if (NULL != mca_pml_zip_comm_settings && comm->c_contextid < mca_pml_zip_comm_settings_len) {
+        return &mca_pml_zip_comm_settings[comm->c_contextid];
     }
     return NULL;
 }
@@ -53,7 +45,7 @@ int mca_pml_zip_peer_class(ompi_communicator_t *comm, int dst)
 
 zip_policy_mode_t mca_pml_zip_comm_policy(ompi_communicator_t *comm)
 {
-    const comm_setting_t *c = setting_of(comm);
+    const mca_pml_zip_comm_setting_t *c = setting_of(comm);
     if (NULL != c && c->policy >= 0) {
         return (zip_policy_mode_t)c->policy;
     }
@@ -62,7 +54,7 @@ zip_policy_mode_t mca_pml_zip_comm_policy(ompi_communicator_t *comm)
 
 bool mca_pml_zip_comm_temporal(ompi_communicator_t *comm)
 {
-    const comm_setting_t *c = setting_of(comm);
+    const mca_pml_zip_comm_setting_t *c = setting_of(comm);
     if (NULL != c && c->temporal >= 0) {
         return 1 == c->temporal;
     }
@@ -71,7 +63,7 @@ bool mca_pml_zip_comm_temporal(ompi_communicator_t *comm)
 
 bool mca_pml_zip_comm_enabled(ompi_communicator_t *comm)
 {
-    const comm_setting_t *c = setting_of(comm);
+    const mca_pml_zip_comm_setting_t *c = setting_of(comm);
     if (NULL != c && c->enable >= 0) {
         return 1 == c->enable;
     }
@@ -85,7 +77,7 @@ static char *zip_info_changed(opal_infosubscriber_t *obj, char *key, char *value
 {
     (void)key;
     /* The subscriber object is the communicator's first member. */
-    comm_setting_t *c = setting_of((ompi_communicator_t *)obj);
+    mca_pml_zip_comm_setting_t *c = setting_of((ompi_communicator_t *)obj);
     if (NULL != c) {
         /* "default" (our subscription's placeholder) or anything unknown: -1, unset. */
         c->enable = (int8_t)zip_ompi_info_switch(value);
@@ -97,7 +89,7 @@ static char *zip_info_changed(opal_infosubscriber_t *obj, char *key, char *value
 static char *zip_policy_changed(opal_infosubscriber_t *obj, char *key, char *value)
 {
     (void)key;
-    comm_setting_t *c = setting_of((ompi_communicator_t *)obj);
+    mca_pml_zip_comm_setting_t *c = setting_of((ompi_communicator_t *)obj);
     if (NULL != c) {
         c->policy = (int8_t)zip_policy_mode_parse(value);
     }
@@ -109,7 +101,7 @@ static char *zip_policy_changed(opal_infosubscriber_t *obj, char *key, char *val
 static char *zip_temporal_changed(opal_infosubscriber_t *obj, char *key, char *value)
 {
     (void)key;
-    comm_setting_t *c = setting_of((ompi_communicator_t *)obj);
+    mca_pml_zip_comm_setting_t *c = setting_of((ompi_communicator_t *)obj);
     if (NULL != c) {
         c->temporal = (int8_t)mca_pml_zip_temporal_mode_parse(value);
     }
@@ -118,23 +110,33 @@ static char *zip_temporal_changed(opal_infosubscriber_t *obj, char *key, char *v
 
 int mca_pml_zip_add_comm(ompi_communicator_t *comm)
 {
-    if (NULL == comm_setting) {
+    if (NULL == mca_pml_zip_comm_settings) {
         /* Context ids are below the wrapped PML's limit; 16 Mi entries at most. */
         uint64_t n = (uint64_t)mca_pml_zip_wrapped.pml_max_contextid + 1;
-        comm_setting_len = (uint32_t)(n < (1u << 24) ? n : (1u << 24));
+        mca_pml_zip_comm_settings_len = (uint32_t)(n < (1u << 24) ? n : (1u << 24));
         /* 192 KiB over ob1: its own pages (zip_mem_alloc), not the application's heap. */
-        comm_setting = zip_mem_alloc(comm_setting_len * sizeof(*comm_setting));
-        if (NULL != comm_setting) {
-            memset(comm_setting, -1, comm_setting_len * sizeof(*comm_setting));
+        mca_pml_zip_comm_settings =
+            zip_mem_alloc(mca_pml_zip_comm_settings_len * sizeof(*mca_pml_zip_comm_settings));
+        if (NULL != mca_pml_zip_comm_settings) {
+            memset(mca_pml_zip_comm_settings, -1,
+                   mca_pml_zip_comm_settings_len * sizeof(*mca_pml_zip_comm_settings));
         }
     }
     int rc = mca_pml_zip_wrapped.pml_add_comm(comm);
     if (OMPI_SUCCESS == rc) {
-        comm_setting_t *c = setting_of(comm); /* a reused context id starts unset */
+        mca_pml_zip_comm_setting_t *c = setting_of(comm); /* a reused context id starts unset */
+        const bool gpu = mca_pml_zip_gpu_in_comm(comm);
         if (NULL != c) {
             c->enable = -1;
             c->policy = -1;
             c->temporal = -1;
+            c->untouched = gpu;
+        } else if (gpu) {
+            /* No table: nothing keeps this communicator's messages from the CPU's reads. */
+            opal_output(0,
+                        "pml:zip: %s has a process with a GPU runtime, and no memory is left "
+                        "to note it: its messages may be read by the CPU",
+                        comm->c_name);
         }
         /* The defaults must be strings (the subscriber saves a copy of them). */
         (void)opal_infosubscribe_subscribe(&comm->super, MCA_PML_ZIP_INFO_KEY, "default",
@@ -143,18 +145,18 @@ int mca_pml_zip_add_comm(ompi_communicator_t *comm)
                                            zip_policy_changed);
         (void)opal_infosubscribe_subscribe(&comm->super, MCA_PML_ZIP_TEMPORAL_KEY, "default",
                                            zip_temporal_changed);
-        mca_pml_zip_gpu_add_comm(comm, comm_setting_len);
     }
     return rc;
 }
 
 int mca_pml_zip_del_comm(ompi_communicator_t *comm)
 {
-    comm_setting_t *c = setting_of(comm);
+    mca_pml_zip_comm_setting_t *c = setting_of(comm);
     if (NULL != c) {
         c->enable = -1;
         c->policy = -1;
         c->temporal = -1;
+        c->untouched = 0;
     }
     /* Messages pulled out for this communicator can no longer be received. */
     mca_pml_zip_stash_drop_comm(comm);
@@ -450,7 +452,8 @@ void mca_pml_zip_policy_fini(void)
     arrival_fitted[0] = arrival_fitted[1] = false;
     pending_refit[0] = pending_refit[1] = false;
     own_hint = adopted_hint = 0;
-    zip_mem_free(comm_setting, comm_setting_len * sizeof(*comm_setting));
-    comm_setting = NULL;
-    comm_setting_len = 0;
+    zip_mem_free(mca_pml_zip_comm_settings,
+                 mca_pml_zip_comm_settings_len * sizeof(*mca_pml_zip_comm_settings));
+    mca_pml_zip_comm_settings = NULL;
+    mca_pml_zip_comm_settings_len = 0;
 }

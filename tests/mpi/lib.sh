@@ -141,3 +141,13 @@ run_clean() {
         report "$name" 1 "$bin/out.log"
     fi
 }
+
+# A stand-in for a GPU driver's library (fake_gpu_runtime.c, soname libcuda.so.1) at
+# $bin/gpu/libcuda.so.1: preloaded into a rank (mpirun ... : -np 1 env LD_PRELOAD=... prog), it
+# makes that rank a GPU process for zip's guards. Prints its path; fails, with cc's output in
+# $bin/cc.log, where it cannot be built.
+build_gpu_stand_in() {
+    mkdir -p "$bin/gpu" &&
+        gcc -shared -fPIC -Wl,-soname,libcuda.so.1 -o "$bin/gpu/libcuda.so.1" \
+            "$here/fake_gpu_runtime.c" 2>"$bin/cc.log" && echo "$bin/gpu/libcuda.so.1"
+}

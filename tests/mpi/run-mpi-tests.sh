@@ -845,13 +845,11 @@ fi
 # (fake_gpu_runtime.c). Every rank then leaves every communicator to tuned, as MPI_Init's
 # allreduce told them all; without it (the row before) or with coll_zip_gpu_guard 0, zip
 # compresses the same bcasts.
-mkdir -p "$bin/gpu"
-if gcc -shared -fPIC -Wl,-soname,libcuda.so.1 -o "$bin/gpu/libcuda.so.1" \
-    "$here/fake_gpu_runtime.c" 2>"$bin/cc.log"; then
+if gpu_lib=$(build_gpu_stand_in); then
     gpu_run() { # coll_zip_gpu_guard value: 3 ranks of test_bcast, the last a GPU process
         mpirun_logged --oversubscribe $zip_on --mca coll_zip_stats 1 --mca coll_zip_verbose 1 \
             --mca coll_zip_gpu_guard "$1" -np 2 "$bin/test_bcast" : \
-            -np 1 env LD_PRELOAD="$bin/gpu/libcuda.so.1" "$bin/test_bcast"
+            -np 1 env LD_PRELOAD="$gpu_lib" "$bin/test_bcast"
     }
     gpu_run 1
     [ "$(grep -c "coll:zip: not used on MPI_COMM_WORLD (cid 0): a process of the job has a GPU" \

@@ -754,10 +754,7 @@ fi
 # has a GPU process and goes untouched on every rank; ranks 0 and 1 alone still compress
 # (p2p_gpu's 3 messages from rank 0). Without the stand-in, or with pml_zip_gpu_guard 0,
 # MPI_COMM_WORLD's smooth messages are compressed too.
-gpu_lib=$bin/gpu/libcuda.so.1
-mkdir -p "$bin/gpu"
-if gcc -shared -fPIC -Wl,-soname,libcuda.so.1 -o "$gpu_lib" "$here/fake_gpu_runtime.c" \
-    2>"$bin/cc.log"; then
+if gpu_lib=$(build_gpu_stand_in); then
     sent_by_rank() { # the "sent N zip messages" of every rank's stats line, in rank order
         sed -n 's/.*pml:zip stats (rank \([0-9]*\)): sent \([0-9]*\) zip messages.*/\1 \2/p' \
             "$bin/out.log" | sort -n | awk '{ printf "%s%s", sep, $2; sep = " " }'
