@@ -8,6 +8,10 @@
 # and logs and is removed on exit.
 start_runner() { # scratch-dir-name
     export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+    # pml/cm opens the PSM and PSM2 MTLs, which probe for their adapters: 0.1 s each per
+    # mpirun, half a 2-rank job's start-up here, never selected on a machine without them. The
+    # suites run hundreds of jobs; Debian's own openmpi-mca-params.conf leaves out only ofi.
+    export OMPI_MCA_mtl=${OMPI_MCA_mtl:-^ofi,psm,psm2}
     bin=$(mktemp -d "/tmp/$1.XXXXXX") || exit 1
     trap 'rm -rf "$bin"' EXIT
     failures=0
