@@ -24,10 +24,8 @@ static double *big_buffer(size_t n, int owner)
 {
     const size_t huge = (size_t)2 << 20;
     const size_t len = (n * sizeof(double) + huge - 1) & ~(huge - 1);
-    double *b = NULL;
-    if (0 != posix_memalign((void **)&b, huge, len))
-        b = NULL;
-    else
+    double *b = NULL; /* posix_memalign leaves it so where it fails */
+    if (0 == posix_memalign((void **)&b, huge, len))
         (void)madvise(b, len, MADV_HUGEPAGE); /* advice: without it, 4 KiB pages */
     if (NULL == b) {
         fprintf(stderr, "test_large_block: out of memory\n");
