@@ -157,7 +157,7 @@ bool times_round(int rank, int size, int bit, const bool *peer_on_node)
 } // namespace
 
 extern "C" int zip_algo_probe_links(const zip_transport_t *t, int tag, const bool *peer_on_node,
-                                    double link[2])
+                                    const bool wanted[2], double link[2])
 {
     // Mapped pages of its own (zip_mem_alloc): a freed 1 MiB heap chunk would raise glibc's mmap
     // threshold for the application's later allocations.
@@ -175,7 +175,8 @@ extern "C" int zip_algo_probe_links(const zip_transport_t *t, int tag, const boo
         if (bit == 0 || p >= t->size)
             continue;
         const int cls = peer_class(peer_on_node, p);
-        if (!pair_times(t, p, tag, times_round(t->rank, t->size, bit, peer_on_node), !timed[cls]))
+        const bool needs = !timed[cls] && (wanted == nullptr || wanted[cls]);
+        if (!pair_times(t, p, tag, times_round(t->rank, t->size, bit, peer_on_node), needs))
             continue;
         timed[cls] = true;
         const double rate = measure_pair(t, p, buf.get(), tag);

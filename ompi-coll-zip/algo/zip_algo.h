@@ -718,10 +718,13 @@ double zip_algo_observe_saving(const zip_codec_ops_t *codec, const zip_algo_poli
  * rank calls it at once. link[ZIP_PEER_LOCAL] / link[ZIP_PEER_REMOTE] (by peer_on_node, NULL: all
  * remote) rise to the best rate this rank timed; the higher rank of a pair times nothing, and of
  * the pairs that cross one node's NIC in a round only one times it (zip_algo_probe_leads_node), so
- * a remote rate is the NIC's, not a share of it.
+ * a remote rate is the NIC's, not a share of it. wanted[cls] (NULL: both) says which classes
+ * this rank needs timed; a pair skips a round whose class neither end wants (a rate given as a
+ * parameter: timing it would only cost time, 0.08-0.16 s at 1 Gbit/s), and times it if either
+ * end wants it, so ends that disagree still meet.
  */
 int zip_algo_probe_links(const zip_transport_t *t, int tag, const bool *peer_on_node,
-                         double link[2]);
+                         const bool wanted[2], double link[2]);
 
 /*
  * The peer classes whose rate this rank may time in zip_algo_probe_links (times[ZIP_PEER_LOCAL],

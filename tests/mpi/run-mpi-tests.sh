@@ -734,6 +734,16 @@ if netemu_up zc 10.198.0 4 2 1gbit; then
         grep -q "PASS: nb_created" "$bin/out.log"
     report "netemu 2x2 ranks, rates given: agreed in MPI_Init and as communicators are made" \
         $? "$bin/out.log"
+    # Only the rate between nodes given (an administrator knows the NICs, not shared memory's
+    # rate): MPI_COMM_WORLD still agrees in MPI_Init, the node mates timing shared memory there
+    # (probed) and not the given link, and every call compresses.
+    mpirun_logged -np 4 $path --mca coll_zip_priority 40 --mca coll_zip_link_gbps_remote 1 \
+        --mca coll_zip_stats 1 --mca coll_zip_verbose 1 "$bin/test_nb_created"
+    [ "$(main_col ialltoall 6)" = 16 ] && [ "$(policy_col ialltoall 9)" = 0 ] &&
+        grep -q "MPI_COMM_WORLD: link MB/s local [0-9]* remote 125 (probed)" "$bin/out.log" &&
+        grep -q "PASS: nb_created" "$bin/out.log"
+    report "netemu 2x2 ranks, remote rate given: agreed in MPI_Init, shared memory timed there" \
+        $? "$bin/out.log"
     netemu_down
 else
     echo "SKIP: rates given over netemu 2x2 ranks (no emulated network here)"

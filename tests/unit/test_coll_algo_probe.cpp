@@ -19,8 +19,10 @@ namespace
 {
 
 // links[r] is what rank r measured (local, remote); with node_pairs ranks 2k and 2k+1 share a
-// node, else no rank knows a node mate.
-std::vector<std::array<double, 2>> probe(int size, bool node_pairs)
+// node, else no rank knows a node mate. wanted[r] is the classes rank r asks for (all when
+// empty).
+std::vector<std::array<double, 2>> probe(int size, bool node_pairs,
+                                         const std::vector<std::array<bool, 2>> &wanted = {})
 {
     World w(size);
     std::vector<std::array<double, 2>> links(size, {0.0, 0.0});
@@ -28,8 +30,10 @@ std::vector<std::array<double, 2>> probe(int size, bool node_pairs)
         bool mates[8] = {};
         for (int p = 0; p < size; ++p)
             mates[p] = p / 2 == rank / 2;
-        EXPECT_EQ(zip_algo_probe_links(&t, 9, node_pairs ? mates : nullptr, links[rank].data()),
-                  ZIP_ALGO_OK);
+        const bool *wants = wanted.empty() ? nullptr : wanted[size_t(rank)].data();
+        EXPECT_EQ(
+            zip_algo_probe_links(&t, 9, node_pairs ? mates : nullptr, wants, links[rank].data()),
+            ZIP_ALGO_OK);
     });
     EXPECT_EQ(w.unreceived(), 0u);
     return links;
@@ -51,6 +55,33 @@ TEST(CollAlgoProbe, LowerRankOfEachPairTimesTheLinkOfItsClass)
     EXPECT_EQ(links[2][ZIP_PEER_REMOTE], 0.0); // 0 times it
     EXPECT_EQ(links[3][ZIP_PEER_LOCAL], 0.0);
     EXPECT_EQ(links[3][ZIP_PEER_REMOTE], 0.0);
+}
+
+// A class whose rate is given (coll_zip_link_gbps_remote) is not timed: with only shared
+// memory wanted, the node pairs ping-pong and the pairs across NICs do not.
+TEST(CollAlgoProbe, AClassNoRankWantsIsNotTimed)
+{
+    const std::vector<std::array<bool, 2>> local_only(4, {true, false});
+    const auto links = probe(4, true, local_only);
+    EXPECT_GT(links[0][ZIP_PEER_LOCAL], 0.0);
+    EXPECT_GT(links[2][ZIP_PEER_LOCAL], 0.0);
+    for (const auto &l : links)
+        EXPECT_EQ(l[ZIP_PEER_REMOTE], 0.0);
+    const std::vector<std::array<bool, 2>> none(4, {false, false});
+    for (const auto &l : probe(4, true, none))
+        EXPECT_EQ(l, (std::array<double, 2>{0.0, 0.0}));
+}
+
+// Ends that disagree (parameters that differ between ranks) still meet: a round is timed when
+// either end of its pair wants its class, whichever end that is, and no message is left over.
+TEST(CollAlgoProbe, ARoundEitherEndWantsIsTimed)
+{
+    for (const int wanting : {0, 2}) {
+        std::vector<std::array<bool, 2>> wanted(4, {true, false});
+        wanted[size_t(wanting)] = {true, true};
+        const auto links = probe(4, true, wanted);
+        EXPECT_GT(links[0][ZIP_PEER_REMOTE], 0.0) << "rank " << wanting << " wants it";
+    }
 }
 
 // zip_algo_probe_times names the classes the probe may time, so that a rank that knows their
@@ -176,9 +207,9 @@ TEST(CollAlgoProbe, APartnerLateForSeveralRoundsDoesNotMakeTheLinkLookSlow)
         if (rank == 1) {
             LatePartner late{t, 4, std::chrono::milliseconds(50)};
             const zip_transport_t slow = forwarding(&late);
-            EXPECT_EQ(zip_algo_probe_links(&slow, 9, nullptr, mine), ZIP_ALGO_OK);
+            EXPECT_EQ(zip_algo_probe_links(&slow, 9, nullptr, nullptr, mine), ZIP_ALGO_OK);
         } else {
-            EXPECT_EQ(zip_algo_probe_links(&t, 9, nullptr, mine), ZIP_ALGO_OK);
+            EXPECT_EQ(zip_algo_probe_links(&t, 9, nullptr, nullptr, mine), ZIP_ALGO_OK);
             link = {mine[0], mine[1]};
         }
     });
@@ -223,7 +254,7 @@ TEST(CollAlgoProbe, ASlowLinksBurstDoesNotMakeItLookFaster)
         double mine[2] = {0.0, 0.0};
         BucketLink bucket{t, 20e6, 70000};
         const zip_transport_t shaped = forwarding(&bucket);
-        EXPECT_EQ(zip_algo_probe_links(&shaped, 9, nullptr, mine), ZIP_ALGO_OK);
+        EXPECT_EQ(zip_algo_probe_links(&shaped, 9, nullptr, nullptr, mine), ZIP_ALGO_OK);
         if (rank == 0)
             link = {mine[0], mine[1]};
     });
@@ -276,7 +307,8 @@ TEST(CollAlgoProbe, PairsSharingANicReadTheNicsRateNotTheirSum)
         bool mates[4] = {};
         for (int p = 0; p < 4; ++p)
             mates[p] = p != rank && p / 2 == rank / 2;
-        EXPECT_EQ(zip_algo_probe_links(&shaped, 9, mates, links[size_t(rank)].data()), ZIP_ALGO_OK);
+        EXPECT_EQ(zip_algo_probe_links(&shaped, 9, mates, nullptr, links[size_t(rank)].data()),
+                  ZIP_ALGO_OK);
     });
     EXPECT_EQ(w.unreceived(), 0u);
     double remote = 0.0;
