@@ -450,20 +450,19 @@ static int make_hooks(void)
 
 /* MPI_COMM_WORLD's enable runs inside MPI_Init on every rank, called directly (not from a
  * request's completion, as a later communicator's is), after the PML knows every process: the
- * ranks may wait for each other there. Where the rate between nodes is given, the blocking
- * agreement there needs no probe of it: each rank measures its codec once (5-20 ms), one
- * allreduce and one allgather of the machines follow, and where any rank has a node mate and
- * shared memory's rate is not given (the allreduce tells all alike), the node mates time
- * shared memory first (8 ping-pongs of 256 KiB and 8 of 1 MiB, a few ms). Then
- * MPI_COMM_WORLD's non-blocking calls compress from the first, and every communicator made
- * later finds its ranks' machines in the table. The answer depends only on parameters that are
- * the same on every rank. The remote link is not probed here: 0.08-0.16 s at 1 Gbit/s for
- * every job, whether it compresses or not. */
+ * ranks may wait for each other there, so MPI_COMM_WORLD agrees there. Each rank measures its
+ * codec once (5-20 ms), one allreduce and one allgather of the machines follow, and where some
+ * rank times a link whose rate is not given (the allreduce tells all alike) the pairs of the
+ * probe time the links not given first (a few ms on shared memory or InfiniBand, 0.05 s at
+ * 1 Gbit/s). Then MPI_COMM_WORLD's non-blocking calls compress from the first, every
+ * communicator made later agrees as it is made, and pml/zip has the rate between nodes. A job
+ * would pay the same at its first MPI_Allreduce, MPI_Barrier or other collective zip takes on
+ * MPI_COMM_WORLD (each agrees there), which nearly every job calls. The answer depends only
+ * on parameters that are the same on every rank. */
 bool mca_coll_zip_agrees_at_init(struct ompi_communicator_t *comm)
 {
-    const mca_coll_zip_component_t *z = &mca_coll_zip_component;
-    return z->agree_early && &ompi_mpi_comm_world.comm == comm && ompi_comm_size(comm) > 1 &&
-           z->link_gbps_remote > 0.0;
+    return mca_coll_zip_component.agree_early && &ompi_mpi_comm_world.comm == comm &&
+           ompi_comm_size(comm) > 1;
 }
 
 /* Whether comm gets an early agreement: the same answer on every rank of comm, since all of them

@@ -179,13 +179,13 @@ static const zip_ompi_param_t params[] = {
      "measured, as coll_zip_codec_gbps_compress"},
     {"agree_early", OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY,
      ZIP_OMPI_PARAM_BOOL(&mca_coll_zip_component.agree_early, true),
-     "Under policy auto and observe, the ranks of every communicator but MPI_COMM_WORLD start a "
-     "small non-blocking agreement on the link rates their processes already know as the "
-     "communicator is made, and its first collective takes it: a communicator made after "
-     "some collective agreed (on MPI_COMM_WORLD, say), or with the link rates given, "
-     "compresses from its first call, non-blocking ones included. With the link rates given "
-     "(coll_zip_link_gbps_remote, and _local unless force_local), MPI_COMM_WORLD agrees inside "
-     "MPI_Init. 0: only a blocking collective agrees. Must be the same on every rank"},
+     "Under policy auto and observe, MPI_COMM_WORLD's ranks agree on link and codec speeds "
+     "inside MPI_Init (timing the links whose rate is not given: a few ms on shared memory or "
+     "InfiniBand, 0.05 s at 1 Gbit/s), and the ranks of every later communicator start a small "
+     "non-blocking agreement on the rates their processes know as it is made, which its first "
+     "collective takes: every communicator compresses from its first call, non-blocking ones "
+     "included. 0: only a blocking collective on a communicator agrees (a communicator whose "
+     "collectives are all non-blocking never compresses). Must be the same on every rank"},
     /* Real application messages code 1.4-3.7x faster than the synthetic field (docs/scale.md):
      * the first agreement alone hands on calls that compressing would speed up. */
     {"codec_agree_period", OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY,

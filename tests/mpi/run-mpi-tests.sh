@@ -626,16 +626,22 @@ echo "    agreed at call 4 (MB/s, compress / decompress): ${agreed:-none}" >>"$b
     grep -q "PASS: nb_metered" "$bin/out.log"
 report "policy auto: non-blocking calls' codec time counts at the next agreement" $? "$bin/out.log"
 # A communicator agrees without probing the links its ranks know from earlier agreements
-# (test_agree_known: a duplicate of MPI_COMM_WORLD agrees first, then MPI_COMM_WORLD and a split
-# of it): one probe per rank, on the duplicate, and the three agree on the same link rate.
-mpirun_logged -np 4 --oversubscribe $zip_auto --mca coll_zip_verbose 1 "$bin/test_agree_known"
-agreements=$(grep -c "coll:zip: .*: link MB/s local" "$bin/out.log")
-probes=$(grep -c "coll:zip: MPI COMMUNICATOR [0-9]* DUP FROM 0: link MB/s .*(probed)" "$bin/out.log")
-rates=$(sed -n 's/.*: link MB\/s local \([0-9]*\) remote \([0-9]*\) (.*/\1 \2/p' "$bin/out.log" | sort -u | wc -l)
-echo "    agreements $agreements, probes on the duplicate $probes, link rates agreed $rates" >>"$bin/out.log"
-[ "$agreements" = 12 ] && [ "$probes" = 4 ] && ! grep -q "(probed)" <(grep -v "DUP FROM 0" "$bin/out.log") &&
-    [ "$rates" = 1 ] && grep -q "PASS: agree_known" "$bin/out.log"
-report "policy auto: a communicator agrees on the links its ranks know without probing" $? "$bin/out.log"
+# (test_agree_known: a duplicate of MPI_COMM_WORLD, MPI_COMM_WORLD and a split of it): one probe
+# per rank, and the three agree on the same link rate. With coll_zip_agree_early 0 the
+# duplicate's barrier agrees first and probes; by default MPI_COMM_WORLD probes inside MPI_Init
+# and the duplicate and the split agree as they are made.
+for first in "0 MPI COMMUNICATOR [0-9]* DUP FROM 0" "1 MPI_COMM_WORLD"; do
+    mpirun_logged -np 4 --oversubscribe $zip_auto --mca coll_zip_verbose 1 \
+        --mca coll_zip_agree_early "${first%% *}" "$bin/test_agree_known"
+    agreements=$(grep -c "coll:zip: .*: link MB/s local" "$bin/out.log")
+    probes=$(grep -c "coll:zip: ${first#* }: link MB/s .*(probed)" "$bin/out.log")
+    rates=$(sed -n 's/.*: link MB\/s local \([0-9]*\) remote \([0-9]*\) (.*/\1 \2/p' "$bin/out.log" | sort -u | wc -l)
+    echo "    agreements $agreements, probes on ${first#* } $probes, link rates agreed $rates" >>"$bin/out.log"
+    [ "$agreements" = 12 ] && [ "$probes" = 4 ] && [ "$(grep -c "(probed)" "$bin/out.log")" = 4 ] &&
+        [ "$rates" = 1 ] && grep -q "PASS: agree_known" "$bin/out.log"
+    report "policy auto, agree_early ${first%% *}: a communicator agrees on the links its ranks know without probing" \
+        $? "$bin/out.log"
+done
 # Allgatherv weighs the ratio the communicator's blocking calls achieved (not over the TCP BTL,
 # left out here): each rank takes the ring for the first of test_allgather_seen's random calls,
 # hands the next 3 on (ratio 1: tuned is as fast) and the first 13 smooth ones (it has not seen
@@ -706,15 +712,25 @@ for np in 2 3; do
     report "policy auto, rates given: a new communicator's first non-blocking call compresses, np=$np" \
         $? "$bin/out.log"
 done
-# Rates measured (shared memory): the duplicate made before any agreement hands its
-# MPI_Ialltoall on unagreed (its ranks had no rate: the link must be timed, and only a blocking
-# call may wait for that); the later calls are routed as agreed (9 ialltoall link_faster, or
-# compressed where a loaded host read shared memory slow; none unagreed but the first 3).
-mpirun_logged -np 3 --oversubscribe $zip_auto --mca coll_zip_stats 1 "$bin/test_nb_created"
-[ "$(policy_col ialltoall 9)" = 3 ] && [ "$(policy_col ibcast 9)" = 0 ] &&
-    [ $(($(policy_col ialltoall 4) + $(main_col ialltoall 6))) = 9 ] &&
+# Rates measured (shared memory): MPI_COMM_WORLD's ranks time the link inside MPI_Init and
+# agree there, so even the duplicate made before any collective routes its MPI_Ialltoall as
+# agreed: all 12 link_faster, or compressed where a loaded host read shared memory slow, none
+# unagreed. With coll_zip_agree_early 0 a communicator agrees only at a blocking call on it,
+# which these duplicates never see: their calls are handed on unagreed (12 ialltoall, 3
+# ibcast), as every non-blocking call was before MPI_Init agreed without given rates.
+mpirun_logged -np 3 --oversubscribe $zip_auto --mca coll_zip_stats 1 --mca coll_zip_verbose 1 \
+    "$bin/test_nb_created"
+[ "$(policy_col ialltoall 9)" = 0 ] && [ "$(policy_col ibcast 9)" = 0 ] &&
+    [ $(($(policy_col ialltoall 4) + $(main_col ialltoall 6))) = 12 ] &&
+    [ "$(grep -c "coll:zip: MPI_COMM_WORLD: link MB/s local 0 remote [0-9]* (probed)" \
+        "$bin/out.log")" = 3 ] && grep -q "PASS: nb_created" "$bin/out.log"
+report "policy auto, rates measured: MPI_COMM_WORLD agrees in MPI_Init, every communicator after it" \
+    $? "$bin/out.log"
+mpirun_logged -np 3 --oversubscribe $zip_auto --mca coll_zip_stats 1 --mca coll_zip_agree_early 0 \
+    "$bin/test_nb_created"
+[ "$(policy_col ialltoall 9)" = 12 ] && [ "$(policy_col ibcast 9)" = 3 ] &&
     grep -q "PASS: nb_created" "$bin/out.log"
-report "policy auto, rates measured: communicators made after an agreement route as agreed" \
+report "policy auto, rates measured, agree_early 0: calls before a blocking one are handed on" \
     $? "$bin/out.log"
 if netemu_up zc 10.198.0 4 2 1gbit; then
     # Both link rates given, on nodes of two ranks (test_nb_created): MPI_COMM_WORLD agrees in

@@ -1,10 +1,12 @@
 /*
  * A communicator's ranks agree on speeds without probing the links again where earlier
- * agreements of theirs, on other communicators, already measured them. A duplicate of
- * MPI_COMM_WORLD agrees first (its ranks know no link: they probe), then MPI_COMM_WORLD and a
- * split of it agree (every rank knows the links from the duplicate: no probe), and a bcast on
- * each is checked bit-exact. The run script reads coll_zip_verbose's agreement lines: one probe
- * per rank, on the first communicator, and the same link rate agreed on all three.
+ * agreements of theirs, on other communicators, already measured them. With coll_zip_agree_early
+ * 0 a duplicate of MPI_COMM_WORLD agrees first (its ranks know no link: they probe), then
+ * MPI_COMM_WORLD and a split of it agree (every rank knows the links from the duplicate: no
+ * probe); by default MPI_COMM_WORLD probes inside MPI_Init and the others agree as they are
+ * made. A bcast on each is checked bit-exact. The run script reads coll_zip_verbose's agreement
+ * lines: one probe per rank, on the first communicator to agree, and the same link rate agreed
+ * on all three.
  */
 #include "zt_common.h"
 
