@@ -24,10 +24,6 @@
 #include "gpu_runtime.h"
 #include "coll_zip_help.h"
 
-/* Open MPI's mpi_yield_when_idle (ompi/runtime/ompi_mpi_params.c), exported by libmpi without a
- * header that declares it. */
-extern bool ompi_mpi_yield_when_idle;
-
 static int zip_module_enable(mca_coll_base_module_t *module, struct ompi_communicator_t *comm);
 
 static void zip_module_construct(mca_coll_zip_module_t *m)
@@ -127,6 +123,17 @@ static int resolve_codec_spec(bool speaker)
     c.spec = NULL;
     zip_ompi_codec_release(&c);
     return rc;
+}
+
+/* Open MPI's mpi_yield_when_idle (on by itself where ranks outnumber cores), read through the
+ * MCA variable, which every release registers, rather than its C variable, which no header
+ * declares. */
+static bool mpi_yields_when_idle(void)
+{
+    const bool *yields = NULL;
+    const int var = mca_base_var_find("ompi", "mpi", NULL, "yield_when_idle");
+    return var >= 0 && OPAL_SUCCESS == mca_base_var_get_value(var, &yields, NULL, NULL) &&
+           NULL != yields && *yields;
 }
 
 /* Priority 1..30 is a silent no-op: tuned, enabled after zip, takes all three collectives. */
@@ -459,7 +466,7 @@ static int zip_module_enable(mca_coll_base_module_t *module, struct ompi_communi
          * waiting in the agreement spin, and shared memory's probe took 0.16-0.18 s there
          * against 0.025 s after MPI_Init (netemu, 4 ranks on 2 cores), one rank reading
          * 36 MB/s. The agreement runs as progress runs after MPI_Init. */
-        const bool yielded = opal_progress_set_yield_when_idle(ompi_mpi_yield_when_idle);
+        const bool yielded = opal_progress_set_yield_when_idle(mpi_yields_when_idle());
         mca_coll_zip_policy_agree_now(m, comm); /* a failure is said there; calls agree later */
         opal_progress_set_yield_when_idle(yielded);
     }

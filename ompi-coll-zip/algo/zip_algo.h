@@ -720,7 +720,7 @@ double zip_algo_observe_saving(const zip_codec_ops_t *codec, const zip_algo_poli
  * the pairs that cross one node's NIC in a round only one times it (zip_algo_probe_leads_node), so
  * a remote rate is the NIC's, not a share of it. wanted[cls] (NULL: both) says which classes
  * this rank needs timed; a pair skips a round whose class neither end wants (a rate given as a
- * parameter: timing it would only cost time, 0.08-0.16 s at 1 Gbit/s), and times it if either
+ * parameter: timing it would only cost time, about 0.05 s at 1 Gbit/s), and times it if either
  * end wants it, so ends that disagree still meet.
  */
 int zip_algo_probe_links(const zip_transport_t *t, int tag, const bool *peer_on_node,
